@@ -1,0 +1,522 @@
+/* Implements YAML/JSON loading into cJSON with per-path source locations. */
+#include "config/doc.h"
+#include "core/buf.h"
+#include "core/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+void kvb_diag_init(struct kvb_diag *d, const struct kvb_doc *doc)
+{
+	memset(d, 0, sizeof(*d));
+	d->doc = doc;
+}
+
+void kvb_diag_release(struct kvb_diag *d)
+{
+	kvb_strv_release(&d->msgs);
+	kvb_strv_release(&d->warnings);
+}
+
+static void diag_vadd(struct kvb_diag *d, struct kvb_strv *into, const char *path, const char *fmt, va_list ap)
+{
+	char msg[2048];
+	int line = 1, col = 1;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (d->doc)
+		kvb_doc_loc(d->doc, path ? path : "", &line, &col);
+	if (path && *path)
+		kvb_strv_pushf(into, "%s:%d:%d: %s: %s", d->doc ? d->doc->file : "?", line, col, path, msg);
+	else
+		kvb_strv_pushf(into, "%s:%d:%d: %s", d->doc ? d->doc->file : "?", line, col, msg);
+}
+
+void kvb_diag_at(struct kvb_diag *d, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vadd(d, &d->msgs, path, fmt, ap);
+	va_end(ap);
+}
+
+void kvb_diag_warn_at(struct kvb_diag *d, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vadd(d, &d->warnings, path, fmt, ap);
+	va_end(ap);
+}
+
+char *kvb_path_key(const char *parent, const char *key)
+{
+	if (!parent || !*parent)
+		return kvb_xstrdup(key);
+	return kvb_xasprintf("%s.%s", parent, key);
+}
+
+char *kvb_path_idx(const char *parent, int idx)
+{
+	return kvb_xasprintf("%s[%d]", parent ? parent : "", idx);
+}
+
+static void loc_add(struct kvb_doc *doc, const char *path, int line, int col)
+{
+	for (size_t i = 0; i < doc->nlocs; i++)
+		if (!strcmp(doc->locs[i].path, path))
+			return;
+	if (doc->nlocs == doc->alloc) {
+		doc->alloc = doc->alloc ? doc->alloc * 2 : 64;
+		doc->locs = kvb_xrealloc(doc->locs, doc->alloc * sizeof(*doc->locs));
+	}
+	doc->locs[doc->nlocs].path = kvb_xstrdup(path);
+	doc->locs[doc->nlocs].line = line;
+	doc->locs[doc->nlocs].col = col;
+	doc->nlocs++;
+}
+
+void kvb_doc_loc(const struct kvb_doc *doc, const char *path, int *line, int *col)
+{
+	char *p = kvb_xstrdup(path ? path : "");
+	*line = 1;
+	*col = 1;
+	for (;;) {
+		for (size_t i = 0; i < doc->nlocs; i++) {
+			if (!strcmp(doc->locs[i].path, p)) {
+				*line = doc->locs[i].line;
+				*col = doc->locs[i].col;
+				free(p);
+				return;
+			}
+		}
+		/* strip the last component: ".key" or "[n]" */
+		char *dot = strrchr(p, '.'), *br = strrchr(p, '[');
+		char *cut = dot > br ? dot : br;
+		if (!cut || cut == p)
+			break;
+		*cut = '\0';
+	}
+	free(p);
+}
+
+const char *kvb_node_describe(const cJSON *n, char *buf, size_t len)
+{
+	if (!n)
+		snprintf(buf, len, "nothing");
+	else if (cJSON_IsString(n))
+		snprintf(buf, len, "\"%.60s\"", n->valuestring);
+	else if (cJSON_IsNumber(n))
+		snprintf(buf, len, "%.15g", n->valuedouble);
+	else if (cJSON_IsBool(n))
+		snprintf(buf, len, "%s", cJSON_IsTrue(n) ? "true" : "false");
+	else if (cJSON_IsNull(n))
+		snprintf(buf, len, "null");
+	else if (cJSON_IsArray(n))
+		snprintf(buf, len, "a list");
+	else
+		snprintf(buf, len, "a mapping");
+	return buf;
+}
+
+/* ---- YAML ---------------------------------------------------------------- */
+
+/* Plain-scalar typing as PyYAML (YAML 1.1) does it, since WA3 agendas are read by PyYAML. */
+static cJSON *yaml_scalar(const yaml_event_t *ev)
+{
+	const char *v = (const char *)ev->data.scalar.value;
+	size_t n = ev->data.scalar.length;
+	const char *tag = (const char *)ev->data.scalar.tag;
+	static const char *const t[] = { "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON" };
+	static const char *const f[] = { "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF" };
+
+	if (tag && !strcmp(tag, "tag:yaml.org,2002:str"))
+		return cJSON_CreateString(v);
+	if (ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE)
+		return cJSON_CreateString(v);
+	if (n == 0 || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL"))
+		return cJSON_CreateNull();
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(t); i++) {
+		if (!strcmp(v, t[i]))
+			return cJSON_CreateTrue();
+		if (!strcmp(v, f[i]))
+			return cJSON_CreateFalse();
+	}
+	{
+		char *end;
+		errno = 0;
+		if ((v[0] >= '0' && v[0] <= '9') || ((v[0] == '-' || v[0] == '+' || v[0] == '.') && n > 1)) {
+			if (n > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+				long long x = strtoll(v, &end, 16);
+				if (!*end && !errno)
+					return cJSON_CreateNumber((double)x);
+			} else {
+				double d = strtod(v, &end);
+				if (!*end && !errno && isfinite(d))
+					return cJSON_CreateNumber(d);
+			}
+		}
+	}
+	if (!strcmp(v, ".inf") || !strcmp(v, "+.inf"))
+		return cJSON_CreateNumber(HUGE_VAL);
+	if (!strcmp(v, "-.inf"))
+		return cJSON_CreateNumber(-HUGE_VAL);
+	return cJSON_CreateString(v);
+}
+
+struct yframe {
+	cJSON *node;
+	char *path;
+	char *key;      /* pending mapping key, owned */
+	int key_line, key_col;
+	int index;      /* next sequence index */
+	char *anchor;
+};
+
+struct yanchor {
+	char *name;
+	cJSON *node;
+};
+
+struct yctx {
+	struct kvb_doc *doc;
+	struct kvb_diag *d;
+	struct yframe st[128];
+	int depth;
+	struct yanchor *anchors;
+	size_t nanchors;
+	int errors;
+};
+
+/* Attaches a finished node to the current container; returns the node's path (owned) or NULL if root. */
+static void attach(struct yctx *c, cJSON *node, int line, int col, char **path_out)
+{
+	char *path;
+	if (c->depth == 0) {
+		if (c->doc->root)
+			cJSON_Delete(c->doc->root);
+		c->doc->root = node;
+		path = kvb_xstrdup("");
+	} else {
+		struct yframe *f = &c->st[c->depth - 1];
+		if (cJSON_IsArray(f->node)) {
+			path = kvb_path_idx(f->path, f->index++);
+			cJSON_AddItemToArray(f->node, node);
+		} else {
+			path = kvb_path_key(f->path, f->key);
+			line = f->key_line;
+			col = f->key_col;
+			if (cJSON_GetObjectItemCaseSensitive(f->node, f->key)) {
+				if (c->d)
+					kvb_diag_at(c->d, path, "duplicate key '%s'", f->key);
+				c->errors++;
+				cJSON_ReplaceItemInObjectCaseSensitive(f->node, f->key, node);
+			} else {
+				cJSON_AddItemToObject(f->node, f->key, node);
+			}
+			free(f->key);
+			f->key = NULL;
+		}
+	}
+	loc_add(c->doc, path, line, col);
+	if (path_out)
+		*path_out = path;
+	else
+		free(path);
+}
+
+static void anchor_add(struct yctx *c, const char *name, cJSON *node)
+{
+	c->anchors = kvb_xrealloc(c->anchors, (c->nanchors + 1) * sizeof(*c->anchors));
+	c->anchors[c->nanchors].name = kvb_xstrdup(name);
+	c->anchors[c->nanchors].node = node;
+	c->nanchors++;
+}
+
+/* True when the next scalar in the current mapping is a key. */
+static int expecting_key(struct yctx *c)
+{
+	return c->depth > 0 && cJSON_IsObject(c->st[c->depth - 1].node) && !c->st[c->depth - 1].key;
+}
+
+static int yaml_load(struct kvb_doc *doc, const char *text, size_t len, struct kvb_diag *d)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	struct yctx c;
+	int done = 0, rc = KVB_OK, ndocs = 0;
+
+	memset(&c, 0, sizeof(c));
+	c.doc = doc;
+	c.d = d;
+	if (!yaml_parser_initialize(&p))
+		return KVB_EINPUT;
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	while (!done) {
+		if (!yaml_parser_parse(&p, &ev)) {
+			if (d) {
+				struct kvb_buf b = KVB_BUF_INIT;
+				kvb_buf_addf(&b, "%s:%zu:%zu: syntax error: %s", doc->file,
+					     p.problem_mark.line + 1, p.problem_mark.column + 1,
+					     p.problem ? p.problem : "unknown");
+				if (p.context)
+					kvb_buf_addf(&b, " %s (line %zu)", p.context, p.context_mark.line + 1);
+				kvb_strv_push(&d->msgs, b.data);
+				kvb_buf_release(&b);
+			}
+			rc = KVB_EINPUT;
+			break;
+		}
+		int line = (int)ev.start_mark.line + 1, col = (int)ev.start_mark.column + 1;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			if (++ndocs > 1 && d) {
+				kvb_strv_pushf(&d->msgs, "%s:%d:%d: only one YAML document is allowed", doc->file, line, col);
+				rc = KVB_EINPUT;
+			}
+			break;
+		case YAML_SCALAR_EVENT:
+			if (expecting_key(&c)) {
+				struct yframe *f = &c.st[c.depth - 1];
+				f->key = kvb_xstrdup((const char *)ev.data.scalar.value);
+				f->key_line = line;
+				f->key_col = col;
+			} else {
+				cJSON *n = yaml_scalar(&ev);
+				attach(&c, n, line, col, NULL);
+				if (ev.data.scalar.anchor)
+					anchor_add(&c, (const char *)ev.data.scalar.anchor, n);
+			}
+			break;
+		case YAML_ALIAS_EVENT: {
+			cJSON *src = NULL;
+			for (size_t i = 0; i < c.nanchors; i++)
+				if (!strcmp(c.anchors[i].name, (const char *)ev.data.alias.anchor))
+					src = c.anchors[i].node;
+			if (!src) {
+				if (d)
+					kvb_strv_pushf(&d->msgs, "%s:%d:%d: unknown alias '*%s'", doc->file, line, col,
+						       ev.data.alias.anchor);
+				rc = KVB_EINPUT;
+				break;
+			}
+			if (expecting_key(&c)) {
+				struct yframe *f = &c.st[c.depth - 1];
+				f->key = kvb_xstrdup(cJSON_IsString(src) ? src->valuestring : "?");
+				f->key_line = line;
+				f->key_col = col;
+			} else {
+				attach(&c, cJSON_Duplicate(src, 1), line, col, NULL);
+			}
+			break;
+		}
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT: {
+			if (expecting_key(&c)) {
+				if (d)
+					kvb_strv_pushf(&d->msgs, "%s:%d:%d: a mapping key must be a plain value", doc->file,
+						       line, col);
+				rc = KVB_EINPUT;
+				done = 1;
+				break;
+			}
+			if (c.depth >= (int)KVB_ARRAY_SIZE(c.st)) {
+				if (d)
+					kvb_strv_pushf(&d->msgs, "%s:%d:%d: nesting deeper than %zu levels", doc->file, line,
+						       col, KVB_ARRAY_SIZE(c.st));
+				rc = KVB_EINPUT;
+				done = 1;
+				break;
+			}
+			cJSON *n = ev.type == YAML_SEQUENCE_START_EVENT ? cJSON_CreateArray() : cJSON_CreateObject();
+			char *path;
+			const yaml_char_t *anchor = ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
+											 : ev.data.mapping_start.anchor;
+			attach(&c, n, line, col, &path);
+			struct yframe *f = &c.st[c.depth++];
+			memset(f, 0, sizeof(*f));
+			f->node = n;
+			f->path = path;
+			f->anchor = anchor ? kvb_xstrdup((const char *)anchor) : NULL;
+			break;
+		}
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT: {
+			struct yframe *f = &c.st[--c.depth];
+			/* Anchored containers are registered when complete so aliases copy the whole thing. */
+			if (f->anchor)
+				anchor_add(&c, f->anchor, f->node);
+			/* YAML merge key "<<": fold the referenced mapping(s) in, without overriding. */
+			cJSON *merge = cJSON_IsObject(f->node) ? cJSON_GetObjectItemCaseSensitive(f->node, "<<") : NULL;
+			if (merge) {
+				cJSON *m = cJSON_DetachItemViaPointer(f->node, merge);
+				cJSON *srcs[64];
+				int ns = 0;
+				if (cJSON_IsObject(m))
+					srcs[ns++] = m;
+				else if (cJSON_IsArray(m))
+					for (cJSON *x = m->child; x && ns < 64; x = x->next)
+						srcs[ns++] = x;
+				for (int i = 0; i < ns; i++)
+					for (cJSON *kv = srcs[i]->child; kv; kv = kv->next)
+						if (kv->string && !cJSON_GetObjectItemCaseSensitive(f->node, kv->string))
+							cJSON_AddItemToObject(f->node, kv->string, cJSON_Duplicate(kv, 1));
+				cJSON_Delete(m);
+			}
+			free(f->path);
+			free(f->key);
+			free(f->anchor);
+			break;
+		}
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+		if (rc && done)
+			break;
+	}
+	while (c.depth > 0) {
+		struct yframe *f = &c.st[--c.depth];
+		free(f->path);
+		free(f->key);
+		free(f->anchor);
+	}
+	for (size_t i = 0; i < c.nanchors; i++)
+		free(c.anchors[i].name);
+	free(c.anchors);
+	yaml_parser_delete(&p);
+	if (c.errors)
+		rc = KVB_EINPUT;
+	return rc;
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void offset_to_linecol(const char *text, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && text[i]; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+static int json_load(struct kvb_doc *doc, const char *text, size_t len, struct kvb_diag *d)
+{
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (!root) {
+		int line, col;
+		size_t off = end ? (size_t)(end - text) : 0;
+		if (!end || off > len) {
+			const char *e = cJSON_GetErrorPtr();
+			off = (e && e >= text && e <= text + len) ? (size_t)(e - text) : 0;
+		}
+		offset_to_linecol(text, off, &line, &col);
+		if (d)
+			kvb_strv_pushf(&d->msgs, "%s:%d:%d: syntax error: invalid JSON near '%.20s'", doc->file, line,
+				       col, text + off);
+		return KVB_EINPUT;
+	}
+	{
+		/* Trailing garbage after the top-level value is an error too. */
+		const char *p = end;
+		while (p && p < text + len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+			p++;
+		if (p && p < text + len && *p) {
+			int line, col;
+			offset_to_linecol(text, (size_t)(p - text), &line, &col);
+			if (d)
+				kvb_strv_pushf(&d->msgs, "%s:%d:%d: syntax error: text after the JSON value", doc->file,
+					       line, col);
+			cJSON_Delete(root);
+			return KVB_EINPUT;
+		}
+	}
+	/* Locations: JSON is (nearly) YAML flow syntax, so libyaml recovers line:col per path.
+	 * If it cannot, messages fall back to 1:1; the tree itself always comes from cJSON. */
+	{
+		struct kvb_doc tmp = { .file = doc->file };
+		yaml_load(&tmp, text, len, NULL);
+		cJSON_Delete(tmp.root);
+		doc->locs = tmp.locs;
+		doc->nlocs = tmp.nlocs;
+		doc->alloc = tmp.alloc;
+	}
+	doc->root = root;
+	return KVB_OK;
+}
+
+int kvb_doc_parse(struct kvb_doc *doc, const char *name, const char *text, size_t len, struct kvb_diag *d)
+{
+	size_t i = 0, nl = strlen(name);
+	int is_json, rc;
+
+	memset(doc, 0, sizeof(*doc));
+	doc->file = kvb_xstrdup(name);
+	if (d)
+		d->doc = doc;
+	while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+		i++;
+	if (memchr(text, '\0', len)) {
+		if (d)
+			kvb_strv_pushf(&d->msgs, "%s:1:1: not a text file (contains NUL bytes)", name);
+		return KVB_EINPUT;
+	}
+	is_json = (nl > 5 && !strcmp(name + nl - 5, ".json")) || (i < len && text[i] == '{');
+	rc = is_json ? json_load(doc, text, len, d) : yaml_load(doc, text, len, d);
+	if (rc)
+		return rc;
+	if (!doc->root || cJSON_IsNull(doc->root)) {
+		if (d)
+			kvb_strv_pushf(&d->msgs, "%s:1:1: file is empty", name);
+		return KVB_EINPUT;
+	}
+	if (!cJSON_IsObject(doc->root)) {
+		char b[64];
+		if (d)
+			kvb_strv_pushf(&d->msgs, "%s:1:1: expected a mapping at the top level, got %s", name,
+				       kvb_node_describe(doc->root, b, sizeof(b)));
+		return KVB_EINPUT;
+	}
+	return KVB_OK;
+}
+
+int kvb_doc_load(struct kvb_doc *doc, const char *file, struct kvb_diag *d)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	int rc;
+	if (kvb_buf_read_file(&b, file)) {
+		memset(doc, 0, sizeof(*doc));
+		doc->file = kvb_xstrdup(file);
+		if (d) {
+			d->doc = doc;
+			kvb_strv_pushf(&d->msgs, "%s: cannot read: %s", file, strerror(errno));
+		}
+		return KVB_EINPUT;
+	}
+	rc = kvb_doc_parse(doc, file, b.data, b.len, d);
+	kvb_buf_release(&b);
+	return rc;
+}
+
+void kvb_doc_release(struct kvb_doc *doc)
+{
+	for (size_t i = 0; i < doc->nlocs; i++)
+		free(doc->locs[i].path);
+	free(doc->locs);
+	cJSON_Delete(doc->root);
+	free(doc->file);
+	memset(doc, 0, sizeof(*doc));
+}

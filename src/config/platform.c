@@ -1,0 +1,278 @@
+/* Implements platform.yaml loading and validation (DESIGN.md §4). */
+#include "config/platform.h"
+#include "core/error.h"
+#include "target/target.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const struct kvb_keydef platform_keys[] = {
+	{ "name", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "platform name (matches its directory)" },
+	{ "description", KVB_T_STR, NULL, NULL, 0, "one line shown by `platform list`" },
+	{ "connection", KVB_T_MAP, NULL, NULL, KVB_KEY_REQUIRED, "how to reach the board: {type: local|ssh|adb|qemu, ...}" },
+	{ "flash", KVB_T_MAP, NULL, NULL, 0, "how to install a variant: {method: none|qemu|fastboot|ssh-copy|command, ...}" },
+	{ "boot", KVB_T_MAP, NULL, NULL, 0, "{timeout_s, ready, expect}" },
+	{ "topology", KVB_T_MAP, NULL, NULL, 0, "{clusters: [{name, cpus}]}" },
+	{ "setup", KVB_T_MAP, NULL, NULL, 0, "runtime knobs applied after every boot (governor, sysfs, sysctl)" },
+	{ "instruments", KVB_T_MAP, NULL, NULL, 0, "instruments available on this board" },
+	{ "workdir", KVB_T_STR, "/tmp/kvbench", NULL, 0, "directory on the target for pushed files" },
+	{ "energy_model", KVB_T_MAP, NULL, NULL, 0, "per cluster frequency (kHz) -> active power (mW)" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static const struct kvb_keydef conn_type_key = { "type", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "target backend" };
+
+static const struct kvb_keydef flash_keys[] = {
+	{ "method", KVB_T_STR, "none", "none|qemu|fastboot|ssh-copy|command", 0, "flasher backend" },
+	{ "partitions", KVB_T_MAP, NULL, NULL, 0, "fastboot: {partition: variant field}" },
+	{ "boot_path", KVB_T_STR, NULL, NULL, 0, "ssh-copy: directory on the board for kernel and dtb" },
+	{ "kernel_name", KVB_T_STR, NULL, NULL, 0, "ssh-copy: file name of the kernel in boot_path" },
+	{ "dtb_name", KVB_T_STR, NULL, NULL, 0, "ssh-copy: file name of the dtb in boot_path" },
+	{ "command", KVB_T_STR, NULL, NULL, 0, "command: hook script (relative to the platform directory)" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static const struct kvb_keydef boot_keys[] = {
+	{ "timeout_s", KVB_T_INT, "180", NULL, KVB_KEY_POSITIVE, "how long a boot may take, s" },
+	{ "ready", KVB_T_STR, NULL, NULL, 0, "command that tells the board is ready" },
+	{ "expect", KVB_T_STR, NULL, NULL, 0, "expected output of the ready command" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static const struct kvb_keydef cluster_keys[] = {
+	{ "name", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "cluster name" },
+	{ "cpus", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "CPU list" },
+	{ "core", KVB_T_STR, NULL, NULL, 0, "core type, e.g. cortex-a53" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static const struct kvb_keydef topo_keys[] = {
+	{ "clusters", KVB_T_LIST, NULL, NULL, 0, "list of {name, cpus}" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st) && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *p)
+{
+	struct stat st;
+	return !stat(p, &st) && S_ISREG(st.st_mode);
+}
+
+/* The search path, in order: $KVB_PLATFORM_PATH entries, ./platforms, <source>/platforms. */
+static void search_path(struct kvb_strv *out)
+{
+	const char *env = getenv("KVB_PLATFORM_PATH");
+	if (env && *env) {
+		char *copy = kvb_xstrdup(env), *save = NULL;
+		for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+			kvb_strv_push(out, tok);
+		free(copy);
+	}
+	kvb_strv_push(out, "platforms");
+	kvb_strv_push(out, KVB_SOURCE_DIR "/platforms");
+}
+
+static char *platform_file_in(const char *dir)
+{
+	char *f = kvb_xasprintf("%s/platform.yaml", dir);
+	if (is_file(f))
+		return f;
+	free(f);
+	f = kvb_xasprintf("%s/platform.json", dir);
+	if (is_file(f))
+		return f;
+	free(f);
+	return NULL;
+}
+
+char *kvb_platform_find_dir(const char *name)
+{
+	struct kvb_strv sp = KVB_STRV_INIT;
+	char *found = NULL;
+	if (strchr(name, '/') || !*name || name[0] == '.')
+		return NULL;
+	search_path(&sp);
+	for (size_t i = 0; i < sp.n && !found; i++) {
+		char *d = kvb_xasprintf("%s/%s", sp.v[i], name), *f = platform_file_in(d);
+		if (f)
+			found = d;
+		else
+			free(d);
+		free(f);
+	}
+	kvb_strv_release(&sp);
+	return found;
+}
+
+void kvb_platform_each(void (*fn)(const char *name, const char *dir, void *arg), void *arg)
+{
+	struct kvb_strv sp = KVB_STRV_INIT, seen = KVB_STRV_INIT;
+	search_path(&sp);
+	for (size_t i = 0; i < sp.n; i++) {
+		struct dirent **ents = NULL;
+		int n = scandir(sp.v[i], &ents, NULL, alphasort);
+		for (int j = 0; j < n; j++) {
+			const char *nm = ents[j]->d_name;
+			int dup = nm[0] == '.';
+			for (size_t k = 0; k < seen.n && !dup; k++)
+				dup = !strcmp(seen.v[k], nm);
+			if (!dup) {
+				char *d = kvb_xasprintf("%s/%s", sp.v[i], nm), *f = platform_file_in(d);
+				if (f) {
+					kvb_strv_push(&seen, nm);
+					fn(nm, d, arg);
+				}
+				free(f);
+				free(d);
+			}
+			free(ents[j]);
+		}
+		free(ents);
+	}
+	kvb_strv_release(&sp);
+	kvb_strv_release(&seen);
+}
+
+static void check_connection(struct kvb_platform *p, struct kvb_diag *d)
+{
+	const cJSON *type;
+	const struct kvb_target_ops *ops;
+	if (!cJSON_IsObject(p->conn))
+		return;
+	type = cJSON_GetObjectItemCaseSensitive(p->conn, "type");
+	if (!type) {
+		kvb_diag_at(d, "connection", "missing required key 'type'");
+		return;
+	}
+	if (kvb_value_check(type, "connection.type", &conn_type_key, d))
+		return;
+	ops = kvb_target_find(type->valuestring);
+	if (!ops) {
+		struct kvb_buf names = KVB_BUF_INIT;
+		for (size_t i = 0; kvb_targets[i]; i++)
+			kvb_buf_addf(&names, "%s%s", i ? "|" : "", kvb_targets[i]->name);
+		kvb_diag_at(d, "connection.type", "unknown target type \"%s\" (known: %s)", type->valuestring, names.data);
+		kvb_buf_release(&names);
+		return;
+	}
+	p->conn_type = type->valuestring;
+	for (const cJSON *kv = p->conn->child; kv; kv = kv->next) {
+		char *path;
+		const struct kvb_keydef *def;
+		if (!strcmp(kv->string, "type"))
+			continue;
+		path = kvb_path_key("connection", kv->string);
+		def = kvb_keydef_find(ops->conn_keys, kv->string);
+		if (!def)
+			kvb_diag_at(d, path, "unknown key '%s' for connection type %s", kv->string, ops->name);
+		else
+			kvb_value_check(kv, path, def, d);
+		free(path);
+	}
+	for (const struct kvb_keydef *def = ops->conn_keys; def && def->key; def++)
+		if ((def->flags & KVB_KEY_REQUIRED) && !cJSON_GetObjectItemCaseSensitive(p->conn, def->key))
+			kvb_diag_at(d, "connection", "missing required key '%s' for connection type %s", def->key, ops->name);
+}
+
+static void load_topology(struct kvb_platform *p, const cJSON *topo, struct kvb_diag *d)
+{
+	const cJSON *cl;
+	int i = 0;
+	if (!topo || kvb_keys_check(topo, "topology", topo_keys, d))
+		return;
+	cl = cJSON_GetObjectItemCaseSensitive(topo, "clusters");
+	if (!cl)
+		return;
+	p->clusters = kvb_xcalloc((size_t)cJSON_GetArraySize(cl) + 1, sizeof(*p->clusters));
+	for (const cJSON *c = cl->child; c; c = c->next, i++) {
+		char *path = kvb_path_idx("topology.clusters", i);
+		if (!kvb_keys_check(c, path, cluster_keys, d)) {
+			p->clusters[p->nclusters].name = kvb_node_str(cJSON_GetObjectItemCaseSensitive(c, "name"));
+			p->clusters[p->nclusters].cpus = kvb_node_str(cJSON_GetObjectItemCaseSensitive(c, "cpus"));
+			p->nclusters++;
+		}
+		free(path);
+	}
+}
+
+int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d)
+{
+	char *dir = NULL, *file = NULL;
+	const cJSON *root, *v;
+	size_t before = d->msgs.n;
+	int rc;
+
+	memset(p, 0, sizeof(*p));
+	kvb_runtime_init(&p->setup);
+	if (is_file(name_or_path)) {
+		file = kvb_xstrdup(name_or_path);
+		char *slash = strrchr(file, '/');
+		dir = slash ? kvb_xstrndup(file, (size_t)(slash - file)) : kvb_xstrdup(".");
+	} else if (is_dir(name_or_path) && (file = platform_file_in(name_or_path))) {
+		dir = kvb_xstrdup(name_or_path);
+	} else if ((dir = kvb_platform_find_dir(name_or_path))) {
+		file = platform_file_in(dir);
+	} else {
+		kvb_strv_pushf(&d->msgs, "platform '%s' not found (searched $KVB_PLATFORM_PATH, ./platforms, %s/platforms; "
+					 "`kvbench platform list` shows the known ones)",
+			       name_or_path, KVB_SOURCE_DIR);
+		return KVB_EINPUT;
+	}
+	p->dir = dir;
+	p->file = file;
+	rc = kvb_doc_load(&p->doc, file, d);
+	if (rc)
+		return rc;
+	root = p->doc.root;
+	kvb_keys_check(root, "", platform_keys, d);
+	p->name = kvb_node_str(cJSON_GetObjectItemCaseSensitive(root, "name"));
+	if (!p->name)
+		p->name = kvb_xstrdup("?");
+	p->conn = cJSON_GetObjectItemCaseSensitive(root, "connection");
+	p->conn_type = "local";
+	check_connection(p, d);
+	p->flash = cJSON_GetObjectItemCaseSensitive(root, "flash");
+	p->flash_method = "none";
+	if (p->flash && !kvb_keys_check(p->flash, "flash", flash_keys, d))
+		p->flash_method = kvb_get_str(p->flash, "method", "none");
+	v = cJSON_GetObjectItemCaseSensitive(root, "boot");
+	p->boot_timeout_s = 180;
+	if (v && !kvb_keys_check(v, "boot", boot_keys, d)) {
+		p->boot_timeout_s = (int)kvb_get_int(v, "timeout_s", 180);
+		p->boot_ready = kvb_get_str(v, "ready", NULL);
+		p->boot_expect = kvb_get_str(v, "expect", NULL);
+	}
+	load_topology(p, cJSON_GetObjectItemCaseSensitive(root, "topology"), d);
+	v = cJSON_GetObjectItemCaseSensitive(root, "setup");
+	if (v)
+		kvb_runtime_merge_json(&p->setup, v, "setup", d);
+	p->instruments = cJSON_GetObjectItemCaseSensitive(root, "instruments");
+	p->workdir = kvb_get_str(root, "workdir", "/tmp/kvbench");
+	if (p->workdir[0] != '/')
+		kvb_diag_at(d, "workdir", "must be an absolute path");
+	return d->msgs.n > before ? KVB_EINPUT : KVB_OK;
+}
+
+void kvb_platform_release(struct kvb_platform *p)
+{
+	for (size_t i = 0; i < p->nclusters; i++) {
+		free(p->clusters[i].name);
+		free(p->clusters[i].cpus);
+	}
+	free(p->clusters);
+	kvb_runtime_release(&p->setup);
+	kvb_doc_release(&p->doc);
+	free(p->name);
+	free(p->dir);
+	free(p->file);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,48 @@
+/*
+ * A platform: one board kind and how to reach, flash, set up and measure it,
+ * loaded from platforms/<name>/platform.yaml (JSON accepted) — DESIGN.md §4.
+ */
+#ifndef KVB_PLATFORM_H
+#define KVB_PLATFORM_H
+
+#include "config/doc.h"
+#include "config/runtime.h"
+
+struct kvb_cluster {
+	char *name;  /* "little", "big" */
+	char *cpus;  /* CPU list "0-3" */
+};
+
+struct kvb_platform {
+	char *name;
+	char *dir;            /* directory holding platform.yaml (hooks live beside it) */
+	char *file;           /* path of the file loaded */
+	struct kvb_doc doc;   /* the parsed file; doc.root stays valid for backends */
+	const cJSON *conn;    /* connection mapping (borrowed from doc) */
+	const char *conn_type;/* "local", "ssh", "adb", "qemu" */
+	const cJSON *flash;   /* flash mapping or NULL */
+	const char *flash_method; /* "none" when absent */
+	int boot_timeout_s;   /* boot.timeout_s, default 180 */
+	const char *boot_ready;   /* ready-check command (shell string from the platform author), or NULL */
+	const char *boot_expect;  /* expected stdout of the ready check */
+	struct kvb_cluster *clusters;
+	size_t nclusters;
+	struct kvb_runtime setup;  /* applied once per boot */
+	const cJSON *instruments;  /* instruments mapping or NULL */
+	const char *workdir;       /* directory on the target for kvbench's files, default /tmp/kvbench */
+};
+
+/* Directory searched for platforms: $KVB_PLATFORM_PATH (colon list), then ./platforms, then the source tree's. */
+/*
+ * Loads a platform by name (searched in the platform path) or by path to a
+ * .yaml/.json file or directory. All errors go to d; returns KVB_EINPUT on any.
+ */
+int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d);
+void kvb_platform_release(struct kvb_platform *p);
+
+/* Resolves a platform name to its directory; NULL if not found. Owned. */
+char *kvb_platform_find_dir(const char *name);
+/* Calls fn for each platform directory in the path (first one wins per name). */
+void kvb_platform_each(void (*fn)(const char *name, const char *dir, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,140 @@
+/* Implements runtime knobs: validation, merging (later wins) and JSON form. */
+#include "config/runtime.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const struct kvb_keydef kvb_runtime_keys[] = {
+	{ "cpus", KVB_T_STR, NULL, NULL, 0, "CPU list for the workload's affinity, e.g. \"0-3\"" },
+	{ "cgroup_depth", KVB_T_INT, NULL, NULL, KVB_KEY_NONNEG, "run the workload in a cgroup nested N levels deep (0 = root)" },
+	{ "sysctl", KVB_T_MAP, NULL, NULL, 0, "{name: value} written before the job and restored after" },
+	{ "sysfs", KVB_T_MAP, NULL, NULL, 0, "{path: value} written before the job and restored after" },
+	{ "sysfile_values", KVB_T_MAP, NULL, NULL, 0, "WA3 alias of sysfs" },
+	{ "governor", KVB_T_STR, NULL, NULL, 0, "cpufreq governor for every policy" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+void kvb_runtime_init(struct kvb_runtime *rt)
+{
+	memset(rt, 0, sizeof(*rt));
+	rt->cgroup_depth = -1;
+}
+
+void kvb_runtime_release(struct kvb_runtime *rt)
+{
+	free(rt->cpus);
+	free(rt->governor);
+	cJSON_Delete(rt->sysctl);
+	cJSON_Delete(rt->sysfs);
+	kvb_runtime_init(rt);
+}
+
+int kvb_runtime_is_knob(const char *key)
+{
+	return kvb_keydef_find(kvb_runtime_keys, key) != NULL;
+}
+
+static void merge_map(cJSON **dst, const cJSON *src)
+{
+	if (!src)
+		return;
+	if (!*dst)
+		*dst = cJSON_CreateObject();
+	for (const cJSON *kv = src->child; kv; kv = kv->next) {
+		cJSON *copy = cJSON_Duplicate(kv, 1);
+		if (cJSON_GetObjectItemCaseSensitive(*dst, kv->string))
+			cJSON_ReplaceItemInObjectCaseSensitive(*dst, kv->string, copy);
+		else
+			cJSON_AddItemToObject(*dst, kv->string, copy);
+	}
+}
+
+static void set_str(char **dst, const char *src)
+{
+	if (!src)
+		return;
+	free(*dst);
+	*dst = kvb_xstrdup(src);
+}
+
+int kvb_runtime_merge_json(struct kvb_runtime *rt, const cJSON *obj, const char *path, struct kvb_diag *d)
+{
+	int errors;
+	if (!obj)
+		return 0;
+	errors = kvb_keys_check(obj, path, kvb_runtime_keys, d);
+	if (!cJSON_IsObject(obj))
+		return errors;
+	for (const cJSON *kv = obj->child; kv; kv = kv->next) {
+		char *p = kvb_path_key(path, kv->string);
+		if (!strcmp(kv->string, "cpus") && (cJSON_IsString(kv) || cJSON_IsNumber(kv))) {
+			char *s = kvb_node_str(kv);
+			if (!*s || strspn(s, "0123456789,-") != strlen(s)) {
+				kvb_diag_at(d, p, "expected a CPU list like \"0-3,6\", got \"%s\"", s);
+				errors++;
+			} else {
+				set_str(&rt->cpus, s);
+			}
+			free(s);
+		} else if (!strcmp(kv->string, "cgroup_depth") && cJSON_IsNumber(kv)) {
+			if (kv->valuedouble > 16) {
+				kvb_diag_at(d, p, "cgroup_depth %g is deeper than 16 levels", kv->valuedouble);
+				errors++;
+			} else if (kv->valuedouble >= 0) {
+				rt->cgroup_depth = (int)kv->valuedouble;
+			}
+		} else if ((!strcmp(kv->string, "sysctl") || !strcmp(kv->string, "sysfs") ||
+			    !strcmp(kv->string, "sysfile_values")) && cJSON_IsObject(kv)) {
+			for (const cJSON *e = kv->child; e; e = e->next) {
+				if (!cJSON_IsString(e) && !cJSON_IsNumber(e) && !cJSON_IsBool(e)) {
+					char *ep = kvb_path_key(p, e->string), got[96];
+					kvb_diag_at(d, ep, "expected a scalar value, got %s", kvb_node_describe(e, got, sizeof(got)));
+					free(ep);
+					errors++;
+				} else if (strcmp(kv->string, "sysctl") && e->string[0] != '/') {
+					char *ep = kvb_path_key(p, e->string);
+					kvb_diag_at(d, ep, "sysfs path must be absolute");
+					free(ep);
+					errors++;
+				}
+			}
+			merge_map(!strcmp(kv->string, "sysctl") ? &rt->sysctl : &rt->sysfs, kv);
+		} else if (!strcmp(kv->string, "governor") && cJSON_IsString(kv)) {
+			set_str(&rt->governor, kv->valuestring);
+		}
+		free(p);
+	}
+	return errors;
+}
+
+void kvb_runtime_merge(struct kvb_runtime *dst, const struct kvb_runtime *src)
+{
+	set_str(&dst->cpus, src->cpus);
+	set_str(&dst->governor, src->governor);
+	if (src->cgroup_depth >= 0)
+		dst->cgroup_depth = src->cgroup_depth;
+	merge_map(&dst->sysctl, src->sysctl);
+	merge_map(&dst->sysfs, src->sysfs);
+}
+
+void kvb_runtime_copy(struct kvb_runtime *dst, const struct kvb_runtime *src)
+{
+	kvb_runtime_init(dst);
+	kvb_runtime_merge(dst, src);
+}
+
+cJSON *kvb_runtime_to_json(const struct kvb_runtime *rt)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (rt->cpus)
+		cJSON_AddStringToObject(o, "cpus", rt->cpus);
+	if (rt->cgroup_depth >= 0)
+		cJSON_AddNumberToObject(o, "cgroup_depth", rt->cgroup_depth);
+	if (rt->sysctl)
+		cJSON_AddItemToObject(o, "sysctl", cJSON_Duplicate(rt->sysctl, 1));
+	if (rt->sysfs)
+		cJSON_AddItemToObject(o, "sysfs", cJSON_Duplicate(rt->sysfs, 1));
+	if (rt->governor)
+		cJSON_AddStringToObject(o, "governor", rt->governor);
+	return o;
+}

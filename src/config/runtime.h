@@ -1,0 +1,39 @@
+/*
+ * Runtime knobs: what a variant, section or workload entry changes on the
+ * target around a job without a new kernel (WA3 runtime_params).
+ *
+ *   cpus          CPU list for the workload's affinity ("0", "0-3", "4-7")
+ *   cgroup_depth  run the workload N cgroups deep (0 = root cgroup)
+ *   sysctl        {name: value}, written to /proc/sys before, restored after
+ *   sysfs         {path: value} (WA3 alias: sysfile_values), same
+ *   governor      cpufreq scaling_governor for every policy
+ */
+#ifndef KVB_RUNTIME_H
+#define KVB_RUNTIME_H
+
+#include "config/keys.h"
+
+struct kvb_runtime {
+	char *cpus;        /* owned, NULL = unset */
+	int cgroup_depth;  /* -1 = unset */
+	cJSON *sysctl;     /* owned object name -> scalar, or NULL */
+	cJSON *sysfs;      /* owned object path -> scalar, or NULL */
+	char *governor;    /* owned, NULL = unset */
+};
+
+extern const struct kvb_keydef kvb_runtime_keys[];
+
+void kvb_runtime_init(struct kvb_runtime *rt);
+void kvb_runtime_release(struct kvb_runtime *rt);
+/* True when key names a runtime knob (used by sweep: to route values). */
+int kvb_runtime_is_knob(const char *key);
+/* Validates obj (a mapping of knobs) and merges it over rt: scalars replace, maps merge per key. */
+int kvb_runtime_merge_json(struct kvb_runtime *rt, const cJSON *obj, const char *path, struct kvb_diag *d);
+/* Merges src over dst (same rules). */
+void kvb_runtime_merge(struct kvb_runtime *dst, const struct kvb_runtime *src);
+/* Deep copy. */
+void kvb_runtime_copy(struct kvb_runtime *dst, const struct kvb_runtime *src);
+/* As a JSON object (for the DB and `agenda check`); caller owns it. */
+cJSON *kvb_runtime_to_json(const struct kvb_runtime *rt);
+
+#endif

@@ -1,0 +1,50 @@
+/* Implements struct kvb_error: formatted error messages beside stable codes. */
+#include "core/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int kvb_error_set(struct kvb_error *e, int code, const char *fmt, ...)
+{
+	va_list ap;
+	if (!e)
+		return code;
+	e->code = code;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int kvb_error_prefix(struct kvb_error *e, const char *fmt, ...)
+{
+	char pre[1024], old[KVB_ERRMSG_MAX];
+	va_list ap;
+	if (!e)
+		return 0;
+	va_start(ap, fmt);
+	vsnprintf(pre, sizeof(pre), fmt, ap);
+	va_end(ap);
+	memcpy(old, e->msg, sizeof(old));
+	{
+		size_t n = strlen(pre);
+		if (n > sizeof(e->msg) - 3)
+			n = sizeof(e->msg) - 3;
+		memcpy(e->msg, pre, n);
+		memcpy(e->msg + n, ": ", 2);
+		size_t rest = sizeof(e->msg) - n - 3;
+		size_t ol = strnlen(old, rest);
+		memcpy(e->msg + n + 2, old, ol);
+		e->msg[n + 2 + ol] = '\0';
+	}
+	return e->code;
+}
+
+void kvb_error_clear(struct kvb_error *e)
+{
+	if (e) {
+		e->code = 0;
+		e->msg[0] = '\0';
+	}
+}

@@ -1,0 +1,36 @@
+/*
+ * Error codes and the error message that travels beside them.
+ *
+ * Every fallible function returns an enum kvb_err and, when it fails, fills a
+ * struct kvb_error supplied by the caller. Only main() turns the code into an
+ * exit status; the numbers below are that status and are stable (DESIGN.md §2).
+ */
+#ifndef KVB_ERROR_H
+#define KVB_ERROR_H
+
+enum kvb_err {
+	KVB_OK = 0,
+	KVB_EJOBS = 1,   /* a run finished but some jobs or variants failed */
+	KVB_EUSAGE = 2,  /* bad command line */
+	KVB_EINPUT = 3,  /* bad input file: agenda, platform, CSV, tool output */
+	KVB_ETARGET = 4, /* target unreachable, command failed to run, timeout */
+	KVB_ESTORE = 5,  /* results database error */
+};
+
+#define KVB_ERRMSG_MAX 4096
+
+/* An error message: code plus lowercase text that quotes its subject. */
+struct kvb_error {
+	int code;
+	char msg[KVB_ERRMSG_MAX];
+};
+
+/* Sets code and formatted message; returns code so callers can `return kvb_error_set(...)`. */
+int kvb_error_set(struct kvb_error *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Prepends "prefix: " to the existing message (adds context going up the stack). */
+int kvb_error_prefix(struct kvb_error *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void kvb_error_clear(struct kvb_error *e);
+
+#endif

@@ -1,0 +1,19 @@
+/*
+ * Diagnostics to stderr ("kvbench: ..."). Results never go through here:
+ * they go to stdout from the report layer.
+ */
+#ifndef KVB_LOG_H
+#define KVB_LOG_H
+
+enum kvb_log_level { KVB_LOG_ERROR, KVB_LOG_WARN, KVB_LOG_INFO, KVB_LOG_DEBUG };
+
+/* Messages above this level are dropped. Default KVB_LOG_INFO; -q/-v change it. */
+extern int kvb_log_level;
+
+void kvb_log(enum kvb_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define kvb_err(...) kvb_log(KVB_LOG_ERROR, __VA_ARGS__)
+#define kvb_warn(...) kvb_log(KVB_LOG_WARN, __VA_ARGS__)
+#define kvb_info(...) kvb_log(KVB_LOG_INFO, __VA_ARGS__)
+#define kvb_debug(...) kvb_log(KVB_LOG_DEBUG, __VA_ARGS__)
+
+#endif

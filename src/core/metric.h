@@ -1,0 +1,44 @@
+/*
+ * Metrics and artifacts a job produces (DESIGN.md §6). Metric names are an
+ * interface: reports and tests depend on them.
+ */
+#ifndef KVB_METRIC_H
+#define KVB_METRIC_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kvb_metric {
+	char *name;            /* "time", "ops_per_sec", "slack_mean" ... */
+	double value;
+	char *units;           /* "s", "us", "ops/s", "mW", "J", "%" ... */
+	int lower_is_better;   /* 1 or 0 */
+	cJSON *classifiers;    /* owned object key -> string, metric-level (e.g. task), or NULL */
+};
+
+struct kvb_artifact {
+	char *kind;    /* "raw-output", "rt-app-log", "console" ... */
+	char *path;    /* local path, under the run's artifact directory */
+	char sha256[65];
+	int64_t bytes;
+};
+
+struct kvb_metrics {
+	struct kvb_metric *v;
+	size_t n, alloc;
+	struct kvb_artifact *art;
+	size_t nart, art_alloc;
+};
+
+void kvb_metrics_init(struct kvb_metrics *m);
+void kvb_metrics_release(struct kvb_metrics *m);
+/* Appends a metric; classifiers may be NULL ("k1", "v1", "k2", "v2", NULL varargs after). Returns it. */
+struct kvb_metric *kvb_metrics_add(struct kvb_metrics *m, const char *name, double value, const char *units,
+				   int lower_is_better);
+/* Adds a metric-level classifier (copied). */
+void kvb_metric_classify(struct kvb_metric *mt, const char *key, const char *value);
+/* Records an artifact file; sha256 and size are computed here. Returns 0 or -1 (file unreadable). */
+int kvb_metrics_artifact(struct kvb_metrics *m, const char *kind, const char *path);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * Small helpers used everywhere: allocation that aborts on out-of-memory
+ * (a harness cannot do anything useful without memory; git does the same),
+ * string vectors, time in nanoseconds, number parsing.
+ */
+#ifndef KVB_UTIL_H
+#define KVB_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *kvb_xmalloc(size_t n);
+void *kvb_xcalloc(size_t n, size_t size);
+void *kvb_xrealloc(void *p, size_t n);
+char *kvb_xstrdup(const char *s);
+char *kvb_xstrndup(const char *s, size_t n);
+char *kvb_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define KVB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* NULL-terminated vector of owned strings; usable directly as an argv. */
+struct kvb_strv {
+	char **v;
+	size_t n;
+	size_t alloc;
+};
+#define KVB_STRV_INIT { 0 }
+void kvb_strv_push(struct kvb_strv *s, const char *str);
+void kvb_strv_pushf(struct kvb_strv *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kvb_strv_release(struct kvb_strv *s);
+/* Argv view: never NULL, always NULL-terminated. */
+const char *const *kvb_strv_argv(struct kvb_strv *s);
+
+/* CLOCK_MONOTONIC in ns (durations). */
+uint64_t kvb_mono_ns(void);
+/* CLOCK_REALTIME in ns since the epoch (timestamps stored in the DB). */
+int64_t kvb_wall_ns(void);
+void kvb_sleep_ms(uint64_t ms);
+
+/* Strict parsers: the whole string must be a number. Return 0 on success. */
+int kvb_parse_i64(const char *s, int64_t *out);
+int kvb_parse_double(const char *s, double *out);
+
+/* mkdir -p; returns 0 or -1 with errno. */
+int kvb_mkdir_p(const char *path, unsigned mode);
+/* Copies a file; returns 0 or -1 with errno. */
+int kvb_copy_file(const char *src, const char *dst);
+
+#endif

@@ -1,0 +1,120 @@
+/* Implements the target registry and the helpers every backend shares. */
+#include "target/target.h"
+#include "config/platform.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct kvb_target_ops kvb_target_local;
+
+const struct kvb_target_ops *const kvb_targets[] = {
+	&kvb_target_local,
+	NULL,
+};
+
+const struct kvb_target_ops *kvb_target_find(const char *name)
+{
+	for (size_t i = 0; kvb_targets[i]; i++)
+		if (!strcmp(kvb_targets[i]->name, name))
+			return kvb_targets[i];
+	return NULL;
+}
+
+int kvb_target_open(struct kvb_target *t, const struct kvb_platform *plat, struct kvb_error *err)
+{
+	const struct kvb_target_ops *ops = kvb_target_find(plat->conn_type);
+	memset(t, 0, sizeof(*t));
+	if (!ops)
+		return kvb_error_set(err, KVB_EINPUT, "%s: unknown connection type '%s'", plat->file, plat->conn_type);
+	t->ops = ops;
+	t->plat = plat;
+	return ops->open(t, err);
+}
+
+int kvb_target_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		    struct kvb_error *err)
+{
+	kvb_buf_reset(&r->out);
+	kvb_buf_reset(&r->err);
+	r->exit_code = 0;
+	r->term_signal = 0;
+	r->timed_out = 0;
+	return t->ops->exec(t, argv, timeout_ms, r, err);
+}
+
+int kvb_target_run_ok(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		      struct kvb_error *err)
+{
+	int rc = kvb_target_exec(t, argv, timeout_ms, r, err);
+	char how[64];
+	if (rc)
+		return rc;
+	if (r->exit_code != 0) {
+		const char *e = r->err.len ? r->err.data : r->out.data;
+		size_t n = strcspn(e, "\n");
+		return kvb_error_set(err, KVB_ETARGET, "'%s' failed (%s): %.*s", argv[0],
+				     kvb_exec_describe(r, how, sizeof(how)), (int)(n > 300 ? 300 : n), e);
+	}
+	return KVB_OK;
+}
+
+int kvb_target_push(struct kvb_target *t, const char *local, const char *remote, struct kvb_error *err)
+{
+	return t->ops->push(t, local, remote, err);
+}
+
+int kvb_target_pull(struct kvb_target *t, const char *remote, const char *local, struct kvb_error *err)
+{
+	return t->ops->pull(t, remote, local, err);
+}
+
+int kvb_target_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err)
+{
+	if (!t->ops->reboot)
+		return kvb_error_set(err, KVB_ETARGET, "target '%s' cannot reboot", t->ops->name);
+	return t->ops->reboot(t, mode, err);
+}
+
+int kvb_target_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err)
+{
+	if (!t->ops->wait_ready)
+		return KVB_OK;
+	return t->ops->wait_ready(t, timeout_ms, err);
+}
+
+void kvb_target_close(struct kvb_target *t)
+{
+	if (t && t->ops && t->ops->close)
+		t->ops->close(t);
+	if (t)
+		t->priv = NULL;
+}
+
+int kvb_target_read(struct kvb_target *t, const char *path, char **out, struct kvb_error *err)
+{
+	const char *argv[] = { "cat", path, NULL };
+	struct kvb_exec_result r;
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = kvb_target_run_ok(t, argv, 30000, &r, err);
+	if (!rc) {
+		while (r.out.len && (r.out.data[r.out.len - 1] == '\n' || r.out.data[r.out.len - 1] == '\r'))
+			r.out.data[--r.out.len] = '\0';
+		*out = kvb_buf_detach(&r.out);
+	}
+	kvb_exec_result_release(&r);
+	return rc;
+}
+
+int kvb_target_write(struct kvb_target *t, const char *path, const char *value, struct kvb_error *err)
+{
+	const char *argv[] = { "sh", "-c", "printf '%s' \"$1\" > \"$2\"", "kvb-write", value, path, NULL };
+	struct kvb_exec_result r;
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = kvb_target_run_ok(t, argv, 30000, &r, err);
+	kvb_exec_result_release(&r);
+	if (rc)
+		kvb_error_prefix(err, "cannot write '%s' to %s", value, path);
+	return rc;
+}

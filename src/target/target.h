@@ -1,0 +1,72 @@
+/*
+ * Targets: a live connection to one board (DESIGN.md §5). One backend per
+ * file (local.c, ssh.c, adb.c, qemu.c), listed in kvb_targets[] (target.c).
+ *
+ * Contract for every backend:
+ *  - exec() takes an argv (never a shell string); remote backends quote it
+ *    with kvb_shell_join() (core/quote.h) and nothing else.
+ *  - exec() returns KVB_OK when the command ran, whatever its exit status
+ *    (r->exit_code), and KVB_ETARGET when it could not run, the connection
+ *    dropped, or the timeout fired (r->timed_out = 1; the remote command is
+ *    killed). The message says which.
+ *  - push()/pull() copy one file or one directory tree.
+ *  - close() is safe on a target that never opened.
+ */
+#ifndef KVB_TARGET_H
+#define KVB_TARGET_H
+
+#include "config/keys.h"
+#include "core/error.h"
+#include "core/spawn.h"
+
+#include <stdint.h>
+
+struct kvb_platform;
+struct kvb_target;
+
+struct kvb_target_ops {
+	const char *name;                  /* connection.type in platform.yaml */
+	const char *summary;               /* one line for --help */
+	const struct kvb_keydef *conn_keys; /* keys allowed under connection: (besides type) */
+	int (*open)(struct kvb_target *t, struct kvb_error *err);
+	int (*exec)(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		    struct kvb_error *err);
+	int (*push)(struct kvb_target *t, const char *local, const char *remote, struct kvb_error *err);
+	int (*pull)(struct kvb_target *t, const char *remote, const char *local, struct kvb_error *err);
+	/* mode: NULL for a normal reboot, "bootloader" for adb. The connection is closed after. */
+	int (*reboot)(struct kvb_target *t, const char *mode, struct kvb_error *err);
+	/* Waits until the board answers and its ready check passes, up to timeout_ms. */
+	int (*wait_ready)(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err);
+	void (*close)(struct kvb_target *t);
+};
+
+struct kvb_target {
+	const struct kvb_target_ops *ops;
+	const struct kvb_platform *plat;  /* borrowed; outlives the target */
+	void *priv;                       /* backend state */
+	volatile int *cancel;             /* set to 1 to abort a running exec (second Ctrl-C) */
+};
+
+/* NULL-terminated registry. */
+extern const struct kvb_target_ops *const kvb_targets[];
+const struct kvb_target_ops *kvb_target_find(const char *name);
+
+/* Picks the backend from plat's connection type and opens it. */
+int kvb_target_open(struct kvb_target *t, const struct kvb_platform *plat, struct kvb_error *err);
+int kvb_target_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		    struct kvb_error *err);
+/* exec, then fails unless the exit status is 0; the message quotes stderr's first line. */
+int kvb_target_run_ok(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		      struct kvb_error *err);
+int kvb_target_push(struct kvb_target *t, const char *local, const char *remote, struct kvb_error *err);
+int kvb_target_pull(struct kvb_target *t, const char *remote, const char *local, struct kvb_error *err);
+int kvb_target_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err);
+int kvb_target_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err);
+void kvb_target_close(struct kvb_target *t);
+
+/* Reads a small remote file (cat); trailing newline stripped. Caller frees *out. */
+int kvb_target_read(struct kvb_target *t, const char *path, char **out, struct kvb_error *err);
+/* Writes value to a remote file (sysfs/procfs) via `sh -c 'printf %s "$1" > "$2"'` with argv. */
+int kvb_target_write(struct kvb_target *t, const char *path, const char *value, struct kvb_error *err);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * Implements the hackbench workload (rt-tests hackbench): groups of senders
+ * and receivers passing messages over sockets or pipes; metric `time` (s).
+ * Output format: "Running in process mode with 4 groups using 40 file
+ * descriptors each (== 160 tasks)" ... "Time: 0.353" (notes/formats.md).
+ */
+#include "workload/outparse.h"
+#include "workload/workload.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct kvb_keydef hackbench_params[] = {
+	{ "groups", KVB_T_INT, "10", NULL, KVB_KEY_CLASSIFIER | KVB_KEY_POSITIVE, "number of groups (-g)" },
+	{ "fds", KVB_T_INT, "20", NULL, KVB_KEY_CLASSIFIER | KVB_KEY_POSITIVE, "file descriptors (senders/receivers) per group (-f)" },
+	{ "loops", KVB_T_INT, "100", NULL, KVB_KEY_CLASSIFIER | KVB_KEY_POSITIVE, "messages each sender passes (-l)" },
+	{ "datasize", KVB_T_INT, "100", NULL, KVB_KEY_POSITIVE, "message size in bytes (-s)" },
+	{ "mode", KVB_T_STR, "process", "process|thread", KVB_KEY_CLASSIFIER, "tasks are processes (-P) or threads (-T)" },
+	{ "ipc", KVB_T_STR, "socket", "socket|pipe", KVB_KEY_CLASSIFIER, "socketpairs or pipes (-p)" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+int kvb_parse_hackbench(const char *out, struct kvb_metrics *m, struct kvb_error *err)
+{
+	double t;
+	if (!strstr(out, "Running in "))
+		return kvb_error_set(err, KVB_EINPUT, "not hackbench output (no 'Running in ... mode' line)");
+	if (kvb_find_number(out, "Time:", "", &t))
+		return kvb_error_set(err, KVB_EINPUT, "no 'Time: SECONDS' line (truncated output?)");
+	if (t < 0)
+		return kvb_error_set(err, KVB_EINPUT, "negative time %g", t);
+	kvb_metrics_add(m, "time", t, "s", 1);
+	return KVB_OK;
+}
+
+static int hackbench_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
+{
+	extern const struct kvb_workload_ops kvb_workload_hackbench;
+	const struct kvb_workload_ops *ops = &kvb_workload_hackbench;
+	struct kvb_strv a = KVB_STRV_INIT;
+	char *mode = kvb_param_str(ops, ctx->params, "mode"), *ipc = kvb_param_str(ops, ctx->params, "ipc");
+	int rc;
+
+	kvb_strv_push(&a, "hackbench");
+	kvb_strv_pushf(&a, "--groups=%lld", kvb_param_int(ops, ctx->params, "groups"));
+	kvb_strv_pushf(&a, "--fds=%lld", kvb_param_int(ops, ctx->params, "fds"));
+	kvb_strv_pushf(&a, "--loops=%lld", kvb_param_int(ops, ctx->params, "loops"));
+	kvb_strv_pushf(&a, "--datasize=%lld", kvb_param_int(ops, ctx->params, "datasize"));
+	kvb_strv_push(&a, !strcmp(mode, "thread") ? "--threads" : "--process");
+	if (!strcmp(ipc, "pipe"))
+		kvb_strv_push(&a, "--pipe");
+	rc = kvb_workload_run_cmd(ctx, "hackbench", kvb_strv_argv(&a), kvb_parse_hackbench, err);
+	kvb_strv_release(&a);
+	free(mode);
+	free(ipc);
+	return rc;
+}
+
+static const char *const hackbench_needs[] = { "hackbench", NULL };
+
+const struct kvb_workload_ops kvb_workload_hackbench = {
+	.name = "hackbench",
+	.summary = "rt-tests hackbench: message passing between task groups; time (s)",
+	.params = hackbench_params,
+	.needs = hackbench_needs,
+	.default_timeout_s = 600,
+	.run = hackbench_run,
+};

@@ -1,0 +1,62 @@
+/* Implements strict "prefix NUMBER suffix" line matching for tool output. */
+#include "workload/outparse.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return p;
+}
+
+static int match_line(const char *p, const char *end, const char *prefix, const char *suffix, double *v)
+{
+	size_t pl = strlen(prefix), sl = strlen(suffix);
+	char num[64];
+	char *stop;
+	size_t n;
+	double d;
+
+	p = skip_blank(p, end);
+	if ((size_t)(end - p) < pl || strncmp(p, prefix, pl))
+		return -1;
+	p = skip_blank(p + pl, end);
+	n = 0;
+	while (p + n < end && n < sizeof(num) - 1 && strchr("0123456789.+-eE", p[n]))
+		n++;
+	if (!n)
+		return -1;
+	memcpy(num, p, n);
+	num[n] = '\0';
+	errno = 0;
+	d = strtod(num, &stop);
+	if (errno || *stop || !isfinite(d))
+		return -1;
+	p = skip_blank(p + n, end);
+	if ((size_t)(end - p) < sl || strncmp(p, suffix, sl))
+		return -1;
+	p = skip_blank(p + sl, end);
+	while (p < end && *p == '\r')
+		p++;
+	if (p != end)
+		return -1;
+	*v = d;
+	return 0;
+}
+
+int kvb_find_number(const char *text, const char *prefix, const char *suffix, double *v)
+{
+	const char *p = text;
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		const char *end = nl ? nl : p + strlen(p);
+		if (!match_line(p, end, prefix, suffix, v))
+			return 0;
+		p = nl ? nl + 1 : NULL;
+	}
+	return -1;
+}

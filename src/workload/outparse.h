@@ -1,0 +1,18 @@
+/*
+ * Helpers for reading numbers out of benchmark text output, line by line.
+ * Strict: the number must be finite and followed by the expected suffix, so a
+ * truncated or garbled line is "not found" rather than a wrong value.
+ */
+#ifndef KVB_OUTPARSE_H
+#define KVB_OUTPARSE_H
+
+/*
+ * Finds the first line that, after leading blanks, starts with prefix, and
+ * parses the number right after it (blanks allowed), which must be followed
+ * by suffix (after optional blanks) and then end of line. suffix may be "".
+ * prefix may be "" (the line starts with the number). Returns 0 and sets *v,
+ * or -1 when no line matches.
+ */
+int kvb_find_number(const char *text, const char *prefix, const char *suffix, double *v);
+
+#endif

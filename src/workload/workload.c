@@ -1,0 +1,100 @@
+/* Implements the workload registry and helpers shared by workload backends. */
+#include "workload/workload.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct kvb_workload_ops kvb_workload_hackbench;
+extern const struct kvb_workload_ops kvb_workload_sched_pipe;
+extern const struct kvb_workload_ops kvb_workload_sched_messaging;
+
+const struct kvb_workload_ops *const kvb_workloads[] = {
+	&kvb_workload_hackbench,
+	&kvb_workload_sched_pipe,
+	&kvb_workload_sched_messaging,
+	NULL,
+};
+
+const struct kvb_workload_ops *kvb_workload_find(const char *name)
+{
+	for (size_t i = 0; kvb_workloads[i]; i++)
+		if (!strcmp(kvb_workloads[i]->name, name))
+			return kvb_workloads[i];
+	return NULL;
+}
+
+int kvb_job_exec(struct kvb_job_ctx *ctx, const char *const *argv, struct kvb_exec_result *r, struct kvb_error *err)
+{
+	struct kvb_strv full = KVB_STRV_INIT;
+	int rc;
+	for (size_t i = 0; ctx->wrap && ctx->wrap[i]; i++)
+		kvb_strv_push(&full, ctx->wrap[i]);
+	for (size_t i = 0; argv[i]; i++)
+		kvb_strv_push(&full, argv[i]);
+	rc = kvb_target_exec(ctx->target, kvb_strv_argv(&full), ctx->timeout_ms, r, err);
+	kvb_strv_release(&full);
+	return rc;
+}
+
+char *kvb_param_str(const struct kvb_workload_ops *ops, const cJSON *params, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(params, key);
+	const struct kvb_keydef *def;
+	if (v)
+		return kvb_node_str(v);
+	def = kvb_keydef_find(ops->params, key);
+	return def && def->def ? kvb_xstrdup(def->def) : NULL;
+}
+
+long long kvb_param_int(const struct kvb_workload_ops *ops, const cJSON *params, const char *key)
+{
+	char *s = kvb_param_str(ops, params, key);
+	int64_t v = 0;
+	if (s)
+		kvb_parse_i64(s, &v);
+	free(s);
+	return (long long)v;
+}
+
+int kvb_workload_run_cmd(struct kvb_job_ctx *ctx, const char *name, const char *const *argv,
+			 int (*parse)(const char *out, struct kvb_metrics *m, struct kvb_error *err),
+			 struct kvb_error *err)
+{
+	struct kvb_exec_result r;
+	char *path = kvb_xasprintf("%s/%s.out", ctx->artifact_dir, name);
+	char how[64];
+	int rc;
+	FILE *f;
+
+	kvb_exec_result_init(&r);
+	rc = kvb_job_exec(ctx, argv, &r, err);
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "$");
+		for (size_t i = 0; argv[i]; i++)
+			fprintf(f, " %s", argv[i]);
+		fprintf(f, "\n%s", r.out.data);
+		if (r.err.len)
+			fprintf(f, "--- stderr ---\n%s", r.err.data);
+		fclose(f);
+		kvb_metrics_artifact(ctx->out, "raw-output", path);
+	}
+	if (rc)
+		goto out;
+	if (r.exit_code != 0) {
+		const char *e = r.err.len ? r.err.data : r.out.data;
+		size_t n = strcspn(e, "\n");
+		rc = kvb_error_set(err, KVB_ETARGET, "%s failed (%s): %.*s", argv[0], kvb_exec_describe(&r, how, sizeof(how)),
+				   (int)(n > 300 ? 300 : n), e);
+		goto out;
+	}
+	rc = parse(r.out.data, ctx->out, err);
+	if (rc)
+		kvb_error_prefix(err, "%s output", argv[0]);
+out:
+	free(path);
+	kvb_exec_result_release(&r);
+	return rc;
+}

@@ -1,0 +1,68 @@
+/*
+ * Workloads: a benchmark, its parameters and the parser of its output
+ * (DESIGN.md §5, metric names in §6). One backend per file, listed in
+ * kvb_workloads[] (workload.c), perf-bench style.
+ *
+ * Flow per job: the agenda loader validates params against ops->params (and
+ * ops->validate); the engine builds a struct kvb_job_ctx and calls ops->run,
+ * which runs the tool on the target with kvb_job_exec() (so CPU affinity and
+ * the cgroup apply), keeps raw output as artifacts and adds metrics to ctx->out.
+ * A tool failure or output that does not parse returns an error: the job
+ * fails with that message and no made-up value is stored.
+ */
+#ifndef KVB_WORKLOAD_H
+#define KVB_WORKLOAD_H
+
+#include "config/keys.h"
+#include "config/runtime.h"
+#include "core/metric.h"
+#include "target/target.h"
+
+struct kvb_job_ctx {
+	struct kvb_target *target;
+	const cJSON *params;            /* the spec's workload parameters (defaults not filled in) */
+	const struct kvb_runtime *rt;   /* merged knobs of this job */
+	const char *artifact_dir;       /* local directory for this job's files (exists) */
+	const char *remote_dir;         /* directory on the target for this job's files (exists) */
+	const char *const *wrap;        /* argv prefix that applies cpus/cgroup, or NULL */
+	uint64_t timeout_ms;            /* budget for the benchmark command */
+	struct kvb_metrics *out;        /* metrics and artifacts go here */
+};
+
+struct kvb_workload_ops {
+	const char *name;                   /* agenda `name:` */
+	const char *summary;                /* one line for --help */
+	const struct kvb_keydef *params;    /* parameters; KVB_KEY_CLASSIFIER ones become job classifiers */
+	/* Extra checks beyond the key table, errors to d; may be NULL. Returns error count. */
+	int (*validate)(const cJSON *params, const char *path, struct kvb_diag *d);
+	/* Tools the target needs (checked by `platform check`), NULL-terminated; may be NULL. */
+	const char *const *needs;
+	unsigned default_timeout_s;
+	int (*run)(struct kvb_job_ctx *ctx, struct kvb_error *err);
+};
+
+extern const struct kvb_workload_ops *const kvb_workloads[];
+const struct kvb_workload_ops *kvb_workload_find(const char *name);
+
+/* Runs argv on the target under ctx->wrap (affinity, cgroup) with ctx->timeout_ms. */
+int kvb_job_exec(struct kvb_job_ctx *ctx, const char *const *argv, struct kvb_exec_result *r, struct kvb_error *err);
+
+/* Parameter value as a string: the spec's value, else the table default, else NULL. Owned. */
+char *kvb_param_str(const struct kvb_workload_ops *ops, const cJSON *params, const char *key);
+long long kvb_param_int(const struct kvb_workload_ops *ops, const cJSON *params, const char *key);
+
+/*
+ * Shared run for workloads that are one command whose stdout holds the result:
+ * runs argv, stores stdout+stderr as artifact "<name>.out", fails on non-zero
+ * exit (quoting stderr), then calls parse(stdout).
+ */
+int kvb_workload_run_cmd(struct kvb_job_ctx *ctx, const char *name, const char *const *argv,
+			 int (*parse)(const char *out, struct kvb_metrics *m, struct kvb_error *err),
+			 struct kvb_error *err);
+
+/* Output parsers, public for tests and fuzzers. 0 or KVB_EINPUT with a reason. */
+int kvb_parse_hackbench(const char *out, struct kvb_metrics *m, struct kvb_error *err);
+int kvb_parse_sched_pipe(const char *out, struct kvb_metrics *m, struct kvb_error *err);
+int kvb_parse_sched_messaging(const char *out, struct kvb_metrics *m, struct kvb_error *err);
+
+#endif
