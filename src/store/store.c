@@ -174,7 +174,7 @@ int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int6
 			"INSERT INTO run(started_ns, status, agenda_path, agenda_json, platform, platform_json, rounds,"
 			" exec_order, max_retries, kvbench_version, hostname, command_line)"
 			" VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-			"ittttttitits", (int64_t)kvb_wall_ns(), ri->status ? ri->status : "running", ri->agenda_path,
+			"itttttitittt", (int64_t)kvb_wall_ns(), ri->status ? ri->status : "running", ri->agenda_path,
 			ri->agenda_json, ri->platform, ri->platform_json, (int64_t)ri->rounds, ri->exec_order,
 			(int64_t)ri->max_retries, KVB_VERSION, host, ri->command_line);
 }
