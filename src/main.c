@@ -43,6 +43,12 @@ const struct kvb_cmd kvb_commands[] = {
 	  "       kvbench platform new NAME --from BASE [--dir DIR]\n" },
 	{ "agenda", cmd_agenda, "validate an agenda and print its jobs",
 	  "usage: kvbench agenda check FILE [-p PLATFORM] [--rounds N]\n" },
+	{ "import", cmd_import, "bring outside results in (long-format CSV)",
+	  "usage: kvbench import csv FILE [-d DB]\n\n"
+	  "  Columns: variant, workload, metric, value [, units, lower_is_better, iteration, boot|round, section];\n"
+	  "  any other column is a classifier. Bad rows are reported with their line; nothing is imported then.\n" },
+	{ "export", cmd_export, "take results out (long-format CSV, the import format)",
+	  "usage: kvbench export csv [-d DB] [--run ID]\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

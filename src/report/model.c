@@ -135,12 +135,9 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 		r->variants.v[0] = tmp;
 	}
 
-	/* On a platform that never reboots (flash method none, e.g. local) every round of every
-	 * variant runs in the same boot: the boot unit is then the run itself. */
+	/* results.boot is the boot unit (see the view in results-schema/) */
 	if (sqlite3_prepare_v2(s->db,
-			       "SELECT variant, workload, metric, units, lower_is_better, classifiers,"
-			       " CASE WHEN coalesce(json_extract((SELECT platform_json FROM run WHERE id = results.run_id),"
-			       "   '$.flash.method'), 'none') = 'none' THEN 0 ELSE boot END, value, run_id"
+			       "SELECT variant, workload, metric, units, lower_is_better, classifiers, boot, value, run_id"
 			       " FROM results WHERE run_id = ? ORDER BY metric_id",
 			       -1, &st, NULL) != SQLITE_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));

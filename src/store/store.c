@@ -353,6 +353,18 @@ int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, co
 	int rc;
 	if ((rc = kvb_store_begin(s, err)))
 		return rc;
+	rc = kvb_store_job_write(s, run_id, job_id, o, m, classifiers, err);
+	if (!rc)
+		rc = kvb_store_commit(s, err);
+	if (rc)
+		kvb_store_rollback(s);
+	return rc;
+}
+
+int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err)
+{
+	int rc;
 	rc = run_stmt(s, err, NULL,
 		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = ?, end_ns = ? WHERE id = ?", "ttiiii",
 		      o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
@@ -380,10 +392,6 @@ int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, co
 		rc = run_stmt(s, err, NULL, "INSERT INTO artifact(job_id, run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?,?)",
 			      "iittti", job_id, run_id, m->art[i].kind, m->art[i].path,
 			      m->art[i].sha256, m->art[i].bytes);
-	if (!rc)
-		rc = kvb_store_commit(s, err);
-	if (rc)
-		kvb_store_rollback(s);
 	return rc;
 }
 

@@ -1,3 +1,4 @@
+#!/usr/bin/env bash
 # The quick-start agenda end to end on the local platform: table printed, DB complete.
 . "$(dirname "$0")/lib.sh"
 db=$T/q.db
@@ -30,4 +31,17 @@ check "unknown baseline exits 3" test "$rc" -eq 3
 check "unknown baseline lists variants" grep -q "variants: 1cpu, 2cpus" "$T/derr"
 "$KVB" show jobs -d "$db" >"$T/jobs"
 check "show jobs lists 20 jobs" test "$(grep -c '| ok ' "$T/jobs")" = "20"
+"$KVB" export csv -d "$db" >"$T/e1.csv"
+"$KVB" import csv "$T/e1.csv" -d "$T/i.db" >/dev/null
+"$KVB" export csv -d "$T/i.db" >"$T/e2.csv"
+check "csv export -> import -> export is lossless" cmp -s "$T/e1.csv" "$T/e2.csv"
+check "csv has one row per metric" test "$(($(wc -l <"$T/e1.csv") - 1))" = "40"
+"$KVB" diff -d "$T/i.db" >"$T/idiff"
+check "imported run gives the same table" bash -c "diff <(grep '^| ' '$T/out') <(grep '^| ' '$T/idiff') >/dev/null"
+printf 'variant,workload,metric,value\na,hackbench,time,1.5\nb,hackbench,time,fast\nb,hackbench,time\n' >"$T/bad.csv"
+"$KVB" import csv "$T/bad.csv" -d "$T/b.db" 2>"$T/berr"; rc=$?
+check "bad csv exits 3" test "$rc" -eq 3
+check "bad csv names line 3" grep -q 'bad.csv:3: value "fast" is not a finite number' "$T/berr"
+check "bad csv names line 4" grep -q 'bad.csv:4: 3 fields, header has 4' "$T/berr"
+check "nothing imported from a bad file" test "$(sqlite3 "$T/b.db" 'select count(*) from run')" = "0"
 finish
