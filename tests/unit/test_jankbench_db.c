@@ -5,6 +5,8 @@
 #include "test.h"
 #include "core/buf.h"
 #include "core/spawn.h"
+#include "config/doc.h"
+#include "config/keys.h"
 #include "core/util.h"
 #include "workload/jankbench_db.h"
 
@@ -305,6 +307,35 @@ static void test_jank__bad_rows_name_their_id(void)
 	free(p);
 }
 
+static void check_agenda(const char *file, long long reps)
+{
+	static const char *const tests[] = { "list_view", "image_list_view", "shadow_grid", "high_hitrate_text",
+					     "edit_text" };
+	struct kvb_doc doc;
+	struct kvb_diag d;
+	const cJSON *wl;
+	size_t i = 0;
+	memset(&doc, 0, sizeof(doc));
+	kvb_diag_init(&d, &doc);
+	CHECK(kvb_doc_load(&doc, file, &d) == KVB_OK);
+	wl = cJSON_GetObjectItemCaseSensitive(doc.root, "workloads");
+	CHECK(cJSON_GetArraySize(wl) == 5);
+	for (const cJSON *w = wl ? wl->child : NULL; w && i < 5; w = w->next, i++) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(w, "params");
+		CHECK_STR(kvb_get_str(w, "name", NULL), "jankbench");
+		CHECK_STR(kvb_get_str(p, "test", NULL), tests[i]);
+		CHECK(kvb_get_int(p, "reps", 0) == reps);
+	}
+	kvb_diag_release(&d);
+	kvb_doc_release(&doc);
+}
+
+static void test_jank__shipped_agendas_run_the_five_lisa_tests(void)
+{
+	check_agenda(KVB_SOURCE_DIR "/agendas/jankbench.yaml", 30);
+	check_agenda(KVB_SOURCE_DIR "/agendas/jankbench-quick.yaml", 2);
+}
+
 static void cleanup(void)
 {
 	const char *argv[] = { "rm", "-rf", tmpdir, NULL };
@@ -333,5 +364,6 @@ static void test_jank__zz_cleanup(void)
 	T(test_jank__missing_columns_are_all_named)                     \
 	T(test_jank__not_a_database_is_an_error)                        \
 	T(test_jank__bad_rows_name_their_id)                            \
+	T(test_jank__shipped_agendas_run_the_five_lisa_tests)           \
 	T(test_jank__zz_cleanup)
 #include "test_main.h"

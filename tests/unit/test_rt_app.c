@@ -520,6 +520,43 @@ static void test_rtapp__config_file_errors_name_file_and_line(void)
 	cJSON_Delete(p);
 }
 
+static void test_rtapp__shipped_periodic_agenda_validates_and_generates(void)
+{
+	struct kvb_doc doc;
+	struct kvb_diag d;
+	const cJSON *wl;
+	const struct kvb_workload_ops *ops = kvb_workload_find("rt-app");
+	long long runs[2] = { 0, 0 };
+	int i = 0;
+	memset(&doc, 0, sizeof(doc));
+	kvb_diag_init(&d, &doc);
+	CHECK(kvb_doc_load(&doc, KVB_SOURCE_DIR "/agendas/rt-app-periodic.yaml", &d) == KVB_OK);
+	wl = cJSON_GetObjectItemCaseSensitive(doc.root, "workloads");
+	CHECK(cJSON_GetArraySize(wl) == 2);
+	for (const cJSON *w = wl ? wl->child : NULL; w && i < 2; w = w->next, i++) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(w, "params");
+		char *path = kvb_xasprintf("workloads[%d].params", i);
+		cJSON *cfg = NULL, *task;
+		struct kvb_error err;
+		long dur = 0;
+		CHECK_STR(kvb_get_str(w, "name", NULL), "rt-app");
+		CHECK(kvb_keys_check(p, path, ops->params, &d) == 0);
+		CHECK(kvb_rtapp_validate(p, path, &d) == 0);
+		CHECK(kvb_rtapp_config_build(p, "/r", "rt-app", &cfg, &dur, &err) == KVB_OK);
+		task = cJSON_GetObjectItemCaseSensitive(cfg, "tasks")->child;
+		CHECK(task && kvb_get_int(task, "instance", 0) == 4);
+		CHECK(task && kvb_get_int(cJSON_GetObjectItemCaseSensitive(task, "timer"), "period", 0) == 10000);
+		runs[i] = task ? kvb_get_int(task, "run", 0) : 0;
+		cJSON_Delete(cfg);
+		free(path);
+	}
+	CHECK(runs[0] == 2000 && runs[1] == 6000);
+	for (size_t k = 0; k < d.msgs.n; k++)
+		fprintf(stderr, "%s\n", d.msgs.v[k]);
+	kvb_diag_release(&d);
+	kvb_doc_release(&doc);
+}
+
 #define TESTS                                                              \
 	T(test_rtapp__parses_every_row_and_column_of_a_real_log)          \
 	T(test_rtapp__stats_of_one_thread_match_reference_values)         \
@@ -544,5 +581,6 @@ static void test_rtapp__config_file_errors_name_file_and_line(void)
 	T(test_rtapp__validate_reports_errors_with_key_paths)             \
 	T(test_rtapp__generates_config_from_tasks)                        \
 	T(test_rtapp__config_file_keeps_tasks_and_rewrites_log_keys)      \
-	T(test_rtapp__config_file_errors_name_file_and_line)
+	T(test_rtapp__config_file_errors_name_file_and_line)        \
+	T(test_rtapp__shipped_periodic_agenda_validates_and_generates)
 #include "test_main.h"
