@@ -1,2 +1,6 @@
-# Integration tests (label integration): real tools, real files.
+# Integration tests: real tools, real SQLite files, the real kvbench binary.
+kvb_script_test(it_quickstart integration/quickstart.sh integration 300)
+kvb_script_test(it_bad_agendas integration/bad_agendas.sh integration 120)
+kvb_script_test(it_resume integration/resume.sh integration 300)
+kvb_script_test(it_knobs integration/knobs.sh integration 120)
 kvb_test(test_rt_app_local integration/test_rt_app_local.c integration 120)
