@@ -13,7 +13,7 @@
 
 /* Metric-level classifier keys (DESIGN.md §6). */
 #define JANK_CLS_TEST "test_name"
-#define JANK_CLS_ITER "iteration"
+#define JANK_CLS_ITER "rep" /* not "iteration": that is the job-level classifier */
 
 static const char *const needed_cols[] = { "_id", "name", "iteration", "total_duration", "jank_frame" };
 

@@ -180,7 +180,7 @@ static void test_jank__metrics_have_names_units_and_classifiers(void)
 	for (size_t i = 0; i < m.n; i++) {
 		const struct kvb_metric *mt = &m.v[i];
 		const char *tn = cJSON_GetObjectItemCaseSensitive(mt->classifiers, "test_name")->valuestring;
-		const char *it = cJSON_GetObjectItemCaseSensitive(mt->classifiers, "iteration")->valuestring;
+		const char *it = cJSON_GetObjectItemCaseSensitive(mt->classifiers, "rep")->valuestring;
 		if (!strcmp(tn, "list_view") && !strcmp(it, "1")) {
 			if (!strcmp(mt->name, "jank_pct")) {
 				CHECK(mt->value == 75 && !strcmp(mt->units, "%") && mt->lower_is_better == 1);
