@@ -1,0 +1,9 @@
+# Integration tests: real tools and servers (label integration).
+
+# The sshd fixture: a real OpenSSH server on loopback, for every test that needs an ssh board.
+add_library(kvb_sshd_fixture STATIC ${CMAKE_CURRENT_LIST_DIR}/sshd_fixture.c)
+target_link_libraries(kvb_sshd_fixture PUBLIC kvb)
+target_include_directories(kvb_sshd_fixture PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+
+kvb_test(test_ssh ${CMAKE_CURRENT_LIST_DIR}/test_ssh.c integration 110)
+target_link_libraries(test_ssh PRIVATE kvb_sshd_fixture)
