@@ -12,3 +12,4 @@ target_include_directories(kvb_sshd_fixture PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 
 kvb_test(test_ssh ${CMAKE_CURRENT_LIST_DIR}/test_ssh.c integration 110)
 target_link_libraries(test_ssh PRIVATE kvb_sshd_fixture)
+kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
