@@ -9,10 +9,12 @@
  * status. But when the connection drops mid-command, adb 29 (Debian 1:29.0.6)
  * exits 0 with whatever output had arrived, and adb's own failures ("error:
  * device offline", "error: closed") exit 1 or 255, codes a command may also
- * return. So the command runs as `(ARGV); printf '\nMARK%d\n' "$?" >&2`: the
- * marker line proves the command ended and carries its exit status (also on
- * devices without shell v2, where adb reports no status at all); it is
- * removed from the output, so stderr is returned byte-exact.
+ * return. So the command runs as
+ *     (ARGV); kvb_rc=$?; echo >&2; echo MARK$kvb_rc >&2
+ * and the marker line proves the command ended and carries its exit status
+ * (also on devices without shell v2, where adb reports no status at all). It
+ * is removed from the output, so stderr comes back byte-exact. The subshell
+ * keeps special built-ins (exit, exec) from skipping the marker.
  */
 #include "target/adb.h"
 #include "config/platform.h"
@@ -33,6 +35,7 @@
 #define ADB_SHORT_MS 20000ull      /* adb connect/get-state/reboot: local or quick device round trips */
 #define ADB_COPY_MS 1800000ull     /* push/pull: 30 min covers GB images over USB 2 */
 #define ADB_DOWN_MS 30000ull       /* how long a rebooting device may stay online */
+#define ADB_CMD_MAX 131072u        /* Linux MAX_ARG_STRLEN: the longest single argv string adb can get */
 
 struct adb_priv {
 	char *serial;
@@ -277,10 +280,16 @@ static int adb_exec(struct kvb_target *t, const char *const *argv, uint64_t time
 
 	if (!argv || !argv[0])
 		return kvb_error_set(err, KVB_ETARGET, "empty command for '%s'", p->serial);
-	/* A subshell keeps special built-ins (exit, exec) from skipping the marker. */
 	kvb_buf_addc(&cmd, '(');
 	kvb_shell_join(&cmd, argv);
-	kvb_buf_adds(&cmd, "); printf '\\n" ADB_MARK "%d\\n' \"$?\" >&2");
+	/* echo, not printf: every Android shell has it built in (printf came with toybox in 6.0). */
+	kvb_buf_adds(&cmd, "); kvb_rc=$?; echo >&2; echo " ADB_MARK "$kvb_rc >&2");
+	if (cmd.len >= ADB_CMD_MAX) {
+		rc = kvb_error_set(err, KVB_ETARGET,
+				   "'%s' on '%s': command too long for adb shell (%zu bytes quoted, limit %u): push a script",
+				   argv[0], p->serial, cmd.len, ADB_CMD_MAX);
+		goto out;
+	}
 	{
 		const char *args[] = { "shell", "--", cmd.data, NULL };
 		rc = adb_run(t, 1, args, timeout_ms, r, err);
@@ -294,8 +303,8 @@ static int adb_exec(struct kvb_target *t, const char *const *argv, uint64_t time
 		r->term_signal = 0;
 		goto out;
 	}
-	if (last_line(&r->err, why, sizeof(why)))
-		rc = kvb_error_set(err, KVB_ETARGET, "'%s' on '%s' did not finish (adb: %s)", argv[0], p->serial, why);
+	if (last_line(&r->err, why, sizeof(why)) && !strncmp(why, "error: ", 7))
+		rc = kvb_error_set(err, KVB_ETARGET, "'%s' on '%s': adb shell failed: %s", argv[0], p->serial, why + 7);
 	else
 		rc = kvb_error_set(err, KVB_ETARGET,
 				   "'%s' on '%s' did not finish: connection lost (adb ended with %s before the command did)",

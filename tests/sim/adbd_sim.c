@@ -524,7 +524,8 @@ static void sync_reply(struct stream *s, const char *id, const void *data, size_
 {
 	kvb_buf_add(&s->out, id, 4);
 	add_u32(&s->out, (uint32_t)len);
-	kvb_buf_add(&s->out, data, len);
+	if (len)
+		kvb_buf_add(&s->out, data, len);
 }
 
 static void sync_fail(struct stream *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1307,6 +1308,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		o.root = abs_root;
+	}
+	if (o.state && o.state[0] != '/') {
+		char cwd[4096];
+		char *abs_state;
+		if (!getcwd(cwd, sizeof(cwd)))
+			return 1;
+		abs_state = kvb_xasprintf("%s/%s", cwd, o.state);
+		free(o.state);
+		o.state = abs_state;
 	}
 	if (o.port_file && o.port_file[0] != '/') {
 		static char abs_pf[8192];
