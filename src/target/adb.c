@@ -407,10 +407,10 @@ static int adb_wait_online(struct kvb_target *t, uint64_t left_ms, struct kvb_er
 	if (!rc && r.exit_code != 0)
 		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
 	kvb_exec_result_release(&r);
-	if (rc && p->connect) {
+	if (rc) {
 		char state[256];
 		adb_state(t, state, sizeof(state));
-		if (strstr(state, "offline"))
+		if (p->connect && strstr(state, "offline"))
 			adb_disconnect(t);
 		kvb_error_set(err, KVB_ETARGET, "adb says '%s'", state);
 	}
