@@ -13,3 +13,6 @@ target_include_directories(kvb_sshd_fixture PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 kvb_test(test_ssh ${CMAKE_CURRENT_LIST_DIR}/test_ssh.c integration 110)
 target_link_libraries(test_ssh PRIVATE kvb_sshd_fixture)
 kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
+
+# adb target against tests/sim/adbd_sim with the real adb client and a private adb server.
+kvb_test(test_adb integration/test_adb.c integration 110)
