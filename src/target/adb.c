@@ -197,7 +197,7 @@ static void adb_state(struct kvb_target *t, char *state, size_t n)
 	struct kvb_error e;
 	kvb_exec_result_init(&r);
 	if (adb_run(t, 1, args, ADB_SHORT_MS, &r, &e)) {
-		snprintf(state, n, "%s", e.msg);
+		snprintf(state, n, "%.*s", (int)(n > 0 ? n - 1 : 0), e.msg);
 	} else if (r.exit_code == 0) {
 		trim(&r.out);
 		snprintf(state, n, "%s", r.out.data);
