@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define ADB_MARK "kvb-adb-exit:"
@@ -332,14 +333,56 @@ static int adb_copy(struct kvb_target *t, const char *verb, const char *from, co
 	return rc;
 }
 
+static int is_local_dir(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/*
+ * adb copies a directory *into* an existing destination directory
+ * (dst/NAME); "SRC/." copies its contents instead (adb 29), which gives the
+ * target contract's "dst becomes a copy of src" whether dst exists or not.
+ */
 static int adb_push(struct kvb_target *t, const char *local, const char *remote, struct kvb_error *err)
 {
-	return adb_copy(t, "push", local, remote, err);
+	const char *mkdir_argv[] = { "mkdir", "-p", remote, NULL };
+	struct kvb_exec_result r;
+	char *dot;
+	int rc;
+	if (!is_local_dir(local))
+		return adb_copy(t, "push", local, remote, err);
+	kvb_exec_result_init(&r);
+	rc = kvb_target_run_ok(t, mkdir_argv, ADB_SHORT_MS, &r, err);
+	kvb_exec_result_release(&r);
+	if (rc)
+		return kvb_error_prefix(err, "cannot push '%s' to '%s'", local, remote);
+	dot = kvb_xasprintf("%s/.", local);
+	rc = adb_copy(t, "push", dot, remote, err);
+	free(dot);
+	return rc;
 }
 
 static int adb_pull(struct kvb_target *t, const char *remote, const char *local, struct kvb_error *err)
 {
-	return adb_copy(t, "pull", remote, local, err);
+	const char *test_argv[] = { "test", "-d", remote, NULL };
+	struct kvb_exec_result r;
+	char *dot;
+	int rc, remote_dir;
+	if (!is_local_dir(local))
+		return adb_copy(t, "pull", remote, local, err);
+	kvb_exec_result_init(&r);
+	rc = kvb_target_exec(t, test_argv, ADB_SHORT_MS, &r, err);
+	remote_dir = !rc && r.exit_code == 0;
+	kvb_exec_result_release(&r);
+	if (rc)
+		return kvb_error_prefix(err, "cannot pull '%s' to '%s'", remote, local);
+	if (!remote_dir)
+		return adb_copy(t, "pull", remote, local, err);
+	dot = kvb_xasprintf("%s/.", remote);
+	rc = adb_copy(t, "pull", dot, local, err);
+	free(dot);
+	return rc;
 }
 
 /* Waits up to ms for the device to leave the "device" state (a reboot taking effect). */

@@ -12,6 +12,13 @@
  *   connect          run `adb connect SERIAL` at open and while waiting for a
  *                    boot (default: true when serial contains ':')
  *   root             run `adb root` at open (default false)
+ *
+ * exec() quotes argv with kvb_shell_join() and checks an end marker (see
+ * adb.c), so a dropped connection is KVB_ETARGET even though adb exits 0;
+ * the quoted command must stay under 128 KiB (one argv string). push() and
+ * pull() of a directory make the destination a copy of the source tree (no
+ * adb-style nesting into an existing directory). wait_ready() with
+ * timeout_ms 0 uses the platform's boot.timeout_s.
  */
 #ifndef KVB_TARGET_ADB_H
 #define KVB_TARGET_ADB_H

@@ -120,7 +120,7 @@ static void sim_start(struct simdev *d, const char *const *extra)
 	snprintf(d->dir, sizeof(d->dir), "/tmp/kvb-adbsim-XXXXXX");
 	if (!mkdtemp(d->dir))
 		abort();
-	p = kvb_xasprintf("%s/root/x", d->dir);
+	p = kvb_xasprintf("%s/root", d->dir);
 	kvb_mkdir_p(p, 0755);
 	free(p);
 	kvb_strv_pushf(&argv, "%s/tests/sim/adbd_sim", getenv("KVB_BUILD_DIR") ? getenv("KVB_BUILD_DIR") : "build");
@@ -308,6 +308,42 @@ static void test_adb__push_pull_round_trip_keeps_sha256(void)
 	free(local);
 	free(remote);
 	free(back);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__directory_push_and_pull_copy_trees_without_nesting(void)
+{
+	struct simdev d;
+	struct kvb_error e;
+	sim_start(&d, NULL);
+	char *src = kvb_xasprintf("%s/tree", d.dir), *f = kvb_xasprintf("%s/tree/sub/deep.txt", d.dir);
+	char *sub = kvb_xasprintf("%s/tree/sub", d.dir), *top = kvb_xasprintf("%s/tree/top.txt", d.dir);
+	char *remote = sim_path(&d, "data/local/tmp/tree");
+	char *back = kvb_xasprintf("%s/back", d.dir);
+	kvb_mkdir_p(sub, 0755);
+	write_text(f, "deep\n");
+	write_text(top, "top\n");
+	/* Twice: the second push must refresh the copy, not nest it as tree/tree. */
+	for (int i = 0; i < 2; i++)
+		CHECK(kvb_target_push(&d.t, src, remote, &e) == KVB_OK);
+	char *rf = sim_path(&d, "data/local/tmp/tree/sub/deep.txt"), *nested = sim_path(&d, "data/local/tmp/tree/tree");
+	char *txt = read_text(rf);
+	CHECK_STR(txt, "deep\n");
+	CHECK(access(nested, F_OK) != 0);
+	free(txt);
+	/* Into an existing local directory: its contents become the remote tree's. */
+	kvb_mkdir_p(back, 0755);
+	CHECK(kvb_target_pull(&d.t, remote, back, &e) == KVB_OK);
+	char *bf = kvb_xasprintf("%s/sub/deep.txt", back), *bt = kvb_xasprintf("%s/top.txt", back);
+	txt = read_text(bf);
+	CHECK_STR(txt, "deep\n");
+	free(txt);
+	txt = read_text(bt);
+	CHECK_STR(txt, "top\n");
+	free(txt);
+	char *owned[] = { src, f, sub, top, remote, back, rf, nested, bf, bt };
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(owned); i++)
+		free(owned[i]);
 	CHECK(sim_stop(&d) == 0);
 }
 
@@ -559,6 +595,7 @@ static void test_adb__open_fails_for_unreachable_device(void)
 	T(test_adb__exec_keeps_stdout_and_stderr_apart)                 \
 	T(test_adb__awkward_argv_round_trips_byte_exact)                \
 	T(test_adb__push_pull_round_trip_keeps_sha256)                  \
+	T(test_adb__directory_push_and_pull_copy_trees_without_nesting) \
 	T(test_adb__wait_ready_succeeds_once_boot_completes)            \
 	T(test_adb__wait_ready_times_out_with_clear_message)            \
 	T(test_adb__reboot_drops_and_wait_ready_sees_the_new_boot)      \

@@ -266,11 +266,11 @@ static int setup_state(void)
 	char *p;
 	if (!o.state)
 		o.state = kvb_xasprintf("%s/.adbd_sim", o.root);
-	p = kvb_xasprintf("%s/props/x", o.state);
+	p = kvb_xasprintf("%s/props", o.state);
 	if (kvb_mkdir_p(p, 0755))
 		goto fail;
 	free(p);
-	p = kvb_xasprintf("%s/bin/x", o.state);
+	p = kvb_xasprintf("%s/bin", o.state);
 	if (kvb_mkdir_p(p, 0755))
 		goto fail;
 	free(p);
@@ -620,7 +620,7 @@ static void mkdir_parents(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 	if (slash && slash != path) {
-		char *dir = kvb_xasprintf("%.*s/x", (int)(slash - path), path);
+		char *dir = kvb_xasprintf("%.*s", (int)(slash - path), path);
 		kvb_mkdir_p(dir, 0755);
 		free(dir);
 	}
