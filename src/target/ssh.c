@@ -47,7 +47,8 @@
 
 #define SSH_IO_TIMEOUT_MS 60000u   /* an SFTP step or a channel close with no progress fails after this */
 #define SSH_KILL_GRACE_MS 2000u    /* SIGTERM -> SIGKILL on timeout */
-#define SSH_IO_CHUNK (1u << 20)    /* SFTP buffer: libssh2 pipelines ~30 kB requests over all of it */
+#define SSH_IO_CHUNK (1u << 20)    /* SFTP read size; libssh2 pipelines ~30 kB requests over all of it */
+#define SSH_PUSH_BUF (8u << 20)    /* push: file data kept ahead of the server's acknowledgements */
 #define SSH_PID_MARK "kvb-pid:"
 #define SSH_MAX_BACKOFF_MS 5000u
 #define SSH_MIN_ATTEMPT_MS 100u    /* wait_ready makes no attempt with less time left */
@@ -521,6 +522,10 @@ static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanen
 	}
 	if (st->c.keepalive_s)
 		libssh2_keepalive_config(st->s, 1, st->c.keepalive_s);
+	kvb_debug("ssh: logged in as '%s' on '%s' port %d (kex %s, host key %s, cipher %s, mac %s)", st->c.user,
+		  st->c.host, st->c.port, libssh2_session_methods(st->s, LIBSSH2_METHOD_KEX),
+		  libssh2_session_methods(st->s, LIBSSH2_METHOD_HOSTKEY), libssh2_session_methods(st->s, LIBSSH2_METHOD_CRYPT_CS),
+		  libssh2_session_methods(st->s, LIBSSH2_METHOD_MAC_CS));
 	st->broken = 0;
 	st->lost[0] = '\0';
 	return KVB_OK;
@@ -956,22 +961,47 @@ static int push_file(struct ssh_state *st, const char *local, const char *remote
 		rc = sftp_fail(st, w, "create", remote, err);
 		goto out;
 	}
-	buf = kvb_xmalloc(SSH_IO_CHUNK);
-	while ((n = read(fd, buf, SSH_IO_CHUNK)) > 0) {
-		for (ssize_t off = 0; off < n;) {
+	/*
+	 * libssh2_sftp_write() sends the whole buffer it is given as pipelined
+	 * requests and returns how much the server acknowledged; the next call
+	 * must pass the unacknowledged rest first. Keeping that rest at the front
+	 * of a buffer that is topped up from the file before every call keeps the
+	 * pipeline full instead of draining it once per chunk.
+	 */
+	buf = kvb_xmalloc(SSH_PUSH_BUF);
+	{
+		size_t head = 0, tail = 0; /* unacknowledged bytes are buf[head, tail) */
+		int eof = 0;
+		for (;;) {
 			ssize_t m;
-			SSH_CALL(st, m, libssh2_sftp_write(h, buf + off, (size_t)(n - off)), deadline_after(SSH_IO_TIMEOUT_MS),
-				 w);
+			if (head > SSH_PUSH_BUF / 2) { /* compact rarely: each byte moves at most once */
+				memmove(buf, buf + head, tail - head);
+				tail -= head;
+				head = 0;
+			}
+			while (!eof && SSH_PUSH_BUF - tail >= SSH_IO_CHUNK) {
+				n = read(fd, buf + tail, SSH_IO_CHUNK);
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n < 0) {
+					rc = kvb_error_set(err, KVB_ETARGET, "cannot read '%s': %s", local, strerror(errno));
+					goto out;
+				}
+				eof = n == 0;
+				tail += (size_t)n;
+			}
+			if (head == tail && eof)
+				break;
+			w = W_RETRY;
+			m = libssh2_sftp_write(h, buf + head, tail - head);
+			if (m == LIBSSH2_ERROR_EAGAIN && (w = ssh_wait(st, deadline_after(SSH_IO_TIMEOUT_MS))) == W_RETRY)
+				continue;
 			if (m < 0) {
 				rc = sftp_fail(st, m == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, "write", remote, err);
 				goto out;
 			}
-			off += m;
+			head += (size_t)m;
 		}
-	}
-	if (n < 0) {
-		rc = kvb_error_set(err, KVB_ETARGET, "cannot read '%s': %s", local, strerror(errno));
-		goto out;
 	}
 	/* The server applies its umask on create and keeps the mode of an existing file: set it exactly. */
 	SSH_CALL(st, rc, libssh2_sftp_fsetstat(h, &a), deadline_after(SSH_IO_TIMEOUT_MS), w);
