@@ -21,6 +21,8 @@
 #   SSHD_FIXTURE_SETENV  more NAME=VALUE words for the sessions (e.g. "PATH=/x/bin:/usr/bin:/bin");
 #                        sshd honours only its first SetEnv line, so use this, not a SetEnv line
 #   SSHD_FIXTURE_CONFIG  extra sshd_config lines
+#   SSHD_FIXTURE_OWNER   a pid: a watchdog stops the server once that process is gone (a test
+#                        that crashes or times out does not leave sshd behind)
 # Servers listen on 127.0.0.1 only. Needs /usr/sbin/sshd (openssh-server) and ssh-keygen.
 set -euo pipefail
 
@@ -137,6 +139,10 @@ connection:
   connect_timeout_s: 5
 EOF
 			write_env "$dir" "$port"
+			if [[ -n ${SSHD_FIXTURE_OWNER:-} ]]; then
+				setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec bash "$2" stop "$3"' \
+					watchdog "$SSHD_FIXTURE_OWNER" "$0" "$dir" </dev/null >/dev/null 2>&1 &
+			fi
 			return 0
 		fi
 	done

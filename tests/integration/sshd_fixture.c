@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FIXTURE_SCRIPT KVB_SOURCE_DIR "/tests/integration/sshd-fixture.sh"
 
@@ -35,7 +36,8 @@ static int script(const char *cmd, const char *dir, const char *arg, const char 
 	const char *argv[] = { "bash", FIXTURE_SCRIPT, cmd, dir, arg, NULL };
 	char *e1 = kvb_xasprintf("SSHD_FIXTURE_SETENV=%s", extra_env ? extra_env : "");
 	char *e2 = kvb_xasprintf("SSHD_FIXTURE_CONFIG=%s", extra_config ? extra_config : "");
-	const char *env[] = { e1, e2, NULL };
+	char *e3 = kvb_xasprintf("SSHD_FIXTURE_OWNER=%ld", (long)getpid()); /* sshd goes when the test goes */
+	const char *env[] = { e1, e2, e3, NULL };
 	struct kvb_spawn_opts o = { .argv = argv, .env = env, .timeout_ms = 60000 };
 	struct kvb_exec_result r;
 	struct kvb_error err;
@@ -53,6 +55,7 @@ static int script(const char *cmd, const char *dir, const char *arg, const char 
 	kvb_exec_result_release(&r);
 	free(e1);
 	free(e2);
+	free(e3);
 	return rc ? -1 : 0;
 }
 

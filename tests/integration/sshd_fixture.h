@@ -1,7 +1,8 @@
 /*
  * A real OpenSSH server for tests: a C face on tests/integration/sshd-fixture.sh
  * (which bench and shell tests use directly). Each server lives in its own
- * temporary directory with fresh keys and listens on a free 127.0.0.1 port.
+ * temporary directory with fresh keys and listens on a free 127.0.0.1 port;
+ * a watchdog stops it if the test process dies without releasing it.
  *
  *   struct kvb_sshd s;
  *   if (kvb_sshd_start(&s)) ...;                  // sshd runs
