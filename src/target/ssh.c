@@ -246,11 +246,11 @@ static int ssh_fail(struct ssh_state *st, enum ssh_wait w, uint64_t ms, const ch
 	switch (w) {
 	case W_DEADLINE:
 		st->broken = 1; /* a half-done libssh2 call cannot be resumed later */
-		snprintf(st->lost, sizeof(st->lost), "%s timed out", what);
+		snprintf(st->lost, sizeof(st->lost), "%.400s timed out", what);
 		return kvb_error_set(err, KVB_ETARGET, "%s: timed out after %llu ms", what, (unsigned long long)ms);
 	case W_CANCEL:
 		st->broken = 1;
-		snprintf(st->lost, sizeof(st->lost), "%s was cancelled", what);
+		snprintf(st->lost, sizeof(st->lost), "%.400s was cancelled", what);
 		return kvb_error_set(err, KVB_ETARGET, "%s: cancelled", what);
 	case W_SILENT:
 		st->broken = 1;
@@ -263,7 +263,7 @@ static int ssh_fail(struct ssh_state *st, enum ssh_wait w, uint64_t ms, const ch
 	msg = last_error(st, &code);
 	if (transport_error(code)) {
 		st->broken = 1;
-		snprintf(st->lost, sizeof(st->lost), "%s (libssh2: %s)", transport_text(code), msg);
+		snprintf(st->lost, sizeof(st->lost), "%s (libssh2: %.300s)", transport_text(code), msg);
 		return kvb_error_set(err, KVB_ETARGET, "%s: connection lost to '%s' port %d: %s (libssh2: %s)", what,
 				     st->c.host, st->c.port, transport_text(code), msg);
 	}
