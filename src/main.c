@@ -25,7 +25,8 @@ const struct kvb_cmd kvb_commands[] = {
 	  "      --resume [RUN]    continue an interrupted run (default: the latest)\n"
 	  "      --dry-run         print the plan and exit\n"
 	  "      --no-diff         do not print the diff table at the end\n"
-	  "      --max-jobs N      stop after N jobs as if interrupted (for testing resume)\n" },
+	  "      --max-jobs N      stop after N jobs as if interrupted (for testing resume)\n"
+	  "      --allow-unverified  accept artifact URLs that come without a sha256\n" },
 	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A]\n"

@@ -17,3 +17,4 @@ kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
 # adb target against tests/sim/adbd_sim with the real adb client and a private adb server.
 kvb_test(test_adb integration/test_adb.c integration 110)
 add_dependencies(test_adb adbd_sim)
+kvb_script_test(it_fetch integration/fetch.sh integration 180)
