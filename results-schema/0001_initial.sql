@@ -138,9 +138,15 @@ CREATE TABLE event (
 -- Stable views --------------------------------------------------------------------
 
 -- One row per metric, with its job's context and all classifiers as a JSON object
--- (job-level first, metric-level override).
+-- (metric-level classifiers override job-level ones of the same key).
+-- `round` is the plan's round; `boot` is the boot unit of the statistics: the round on
+-- platforms that flash and reboot, 1 for every job on platforms that never reboot
+-- (flash method none: all rounds ran in the same boot), the CSV's column for imports.
 CREATE VIEW results AS
-SELECT m.id AS metric_id, j.run_id, v.name AS variant, j.id AS job_id, j.round AS boot,
+SELECT m.id AS metric_id, j.run_id, v.name AS variant, j.id AS job_id, j.round,
+       CASE WHEN r.status <> 'imported'
+             AND coalesce(json_extract(r.platform_json, '$.flash.method'), 'none') = 'none'
+            THEN 1 ELSE j.round END AS boot,
        j.workload, j.label, j.section, j.spec_id, j.iteration,
        m.name AS metric, m.value, m.units, m.lower_is_better,
        (SELECT json_group_object(key, value) FROM (
@@ -151,6 +157,7 @@ SELECT m.id AS metric_id, j.run_id, v.name AS variant, j.id AS job_id, j.round A
                       AND c.key NOT IN (SELECT key FROM classifier WHERE metric_id = m.id)))
            ORDER BY c.key)) AS classifiers
   FROM metric m JOIN job j ON j.id = m.job_id JOIN variant v ON v.id = j.variant_id
+       JOIN run r ON r.id = j.run_id
  WHERE j.status IN ('ok', 'instrument-failed');
 
 CREATE VIEW jobs AS

@@ -770,9 +770,10 @@ int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb
 			continue;
 		}
 		if (!kq) {
+			kvb_error_set(err, KVB_EUSAGE, "-V '%s': '%s' is not key=value", arg, tok);
 			variant_release(&var);
 			free(rest);
-			return kvb_error_set(err, KVB_EUSAGE, "-V '%s': '%s' is not key=value", arg, tok);
+			return KVB_EUSAGE;
 		}
 		*kq++ = '\0';
 #define VSET(f) else if (!strcmp(tok, #f)) { free(var.f); var.f = kvb_xstrdup(kq); }
@@ -780,11 +781,12 @@ int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb
 		VSET(kernel) VSET(sha256) VSET(dtb) VSET(initrd) VSET(cmdline) VSET(boot_image) VSET(modules)
 		else if (!strcmp(tok, "cpus")) { free(var.rt.cpus); var.rt.cpus = kvb_xstrdup(kq); }
 		else {
+			kvb_error_set(err, KVB_EUSAGE,
+				      "-V '%s': unknown key '%s' (kernel, sha256, dtb, initrd, cmdline, boot_image, modules, cpus)",
+				      arg, tok);
 			variant_release(&var);
 			free(rest);
-			return kvb_error_set(err, KVB_EUSAGE,
-					     "-V '%s': unknown key '%s' (kernel, sha256, dtb, initrd, cmdline, boot_image, modules, cpus)",
-					     arg, tok);
+			return KVB_EUSAGE;
 		}
 #undef VSET
 	}
@@ -793,8 +795,11 @@ int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb
 	cJSON_AddStringToObject(var.raw, "name", var.name);
 	if (var.kernel)
 		cJSON_AddStringToObject(var.raw, "kernel", var.kernel);
-	if (var.cmdline)
-		cJSON_AddStringToObject(var.raw, "cmdline", var.cmdline);
+#define VRAW(f) if (var.f) cJSON_AddStringToObject(var.raw, #f, var.f);
+	VRAW(sha256) VRAW(dtb) VRAW(initrd) VRAW(cmdline) VRAW(boot_image) VRAW(modules)
+#undef VRAW
+	if (var.rt.cpus)
+		cJSON_AddStringToObject(var.raw, "cpus", var.rt.cpus);
 	for (size_t i = 0; i < a->nvariants; i++) {
 		if (!strcmp(a->variants[i].name, var.name)) {
 			variant_release(&a->variants[i]);

@@ -83,12 +83,10 @@ static void progress(struct engine *e, const struct kvb_plan_job *j, const char 
 		snprintf(eta, sizeof(eta), " ETA %llum%02llus", (unsigned long long)(left_s / 60),
 			 (unsigned long long)(left_s % 60));
 	}
+	/* A terminal gets one live line; logs get one line per finished job (run_job). */
 	if (e->tty)
 		fprintf(stderr, "\r\033[K[job %zu/%zu] %s %s #%d (round %d)%s %s", e->done + 1, e->todo, vname,
 			j->spec->label, j->iteration, j->round, eta, what);
-	else
-		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d) %s%s\n", e->done + 1, e->todo, vname,
-			j->spec->label, j->iteration, j->round, what, eta);
 }
 
 /* Job classifiers: variant, section, iteration, workload parameters marked as classifiers, spec classifiers. */
@@ -358,8 +356,8 @@ static int run_job(struct engine *e, size_t idx)
 	e->done++;
 	if (!e->tty && !rc) {
 		/* one line with the headline metric */
-		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d ok", e->done, e->todo, e->a->variants[j->variant].name,
-			j->spec->label, j->iteration);
+		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d) ok", e->done, e->todo,
+			e->a->variants[j->variant].name, j->spec->label, j->iteration, j->round);
 		if (m.n)
 			fprintf(stderr, ": %s %.6g %s", m.v[0].name, m.v[0].value, m.v[0].units);
 		fputc('\n', stderr);

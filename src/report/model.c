@@ -135,6 +135,7 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 		r->variants.v[0] = tmp;
 	}
 
+	/* results.boot is the boot unit (see the view in results-schema/) */
 	if (sqlite3_prepare_v2(s->db,
 			       "SELECT variant, workload, metric, units, lower_is_better, classifiers, boot, value, run_id"
 			       " FROM results WHERE run_id = ? ORDER BY metric_id",

@@ -175,7 +175,7 @@ int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int6
 			"INSERT INTO run(started_ns, status, agenda_path, agenda_json, platform, platform_json, rounds,"
 			" exec_order, max_retries, kvbench_version, hostname, command_line)"
 			" VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-			"ittttttitits", (int64_t)kvb_wall_ns(), ri->status ? ri->status : "running", ri->agenda_path,
+			"itttttitittt", (int64_t)kvb_wall_ns(), ri->status ? ri->status : "running", ri->agenda_path,
 			ri->agenda_json, ri->platform, ri->platform_json, (int64_t)ri->rounds, ri->exec_order,
 			(int64_t)ri->max_retries, KVB_VERSION, host, ri->command_line);
 }
@@ -354,6 +354,18 @@ int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, co
 	int rc;
 	if ((rc = kvb_store_begin(s, err)))
 		return rc;
+	rc = kvb_store_job_write(s, run_id, job_id, o, m, classifiers, err);
+	if (!rc)
+		rc = kvb_store_commit(s, err);
+	if (rc)
+		kvb_store_rollback(s);
+	return rc;
+}
+
+int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err)
+{
+	int rc;
 	rc = run_stmt(s, err, NULL,
 		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = ?, end_ns = ? WHERE id = ?", "ttiiii",
 		      o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
@@ -383,10 +395,6 @@ int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, co
 			      m->art[i].sha256, m->art[i].bytes);
 	if (!rc)
 		rc = kvb_store_samples_replace(s, job_id, m ? m->samples : NULL, err);
-	if (!rc)
-		rc = kvb_store_commit(s, err);
-	if (rc)
-		kvb_store_rollback(s);
 	return rc;
 }
 

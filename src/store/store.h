@@ -105,6 +105,10 @@ struct kvb_job_outcome {
 int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
 			 const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err);
 
+/* The writes of kvb_store_job_commit without its transaction (caller holds one; used by import). */
+int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err);
+
 /* Appends to the run's event log. Failures are ignored (the log is best effort). */
 void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

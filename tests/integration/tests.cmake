@@ -1,0 +1,14 @@
+# Integration tests: real tools, real servers, real SQLite files, the real kvbench binary.
+kvb_script_test(it_quickstart integration/quickstart.sh integration 300)
+kvb_script_test(it_bad_agendas integration/bad_agendas.sh integration 120)
+kvb_script_test(it_resume integration/resume.sh integration 300)
+kvb_script_test(it_knobs integration/knobs.sh integration 120)
+kvb_test(test_rt_app_local integration/test_rt_app_local.c integration 120)
+
+# The sshd fixture: a real OpenSSH server on loopback, for every test that needs an ssh board.
+add_library(kvb_sshd_fixture STATIC ${CMAKE_CURRENT_LIST_DIR}/sshd_fixture.c)
+target_link_libraries(kvb_sshd_fixture PUBLIC kvb)
+target_include_directories(kvb_sshd_fixture PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+
+kvb_test(test_ssh ${CMAKE_CURRENT_LIST_DIR}/test_ssh.c integration 110)
+target_link_libraries(test_ssh PRIVATE kvb_sshd_fixture)
