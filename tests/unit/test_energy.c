@@ -339,7 +339,7 @@ static void test_util__snapshots_give_min_mean_max_per_cpu(void)
 	/* cpu0: busy 50 of 100, then 100 of 100; cpu1 idle then 25%. The third snapshot is cut (no separator). */
 	const char *text = "cpu  0 0 0 0\ncpu0 100 0 0 100 0 0 0 0\ncpu1 0 0 0 200 0 0 0 0\n---\n"
 			   "cpu0 150 0 0 150 0 0 0 0\ncpu1 0 0 0 300 0 0 0 0\n---\n"
-			   "cpu0 200 0 50 150 0 0 0 0\ncpu1 10 0 10 360 0 5 0 0\n---\n"
+			   "cpu0 200 0 50 150 0 0 0 0\ncpu1 10 0 10 375 0 5 0 0\n---\n"
 			   "cpu0 999 0 0 0";
 	struct kvb_metrics m;
 	char why[128];
