@@ -44,7 +44,15 @@ static char *remote_stderr(struct kvb_instr_ctx *c)
 	struct priv *p = c->priv;
 	char *text = NULL;
 	struct kvb_error ignore;
-	if (kvb_target_read_rooted(c->target, "", p->errlog, &text, &ignore) || !text)
+	/* trace-cmd's recorder children may still be writing their complaint when the parent is gone. */
+	for (int i = 0; i < 10; i++) {
+		free(text);
+		text = NULL;
+		if (!kvb_target_read_rooted(c->target, "", p->errlog, &text, &ignore) && text && text[0])
+			break;
+		kvb_sleep_ms(100);
+	}
+	if (!text)
 		return kvb_xstrdup("");
 	text[strcspn(text, "\n")] = '\0';
 	return text;

@@ -3,6 +3,7 @@
 #include "instrument/probe.h"
 #include "core/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,14 @@ int kvb_meter_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 			.win_stop_ns = c->stop_ns,
 		};
 		rc = kvb_probe_parse_file(&p, s, NULL, err);
+		if (rc) {
+			/* Bad or no data often has its reason on the tool's stderr. */
+			char line[512];
+			kvb_probe_cmd_stderr_line(&mc->cmd, line, sizeof(line));
+			if (line[0] && strlen(err->msg) + strlen(line) + 32 < sizeof(err->msg))
+				snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg), " (%s said%s)",
+					 mc->argv.v[0], line);
+		}
 		kvb_metrics_artifact(c->out, "energy-raw", mc->data_path);
 	}
 	if (rc)

@@ -129,8 +129,7 @@ int kvb_probe_cmd_start(struct kvb_probe_cmd *c, const char *const *argv, const 
 	return KVB_OK;
 }
 
-/* First line of the command's stderr, for messages. */
-static void first_err_line(const struct kvb_probe_cmd *c, char *line, size_t n)
+void kvb_probe_cmd_stderr_line(const struct kvb_probe_cmd *c, char *line, size_t n)
 {
 	struct kvb_buf b = KVB_BUF_INIT;
 	line[0] = '\0';
@@ -155,7 +154,7 @@ int kvb_probe_cmd_stop(struct kvb_probe_cmd *c, const char *what, struct kvb_err
 	status = kvb_spawn_stop(&c->proc, SIGTERM, 5000);
 	c->running = 0;
 	if (exited_early && (si.si_code != CLD_EXITED || si.si_status != 0)) {
-		first_err_line(c, line, sizeof(line));
+		kvb_probe_cmd_stderr_line(c, line, sizeof(line));
 		return kvb_error_set(err, KVB_ETARGET, "%s '%s' ended before the job did (%s %d)%s", what, c->out_path,
 				     si.si_code == CLD_EXITED ? "exit status" : "signal", si.si_status, line);
 	}

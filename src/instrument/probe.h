@@ -117,6 +117,8 @@ int kvb_probe_cmd_start(struct kvb_probe_cmd *c, const char *const *argv, const 
  */
 int kvb_probe_cmd_stop(struct kvb_probe_cmd *c, const char *what, struct kvb_error *err);
 void kvb_probe_cmd_release(struct kvb_probe_cmd *c);
+/* ": FIRST LINE" of the command's stderr (for messages), or "" when it printed nothing. */
+void kvb_probe_cmd_stderr_line(const struct kvb_probe_cmd *c, char *line, size_t n);
 
 /*
  * A command started in the background ON THE TARGET through

@@ -8,7 +8,8 @@
  *             [--channels N] [--t0-ns NS] [--bad truncated|nan|nonmono|missing|empty]
  *             [--done FILE] [-o FILE]
  *   (iio-capture mode reads the --done FILE from $PROBE_SIM_DONE)
- *   probe_sim iio-capture -n HOST -b BUF -c -f FILE iio:deviceN   (acts as BayLibre's tool)
+ *   iio-capture -n HOST -b BUF -c -f FILE iio:deviceN   (probe_sim run through a symlink named
+ *                                                        iio-capture acts as BayLibre's tool)
  *
  * FORMAT: csv (`time,ch0,...`, s and W), aep (arm-probe: '#' header, label line
  * "time NAME(V) NAME(A) NAME(W)", tab separated, s and W), acme (iio-capture
@@ -80,15 +81,18 @@ static char *put_fixed(char *p, double v, int decimals)
 
 int main(int argc, char **argv)
 {
-	const char *fmt = argc > 1 ? argv[1] : "";
+	/* Installed (symlinked) as iio-capture it behaves as BayLibre's tool, whose argv has no format word. */
+	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	int iio = !strcmp(base, "iio-capture"), first = iio ? 1 : 2;
+	const char *fmt = iio ? "iio-capture" : argc > 1 ? argv[1] : "";
 	const char *out_path = NULL, *done = NULL, *bad = "", *dev = "iio:device0";
 	double duration = 10, rate = 0;
 	long long t0_ns = 0;
-	int nch = 1, iio = !strcmp(fmt, "iio-capture");
+	int nch = 1;
 	FILE *f = stdout;
 	static char line[8192];
 
-	for (int i = 2; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--power") && v) {
 			if (sscanf(v, "step:%lf:%lf:%lf", &w1, &w2, &t_step) == 3)
