@@ -2,7 +2,8 @@
  * Implements the util instrument: per-CPU utilisation sampled at an
  * interval. A shell loop on the target appends /proc/stat snapshots
  * (separated by "---" lines) to a file in the job's remote directory from
- * start to stop; one more snapshot is taken at stop. Each pair of
+ * start to stop; one snapshot is also read directly at start and at stop, so
+ * even a job shorter than the interval gets one utilisation sample. Each pair of
  * consecutive snapshots gives, per CPU, util = delta busy / delta total x
  * 100 (busy = user + nice + system + irq + softirq + steal; total adds idle
  * and iowait). Metrics: util_min, util_mean, util_max (%) with classifier cpu.
@@ -25,6 +26,7 @@ static const struct kvb_keydef keys[] = {
 struct priv {
 	long pid;
 	char *remote;
+	char *first, *last;  /* snapshots taken at start and stop: two at least, however short the job */
 };
 
 static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
@@ -45,7 +47,9 @@ static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	const char *argv[] = { "sh", "-c", loop, "sh", interval, stat, NULL };
 	int rc;
 	snprintf(interval, sizeof(interval), "%.3f", (double)kvb_get_int(c->conf, "interval_ms", 100) / 1000.0);
-	rc = kvb_target_bg_start(c->target, argv, p->remote, errf, &p->pid, err);
+	rc = kvb_target_read_rooted(c->target, kvb_get_str(c->conf, "root", ""), "/proc/stat", &p->first, err);
+	if (!rc)
+		rc = kvb_target_bg_start(c->target, argv, p->remote, errf, &p->pid, err);
 	free(stat);
 	free(errf);
 	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
@@ -54,7 +58,12 @@ static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
 static int stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
-	int rc = kvb_target_bg_stop(c->target, p->pid, "TERM", 2000, err);
+	int rc = kvb_target_read_rooted(c->target, kvb_get_str(c->conf, "root", ""), "/proc/stat", &p->last, err);
+	struct kvb_error e2;
+	if (kvb_target_bg_stop(c->target, p->pid, "TERM", 2000, &e2) && !rc) {
+		rc = e2.code;
+		*err = e2;
+	}
 	p->pid = 0;
 	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
 }
@@ -142,29 +151,24 @@ int kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why
 static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
-	char *text = NULL, *last = NULL, why[128];
+	char *text = NULL, why[128];
+	struct kvb_buf b = KVB_BUF_INIT;
 	int rc = kvb_target_read_rooted(c->target, "", p->remote, &text, err);
-	if (!rc)
-		rc = kvb_target_read_rooted(c->target, kvb_get_str(c->conf, "root", ""), "/proc/stat", &last, err);
-	if (!rc) {
-		/* The loop's output may end mid-snapshot: keep whole ones, then the final one. */
-		char *cut = strstr(text, "\n---\n") ? text : NULL;
-		struct kvb_buf b = KVB_BUF_INIT;
-		if (cut) {
-			char *end = cut, *q;
-			while ((q = strstr(end, "\n---\n")))
-				end = q + 5;
-			kvb_buf_add(&b, text, (size_t)(end - text));
-		}
-		kvb_buf_addf(&b, "%s\n---\n", last);
-		if (kvb_util_from_snapshots(b.data, c->out, why, sizeof(why)))
-			rc = kvb_error_set(err, KVB_EINPUT, "instrument '%s': %s in '%s'", c->name, why, p->remote);
-		kvb_buf_release(&b);
-	} else {
-		kvb_error_prefix(err, "instrument '%s'", c->name);
+	if (rc)
+		return kvb_error_prefix(err, "instrument '%s'", c->name);
+	/* start snapshot, the loop's whole snapshots (its last may be cut by the kill), stop snapshot */
+	kvb_buf_addf(&b, "%s\n---\n", p->first);
+	{
+		char *end = text, *q;
+		while ((q = strstr(end, "\n---\n")))
+			end = q + 5;
+		kvb_buf_add(&b, text, (size_t)(end - text));
 	}
+	kvb_buf_addf(&b, "%s\n---\n", p->last);
+	if (kvb_util_from_snapshots(b.data, c->out, why, sizeof(why)))
+		rc = kvb_error_set(err, KVB_EINPUT, "instrument '%s': %s in '%s'", c->name, why, p->remote);
+	kvb_buf_release(&b);
 	free(text);
-	free(last);
 	return rc;
 }
 
@@ -178,6 +182,8 @@ static void teardown(struct kvb_instr_ctx *c)
 		kvb_target_bg_stop(c->target, p->pid, "KILL", 0, &ignore);
 	}
 	free(p->remote);
+	free(p->first);
+	free(p->last);
 	free(p);
 	c->priv = NULL;
 }
