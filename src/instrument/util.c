@@ -153,9 +153,18 @@ static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	struct priv *p = c->priv;
 	char *text = NULL, why[128];
 	struct kvb_buf b = KVB_BUF_INIT;
-	int rc = kvb_target_read_rooted(c->target, "", p->remote, &text, err);
-	if (rc)
+	const char *argv[] = { "cat", p->remote, NULL };
+	struct kvb_exec_result r;
+	int rc;
+	/* A job shorter than the loop's start-up leaves no file: then only the two direct snapshots count. */
+	kvb_exec_result_init(&r);
+	rc = kvb_target_exec(c->target, argv, 30000, &r, err);
+	text = kvb_buf_detach(&r.out);
+	kvb_exec_result_release(&r);
+	if (rc) {
+		free(text);
 		return kvb_error_prefix(err, "instrument '%s'", c->name);
+	}
 	/* start snapshot, the loop's whole snapshots (its last may be cut by the kill), stop snapshot */
 	kvb_buf_addf(&b, "%s\n---\n", p->first);
 	{
