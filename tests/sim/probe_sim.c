@@ -4,7 +4,7 @@
  * energy to the joule (constant 1.5 W for 10 s = 15.0 J; a step from 1 W to
  * 2 W at 5 s = 15.0 J) and the handling of bad data.
  *
- *   probe_sim FORMAT [--power const:W | step:W1:W2:T_S] [--duration S] [--rate HZ]
+ *   probe_sim FORMAT [--power const:W | step:W1:W2:T_S | wave:W:AMP:HZ] [--duration S] [--rate HZ]
  *             [--channels N] [--t0-ns NS] [--bad truncated|nan|nonmono|missing|empty]
  *             [--done FILE] [-o FILE]
  *   (iio-capture mode reads the --done FILE from $PROBE_SIM_DONE)
@@ -22,6 +22,9 @@
  * meter that records until it is stopped. Bad lines are at data row
  * rows/2; the line number is printed on stderr ("bad line N").
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* M_PI */
+#endif
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,12 +32,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static double w1 = 1.5, w2 = 1.5, t_step = 0;
+static double w1 = 1.5, w2 = 1.5, t_step = 0, wave_amp = 0, wave_hz = 0;
 static int stepped;
 
 /* Mean power (W) over (a, b]. */
 static double mean_power(double a, double b)
 {
+	if (wave_hz > 0) /* bench data: a wave sampled at b (not an exact mean; only used for load) */
+		return w1 + wave_amp * sin(2 * M_PI * wave_hz * b);
 	if (!stepped || b <= t_step)
 		return w1;
 	if (a >= t_step)
@@ -97,6 +102,8 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--power") && v) {
 			if (sscanf(v, "step:%lf:%lf:%lf", &w1, &w2, &t_step) == 3)
 				stepped = 1;
+			else if (sscanf(v, "wave:%lf:%lf:%lf", &w1, &wave_amp, &wave_hz) == 3)
+				;
 			else if (sscanf(v, "const:%lf", &w1) == 1)
 				w2 = w1;
 			else
