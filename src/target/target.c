@@ -7,10 +7,12 @@
 
 extern const struct kvb_target_ops kvb_target_local;
 extern const struct kvb_target_ops kvb_target_ssh;
+extern const struct kvb_target_ops kvb_target_adb;
 
 const struct kvb_target_ops *const kvb_targets[] = {
 	&kvb_target_local,
 	&kvb_target_ssh,
+	&kvb_target_adb,
 	NULL,
 };
 

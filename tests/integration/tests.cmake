@@ -21,3 +21,8 @@ kvb_test(test_instruments ${CMAKE_CURRENT_LIST_DIR}/test_instruments.c integrati
 add_dependencies(test_instruments probe_sim)
 target_link_libraries(test_instruments PRIVATE pthread)
 kvb_script_test(it_energy integration/energy.sh integration 300)
+kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
+
+# adb target against tests/sim/adbd_sim with the real adb client and a private adb server.
+kvb_test(test_adb integration/test_adb.c integration 110)
+add_dependencies(test_adb adbd_sim)

@@ -1,0 +1,54 @@
+/*
+ * Kernel image identity: the release and version strings a kernel image
+ * carries, read without booting it, so a flasher can check that the board
+ * runs the kernel it was given (`uname -r` == release, `uname -v` == version).
+ *
+ * Formats understood:
+ *  - x86 bzImage: the setup header's kernel_version field (offset 0x20E, a
+ *    pointer minus 0x200) names "RELEASE (builder) VERSION"
+ *    (Documentation/arch/x86/boot.rst, "kernel_version").
+ *  - any image holding the kernel's banner "Linux version RELEASE (builder)
+ *    (compiler) VERSION" (init/version.c linux_banner) uncompressed: vmlinux,
+ *    arm64/riscv Image;
+ *  - the same, gzip-compressed as a whole (Image.gz, Debian's arm64 vmlinuz)
+ *    or inside an EFI zboot image ("zimg" at offset 4, payload offset and
+ *    size at 8 and 12, compression name at 24; drivers/firmware/efi/libstub/
+ *    zboot-header.S) whose payload is gzip.
+ */
+#ifndef KVB_KIMAGE_H
+#define KVB_KIMAGE_H
+
+#include "core/error.h"
+
+#include <stddef.h>
+
+struct kvb_kimage_id {
+	char *release;  /* "6.1.0-57-cloud-amd64": what `uname -r` prints on that kernel */
+	char *version;  /* "#1 SMP PREEMPT_DYNAMIC Debian 6.1.192-3 (2025-11-26)": what `uname -v` prints */
+	char *banner;   /* the whole string the two came from */
+	const char *format; /* static: "bzImage", "raw", "gzip" or "zboot" */
+};
+
+/*
+ * Reads the image at path and fills id (owned strings; release with
+ * kvb_kimage_id_release). Returns KVB_EINPUT when the file cannot be read or
+ * holds no version string (the message quotes path), KVB_OK otherwise.
+ */
+int kvb_kimage_identify(const char *path, struct kvb_kimage_id *id, struct kvb_error *err);
+
+/* Same on an image already in memory; name is used in messages only. */
+int kvb_kimage_identify_mem(const unsigned char *data, size_t n, const char *name, struct kvb_kimage_id *id,
+			    struct kvb_error *err);
+
+/*
+ * Splits "RELEASE (builder) [(compiler)] VERSION" (the bzImage string, or the
+ * banner after "Linux version ") into release and version: the release is the
+ * first word, then each parenthesised group (nested parentheses allowed) is
+ * skipped, and the rest of the line is the version. Returns KVB_EINPUT on a
+ * string with no release or no version.
+ */
+int kvb_kimage_parse_version(const char *s, struct kvb_kimage_id *id, struct kvb_error *err);
+
+void kvb_kimage_id_release(struct kvb_kimage_id *id);
+
+#endif
