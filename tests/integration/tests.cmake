@@ -13,10 +13,7 @@ target_include_directories(kvb_sshd_fixture PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 kvb_test(test_ssh ${CMAKE_CURRENT_LIST_DIR}/test_ssh.c integration 110)
 target_link_libraries(test_ssh PRIVATE kvb_sshd_fixture)
 
-# Energy and platform instruments: probe_sim plays the meters (tests/sim), the local target runs them.
-add_executable(probe_sim ${CMAKE_CURRENT_LIST_DIR}/../sim/probe_sim.c)
-target_link_libraries(probe_sim PRIVATE m)
-set_target_properties(probe_sim PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests/sim)
+# Energy and platform instruments: probe_sim (built by tests/sim) plays the meters, the local target runs them.
 kvb_test(test_instruments ${CMAKE_CURRENT_LIST_DIR}/test_instruments.c integration 120)
 add_dependencies(test_instruments probe_sim)
 target_link_libraries(test_instruments PRIVATE pthread)
