@@ -8,6 +8,7 @@
 #include "flash/fetch.h"
 #include "flash/flash.h"
 #include "flash/kimage.h"
+#include "instrument/session.h"
 #include "workload/workload.h"
 
 #include <signal.h>
@@ -56,6 +57,8 @@ char *kvb_engine_agenda_json(const struct kvb_agenda *a)
 }
 
 struct engine {
+	struct kvb_instr_set instr;  /* instruments around every job */
+	char *instr_err;             /* failures of the last attempt's instruments, or NULL */
 	const struct kvb_run_opts *o;
 	struct kvb_agenda *a;
 	struct kvb_platform *plat;
@@ -182,7 +185,15 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		ctx.wrap = ks.wrap.n ? kvb_strv_argv(&ks.wrap) : NULL;
 		ctx.timeout_ms = (uint64_t)j->spec->timeout_s * 1000;
 		ctx.out = m;
-		rc = j->spec->ops->run(&ctx, err);
+		{
+			struct kvb_instr_job ij;
+			kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, adir, rdir, m);
+			rc = j->spec->ops->run(&ctx, err);
+			kvb_instr_job_stop(&ij);
+			free(e->instr_err);
+			e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
+			kvb_instr_job_release(&ij);
+		}
 		struct kvb_error rerr;
 		if (kvb_knobs_restore(&e->target, &ks, &rerr)) {
 			kvb_warn("restoring knobs after job %d: %s", j->seq, rerr.msg);
@@ -312,6 +323,8 @@ static int run_job(struct engine *e, size_t idx)
 		attempt++;
 		kvb_metrics_release(&m);
 		kvb_metrics_init(&m);
+		free(e->instr_err);
+		e->instr_err = NULL;
 		progress(e, j, attempt > 1 ? "retry" : "");
 		rc = attempt_job(e, j, attempt, &m, &err);
 		if (!rc)
@@ -339,9 +352,10 @@ static int run_job(struct engine *e, size_t idx)
 			break;
 	}
 	{
+		/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
 		struct kvb_job_outcome o = {
-			.status = rc ? "failed" : "ok",
-			.error = rc ? err.msg : NULL,
+			.status = rc ? "failed" : e->instr_err ? "instrument-failed" : "ok",
+			.error = rc ? err.msg : e->instr_err,
 			.attempts = attempt,
 			.start_ns = start,
 			.end_ns = kvb_wall_ns(),
@@ -354,7 +368,7 @@ static int run_job(struct engine *e, size_t idx)
 		snprintf(row->status, sizeof(row->status), "%s", o.status);
 		row->attempts = attempt;
 	}
-	if (rc)
+	if (rc || e->instr_err)
 		e->failures++;
 	e->done++;
 	if (!e->tty && !rc) {
@@ -523,6 +537,8 @@ static void release_engine(struct engine *e)
 		free(e->variant_why[v]);
 	free(e->variant_why);
 	free(e->artdir);
+	free(e->instr_err);
+	kvb_instr_set_release(&e->instr);
 	kvb_plan_release(&e->plan);
 	if (e->target_open)
 		kvb_target_close(&e->target);
@@ -546,7 +562,13 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	e.st = o->store;
 	e.tty = isatty(2);
 	kvb_agenda_default_variant(e.a);
+	/* Instrument settings are checked before anything runs. */
+	if ((rc = kvb_instr_set_build(&e.instr, e.plat, e.a->instruments, err))) {
+		kvb_instr_set_release(&e.instr);
+		return rc;
+	}
 	if (o->dry_run) {
+		kvb_instr_set_release(&e.instr);
 		kvb_plan_build(&e.plan, e.a, o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e.plat, e.a));
 		for (size_t i = 0; i < e.plan.n; i++) {
 			const struct kvb_plan_job *j = &e.plan.jobs[i];
