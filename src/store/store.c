@@ -87,6 +87,14 @@ int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struc
 		rc = kvb_error_set(err, KVB_ESTORE, "%s: cannot open results database: %s", path, strerror(errno));
 		goto fail;
 	}
+	if (readonly && !access(path, W_OK)) {
+		/* A DB written by an older kvbench lacks newer views: migrate it once (schema only,
+		 * no result is touched), then open it read-only as asked. */
+		struct kvb_store *rw = NULL;
+		if (kvb_store_open(&rw, path, 0, err) == KVB_OK)
+			kvb_store_close(rw);
+		kvb_error_clear(err);
+	}
 	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = kvb_error_set(err, KVB_ESTORE, "%s: cannot open results database: %s", path,
 				   s->db ? sqlite3_errmsg(s->db) : "out of memory");
