@@ -6,9 +6,11 @@
 #include <string.h>
 
 extern const struct kvb_target_ops kvb_target_local;
+extern const struct kvb_target_ops kvb_target_qemu;
 
 const struct kvb_target_ops *const kvb_targets[] = {
 	&kvb_target_local,
+	&kvb_target_qemu,
 	NULL,
 };
 
