@@ -210,8 +210,10 @@ static void attach(struct yctx *c, cJSON *node, int line, int col, char **path_o
 			line = f->key_line;
 			col = f->key_col;
 			if (cJSON_GetObjectItemCaseSensitive(f->node, f->key)) {
+				/* point at the second occurrence, not the first one the path map holds */
 				if (c->d)
-					kvb_diag_at(c->d, path, "duplicate key '%s'", f->key);
+					kvb_strv_pushf(&c->d->msgs, "%s:%d:%d: %s: duplicate key '%s'", c->doc->file, line, col,
+						       path, f->key);
 				c->errors++;
 				cJSON_ReplaceItemInObjectCaseSensitive(f->node, f->key, node);
 			} else {
@@ -424,9 +426,15 @@ static int json_load(struct kvb_doc *doc, const char *text, size_t len, struct k
 			off = (e && e >= text && e <= text + len) ? (size_t)(e - text) : 0;
 		}
 		offset_to_linecol(text, off, &line, &col);
-		if (d)
-			kvb_strv_pushf(&d->msgs, "%s:%d:%d: syntax error: invalid JSON near '%.20s'", doc->file, line,
-				       col, text + off);
+		if (d) {
+			size_t n = strcspn(text + off, "\r\n");
+			if (n == 0)
+				kvb_strv_pushf(&d->msgs, "%s:%d:%d: syntax error: invalid JSON at the end of the line",
+					       doc->file, line, col);
+			else
+				kvb_strv_pushf(&d->msgs, "%s:%d:%d: syntax error: invalid JSON near '%.*s'", doc->file,
+					       line, col, (int)(n > 20 ? 20 : n), text + off);
+		}
 		return KVB_EINPUT;
 	}
 	{

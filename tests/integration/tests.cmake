@@ -1,5 +1,23 @@
-# Integration tests (real tools, services, kernels). Included by tests/CMakeLists.txt.
+# Integration tests: real tools, real servers, real SQLite files, the real kvbench binary.
+kvb_script_test(it_quickstart integration/quickstart.sh integration 300)
+kvb_script_test(it_bad_agendas integration/bad_agendas.sh integration 120)
+kvb_script_test(it_resume integration/resume.sh integration 300)
+kvb_script_test(it_knobs integration/knobs.sh integration 120)
+kvb_test(test_rt_app_local integration/test_rt_app_local.c integration 120)
+
+# The sshd fixture: a real OpenSSH server on loopback, for every test that needs an ssh board.
+add_library(kvb_sshd_fixture STATIC ${CMAKE_CURRENT_LIST_DIR}/sshd_fixture.c)
+target_link_libraries(kvb_sshd_fixture PUBLIC kvb)
+target_include_directories(kvb_sshd_fixture PUBLIC ${CMAKE_CURRENT_LIST_DIR})
+
+kvb_test(test_ssh ${CMAKE_CURRENT_LIST_DIR}/test_ssh.c integration 110)
+target_link_libraries(test_ssh PRIVATE kvb_sshd_fixture)
+kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
+
+# adb target against tests/sim/adbd_sim with the real adb client and a private adb server.
+kvb_test(test_adb integration/test_adb.c integration 110)
+add_dependencies(test_adb adbd_sim)
 
 # Boots Debian kernels on the qemu-x86_64 board (label qemu): builds the board on
-# first use (about 30 s), then about 10 s per boot under TCG.
-kvb_test(test_qemu ${CMAKE_CURRENT_SOURCE_DIR}/integration/test_qemu.c qemu 600)
+# first use (about 30 s), then about 5-10 s per boot under TCG.
+kvb_test(test_qemu integration/test_qemu.c qemu 600)

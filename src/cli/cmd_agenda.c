@@ -1,0 +1,85 @@
+/* Implements `kvbench agenda check`: validate an agenda and print the expanded jobs. */
+#include "cli/cli.h"
+#include "config/agenda.h"
+#include "config/platform.h"
+#include "engine/engine.h"
+#include "engine/plan.h"
+#include "report/box.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmd_agenda(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "rounds", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	struct kvb_plan plan;
+	struct kvb_box b;
+	int c, rc, rounds = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'r')
+			rounds = atoi(optarg) > 0 ? atoi(optarg) : 1;
+		else
+			return kvb_cli_usage("agenda", "unknown option");
+	}
+	if (optind + 2 != argc || strcmp(argv[optind], "check"))
+		return kvb_cli_usage("agenda", "expected `agenda check FILE`");
+	kvb_diag_init(&d, NULL);
+	rc = kvb_agenda_load(&a, argv[optind + 1], &d);
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	if (rc) {
+		fprintf(stderr, "kvbench: %s: %zu error%s\n", argv[optind + 1], d.msgs.n, d.msgs.n == 1 ? "" : "s");
+		kvb_diag_release(&d);
+		kvb_agenda_release(&a);
+		return KVB_EINPUT;
+	}
+	kvb_diag_release(&d);
+	kvb_agenda_default_variant(&a);
+	kvb_plan_build(&plan, &a, rounds);
+	printf("%s: %zu specs, %zu variants, %zu jobs, execution_order %s, max_retries %d\n", argv[optind + 1], a.nspecs,
+	       a.nvariants, plan.n, kvb_exec_order_name(a.order), a.max_retries);
+	kvb_box_init(&b, 8);
+	kvb_box_header(&b, 0, "seq", KVB_ALIGN_RIGHT);
+	kvb_box_header(&b, 1, "round", KVB_ALIGN_RIGHT);
+	kvb_box_header(&b, 2, "variant", KVB_ALIGN_LEFT);
+	kvb_box_header(&b, 3, "spec", KVB_ALIGN_LEFT);
+	kvb_box_header(&b, 4, "iteration", KVB_ALIGN_RIGHT);
+	kvb_box_header(&b, 5, "params", KVB_ALIGN_LEFT);
+	kvb_box_header(&b, 6, "runtime", KVB_ALIGN_LEFT);
+	kvb_box_header(&b, 7, "classifiers", KVB_ALIGN_LEFT);
+	for (size_t i = 0; i < plan.n; i++) {
+		const struct kvb_plan_job *j = &plan.jobs[i];
+		struct kvb_runtime rt;
+		char *p = cJSON_PrintUnformatted(j->spec->params), *cl = cJSON_PrintUnformatted(j->spec->classifiers);
+		kvb_runtime_copy(&rt, &j->spec->rt);
+		kvb_runtime_merge(&rt, &a.variants[j->variant].rt);
+		cJSON *rj = kvb_runtime_to_json(&rt);
+		char *r = cJSON_PrintUnformatted(rj);
+		kvb_box_cellf(&b, "%d", j->seq);
+		kvb_box_cellf(&b, "%d", j->round);
+		kvb_box_cell(&b, a.variants[j->variant].name);
+		kvb_box_cell(&b, j->spec->id);
+		kvb_box_cellf(&b, "%d", j->iteration);
+		kvb_box_cell(&b, p);
+		kvb_box_cell(&b, r);
+		kvb_box_cell(&b, cl);
+		free(p);
+		free(cl);
+		free(r);
+		cJSON_Delete(rj);
+		kvb_runtime_release(&rt);
+	}
+	kvb_box_print(&b, stdout);
+	kvb_box_release(&b);
+	kvb_plan_release(&plan);
+	kvb_agenda_release(&a);
+	return KVB_OK;
+}

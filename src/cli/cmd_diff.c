@@ -1,0 +1,67 @@
+/* Implements `kvbench diff`: option parsing around kvb_diff_print. */
+#include "cli/cli.h"
+#include "core/util.h"
+#include "report/diff.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cmd_diff(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },       { "run", required_argument, NULL, 'r' },
+		{ "baseline", required_argument, NULL, 'b' }, { "by", required_argument, NULL, 'B' },
+		{ "metric", required_argument, NULL, 'm' },   { "workload", required_argument, NULL, 'w' },
+		{ "stat", required_argument, NULL, 's' },     { "alpha", required_argument, NULL, 'a' },
+		{ "format", required_argument, NULL, 'f' },   { "layout", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct kvb_diff_opts o;
+	int64_t runs[64];
+	size_t nruns = 0;
+	const char *db = NULL;
+	struct kvb_store *st = NULL;
+	struct kvb_error err;
+	int c, rc;
+
+	memset(&o, 0, sizeof(o));
+	o.format = "table";
+	o.alpha = KVB_STATS_ALPHA;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+		int64_t v;
+		switch (c) {
+		case 'd': db = optarg; break;
+		case 'r':
+			if (kvb_parse_i64(optarg, &v) || v < 1 || nruns == KVB_ARRAY_SIZE(runs))
+				return kvb_cli_usage("diff", "--run '%s': expected a run id", optarg);
+			runs[nruns++] = v;
+			break;
+		case 'b': o.sel.baseline = optarg; break;
+		case 'B': o.sel.by = optarg; break;
+		case 'm': o.sel.metric_glob = optarg; break;
+		case 'w': o.sel.workload = optarg; break;
+		case 's':
+			if (kvb_stat_parse(optarg, &o.stat))
+				return kvb_cli_usage("diff", "--stat '%s': expected mean, median, max, min or p95", optarg);
+			break;
+		case 'a':
+			if (kvb_parse_double(optarg, &o.alpha) || !(o.alpha > 0 && o.alpha < 1))
+				return kvb_cli_usage("diff", "--alpha '%s': expected a number between 0 and 1", optarg);
+			break;
+		case 'f': o.format = optarg; break;
+		case 'l': o.layout = optarg; break;
+		default: return kvb_cli_usage("diff", "unknown option");
+		}
+	}
+	if (optind < argc)
+		return kvb_cli_usage("diff", "unexpected argument '%s'", argv[optind]);
+	o.sel.runs = runs;
+	o.sel.nruns = nruns;
+	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) || (rc = kvb_diff_print(st, &o, stdout, &err)))
+		kvb_cli_fail(&err);
+	kvb_store_close(st);
+	return rc;
+}

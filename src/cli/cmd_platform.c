@@ -1,0 +1,193 @@
+/* Implements `kvbench platform list|show|check|new`. */
+#include "cli/cli.h"
+#include "config/platform.h"
+#include "core/util.h"
+#include "engine/identity.h"
+#include "target/target.h"
+#include "workload/workload.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void list_one(const char *name, const char *dir, void *arg)
+{
+	struct kvb_platform p;
+	struct kvb_diag d;
+	(void)arg;
+	kvb_diag_init(&d, NULL);
+	if (kvb_platform_load(&p, dir, &d))
+		printf("%-16s (invalid: %s)\n", name, d.msgs.n ? d.msgs.v[0] : "?");
+	else
+		printf("%-16s %-6s %-9s %s\n", name, p.conn_type, p.flash_method,
+		       kvb_get_str(p.doc.root, "description", ""));
+	kvb_platform_release(&p);
+	kvb_diag_release(&d);
+}
+
+static int load(struct kvb_platform *p, const char *name)
+{
+	struct kvb_diag d;
+	int rc;
+	kvb_diag_init(&d, NULL);
+	rc = kvb_platform_load(p, name, &d);
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	kvb_diag_release(&d);
+	return rc;
+}
+
+/* Reachability, kernel release and CPU topology, or "unreachable: ...". */
+static int check(struct kvb_platform *p)
+{
+	struct kvb_target t;
+	struct kvb_error err;
+	struct kvb_identity id;
+	struct kvb_exec_result r;
+	static const char *const cpus[] = { "cat", "/sys/devices/system/cpu/online", NULL };
+	int rc;
+	printf("%s: valid (%s, connection %s, flash %s, boot timeout %d s)\n", p->file, p->name, p->conn_type,
+	       p->flash_method, p->boot_timeout_s);
+	for (size_t i = 0; i < p->nclusters; i++)
+		printf("  cluster %-8s cpus %s\n", p->clusters[i].name, p->clusters[i].cpus);
+	if (!strcmp(p->conn_type, "qemu")) {
+		printf("reachability: not checked (the qemu board is booted by `kvbench run`)\n");
+		return KVB_OK;
+	}
+	rc = kvb_target_open(&t, p, &err);
+	if (!rc)
+		rc = kvb_target_wait_ready(&t, 15000, &err);
+	if (rc) {
+		printf("unreachable: %s\n", err.msg);
+		kvb_target_close(&t);
+		return KVB_ETARGET;
+	}
+	struct kvb_variant none;
+	memset(&none, 0, sizeof(none));
+	rc = kvb_identity_check(&t, &none, &id, &err);
+	if (rc) {
+		printf("unreachable: %s\n", err.msg);
+		kvb_target_close(&t);
+		return KVB_ETARGET;
+	}
+	printf("reachable: kernel %s (%s)\n  cmdline: %s\n", id.release, id.version, id.cmdline);
+	kvb_exec_result_init(&r);
+	if (!kvb_target_run_ok(&t, cpus, 10000, &r, &err))
+		printf("  cpus online: %s", r.out.data);
+	for (size_t i = 0; kvb_workloads[i]; i++) {
+		for (size_t k = 0; kvb_workloads[i]->needs && kvb_workloads[i]->needs[k]; k++) {
+			const char *argv[] = { "sh", "-c", "command -v \"$1\"", "kvb-check", kvb_workloads[i]->needs[k], NULL };
+			int have = !kvb_target_exec(&t, argv, 10000, &r, &err) && r.exit_code == 0;
+			printf("  %-16s %s: %s\n", kvb_workloads[i]->name, kvb_workloads[i]->needs[k], have ? "found" : "missing");
+		}
+	}
+	kvb_exec_result_release(&r);
+	kvb_identity_release(&id);
+	kvb_target_close(&t);
+	return KVB_OK;
+}
+
+/* platform new NAME --from BASE [--dir DIR]: copies BASE's platform.yaml with the name replaced. */
+static int new_platform(int argc, char **argv)
+{
+	const char *name = NULL, *from = NULL, *dir = "platforms";
+	struct kvb_platform base;
+	struct kvb_buf text = KVB_BUF_INIT;
+	char *outdir, *outfile;
+	FILE *f;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--from") && i + 1 < argc)
+			from = argv[++i];
+		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
+			dir = argv[++i];
+		else if (!name && argv[i][0] != '-')
+			name = argv[i];
+		else
+			return kvb_cli_usage("platform", "unexpected argument '%s'", argv[i]);
+	}
+	if (!name || !from)
+		return kvb_cli_usage("platform", "expected `platform new NAME --from BASE`");
+	if (!*name || strchr(name, '/') || name[0] == '.')
+		return kvb_cli_usage("platform", "'%s' is not a valid platform name", name);
+	if (load(&base, from))
+		return KVB_EINPUT;
+	outdir = kvb_xasprintf("%s/%s", dir, name);
+	outfile = kvb_xasprintf("%s/platform.yaml", outdir);
+	if (!access(outfile, F_OK)) {
+		fprintf(stderr, "kvbench: error: %s already exists\n", outfile);
+		kvb_platform_release(&base);
+		free(outdir);
+		free(outfile);
+		return KVB_EINPUT;
+	}
+	kvb_buf_read_file(&text, base.file);
+	kvb_mkdir_p(outdir, 0755);
+	f = fopen(outfile, "w");
+	if (!f) {
+		fprintf(stderr, "kvbench: error: cannot write %s: %s\n", outfile, strerror(errno));
+		kvb_buf_release(&text);
+		kvb_platform_release(&base);
+		free(outdir);
+		free(outfile);
+		return KVB_EINPUT;
+	}
+	fprintf(f, "# Made by `kvbench platform new %s --from %s`; edit connection, flash and topology.\n", name, from);
+	/* Replace the top-level `name:` line; keep everything else (comments included). */
+	for (char *line = text.data, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!strncmp(line, "name:", 5))
+			fprintf(f, "name: %s\n", name);
+		else
+			fprintf(f, "%s\n", line);
+	}
+	fclose(f);
+	printf("%s\n", outfile);
+	kvb_buf_release(&text);
+	kvb_platform_release(&base);
+	{
+		struct kvb_platform p;
+		int rc = load(&p, outfile);
+		if (!rc)
+			kvb_platform_release(&p);
+		free(outdir);
+		free(outfile);
+		return rc ? KVB_EINPUT : KVB_OK;
+	}
+}
+
+int cmd_platform(int argc, char **argv)
+{
+	struct kvb_platform p;
+	int rc;
+	if (argc < 2)
+		return kvb_cli_usage("platform", "expected list, show, check or new");
+	if (!strcmp(argv[1], "list")) {
+		kvb_platform_each(list_one, NULL);
+		return KVB_OK;
+	}
+	if (!strcmp(argv[1], "new"))
+		return new_platform(argc, argv);
+	if (argc != 3)
+		return kvb_cli_usage("platform", "expected `platform %s NAME`", argv[1]);
+	if (strcmp(argv[1], "show") && strcmp(argv[1], "check"))
+		return kvb_cli_usage("platform", "'%s': expected list, show, check or new", argv[1]);
+	if (load(&p, argv[2])) {
+		kvb_platform_release(&p);
+		return KVB_EINPUT;
+	}
+	if (!strcmp(argv[1], "show")) {
+		char *s = cJSON_Print(p.doc.root);
+		printf("# %s\n%s\n", p.file, s);
+		free(s);
+		rc = KVB_OK;
+	} else {
+		rc = check(&p);
+	}
+	kvb_platform_release(&p);
+	return rc;
+}

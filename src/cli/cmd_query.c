@@ -1,0 +1,39 @@
+/* Implements `kvbench query`: one read-only SQL statement over the results views. */
+#include "cli/cli.h"
+#include "report/sqltable.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+int cmd_query(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = NULL, *format = "table";
+	struct kvb_store *st = NULL;
+	struct kvb_error err;
+	size_t rows;
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:f:", opts, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'f')
+			format = optarg;
+		else
+			return kvb_cli_usage("query", "unknown option");
+	}
+	if (optind != argc - 1)
+		return kvb_cli_usage("query", "expected exactly one SQL statement");
+	if (strcmp(format, "table") && strcmp(format, "markdown") && strcmp(format, "csv"))
+		return kvb_cli_usage("query", "--format '%s': expected table, markdown or csv", format);
+	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) ||
+	    (rc = kvb_sql_print(st, argv[optind], -1, format, stdout, &rows, &err)))
+		kvb_cli_fail(&err);
+	kvb_store_close(st);
+	return rc;
+}

@@ -1,0 +1,80 @@
+/* Implements `kvbench show runs|variants|jobs|metrics|events`: human listings of the store. */
+#include "cli/cli.h"
+#include "core/util.h"
+#include "report/sqltable.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+	const char *what;
+	const char *sql_all;  /* ?1 = run id (0 = all runs) */
+} listings[] = {
+	{ "runs",
+	  "SELECT r.id AS run, datetime(r.started_ns / 1000000000, 'unixepoch') AS started, r.status, r.platform,"
+	  " r.agenda_path AS agenda, r.rounds,"
+	  " (SELECT group_concat(name, ',') FROM (SELECT name FROM variant WHERE run_id = r.id ORDER BY position)) AS variants,"
+	  " (SELECT count(*) FROM job WHERE run_id = r.id AND status = 'ok') || '/' ||"
+	  " (SELECT count(*) FROM job WHERE run_id = r.id) AS jobs_ok,"
+	  " printf('%.1f', (coalesce(r.finished_ns, r.started_ns) - r.started_ns) / 1e9) AS duration_s"
+	  " FROM run r WHERE ?1 = 0 OR r.id = ?1 ORDER BY r.id" },
+	{ "variants",
+	  "SELECT v.run_id AS run, v.name AS variant, v.status, v.kernel, v.kernel_sha256 AS sha256, v.cmdline,"
+	  " (SELECT group_concat(DISTINCT b.running_release) FROM boot b WHERE b.variant_id = v.id) AS running_release,"
+	  " (SELECT count(*) FROM boot b WHERE b.variant_id = v.id AND b.status = 'ok') AS boots, v.error"
+	  " FROM variant v WHERE ?1 = 0 OR v.run_id = ?1 ORDER BY v.run_id, v.position" },
+	{ "jobs",
+	  "SELECT job_id AS job, run_id AS run, variant, boot, spec_id AS spec, iteration, status, attempts,"
+	  " printf('%.2f', duration_s) AS duration_s, error FROM jobs WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id, seq" },
+	{ "metrics",
+	  "SELECT run_id AS run, job_id AS job, variant, boot, workload, metric, value, units, lower_is_better,"
+	  " classifiers FROM results WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id, job_id, metric_id" },
+	{ "events",
+	  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, level, message FROM event"
+	  " WHERE ?1 = 0 OR run_id = ?1 ORDER BY id" },
+};
+
+int cmd_show(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "run", required_argument, NULL, 'r' },
+		{ "format", required_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *db = NULL, *format = "table";
+	int64_t run = 0;
+	struct kvb_store *st = NULL;
+	struct kvb_error err;
+	size_t rows, i;
+	int c, rc;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:f:", opts, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'f')
+			format = optarg;
+		else if (c == 'r') {
+			if (kvb_parse_i64(optarg, &run) || run < 1)
+				return kvb_cli_usage("show", "--run '%s': expected a run id", optarg);
+		} else
+			return kvb_cli_usage("show", "unknown option");
+	}
+	if (optind != argc - 1)
+		return kvb_cli_usage("show", "expected one of runs, variants, jobs, metrics, events");
+	for (i = 0; i < KVB_ARRAY_SIZE(listings); i++)
+		if (!strcmp(listings[i].what, argv[optind]))
+			break;
+	if (i == KVB_ARRAY_SIZE(listings))
+		return kvb_cli_usage("show", "'%s': expected one of runs, variants, jobs, metrics, events", argv[optind]);
+	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)))
+		goto out;
+	/* ?1 appears twice in the SQL: one bound value; 0 means all runs. */
+	rc = kvb_sql_print(st, listings[i].sql_all, run, format, stdout, &rows, &err);
+out:
+	if (rc)
+		kvb_cli_fail(&err);
+	kvb_store_close(st);
+	return rc;
+}

@@ -1,0 +1,79 @@
+/*
+ * The agenda: what to run (WA3 format, DESIGN.md §1, notes/formats.md), plus
+ * our `variants:` and per-workload `sweep:`.
+ *
+ *   config|global: iterations, execution_order, max_retries, runtime_params,
+ *                  classifiers, workload_parameters, instruments/augmentations
+ *   sections:      [{id, classifiers, runtime_params|params, workloads, group, iterations}]
+ *   workloads:     [name | {name, id, label, iterations, params|workload_parameters,
+ *                   runtime_params, classifiers, sweep, timeout_s}]
+ *   variants:      [{name, kernel, sha256, dtb, initrd, cmdline, boot_image, modules,
+ *                   runtime knobs...}]
+ *
+ * Loading expands sections x workloads x sweep combinations into specs; every
+ * error of the file is reported in one pass through struct kvb_diag.
+ */
+#ifndef KVB_AGENDA_H
+#define KVB_AGENDA_H
+
+#include "config/doc.h"
+#include "config/runtime.h"
+#include "core/error.h"
+
+struct kvb_workload_ops;
+
+enum kvb_exec_order { KVB_ORDER_BY_ITERATION, KVB_ORDER_BY_SECTION, KVB_ORDER_BY_WORKLOAD, KVB_ORDER_RANDOM };
+
+/* One workload entry after section/global merge and sweep expansion. */
+struct kvb_spec {
+	char *id;             /* unique within the agenda: "[SECTION-]ID[;key=value...]" */
+	char *workload;       /* registry name */
+	char *label;          /* display label (defaults to workload) */
+	char *section;        /* section id or NULL */
+	int iterations;
+	unsigned timeout_s;   /* job timeout */
+	cJSON *params;        /* owned object: workload parameters */
+	struct kvb_runtime rt;/* merged knobs: global < section < workload < sweep */
+	cJSON *classifiers;   /* owned object key -> string: global < section < workload < sweep */
+	const struct kvb_workload_ops *ops;
+};
+
+/* A kernel under test (kernel fields may be NULL when variants differ only in knobs). */
+struct kvb_variant {
+	char *name;
+	char *kernel, *sha256, *dtb, *initrd, *cmdline, *boot_image, *modules;
+	char *expected_release; /* uname -r the image should give (read from the image when fetched), or NULL */
+	char *expected_version; /* uname -v likewise, or NULL */
+	struct kvb_runtime rt;  /* applied over every job's knobs (a variant wins: it is what is compared) */
+	cJSON *raw;             /* owned copy of the entry as written */
+};
+
+struct kvb_agenda {
+	char *file;
+	enum kvb_exec_order order;
+	int max_retries;        /* default 2, not counting the first attempt */
+	int rounds;             /* config.rounds or 0 = platform default */
+	struct kvb_spec *specs;
+	size_t nspecs;
+	struct kvb_variant *variants;
+	size_t nvariants;
+	cJSON *instruments;     /* owned list of instrument names ("~x" disables), or NULL */
+	cJSON *raw;             /* owned copy of the whole document (stored with the run) */
+};
+
+/* Variant field table (also used by -V NAME=KERNEL,key=value on the command line). */
+extern const struct kvb_keydef kvb_variant_keys[];
+
+int kvb_agenda_load(struct kvb_agenda *a, const char *file, struct kvb_diag *d);
+/* From an already parsed document (used by tests and fuzzers). */
+int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct kvb_diag *d);
+void kvb_agenda_release(struct kvb_agenda *a);
+
+/* Adds or replaces a variant from "NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]". */
+int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb_error *err);
+/* Ensures at least one variant ("default"). */
+void kvb_agenda_default_variant(struct kvb_agenda *a);
+
+const char *kvb_exec_order_name(enum kvb_exec_order o);
+
+#endif

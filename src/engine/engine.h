@@ -1,0 +1,46 @@
+/*
+ * The engine: runs a plan on a platform and stores every step (DESIGN.md §3).
+ *
+ * For each round, for each variant: flash (platform's flasher), wait for the
+ * target, verify and record the running kernel's identity, then run the
+ * variant's jobs of that round. Each job: apply knobs -> workload -> restore
+ * -> commit (one transaction) -> retry on failure up to max_retries, keeping
+ * every failed attempt. A variant that fails to flash/boot/verify, or whose
+ * board stops answering, is marked failed and the run goes on.
+ *
+ * Ctrl-C (SIGINT/SIGTERM) once: stop after the current job, everything
+ * stored, run marked 'interrupted'; twice: the current job is killed too.
+ * `--resume` rebuilds the same plan from the DB and runs what is not final.
+ */
+#ifndef KVB_ENGINE_H
+#define KVB_ENGINE_H
+
+#include "config/agenda.h"
+#include "config/platform.h"
+#include "store/store.h"
+
+struct kvb_run_opts {
+	struct kvb_agenda *agenda;        /* loaded (variants included) */
+	struct kvb_platform *plat;        /* loaded */
+	struct kvb_store *store;          /* open read-write */
+	int rounds;                       /* 0 = agenda config or platform default */
+	int64_t resume_run;               /* > 0: continue this run instead of starting one */
+	int dry_run;                      /* print the plan, store nothing */
+	const char *command_line;         /* stored with the run */
+	int max_jobs;                     /* testing aid: stop (as if interrupted) after N jobs; 0 = no limit */
+};
+
+/*
+ * Runs (or resumes) a run; *run_id receives its id. Returns KVB_OK when every
+ * job succeeded, KVB_EJOBS when some job/variant failed or the run was
+ * interrupted, or another code for errors that stop the run (store, usage).
+ */
+int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err);
+
+/* Default number of rounds for a platform and agenda (DESIGN.md §3). */
+int kvb_engine_default_rounds(const struct kvb_platform *plat, const struct kvb_agenda *a);
+
+/* The agenda as JSON with its effective variants (stored with the run, reloaded by --resume). Owned. */
+char *kvb_engine_agenda_json(const struct kvb_agenda *a);
+
+#endif

@@ -1,0 +1,79 @@
+/* Implements the post-boot identity check (release, version, cmdline). */
+#include "engine/identity.h"
+#include "core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int read_cmd(struct kvb_target *t, const char *const *argv, char **out, struct kvb_error *err)
+{
+	struct kvb_exec_result r;
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = kvb_target_run_ok(t, argv, 30000, &r, err);
+	if (!rc) {
+		while (r.out.len && (r.out.data[r.out.len - 1] == '\n' || r.out.data[r.out.len - 1] == ' '))
+			r.out.data[--r.out.len] = '\0';
+		*out = kvb_buf_detach(&r.out);
+	}
+	kvb_exec_result_release(&r);
+	return rc;
+}
+
+int kvb_identity_compare(const struct kvb_identity *id, const char *exp_release, const char *exp_version,
+			 const char *cmdline, struct kvb_error *err)
+{
+	if (exp_release && (!id->release || strcmp(exp_release, id->release)))
+		return kvb_error_set(err, KVB_ETARGET, "flashed %s but running %s", exp_release,
+				     id->release ? id->release : "(unknown)");
+	if (exp_version && (!id->version || strcmp(exp_version, id->version)))
+		return kvb_error_set(err, KVB_ETARGET, "flashed '%s' but running '%s'", exp_version,
+				     id->version ? id->version : "(unknown)");
+	if (cmdline && *cmdline) {
+		char *copy = kvb_xstrdup(cmdline), *save = NULL;
+		int rc = KVB_OK;
+		for (char *w = strtok_r(copy, " \t", &save); w && !rc; w = strtok_r(NULL, " \t", &save)) {
+			/* whole-word match in /proc/cmdline */
+			const char *p = id->cmdline ? id->cmdline : "";
+			size_t n = strlen(w);
+			int found = 0;
+			while ((p = strstr(p, w))) {
+				int start_ok = p == id->cmdline || p[-1] == ' ';
+				int end_ok = p[n] == '\0' || p[n] == ' ' || p[n] == '\n';
+				if (start_ok && end_ok) {
+					found = 1;
+					break;
+				}
+				p += n;
+			}
+			if (!found)
+				rc = kvb_error_set(err, KVB_ETARGET, "cmdline option '%s' missing from the running kernel's "
+								     "/proc/cmdline: %s", w, id->cmdline ? id->cmdline : "");
+		}
+		free(copy);
+		return rc;
+	}
+	return KVB_OK;
+}
+
+int kvb_identity_check(struct kvb_target *t, const struct kvb_variant *v, struct kvb_identity *id,
+		       struct kvb_error *err)
+{
+	static const char *const rel[] = { "uname", "-r", NULL };
+	static const char *const ver[] = { "uname", "-v", NULL };
+	static const char *const cmd[] = { "cat", "/proc/cmdline", NULL };
+	int rc;
+	memset(id, 0, sizeof(*id));
+	if ((rc = read_cmd(t, rel, &id->release, err)) || (rc = read_cmd(t, ver, &id->version, err)) ||
+	    (rc = read_cmd(t, cmd, &id->cmdline, err)))
+		return kvb_error_prefix(err, "reading the running kernel's identity");
+	return kvb_identity_compare(id, v->expected_release, v->expected_version, v->cmdline, err);
+}
+
+void kvb_identity_release(struct kvb_identity *id)
+{
+	free(id->release);
+	free(id->version);
+	free(id->cmdline);
+	memset(id, 0, sizeof(*id));
+}

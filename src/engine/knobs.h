@@ -1,0 +1,37 @@
+/*
+ * Applying runtime knobs on a target around a job: sysctl/sysfs/governor
+ * values are written before and the old values restored after; cpus and
+ * cgroup_depth become an argv prefix (the "wrap") for the workload command:
+ *
+ *   sh -c 'echo $$ > "$1" && shift && exec "$@"' kvb-cgroup PROCS taskset -c CPUS <cmd...>
+ *
+ * Only fixed script text reaches sh; every value travels as an argument.
+ * cgroups: v2 (/sys/fs/cgroup with cgroup.controllers, +cpu enabled down the
+ * chain) or the v1 cpu controller; depth N creates kvbench-<tag>/l2/.../lN
+ * under the hierarchy root, and depth 0 is the root cgroup itself.
+ */
+#ifndef KVB_KNOBS_H
+#define KVB_KNOBS_H
+
+#include "config/runtime.h"
+#include "target/target.h"
+
+struct kvb_knob_state {
+	struct kvb_strv paths;   /* files written */
+	struct kvb_strv olds;    /* their previous values, same order */
+	struct kvb_strv wrap;    /* argv prefix for the workload */
+	struct kvb_strv cgdirs;  /* cgroup directories created, outermost first */
+};
+
+void kvb_knob_state_init(struct kvb_knob_state *k);
+/*
+ * Applies rt on t. tag names the cgroup (unique per run, e.g. "run3").
+ * On error, what was already written is restored before returning.
+ */
+int kvb_knobs_apply(struct kvb_target *t, const struct kvb_runtime *rt, const char *tag, struct kvb_knob_state *k,
+		    struct kvb_error *err);
+/* Restores written values and removes created cgroups; returns the first error but tries everything. */
+int kvb_knobs_restore(struct kvb_target *t, struct kvb_knob_state *k, struct kvb_error *err);
+void kvb_knob_state_release(struct kvb_knob_state *k);
+
+#endif

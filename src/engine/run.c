@@ -1,0 +1,582 @@
+/* Implements the run loop: rounds x variants x jobs, retries, interruption, resume. */
+#include "engine/engine.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "engine/identity.h"
+#include "engine/knobs.h"
+#include "engine/plan.h"
+#include "flash/flash.h"
+#include "workload/workload.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t g_signals;
+static volatile int g_cancel;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_signals++;
+	if (g_signals >= 2)
+		g_cancel = 1;
+}
+
+int kvb_engine_default_rounds(const struct kvb_platform *plat, const struct kvb_agenda *a)
+{
+	int kernels = 0;
+	if (a->rounds > 0)
+		return a->rounds;
+	for (size_t i = 0; i < a->nvariants; i++)
+		kernels |= a->variants[i].kernel || a->variants[i].boot_image;
+	if (!strcmp(plat->flash_method, "qemu"))
+		return 3;
+	if (!kernels || !strcmp(plat->flash_method, "none"))
+		return 2;
+	return 1;
+}
+
+char *kvb_engine_agenda_json(const struct kvb_agenda *a)
+{
+	cJSON *root = a->raw ? cJSON_Duplicate(a->raw, 1) : cJSON_CreateObject();
+	cJSON *vs = cJSON_CreateArray();
+	char *s;
+	for (size_t i = 0; i < a->nvariants; i++)
+		cJSON_AddItemToArray(vs, a->variants[i].raw ? cJSON_Duplicate(a->variants[i].raw, 1) : cJSON_CreateObject());
+	cJSON_DeleteItemFromObjectCaseSensitive(root, "variants");
+	cJSON_AddItemToObject(root, "variants", vs);
+	s = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return s;
+}
+
+struct engine {
+	const struct kvb_run_opts *o;
+	struct kvb_agenda *a;
+	struct kvb_platform *plat;
+	struct kvb_store *st;
+	int64_t run_id;
+	char *artdir;
+	struct kvb_plan plan;
+	struct kvb_job_row *rows;
+	int64_t *variant_ids;
+	int *variant_failed;
+	struct kvb_target target;
+	int target_open;
+	int failures;
+	size_t todo, done;
+	uint64_t t0_ns;
+	int tty;
+	char tag[32];
+};
+
+static void progress(struct engine *e, const struct kvb_plan_job *j, const char *what)
+{
+	const char *vname = e->a->variants[j->variant].name;
+	char eta[32] = "";
+	if (e->done > 0) {
+		uint64_t per = (kvb_mono_ns() - e->t0_ns) / e->done;
+		uint64_t left_s = per * (e->todo - e->done) / 1000000000ull;
+		snprintf(eta, sizeof(eta), " ETA %llum%02llus", (unsigned long long)(left_s / 60),
+			 (unsigned long long)(left_s % 60));
+	}
+	/* A terminal gets one live line; logs get one line per finished job (run_job). */
+	if (e->tty)
+		fprintf(stderr, "\r\033[K[job %zu/%zu] %s %s #%d (round %d)%s %s", e->done + 1, e->todo, vname,
+			j->spec->label, j->iteration, j->round, eta, what);
+}
+
+/* Job classifiers: variant, section, iteration, workload parameters marked as classifiers, spec classifiers. */
+static cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j)
+{
+	cJSON *c = cJSON_CreateObject();
+	const struct kvb_spec *s = j->spec;
+	char it[16];
+	for (const struct kvb_keydef *d = s->ops->params; d && d->key; d++) {
+		if (d->flags & KVB_KEY_CLASSIFIER) {
+			char *v = kvb_param_str(s->ops, s->params, d->key);
+			if (v)
+				cJSON_AddStringToObject(c, d->key, v);
+			free(v);
+		}
+	}
+	for (const cJSON *kv = s->classifiers ? s->classifiers->child : NULL; kv; kv = kv->next) {
+		char *v = kvb_node_str(kv);
+		cJSON_DeleteItemFromObjectCaseSensitive(c, kv->string);
+		cJSON_AddStringToObject(c, kv->string, v ? v : "");
+		free(v);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(c, "variant");
+	cJSON_AddStringToObject(c, "variant", e->a->variants[j->variant].name);
+	if (s->section) {
+		cJSON_DeleteItemFromObjectCaseSensitive(c, "section");
+		cJSON_AddStringToObject(c, "section", s->section);
+	}
+	snprintf(it, sizeof(it), "%d", j->iteration);
+	cJSON_DeleteItemFromObjectCaseSensitive(c, "iteration");
+	cJSON_AddStringToObject(c, "iteration", it);
+	return c;
+}
+
+/* Knobs of a job: platform setup < spec < variant (the variant is what is being compared). */
+static void job_runtime(struct engine *e, const struct kvb_plan_job *j, struct kvb_runtime *rt)
+{
+	kvb_runtime_copy(rt, &e->plat->setup);
+	kvb_runtime_merge(rt, &j->spec->rt);
+	kvb_runtime_merge(rt, &e->a->variants[j->variant].rt);
+}
+
+static int target_alive(struct engine *e)
+{
+	static const char *const argv[] = { "true", NULL };
+	struct kvb_exec_result r;
+	struct kvb_error err;
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = kvb_target_exec(&e->target, argv, 20000, &r, &err);
+	kvb_exec_result_release(&r);
+	return rc == KVB_OK && r.exit_code == 0;
+}
+
+/* One attempt of a job. Metrics go to m; returns KVB_OK or the failure. */
+static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
+		       struct kvb_error *err)
+{
+	struct kvb_runtime rt;
+	struct kvb_knob_state ks;
+	struct kvb_job_ctx ctx;
+	struct kvb_exec_result r;
+	char *adir, *rdir;
+	int rc;
+
+	adir = kvb_xasprintf("%s/job-%04d-a%d", e->artdir, j->seq, attempt);
+	rdir = kvb_xasprintf("%s/run-%lld/job-%04d", e->plat->workdir, (long long)e->run_id, j->seq);
+	kvb_mkdir_p(adir, 0755);
+	kvb_exec_result_init(&r);
+	{
+		const char *mk[] = { "mkdir", "-p", rdir, NULL };
+		rc = kvb_target_run_ok(&e->target, mk, 30000, &r, err);
+	}
+	if (rc) {
+		kvb_exec_result_release(&r);
+		free(adir);
+		free(rdir);
+		return rc;
+	}
+	job_runtime(e, j, &rt);
+	kvb_knob_state_init(&ks);
+	rc = kvb_knobs_apply(&e->target, &rt, e->tag, &ks, err);
+	if (!rc) {
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.target = &e->target;
+		ctx.params = j->spec->params;
+		ctx.rt = &rt;
+		ctx.artifact_dir = adir;
+		ctx.remote_dir = rdir;
+		ctx.wrap = ks.wrap.n ? kvb_strv_argv(&ks.wrap) : NULL;
+		ctx.timeout_ms = (uint64_t)j->spec->timeout_s * 1000;
+		ctx.out = m;
+		rc = j->spec->ops->run(&ctx, err);
+		struct kvb_error rerr;
+		if (kvb_knobs_restore(&e->target, &ks, &rerr)) {
+			kvb_warn("restoring knobs after job %d: %s", j->seq, rerr.msg);
+			kvb_store_event(e->st, e->run_id, "warning", "restoring knobs after job %d: %s", j->seq, rerr.msg);
+		}
+	}
+	{
+		const char *rm[] = { "rm", "-rf", rdir, NULL };
+		struct kvb_error ignore;
+		kvb_target_exec(&e->target, rm, 30000, &r, &ignore);
+	}
+	kvb_knob_state_release(&ks);
+	kvb_runtime_release(&rt);
+	kvb_exec_result_release(&r);
+	free(adir);
+	free(rdir);
+	return rc;
+}
+
+/* Marks every not-final job of variant v in round (or all rounds if round 0) as skipped. */
+static void skip_jobs(struct engine *e, size_t v, int round, const char *why)
+{
+	for (size_t i = 0; i < e->plan.n; i++) {
+		const struct kvb_plan_job *j = &e->plan.jobs[i];
+		struct kvb_error err;
+		if (j->variant != v || (round && j->round != round))
+			continue;
+		if (strcmp(e->rows[i].status, "pending") && strcmp(e->rows[i].status, "running"))
+			continue;
+		struct kvb_job_outcome o = { .status = "skipped", .error = why, .attempts = e->rows[i].attempts };
+		cJSON *c = job_classifiers(e, j);
+		if (kvb_store_job_commit(e->st, e->run_id, e->rows[i].id, &o, NULL, c, &err))
+			kvb_err("%s", err.msg);
+		snprintf(e->rows[i].status, sizeof(e->rows[i].status), "skipped");
+		cJSON_Delete(c);
+	}
+}
+
+static void fail_variant(struct engine *e, size_t v, const char *why)
+{
+	struct kvb_error err;
+	e->variant_failed[v] = 1;
+	e->failures++;
+	kvb_err("variant %s failed: %s", e->a->variants[v].name, why);
+	kvb_store_event(e->st, e->run_id, "error", "variant %s failed: %s", e->a->variants[v].name, why);
+	if (kvb_store_variant_status(e->st, e->variant_ids[v], "failed", why, &err))
+		kvb_err("%s", err.msg);
+	skip_jobs(e, v, 0, why);
+}
+
+/* Flash + boot + identity for (variant, round). */
+static int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err)
+{
+	const struct kvb_flasher_ops *fl = kvb_flasher_find(e->plat->flash_method);
+	struct kvb_flash_ctx fc;
+	struct kvb_boot_row b;
+	struct kvb_identity id;
+	int rc;
+	char *bdir = kvb_xasprintf("%s/boot-%s-r%d", e->artdir, e->a->variants[v].name, round);
+
+	memset(&b, 0, sizeof(b));
+	memset(&id, 0, sizeof(id));
+	b.round = round;
+	b.started_ns = kvb_wall_ns();
+	kvb_mkdir_p(bdir, 0755);
+	if (!fl) {
+		rc = kvb_error_set(err, KVB_EINPUT, "%s: flash.method '%s' is not available", e->plat->file,
+				   e->plat->flash_method);
+		goto out;
+	}
+	if (!e->target_open) {
+		rc = kvb_target_open(&e->target, e->plat, err);
+		if (rc)
+			goto out;
+		e->target.cancel = &g_cancel;
+		e->target_open = 1;
+	}
+	memset(&fc, 0, sizeof(fc));
+	fc.target = &e->target;
+	fc.plat = e->plat;
+	fc.variant = &e->a->variants[v];
+	fc.artifact_dir = bdir;
+	fc.round = round;
+	fc.timeout_ms = (uint64_t)e->plat->boot_timeout_s * 1000;
+	rc = fl->flash(&fc, err);
+	if (rc)
+		goto out;
+	rc = kvb_identity_check(&e->target, &e->a->variants[v], &id, err);
+out:
+	b.ready_ns = kvb_wall_ns();
+	b.status = rc ? "failed" : "ok";
+	b.error = rc ? err->msg : NULL;
+	b.running_release = id.release;
+	b.running_version = id.version;
+	b.running_cmdline = id.cmdline;
+	{
+		struct kvb_error e2;
+		if (kvb_store_boot_record(e->st, e->variant_ids[v], &b, &e2))
+			kvb_err("%s", e2.msg);
+	}
+	if (!rc)
+		kvb_store_event(e->st, e->run_id, "info", "variant %s round %d: running %s (%s)", e->a->variants[v].name,
+				round, id.release ? id.release : "?", id.cmdline ? id.cmdline : "");
+	kvb_identity_release(&id);
+	free(bdir);
+	return rc;
+}
+
+/* Runs one job with retries and commits it. Returns 1 if the variant must be abandoned. */
+static int run_job(struct engine *e, size_t idx)
+{
+	const struct kvb_plan_job *j = &e->plan.jobs[idx];
+	struct kvb_job_row *row = &e->rows[idx];
+	int max_attempts = e->a->max_retries + 1, attempt = row->attempts, abandon = 0;
+	int64_t start = kvb_wall_ns();
+	struct kvb_error err;
+	struct kvb_metrics m;
+	cJSON *cls = job_classifiers(e, j);
+	int rc = KVB_ETARGET;
+
+	kvb_error_clear(&err);
+	if (kvb_store_job_start(e->st, row->id, start, &err))
+		kvb_err("%s", err.msg);
+	kvb_metrics_init(&m);
+	while (attempt < max_attempts) {
+		int64_t a0 = kvb_wall_ns();
+		attempt++;
+		kvb_metrics_release(&m);
+		kvb_metrics_init(&m);
+		progress(e, j, attempt > 1 ? "retry" : "");
+		rc = attempt_job(e, j, attempt, &m, &err);
+		if (!rc)
+			break;
+		if (e->tty)
+			fputc('\n', stderr);
+		kvb_warn("job %d (%s %s #%d) attempt %d failed: %s", j->seq, e->a->variants[j->variant].name,
+			 j->spec->label, j->iteration, attempt, err.msg);
+		if (attempt < max_attempts) {
+			struct kvb_error e2;
+			if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, a0, kvb_wall_ns(), &e2))
+				kvb_err("%s", e2.msg);
+		}
+		if (rc == KVB_ETARGET && !target_alive(e)) {
+			/* The board stopped answering: give it its boot timeout to come back. */
+			struct kvb_error e3;
+			kvb_warn("target not answering; waiting up to %d s", e->plat->boot_timeout_s);
+			if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) ||
+			    !target_alive(e)) {
+				abandon = 1;
+				break;
+			}
+		}
+		if (g_signals)
+			break;
+	}
+	{
+		struct kvb_job_outcome o = {
+			.status = rc ? "failed" : "ok",
+			.error = rc ? err.msg : NULL,
+			.attempts = attempt,
+			.start_ns = start,
+			.end_ns = kvb_wall_ns(),
+		};
+		struct kvb_error e2;
+		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
+			kvb_err("cannot store job %d: %s", j->seq, e2.msg);
+			abandon = 2;
+		}
+		snprintf(row->status, sizeof(row->status), "%s", o.status);
+		row->attempts = attempt;
+	}
+	if (rc)
+		e->failures++;
+	e->done++;
+	if (!e->tty && !rc) {
+		/* one line with the headline metric */
+		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d) ok", e->done, e->todo,
+			e->a->variants[j->variant].name, j->spec->label, j->iteration, j->round);
+		if (m.n)
+			fprintf(stderr, ": %s %.6g %s", m.v[0].name, m.v[0].value, m.v[0].units);
+		fputc('\n', stderr);
+	}
+	kvb_metrics_release(&m);
+	cJSON_Delete(cls);
+	if (abandon == 1) {
+		char why[KVB_ERRMSG_MAX + 64];
+		snprintf(why, sizeof(why), "target stopped answering: %s", err.msg);
+		fail_variant(e, j->variant, why);
+	}
+	return abandon;
+}
+
+static int setup_run(struct engine *e, struct kvb_error *err)
+{
+	const struct kvb_run_opts *o = e->o;
+	int rc, rounds = o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e->plat, e->a);
+	kvb_plan_build(&e->plan, e->a, rounds);
+	e->rows = kvb_xcalloc(e->plan.n + 1, sizeof(*e->rows));
+	e->variant_ids = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_ids));
+	e->variant_failed = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_failed));
+	if (o->resume_run > 0) {
+		e->run_id = o->resume_run;
+		for (size_t v = 0; v < e->a->nvariants; v++) {
+			if ((rc = kvb_store_variant_find(e->st, e->run_id, e->a->variants[v].name, &e->variant_ids[v], err)))
+				return rc;
+			if (!e->variant_ids[v])
+				return kvb_error_set(err, KVB_ESTORE, "run %lld has no variant '%s'", (long long)e->run_id,
+						     e->a->variants[v].name);
+		}
+	} else {
+		char *aj = kvb_engine_agenda_json(e->a), *pj = cJSON_PrintUnformatted(e->plat->doc.root);
+		struct kvb_run_info ri = {
+			.agenda_path = e->a->file,
+			.agenda_json = aj,
+			.platform = e->plat->name,
+			.platform_json = pj,
+			.rounds = rounds,
+			.exec_order = kvb_exec_order_name(e->a->order),
+			.max_retries = e->a->max_retries,
+			.command_line = o->command_line,
+		};
+		rc = kvb_store_run_begin(e->st, &ri, &e->run_id, err);
+		free(aj);
+		free(pj);
+		if (rc)
+			return rc;
+		for (size_t v = 0; v < e->a->nvariants && !rc; v++) {
+			const struct kvb_variant *var = &e->a->variants[v];
+			cJSON *rtj = kvb_runtime_to_json(&var->rt);
+			char *rts = cJSON_PrintUnformatted(rtj);
+			struct kvb_variant_row vr = {
+				.name = var->name, .position = (int)v, .kernel = var->kernel, .kernel_sha256 = var->sha256,
+				.dtb = var->dtb, .initrd = var->initrd, .boot_image = var->boot_image,
+				.modules = var->modules, .cmdline = var->cmdline, .runtime_json = rts,
+			};
+			rc = kvb_store_variant_add(e->st, e->run_id, &vr, &e->variant_ids[v], err);
+			free(rts);
+			cJSON_Delete(rtj);
+		}
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < e->plan.n; i++) {
+		const struct kvb_plan_job *j = &e->plan.jobs[i];
+		cJSON *rtj;
+		struct kvb_runtime rt;
+		e->rows[i].variant_id = e->variant_ids[j->variant];
+		e->rows[i].seq = j->seq;
+		e->rows[i].round = j->round;
+		e->rows[i].iteration = j->iteration;
+		e->rows[i].spec_id = j->spec->id;
+		e->rows[i].workload = j->spec->workload;
+		e->rows[i].label = j->spec->label;
+		e->rows[i].section = j->spec->section;
+		e->rows[i].params_json = cJSON_PrintUnformatted(j->spec->params);
+		job_runtime(e, j, &rt);
+		rtj = kvb_runtime_to_json(&rt);
+		e->rows[i].runtime_json = cJSON_PrintUnformatted(rtj);
+		cJSON_Delete(rtj);
+		kvb_runtime_release(&rt);
+	}
+	if (o->resume_run > 0) {
+		rc = kvb_store_plan_load(e->st, e->run_id, e->rows, e->plan.n, err);
+		for (size_t i = 0; !rc && i < e->plan.n; i++)
+			if (!e->rows[i].id)
+				rc = kvb_error_set(err, KVB_ESTORE,
+						   "run %lld: the stored plan does not match the agenda (job %zu missing)",
+						   (long long)e->run_id, i);
+		if (!rc)
+			rc = kvb_store_run_status(e->st, e->run_id, "running", 0, err);
+		if (!rc)
+			kvb_store_event(e->st, e->run_id, "info", "resumed");
+	} else {
+		rc = kvb_store_plan_add(e->st, e->run_id, e->rows, e->plan.n, err);
+	}
+	return rc;
+}
+
+static void release_engine(struct engine *e)
+{
+	for (size_t i = 0; e->rows && i < e->plan.n; i++) {
+		free(e->rows[i].params_json);
+		free(e->rows[i].runtime_json);
+	}
+	free(e->rows);
+	free(e->variant_ids);
+	free(e->variant_failed);
+	free(e->artdir);
+	kvb_plan_release(&e->plan);
+	if (e->target_open)
+		kvb_target_close(&e->target);
+}
+
+static int is_final(const char *status)
+{
+	return strcmp(status, "pending") && strcmp(status, "running");
+}
+
+int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err)
+{
+	struct engine e;
+	struct sigaction sa, old_int, old_term;
+	int rc, interrupted = 0, store_failed = 0;
+
+	memset(&e, 0, sizeof(e));
+	e.o = o;
+	e.a = o->agenda;
+	e.plat = o->plat;
+	e.st = o->store;
+	e.tty = isatty(2);
+	kvb_agenda_default_variant(e.a);
+	if (o->dry_run) {
+		kvb_plan_build(&e.plan, e.a, o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e.plat, e.a));
+		for (size_t i = 0; i < e.plan.n; i++) {
+			const struct kvb_plan_job *j = &e.plan.jobs[i];
+			printf("%4d  round %d  %-16s %-24s #%d\n", j->seq, j->round, e.a->variants[j->variant].name,
+			       j->spec->id, j->iteration);
+		}
+		kvb_plan_release(&e.plan);
+		return KVB_OK;
+	}
+	rc = setup_run(&e, err);
+	*run_id = e.run_id;
+	if (rc) {
+		release_engine(&e);
+		return rc;
+	}
+	snprintf(e.tag, sizeof(e.tag), "run%lld", (long long)e.run_id);
+	e.artdir = kvb_store_artifact_dir(e.st, e.run_id);
+	for (size_t i = 0; i < e.plan.n; i++)
+		if (!is_final(e.rows[i].status))
+			e.todo++;
+	kvb_info("run %lld: %zu jobs to run (%zu planned), %zu variants, %d rounds, db %s", (long long)e.run_id, e.todo,
+		 e.plan.n, e.a->nvariants, e.plan.rounds, e.st->path);
+
+	g_signals = 0;
+	g_cancel = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	e.t0_ns = kvb_mono_ns();
+
+	for (int r = 1; r <= e.plan.rounds && !interrupted && !store_failed; r++) {
+		for (size_t v = 0; v < e.a->nvariants && !interrupted && !store_failed; v++) {
+			size_t pending = 0;
+			for (size_t i = 0; i < e.plan.n; i++)
+				if (e.plan.jobs[i].variant == v && e.plan.jobs[i].round == r && !is_final(e.rows[i].status))
+					pending++;
+			if (!pending || e.variant_failed[v])
+				continue;
+			if ((rc = bring_up(&e, v, r, err))) {
+				char why[KVB_ERRMSG_MAX];
+				snprintf(why, sizeof(why), "%s", err->msg);
+				fail_variant(&e, v, why);
+				continue;
+			}
+			for (size_t i = 0; i < e.plan.n && !store_failed; i++) {
+				const struct kvb_plan_job *j = &e.plan.jobs[i];
+				if (j->variant != v || j->round != r || is_final(e.rows[i].status))
+					continue;
+				if (g_signals || (o->max_jobs && (int)e.done >= o->max_jobs)) {
+					interrupted = 1;
+					break;
+				}
+				int ab = run_job(&e, i);
+				if (ab == 2)
+					store_failed = 1;
+				if (ab == 1)
+					break;
+			}
+			if (g_signals)
+				interrupted = 1;
+		}
+	}
+	if (e.tty)
+		fputc('\n', stderr);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	{
+		const char *status = interrupted || store_failed ? "interrupted" : e.failures ? "incomplete" : "ok";
+		struct kvb_error e2;
+		for (size_t v = 0; v < e.a->nvariants; v++)
+			if (!e.variant_failed[v] && !interrupted)
+				kvb_store_variant_status(e.st, e.variant_ids[v], "ok", NULL, &e2);
+		if (kvb_store_run_status(e.st, e.run_id, status, 1, &e2))
+			kvb_err("%s", e2.msg);
+		kvb_store_event(e.st, e.run_id, "info", "run finished: %s", status);
+		if (interrupted)
+			kvb_warn("run %lld interrupted after %zu of %zu jobs; continue with `kvbench run --resume %lld -d %s`",
+				 (long long)e.run_id, e.done, e.todo, (long long)e.run_id, e.st->path);
+	}
+	rc = store_failed ? kvb_error_set(err, KVB_ESTORE, "results could not be stored; the run stopped")
+	   : (interrupted || e.failures) ? kvb_error_set(err, KVB_EJOBS, "run %lld is incomplete: %d failure(s)%s",
+						      (long long)e.run_id, e.failures, interrupted ? ", interrupted" : "")
+					 : KVB_OK;
+	release_engine(&e);
+	return rc;
+}

@@ -1,0 +1,19 @@
+/* Implements the flasher registry. */
+#include "flash/flash.h"
+
+#include <string.h>
+
+extern const struct kvb_flasher_ops kvb_flasher_none;
+
+const struct kvb_flasher_ops *const kvb_flashers[] = {
+	&kvb_flasher_none,
+	NULL,
+};
+
+const struct kvb_flasher_ops *kvb_flasher_find(const char *name)
+{
+	for (size_t i = 0; kvb_flashers[i]; i++)
+		if (!strcmp(kvb_flashers[i]->name, name))
+			return kvb_flashers[i];
+	return NULL;
+}

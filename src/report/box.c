@@ -1,0 +1,167 @@
+/* Implements box (prettytable-style), markdown and CSV rendering of a cell grid. */
+#include "report/box.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void kvb_box_init(struct kvb_box *b, size_t ncols)
+{
+	memset(b, 0, sizeof(*b));
+	b->ncols = ncols;
+	b->align = kvb_xcalloc(ncols, sizeof(*b->align));
+	for (size_t i = 0; i < ncols; i++)
+		kvb_strv_push(&b->head, "");
+}
+
+void kvb_box_header(struct kvb_box *b, size_t col, const char *title, enum kvb_align a)
+{
+	free(b->head.v[col]);
+	b->head.v[col] = kvb_xstrdup(title);
+	b->align[col] = a;
+}
+
+void kvb_box_cell(struct kvb_box *b, const char *text)
+{
+	kvb_strv_push(&b->cells, text ? text : "");
+	b->nrows = (b->cells.n + b->ncols - 1) / b->ncols;
+}
+
+void kvb_box_cellf(struct kvb_box *b, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	kvb_box_cell(b, tmp);
+}
+
+/* Display width in columns: UTF-8 continuation bytes do not count. */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+static const char *cell(const struct kvb_box *b, size_t r, size_t c)
+{
+	size_t i = r * b->ncols + c;
+	return i < b->cells.n ? b->cells.v[i] : "";
+}
+
+static void rule(const struct kvb_box *b, const size_t *w, FILE *f)
+{
+	for (size_t c = 0; c < b->ncols; c++) {
+		fputc('+', f);
+		for (size_t i = 0; i < w[c] + 2; i++)
+			fputc('-', f);
+	}
+	fputs("+\n", f);
+}
+
+static void put_cell(FILE *f, const char *s, size_t w, enum kvb_align a)
+{
+	size_t n = width(s), pad = w > n ? w - n : 0, left = a == KVB_ALIGN_RIGHT ? pad : a == KVB_ALIGN_CENTER ? pad / 2 : 0;
+	fprintf(f, "| %*s%s%*s ", (int)left, "", s, (int)(pad - left), "");
+}
+
+void kvb_box_print(const struct kvb_box *b, FILE *f)
+{
+	size_t *w = kvb_xcalloc(b->ncols, sizeof(*w));
+	for (size_t c = 0; c < b->ncols; c++) {
+		w[c] = width(b->head.v[c]);
+		for (size_t r = 0; r < b->nrows; r++)
+			if (width(cell(b, r, c)) > w[c])
+				w[c] = width(cell(b, r, c));
+	}
+	rule(b, w, f);
+	for (size_t c = 0; c < b->ncols; c++)
+		put_cell(f, b->head.v[c], w[c], KVB_ALIGN_CENTER);
+	fputs("|\n", f);
+	rule(b, w, f);
+	for (size_t r = 0; r < b->nrows; r++) {
+		for (size_t c = 0; c < b->ncols; c++)
+			put_cell(f, cell(b, r, c), w[c], b->align[c]);
+		fputs("|\n", f);
+	}
+	rule(b, w, f);
+	free(w);
+}
+
+static void md_cell(FILE *f, const char *s)
+{
+	fputc(' ', f);
+	for (; *s; s++) {
+		if (*s == '|')
+			fputs("\\|", f);
+		else if (*s == '\n')
+			fputc(' ', f);
+		else
+			fputc(*s, f);
+	}
+	fputs(" |", f);
+}
+
+void kvb_box_print_markdown(const struct kvb_box *b, FILE *f)
+{
+	fputc('|', f);
+	for (size_t c = 0; c < b->ncols; c++)
+		md_cell(f, b->head.v[c]);
+	fputs("\n|", f);
+	for (size_t c = 0; c < b->ncols; c++)
+		fputs(b->align[c] == KVB_ALIGN_RIGHT ? " ---: |" : b->align[c] == KVB_ALIGN_CENTER ? " :---: |" : " --- |", f);
+	fputc('\n', f);
+	for (size_t r = 0; r < b->nrows; r++) {
+		fputc('|', f);
+		for (size_t c = 0; c < b->ncols; c++)
+			md_cell(f, cell(b, r, c));
+		fputc('\n', f);
+	}
+}
+
+void kvb_csv_field(FILE *f, const char *s)
+{
+	if (!s)
+		s = "";
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void kvb_box_print_csv(const struct kvb_box *b, FILE *f)
+{
+	for (size_t c = 0; c < b->ncols; c++) {
+		if (c)
+			fputc(',', f);
+		kvb_csv_field(f, b->head.v[c]);
+	}
+	fputc('\n', f);
+	for (size_t r = 0; r < b->nrows; r++) {
+		for (size_t c = 0; c < b->ncols; c++) {
+			if (c)
+				fputc(',', f);
+			kvb_csv_field(f, cell(b, r, c));
+		}
+		fputc('\n', f);
+	}
+}
+
+void kvb_box_release(struct kvb_box *b)
+{
+	kvb_strv_release(&b->head);
+	kvb_strv_release(&b->cells);
+	free(b->align);
+	memset(b, 0, sizeof(*b));
+}

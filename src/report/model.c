@@ -1,0 +1,233 @@
+/* Implements loading results from the store and grouping them for comparison. */
+#include "report/model.h"
+#include "core/util.h"
+
+#include <cjson/cJSON.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t variant_index(struct kvb_report *r, const char *name)
+{
+	for (size_t i = 0; i < r->variants.n; i++)
+		if (!strcmp(r->variants.v[i], name))
+			return i;
+	kvb_strv_push(&r->variants, name);
+	for (size_t g = 0; g < r->ngroups; g++) {
+		r->groups[g].cells = kvb_xrealloc(r->groups[g].cells, r->variants.n * sizeof(*r->groups[g].cells));
+		memset(&r->groups[g].cells[r->variants.n - 1], 0, sizeof(struct kvb_cell));
+	}
+	return r->variants.n - 1;
+}
+
+static struct kvb_group *group_get(struct kvb_report *r, const char *key, const char *workload, const char *metric,
+				   const char *units, int lib, const char *by_value, const char *cls_json)
+{
+	for (size_t i = 0; i < r->ngroups; i++)
+		if (!strcmp(r->groups[i].key, key))
+			return &r->groups[i];
+	r->groups = kvb_xrealloc(r->groups, (r->ngroups + 1) * sizeof(*r->groups));
+	struct kvb_group *g = &r->groups[r->ngroups++];
+	memset(g, 0, sizeof(*g));
+	g->key = kvb_xstrdup(key);
+	g->workload = kvb_xstrdup(workload);
+	g->metric = kvb_xstrdup(metric);
+	g->units = kvb_xstrdup(units ? units : "");
+	g->lower_is_better = lib;
+	g->by_value = by_value ? kvb_xstrdup(by_value) : NULL;
+	g->cls_json = kvb_xstrdup(cls_json);
+	g->cells = kvb_xcalloc(r->variants.n + 1, sizeof(*g->cells));
+	return g;
+}
+
+static void cell_add(struct kvb_cell *c, double v, int64_t boot)
+{
+	c->v = kvb_xrealloc(c->v, (c->n + 1) * sizeof(*c->v));
+	c->boot = kvb_xrealloc(c->boot, (c->n + 1) * sizeof(*c->boot));
+	c->v[c->n] = v;
+	c->boot[c->n] = boot;
+	c->n++;
+}
+
+/* Labels: per (workload, metric), the classifier keys whose values differ between groups. */
+static void make_labels(struct kvb_report *r)
+{
+	for (size_t i = 0; i < r->ngroups; i++) {
+		struct kvb_group *g = &r->groups[i];
+		cJSON *mine = cJSON_Parse(g->cls_json);
+		struct kvb_buf lab = KVB_BUF_INIT;
+		for (cJSON *kv = mine ? mine->child : NULL; kv; kv = kv->next) {
+			int varies = 0;
+			for (size_t j = 0; j < r->ngroups && !varies; j++) {
+				struct kvb_group *h = &r->groups[j];
+				if (j == i || strcmp(h->workload, g->workload) || strcmp(h->metric, g->metric))
+					continue;
+				cJSON *other = cJSON_Parse(h->cls_json);
+				cJSON *ov = cJSON_GetObjectItemCaseSensitive(other, kv->string);
+				varies = !cJSON_IsString(ov) || strcmp(ov->valuestring, kv->valuestring);
+				cJSON_Delete(other);
+			}
+			if (varies)
+				kvb_buf_addf(&lab, "%s%s=%s", lab.len ? " " : "", kv->string,
+					     cJSON_IsString(kv) ? kv->valuestring : "?");
+		}
+		cJSON_Delete(mine);
+		g->label = kvb_buf_detach(&lab);
+	}
+}
+
+int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r, struct kvb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = KVB_OK;
+	int64_t latest;
+
+	memset(r, 0, sizeof(*r));
+	if (o->nruns) {
+		r->runs = kvb_xcalloc(o->nruns, sizeof(*r->runs));
+		memcpy(r->runs, o->runs, o->nruns * sizeof(*r->runs));
+		r->nruns = o->nruns;
+	} else {
+		if ((rc = kvb_store_latest_run(s, &latest, err)))
+			return rc;
+		if (!latest)
+			return kvb_error_set(err, KVB_EINPUT, "%s: no runs yet", s->path);
+		r->runs = kvb_xcalloc(1, sizeof(*r->runs));
+		r->runs[0] = latest;
+		r->nruns = 1;
+	}
+	/* variants in agenda order, run by run */
+	if (sqlite3_prepare_v2(s->db, "SELECT name FROM variant WHERE run_id = ? ORDER BY position", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	for (size_t i = 0; i < r->nruns; i++) {
+		int found = 0;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, r->runs[i]);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			variant_index(r, (const char *)sqlite3_column_text(st, 0));
+			found = 1;
+		}
+		if (!found) {
+			sqlite3_finalize(st);
+			return kvb_error_set(err, KVB_EINPUT, "%s: run %lld not found (or has no variants)", s->path,
+					     (long long)r->runs[i]);
+		}
+	}
+	sqlite3_finalize(st);
+	if (o->baseline) {
+		size_t b;
+		for (b = 0; b < r->variants.n; b++)
+			if (!strcmp(r->variants.v[b], o->baseline))
+				break;
+		if (b == r->variants.n) {
+			struct kvb_buf names = KVB_BUF_INIT;
+			for (size_t i = 0; i < r->variants.n; i++)
+				kvb_buf_addf(&names, "%s%s", i ? ", " : "", r->variants.v[i]);
+			rc = kvb_error_set(err, KVB_EINPUT, "--baseline '%s': no such variant (variants: %s)", o->baseline,
+					   names.data);
+			kvb_buf_release(&names);
+			return rc;
+		}
+		char *tmp = r->variants.v[b];
+		memmove(&r->variants.v[1], &r->variants.v[0], b * sizeof(char *));
+		r->variants.v[0] = tmp;
+	}
+
+	/* results.boot is the boot unit (see the view in results-schema/) */
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT variant, workload, metric, units, lower_is_better, classifiers, boot, value, run_id"
+			       " FROM results WHERE run_id = ? ORDER BY metric_id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	for (size_t i = 0; i < r->nruns; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, r->runs[i]);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *variant = (const char *)sqlite3_column_text(st, 0);
+			const char *workload = (const char *)sqlite3_column_text(st, 1);
+			const char *metric = (const char *)sqlite3_column_text(st, 2);
+			const char *units = (const char *)sqlite3_column_text(st, 3);
+			int lib = sqlite3_column_int(st, 4);
+			const char *cls = (const char *)sqlite3_column_text(st, 5);
+			int64_t boot = sqlite3_column_int64(st, 8) * 100000 + sqlite3_column_int64(st, 6);
+			double value = sqlite3_column_double(st, 7);
+			cJSON *c, *key_cls;
+			char *by_value = NULL, *kc;
+			struct kvb_buf key = KVB_BUF_INIT;
+
+			if (o->workload && strcmp(o->workload, workload))
+				continue;
+			if (o->metric_glob && fnmatch(o->metric_glob, metric, 0))
+				continue;
+			c = cJSON_Parse(cls ? cls : "{}");
+			if (!c)
+				c = cJSON_CreateObject();
+			cJSON_DeleteItemFromObjectCaseSensitive(c, "variant");
+			cJSON_DeleteItemFromObjectCaseSensitive(c, "iteration");
+			key_cls = cJSON_Duplicate(c, 1);
+			if (o->by) {
+				cJSON *bv = cJSON_GetObjectItemCaseSensitive(c, o->by);
+				if (cJSON_IsString(bv))
+					by_value = kvb_xstrdup(bv->valuestring);
+				cJSON_DeleteItemFromObjectCaseSensitive(key_cls, o->by);
+			}
+			kc = cJSON_PrintUnformatted(key_cls);
+			kvb_buf_addf(&key, "%s\x1f%s\x1f%s\x1f%d\x1f%s\x1f%s", workload, metric, units ? units : "", lib, kc,
+				     by_value ? by_value : "");
+			{
+				size_t vi = variant_index(r, variant);
+				struct kvb_group *g = group_get(r, key.data, workload, metric, units, lib, by_value, kc);
+				cell_add(&g->cells[vi], value, boot);
+			}
+			free(kc);
+			free(by_value);
+			kvb_buf_release(&key);
+			cJSON_Delete(key_cls);
+			cJSON_Delete(c);
+		}
+	}
+	sqlite3_finalize(st);
+	if (!r->ngroups)
+		return kvb_error_set(err, KVB_EINPUT, "no results match (run%s", r->nruns > 1 ? "s given)" : " has no metrics that match)");
+	make_labels(r);
+	return KVB_OK;
+}
+
+void kvb_report_release(struct kvb_report *r)
+{
+	for (size_t i = 0; i < r->ngroups; i++) {
+		struct kvb_group *g = &r->groups[i];
+		for (size_t v = 0; v < r->variants.n; v++) {
+			free(g->cells[v].v);
+			free(g->cells[v].boot);
+		}
+		free(g->cells);
+		free(g->key);
+		free(g->workload);
+		free(g->metric);
+		free(g->units);
+		free(g->label);
+		free(g->by_value);
+		free(g->cls_json);
+	}
+	free(r->groups);
+	free(r->runs);
+	kvb_strv_release(&r->variants);
+	memset(r, 0, sizeof(*r));
+}
+
+const char *kvb_by_label(const char *key, const char *value, char *buf, size_t n)
+{
+	int64_t d;
+	if (key && !strcmp(key, "cgroup_depth") && value && !kvb_parse_i64(value, &d) && d >= 0) {
+		if (d == 0)
+			snprintf(buf, n, "root");
+		else
+			snprintf(buf, n, "level%lld", (long long)d);
+		return buf;
+	}
+	snprintf(buf, n, "%s", value ? value : "-");
+	return buf;
+}

@@ -1,0 +1,59 @@
+/*
+ * The comparison model behind `kvbench diff`: results of one or more runs
+ * grouped per (workload, metric, units, classifiers except variant and
+ * iteration), with each variant's values and boots (DESIGN.md §8).
+ */
+#ifndef KVB_REPORT_MODEL_H
+#define KVB_REPORT_MODEL_H
+
+#include "core/error.h"
+#include "store/store.h"
+#include "core/buf.h"
+#include "core/util.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct kvb_report_opts {
+	const int64_t *runs;       /* run ids; none = the latest run */
+	size_t nruns;
+	const char *baseline;      /* variant name; NULL = first variant */
+	const char *metric_glob;   /* fnmatch pattern on metric names, or NULL */
+	const char *workload;      /* only this workload, or NULL */
+	const char *by;            /* classifier spread into columns (excluded from the group key), or NULL */
+};
+
+/* One variant's sample in one group. boot identifies the boot unit (run_id * 100000 + round). */
+struct kvb_cell {
+	size_t n;
+	double *v;
+	int64_t *boot;
+};
+
+struct kvb_group {
+	char *workload, *metric, *units;
+	int lower_is_better;
+	char *key;        /* grouping key (internal) */
+	char *label;      /* classifiers that vary between groups of this metric: "cgroup_depth=1" */
+	char *by_value;   /* value of the --by classifier, or NULL */
+	char *cls_json;   /* all group classifiers as a JSON object string */
+	struct kvb_cell *cells;  /* one per variant, index as in kvb_report.variants */
+};
+
+struct kvb_report {
+	struct kvb_strv variants;  /* in order: baseline first */
+	size_t nbase;              /* always 0 after load (baseline moved first) */
+	struct kvb_group *groups;
+	size_t ngroups;
+	int64_t *runs;
+	size_t nruns;
+};
+
+/* Loads and groups. KVB_EINPUT when the baseline is unknown or nothing matches. */
+int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r, struct kvb_error *err);
+void kvb_report_release(struct kvb_report *r);
+
+/* Human label for a --by value: cgroup_depth 0..3 -> root, level1..level3; else the value. */
+const char *kvb_by_label(const char *key, const char *value, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,178 @@
+/* Implements the two-level (boots, then runs) bootstrap of a ratio of means, Kalibera & Jones 2013. */
+#include "stats/stats.h"
+#include "core/error.h"
+#include "core/util.h"
+
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* One side (baseline or variant) with its runs regrouped so each boot is contiguous. */
+struct side {
+	double *val;  /* n run values, grouped by boot */
+	size_t *start; /* nboots offsets into val */
+	size_t *len;   /* nboots run counts */
+	size_t n, nboots;
+};
+
+struct tagged {
+	int boot;
+	size_t i;
+};
+
+static int cmp_tagged(const void *pa, const void *pb)
+{
+	const struct tagged *a = pa, *b = pb;
+	if (a->boot != b->boot)
+		return a->boot < b->boot ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+static void side_init(struct side *s, const double *x, const int *boot, size_t n)
+{
+	struct tagged *t = kvb_xmalloc(n * sizeof(*t));
+	for (size_t i = 0; i < n; i++)
+		t[i] = (struct tagged){ boot[i], i };
+	qsort(t, n, sizeof(*t), cmp_tagged);
+
+	s->n = n;
+	s->val = kvb_xmalloc(n * sizeof(double));
+	s->start = kvb_xmalloc(n * sizeof(size_t));
+	s->len = kvb_xmalloc(n * sizeof(size_t));
+	s->nboots = 0;
+	for (size_t i = 0; i < n; i++) {
+		s->val[i] = x[t[i].i];
+		if (i == 0 || t[i].boot != t[i - 1].boot) {
+			s->start[s->nboots] = i;
+			s->len[s->nboots++] = 0;
+		}
+		s->len[s->nboots - 1]++;
+	}
+	free(t);
+}
+
+static void side_release(struct side *s)
+{
+	free(s->val);
+	free(s->start);
+	free(s->len);
+}
+
+/* Mean of each boot's runs, into means[0..nboots-1]. */
+static void side_boot_means(const struct side *s, double *means)
+{
+	for (size_t k = 0; k < s->nboots; k++)
+		means[k] = gsl_stats_mean(s->val + s->start[k], 1, s->len[k]);
+}
+
+/* Pooled within-boot sd and sd of the boot means (NAN where undefined). */
+static void side_spread(const struct side *s, const double *means, double *within, double *between)
+{
+	double ss = 0, dof = 0;
+	for (size_t k = 0; k < s->nboots; k++) {
+		const double *x = s->val + s->start[k];
+		if (s->len[k] >= 2) {
+			ss += (double)(s->len[k] - 1) * gsl_stats_variance_m(x, 1, s->len[k], means[k]);
+			dof += (double)(s->len[k] - 1);
+		}
+	}
+	*within = dof > 0 ? sqrt(ss / dof) : NAN;
+	*between = s->nboots >= 2 ? gsl_stats_sd(means, 1, s->nboots) : NAN;
+}
+
+/* Mean of one two-level resample: nboots boots with replacement, then each boot's runs with replacement. */
+static double side_resample_mean(const struct side *s, gsl_rng *rng)
+{
+	double sum = 0;
+	size_t cnt = 0;
+	for (size_t k = 0; k < s->nboots; k++) {
+		size_t g = gsl_rng_uniform_int(rng, s->nboots);
+		const double *x = s->val + s->start[g];
+		for (size_t r = 0; r < s->len[g]; r++)
+			sum += x[gsl_rng_uniform_int(rng, s->len[g])];
+		cnt += s->len[g];
+	}
+	return sum / (double)cnt;
+}
+
+static int check_boots(const char *what, const int *boot, size_t n, struct kvb_error *err)
+{
+	if (n > 0 && !boot)
+		return kvb_error_set(err, KVB_EINPUT, "%s sample has no boot ids", what);
+	return KVB_OK;
+}
+
+int kvb_stats_hier_bootstrap(const double *b, const int *b_boot, size_t nb, const double *v, const int *v_boot,
+			     size_t nv, unsigned resamples, unsigned long seed, double alpha, struct kvb_boot_cmp *r,
+			     struct kvb_error *err)
+{
+	int rc = 0;
+	struct side sb = { 0 }, sv = { 0 };
+	gsl_rng *rng = NULL;
+	double *ratios = NULL, *means_b = NULL, *means_v = NULL;
+
+	if ((rc = kvb_stats_check_sample("baseline", b, nb, 1, err)) || (rc = check_boots("baseline", b_boot, nb, err)) ||
+	    (rc = kvb_stats_check_sample("variant", v, nv, 1, err)) || (rc = check_boots("variant", v_boot, nv, err)))
+		return rc;
+	if (!(alpha > 0 && alpha < 1))
+		return kvb_error_set(err, KVB_EINPUT, "significance level '%g' is not between 0 and 1", alpha);
+	double mb = gsl_stats_mean(b, 1, nb), mv = gsl_stats_mean(v, 1, nv);
+	if (mb == 0)
+		return kvb_error_set(err, KVB_EINPUT, "baseline mean is 0: ratio undefined");
+	if (!resamples)
+		resamples = KVB_STATS_RESAMPLES;
+
+	side_init(&sb, b, b_boot, nb);
+	side_init(&sv, v, v_boot, nv);
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!rng) {
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot allocate random number generator");
+		goto out;
+	}
+	gsl_rng_set(rng, seed);
+	ratios = kvb_xmalloc(resamples * sizeof(double));
+	for (unsigned i = 0; i < resamples; i++) {
+		double rb = side_resample_mean(&sb, rng), rv = side_resample_mean(&sv, rng);
+		if (rb == 0) {
+			rc = kvb_error_set(err, KVB_EINPUT, "a bootstrap resample has baseline mean 0: ratio undefined");
+			goto out;
+		}
+		ratios[i] = rv / rb;
+	}
+	gsl_sort(ratios, 1, resamples);
+
+	r->ratio = mv / mb;
+	r->ci_lo = gsl_stats_quantile_from_sorted_data(ratios, 1, resamples, alpha / 2);
+	r->ci_hi = gsl_stats_quantile_from_sorted_data(ratios, 1, resamples, 1 - alpha / 2);
+	r->significant = r->ci_lo > 1 || r->ci_hi < 1;
+	r->boots_b = sb.nboots;
+	r->boots_v = sv.nboots;
+	r->resamples = resamples;
+	means_b = kvb_xmalloc(sb.nboots * sizeof(double));
+	means_v = kvb_xmalloc(sv.nboots * sizeof(double));
+	side_boot_means(&sb, means_b);
+	side_boot_means(&sv, means_v);
+	side_spread(&sb, means_b, &r->within_sd_b, &r->between_sd_b);
+	side_spread(&sv, means_v, &r->within_sd_v, &r->between_sd_v);
+	r->boot_welch_t = r->boot_welch_df = r->boot_welch_p = NAN;
+	if (sb.nboots >= 2 && sv.nboots >= 2) {
+		struct kvb_welch w;
+		if ((rc = kvb_stats_welch(means_b, sb.nboots, means_v, sv.nboots, alpha, &w, err)))
+			goto out;
+		r->boot_welch_t = w.t;
+		r->boot_welch_df = w.df;
+		r->boot_welch_p = w.p;
+	}
+
+out:
+	free(ratios);
+	free(means_b);
+	free(means_v);
+	if (rng)
+		gsl_rng_free(rng);
+	side_release(&sb);
+	side_release(&sv);
+	return rc;
+}

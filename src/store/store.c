@@ -1,0 +1,407 @@
+/* Implements the SQLite results store: open, migrate, and the run/job write path. */
+#include "store/store.h"
+#include "core/util.h"
+#include "store/schema.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int db_err(struct kvb_store *s, struct kvb_error *err, const char *what)
+{
+	return kvb_error_set(err, KVB_ESTORE, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+int kvb_store_exec(struct kvb_store *s, const char *sql, struct kvb_error *err)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, msg ? msg : sqlite3_errmsg(s->db));
+		sqlite3_free(msg);
+		return KVB_ESTORE;
+	}
+	return KVB_OK;
+}
+
+int kvb_store_begin(struct kvb_store *s, struct kvb_error *err)
+{
+	return kvb_store_exec(s, "BEGIN IMMEDIATE", err);
+}
+
+int kvb_store_commit(struct kvb_store *s, struct kvb_error *err)
+{
+	return kvb_store_exec(s, "COMMIT", err);
+}
+
+void kvb_store_rollback(struct kvb_store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int migrate(struct kvb_store *s, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	int version = 0, n = 0, rc = KVB_OK;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, err, "reading schema version");
+	if (sqlite3_step(st) == SQLITE_ROW)
+		version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	while (kvb_migrations[n].name)
+		n++;
+	if (version > n)
+		return kvb_error_set(err, KVB_ESTORE, "%s: schema version %d is newer than this kvbench knows (%d)", s->path,
+				     version, n);
+	for (int i = version; i < n; i++) {
+		char pragma[64];
+		if ((rc = kvb_store_begin(s, err)))
+			return rc;
+		if ((rc = kvb_store_exec(s, kvb_migrations[i].sql, err))) {
+			kvb_store_rollback(s);
+			return kvb_error_prefix(err, "applying %s", kvb_migrations[i].name);
+		}
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", i + 1);
+		if ((rc = kvb_store_exec(s, pragma, err)) || (rc = kvb_store_commit(s, err))) {
+			kvb_store_rollback(s);
+			return rc;
+		}
+	}
+	return KVB_OK;
+}
+
+int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struct kvb_error *err)
+{
+	struct kvb_store *s = kvb_xcalloc(1, sizeof(*s));
+	int flags = readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+	int rc = KVB_OK;
+
+	s->path = kvb_xstrdup(path);
+	s->readonly = readonly;
+	*out = NULL;
+	if (readonly && access(path, R_OK)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: cannot open results database: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: cannot open results database: %s", path,
+				   s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, 10000);
+	sqlite3_extended_result_codes(s->db, 1);
+	if (readonly) {
+		if ((rc = kvb_store_exec(s, "PRAGMA query_only = 1", err)))
+			goto fail;
+		/* A read-only open still needs a readable schema: check it is ours. */
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM run LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
+			rc = kvb_error_set(err, KVB_ESTORE, "%s: not a kvbench results database (%s)", path,
+					   sqlite3_errmsg(s->db));
+			goto fail;
+		}
+		sqlite3_finalize(st);
+	} else {
+		if ((rc = kvb_store_exec(s, "PRAGMA journal_mode = WAL", err)) ||
+		    (rc = kvb_store_exec(s, "PRAGMA synchronous = NORMAL", err)) ||
+		    (rc = kvb_store_exec(s, "PRAGMA foreign_keys = ON", err)) || (rc = migrate(s, err)))
+			goto fail;
+	}
+	*out = s;
+	return KVB_OK;
+fail:
+	kvb_store_close(s);
+	return rc;
+}
+
+void kvb_store_close(struct kvb_store *s)
+{
+	if (!s)
+		return;
+	if (s->db)
+		sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+}
+
+char *kvb_store_artifact_dir(const struct kvb_store *s, int64_t run_id)
+{
+	char *d = kvb_xasprintf("%s.d/run-%lld", s->path, (long long)run_id);
+	kvb_mkdir_p(d, 0755);
+	return d;
+}
+
+/* Prepares, binds varargs by type letters (i=int64, t=text or NULL, d=double), steps, finalizes. */
+static int run_stmt(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int rc;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, err, "preparing statement");
+	va_start(ap, types);
+	for (int i = 0; types[i]; i++) {
+		switch (types[i]) {
+		case 'i': sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t)); break;
+		case 'd': sqlite3_bind_double(st, i + 1, va_arg(ap, double)); break;
+		default: {
+			const char *t = va_arg(ap, const char *);
+			if (t)
+				sqlite3_bind_text(st, i + 1, t, -1, SQLITE_TRANSIENT);
+			else
+				sqlite3_bind_null(st, i + 1);
+		}
+		}
+	}
+	va_end(ap);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return db_err(s, err, "writing");
+	if (rowid)
+		*rowid = sqlite3_last_insert_rowid(s->db);
+	return KVB_OK;
+}
+
+int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int64_t *run_id, struct kvb_error *err)
+{
+	char host[256] = "";
+	gethostname(host, sizeof(host) - 1);
+	return run_stmt(s, err, run_id,
+			"INSERT INTO run(started_ns, status, agenda_path, agenda_json, platform, platform_json, rounds,"
+			" exec_order, max_retries, kvbench_version, hostname, command_line)"
+			" VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
+			"itttttitittt", (int64_t)kvb_wall_ns(), ri->status ? ri->status : "running", ri->agenda_path,
+			ri->agenda_json, ri->platform, ri->platform_json, (int64_t)ri->rounds, ri->exec_order,
+			(int64_t)ri->max_retries, KVB_VERSION, host, ri->command_line);
+}
+
+int kvb_store_run_status(struct kvb_store *s, int64_t run_id, const char *status, int finished, struct kvb_error *err)
+{
+	if (finished)
+		return run_stmt(s, err, NULL, "UPDATE run SET status = ?, finished_ns = ? WHERE id = ?", "tii", status,
+				(int64_t)kvb_wall_ns(), run_id);
+	return run_stmt(s, err, NULL, "UPDATE run SET status = ?, finished_ns = NULL WHERE id = ?", "ti", status, run_id);
+}
+
+int kvb_store_latest_run(struct kvb_store *s, int64_t *run_id, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	*run_id = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT max(id) FROM run", -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, err, "reading runs");
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*run_id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return KVB_OK;
+}
+
+int kvb_store_variant_add(struct kvb_store *s, int64_t run_id, const struct kvb_variant_row *v, int64_t *id,
+			  struct kvb_error *err)
+{
+	return run_stmt(s, err, id,
+			"INSERT INTO variant(run_id, name, position, kernel, kernel_sha256, dtb, dtb_sha256, initrd,"
+			" initrd_sha256, boot_image, boot_image_sha256, modules, modules_sha256, cmdline,"
+			" expected_release, expected_version, runtime_json) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			"itittttttttttttt" "t", run_id, v->name, (int64_t)v->position, v->kernel, v->kernel_sha256, v->dtb,
+			v->dtb_sha256, v->initrd, v->initrd_sha256, v->boot_image, v->boot_image_sha256, v->modules,
+			v->modules_sha256, v->cmdline, v->expected_release, v->expected_version, v->runtime_json);
+}
+
+int kvb_store_variant_status(struct kvb_store *s, int64_t variant_id, const char *status, const char *error,
+			     struct kvb_error *err)
+{
+	return run_stmt(s, err, NULL, "UPDATE variant SET status = ?, error = ? WHERE id = ?", "tti", status, error,
+			variant_id);
+}
+
+int kvb_store_variant_find(struct kvb_store *s, int64_t run_id, const char *name, int64_t *id, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	*id = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT id FROM variant WHERE run_id = ? AND name = ?", -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, err, "reading variants");
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return KVB_OK;
+}
+
+int kvb_store_boot_record(struct kvb_store *s, int64_t variant_id, const struct kvb_boot_row *b, struct kvb_error *err)
+{
+	return run_stmt(s, err, NULL,
+			"INSERT OR REPLACE INTO boot(variant_id, round, started_ns, ready_ns, status, error,"
+			" running_release, running_version, running_cmdline) VALUES(?,?,?,?,?,?,?,?,?)",
+			"iiiittttt", variant_id, (int64_t)b->round, b->started_ns, b->ready_ns, b->status, b->error,
+			b->running_release, b->running_version, b->running_cmdline);
+}
+
+int kvb_store_plan_add(struct kvb_store *s, int64_t run_id, struct kvb_job_row *rows, size_t n, struct kvb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+	if ((rc = kvb_store_begin(s, err)))
+		return rc;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, label, section, iteration,"
+			       " params_json, runtime_json) VALUES(?,?,?,?,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = db_err(s, err, "preparing plan");
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct kvb_job_row *r = &rows[i];
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int64(st, 2, r->variant_id);
+		sqlite3_bind_int(st, 3, r->seq);
+		sqlite3_bind_int(st, 4, r->round);
+		sqlite3_bind_text(st, 5, r->spec_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 6, r->workload, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 7, r->label, -1, SQLITE_TRANSIENT);
+		if (r->section)
+			sqlite3_bind_text(st, 8, r->section, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(st, 8);
+		sqlite3_bind_int(st, 9, r->iteration);
+		sqlite3_bind_text(st, 10, r->params_json, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 11, r->runtime_json, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = db_err(s, err, "storing the plan");
+			goto fail;
+		}
+		r->id = sqlite3_last_insert_rowid(s->db);
+		snprintf(r->status, sizeof(r->status), "pending");
+	}
+	sqlite3_finalize(st);
+	return kvb_store_commit(s, err);
+fail:
+	sqlite3_finalize(st);
+	kvb_store_rollback(s);
+	return rc;
+}
+
+int kvb_store_plan_load(struct kvb_store *s, int64_t run_id, struct kvb_job_row *rows, size_t n, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(s->db, "SELECT id, status, attempts FROM job WHERE run_id = ? AND seq = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_err(s, err, "reading the plan");
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, run_id);
+		sqlite3_bind_int(st, 2, rows[i].seq);
+		rows[i].id = 0;
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			rows[i].id = sqlite3_column_int64(st, 0);
+			snprintf(rows[i].status, sizeof(rows[i].status), "%s", (const char *)sqlite3_column_text(st, 1));
+			rows[i].attempts = sqlite3_column_int(st, 2);
+		}
+	}
+	sqlite3_finalize(st);
+	return KVB_OK;
+}
+
+int kvb_store_job_start(struct kvb_store *s, int64_t job_id, int64_t start_ns, struct kvb_error *err)
+{
+	return run_stmt(s, err, NULL, "UPDATE job SET status = 'running', start_ns = ? WHERE id = ?", "ii", start_ns, job_id);
+}
+
+int kvb_store_attempt_add(struct kvb_store *s, int64_t job_id, int attempt, const char *status, const char *error,
+			  int64_t start_ns, int64_t end_ns, struct kvb_error *err)
+{
+	int rc = run_stmt(s, err, NULL,
+			  "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
+			  "iittii", job_id, (int64_t)attempt, status, error, start_ns, end_ns);
+	if (!rc)
+		rc = run_stmt(s, err, NULL, "UPDATE job SET attempts = ? WHERE id = ?", "ii", (int64_t)attempt, job_id);
+	return rc;
+}
+
+static int add_classifiers(struct kvb_store *s, int64_t job_id, int64_t metric_id, const cJSON *c, struct kvb_error *err)
+{
+	for (const cJSON *kv = c ? c->child : NULL; kv; kv = kv->next) {
+		const char *v = cJSON_IsString(kv) ? kv->valuestring : NULL;
+		char num[64];
+		int rc;
+		if (!v && cJSON_IsNumber(kv)) {
+			snprintf(num, sizeof(num), "%.17g", kv->valuedouble);
+			v = num;
+		}
+		if (!v)
+			continue;
+		if (metric_id)
+			rc = run_stmt(s, err, NULL, "INSERT INTO classifier(job_id, metric_id, key, value) VALUES(?,?,?,?)",
+				      "iitt", job_id, metric_id, kv->string, v);
+		else
+			rc = run_stmt(s, err, NULL, "INSERT INTO classifier(job_id, key, value) VALUES(?,?,?)", "itt", job_id,
+				      kv->string, v);
+		if (rc)
+			return rc;
+	}
+	return KVB_OK;
+}
+
+int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+			 const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err)
+{
+	int rc;
+	if ((rc = kvb_store_begin(s, err)))
+		return rc;
+	rc = kvb_store_job_write(s, run_id, job_id, o, m, classifiers, err);
+	if (!rc)
+		rc = kvb_store_commit(s, err);
+	if (rc)
+		kvb_store_rollback(s);
+	return rc;
+}
+
+int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err)
+{
+	int rc;
+	rc = run_stmt(s, err, NULL,
+		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = ?, end_ns = ? WHERE id = ?", "ttiiii",
+		      o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
+	if (!rc)
+		rc = run_stmt(s, err, NULL,
+			      "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
+			      "iittii", job_id, (int64_t)o->attempts, o->status, o->error, o->start_ns, o->end_ns);
+	/* Classifiers from the plan are replaced so a redone job (resume) stores them once. */
+	if (!rc)
+		rc = run_stmt(s, err, NULL, "DELETE FROM classifier WHERE job_id = ?", "i", job_id);
+	if (!rc)
+		rc = run_stmt(s, err, NULL, "DELETE FROM metric WHERE job_id = ?", "i", job_id);
+	if (!rc)
+		rc = run_stmt(s, err, NULL, "DELETE FROM artifact WHERE job_id = ?", "i", job_id);
+	if (!rc)
+		rc = add_classifiers(s, job_id, 0, classifiers, err);
+	for (size_t i = 0; !rc && m && i < m->n; i++) {
+		int64_t mid;
+		rc = run_stmt(s, err, &mid, "INSERT INTO metric(job_id, name, value, units, lower_is_better) VALUES(?,?,?,?,?)",
+			      "itdti", job_id, m->v[i].name, m->v[i].value, m->v[i].units, (int64_t)m->v[i].lower_is_better);
+		if (!rc)
+			rc = add_classifiers(s, job_id, mid, m->v[i].classifiers, err);
+	}
+	for (size_t i = 0; !rc && m && i < m->nart; i++)
+		rc = run_stmt(s, err, NULL, "INSERT INTO artifact(job_id, run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?,?)",
+			      "iittti", job_id, run_id, m->art[i].kind, m->art[i].path,
+			      m->art[i].sha256, m->art[i].bytes);
+	return rc;
+}
+
+void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, const char *fmt, ...)
+{
+	char msg[2048];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	run_stmt(s, NULL, NULL, "INSERT INTO event(run_id, t_ns, level, message) VALUES(?,?,?,?)", "iitt", run_id,
+		 (int64_t)kvb_wall_ns(), level, msg);
+}

@@ -1,0 +1,122 @@
+/*
+ * The results database (SQLite, WAL): schema in results-schema/, applied in
+ * order and tracked by PRAGMA user_version (DESIGN.md §7).
+ *
+ * Every state change of a run is written before the engine moves on, and a
+ * finished job is committed in one transaction with its metrics, classifiers
+ * and artifacts, so a crash loses at most the job that was running.
+ * All functions return KVB_OK or KVB_ESTORE with SQLite's message and the DB path.
+ */
+#ifndef KVB_STORE_H
+#define KVB_STORE_H
+
+#include "core/error.h"
+#include "core/metric.h"
+
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+#include <stdint.h>
+
+struct kvb_store {
+	sqlite3 *db;
+	char *path;
+	int readonly;
+};
+
+/* Opens (creating and migrating when !readonly) the DB at path. readonly uses SQLITE_OPEN_READONLY
+ * and query_only, so no statement can write. *out is owned; free with kvb_store_close. */
+int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struct kvb_error *err);
+void kvb_store_close(struct kvb_store *s);
+
+/* Directory for a run's artifacts: "<db path>.d/run-<id>" (created). Owned. */
+char *kvb_store_artifact_dir(const struct kvb_store *s, int64_t run_id);
+
+struct kvb_run_info {
+	const char *agenda_path;
+	const char *agenda_json;
+	const char *platform;
+	const char *platform_json;
+	int rounds;
+	const char *exec_order;
+	int max_retries;
+	const char *command_line;
+	const char *status;  /* "running" or "imported" */
+};
+int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int64_t *run_id, struct kvb_error *err);
+int kvb_store_run_status(struct kvb_store *s, int64_t run_id, const char *status, int finished, struct kvb_error *err);
+/* Latest run id (0 if none). */
+int kvb_store_latest_run(struct kvb_store *s, int64_t *run_id, struct kvb_error *err);
+
+struct kvb_variant_row {
+	const char *name;
+	int position;
+	const char *kernel, *kernel_sha256, *dtb, *dtb_sha256, *initrd, *initrd_sha256;
+	const char *boot_image, *boot_image_sha256, *modules, *modules_sha256, *cmdline;
+	const char *expected_release, *expected_version;
+	const char *runtime_json;
+};
+int kvb_store_variant_add(struct kvb_store *s, int64_t run_id, const struct kvb_variant_row *v, int64_t *id,
+			  struct kvb_error *err);
+int kvb_store_variant_status(struct kvb_store *s, int64_t variant_id, const char *status, const char *error,
+			     struct kvb_error *err);
+/* Looks up a variant of a run by name; *id = 0 when absent. */
+int kvb_store_variant_find(struct kvb_store *s, int64_t run_id, const char *name, int64_t *id, struct kvb_error *err);
+
+struct kvb_boot_row {
+	int round;
+	int64_t started_ns, ready_ns;
+	const char *status, *error;
+	const char *running_release, *running_version, *running_cmdline;
+};
+int kvb_store_boot_record(struct kvb_store *s, int64_t variant_id, const struct kvb_boot_row *b, struct kvb_error *err);
+
+struct kvb_job_row {
+	int64_t id;        /* filled by kvb_store_plan_add */
+	int64_t variant_id;
+	int seq, round, iteration;
+	const char *spec_id, *workload, *label, *section;
+	char *params_json, *runtime_json;  /* borrowed */
+	/* filled by kvb_store_plan_load */
+	char status[24];
+	int attempts;
+};
+/* Inserts planned jobs as 'pending' in one transaction. */
+int kvb_store_plan_add(struct kvb_store *s, int64_t run_id, struct kvb_job_row *rows, size_t n, struct kvb_error *err);
+/* Fills id/status/attempts of rows by (run_id, seq) — used by --resume. Rows not found get id 0. */
+int kvb_store_plan_load(struct kvb_store *s, int64_t run_id, struct kvb_job_row *rows, size_t n, struct kvb_error *err);
+
+int kvb_store_job_start(struct kvb_store *s, int64_t job_id, int64_t start_ns, struct kvb_error *err);
+
+/* A failed attempt, kept with its error (own transaction). */
+int kvb_store_attempt_add(struct kvb_store *s, int64_t job_id, int attempt, const char *status, const char *error,
+			  int64_t start_ns, int64_t end_ns, struct kvb_error *err);
+
+struct kvb_job_outcome {
+	const char *status;  /* ok | failed | instrument-failed | skipped */
+	const char *error;   /* NULL when ok */
+	int attempts;
+	int64_t start_ns, end_ns;
+};
+/*
+ * Commits a finished job in ONE transaction: job row, final attempt row,
+ * metrics with their classifiers, job classifiers (object key -> string),
+ * artifacts. On failure nothing of it is stored.
+ */
+int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+			 const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err);
+
+/* The writes of kvb_store_job_commit without its transaction (caller holds one; used by import). */
+int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err);
+
+/* Appends to the run's event log. Failures are ignored (the log is best effort). */
+void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Runs sql with no result rows (for tests and import). */
+int kvb_store_exec(struct kvb_store *s, const char *sql, struct kvb_error *err);
+int kvb_store_begin(struct kvb_store *s, struct kvb_error *err);
+int kvb_store_commit(struct kvb_store *s, struct kvb_error *err);
+void kvb_store_rollback(struct kvb_store *s);
+
+#endif

@@ -1,0 +1,649 @@
+/*
+ * Implements the adb target: Debian's `adb` client run with argv arrays, the
+ * remote command string built by kvb_shell_join(), and an end marker that
+ * tells a finished command from a dropped connection.
+ *
+ * Why the marker: `adb shell` joins its arguments with spaces and hands the
+ * string to the device shell unchanged (one pre-quoted argument therefore
+ * arrives byte for byte), and with shell protocol v2 it exits with the remote
+ * status. But when the connection drops mid-command, adb 29 (Debian 1:29.0.6)
+ * exits 0 with whatever output had arrived, and adb's own failures ("error:
+ * device offline", "error: closed") exit 1 or 255, codes a command may also
+ * return. So the command runs as
+ *     (ARGV); kvb_rc=$?; echo >&2; echo MARK$kvb_rc >&2
+ * and the marker line proves the command ended and carries its exit status
+ * (also on devices without shell v2, where adb reports no status at all). It
+ * is removed from the output, so stderr comes back byte-exact. The subshell
+ * keeps special built-ins (exit, exec) from skipping the marker.
+ */
+#include "target/adb.h"
+#include "config/platform.h"
+#include "core/log.h"
+#include "core/quote.h"
+#include "core/util.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ADB_MARK "kvb-adb-exit:"
+#define ADB_SHORT_MS 20000ull      /* adb connect/get-state/reboot: local or quick device round trips */
+#define ADB_COPY_MS 1800000ull     /* push/pull: 30 min covers GB images over USB 2 */
+#define ADB_DOWN_MS 30000ull       /* how long a rebooting device may stay online */
+#define ADB_CMD_MAX 131072u        /* Linux MAX_ARG_STRLEN: the longest single argv string adb can get */
+
+struct adb_priv {
+	char *serial;
+	char *adb;
+	char *server_port; /* decimal, or NULL for adb's default */
+	int connect;
+};
+
+static const struct kvb_keydef adb_conn_keys[] = {
+	{ "serial", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "USB serial or host:port of the device" },
+	{ "adb", KVB_T_STR, "adb", NULL, 0, "adb client binary" },
+	{ "adb_server_port", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE, "port of the adb server to use (adb -P)" },
+	{ "connect", KVB_T_BOOL, NULL, NULL, 0, "run `adb connect SERIAL` first (default: true when serial has ':')" },
+	{ "root", KVB_T_BOOL, "false", NULL, 0, "run `adb root` when opening" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+/* Runs `adb [-P PORT] [-s SERIAL] ARGS...`; r is reset first. Returns kvb_spawn_run's code. */
+static int adb_run(struct kvb_target *t, int with_serial, const char *const *args, uint64_t timeout_ms,
+		   struct kvb_exec_result *r, struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	struct kvb_strv v = KVB_STRV_INIT;
+	struct kvb_spawn_opts so = { .timeout_ms = timeout_ms, .cancel = t->cancel };
+	int rc;
+
+	kvb_strv_push(&v, p->adb);
+	if (p->server_port) {
+		kvb_strv_push(&v, "-P");
+		kvb_strv_push(&v, p->server_port);
+	}
+	if (with_serial) {
+		kvb_strv_push(&v, "-s");
+		kvb_strv_push(&v, p->serial);
+	}
+	for (size_t i = 0; args[i]; i++)
+		kvb_strv_push(&v, args[i]);
+	so.argv = kvb_strv_argv(&v);
+	kvb_buf_reset(&r->out);
+	kvb_buf_reset(&r->err);
+	r->exit_code = r->term_signal = r->timed_out = 0;
+	rc = kvb_spawn_run(&so, r, err);
+	kvb_strv_release(&v);
+	/* An adb that had to start the server says so on stderr first; that is not the command's. */
+	while (!strncmp(r->err.data, "* daemon ", 9)) {
+		char *nl = memchr(r->err.data, '\n', r->err.len);
+		size_t cut = nl ? (size_t)(nl - r->err.data) + 1 : r->err.len;
+		memmove(r->err.data, r->err.data + cut, r->err.len - cut + 1);
+		r->err.len -= cut;
+	}
+	return rc;
+}
+
+/* First non-empty line of stderr, else of stdout, else how adb ended; into buf. */
+static const char *adb_why(const struct kvb_exec_result *r, char *buf, size_t n)
+{
+	const struct kvb_buf *bs[2] = { &r->err, &r->out };
+	for (int i = 0; i < 2; i++) {
+		const char *s = bs[i]->data;
+		while (*s == '\n' || *s == '\r' || *s == ' ')
+			s++;
+		if (*s) {
+			size_t len = strcspn(s, "\r\n");
+			snprintf(buf, n, "%.*s", (int)(len > 300 ? 300 : len), s);
+			return buf;
+		}
+	}
+	char how[64];
+	snprintf(buf, n, "adb ended with %s and no output", kvb_exec_describe(r, how, sizeof(how)));
+	return buf;
+}
+
+/* Last non-empty line of b into buf (adb prints its own errors last); 0 when b is blank. */
+static int last_line(const struct kvb_buf *b, char *buf, size_t n)
+{
+	size_t end = b->len, start;
+	while (end && strchr(" \t\r\n", b->data[end - 1]))
+		end--;
+	if (!end)
+		return 0;
+	start = end;
+	while (start && b->data[start - 1] != '\n')
+		start--;
+	snprintf(buf, n, "%.*s", (int)(end - start > 300 ? 300 : end - start), b->data + start);
+	return 1;
+}
+
+static void trim(struct kvb_buf *b)
+{
+	size_t start = 0;
+	while (b->len && strchr(" \t\r\n", b->data[b->len - 1]))
+		b->data[--b->len] = '\0';
+	while (start < b->len && strchr(" \t\r\n", b->data[start]))
+		start++;
+	memmove(b->data, b->data + start, b->len - start + 1);
+	b->len -= start;
+}
+
+/*
+ * Finds the end marker "\nMARK<digits>\n" at the very end of b, removes it and
+ * returns 1 with the status in *code; 0 when absent. A pty-translated "\r\n"
+ * (legacy shell on old devices) is accepted and removed too.
+ */
+static int take_marker(struct kvb_buf *b, int *code)
+{
+	const char *pat = "\n" ADB_MARK;
+	size_t plen = strlen(pat), at = (size_t)-1;
+	const char *p = b->data, *end = b->data + b->len, *q;
+	int v = 0, digits = 0, crlf = 0;
+
+	while ((q = memmem(p, (size_t)(end - p), pat, plen))) {
+		at = (size_t)(q - b->data);
+		p = q + 1;
+	}
+	if (at == (size_t)-1)
+		return 0;
+	for (q = b->data + at + plen; q < end && *q >= '0' && *q <= '9' && digits < 4; q++, digits++)
+		v = v * 10 + (*q - '0');
+	if (!digits)
+		return 0;
+	if (q < end && *q == '\r') {
+		q++;
+		crlf = 1;
+	}
+	if (q + 1 != end || *q != '\n')
+		return 0;
+	if (crlf && at && b->data[at - 1] == '\r')
+		at--;
+	b->len = at;
+	b->data[at] = '\0';
+	*code = v;
+	return 1;
+}
+
+/* `adb connect SERIAL`; adb 29 exits 0 even when it failed, so the answer text decides. */
+static int adb_connect_once(struct kvb_target *t, struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	const char *args[] = { "connect", p->serial, NULL };
+	struct kvb_exec_result r;
+	char why[400];
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = adb_run(t, 0, args, ADB_SHORT_MS, &r, err);
+	if (!rc && (r.exit_code != 0 || !strstr(r.out.data, "connected to")))
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+	if (rc)
+		kvb_error_prefix(err, "cannot connect to '%s'", p->serial);
+	kvb_exec_result_release(&r);
+	return rc;
+}
+
+/* `adb -s SERIAL get-state` into state ("device", "offline", ... or adb's error line). */
+static void adb_state(struct kvb_target *t, char *state, size_t n)
+{
+	const char *args[] = { "get-state", NULL };
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	kvb_exec_result_init(&r);
+	if (adb_run(t, 1, args, ADB_SHORT_MS, &r, &e)) {
+		snprintf(state, n, "%.*s", (int)(n > 0 ? n - 1 : 0), e.msg);
+	} else if (r.exit_code == 0) {
+		trim(&r.out);
+		snprintf(state, n, "%s", r.out.data);
+	} else {
+		adb_why(&r, state, n);
+	}
+	kvb_exec_result_release(&r);
+}
+
+static void adb_disconnect(struct kvb_target *t)
+{
+	struct adb_priv *p = t->priv;
+	const char *args[] = { "disconnect", p->serial, NULL };
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	kvb_exec_result_init(&r);
+	adb_run(t, 0, args, ADB_SHORT_MS, &r, &e);
+	kvb_exec_result_release(&r);
+}
+
+static void adb_close(struct kvb_target *t)
+{
+	struct adb_priv *p = t->priv;
+	if (!p)
+		return;
+	free(p->serial);
+	free(p->adb);
+	free(p->server_port);
+	free(p);
+	t->priv = NULL;
+}
+
+static int adb_open(struct kvb_target *t, struct kvb_error *err)
+{
+	const cJSON *c = t->plat ? t->plat->conn : NULL;
+	const char *serial = kvb_get_str(c, "serial", NULL);
+	struct adb_priv *p;
+	const char *start[] = { "start-server", NULL };
+	struct kvb_exec_result r;
+	char why[400];
+	int rc;
+
+	if (!serial || !*serial)
+		return kvb_error_set(err, KVB_EINPUT, "adb target: connection.serial is required");
+	p = kvb_xcalloc(1, sizeof(*p));
+	t->priv = p;
+	p->serial = kvb_xstrdup(serial);
+	p->adb = kvb_xstrdup(kvb_get_str(c, "adb", "adb"));
+	if (kvb_get_int(c, "adb_server_port", 0) > 0)
+		p->server_port = kvb_xasprintf("%lld", kvb_get_int(c, "adb_server_port", 0));
+	p->connect = kvb_get_bool(c, "connect", strchr(serial, ':') != NULL);
+
+	/* Start the server now so its "* daemon started" lines never mix with a command's stderr. */
+	kvb_exec_result_init(&r);
+	rc = adb_run(t, 0, start, ADB_SHORT_MS, &r, err);
+	if (!rc && r.exit_code != 0)
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+	kvb_exec_result_release(&r);
+	if (rc) {
+		kvb_error_prefix(err, "cannot start the adb server%s%s", p->server_port ? " on port " : "",
+				 p->server_port ? p->server_port : "");
+		goto out;
+	}
+	if (p->connect && (rc = adb_connect_once(t, err)))
+		goto out;
+	if (kvb_get_bool(c, "root", 0))
+		rc = kvb_adb_root(t, 60000, err);
+out:
+	if (rc)
+		adb_close(t);
+	return rc;
+}
+
+static int adb_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		    struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	struct kvb_buf cmd = KVB_BUF_INIT;
+	char why[400];
+	int rc, code;
+
+	if (!argv || !argv[0])
+		return kvb_error_set(err, KVB_ETARGET, "empty command for '%s'", p->serial);
+	kvb_buf_addc(&cmd, '(');
+	kvb_shell_join(&cmd, argv);
+	/* echo, not printf: every Android shell has it built in (printf came with toybox in 6.0). */
+	kvb_buf_adds(&cmd, "); kvb_rc=$?; echo >&2; echo " ADB_MARK "$kvb_rc >&2");
+	if (cmd.len >= ADB_CMD_MAX) {
+		rc = kvb_error_set(err, KVB_ETARGET,
+				   "'%s' on '%s': command too long for adb shell (%zu bytes quoted, limit %u): push a script",
+				   argv[0], p->serial, cmd.len, ADB_CMD_MAX);
+		goto out;
+	}
+	{
+		const char *args[] = { "shell", "--", cmd.data, NULL };
+		rc = adb_run(t, 1, args, timeout_ms, r, err);
+	}
+	if (rc) {
+		kvb_error_prefix(err, "'%s' on '%s'", argv[0], p->serial);
+		goto out;
+	}
+	if (take_marker(&r->err, &code) || take_marker(&r->out, &code)) {
+		r->exit_code = code;
+		r->term_signal = 0;
+		goto out;
+	}
+	if (last_line(&r->err, why, sizeof(why)) && !strncmp(why, "error: ", 7))
+		rc = kvb_error_set(err, KVB_ETARGET, "'%s' on '%s': adb shell failed: %s", argv[0], p->serial, why + 7);
+	else
+		rc = kvb_error_set(err, KVB_ETARGET,
+				   "'%s' on '%s' did not finish: connection lost (adb ended with %s before the command did)",
+				   argv[0], p->serial, kvb_exec_describe(r, why, sizeof(why)));
+out:
+	kvb_buf_release(&cmd);
+	return rc;
+}
+
+/* push or pull with adb's own argument order. */
+static int adb_copy(struct kvb_target *t, const char *verb, const char *from, const char *to, struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	const char *args[] = { verb, from, to, NULL };
+	struct kvb_exec_result r;
+	char why[400];
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = adb_run(t, 1, args, ADB_COPY_MS, &r, err);
+	if (!rc && r.exit_code != 0)
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+	if (rc)
+		kvb_error_prefix(err, "cannot %s '%s' to '%s' on '%s'", verb, from, to, p->serial);
+	kvb_exec_result_release(&r);
+	return rc;
+}
+
+static int is_local_dir(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+/*
+ * adb copies a directory *into* an existing destination directory
+ * (dst/NAME); "SRC/." copies its contents instead (adb 29), which gives the
+ * target contract's "dst becomes a copy of src" whether dst exists or not.
+ */
+static int adb_push(struct kvb_target *t, const char *local, const char *remote, struct kvb_error *err)
+{
+	const char *mkdir_argv[] = { "mkdir", "-p", remote, NULL };
+	struct kvb_exec_result r;
+	char *dot;
+	int rc;
+	if (!is_local_dir(local))
+		return adb_copy(t, "push", local, remote, err);
+	kvb_exec_result_init(&r);
+	rc = kvb_target_run_ok(t, mkdir_argv, ADB_SHORT_MS, &r, err);
+	kvb_exec_result_release(&r);
+	if (rc)
+		return kvb_error_prefix(err, "cannot push '%s' to '%s'", local, remote);
+	dot = kvb_xasprintf("%s/.", local);
+	rc = adb_copy(t, "push", dot, remote, err);
+	free(dot);
+	return rc;
+}
+
+static int adb_pull(struct kvb_target *t, const char *remote, const char *local, struct kvb_error *err)
+{
+	const char *test_argv[] = { "test", "-d", remote, NULL };
+	struct kvb_exec_result r;
+	char *dot;
+	int rc, remote_dir;
+	if (!is_local_dir(local))
+		return adb_copy(t, "pull", remote, local, err);
+	kvb_exec_result_init(&r);
+	rc = kvb_target_exec(t, test_argv, ADB_SHORT_MS, &r, err);
+	remote_dir = !rc && r.exit_code == 0;
+	kvb_exec_result_release(&r);
+	if (rc)
+		return kvb_error_prefix(err, "cannot pull '%s' to '%s'", remote, local);
+	if (!remote_dir)
+		return adb_copy(t, "pull", remote, local, err);
+	dot = kvb_xasprintf("%s/.", remote);
+	rc = adb_copy(t, "pull", dot, local, err);
+	free(dot);
+	return rc;
+}
+
+/* Waits up to ms for the device to leave the "device" state (a reboot taking effect). */
+static int adb_wait_down(struct kvb_target *t, uint64_t ms, struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	uint64_t end = kvb_mono_ns() + ms * 1000000ull;
+	char state[256];
+	for (;;) {
+		adb_state(t, state, sizeof(state));
+		if (strcmp(state, "device"))
+			break;
+		if (kvb_mono_ns() >= end || (t->cancel && *t->cancel))
+			return kvb_error_set(err, KVB_ETARGET, "'%s' still online %llu s after 'adb reboot'", p->serial,
+					     (unsigned long long)(ms / 1000));
+		kvb_sleep_ms(100);
+	}
+	/* A tcp transport the server keeps "offline" only comes back on the server's slow
+	 * reconnect timer; forget it so wait_ready's `adb connect` gets a fresh one. */
+	if (p->connect)
+		adb_disconnect(t);
+	return KVB_OK;
+}
+
+static int adb_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	const char *args[] = { "reboot", mode, NULL };
+	struct kvb_exec_result r;
+	char why[400];
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = adb_run(t, 1, args, ADB_SHORT_MS, &r, err);
+	if (!rc && r.exit_code != 0)
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+	kvb_exec_result_release(&r);
+	if (!rc)
+		rc = adb_wait_down(t, ADB_DOWN_MS, err);
+	if (rc)
+		kvb_error_prefix(err, "cannot reboot '%s'%s%s", p->serial, mode ? " to " : "", mode ? mode : "");
+	return rc;
+}
+
+/*
+ * Brings the transport up: `adb connect` for tcp serials, then `adb
+ * wait-for-device` bounded by left_ms (by 3 s slices for tcp, reconnecting
+ * between slices). Returns KVB_OK when adb reports the device online; else
+ * KVB_ETARGET with the last thing adb said in err.
+ */
+static int adb_wait_online(struct kvb_target *t, uint64_t left_ms, struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	const char *args[] = { "wait-for-device", NULL };
+	struct kvb_exec_result r;
+	char why[400];
+	uint64_t slice = p->connect && left_ms > 3000 ? 3000 : left_ms, t0 = kvb_mono_ns();
+	int rc;
+
+	if (p->connect && adb_connect_once(t, err)) {
+		kvb_sleep_ms(left_ms < 250 ? left_ms : 250); /* refused: the device is still down */
+		return KVB_ETARGET;
+	}
+	kvb_exec_result_init(&r);
+	rc = adb_run(t, 1, args, slice, &r, err);
+	if (!rc && r.exit_code != 0)
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+	kvb_exec_result_release(&r);
+	if (rc) {
+		char state[256];
+		adb_state(t, state, sizeof(state));
+		if (p->connect && strstr(state, "offline"))
+			adb_disconnect(t);
+		kvb_error_set(err, KVB_ETARGET, "adb says '%s'", state);
+	}
+	if (rc && kvb_mono_ns() - t0 < 200000000ull) /* adb failed at once: do not spin */
+		kvb_sleep_ms(250);
+	return rc;
+}
+
+static int adb_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	const struct kvb_platform *plat = t->plat;
+	const char *ready = plat && plat->boot_ready ? plat->boot_ready : "getprop sys.boot_completed";
+	const char *expect = plat && plat->boot_expect ? plat->boot_expect : "1";
+	const char *argv[] = { "sh", "-c", ready, NULL };
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	char last[600] = "no answer from adb";
+	int online = 0;
+	uint64_t t0 = kvb_mono_ns(), deadline;
+
+	if (!timeout_ms)
+		timeout_ms = (uint64_t)(plat && plat->boot_timeout_s > 0 ? plat->boot_timeout_s : 180) * 1000ull;
+	deadline = t0 + timeout_ms * 1000000ull;
+	kvb_exec_result_init(&r);
+	for (;;) {
+		uint64_t now = kvb_mono_ns(), left_ms;
+		if (now >= deadline || (t->cancel && *t->cancel))
+			break;
+		left_ms = (deadline - now) / 1000000ull;
+		if (adb_wait_online(t, left_ms, &e)) {
+			snprintf(last, sizeof(last), "%.500s", e.msg);
+			continue;
+		}
+		online = 1;
+		now = kvb_mono_ns();
+		if (now >= deadline)
+			break;
+		left_ms = (deadline - now) / 1000000ull;
+		if (kvb_target_exec(t, argv, left_ms < 15000 ? left_ms + 1 : 15000, &r, &e)) {
+			snprintf(last, sizeof(last), "%.500s", e.msg);
+			continue;
+		}
+		trim(&r.out);
+		if (r.exit_code == 0 && !strcmp(r.out.data, expect)) {
+			kvb_debug("'%s' ready after %.1f s", p->serial, (double)(kvb_mono_ns() - t0) / 1e9);
+			kvb_exec_result_release(&r);
+			return KVB_OK;
+		}
+		snprintf(last, sizeof(last), "'%s' printed '%.200s' with exit status %d (expected '%s')", ready,
+			 r.out.data, r.exit_code, expect);
+		now = kvb_mono_ns();
+		if (now < deadline)
+			kvb_sleep_ms((deadline - now) / 1000000ull < 500 ? (deadline - now) / 1000000ull : 500);
+	}
+	kvb_exec_result_release(&r);
+	if (t->cancel && *t->cancel)
+		return kvb_error_set(err, KVB_ETARGET, "waiting for '%s' cancelled", p->serial);
+	return kvb_error_set(err, KVB_ETARGET, "'%s' %s within %.1f s: %s", p->serial,
+			     online ? "was online but not ready" : "did not come online",
+			     (double)timeout_ms / 1000.0, last);
+}
+
+int kvb_adb_root(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	const char *args[] = { "root", NULL };
+	struct kvb_exec_result r;
+	char why[400];
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = adb_run(t, 1, args, ADB_SHORT_MS, &r, err);
+	if (!rc && (r.exit_code != 0 || strstr(r.out.data, "cannot") || strstr(r.err.data, "cannot")))
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+	if (!rc && strstr(r.out.data, "restarting")) {
+		/* adbd restarts: wait for the transport to come back, bounded. */
+		uint64_t end = kvb_mono_ns() + timeout_ms * 1000000ull;
+		struct kvb_error e;
+		rc = KVB_ETARGET;
+		kvb_error_set(err, KVB_ETARGET, "device did not come back after adbd restarted");
+		while (rc && kvb_mono_ns() < end && !(t->cancel && *t->cancel))
+			if (!(rc = adb_wait_online(t, (end - kvb_mono_ns()) / 1000000ull + 1, &e)))
+				break;
+	}
+	if (rc)
+		kvb_error_prefix(err, "'adb root' on '%s'", p->serial);
+	kvb_exec_result_release(&r);
+	return rc;
+}
+
+/* Checks each complete line in *line against re; keeps a trailing partial line. */
+static int match_lines(struct kvb_buf *line, const regex_t *re, int final)
+{
+	char *start = line->data, *nl;
+	int hit = 0;
+	while (!hit && (nl = memchr(start, '\n', line->len - (size_t)(start - line->data)))) {
+		*nl = '\0';
+		if (nl > start && nl[-1] == '\r')
+			nl[-1] = '\0';
+		hit = !regexec(re, start, 0, NULL, 0);
+		start = nl + 1;
+	}
+	if (!hit && final && start < line->data + line->len)
+		hit = !regexec(re, start, 0, NULL, 0);
+	memmove(line->data, start, line->len - (size_t)(start - line->data) + 1);
+	line->len -= (size_t)(start - line->data);
+	return hit;
+}
+
+int kvb_adb_logcat_until(struct kvb_target *t, const char *out_path, const char *pattern, uint64_t timeout_ms,
+			 int *matched, struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	struct kvb_strv v = KVB_STRV_INIT;
+	struct kvb_spawn_opts so = { 0 };
+	struct kvb_bgproc bg = { .pid = 0, .out_fd = -1 };
+	struct kvb_buf line = KVB_BUF_INIT;
+	regex_t re;
+	FILE *f = NULL;
+	uint64_t deadline = kvb_mono_ns() + timeout_ms * 1000000ull;
+	int rc = KVB_OK;
+
+	*matched = 0;
+	if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB))
+		return kvb_error_set(err, KVB_EINPUT, "bad logcat pattern '%s' (a POSIX extended regex)", pattern);
+	f = fopen(out_path, "w");
+	if (!f) {
+		rc = kvb_error_set(err, KVB_ETARGET, "cannot write '%s': %s", out_path, strerror(errno));
+		goto out;
+	}
+	kvb_strv_push(&v, p->adb);
+	if (p->server_port) {
+		kvb_strv_push(&v, "-P");
+		kvb_strv_push(&v, p->server_port);
+	}
+	kvb_strv_push(&v, "-s");
+	kvb_strv_push(&v, p->serial);
+	kvb_strv_push(&v, "logcat");
+	so.argv = kvb_strv_argv(&v);
+	if ((rc = kvb_spawn_bg(&so, &bg, err)))
+		goto out;
+	while (!*matched) {
+		uint64_t now = kvb_mono_ns();
+		struct pollfd pfd = { .fd = bg.out_fd, .events = POLLIN };
+		char buf[65536];
+		ssize_t n;
+		if (now >= deadline)
+			break;
+		if (t->cancel && *t->cancel) {
+			rc = kvb_error_set(err, KVB_ETARGET, "logcat on '%s' cancelled", p->serial);
+			break;
+		}
+		n = (deadline - now) / 1000000ull;
+		if (poll(&pfd, 1, n > 200 ? 200 : (int)n + 1) <= 0)
+			continue;
+		n = read(bg.out_fd, buf, sizeof(buf));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n > 0) {
+			fwrite(buf, 1, (size_t)n, f);
+			kvb_buf_add(&line, buf, (size_t)n);
+			*matched = match_lines(&line, &re, 0);
+			continue;
+		}
+		*matched = match_lines(&line, &re, 1);
+		if (!*matched)
+			rc = kvb_error_set(err, KVB_ETARGET, "adb logcat on '%s' ended before a line matched '%s'",
+					   p->serial, pattern);
+		break;
+	}
+out:
+	if (bg.pid > 0)
+		kvb_spawn_stop(&bg, SIGTERM, 2000);
+	if (f && fclose(f) && !rc)
+		rc = kvb_error_set(err, KVB_ETARGET, "cannot write '%s': %s", out_path, strerror(errno));
+	regfree(&re);
+	kvb_buf_release(&line);
+	kvb_strv_release(&v);
+	return rc;
+}
+
+const struct kvb_target_ops kvb_target_adb = {
+	.name = "adb",
+	.summary = "Android device through Debian's adb client (USB serial or host:port)",
+	.conn_keys = adb_conn_keys,
+	.open = adb_open,
+	.exec = adb_exec,
+	.push = adb_push,
+	.pull = adb_pull,
+	.reboot = adb_reboot,
+	.wait_ready = adb_wait_ready,
+	.close = adb_close,
+};

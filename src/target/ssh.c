@@ -1,0 +1,1367 @@
+/*
+ * Implements the ssh target on libssh2: one session per board, reused for
+ * every command (a channel each, no pty), files over SFTP, host keys checked
+ * against known_hosts, keepalive, reconnect with backoff.
+ *
+ * Every libssh2 call runs in non-blocking mode and waits on the socket with
+ * poll() against a deadline (ssh_wait), so no call can hang: a command has its
+ * timeout, a connection attempt connect_timeout_s, an SFTP step
+ * SSH_IO_TIMEOUT_MS without progress, and any wait fails once the server has
+ * sent nothing for 3 keepalive intervals although keepalives were sent
+ * (OpenSSH's ServerAliveInterval x ServerAliveCountMax 3).
+ *
+ * Killing a remote command on timeout: the command string sent is
+ *     printf 'kvb-pid:%s\n' "$$" && exec ARGV...
+ * so the shell sshd starts reports its pid as the first stdout line (stripped
+ * before the caller sees stdout) and then becomes the command. OpenSSH (and
+ * dropbear) run that shell after setsid(), so the pid is also the process
+ * group of the command and everything it forks. On timeout a second channel
+ * runs `kill -s TERM -- -PID || kill -s TERM PID` (the group, else the one
+ * process where sshd did not make a group), then SIGKILL after
+ * SSH_KILL_GRACE_MS. Only POSIX sh features are used (printf, $$, exec, kill).
+ */
+#include "target/target.h"
+#include "config/platform.h"
+#include "core/buf.h"
+#include "core/log.h"
+#include "core/quote.h"
+#include "core/util.h"
+#include "target/ssh_known_hosts.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libssh2.h>
+#include <libssh2_sftp.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define SSH_IO_TIMEOUT_MS 60000u   /* an SFTP step or a channel close with no progress fails after this */
+#define SSH_KILL_GRACE_MS 2000u    /* SIGTERM -> SIGKILL on timeout */
+#define SSH_IO_CHUNK (1u << 20)    /* SFTP buffer: libssh2 pipelines ~30 kB requests over all of it */
+#define SSH_PID_MARK "kvb-pid:"
+#define SSH_MAX_BACKOFF_MS 5000u
+#define SSH_MIN_ATTEMPT_MS 100u    /* wait_ready makes no attempt with less time left */
+#define SSH_NS_PER_MS 1000000ull
+
+static const struct kvb_keydef ssh_conn_keys[] = {
+	{ "host", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "board address: name or IP" },
+	{ "port", KVB_T_INT, "22", NULL, KVB_KEY_POSITIVE, "TCP port of sshd" },
+	{ "user", KVB_T_STR, "root", NULL, 0, "user to log in as" },
+	{ "key", KVB_T_STR, NULL, NULL, 0,
+	  "private key file (~/ and paths relative to the platform directory allowed); "
+	  "without it: ssh-agent, then ~/.ssh/id_ed25519, id_ecdsa, id_rsa" },
+	{ "passphrase", KVB_T_STR, NULL, NULL, 0, "passphrase of key (never logged)" },
+	{ "known_hosts", KVB_T_STR, "~/.ssh/known_hosts", NULL, 0, "OpenSSH known_hosts file the host key is checked against" },
+	{ "host_key", KVB_T_STR, "strict", "strict|accept-new", 0,
+	  "strict: unknown keys refused; accept-new: an unknown key is recorded. A changed key is always refused" },
+	{ "connect_timeout_s", KVB_T_INT, "10", NULL, KVB_KEY_POSITIVE, "bound on one connection attempt (TCP, handshake, login), s" },
+	{ "keepalive_s", KVB_T_INT, "15", NULL, KVB_KEY_NONNEG,
+	  "keepalive interval, s; the connection counts as lost after 3 unanswered intervals; 0 disables" },
+	{ "reconnect_deadline_s", KVB_T_INT, "180", NULL, KVB_KEY_NONNEG,
+	  "after a lost connection, the next call retries with backoff for this long, s" },
+	{ "ready", KVB_T_STR, NULL, NULL, 0, "shell command that must succeed before the board counts as ready (default: boot.ready)" },
+	{ "expect", KVB_T_STR, NULL, NULL, 0, "expected stdout of ready, trailing whitespace ignored (default: boot.expect)" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+/* Connection settings, resolved from platform.yaml's connection mapping. */
+struct ssh_conf {
+	char *host;
+	int port;
+	char *user;
+	char *key;          /* absolute path or NULL (agent, default keys) */
+	char *passphrase;   /* or NULL */
+	char *known_hosts;  /* absolute path */
+	int accept_new;
+	uint64_t connect_timeout_ms;
+	unsigned keepalive_s;
+	uint64_t reconnect_deadline_ms;
+	const char *ready;  /* borrowed from the platform document */
+	const char *expect;
+};
+
+/* Backend state; the session fields are NULL/-1 while disconnected. */
+struct ssh_state {
+	struct ssh_conf c;
+	int fd;
+	LIBSSH2_SESSION *s;
+	LIBSSH2_SFTP *sftp;
+	int broken;               /* the session failed: drop and reconnect before the next call */
+	char lost[512];           /* why the previous session ended, for the reconnect log */
+	uint64_t rx_ns;           /* when bytes last arrived (recv callback) */
+	uint64_t op_ns;           /* when the current operation started (silence is counted from here) */
+	char boot_id[64];         /* boot_id before reboot(); wait_ready() waits for another */
+	volatile int *cancel;
+};
+
+/* Outcomes of waiting on the socket besides "retry the call". */
+enum ssh_wait { W_RETRY = 0, W_DEADLINE, W_CANCEL, W_SILENT };
+
+/* ---- helpers ------------------------------------------------------------------------------------- */
+
+static uint64_t deadline_after(uint64_t ms)
+{
+	return ms ? kvb_mono_ns() + ms * SSH_NS_PER_MS : UINT64_MAX;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Counts received bytes' arrival time; otherwise what libssh2's own recv does (-errno on error). */
+static LIBSSH2_RECV_FUNC(ssh_recv)
+{
+	struct ssh_state *st = *abstract;
+	ssize_t n = recv(socket, buffer, length, flags);
+	if (n < 0)
+		return -errno;
+	if (n > 0)
+		st->rx_ns = kvb_mono_ns();
+	return n;
+}
+
+/* libssh2 errors after which the transport is unusable. */
+static int transport_error(int e)
+{
+	switch (e) {
+	case LIBSSH2_ERROR_SOCKET_NONE:
+	case LIBSSH2_ERROR_BANNER_RECV:
+	case LIBSSH2_ERROR_BANNER_SEND:
+	case LIBSSH2_ERROR_INVALID_MAC:
+	case LIBSSH2_ERROR_KEX_FAILURE:
+	case LIBSSH2_ERROR_SOCKET_SEND:
+	case LIBSSH2_ERROR_KEY_EXCHANGE_FAILURE:
+	case LIBSSH2_ERROR_TIMEOUT:
+	case LIBSSH2_ERROR_DECRYPT:
+	case LIBSSH2_ERROR_SOCKET_DISCONNECT:
+	case LIBSSH2_ERROR_PROTO:
+	case LIBSSH2_ERROR_SOCKET_TIMEOUT:
+	case LIBSSH2_ERROR_SOCKET_RECV:
+	case LIBSSH2_ERROR_ENCRYPT:
+	case LIBSSH2_ERROR_BAD_SOCKET:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* What a transport error means, in words (libssh2's own texts are often "Unexpected error"). */
+static const char *transport_text(int e)
+{
+	switch (e) {
+	case LIBSSH2_ERROR_SOCKET_DISCONNECT:
+		return "the server closed the connection";
+	case LIBSSH2_ERROR_SOCKET_RECV:
+		return "the connection was closed or reset";
+	case LIBSSH2_ERROR_SOCKET_SEND:
+		return "sending failed: the connection was closed or reset";
+	case LIBSSH2_ERROR_TIMEOUT:
+	case LIBSSH2_ERROR_SOCKET_TIMEOUT:
+		return "timed out";
+	case LIBSSH2_ERROR_BANNER_RECV:
+		return "no ssh banner from the server";
+	default:
+		return "ssh protocol failure";
+	}
+}
+
+/* libssh2's last error text, or a fallback. */
+static const char *last_error(struct ssh_state *st, int *code)
+{
+	char *msg = NULL;
+	int e = st->s ? libssh2_session_last_error(st->s, &msg, NULL, 0) : 0;
+	if (code)
+		*code = e;
+	return msg && *msg ? msg : "unknown libssh2 error";
+}
+
+/*
+ * Waits until the socket is ready in the direction libssh2 is blocked on,
+ * sending keepalives meanwhile. W_RETRY means: call libssh2 again.
+ */
+static enum ssh_wait ssh_wait(struct ssh_state *st, uint64_t deadline_ns)
+{
+	uint64_t now = kvb_mono_ns(), slice_ns = 200 * SSH_NS_PER_MS; /* re-check cancel this often */
+	int dirs = libssh2_session_block_directions(st->s), next_s = 0;
+	struct pollfd pfd = { .fd = st->fd, .events = 0 };
+
+	if (st->cancel && *st->cancel)
+		return W_CANCEL;
+	if (now >= deadline_ns)
+		return W_DEADLINE;
+	if (st->c.keepalive_s) {
+		uint64_t since = st->rx_ns > st->op_ns ? st->rx_ns : st->op_ns;
+		uint64_t limit = 3ull * st->c.keepalive_s * 1000 * SSH_NS_PER_MS;
+		if (now - since > limit)
+			return W_SILENT;
+		if (libssh2_keepalive_send(st->s, &next_s) == 0 && next_s > 0)
+			slice_ns = min_u64(slice_ns, (uint64_t)next_s * 1000 * SSH_NS_PER_MS);
+		slice_ns = min_u64(slice_ns, since + limit - now + SSH_NS_PER_MS);
+	}
+	if (dirs & LIBSSH2_SESSION_BLOCK_INBOUND)
+		pfd.events |= POLLIN;
+	if (dirs & LIBSSH2_SESSION_BLOCK_OUTBOUND)
+		pfd.events |= POLLOUT;
+	if (!pfd.events)
+		pfd.events = POLLIN;
+	slice_ns = min_u64(slice_ns, deadline_ns - now);
+	(void)poll(&pfd, 1, (int)((slice_ns + SSH_NS_PER_MS - 1) / SSH_NS_PER_MS));
+	return W_RETRY;
+}
+
+/* Runs an int-returning libssh2 call until it stops saying EAGAIN or the wait gives up (w != 0). */
+#define SSH_CALL(st, rc, call, deadline, w) \
+	while (((rc) = (call)) == LIBSSH2_ERROR_EAGAIN && ((w) = ssh_wait((st), (deadline))) == W_RETRY)
+/* Same for calls returning a pointer, NULL with EAGAIN as the session's last error. */
+#define SSH_CALLP(st, p, call, deadline, w)                                                   \
+	while (!((p) = (call)) && libssh2_session_last_errno((st)->s) == LIBSSH2_ERROR_EAGAIN && \
+	       ((w) = ssh_wait((st), (deadline))) == W_RETRY)
+
+static void op_begin(struct ssh_state *st)
+{
+	st->op_ns = kvb_mono_ns();
+}
+
+/*
+ * Turns a failed call into a message "WHAT: REASON" and marks the session
+ * broken when the transport is gone. w is the wait outcome (W_RETRY when the
+ * call itself failed), ms the time limit that applied, for the message.
+ */
+static int ssh_fail(struct ssh_state *st, enum ssh_wait w, uint64_t ms, const char *what, struct kvb_error *err)
+{
+	int code = 0;
+	const char *msg;
+	switch (w) {
+	case W_DEADLINE:
+		st->broken = 1; /* a half-done libssh2 call cannot be resumed later */
+		snprintf(st->lost, sizeof(st->lost), "%s timed out", what);
+		return kvb_error_set(err, KVB_ETARGET, "%s: timed out after %llu ms", what, (unsigned long long)ms);
+	case W_CANCEL:
+		st->broken = 1;
+		snprintf(st->lost, sizeof(st->lost), "%s was cancelled", what);
+		return kvb_error_set(err, KVB_ETARGET, "%s: cancelled", what);
+	case W_SILENT:
+		st->broken = 1;
+		snprintf(st->lost, sizeof(st->lost), "no answer from the server for %u s", 3 * st->c.keepalive_s);
+		return kvb_error_set(err, KVB_ETARGET, "%s: connection lost: no answer from '%s' port %d for %u s (keepalive)",
+				     what, st->c.host, st->c.port, 3 * st->c.keepalive_s);
+	case W_RETRY:
+		break;
+	}
+	msg = last_error(st, &code);
+	if (transport_error(code)) {
+		st->broken = 1;
+		snprintf(st->lost, sizeof(st->lost), "%s (libssh2: %s)", transport_text(code), msg);
+		return kvb_error_set(err, KVB_ETARGET, "%s: connection lost to '%s' port %d: %s (libssh2: %s)", what,
+				     st->c.host, st->c.port, transport_text(code), msg);
+	}
+	return kvb_error_set(err, KVB_ETARGET, "%s: %s", what, msg);
+}
+
+/* ---- configuration ------------------------------------------------------------------------------- */
+
+/* "~/x" -> $HOME/x; relative -> platform directory; absolute unchanged. Owned. */
+static char *resolve_path(const char *p, const char *base)
+{
+	const char *home = getenv("HOME");
+	if (p[0] == '~' && p[1] == '/')
+		return kvb_xasprintf("%s%s", home && *home ? home : "", p + 1);
+	if (p[0] == '/' || !base)
+		return kvb_xstrdup(p);
+	return kvb_xasprintf("%s/%s", base, p);
+}
+
+static void conf_release(struct ssh_conf *c)
+{
+	free(c->host);
+	free(c->user);
+	free(c->key);
+	if (c->passphrase)
+		memset(c->passphrase, 0, strlen(c->passphrase));
+	free(c->passphrase);
+	free(c->known_hosts);
+	memset(c, 0, sizeof(*c));
+}
+
+static int conf_load(struct ssh_conf *c, const struct kvb_platform *plat, struct kvb_error *err)
+{
+	const cJSON *m = plat->conn;
+	const char *s;
+	long long v;
+	memset(c, 0, sizeof(*c));
+	s = kvb_get_str(m, "host", NULL);
+	if (!s || !*s)
+		return kvb_error_set(err, KVB_EINPUT, "%s: connection: ssh needs 'host'", plat->file);
+	c->host = kvb_xstrdup(s);
+	v = kvb_get_int(m, "port", 22);
+	if (v < 1 || v > 65535)
+		return kvb_error_set(err, KVB_EINPUT, "%s: connection.port: %lld is not a TCP port", plat->file, v);
+	c->port = (int)v;
+	c->user = kvb_xstrdup(kvb_get_str(m, "user", "root"));
+	s = kvb_get_str(m, "key", NULL);
+	c->key = s ? resolve_path(s, plat->dir) : NULL;
+	s = kvb_get_str(m, "passphrase", NULL);
+	c->passphrase = s ? kvb_xstrdup(s) : NULL;
+	c->known_hosts = resolve_path(kvb_get_str(m, "known_hosts", "~/.ssh/known_hosts"), plat->dir);
+	s = kvb_get_str(m, "host_key", "strict");
+	if (strcmp(s, "strict") && strcmp(s, "accept-new"))
+		return kvb_error_set(err, KVB_EINPUT, "%s: connection.host_key: \"%s\" is not strict or accept-new",
+				     plat->file, s);
+	c->accept_new = !strcmp(s, "accept-new");
+	v = kvb_get_int(m, "connect_timeout_s", 10);
+	c->connect_timeout_ms = (uint64_t)(v > 0 ? v : 10) * 1000;
+	v = kvb_get_int(m, "keepalive_s", 15);
+	c->keepalive_s = (unsigned)(v >= 0 ? v : 15);
+	v = kvb_get_int(m, "reconnect_deadline_s", 180);
+	c->reconnect_deadline_ms = (uint64_t)(v >= 0 ? v : 180) * 1000;
+	c->ready = kvb_get_str(m, "ready", plat->boot_ready);
+	c->expect = kvb_get_str(m, "expect", plat->boot_expect);
+	return KVB_OK;
+}
+
+/* ---- connection ---------------------------------------------------------------------------------- */
+
+/* Non-blocking TCP connect to every address of host in turn, bounded by deadline. */
+static int tcp_connect(const struct ssh_conf *c, uint64_t deadline_ns, int *out, struct kvb_error *err)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res = NULL;
+	char port[16], why[256] = "no address";
+	int fd = -1, g;
+	snprintf(port, sizeof(port), "%d", c->port);
+	g = getaddrinfo(c->host, port, &hints, &res);
+	if (g)
+		return kvb_error_set(err, KVB_ETARGET, "cannot resolve '%s': %s", c->host, gai_strerror(g));
+	for (struct addrinfo *ai = res; ai && fd < 0; ai = ai->ai_next) {
+		int e = 0, one = 1;
+		socklen_t len = sizeof(e);
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			snprintf(why, sizeof(why), "socket: %s", strerror(errno));
+			continue;
+		}
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS) {
+			e = errno;
+		} else {
+			struct pollfd p = { .fd = fd, .events = POLLOUT };
+			uint64_t now = kvb_mono_ns();
+			int ms = now >= deadline_ns ? 0 : (int)min_u64((deadline_ns - now) / SSH_NS_PER_MS + 1, 1u << 30);
+			int n = poll(&p, 1, ms);
+			if (n == 0)
+				e = ETIMEDOUT;
+			else if (n < 0)
+				e = errno;
+			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &len))
+				e = errno;
+		}
+		if (e) {
+			snprintf(why, sizeof(why), "%s", strerror(e));
+			close(fd);
+			fd = -1;
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return kvb_error_set(err, KVB_ETARGET, "cannot connect to '%s' port %d: %s", c->host, c->port, why);
+	*out = fd;
+	return KVB_OK;
+}
+
+/* Frees the session. Politely (disconnect message) when it still works; never blocks for long. */
+static void session_drop(struct ssh_state *st)
+{
+	if (st->s) {
+		int rc, w = W_RETRY;
+		uint64_t dl = deadline_after(st->broken ? 1 : 1000);
+		op_begin(st);
+		if (st->sftp) {
+			SSH_CALL(st, rc, libssh2_sftp_shutdown(st->sftp), dl, w);
+			st->sftp = NULL;
+		}
+		if (!st->broken)
+			SSH_CALL(st, rc, libssh2_session_disconnect(st->s, "kvbench done"), dl, w);
+		SSH_CALL(st, rc, libssh2_session_free(st->s), dl, w);
+		if (rc == LIBSSH2_ERROR_EAGAIN) {
+			/* Out of time on a dead link: cut the socket so no I/O can block, then free for real
+			 * (a session left here leaks; LeakSanitizer caught it after reboot). */
+			if (st->fd >= 0)
+				shutdown(st->fd, SHUT_RDWR);
+			libssh2_session_set_blocking(st->s, 1);
+			libssh2_session_free(st->s);
+		}
+		st->s = NULL;
+	}
+	st->sftp = NULL;
+	if (st->fd >= 0)
+		close(st->fd);
+	st->fd = -1;
+	st->broken = 0;
+}
+
+/* Logs in with the configured key, else the agent's keys, else the usual default key files. */
+static int authenticate(struct ssh_state *st, uint64_t deadline_ns, uint64_t ms, struct kvb_error *err)
+{
+	const char *u = st->c.user;
+	unsigned ulen = (unsigned)strlen(u);
+	static const char *const defaults[] = { "id_ed25519", "id_ecdsa", "id_rsa" };
+	struct kvb_buf tried = KVB_BUF_INIT;
+	LIBSSH2_AGENT *agent;
+	int rc = LIBSSH2_ERROR_AUTHENTICATION_FAILED, w = W_RETRY;
+
+	if (st->c.key) {
+		SSH_CALL(st, rc,
+			 libssh2_userauth_publickey_fromfile_ex(st->s, u, ulen, NULL, st->c.key, st->c.passphrase),
+			 deadline_ns, w);
+		if (!rc)
+			return KVB_OK;
+		if (rc == LIBSSH2_ERROR_EAGAIN || transport_error(rc))
+			return ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, ms, "login", err);
+		return kvb_error_set(err, KVB_ETARGET, "cannot log in as '%s' on '%s' port %d with key '%s': %s", u,
+				     st->c.host, st->c.port, st->c.key, last_error(st, NULL));
+	}
+
+	agent = libssh2_agent_init(st->s);
+	if (agent && !libssh2_agent_connect(agent)) {
+		int n = 0;
+		if (!libssh2_agent_list_identities(agent)) {
+			struct libssh2_agent_publickey *id = NULL, *prev = NULL;
+			while (rc && !libssh2_agent_get_identity(agent, &id, prev)) {
+				n++;
+				SSH_CALL(st, rc, libssh2_agent_userauth(agent, u, id), deadline_ns, w);
+				if (rc == LIBSSH2_ERROR_EAGAIN || transport_error(rc))
+					break;
+				prev = id;
+			}
+		}
+		kvb_buf_addf(&tried, "ssh-agent (%d key%s)", n, n == 1 ? "" : "s");
+		libssh2_agent_disconnect(agent);
+	} else {
+		kvb_buf_adds(&tried, "no ssh-agent");
+	}
+	if (agent)
+		libssh2_agent_free(agent);
+	for (size_t i = 0; rc && rc != LIBSSH2_ERROR_EAGAIN && !transport_error(rc) && i < KVB_ARRAY_SIZE(defaults); i++) {
+		char *path = resolve_path(defaults[i], NULL), *tilde = kvb_xasprintf("~/.ssh/%s", defaults[i]);
+		free(path);
+		path = resolve_path(tilde, NULL);
+		if (!access(path, R_OK)) {
+			kvb_buf_addf(&tried, ", %s", tilde);
+			SSH_CALL(st, rc, libssh2_userauth_publickey_fromfile_ex(st->s, u, ulen, NULL, path, NULL), deadline_ns,
+				 w);
+		}
+		free(path);
+		free(tilde);
+	}
+	if (!rc) {
+		kvb_buf_release(&tried);
+		return KVB_OK;
+	}
+	if (rc == LIBSSH2_ERROR_EAGAIN || transport_error(rc)) {
+		kvb_buf_release(&tried);
+		return ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, ms, "login", err);
+	}
+	kvb_error_set(err, KVB_ETARGET,
+		      "cannot log in as '%s' on '%s' port %d: no key was accepted (tried %s); set connection.key", u,
+		      st->c.host, st->c.port, tried.data);
+	kvb_buf_release(&tried);
+	return KVB_ETARGET;
+}
+
+/*
+ * One connection attempt: TCP, handshake, host key check, login, all within
+ * timeout_ms. *permanent is set when retrying cannot help (host key refused,
+ * login refused).
+ */
+/* Keeps, in order, the comma-separated names of list that libssh2 supports for method type. */
+static void supported_only(LIBSSH2_SESSION *s, int type, char *list)
+{
+	const char **algs = NULL;
+	int n = libssh2_session_supported_algs(s, type, &algs);
+	char *copy = kvb_xstrdup(list), *save = NULL;
+	size_t len = 0;
+	list[0] = '\0';
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		for (int i = 0; i < n; i++) {
+			if (!strcmp(algs[i], tok)) {
+				len += (size_t)sprintf(list + len, "%s%s", len ? "," : "", tok);
+				break;
+			}
+		}
+	}
+	if (n > 0 && algs)
+		libssh2_free(s, algs);
+	free(copy);
+}
+
+static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanent, struct kvb_error *err)
+{
+	uint64_t dl = deadline_after(timeout_ms);
+	char prefs[256], what[300];
+	int rc, w = W_RETRY;
+
+	*permanent = 0;
+	session_drop(st);
+	op_begin(st);
+	rc = tcp_connect(&st->c, dl, &st->fd, err);
+	if (rc)
+		return rc;
+	st->s = libssh2_session_init_ex(NULL, NULL, NULL, st);
+	if (!st->s) {
+		session_drop(st);
+		return kvb_error_set(err, KVB_ETARGET, "cannot create an ssh session");
+	}
+	libssh2_session_callback_set(st->s, LIBSSH2_CALLBACK_RECV, (void *)ssh_recv);
+	libssh2_session_set_blocking(st->s, 0);
+	kvb_ssh_hostkey_prefs(st->s, st->c.known_hosts, st->c.host, st->c.port, prefs, sizeof(prefs));
+	/* libssh2 1.10 prunes unsupported names from a preference list with an overlapping
+	 * memcpy (ASan: memcpy-param-overlap): hand it only names it supports. */
+	supported_only(st->s, LIBSSH2_METHOD_HOSTKEY, prefs);
+	if (prefs[0])
+		libssh2_session_method_pref(st->s, LIBSSH2_METHOD_HOSTKEY, prefs);
+	snprintf(what, sizeof(what), "ssh handshake with '%s' port %d", st->c.host, st->c.port);
+	SSH_CALL(st, rc, libssh2_session_handshake(st->s, st->fd), dl, w);
+	if (rc) {
+		rc = ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, timeout_ms, what, err);
+		session_drop(st);
+		return rc;
+	}
+	rc = kvb_ssh_hostkey_verify(st->s, st->c.known_hosts, st->c.host, st->c.port, st->c.accept_new, err);
+	if (!rc) {
+		rc = authenticate(st, dl, timeout_ms, err);
+		if (rc && !st->broken)
+			*permanent = 1;
+	} else {
+		*permanent = 1;
+	}
+	if (rc) {
+		st->broken = 1;
+		session_drop(st);
+		return rc;
+	}
+	if (st->c.keepalive_s)
+		libssh2_keepalive_config(st->s, 1, st->c.keepalive_s);
+	st->broken = 0;
+	st->lost[0] = '\0';
+	return KVB_OK;
+}
+
+/*
+ * Makes sure a working session exists. After a lost one, retries with
+ * exponential backoff (0.25 s .. 5 s) until reconnect_deadline_s.
+ */
+static int ssh_ensure(struct ssh_state *st, struct kvb_error *err)
+{
+	uint64_t t0 = kvb_mono_ns(), dl = deadline_after(st->c.reconnect_deadline_ms), backoff_ms = 250;
+	char why[sizeof(st->lost)];
+	int attempt, permanent = 0, rc;
+
+	if (st->s && !st->broken)
+		return KVB_OK;
+	snprintf(why, sizeof(why), "%s", st->lost[0] ? st->lost : "not connected");
+	kvb_info("ssh: connecting again to '%s' port %d (previous connection: %s)", st->c.host, st->c.port, why);
+	for (attempt = 1;; attempt++) {
+		uint64_t now = kvb_mono_ns();
+		rc = session_open(st, now >= dl ? 1 : min_u64(st->c.connect_timeout_ms, (dl - now) / SSH_NS_PER_MS + 1),
+				  &permanent, err);
+		if (!rc) {
+			kvb_info("ssh: reconnected to '%s' port %d after %d attempt%s, %.1f s", st->c.host, st->c.port,
+				 attempt, attempt == 1 ? "" : "s", (double)(kvb_mono_ns() - t0) / 1e9);
+			return KVB_OK;
+		}
+		if (permanent || (st->cancel && *st->cancel))
+			break;
+		now = kvb_mono_ns();
+		if (now + backoff_ms * SSH_NS_PER_MS >= dl)
+			break;
+		kvb_debug("ssh: attempt %d failed (%s); next in %llu ms", attempt, err->msg, (unsigned long long)backoff_ms);
+		kvb_sleep_ms(backoff_ms);
+		backoff_ms = min_u64(backoff_ms * 2, SSH_MAX_BACKOFF_MS);
+	}
+	snprintf(st->lost, sizeof(st->lost), "%s", why);
+	return kvb_error_prefix(err, "cannot reconnect to '%s' port %d within %llu s (previous connection: %s; %d attempt%s)",
+				st->c.host, st->c.port, (unsigned long long)(st->c.reconnect_deadline_ms / 1000), why,
+				attempt, attempt == 1 ? "" : "s");
+}
+
+/* ---- commands ------------------------------------------------------------------------------------ */
+
+enum pump { PUMP_EOF, PUMP_STOPPED, PUMP_ERROR };
+
+/* Frees a channel without waiting for long; a channel that cannot be freed breaks the session. */
+static void chan_free(struct ssh_state *st, LIBSSH2_CHANNEL *ch)
+{
+	int rc, w = W_RETRY;
+	uint64_t dl = deadline_after(st->broken ? 1 : 2000);
+	if (!ch)
+		return;
+	SSH_CALL(st, rc, libssh2_channel_free(ch), dl, w);
+	if (rc)
+		st->broken = 1;
+}
+
+/* Opens a channel and starts cmd on it. */
+static int chan_start(struct ssh_state *st, const char *cmd, uint64_t dl, uint64_t ms, LIBSSH2_CHANNEL **out,
+		      struct kvb_error *err)
+{
+	LIBSSH2_CHANNEL *ch;
+	int rc, w = W_RETRY;
+	SSH_CALLP(st, ch, libssh2_channel_open_session(st->s), dl, w);
+	if (!ch)
+		return ssh_fail(st, w, ms, "cannot open an ssh channel", err);
+	SSH_CALL(st, rc, libssh2_channel_exec(ch, cmd), dl, w);
+	if (rc) {
+		rc = ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, ms, "cannot start the command", err);
+		chan_free(st, ch);
+		return rc;
+	}
+	*out = ch;
+	return KVB_OK;
+}
+
+/*
+ * Reads stdout and stderr until the remote side closed both (PUMP_EOF), the
+ * deadline or cancel fired (PUMP_STOPPED, *w says which), or the connection
+ * failed (PUMP_ERROR, err set).
+ */
+static enum pump chan_pump(struct ssh_state *st, LIBSSH2_CHANNEL *ch, struct kvb_buf *out, struct kvb_buf *errb,
+			   uint64_t dl, enum ssh_wait *w, const char *what, struct kvb_error *err)
+{
+	char buf[32768];
+	for (;;) {
+		ssize_t n;
+		while ((n = libssh2_channel_read(ch, buf, sizeof(buf))) > 0)
+			kvb_buf_add(out, buf, (size_t)n);
+		if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
+			return ssh_fail(st, W_RETRY, 0, what, err), PUMP_ERROR;
+		while ((n = libssh2_channel_read_stderr(ch, buf, sizeof(buf))) > 0)
+			kvb_buf_add(errb, buf, (size_t)n);
+		if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
+			return ssh_fail(st, W_RETRY, 0, what, err), PUMP_ERROR;
+		if (libssh2_channel_eof(ch))
+			return PUMP_EOF;
+		*w = ssh_wait(st, dl);
+		if (*w == W_SILENT)
+			return ssh_fail(st, W_SILENT, 0, what, err), PUMP_ERROR;
+		if (*w != W_RETRY)
+			return PUMP_STOPPED;
+	}
+}
+
+/* Waits for the server's close after EOF (the exit status comes just before it). Same results as chan_pump. */
+static enum pump chan_wait_closed(struct ssh_state *st, LIBSSH2_CHANNEL *ch, uint64_t dl, enum ssh_wait *w,
+				  const char *what, struct kvb_error *err)
+{
+	int rc;
+	*w = W_RETRY;
+	SSH_CALL(st, rc, libssh2_channel_close(ch), dl, *w);
+	if (!rc)
+		SSH_CALL(st, rc, libssh2_channel_wait_closed(ch), dl, *w);
+	if (!rc)
+		return PUMP_EOF;
+	if (rc == LIBSSH2_ERROR_EAGAIN && *w != W_SILENT)
+		return PUMP_STOPPED;
+	ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? *w : W_RETRY, 0, what, err);
+	return PUMP_ERROR;
+}
+
+/* Signal names of the exit-signal message (RFC 4254 §6.10) to numbers. */
+static int signal_number(const char *name)
+{
+	static const struct { const char *name; int sig; } sigs[] = {
+		{ "HUP", SIGHUP }, { "INT", SIGINT }, { "QUIT", SIGQUIT }, { "ILL", SIGILL }, { "TRAP", SIGTRAP },
+		{ "ABRT", SIGABRT }, { "BUS", SIGBUS }, { "FPE", SIGFPE }, { "KILL", SIGKILL }, { "USR1", SIGUSR1 },
+		{ "SEGV", SIGSEGV }, { "USR2", SIGUSR2 }, { "PIPE", SIGPIPE }, { "ALRM", SIGALRM }, { "TERM", SIGTERM },
+	};
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(sigs); i++)
+		if (!strcmp(name, sigs[i].name))
+			return sigs[i].sig;
+	return 0;
+}
+
+static void read_exit(struct ssh_state *st, LIBSSH2_CHANNEL *ch, struct kvb_exec_result *r)
+{
+	char *sig = NULL;
+	size_t siglen = 0;
+	libssh2_channel_get_exit_signal(ch, &sig, &siglen, NULL, NULL, NULL, NULL);
+	if (sig && siglen) {
+		r->exit_code = -1;
+		r->term_signal = signal_number(sig);
+	} else {
+		r->exit_code = libssh2_channel_get_exit_status(ch);
+	}
+	if (sig)
+		libssh2_free(st->s, sig);
+}
+
+/*
+ * Finds and removes our "kvb-pid:N\n" line from the start of stdout (bytes a
+ * shell start-up file printed before it go too). Returns N, or 0 if absent.
+ */
+static long take_pid(struct kvb_buf *out, int remove)
+{
+	char *m = NULL, *nl;
+	long pid = 0;
+	size_t scan = out->len < 4096 ? out->len : 4096;
+	for (size_t i = 0; i + sizeof(SSH_PID_MARK) - 1 <= scan; i++)
+		if ((i == 0 || out->data[i - 1] == '\n') && !memcmp(out->data + i, SSH_PID_MARK, sizeof(SSH_PID_MARK) - 1)) {
+			m = out->data + i;
+			break;
+		}
+	if (!m || !(nl = memchr(m, '\n', out->len - (size_t)(m - out->data))))
+		return 0;
+	pid = strtol(m + sizeof(SSH_PID_MARK) - 1, NULL, 10);
+	if (remove) {
+		size_t cut = (size_t)(nl + 1 - out->data);
+		memmove(out->data, nl + 1, out->len - cut + 1);
+		out->len -= cut;
+	}
+	return pid;
+}
+
+/* Runs a short helper command (kill) on its own channel; output discarded. */
+static int run_quick(struct ssh_state *st, const char *cmd, uint64_t ms)
+{
+	struct kvb_buf o = KVB_BUF_INIT, e = KVB_BUF_INIT;
+	struct kvb_error err;
+	LIBSSH2_CHANNEL *ch = NULL;
+	enum ssh_wait w = W_RETRY;
+	uint64_t dl = deadline_after(ms);
+	int rc = chan_start(st, cmd, dl, ms, &ch, &err);
+	if (!rc && chan_pump(st, ch, &o, &e, dl, &w, "kill", &err) != PUMP_EOF)
+		rc = KVB_ETARGET;
+	chan_free(st, ch);
+	kvb_buf_release(&o);
+	kvb_buf_release(&e);
+	return rc;
+}
+
+/* Kills the remote process group of a command that ran past its deadline. Fills *how for the message. */
+static void stop_remote(struct ssh_state *st, LIBSSH2_CHANNEL *ch, struct kvb_exec_result *r, char *how, size_t n)
+{
+	long pid = take_pid(&r->out, 0);
+	static const char *const sigs[] = { "TERM", "KILL" };
+	struct kvb_error err;
+	enum ssh_wait w;
+	if (pid <= 0) {
+		snprintf(how, n, "could not kill it: its pid is unknown");
+		return;
+	}
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(sigs); i++) {
+		char cmd[160];
+		uint64_t dl = deadline_after(SSH_KILL_GRACE_MS);
+		snprintf(cmd, sizeof(cmd), "kill -s %s -- -%ld 2>/dev/null || kill -s %s %ld", sigs[i], pid, sigs[i], pid);
+		op_begin(st);
+		if (run_quick(st, cmd, 5000)) {
+			snprintf(how, n, "could not kill its process group %ld (%s)", pid,
+				 st->broken ? "connection lost" : "kill failed");
+			return;
+		}
+		if (chan_pump(st, ch, &r->out, &r->err, dl, &w, "kill", &err) == PUMP_EOF &&
+		    chan_wait_closed(st, ch, dl, &w, "kill", &err) == PUMP_EOF) {
+			read_exit(st, ch, r);
+			snprintf(how, n, "killed its process group %ld with SIG%s", pid, sigs[i]);
+			return;
+		}
+		if (st->broken)
+			break;
+	}
+	snprintf(how, n, "sent SIGKILL to its process group %ld, which did not exit", pid);
+}
+
+/*
+ * Runs one command on the current session (no reconnect). *started tells
+ * whether the command reached the server (a failure before that is safe to
+ * retry on a new connection).
+ */
+static int exec_once(struct ssh_state *st, const char *cmd, const char *argv0, uint64_t timeout_ms,
+		     struct kvb_exec_result *r, int *started, struct kvb_error *err)
+{
+	uint64_t t0 = kvb_mono_ns(), dl = deadline_after(timeout_ms);
+	LIBSSH2_CHANNEL *ch = NULL;
+	enum ssh_wait w = W_RETRY;
+	enum pump p;
+	char what[200], how[200];
+	int rc;
+
+	*started = 0;
+	op_begin(st);
+	snprintf(what, sizeof(what), "'%.100s' on '%s'", argv0, st->c.host);
+	rc = chan_start(st, cmd, dl, timeout_ms, &ch, err);
+	if (rc)
+		return kvb_error_prefix(err, "cannot run %s", what);
+	*started = 1;
+	p = chan_pump(st, ch, &r->out, &r->err, dl, &w, what, err);
+	if (p == PUMP_EOF)
+		p = chan_wait_closed(st, ch, dl, &w, what, err);
+	if (p == PUMP_EOF) {
+		read_exit(st, ch, r);
+		rc = KVB_OK;
+	} else if (p == PUMP_STOPPED) {
+		stop_remote(st, ch, r, how, sizeof(how));
+		if (w == W_DEADLINE) {
+			r->timed_out = 1;
+			rc = kvb_error_set(err, KVB_ETARGET, "%s timed out after %llu ms; %s", what,
+					   (unsigned long long)timeout_ms, how);
+		} else {
+			rc = kvb_error_set(err, KVB_ETARGET, "%s cancelled; %s", what, how);
+		}
+		if (r->exit_code == 0)
+			r->exit_code = -1;
+	} else {
+		r->exit_code = -1;
+		rc = KVB_ETARGET; /* err says "connection lost ..." */
+	}
+	chan_free(st, ch);
+	take_pid(&r->out, 1);
+	r->elapsed_ns = kvb_mono_ns() - t0;
+	return rc;
+}
+
+/* The string sent to the remote shell for argv; see the top of the file. Owned. */
+static char *remote_command(const char *const *argv)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	kvb_buf_adds(&b, "printf '" SSH_PID_MARK "%s\\n' \"$$\" && exec ");
+	kvb_shell_join(&b, argv);
+	return kvb_buf_detach(&b);
+}
+
+/* exec with one transparent reconnect when an idle connection turned out dead before the command started. */
+static int exec_argv(struct ssh_state *st, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		     struct kvb_error *err)
+{
+	char *cmd;
+	int rc, started = 0;
+	if (!argv || !argv[0])
+		return kvb_error_set(err, KVB_ETARGET, "empty command");
+	rc = ssh_ensure(st, err);
+	if (rc)
+		return rc;
+	cmd = remote_command(argv);
+	rc = exec_once(st, cmd, argv[0], timeout_ms, r, &started, err);
+	if (rc && !started && st->broken) {
+		kvb_warn("ssh: %s; reconnecting", err->msg);
+		rc = ssh_ensure(st, err);
+		if (!rc)
+			rc = exec_once(st, cmd, argv[0], timeout_ms, r, &started, err);
+	}
+	free(cmd);
+	return rc;
+}
+
+/* ---- SFTP ---------------------------------------------------------------------------------------- */
+
+static const char *fx_text(unsigned long fx)
+{
+	switch (fx) {
+	case LIBSSH2_FX_NO_SUCH_FILE:
+	case LIBSSH2_FX_NO_SUCH_PATH:
+		return "no such file or directory";
+	case LIBSSH2_FX_PERMISSION_DENIED:
+		return "permission denied";
+	case LIBSSH2_FX_FILE_ALREADY_EXISTS:
+		return "file exists";
+	case LIBSSH2_FX_WRITE_PROTECT:
+		return "read-only file system";
+	case LIBSSH2_FX_NO_SPACE_ON_FILESYSTEM:
+	case LIBSSH2_FX_QUOTA_EXCEEDED:
+		return "no space left";
+	case LIBSSH2_FX_NOT_A_DIRECTORY:
+		return "not a directory";
+	case LIBSSH2_FX_DIR_NOT_EMPTY:
+		return "directory not empty";
+	default:
+		return "sftp failure";
+	}
+}
+
+/* SFTP status of the last failed call (LIBSSH2_FX_*), or 0 when the failure was not an SFTP status. */
+static unsigned long sftp_status(struct ssh_state *st)
+{
+	return libssh2_session_last_errno(st->s) == LIBSSH2_ERROR_SFTP_PROTOCOL ? libssh2_sftp_last_error(st->sftp) : 0;
+}
+
+static int sftp_fail(struct ssh_state *st, enum ssh_wait w, const char *what, const char *path,
+		     struct kvb_error *err)
+{
+	char buf[600];
+	unsigned long fx = w == W_RETRY ? sftp_status(st) : 0;
+	snprintf(buf, sizeof(buf), "cannot %s '%s' on '%s'", what, path, st->c.host);
+	if (fx)
+		return kvb_error_set(err, KVB_ETARGET, "%s: %s", buf, fx_text(fx));
+	return ssh_fail(st, w, SSH_IO_TIMEOUT_MS, buf, err);
+}
+
+static int sftp_ready(struct ssh_state *st, struct kvb_error *err)
+{
+	enum ssh_wait w = W_RETRY;
+	int rc = ssh_ensure(st, err);
+	if (rc || st->sftp)
+		return rc;
+	op_begin(st);
+	SSH_CALLP(st, st->sftp, libssh2_sftp_init(st->s), deadline_after(SSH_IO_TIMEOUT_MS), w);
+	if (!st->sftp)
+		return ssh_fail(st, w, SSH_IO_TIMEOUT_MS, "cannot start sftp", err);
+	return KVB_OK;
+}
+
+/* Remote stat (follows symlinks). Returns 0, or the SFTP status / -1 on other failures. */
+static long sftp_stat(struct ssh_state *st, const char *path, LIBSSH2_SFTP_ATTRIBUTES *a, enum ssh_wait *w)
+{
+	int rc;
+	*w = W_RETRY;
+	SSH_CALL(st, rc, libssh2_sftp_stat_ex(st->sftp, path, (unsigned)strlen(path), LIBSSH2_SFTP_STAT, a),
+		 deadline_after(SSH_IO_TIMEOUT_MS), *w);
+	if (!rc)
+		return 0;
+	return rc == LIBSSH2_ERROR_EAGAIN ? -1 : sftp_status(st) ? (long)sftp_status(st) : -1;
+}
+
+/* Creates a remote directory; an existing directory is fine. */
+static int sftp_mkdir(struct ssh_state *st, const char *path, long mode, struct kvb_error *err)
+{
+	LIBSSH2_SFTP_ATTRIBUTES a;
+	enum ssh_wait w = W_RETRY;
+	int rc;
+	SSH_CALL(st, rc, libssh2_sftp_mkdir_ex(st->sftp, path, (unsigned)strlen(path), mode),
+		 deadline_after(SSH_IO_TIMEOUT_MS), w);
+	if (!rc)
+		return KVB_OK;
+	if (rc == LIBSSH2_ERROR_EAGAIN || !sftp_status(st))
+		return sftp_fail(st, w, "create directory", path, err);
+	if (!sftp_stat(st, path, &a, &w) && LIBSSH2_SFTP_S_ISDIR(a.permissions))
+		return KVB_OK;
+	return kvb_error_set(err, KVB_ETARGET, "cannot create directory '%s' on '%s': it exists and is not a directory",
+			     path, st->c.host);
+}
+
+/* mkdir -p of the directory part of path. */
+static int sftp_mkdir_parents(struct ssh_state *st, const char *path, struct kvb_error *err)
+{
+	char *p = kvb_xstrdup(path);
+	int rc = KVB_OK;
+	for (char *s = strchr(p + 1, '/'); s && !rc; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		rc = sftp_mkdir(st, p, 0755, err);
+		*s = '/';
+	}
+	free(p);
+	return rc;
+}
+
+static int push_file(struct ssh_state *st, const char *local, const char *remote, mode_t mode, struct kvb_error *err)
+{
+	LIBSSH2_SFTP_HANDLE *h = NULL;
+	LIBSSH2_SFTP_ATTRIBUTES a = { .flags = LIBSSH2_SFTP_ATTR_PERMISSIONS, .permissions = mode & 07777 };
+	enum ssh_wait w = W_RETRY;
+	char *buf = NULL;
+	ssize_t n;
+	int fd = open(local, O_RDONLY | O_CLOEXEC), rc = KVB_OK, tries;
+	unsigned long flags = LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_TRUNC;
+
+	if (fd < 0)
+		return kvb_error_set(err, KVB_ETARGET, "cannot read '%s': %s", local, strerror(errno));
+	for (tries = 0; tries < 2; tries++) {
+		SSH_CALLP(st, h, libssh2_sftp_open_ex(st->sftp, remote, (unsigned)strlen(remote), flags, mode & 0777,
+						      LIBSSH2_SFTP_OPENFILE),
+			  deadline_after(SSH_IO_TIMEOUT_MS), w);
+		if (h || tries || w != W_RETRY || sftp_status(st) != LIBSSH2_FX_NO_SUCH_FILE)
+			break;
+		rc = sftp_mkdir_parents(st, remote, err); /* the parent is missing: create it, once */
+		if (rc)
+			goto out;
+	}
+	if (!h) {
+		rc = sftp_fail(st, w, "create", remote, err);
+		goto out;
+	}
+	buf = kvb_xmalloc(SSH_IO_CHUNK);
+	while ((n = read(fd, buf, SSH_IO_CHUNK)) > 0) {
+		for (ssize_t off = 0; off < n;) {
+			ssize_t m;
+			SSH_CALL(st, m, libssh2_sftp_write(h, buf + off, (size_t)(n - off)), deadline_after(SSH_IO_TIMEOUT_MS),
+				 w);
+			if (m < 0) {
+				rc = sftp_fail(st, m == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, "write", remote, err);
+				goto out;
+			}
+			off += m;
+		}
+	}
+	if (n < 0) {
+		rc = kvb_error_set(err, KVB_ETARGET, "cannot read '%s': %s", local, strerror(errno));
+		goto out;
+	}
+	/* The server applies its umask on create and keeps the mode of an existing file: set it exactly. */
+	SSH_CALL(st, rc, libssh2_sftp_fsetstat(h, &a), deadline_after(SSH_IO_TIMEOUT_MS), w);
+	if (rc)
+		rc = sftp_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, "set the mode of", remote, err);
+out:
+	if (h) {
+		int crc;
+		SSH_CALL(st, crc, libssh2_sftp_close_handle(h), deadline_after(SSH_IO_TIMEOUT_MS), w);
+		if (crc && !rc)
+			rc = sftp_fail(st, crc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, "close", remote, err);
+	}
+	free(buf);
+	close(fd);
+	return rc;
+}
+
+static int push_tree(struct ssh_state *st, const char *local, const char *remote, struct kvb_error *err)
+{
+	struct stat sb;
+	DIR *d;
+	struct dirent *e;
+	int rc;
+	op_begin(st);
+	if (stat(local, &sb))
+		return kvb_error_set(err, KVB_ETARGET, "cannot push '%s': %s", local, strerror(errno));
+	if (S_ISREG(sb.st_mode))
+		return push_file(st, local, remote, sb.st_mode, err);
+	if (!S_ISDIR(sb.st_mode)) {
+		kvb_warn("ssh: skipping '%s': not a regular file or directory", local);
+		return KVB_OK;
+	}
+	rc = sftp_mkdir(st, remote, sb.st_mode & 0777, err);
+	if (rc)
+		return rc;
+	d = opendir(local);
+	if (!d)
+		return kvb_error_set(err, KVB_ETARGET, "cannot read '%s': %s", local, strerror(errno));
+	while (!rc && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		char *l = kvb_xasprintf("%s/%s", local, e->d_name), *r = kvb_xasprintf("%s/%s", remote, e->d_name);
+		rc = push_tree(st, l, r, err);
+		free(l);
+		free(r);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int pull_file(struct ssh_state *st, const char *remote, const char *local, unsigned long mode,
+		     struct kvb_error *err)
+{
+	LIBSSH2_SFTP_HANDLE *h = NULL;
+	enum ssh_wait w = W_RETRY;
+	char *buf = NULL;
+	int fd = -1, rc = KVB_OK;
+
+	SSH_CALLP(st, h, libssh2_sftp_open_ex(st->sftp, remote, (unsigned)strlen(remote), LIBSSH2_FXF_READ, 0,
+					      LIBSSH2_SFTP_OPENFILE),
+		  deadline_after(SSH_IO_TIMEOUT_MS), w);
+	if (!h)
+		return sftp_fail(st, w, "open", remote, err);
+	fd = open(local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)(mode & 0777));
+	if (fd < 0) {
+		rc = kvb_error_set(err, KVB_ETARGET, "cannot create '%s': %s", local, strerror(errno));
+		goto out;
+	}
+	if (fchmod(fd, (mode_t)(mode & 07777)))
+		kvb_warn("ssh: cannot set the mode of '%s': %s", local, strerror(errno));
+	buf = kvb_xmalloc(SSH_IO_CHUNK);
+	for (;;) {
+		ssize_t n;
+		SSH_CALL(st, n, libssh2_sftp_read(h, buf, SSH_IO_CHUNK), deadline_after(SSH_IO_TIMEOUT_MS), w);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			rc = sftp_fail(st, n == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, "read", remote, err);
+			goto out;
+		}
+		for (ssize_t off = 0; off < n;) {
+			ssize_t m = write(fd, buf + off, (size_t)(n - off));
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m < 0) {
+				rc = kvb_error_set(err, KVB_ETARGET, "cannot write '%s': %s", local, strerror(errno));
+				goto out;
+			}
+			off += m;
+		}
+	}
+out:
+	{
+		int crc;
+		SSH_CALL(st, crc, libssh2_sftp_close_handle(h), deadline_after(SSH_IO_TIMEOUT_MS), w);
+		(void)crc;
+	}
+	if (fd >= 0 && close(fd) && !rc)
+		rc = kvb_error_set(err, KVB_ETARGET, "cannot write '%s': %s", local, strerror(errno));
+	free(buf);
+	return rc;
+}
+
+/* Lists a remote directory's entry names (without . and ..). */
+static int sftp_list(struct ssh_state *st, const char *remote, struct kvb_strv *names, struct kvb_error *err)
+{
+	LIBSSH2_SFTP_HANDLE *h;
+	enum ssh_wait w = W_RETRY;
+	char name[4096];
+	int rc = KVB_OK, n, crc;
+	SSH_CALLP(st, h, libssh2_sftp_open_ex(st->sftp, remote, (unsigned)strlen(remote), 0, 0, LIBSSH2_SFTP_OPENDIR),
+		  deadline_after(SSH_IO_TIMEOUT_MS), w);
+	if (!h)
+		return sftp_fail(st, w, "open directory", remote, err);
+	for (;;) {
+		LIBSSH2_SFTP_ATTRIBUTES a;
+		SSH_CALL(st, n, libssh2_sftp_readdir_ex(h, name, sizeof(name), NULL, 0, &a), deadline_after(SSH_IO_TIMEOUT_MS),
+			 w);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			rc = sftp_fail(st, n == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, "read directory", remote, err);
+			break;
+		}
+		if (strcmp(name, ".") && strcmp(name, ".."))
+			kvb_strv_push(names, name);
+	}
+	SSH_CALL(st, crc, libssh2_sftp_close_handle(h), deadline_after(SSH_IO_TIMEOUT_MS), w);
+	(void)crc;
+	return rc;
+}
+
+static int pull_tree(struct ssh_state *st, const char *remote, const char *local, struct kvb_error *err)
+{
+	LIBSSH2_SFTP_ATTRIBUTES a;
+	struct kvb_strv names = KVB_STRV_INIT;
+	enum ssh_wait w;
+	int rc;
+	op_begin(st);
+	if (sftp_stat(st, remote, &a, &w))
+		return sftp_fail(st, w, "read", remote, err);
+	if (LIBSSH2_SFTP_S_ISREG(a.permissions))
+		return pull_file(st, remote, local, a.permissions, err);
+	if (!LIBSSH2_SFTP_S_ISDIR(a.permissions)) {
+		kvb_warn("ssh: skipping '%s' on '%s': not a regular file or directory", remote, st->c.host);
+		return KVB_OK;
+	}
+	if (kvb_mkdir_p(local, 0755))
+		return kvb_error_set(err, KVB_ETARGET, "cannot create '%s': %s", local, strerror(errno));
+	rc = sftp_list(st, remote, &names, err);
+	for (size_t i = 0; !rc && i < names.n; i++) {
+		char *r = kvb_xasprintf("%s/%s", remote, names.v[i]), *l = kvb_xasprintf("%s/%s", local, names.v[i]);
+		rc = pull_tree(st, r, l, err);
+		free(r);
+		free(l);
+	}
+	kvb_strv_release(&names);
+	return rc;
+}
+
+/* ---- ops ----------------------------------------------------------------------------------------- */
+
+static int ssh_open(struct kvb_target *t, struct kvb_error *err)
+{
+	struct ssh_state *st = kvb_xcalloc(1, sizeof(*st));
+	int rc, permanent;
+	st->fd = -1;
+	libssh2_init(0);
+	t->priv = st;
+	rc = conf_load(&st->c, t->plat, err);
+	st->cancel = t->cancel;
+	if (!rc)
+		rc = session_open(st, st->c.connect_timeout_ms, &permanent, err);
+	if (rc) {
+		t->ops->close(t);
+		t->priv = NULL;
+	}
+	return rc;
+}
+
+static int ssh_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		    struct kvb_error *err)
+{
+	struct ssh_state *st = t->priv;
+	st->cancel = t->cancel;
+	return exec_argv(st, argv, timeout_ms, r, err);
+}
+
+static int ssh_push(struct kvb_target *t, const char *local, const char *remote, struct kvb_error *err)
+{
+	struct ssh_state *st = t->priv;
+	int rc;
+	st->cancel = t->cancel;
+	rc = sftp_ready(st, err);
+	if (!rc)
+		rc = push_tree(st, local, remote, err);
+	return rc;
+}
+
+static int ssh_pull(struct kvb_target *t, const char *remote, const char *local, struct kvb_error *err)
+{
+	struct ssh_state *st = t->priv;
+	int rc;
+	st->cancel = t->cancel;
+	rc = sftp_ready(st, err);
+	if (!rc)
+		rc = pull_tree(st, remote, local, err);
+	return rc;
+}
+
+/* Runs argv (label names it in messages); KVB_OK only when it exited 0. stdout (trailing whitespace trimmed) goes to out if non-NULL. */
+static int run_check(struct ssh_state *st, const char *label, const char *const *argv, uint64_t timeout_ms, char *out,
+		     size_t n, int reconnect, struct kvb_error *err)
+{
+	struct kvb_exec_result r;
+	char how[64];
+	int rc, started;
+	kvb_exec_result_init(&r);
+	if (reconnect) {
+		rc = exec_argv(st, argv, timeout_ms, &r, err);
+	} else {
+		char *cmd = remote_command(argv);
+		rc = exec_once(st, cmd, argv[0], timeout_ms, &r, &started, err);
+		free(cmd);
+	}
+	if (!rc && r.exit_code != 0) {
+		size_t l = strcspn(r.err.data, "\n");
+		rc = kvb_error_set(err, KVB_ETARGET, "'%s' failed (%s)%s%.*s", label,
+				   kvb_exec_describe(&r, how, sizeof(how)), l ? ": " : "", (int)(l > 200 ? 200 : l),
+				   r.err.data);
+	}
+	if (!rc && out) {
+		while (r.out.len && strchr(" \t\r\n", r.out.data[r.out.len - 1]))
+			r.out.data[--r.out.len] = '\0';
+		snprintf(out, n, "%s", r.out.data);
+	}
+	kvb_exec_result_release(&r);
+	return rc;
+}
+
+/*
+ * Starts a detached `reboot` (after 1 s, so this channel closes cleanly first)
+ * and closes the session. The boot_id read before is kept: wait_ready() only
+ * succeeds once the board answers from a new boot.
+ */
+static int ssh_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err)
+{
+	struct ssh_state *st = t->priv;
+	static const char *const boot_id[] = { "cat", "/proc/sys/kernel/random/boot_id", NULL };
+	static const char *const reboot[] = { "sh", "-c", "(sleep 1; reboot) </dev/null >/dev/null 2>&1 &", NULL };
+	struct kvb_error ignored;
+	int rc;
+	st->cancel = t->cancel;
+	if (mode)
+		return kvb_error_set(err, KVB_ETARGET, "the ssh target cannot reboot into '%s'", mode);
+	if (run_check(st, "cat boot_id", boot_id, 15000, st->boot_id, sizeof(st->boot_id), 1, &ignored))
+		st->boot_id[0] = '\0';
+	rc = run_check(st, "reboot", reboot, 15000, NULL, 0, 1, err);
+	if (rc)
+		return kvb_error_prefix(err, "cannot reboot '%s'", st->c.host);
+	kvb_info("ssh: rebooting '%s' (boot_id %s)", st->c.host, st->boot_id[0] ? st->boot_id : "unknown");
+	session_drop(st);
+	snprintf(st->lost, sizeof(st->lost), "the board was rebooted");
+	return KVB_OK;
+}
+
+/* One readiness probe: connected, past the pre-reboot boot, ready command passing. */
+static int probe_ready(struct ssh_state *st, uint64_t dl, int *permanent, struct kvb_error *err)
+{
+	uint64_t now = kvb_mono_ns(), left_ms = now >= dl ? 1 : (dl - now) / SSH_NS_PER_MS + 1;
+	static const char *const boot_id[] = { "cat", "/proc/sys/kernel/random/boot_id", NULL };
+	char out[4096];
+	int rc;
+	int fresh = 0;
+	*permanent = 0;
+	if (!st->s || st->broken) {
+		rc = session_open(st, min_u64(st->c.connect_timeout_ms, left_ms), permanent, err);
+		if (rc)
+			return rc;
+		fresh = 1;
+	}
+	if (st->boot_id[0]) {
+		rc = run_check(st, "cat boot_id", boot_id, min_u64(left_ms, 30000), out, sizeof(out), 0, err);
+		if (rc)
+			return rc;
+		if (!strcmp(out, st->boot_id)) {
+			session_drop(st);
+			snprintf(st->lost, sizeof(st->lost), "the board had not rebooted yet");
+			return kvb_error_set(err, KVB_ETARGET, "still running the boot from before the reboot (boot_id %s)",
+					     out);
+		}
+		st->boot_id[0] = '\0';
+	}
+	if (st->c.ready) {
+		const char *argv[] = { "sh", "-c", st->c.ready, NULL };
+		rc = run_check(st, st->c.ready, argv, min_u64(left_ms, 30000), out, sizeof(out), 0, err);
+		if (rc)
+			return rc;
+		if (st->c.expect && strcmp(out, st->c.expect))
+			return kvb_error_set(err, KVB_ETARGET, "ready check '%s' printed \"%.200s\", expected \"%s\"",
+					     st->c.ready, out, st->c.expect);
+	} else if (!fresh) {
+		/* an old session may be dead without knowing it: one round trip proves it is not */
+		static const char *const t[] = { "true", NULL };
+		return run_check(st, "true", t, min_u64(left_ms, 30000), NULL, 0, 0, err);
+	}
+	return KVB_OK;
+}
+
+static int ssh_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err)
+{
+	struct ssh_state *st = t->priv;
+	uint64_t t0 = kvb_mono_ns(), dl = t0 + timeout_ms * SSH_NS_PER_MS;
+	int attempt, permanent = 0, rc;
+	st->cancel = t->cancel;
+	for (attempt = 1;; attempt++) {
+		uint64_t now;
+		rc = probe_ready(st, dl, &permanent, err);
+		if (!rc) {
+			kvb_debug("ssh: '%s' ready after %.1f s", st->c.host, (double)(kvb_mono_ns() - t0) / 1e9);
+			return KVB_OK;
+		}
+		if (permanent)
+			return rc;
+		if (st->cancel && *st->cancel)
+			return kvb_error_set(err, KVB_ETARGET, "waiting for '%s' cancelled", st->c.host);
+		now = kvb_mono_ns();
+		if (now >= dl)
+			break;
+		kvb_sleep_ms(min_u64(1000, (dl - now) / SSH_NS_PER_MS + 1));
+		if (kvb_mono_ns() + SSH_MIN_ATTEMPT_MS * SSH_NS_PER_MS >= dl)
+			break; /* too little time left for an attempt: keep the last real error */
+	}
+	return kvb_error_prefix(err, "'%s' port %d not ready after %llu ms (%d attempt%s); last", st->c.host, st->c.port,
+				(unsigned long long)timeout_ms, attempt, attempt == 1 ? "" : "s");
+}
+
+static void ssh_close(struct kvb_target *t)
+{
+	struct ssh_state *st = t ? t->priv : NULL;
+	if (!st)
+		return;
+	session_drop(st);
+	conf_release(&st->c);
+	free(st);
+	t->priv = NULL;
+	libssh2_exit();
+}
+
+const struct kvb_target_ops kvb_target_ssh = {
+	.name = "ssh",
+	.summary = "a board over ssh (libssh2): one session, a channel per command, SFTP for files",
+	.conn_keys = ssh_conn_keys,
+	.open = ssh_open,
+	.exec = ssh_exec,
+	.push = ssh_push,
+	.pull = ssh_pull,
+	.reboot = ssh_reboot,
+	.wait_ready = ssh_wait_ready,
+	.close = ssh_close,
+};

@@ -1,0 +1,158 @@
+/*
+ * rt-app: per-thread log parser, per-task statistics and config generation
+ * (DESIGN.md §6; log format in notes/formats.md). Public for tests, fuzzers
+ * and anyone importing rt-app logs taken outside kvbench.
+ *
+ * Log format (one file per thread, `<logdir>/<log_basename>-<thread>-<index>.log`):
+ *
+ *   # Policy : SCHED_OTHER priority : 0
+ *   #idx     perf      run   period  start  end  rel_st  slack c_duration c_period wu_lat
+ *      0   133333     2133    10065  ...                 7866       2000    10000     67
+ *
+ * Lines starting with '#' are comments except the `#idx ...` header, which
+ * names the columns; older rt-app builds say `c_run` for `c_duration`.
+ * Columns are found by name, never by position. One row per completed phase;
+ * run, period, slack, wu_lat, c_duration, c_period are in us, start/end are
+ * absolute us, slack is signed (negative: the phase overran its period).
+ */
+#ifndef KVB_RT_APP_H
+#define KVB_RT_APP_H
+
+#include "config/doc.h"
+#include "core/error.h"
+#include "core/metric.h"
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Columns present in a log (struct kvb_rtapp_log.have). */
+#define KVB_RTAPP_COL_IDX        (1u << 0)
+#define KVB_RTAPP_COL_PERF       (1u << 1)
+#define KVB_RTAPP_COL_RUN        (1u << 2)   /* required */
+#define KVB_RTAPP_COL_PERIOD     (1u << 3)   /* required */
+#define KVB_RTAPP_COL_START      (1u << 4)
+#define KVB_RTAPP_COL_END        (1u << 5)
+#define KVB_RTAPP_COL_REL_ST     (1u << 6)
+#define KVB_RTAPP_COL_SLACK      (1u << 7)   /* required */
+#define KVB_RTAPP_COL_C_DURATION (1u << 8)   /* also accepted as `c_run` */
+#define KVB_RTAPP_COL_C_PERIOD   (1u << 9)
+#define KVB_RTAPP_COL_WU_LAT     (1u << 10)  /* required */
+
+/* One phase of one thread. Fields whose column is absent (see have) are 0. */
+struct kvb_rtapp_row {
+	int64_t idx;            /* thread index */
+	int64_t perf;           /* busy-loop iterations run */
+	int64_t run_us;         /* time spent in run events */
+	int64_t period_us;      /* duration of the phase */
+	int64_t start_us, end_us; /* absolute phase start/end */
+	int64_t rel_st_us;      /* start relative to the use case start */
+	int64_t slack_us;       /* signed */
+	int64_t c_duration_us;  /* configured run time */
+	int64_t c_period_us;    /* configured timer period */
+	int64_t wu_lat_us;      /* wake-up latency after the timer */
+};
+
+/* A parsed log. Invariant after a successful parse: every row has every column of `have`. */
+struct kvb_rtapp_log {
+	char *file;                 /* name used in messages (owned) */
+	unsigned have;              /* KVB_RTAPP_COL_* present in the header */
+	struct kvb_rtapp_row *rows; /* owned, n rows in file order; negative-slack rows included */
+	size_t n, alloc;
+};
+
+void kvb_rtapp_log_init(struct kvb_rtapp_log *log);
+/* Frees rows and name and re-inits; NULL is a no-op. */
+void kvb_rtapp_log_release(struct kvb_rtapp_log *log);
+
+/*
+ * Parses len bytes of log text (need not be NUL-terminated; may hold any
+ * bytes). name is used in messages. On error returns KVB_EINPUT with
+ * "NAME:LINE: reason" for: no `#idx` header before data (or none at all),
+ * a header without run/period/slack/wu_lat or with a repeated column, a row
+ * whose field count differs from the header's, a field that is not a decimal
+ * integer, a negative run/period/wu_lat, NUL bytes, or a last line without
+ * its newline (a truncated file: its last number may be cut short). A log
+ * with a header and no rows is valid (n = 0). log must be initialised; on
+ * error it is left empty.
+ */
+int kvb_rtapp_log_parse(struct kvb_rtapp_log *log, const char *name, const char *text, size_t len,
+			struct kvb_error *err);
+/* Reads and parses a file; a read failure is KVB_EINPUT naming the file. */
+int kvb_rtapp_log_load(struct kvb_rtapp_log *log, const char *path, struct kvb_error *err);
+
+/*
+ * Splits a log file name (with or without directories) written by rt-app:
+ * "<basename>-<thread>-<index>.log". On success *thread is an owned string
+ * and *index the thread index. Returns 0, or -1 when the name does not have
+ * that shape.
+ */
+int kvb_rtapp_log_name(const char *path, const char *basename, char **thread, long *index);
+
+/*
+ * Maps a thread name to the task (key of the config's `tasks`) it belongs
+ * to: the task whose name equals thread, else the longest task name T such
+ * that thread is "T-<digits>" (rt-app builds that suffix instance names).
+ * tasks is NULL-terminated. Returns the matching element of tasks or NULL.
+ */
+const char *kvb_rtapp_task_of(const char *thread, const char *const *tasks);
+
+/*
+ * Statistics of one task. All instances of a task (its threads) are pooled:
+ * every completed phase of every instance is one sample, so means are over
+ * all phases, and activations is the total number of phases completed by
+ * all instances together (instances x duration / period when nothing is
+ * lost). Units: us, except negative_slack_pct (% of phases with slack < 0).
+ * wu_lat_p99 is gsl_stats_quantile_from_sorted_data(sorted, 1, n, 0.99):
+ * with h = (n - 1) * 0.99, i = floor(h), it is x[i] + (h - i) * (x[i+1] - x[i])
+ * (linear interpolation between order statistics, numpy's default method).
+ */
+struct kvb_rtapp_stats {
+	size_t activations;
+	double slack_mean_us;
+	double slack_min_us;
+	double negative_slack_pct;
+	double wu_lat_mean_us;
+	double wu_lat_p99_us;
+	double run_mean_us;
+	double period_mean_us;
+};
+
+/* Pools nlogs logs into st. KVB_EINPUT when they hold no row at all (nothing to measure). */
+int kvb_rtapp_stats(const struct kvb_rtapp_log *const *logs, size_t nlogs, struct kvb_rtapp_stats *st,
+		    struct kvb_error *err);
+
+/*
+ * Adds the rt-app metrics of one task with metric classifier task=TASK:
+ * slack_mean, slack_min (us, higher is better), negative_slack_pct (%, lower
+ * is better), wu_lat_mean, wu_lat_p99, run_mean, period_mean (us, lower is
+ * better), activations (count, higher is better: fewer means missed periods).
+ */
+void kvb_rtapp_metrics_add(struct kvb_metrics *m, const char *task, const struct kvb_rtapp_stats *st);
+
+/*
+ * Whole pipeline over local log files: names each file's thread with
+ * kvb_rtapp_log_name(basename), groups threads into tasks with
+ * kvb_rtapp_task_of(tasks) (a thread matching no task is its own task),
+ * parses, and adds metrics per task in the order of tasks, then of first
+ * appearance. Fails (KVB_EINPUT) on a file name that is not an rt-app log
+ * name, any parse error, a task in tasks with no log, or a task whose logs
+ * hold no row. tasks may be NULL.
+ */
+int kvb_rtapp_parse_logs(const char *const *paths, size_t npaths, const char *basename,
+			 const char *const *tasks, struct kvb_metrics *m, struct kvb_error *err);
+
+/*
+ * Builds the rt-app JSON for the workload parameters (see rt_app.c for the
+ * keys): from `config: FILE` (loaded, global.logdir/log_basename and, when
+ * duration_s is given, global.duration replaced) or from `tasks:`.
+ * *out is an owned cJSON object; *duration_s is the run length in seconds
+ * (-1 when the config runs until its tasks end). Errors: KVB_EINPUT.
+ */
+int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *basename, cJSON **out,
+			   long *duration_s, struct kvb_error *err);
+
+/* Extra parameter checks (the workload's validate hook), errors to d under path. Returns the error count. */
+int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d);
+
+#endif

@@ -1,0 +1,38 @@
+# Resume: a 40-job run killed with SIGKILL at random points and resumed each time stores
+# every planned job exactly once; an interrupted run (--max-jobs) resumes too.
+. "$(dirname "$0")/lib.sh"
+cat >"$T/a.yaml" <<'YAML'
+config: {iterations: 10}
+workloads:
+  - {name: hackbench, params: {groups: 1, fds: 2, loops: 20}}
+  - {name: sched_messaging, params: {groups: 1, loops: 5}}
+variants: [{name: a}, {name: b}]
+YAML
+db=$T/r.db
+"$KVB" run "$T/a.yaml" -p local -d "$db" --max-jobs 7 --no-diff 2>/dev/null; rc=$?
+check "interrupted run exits 1" test "$rc" -eq 1
+check "7 jobs stored" test "$(q "$db" "select count(*) from job where status='ok'")" = "7"
+check "run marked interrupted" test "$(q "$db" "select status from run")" = "interrupted"
+kills=0
+RANDOM=42
+for i in $(seq 1 10); do
+  "$KVB" run --resume -d "$db" --no-diff 2>/dev/null &
+  pid=$!
+  sleep "0.$((RANDOM % 9 + 1))"
+  kill -9 "$pid" 2>/dev/null && kills=$((kills + 1))
+  wait "$pid" 2>/dev/null
+done
+"$KVB" run --resume -d "$db" --no-diff 2>/dev/null
+while [ "$(q "$db" "select status from run")" != "ok" ]; do
+  "$KVB" run --resume -d "$db" --no-diff 2>/dev/null || break
+done
+echo "killed $kills times" >&2
+check "40 jobs planned once" test "$(q "$db" "select count(*) from job")" = "40"
+check "every job ok" test "$(q "$db" "select count(*) from job where status='ok'")" = "40"
+check "one metric set per job" test "$(q "$db" "select count(*) from metric")" = "40"
+check "no duplicate seq" test "$(q "$db" "select count(distinct seq) from job")" = "40"
+check "integrity_check ok" test "$(sqlite3 "$db" 'pragma integrity_check')" = "ok"
+check "run finished ok" test "$(q "$db" "select status from run")" = "ok"
+"$KVB" run --resume -d "$db" 2>"$T/err"; rc=$?
+check "resuming a finished run is refused" test "$rc" -eq 3
+finish

@@ -1,0 +1,608 @@
+/*
+ * Integration tests of the adb target: Debian's real adb client and server
+ * (a private server on a free port, killed at exit) talking to adbd_sim, the
+ * simulated device (tests/sim/adbd_sim.c), over loopback TCP.
+ */
+#include "test.h"
+
+#include "config/platform.h"
+#include "core/sha256.h"
+#include "core/spawn.h"
+#include "core/util.h"
+#include "target/adb.h"
+#include "target/target.h"
+
+#include <arpa/inet.h>
+#include <signal.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static int g_server_port;
+static char g_home[64];
+
+/* One simulated device with its sandbox, platform file and open target. */
+struct simdev {
+	char dir[64];          /* temp dir: root/, port, platform.yaml */
+	char serial[64];
+	struct kvb_bgproc sim;
+	struct kvb_platform plat;
+	struct kvb_target t;
+	int open_rc;
+	struct kvb_error err;
+	uint64_t started_ns;
+};
+
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t l = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) && !getsockname(fd, (struct sockaddr *)&a, &l))
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+static int run_quiet(const char *const *argv)
+{
+	struct kvb_spawn_opts o = { .argv = argv, .timeout_ms = 30000 };
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = kvb_spawn_run(&o, &r, &e);
+	if (!rc)
+		rc = r.exit_code;
+	kvb_exec_result_release(&r);
+	return rc;
+}
+
+static void kill_server(void)
+{
+	char port[16];
+	snprintf(port, sizeof(port), "%d", g_server_port);
+	const char *argv[] = { "adb", "-P", port, "kill-server", NULL };
+	run_quiet(argv);
+	const char *rm[] = { "rm", "-rf", g_home, NULL };
+	run_quiet(rm);
+}
+
+/* A private adb server (own port, own HOME for its key) shared by all tests of this file. */
+static void ensure_server(void)
+{
+	if (g_server_port)
+		return;
+	snprintf(g_home, sizeof(g_home), "/tmp/kvb-adbhome-XXXXXX");
+	if (!mkdtemp(g_home))
+		abort();
+	setenv("HOME", g_home, 1);
+	unsetenv("ANDROID_SERIAL");
+	unsetenv("ANDROID_ADB_SERVER_PORT");
+	unsetenv("ADB_SERVER_SOCKET");
+	g_server_port = free_port();
+	atexit(kill_server);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static char *read_text(const char *path)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	if (kvb_buf_read_file(&b, path))
+		return kvb_xstrdup("(unreadable)");
+	return kvb_buf_detach(&b);
+}
+
+/* Starts adbd_sim with extra options (NULL-terminated), writes a platform file, opens the target. */
+static void sim_start(struct simdev *d, const char *const *extra)
+{
+	struct kvb_strv argv = KVB_STRV_INIT;
+	struct kvb_spawn_opts so = { 0 };
+	struct kvb_diag diag;
+	struct kvb_error e;
+	char *p, *yaml;
+	int port = 0;
+
+	memset(d, 0, sizeof(*d));
+	ensure_server();
+	snprintf(d->dir, sizeof(d->dir), "/tmp/kvb-adbsim-XXXXXX");
+	if (!mkdtemp(d->dir))
+		abort();
+	p = kvb_xasprintf("%s/root", d->dir);
+	kvb_mkdir_p(p, 0755);
+	free(p);
+	kvb_strv_pushf(&argv, "%s/tests/sim/adbd_sim", getenv("KVB_BUILD_DIR") ? getenv("KVB_BUILD_DIR") : "build");
+	kvb_strv_push(&argv, "--root");
+	kvb_strv_pushf(&argv, "%s/root", d->dir);
+	kvb_strv_push(&argv, "--port-file");
+	kvb_strv_pushf(&argv, "%s/port", d->dir);
+	for (size_t i = 0; extra && extra[i]; i++)
+		kvb_strv_push(&argv, extra[i]);
+	so.argv = kvb_strv_argv(&argv);
+	d->started_ns = kvb_mono_ns();
+	if (kvb_spawn_bg(&so, &d->sim, &e)) {
+		fprintf(stderr, "cannot start adbd_sim: %s\n", e.msg);
+		abort();
+	}
+	kvb_strv_release(&argv);
+	p = kvb_xasprintf("%s/port", d->dir);
+	for (int i = 0; i < 500 && !port; i++) {
+		char *s = read_text(p);
+		port = atoi(s);
+		free(s);
+		if (!port)
+			kvb_sleep_ms(10);
+	}
+	free(p);
+	CHECK(port > 0);
+	snprintf(d->serial, sizeof(d->serial), "127.0.0.1:%d", port);
+	yaml = kvb_xasprintf("name: simdev\n"
+			     "connection: {type: adb, serial: \"%s\", adb_server_port: %d}\n"
+			     "boot: {timeout_s: 30, ready: \"getprop sys.boot_completed\", expect: \"1\"}\n",
+			     d->serial, g_server_port);
+	p = kvb_xasprintf("%s/platform.yaml", d->dir);
+	write_text(p, yaml);
+	free(yaml);
+	kvb_diag_init(&diag, NULL);
+	if (kvb_platform_load(&d->plat, p, &diag)) {
+		for (size_t i = 0; i < diag.msgs.n; i++)
+			fprintf(stderr, "%s\n", diag.msgs.v[i]);
+		abort();
+	}
+	kvb_diag_release(&diag);
+	free(p);
+	d->open_rc = kvb_target_open(&d->t, &d->plat, &d->err);
+	if (d->open_rc)
+		fprintf(stderr, "open: %s\n", d->err.msg);
+}
+
+/* Path inside the sandbox (owned). */
+static char *sim_path(struct simdev *d, const char *rel)
+{
+	return kvb_xasprintf("%s/root/%s", d->dir, rel);
+}
+
+static int sim_stop(struct simdev *d)
+{
+	char port[16];
+	int status;
+	snprintf(port, sizeof(port), "%d", g_server_port);
+	const char *disc[] = { "adb", "-P", port, "disconnect", d->serial, NULL };
+	run_quiet(disc);
+	kvb_target_close(&d->t);
+	kvb_platform_release(&d->plat);
+	status = kvb_spawn_stop(&d->sim, SIGTERM, 5000);
+	const char *rm[] = { "rm", "-rf", d->dir, NULL };
+	run_quiet(rm);
+	return status;
+}
+
+static double secs_since(uint64_t t0)
+{
+	return (double)(kvb_mono_ns() - t0) / 1e9;
+}
+
+static void test_adb__exec_returns_remote_exit_codes_0_3_255(void)
+{
+	struct simdev d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	const int codes[] = { 0, 3, 255 };
+	sim_start(&d, NULL);
+	CHECK(d.open_rc == 0);
+	kvb_exec_result_init(&r);
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(codes); i++) {
+		char script[32];
+		snprintf(script, sizeof(script), "exit %d", codes[i]);
+		const char *argv[] = { "sh", "-c", script, NULL };
+		CHECK(kvb_target_exec(&d.t, argv, 20000, &r, &e) == KVB_OK);
+		CHECK(r.exit_code == codes[i]);
+		CHECK_STR(r.out.data, "");
+		CHECK_STR(r.err.data, "");
+	}
+	/* A program that is not there: the device shell's 127, not an adb failure. */
+	const char *missing[] = { "kvb-no-such-program", NULL };
+	CHECK(kvb_target_exec(&d.t, missing, 20000, &r, &e) == KVB_OK);
+	CHECK(r.exit_code == 127);
+	kvb_exec_result_release(&r);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__exec_keeps_stdout_and_stderr_apart(void)
+{
+	struct simdev d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	/* stderr without a final newline must come back without one (the end marker is removed exactly). */
+	const char *argv[] = { "sh", "-c", "echo out1; printf 'err1\\nerr2' >&2; printf out2", NULL };
+	sim_start(&d, NULL);
+	kvb_exec_result_init(&r);
+	CHECK(kvb_target_exec(&d.t, argv, 20000, &r, &e) == KVB_OK);
+	CHECK(r.exit_code == 0);
+	CHECK_STR(r.out.data, "out1\nout2");
+	CHECK_STR(r.err.data, "err1\nerr2");
+	kvb_exec_result_release(&r);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__awkward_argv_round_trips_byte_exact(void)
+{
+	struct simdev d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	const char *args[] = { "a'b",        "\"dq\"",      "; echo pwned", "$(echo sub)", "`echo bt`", "l1\nl2",
+			       "\xc3\xa9\xe2\x98\x83", "*",  "  sp  ",       "back\\slash", "",          "$HOME",
+			       "!x",         "-n",          "a|b&c>d<e",    "'",           "\t",         NULL };
+	struct kvb_strv argv = KVB_STRV_INIT;
+	struct kvb_buf want = KVB_BUF_INIT;
+	sim_start(&d, NULL);
+	kvb_strv_push(&argv, "printf");
+	kvb_strv_push(&argv, "<%s>\\n");
+	for (size_t i = 0; args[i]; i++) {
+		kvb_strv_push(&argv, args[i]);
+		kvb_buf_addf(&want, "<%s>\n", args[i]);
+	}
+	kvb_exec_result_init(&r);
+	CHECK(kvb_target_exec(&d.t, kvb_strv_argv(&argv), 20000, &r, &e) == KVB_OK);
+	CHECK(r.exit_code == 0);
+	CHECK_STR(r.out.data, want.data);
+	CHECK_STR(r.err.data, "");
+	kvb_exec_result_release(&r);
+	kvb_strv_release(&argv);
+	kvb_buf_release(&want);
+	CHECK(sim_stop(&d) == 0);
+}
+
+/* Writes n deterministic pseudo-random bytes (all 256 values occur). */
+static void write_blob(const char *path, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+	uint32_t x = 12345;
+	for (size_t i = 0; f && i < n; i++) {
+		x = x * 1103515245u + 12345u;
+		fputc((int)(x >> 16) & 0xff, f);
+	}
+	if (f)
+		fclose(f);
+}
+
+static void test_adb__push_pull_round_trip_keeps_sha256(void)
+{
+	struct simdev d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	char h_local[65], h_remote[65], h_back[65];
+	sim_start(&d, NULL);
+	char *local = kvb_xasprintf("%s/blob.bin", d.dir);
+	char *remote = sim_path(&d, "data/local/tmp/kvb/new dir/blob.bin"); /* parents do not exist yet */
+	char *back = kvb_xasprintf("%s/back.bin", d.dir);
+	write_blob(local, 1500000 + 7);
+	CHECK(kvb_target_push(&d.t, local, remote, &e) == KVB_OK);
+	CHECK(kvb_sha256_file(local, h_local, NULL) == 0);
+	CHECK(kvb_sha256_file(remote, h_remote, NULL) == 0);
+	CHECK_STR(h_remote, h_local);
+	/* The device computes the same digest. */
+	const char *argv[] = { "sha256sum", remote, NULL };
+	kvb_exec_result_init(&r);
+	CHECK(kvb_target_exec(&d.t, argv, 20000, &r, &e) == KVB_OK);
+	CHECK(!strncmp(r.out.data, h_local, 64));
+	kvb_exec_result_release(&r);
+	CHECK(kvb_target_pull(&d.t, remote, back, &e) == KVB_OK);
+	CHECK(kvb_sha256_file(back, h_back, NULL) == 0);
+	CHECK_STR(h_back, h_local);
+	/* A missing remote file is a target error that names the file. */
+	CHECK(kvb_target_pull(&d.t, "/nonexistent/kvb-file", back, &e) == KVB_ETARGET);
+	CHECK_CONTAINS(e.msg, "/nonexistent/kvb-file");
+	free(local);
+	free(remote);
+	free(back);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__directory_push_and_pull_copy_trees_without_nesting(void)
+{
+	struct simdev d;
+	struct kvb_error e;
+	sim_start(&d, NULL);
+	char *src = kvb_xasprintf("%s/tree", d.dir), *f = kvb_xasprintf("%s/tree/sub/deep.txt", d.dir);
+	char *sub = kvb_xasprintf("%s/tree/sub", d.dir), *top = kvb_xasprintf("%s/tree/top.txt", d.dir);
+	char *remote = sim_path(&d, "data/local/tmp/tree");
+	char *back = kvb_xasprintf("%s/back", d.dir);
+	kvb_mkdir_p(sub, 0755);
+	write_text(f, "deep\n");
+	write_text(top, "top\n");
+	/* Twice: the second push must refresh the copy, not nest it as tree/tree. */
+	for (int i = 0; i < 2; i++)
+		CHECK(kvb_target_push(&d.t, src, remote, &e) == KVB_OK);
+	char *rf = sim_path(&d, "data/local/tmp/tree/sub/deep.txt"), *nested = sim_path(&d, "data/local/tmp/tree/tree");
+	char *txt = read_text(rf);
+	CHECK_STR(txt, "deep\n");
+	CHECK(access(nested, F_OK) != 0);
+	free(txt);
+	/* Into an existing local directory: its contents become the remote tree's. */
+	kvb_mkdir_p(back, 0755);
+	CHECK(kvb_target_pull(&d.t, remote, back, &e) == KVB_OK);
+	char *bf = kvb_xasprintf("%s/sub/deep.txt", back), *bt = kvb_xasprintf("%s/top.txt", back);
+	txt = read_text(bf);
+	CHECK_STR(txt, "deep\n");
+	free(txt);
+	txt = read_text(bt);
+	CHECK_STR(txt, "top\n");
+	free(txt);
+	char *owned[] = { src, f, sub, top, remote, back, rf, nested, bf, bt };
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(owned); i++)
+		free(owned[i]);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__wait_ready_succeeds_once_boot_completes(void)
+{
+	struct simdev d;
+	struct kvb_error e;
+	const char *opts[] = { "--boot-delay-ms", "3000", NULL };
+	sim_start(&d, opts);
+	CHECK(d.open_rc == 0);
+	CHECK(kvb_target_wait_ready(&d.t, 20000, &e) == KVB_OK);
+	double s = secs_since(d.started_ns);
+	CHECK(s >= 3.0);
+	CHECK(s < 10.0);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__wait_ready_times_out_with_clear_message(void)
+{
+	struct simdev d;
+	struct kvb_error e;
+	const char *opts[] = { "--boot-delay-ms", "60000", NULL };
+	uint64_t t0;
+	sim_start(&d, opts);
+	t0 = kvb_mono_ns();
+	CHECK(kvb_target_wait_ready(&d.t, 2000, &e) == KVB_ETARGET);
+	CHECK(secs_since(t0) >= 2.0);
+	CHECK(secs_since(t0) < 5.0);
+	CHECK_CONTAINS(e.msg, d.serial);
+	fprintf(stderr, "  message: %s\n", e.msg);
+	CHECK_CONTAINS(e.msg, "not ready within 2.0 s");
+	CHECK_CONTAINS(e.msg, "'getprop sys.boot_completed' printed ''");
+	CHECK_CONTAINS(e.msg, "expected '1'");
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__reboot_drops_and_wait_ready_sees_the_new_boot(void)
+{
+	struct simdev d;
+	struct kvb_error e = { 0 };
+	const char *opts[] = { "--reboot-delay-ms", "1500", "--boot-delay-ms", "1000", NULL };
+	const char *modes[] = { NULL, "bootloader" };
+	sim_start(&d, opts);
+	CHECK(kvb_target_wait_ready(&d.t, 20000, &e) == KVB_OK);
+	for (int i = 0; i < 2; i++) {
+		uint64_t t0 = kvb_mono_ns();
+		char *f;
+		CHECK(kvb_target_reboot(&d.t, modes[i], &e) == KVB_OK);
+		CHECK(kvb_target_wait_ready(&d.t, 30000, &e) == KVB_OK);
+		if (e.code)
+			fprintf(stderr, "reboot %d: %s\n", i, e.msg);
+		/* Offline 1.5 s, then 1 s of boot: an answer earlier came from the old boot. */
+		CHECK(secs_since(t0) >= 2.5);
+		CHECK(secs_since(t0) < 15.0);
+		f = sim_path(&d, ".adbd_sim/last_reboot");
+		char *txt = read_text(f);
+		CHECK_STR(txt, modes[i] ? "bootloader\n" : "\n");
+		free(txt);
+		free(f);
+		kvb_error_clear(&e);
+	}
+	char *f = sim_path(&d, ".adbd_sim/boot_count");
+	char *txt = read_text(f);
+	CHECK_STR(txt, "3\n");
+	free(txt);
+	free(f);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__exec_fails_promptly_when_device_drops_mid_command(void)
+{
+	struct simdev d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	const char *opts[] = { "--drop-after-ms", "500", "--drop-offline-ms", "2000", NULL };
+	const char *argv[] = { "sh", "-c", "echo started; sleep 30; echo finished", NULL };
+	const char *quick[] = { "echo", "back", NULL };
+	uint64_t t0;
+	sim_start(&d, opts);
+	kvb_exec_result_init(&r);
+	t0 = kvb_mono_ns();
+	CHECK(kvb_target_exec(&d.t, argv, 20000, &r, &e) == KVB_ETARGET);
+	CHECK(secs_since(t0) < 5.0);
+	CHECK(!r.timed_out);
+	fprintf(stderr, "  message: %s\n", e.msg);
+	CHECK_CONTAINS(e.msg, "did not finish: connection lost");
+	CHECK_CONTAINS(e.msg, d.serial);
+	CHECK_STR(r.out.data, "started\n");
+	/* While the device is away, commands fail at once with adb's reason. */
+	t0 = kvb_mono_ns();
+	CHECK(kvb_target_exec(&d.t, quick, 20000, &r, &e) == KVB_ETARGET);
+	CHECK(secs_since(t0) < 2.0);
+	fprintf(stderr, "  message: %s\n", e.msg);
+	CHECK_CONTAINS(e.msg, "offline");
+	/* Once it is back, wait_ready reconnects and commands work again. */
+	CHECK(kvb_target_wait_ready(&d.t, 20000, &e) == KVB_OK);
+	CHECK(kvb_target_exec(&d.t, quick, 20000, &r, &e) == KVB_OK);
+	CHECK_STR(r.out.data, "back\n");
+	kvb_exec_result_release(&r);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__logcat_until_stops_at_the_pattern(void)
+{
+	struct simdev d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	int matched = -1;
+	uint64_t t0;
+	sim_start(&d, NULL);
+	char *out = kvb_xasprintf("%s/logcat.txt", d.dir);
+	const char *clear[] = { "logcat", "-c", NULL };
+	const char *old[] = { "log", "-t", "BENCH", "warming up", NULL };
+	/* The device logs the line 1 s later, from a process that outlives this exec. */
+	const char *later[] = { "sh", "-c", "(sleep 1; log -t BENCH 'BenchmarkDone!') >/dev/null 2>&1 &", NULL };
+	kvb_exec_result_init(&r);
+	CHECK(kvb_target_run_ok(&d.t, clear, 20000, &r, &e) == KVB_OK);
+	CHECK(kvb_target_run_ok(&d.t, old, 20000, &r, &e) == KVB_OK);
+	CHECK(kvb_target_run_ok(&d.t, later, 20000, &r, &e) == KVB_OK);
+	t0 = kvb_mono_ns();
+	CHECK(kvb_adb_logcat_until(&d.t, out, "BENCH +: BenchmarkDone!$", 15000, &matched, &e) == KVB_OK);
+	CHECK(matched == 1);
+	CHECK(secs_since(t0) >= 0.5);
+	CHECK(secs_since(t0) < 5.0);
+	char *txt = read_text(out);
+	CHECK_CONTAINS(txt, "I BENCH   : warming up\n");
+	CHECK_CONTAINS(txt, "I BENCH   : BenchmarkDone!\n");
+	free(txt);
+	/* No match: returns after the timeout with matched = 0. */
+	t0 = kvb_mono_ns();
+	CHECK(kvb_adb_logcat_until(&d.t, out, "NeverLogged", 1000, &matched, &e) == KVB_OK);
+	CHECK(matched == 0);
+	CHECK(secs_since(t0) >= 1.0);
+	CHECK(secs_since(t0) < 4.0);
+	CHECK(kvb_adb_logcat_until(&d.t, out, "bad(regex", 1000, &matched, &e) == KVB_EINPUT);
+	kvb_exec_result_release(&r);
+	free(out);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__exec_timeout_kills_the_remote_command(void)
+{
+	struct simdev d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	const char *argv[] = { "sh", "-c", "echo $$ > sleeper.pid; exec sleep 30", NULL };
+	uint64_t t0;
+	int pid = 0, gone = 0;
+	sim_start(&d, NULL);
+	kvb_exec_result_init(&r);
+	t0 = kvb_mono_ns();
+	CHECK(kvb_target_exec(&d.t, argv, 1000, &r, &e) == KVB_ETARGET);
+	CHECK(r.timed_out == 1);
+	CHECK(secs_since(t0) < 4.0);
+	CHECK_CONTAINS(e.msg, "timed out after 1000 ms");
+	char *f = sim_path(&d, "sleeper.pid");
+	char *txt = read_text(f);
+	pid = atoi(txt);
+	CHECK(pid > 0);
+	/* adb closes the stream when its client dies; the device kills the command. */
+	for (int i = 0; pid > 0 && i < 300 && !gone; i++) {
+		gone = kill(pid, 0) != 0;
+		if (!gone)
+			kvb_sleep_ms(10);
+	}
+	CHECK(gone);
+	free(txt);
+	free(f);
+	kvb_exec_result_release(&r);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__root_accepts_already_root_device(void)
+{
+	struct simdev d;
+	struct kvb_error e;
+	sim_start(&d, NULL);
+	CHECK(kvb_adb_root(&d.t, 10000, &e) == KVB_OK);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__legacy_shell_still_gives_exit_status(void)
+{
+	struct simdev d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	const char *opts[] = { "--no-shell-v2", NULL };
+	const char *argv[] = { "sh", "-c", "printf 'a b\\n'; exit 3", NULL };
+	sim_start(&d, opts);
+	kvb_exec_result_init(&r);
+	CHECK(kvb_target_exec(&d.t, argv, 20000, &r, &e) == KVB_OK);
+	CHECK(r.exit_code == 3);
+	CHECK_STR(r.out.data, "a b\n");
+	kvb_exec_result_release(&r);
+	CHECK(sim_stop(&d) == 0);
+}
+
+static void test_adb__open_fails_for_unreachable_device(void)
+{
+	struct simdev d;
+	char *yaml, *p;
+	struct kvb_diag diag;
+	struct kvb_platform plat;
+	struct kvb_target t;
+	struct kvb_error e;
+	int port = free_port();
+	sim_start(&d, NULL);
+	yaml = kvb_xasprintf("name: nodev\nconnection: {type: adb, serial: \"127.0.0.1:%d\", adb_server_port: %d}\n", port,
+			     g_server_port);
+	p = kvb_xasprintf("%s/nodev.yaml", d.dir);
+	write_text(p, yaml);
+	kvb_diag_init(&diag, NULL);
+	CHECK(kvb_platform_load(&plat, p, &diag) == KVB_OK);
+	CHECK(kvb_target_open(&t, &plat, &e) == KVB_ETARGET);
+	fprintf(stderr, "  message: %s\n", e.msg);
+	CHECK_CONTAINS(e.msg, "cannot connect to '127.0.0.1:");
+	CHECK_CONTAINS(e.msg, "refused");
+	kvb_target_close(&t);
+	kvb_platform_release(&plat);
+	kvb_diag_release(&diag);
+	free(yaml);
+	free(p);
+	/* A USB serial adb does not know: open succeeds (nothing to connect), exec says why it fails. */
+	yaml = kvb_xasprintf("name: nousb\nconnection: {type: adb, serial: KVBNOSUCH, adb_server_port: %d}\n", g_server_port);
+	p = kvb_xasprintf("%s/nousb.yaml", d.dir);
+	write_text(p, yaml);
+	kvb_diag_init(&diag, NULL);
+	CHECK(kvb_platform_load(&plat, p, &diag) == KVB_OK);
+	CHECK(kvb_target_open(&t, &plat, &e) == KVB_OK);
+	{
+		const char *argv[] = { "true", NULL };
+		struct kvb_exec_result r;
+		kvb_exec_result_init(&r);
+		CHECK(kvb_target_exec(&t, argv, 10000, &r, &e) == KVB_ETARGET);
+		fprintf(stderr, "  message: %s\n", e.msg);
+		CHECK_CONTAINS(e.msg, "'KVBNOSUCH' not found");
+		kvb_exec_result_release(&r);
+	}
+	kvb_target_close(&t);
+	kvb_platform_release(&plat);
+	kvb_diag_release(&diag);
+	free(yaml);
+	free(p);
+	CHECK(sim_stop(&d) == 0);
+}
+
+#define TESTS                                                         \
+	T(test_adb__exec_returns_remote_exit_codes_0_3_255)             \
+	T(test_adb__exec_keeps_stdout_and_stderr_apart)                 \
+	T(test_adb__awkward_argv_round_trips_byte_exact)                \
+	T(test_adb__push_pull_round_trip_keeps_sha256)                  \
+	T(test_adb__directory_push_and_pull_copy_trees_without_nesting) \
+	T(test_adb__wait_ready_succeeds_once_boot_completes)            \
+	T(test_adb__wait_ready_times_out_with_clear_message)            \
+	T(test_adb__reboot_drops_and_wait_ready_sees_the_new_boot)      \
+	T(test_adb__exec_fails_promptly_when_device_drops_mid_command)  \
+	T(test_adb__logcat_until_stops_at_the_pattern)                  \
+	T(test_adb__exec_timeout_kills_the_remote_command)              \
+	T(test_adb__root_accepts_already_root_device)                   \
+	T(test_adb__legacy_shell_still_gives_exit_status)               \
+	T(test_adb__open_fails_for_unreachable_device)
+#include "test_main.h"

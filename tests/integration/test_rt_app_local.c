@@ -1,0 +1,186 @@
+/*
+ * The rt-app workload run for real with Debian's rt-app on the local target:
+ * config generation, push, run, log listing, pull and parsing end to end.
+ * Timing bounds are generous because the host is shared (2 CPUs).
+ */
+#include "test.h"
+#include "core/util.h"
+#include "workload/rt_app.h"
+#include "workload/workload.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern const struct kvb_target_ops kvb_target_local;
+
+struct job {
+	char art[64], rem[64];
+	struct kvb_target t;
+	struct kvb_metrics m;
+	struct kvb_job_ctx ctx;
+	cJSON *params;
+};
+
+static void job_init(struct job *j, const char *params_json)
+{
+	memset(j, 0, sizeof(*j));
+	strcpy(j->art, "/tmp/kvb-rtapp-art-XXXXXX");
+	strcpy(j->rem, "/tmp/kvb-rtapp-rem-XXXXXX");
+	CHECK(mkdtemp(j->art) != NULL);
+	CHECK(mkdtemp(j->rem) != NULL);
+	j->t.ops = &kvb_target_local;
+	kvb_metrics_init(&j->m);
+	j->params = cJSON_Parse(params_json);
+	CHECK(j->params != NULL);
+	j->ctx = (struct kvb_job_ctx){ .target = &j->t, .params = j->params, .artifact_dir = j->art,
+				       .remote_dir = j->rem, .timeout_ms = 60000, .out = &j->m };
+}
+
+static void rm_dir(const char *dir)
+{
+	const char *argv[] = { "rm", "-rf", dir, NULL };
+	struct kvb_spawn_opts o = { .argv = argv, .timeout_ms = 10000 };
+	struct kvb_exec_result r;
+	struct kvb_error err;
+	kvb_exec_result_init(&r);
+	kvb_spawn_run(&o, &r, &err);
+	kvb_exec_result_release(&r);
+}
+
+static void job_release(struct job *j)
+{
+	kvb_metrics_release(&j->m);
+	cJSON_Delete(j->params);
+	rm_dir(j->art);
+	rm_dir(j->rem);
+}
+
+static double metric(const struct kvb_metrics *m, const char *name, const char *task)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(m->v[i].classifiers, "task");
+		if (!strcmp(m->v[i].name, name) && cJSON_IsString(t) && !strcmp(t->valuestring, task))
+			return m->v[i].value;
+	}
+	fprintf(stderr, "metric %s{task=%s} missing\n", name, task);
+	kvb_test_failures++;
+	return NAN;
+}
+
+static size_t count_artifacts(const struct kvb_metrics *m, const char *kind)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->nart; i++)
+		n += !strcmp(m->art[i].kind, kind);
+	return n;
+}
+
+static void test_rtapp_local__periodic_tasks_meet_their_period(void)
+{
+	struct job j;
+	struct kvb_error err;
+	const struct kvb_workload_ops *ops = kvb_workload_find("rt-app");
+	char path[128];
+	struct stat st;
+	int rc;
+
+	job_init(&j, "{\"tasks\": [{\"name\": \"light\", \"period_us\": 10000, \"duty_pct\": 20},"
+		     "{\"name\": \"heavy\", \"period_us\": 10000, \"duty_pct\": 60}],"
+		     " \"duration_s\": 2, \"calibration\": 15}");
+	CHECK(ops != NULL);
+	rc = ops->run(&j.ctx, &err);
+	if (rc)
+		fprintf(stderr, "run: %s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	CHECK(j.m.n == 16);
+	/* 2 s / 10 ms = 200 activations each, +-20 % */
+	CHECK_NEAR(metric(&j.m, "activations", "light"), 200, 40);
+	CHECK_NEAR(metric(&j.m, "activations", "heavy"), 200, 40);
+	CHECK_NEAR(metric(&j.m, "period_mean", "light"), 10000, 2000);
+	/* run = duty x period at 15 ns/loop; contention and calibration error stretch it */
+	CHECK(metric(&j.m, "run_mean", "light") > 0.7 * 2000 && metric(&j.m, "run_mean", "light") < 2.0 * 2000);
+	CHECK(metric(&j.m, "run_mean", "heavy") > 0.7 * 6000 && metric(&j.m, "run_mean", "heavy") < 2.0 * 6000);
+	CHECK(metric(&j.m, "run_mean", "heavy") > 2 * metric(&j.m, "run_mean", "light"));
+	CHECK(metric(&j.m, "negative_slack_pct", "light") >= 0 && metric(&j.m, "negative_slack_pct", "light") <= 100);
+	/* the config, rt-app's output and both thread logs are kept */
+	CHECK(count_artifacts(&j.m, "rt-app-config") == 1);
+	CHECK(count_artifacts(&j.m, "raw-output") == 1);
+	CHECK(count_artifacts(&j.m, "rt-app-log") == 2);
+	snprintf(path, sizeof(path), "%s/rt-app-light-0.log", j.art);
+	CHECK(stat(path, &st) == 0 && st.st_size > 1000);
+	snprintf(path, sizeof(path), "%s/rt-app.json", j.rem);
+	CHECK(stat(path, &st) == 0);
+	job_release(&j);
+}
+
+static char *write_config(const char *text)
+{
+	char *path = kvb_xstrdup("/tmp/kvb-rtapp-cfg-XXXXXX.json");
+	int fd = mkstemps(path, 5);
+	CHECK(fd >= 0);
+	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_rtapp_local__config_file_runs_with_instances_pooled(void)
+{
+	struct job j;
+	struct kvb_error err;
+	const struct kvb_workload_ops *ops = kvb_workload_find("rt-app");
+	/* light (10 % per thread) so a busy shared host still keeps up; logdir/basename get replaced */
+	char *cfg = write_config("{\"global\": {\"duration\": 5, \"calibration\": 15, \"logdir\": \"/nonexistent\","
+				 " \"log_basename\": \"other\", \"log_size\": 2},\n"
+				 " \"tasks\": {\"pair\": {\"instance\": 2, \"run\": 1000,"
+				 " \"timer\": {\"ref\": \"unique\", \"period\": 10000}},\n"
+				 " \"solo\": {\"run\": 1000, \"timer\": {\"ref\": \"unique\", \"period\": 10000}}}}\n");
+	char *params = kvb_xasprintf("{\"config\": \"%s\", \"duration_s\": 1}", cfg);
+	int rc;
+
+	job_init(&j, params);
+	rc = ops->run(&j.ctx, &err);
+	if (rc)
+		fprintf(stderr, "run: %s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	/* duration_s replaced 5 s by 1 s: pair has 2 threads, about 2 x 100 phases */
+	CHECK_NEAR(metric(&j.m, "activations", "pair"), 200, 40);
+	CHECK_NEAR(metric(&j.m, "activations", "solo"), 100, 20);
+	CHECK(count_artifacts(&j.m, "rt-app-log") == 3);
+	job_release(&j);
+	unlink(cfg);
+	free(cfg);
+	free(params);
+}
+
+static void test_rtapp_local__bad_config_fails_with_rt_app_message(void)
+{
+	struct job j;
+	struct kvb_error err;
+	const struct kvb_workload_ops *ops = kvb_workload_find("rt-app");
+	char cfg[] = "/tmp/kvb-rtapp-bad-XXXXXX.json";
+	const char *text = "{\"global\": {\"duration\": 1, \"calibration\": 15, \"default_policy\": \"SCHED_FOO\"},\n"
+			   " \"tasks\": {\"a\": {\"run\": 1000, \"timer\": {\"ref\": \"unique\", \"period\": 5000}}}}\n";
+	int fd = mkstemps(cfg, 5), rc;
+	char *params;
+	CHECK(fd >= 0);
+	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	params = kvb_xasprintf("{\"config\": \"%s\"}", cfg);
+	job_init(&j, params);
+	rc = ops->run(&j.ctx, &err);
+	CHECK(rc == KVB_ETARGET);
+	CHECK_CONTAINS(err.msg, "rt-app failed (exit status");
+	CHECK_CONTAINS(err.msg, "Invalid policy SCHED_FOO");
+	CHECK(j.m.n == 0);
+	CHECK(count_artifacts(&j.m, "raw-output") == 1);
+	job_release(&j);
+	free(params);
+	unlink(cfg);
+}
+
+#define TESTS                                                         \
+	T(test_rtapp_local__periodic_tasks_meet_their_period)        \
+	T(test_rtapp_local__config_file_runs_with_instances_pooled)  \
+	T(test_rtapp_local__bad_config_fails_with_rt_app_message)
+#include "test_main.h"

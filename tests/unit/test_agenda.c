@@ -1,0 +1,218 @@
+/* Tests agenda loading: WA3 keys and precedence, sweeps, sections, ordering, and error reporting. */
+#include "config/agenda.h"
+#include "engine/plan.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+static int load(struct kvb_agenda *a, struct kvb_diag *d, const char *name, const char *text)
+{
+	struct kvb_doc doc;
+	int rc;
+	kvb_diag_init(d, NULL);
+	rc = kvb_doc_parse(&doc, name, text, strlen(text), d);
+	if (!rc)
+		rc = kvb_agenda_from_doc(a, &doc, d);
+	else
+		memset(a, 0, sizeof(*a));
+	d->doc = NULL;
+	kvb_doc_release(&doc);
+	return rc;
+}
+
+static const char *cls(const struct kvb_spec *s, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(s->classifiers, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void test_agenda__precedence_workload_over_section_over_global(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc = load(&a, &d, "p.yaml",
+		      "config:\n  iterations: 3\n  classifiers: {kernel_tree: tip, level: g}\n"
+		      "  runtime_params: {cpus: \"0-1\", sysctl: {kernel.sched_child_runs_first: 0}}\n"
+		      "sections:\n  - id: low\n    iterations: 2\n    classifiers: {level: s}\n    runtime_params: {cpus: \"0\"}\n"
+		      "workloads:\n  - name: hackbench\n    iterations: 4\n    classifiers: {level: w}\n    params: {loops: 50}\n"
+		      "  - name: sched_pipe\n");
+	CHECK(rc == KVB_OK);
+	CHECK(a.nspecs == 2);
+	CHECK_STR(a.specs[0].id, "low-wk1");
+	CHECK_STR(a.specs[0].section, "low");
+	CHECK(a.specs[0].iterations == 4);  /* workload > section */
+	CHECK(a.specs[1].iterations == 2);  /* section > global */
+	CHECK_STR(cls(&a.specs[0], "level"), "w");
+	CHECK_STR(cls(&a.specs[1], "level"), "s");
+	CHECK_STR(cls(&a.specs[1], "kernel_tree"), "tip");
+	CHECK_STR(a.specs[0].rt.cpus, "0");
+	CHECK(cJSON_GetObjectItemCaseSensitive(a.specs[0].rt.sysctl, "kernel.sched_child_runs_first") != NULL);
+	CHECK(kvb_get_int(a.specs[0].params, "loops", 0) == 50);
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+static void test_agenda__sweep_expands_to_one_spec_per_value_with_classifier(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc = load(&a, &d, "s.yaml",
+		      "workloads:\n  - name: sched_pipe\n    sweep: {cgroup_depth: [0, 1, 2, 3], loops: [1000, 2000]}\n");
+	CHECK(rc == KVB_OK);
+	CHECK(a.nspecs == 8);
+	CHECK_STR(cls(&a.specs[0], "cgroup_depth"), "0");
+	CHECK_STR(cls(&a.specs[0], "loops"), "1000");
+	CHECK_STR(cls(&a.specs[1], "loops"), "2000");
+	CHECK_STR(cls(&a.specs[7], "cgroup_depth"), "3");
+	CHECK(a.specs[7].rt.cgroup_depth == 3);
+	CHECK(kvb_get_int(a.specs[7].params, "loops", 0) == 2000);
+	CHECK_STR(a.specs[2].id, "wk1;cgroup_depth=1;loops=1000");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+static void test_agenda__json_and_yaml_give_the_same_specs(void)
+{
+	struct kvb_agenda y, j;
+	struct kvb_diag d1, d2;
+	CHECK(!load(&y, &d1, "a.yaml", "config: {iterations: 2}\nworkloads:\n  - {name: hackbench, params: {groups: 4}}\n"));
+	CHECK(!load(&j, &d2, "a.json", "{\"config\": {\"iterations\": 2},\n \"workloads\": [{\"name\": \"hackbench\", \"params\": {\"groups\": 4}}]}"));
+	CHECK(y.nspecs == 1 && j.nspecs == 1);
+	CHECK(y.specs[0].iterations == j.specs[0].iterations);
+	CHECK(cJSON_Compare(y.specs[0].params, j.specs[0].params, 1));
+	kvb_agenda_release(&y);
+	kvb_agenda_release(&j);
+	kvb_diag_release(&d1);
+	kvb_diag_release(&d2);
+}
+
+static void test_agenda__reports_every_error_with_location_and_path(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc = load(&a, &d, "agendas/x.yaml",
+		      "config:\n  iterations: 2\n  colour: red\n"
+		      "workloads:\n  - name: hackbench\n    params:\n      loops: ten\n      mode: fibers\n"
+		      "  - params: {loops: 3}\n  - name: dhrystone\n");
+	CHECK(rc == KVB_EINPUT);
+	CHECK(d.msgs.n == 5);
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "  %s\n", d.msgs.v[i]);
+	CHECK_STR(d.msgs.n > 0 ? d.msgs.v[0] : NULL, "agendas/x.yaml:3:3: config.colour: unknown key 'colour'");
+	CHECK_STR(d.msgs.n > 1 ? d.msgs.v[1] : NULL, "agendas/x.yaml:7:7: workloads[0].params.loops: expected integer, got \"ten\"");
+	CHECK_STR(d.msgs.n > 2 ? d.msgs.v[2] : NULL,
+		  "agendas/x.yaml:8:7: workloads[0].params.mode: expected one of process|thread, got \"fibers\"");
+	CHECK_STR(d.msgs.n > 3 ? d.msgs.v[3] : NULL, "agendas/x.yaml:9:5: workloads[1]: missing required key 'name'");
+	CHECK(d.msgs.n > 4 && strstr(d.msgs.v[4], "agendas/x.yaml:10:5: workloads[2].name: unknown workload \"dhrystone\""));
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+static void test_agenda__syntax_error_and_empty_file_have_locations(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	CHECK(load(&a, &d, "bad.yaml", "workloads:\n  - name: hackbench\n   params: {\n") == KVB_EINPUT);
+	CHECK(d.msgs.n == 1 && strstr(d.msgs.v[0], "bad.yaml:3:") && strstr(d.msgs.v[0], "syntax error"));
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	CHECK(load(&a, &d, "empty.yaml", "") == KVB_EINPUT);
+	CHECK(d.msgs.n == 1);
+	CHECK_STR(d.msgs.n ? d.msgs.v[0] : NULL, "empty.yaml:1:1: file is empty");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	CHECK(load(&a, &d, "bad.json", "{\"workloads\": [\n  {\"name\": \"hackbench\",}\n]}") == KVB_EINPUT);
+	CHECK(d.msgs.n == 1 && strstr(d.msgs.v[0], "bad.json:2:") != NULL);
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+static void test_agenda__json_errors_point_at_the_key(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	CHECK(load(&a, &d, "j.json", "{\n  \"workloads\": [\n    {\"name\": \"sched_pipe\",\n     \"params\": {\"loops\": \"many\"}}\n  ]\n}") ==
+	      KVB_EINPUT);
+	CHECK(d.msgs.n == 1);
+	CHECK(d.msgs.n && strstr(d.msgs.v[0], "j.json:4:") && strstr(d.msgs.v[0], "workloads[0].params.loops: expected integer"));
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+static void test_plan__by_iteration_spreads_sections_and_rounds_alternate_variants(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	struct kvb_plan p;
+	CHECK(!load(&a, &d, "o.yaml",
+		    "config: {iterations: 2}\nsections: [{id: X}, {id: Y}]\n"
+		    "workloads: [{name: hackbench, id: A}, {name: sched_pipe, id: B}]\n"
+		    "variants: [{name: base}, {name: new}]\n"));
+	kvb_plan_build(&p, &a, 1);
+	CHECK(p.n == 16);
+	/* WA3 by_iteration: X.A1 Y.A1 X.B1 Y.B1 X.A2 ... for the first variant */
+	CHECK_STR(p.jobs[0].spec->id, "X-A");
+	CHECK_STR(p.jobs[1].spec->id, "Y-A");
+	CHECK_STR(p.jobs[2].spec->id, "X-B");
+	CHECK_STR(p.jobs[3].spec->id, "Y-B");
+	CHECK(p.jobs[4].iteration == 2);
+	CHECK(p.jobs[7].variant == 0 && p.jobs[8].variant == 1);
+	kvb_plan_release(&p);
+	kvb_plan_build(&p, &a, 2);
+	/* two rounds: base r1, new r1, base r2, new r2; each round has iteration 1 then 2 */
+	CHECK(p.n == 16);
+	CHECK(p.jobs[0].round == 1 && p.jobs[0].variant == 0 && p.jobs[0].iteration == 1);
+	CHECK(p.jobs[4].round == 1 && p.jobs[4].variant == 1);
+	CHECK(p.jobs[8].round == 2 && p.jobs[8].variant == 0 && p.jobs[8].iteration == 2);
+	kvb_plan_release(&p);
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+static void test_agenda__section_groups_form_a_cross_product(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	CHECK(!load(&a, &d, "g.yaml",
+		    "sections:\n  - {id: f1, group: freq, classifiers: {freq: lo}}\n  - {id: f2, group: freq, classifiers: {freq: hi}}\n"
+		    "  - {id: c1, group: cores, runtime_params: {cpus: \"0\"}}\n  - {id: c2, group: cores, runtime_params: {cpus: \"1\"}}\n"
+		    "workloads: [hackbench]\n"));
+	CHECK(a.nspecs == 4);
+	CHECK_STR(a.specs[0].section, "f1-c1");
+	CHECK_STR(a.specs[3].section, "f2-c2");
+	CHECK_STR(cls(&a.specs[3], "freq"), "hi");
+	CHECK_STR(a.specs[3].rt.cpus, "1");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+static void test_agenda__variant_knobs_and_command_line_variants(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	struct kvb_error err;
+	CHECK(!load(&a, &d, "v.yaml", "workloads: [hackbench]\nvariants:\n  - {name: a, cpus: \"0\"}\n  - {name: b, runtime: {cpus: \"0-1\"}}\n"));
+	CHECK(a.nvariants == 2);
+	CHECK_STR(a.variants[0].rt.cpus, "0");
+	CHECK_STR(a.variants[1].rt.cpus, "0-1");
+	CHECK(!kvb_agenda_add_variant_arg(&a, "c=/boot/vmlinuz,cmdline=maxcpus=1 quiet", &err));
+	CHECK(a.nvariants == 3);
+	CHECK_STR(a.variants[2].kernel, "/boot/vmlinuz");
+	CHECK_STR(a.variants[2].cmdline, "maxcpus=1 quiet");
+	CHECK(kvb_agenda_add_variant_arg(&a, "d=/k,colour=red", &err) == KVB_EUSAGE);
+	CHECK_CONTAINS(err.msg, "unknown key 'colour'");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+#define TESTS                                                                                                          \
+	T(test_agenda__precedence_workload_over_section_over_global)                                                   \
+	T(test_agenda__sweep_expands_to_one_spec_per_value_with_classifier)                                            \
+	T(test_agenda__json_and_yaml_give_the_same_specs)                                                              \
+	T(test_agenda__reports_every_error_with_location_and_path)                                                     \
+	T(test_agenda__syntax_error_and_empty_file_have_locations)                                                     \
+	T(test_agenda__json_errors_point_at_the_key)                                                                   \
+	T(test_plan__by_iteration_spreads_sections_and_rounds_alternate_variants)                                      \
+	T(test_agenda__section_groups_form_a_cross_product)                                                            \
+	T(test_agenda__variant_knobs_and_command_line_variants)
+#include "test_main.h"

@@ -1,0 +1,138 @@
+/* Tests the benchmark output parsers on outputs captured from the real tools, and on broken ones. */
+#include "core/buf.h"
+#include "test.h"
+#include "workload/workload.h"
+
+#include <stdlib.h>
+
+static char *fixture(const char *name)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/tests/fixtures/outputs/%s", getenv("KVB_SOURCE_DIR") ? getenv("KVB_SOURCE_DIR") : ".", name);
+	if (kvb_buf_read_file(&b, path)) {
+		fprintf(stderr, "cannot read %s\n", path);
+		return NULL;
+	}
+	return kvb_buf_detach(&b);
+}
+
+static const struct kvb_metric *find(const struct kvb_metrics *m, const char *name)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->v[i].name, name))
+			return &m->v[i];
+	return NULL;
+}
+
+static void test_hackbench__reads_time_from_real_output(void)
+{
+	char *out = fixture("hackbench-process.txt");
+	struct kvb_metrics m;
+	struct kvb_error err;
+	double expect;
+	kvb_metrics_init(&m);
+	CHECK(out && !kvb_parse_hackbench(out, &m, &err));
+	CHECK(sscanf(strstr(out, "Time:"), "Time: %lf", &expect) == 1);
+	CHECK(m.n == 1 && !strcmp(m.v[0].name, "time"));
+	CHECK_NEAR(m.v[0].value, expect, 1e-12);
+	CHECK_STR(m.v[0].units, "s");
+	CHECK(m.v[0].lower_is_better == 1);
+	kvb_metrics_release(&m);
+	free(out);
+}
+
+static void test_hackbench__thread_mode_output_parses(void)
+{
+	char *out = fixture("hackbench-thread-pipe.txt");
+	struct kvb_metrics m;
+	struct kvb_error err;
+	kvb_metrics_init(&m);
+	CHECK(out && !kvb_parse_hackbench(out, &m, &err));
+	CHECK(m.n == 1 && m.v[0].value > 0);
+	kvb_metrics_release(&m);
+	free(out);
+}
+
+static void test_hackbench__truncated_output_fails_without_a_value(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	kvb_metrics_init(&m);
+	CHECK(kvb_parse_hackbench("Running in process mode with 4 groups using 40 file descriptors each (== 160 tasks)\n"
+				  "Each sender will pass 200 messages of 100 bytes\n", &m, &err) == KVB_EINPUT);
+	CHECK(m.n == 0);
+	CHECK_CONTAINS(err.msg, "Time:");
+	CHECK(kvb_parse_hackbench("Running in process mode\nTime: 0.3xyz\n", &m, &err) == KVB_EINPUT);
+	CHECK(kvb_parse_hackbench("Running in process mode\nTime: \n", &m, &err) == KVB_EINPUT);
+	CHECK(kvb_parse_hackbench("garbage\x01\x02", &m, &err) == KVB_EINPUT);
+	CHECK(kvb_parse_hackbench("", &m, &err) == KVB_EINPUT);
+	CHECK(m.n == 0);
+	kvb_metrics_release(&m);
+}
+
+static void test_sched_pipe__reads_three_metrics_with_units(void)
+{
+	char *out = fixture("sched-pipe.txt");
+	struct kvb_metrics m;
+	struct kvb_error err;
+	double total, usecs, ops;
+	kvb_metrics_init(&m);
+	CHECK(out && !kvb_parse_sched_pipe(out, &m, &err));
+	CHECK(sscanf(strstr(out, "Total time:"), "Total time: %lf", &total) == 1);
+	CHECK(sscanf(strstr(out, "usecs/op") - 20, "%*[ ]%lf", &usecs) >= 0);
+	CHECK(m.n == 3);
+	CHECK(find(&m, "total_time") && find(&m, "total_time")->value == total);
+	CHECK(find(&m, "ops_per_sec") && !strcmp(find(&m, "ops_per_sec")->units, "ops/s") &&
+	      find(&m, "ops_per_sec")->lower_is_better == 0);
+	CHECK(find(&m, "usecs_per_op") && !strcmp(find(&m, "usecs_per_op")->units, "us") &&
+	      find(&m, "usecs_per_op")->lower_is_better == 1);
+	/* consistency of the real tool's numbers: ops/s ~ 1e6 / usecs_per_op */
+	ops = find(&m, "ops_per_sec")->value;
+	usecs = find(&m, "usecs_per_op")->value;
+	CHECK_NEAR(ops, 1e6 / usecs, 1.0);
+	kvb_metrics_release(&m);
+	free(out);
+}
+
+static void test_sched_pipe__missing_line_is_an_error(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	kvb_metrics_init(&m);
+	CHECK(kvb_parse_sched_pipe("# Running 'sched/pipe' benchmark:\n     Total time: 1.491 [sec]\n\n", &m, &err) ==
+	      KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "usecs/op");
+	CHECK(kvb_parse_sched_pipe("     Total time: 1.491 [sec]\n   74.5 usecs/op\n  13406 ops/sec", &m, &err) == KVB_OK);
+	CHECK(m.n == 3);
+	kvb_metrics_release(&m);
+	kvb_metrics_init(&m);
+	CHECK(kvb_parse_sched_pipe("     Total time: nan [sec]\n   74.5 usecs/op\n  13406 ops/sec\n", &m, &err) == KVB_EINPUT);
+	CHECK(kvb_parse_sched_pipe("     Total time: 1.4 [sec]\n   -74.5 usecs/op\n  13406 ops/sec\n", &m, &err) == KVB_EINPUT);
+	CHECK(m.n == 0);
+	kvb_metrics_release(&m);
+}
+
+static void test_sched_messaging__reads_total_time(void)
+{
+	char *out = fixture("sched-messaging.txt");
+	struct kvb_metrics m;
+	struct kvb_error err;
+	double expect;
+	kvb_metrics_init(&m);
+	CHECK(out && !kvb_parse_sched_messaging(out, &m, &err));
+	CHECK(sscanf(strstr(out, "Total time:"), "Total time: %lf", &expect) == 1);
+	CHECK(m.n == 1 && !strcmp(m.v[0].name, "time") && m.v[0].value == expect);
+	CHECK(kvb_parse_sched_messaging("# 20 sender and receiver processes per group\n", &m, &err) == KVB_EINPUT);
+	kvb_metrics_release(&m);
+	free(out);
+}
+
+#define TESTS                                                                                                          \
+	T(test_hackbench__reads_time_from_real_output)                                                                 \
+	T(test_hackbench__thread_mode_output_parses)                                                                   \
+	T(test_hackbench__truncated_output_fails_without_a_value)                                                      \
+	T(test_sched_pipe__reads_three_metrics_with_units)                                                             \
+	T(test_sched_pipe__missing_line_is_an_error)                                                                   \
+	T(test_sched_messaging__reads_total_time)
+#include "test_main.h"

@@ -1,0 +1,586 @@
+/*
+ * rt-app log parser, statistics, parameter validation and config generation.
+ * Logs under tests/fixtures/rt-app/ were written by Debian's rt-app 1.0 (see
+ * the README there); expected statistics were computed from them separately
+ * (python, no GSL) and are hard-coded here.
+ */
+#include "test.h"
+#include "config/doc.h"
+#include "core/buf.h"
+#include "core/util.h"
+#include "workload/rt_app.h"
+#include "workload/workload.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define FIX KVB_SOURCE_DIR "/tests/fixtures/rt-app"
+
+static const struct kvb_metric *find_metric(const struct kvb_metrics *m, const char *name, const char *task)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(m->v[i].classifiers, "task");
+		if (!strcmp(m->v[i].name, name) && cJSON_IsString(t) && !strcmp(t->valuestring, task))
+			return &m->v[i];
+	}
+	return NULL;
+}
+
+static double metric(const struct kvb_metrics *m, const char *name, const char *task)
+{
+	const struct kvb_metric *mt = find_metric(m, name, task);
+	if (!mt) {
+		fprintf(stderr, "metric %s{task=%s} missing\n", name, task);
+		kvb_test_failures++;
+		return NAN;
+	}
+	return mt->value;
+}
+
+static int load_err(const char *path, struct kvb_error *err)
+{
+	struct kvb_rtapp_log log;
+	int rc;
+	kvb_rtapp_log_init(&log);
+	rc = kvb_rtapp_log_load(&log, path, err);
+	CHECK(rc != KVB_OK || log.n > 0 || log.have);
+	kvb_rtapp_log_release(&log);
+	return rc;
+}
+
+static void test_rtapp__parses_every_row_and_column_of_a_real_log(void)
+{
+	struct kvb_rtapp_log log;
+	struct kvb_error err;
+	kvb_rtapp_log_init(&log);
+	CHECK(kvb_rtapp_log_load(&log, FIX "/periodic/rt-app-light-0.log", &err) == KVB_OK);
+	CHECK(log.n == 100);
+	CHECK(log.have == 0x7ffu);
+	if (log.n == 100) {
+		const struct kvb_rtapp_row *r = &log.rows[0], *z = &log.rows[99];
+		CHECK(r->idx == 0 && r->perf == 133333 && r->run_us == 10262 && r->period_us == 10267);
+		CHECK(r->start_us == 613134794 && r->end_us == 613145061 && r->rel_st_us == 512);
+		CHECK(r->slack_us == -323 && r->c_duration_us == 2000 && r->c_period_us == 10000 && r->wu_lat_us == 0);
+		CHECK(z->run_us == 2129 && z->period_us == 7435 && z->slack_us == 4904 && z->wu_lat_us == 402);
+	}
+	kvb_rtapp_log_release(&log);
+	kvb_rtapp_log_release(NULL);
+}
+
+static void test_rtapp__stats_of_one_thread_match_reference_values(void)
+{
+	struct kvb_rtapp_log log;
+	const struct kvb_rtapp_log *logs[1] = { &log };
+	struct kvb_rtapp_stats st;
+	struct kvb_error err;
+	kvb_rtapp_log_init(&log);
+	CHECK(kvb_rtapp_log_load(&log, FIX "/periodic/rt-app-light-0.log", &err) == KVB_OK);
+	CHECK(kvb_rtapp_stats(logs, 1, &st, &err) == KVB_OK);
+	CHECK(st.activations == 100);
+	CHECK_NEAR(st.slack_mean_us, 6073.35, 1e-9);
+	CHECK_NEAR(st.slack_min_us, -323, 0);
+	CHECK_NEAR(st.negative_slack_pct, 1.0, 1e-12);
+	CHECK_NEAR(st.wu_lat_mean_us, 1267.41, 1e-9);
+	CHECK_NEAR(st.wu_lat_p99_us, 4997.77, 1e-9);
+	CHECK_NEAR(st.run_mean_us, 2661.66, 1e-9);
+	CHECK_NEAR(st.period_mean_us, 10006.19, 1e-9);
+	kvb_rtapp_log_release(&log);
+}
+
+static void test_rtapp__pools_the_instances_of_a_task(void)
+{
+	const char *paths[] = { FIX "/periodic/rt-app-heavy-1.log", FIX "/periodic/rt-app-heavy-2.log",
+				FIX "/periodic/rt-app-light-0.log" };
+	const char *tasks[] = { "light", "heavy", NULL };
+	struct kvb_metrics m;
+	struct kvb_error err;
+	const struct kvb_metric *mt;
+	kvb_metrics_init(&m);
+	CHECK(kvb_rtapp_parse_logs(paths, 3, "rt-app", tasks, &m, &err) == KVB_OK);
+	CHECK(m.n == 16);
+	/* heavy: 84 + 83 phases of two threads */
+	CHECK_NEAR(metric(&m, "activations", "heavy"), 167, 0);
+	CHECK_NEAR(metric(&m, "slack_mean", "heavy"), -871.820359281437, 1e-6);
+	CHECK_NEAR(metric(&m, "slack_min", "heavy"), -12779, 0);
+	CHECK_NEAR(metric(&m, "negative_slack_pct", "heavy"), 47.3053892215569, 1e-9);
+	CHECK_NEAR(metric(&m, "wu_lat_mean", "heavy"), 312.628742514970, 1e-9);
+	CHECK_NEAR(metric(&m, "wu_lat_p99", "heavy"), 3160.54, 1e-9);
+	CHECK_NEAR(metric(&m, "run_mean", "heavy"), 10502.7065868263, 1e-9);
+	CHECK_NEAR(metric(&m, "period_mean", "heavy"), 11976.7125748503, 1e-9);
+	CHECK_NEAR(metric(&m, "activations", "light"), 100, 0);
+	/* units and direction are an interface (DESIGN.md §6) */
+	mt = find_metric(&m, "slack_min", "light");
+	CHECK(mt && !strcmp(mt->units, "us") && mt->lower_is_better == 0);
+	mt = find_metric(&m, "negative_slack_pct", "light");
+	CHECK(mt && !strcmp(mt->units, "%") && mt->lower_is_better == 1);
+	mt = find_metric(&m, "wu_lat_p99", "light");
+	CHECK(mt && !strcmp(mt->units, "us") && mt->lower_is_better == 1);
+	mt = find_metric(&m, "activations", "light");
+	CHECK(mt && !strcmp(mt->units, "count") && mt->lower_is_better == 0);
+	/* order: the tasks list first */
+	CHECK(m.n && !strcmp(cJSON_GetObjectItemCaseSensitive(m.v[0].classifiers, "task")->valuestring, "light"));
+	kvb_metrics_release(&m);
+}
+
+static void test_rtapp__keeps_negative_slack_rows(void)
+{
+	const char *paths[] = { FIX "/overload/rt-app-over-0.log", FIX "/overload/rt-app-over-1.log" };
+	struct kvb_metrics m;
+	struct kvb_error err;
+	kvb_metrics_init(&m);
+	CHECK(kvb_rtapp_parse_logs(paths, 2, "rt-app", NULL, &m, &err) == KVB_OK);
+	CHECK_NEAR(metric(&m, "activations", "over"), 130, 0);
+	CHECK_NEAR(metric(&m, "negative_slack_pct", "over"), 98.4615384615385, 1e-9);
+	CHECK_NEAR(metric(&m, "slack_mean", "over"), -5504.03076923077, 1e-9);
+	CHECK_NEAR(metric(&m, "slack_min", "over"), -10937, 0);
+	CHECK_NEAR(metric(&m, "run_mean", "over"), 15555.3307692308, 1e-9);
+	kvb_metrics_release(&m);
+}
+
+static void same_stats(const char *a, const char *b)
+{
+	struct kvb_rtapp_log la, lb;
+	const struct kvb_rtapp_log *pa[1] = { &la }, *pb[1] = { &lb };
+	struct kvb_rtapp_stats sa, sb;
+	struct kvb_error err;
+	kvb_rtapp_log_init(&la);
+	kvb_rtapp_log_init(&lb);
+	CHECK(kvb_rtapp_log_load(&la, a, &err) == KVB_OK);
+	CHECK(kvb_rtapp_log_load(&lb, b, &err) == KVB_OK);
+	CHECK(la.n == 100 && lb.n == la.n && la.have == lb.have);
+	CHECK(kvb_rtapp_stats(pa, 1, &sa, &err) == KVB_OK && kvb_rtapp_stats(pb, 1, &sb, &err) == KVB_OK);
+	CHECK(!memcmp(&sa, &sb, sizeof(sa)));
+	CHECK(la.n && lb.n && la.rows[5].c_duration_us == 2000 && lb.rows[5].c_duration_us == 2000);
+	CHECK(la.n && lb.n && !memcmp(la.rows, lb.rows, la.n * sizeof(*la.rows)));
+	kvb_rtapp_log_release(&la);
+	kvb_rtapp_log_release(&lb);
+}
+
+static void test_rtapp__reads_older_c_run_header_like_c_duration(void)
+{
+	same_stats(FIX "/periodic/rt-app-light-0.log", FIX "/c_run/rt-app-light-0.log");
+}
+
+static void test_rtapp__maps_columns_by_header_name_not_position(void)
+{
+	/* run and slack swapped, in the header and in every row */
+	same_stats(FIX "/periodic/rt-app-light-0.log", FIX "/reordered/rt-app-light-0.log");
+}
+
+static void test_rtapp__rejects_truncated_last_line_with_file_and_line(void)
+{
+	struct kvb_error err;
+	CHECK(load_err(FIX "/bad/truncated.log", &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "truncated.log:102: truncated last line");
+}
+
+static void test_rtapp__rejects_garbage_line_with_file_and_line(void)
+{
+	struct kvb_error err;
+	CHECK(load_err(FIX "/bad/garbage.log", &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "garbage.log:40: expected 11 fields as in the header, found 4");
+}
+
+static void test_rtapp__rejects_log_without_header(void)
+{
+	struct kvb_error err;
+	CHECK(load_err(FIX "/bad/noheader.log", &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "noheader.log:1: data before the '#idx ...' header");
+	CHECK(load_err(FIX "/bad/empty.log", &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "empty.log:1: empty log");
+}
+
+static void test_rtapp__rejects_non_numeric_field_naming_the_column(void)
+{
+	struct kvb_error err;
+	CHECK(load_err(FIX "/bad/nonnumeric.log", &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "nonnumeric.log:10: field 'slack' is not an integer: \"12x4\"");
+}
+
+static void test_rtapp__rejects_short_row(void)
+{
+	struct kvb_error err;
+	CHECK(load_err(FIX "/bad/short_row.log", &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "short_row.log:7: expected 11 fields as in the header, found 9");
+}
+
+static void test_rtapp__rejects_bad_headers(void)
+{
+	struct kvb_rtapp_log log;
+	struct kvb_error err;
+	const char *no_wu = "#idx perf run period slack\n0 1 2 3 4\n";
+	const char *twice = "#idx run period slack wu_lat c_run c_duration\n";
+	const char *nul = "#idx run period slack wu_lat\n0 1\0 2 3 4\n";
+	kvb_rtapp_log_init(&log);
+	CHECK(kvb_rtapp_log_parse(&log, "a.log", no_wu, strlen(no_wu), &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "a.log:1: header has no 'wu_lat' column");
+	CHECK(kvb_rtapp_log_parse(&log, "b.log", twice, strlen(twice), &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "b.log:1: column 'c_duration' appears twice");
+	CHECK(kvb_rtapp_log_parse(&log, "c.log", nul, 40, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "c.log:2: NUL byte");
+	kvb_rtapp_log_release(&log);
+}
+
+static void test_rtapp__header_only_log_parses_but_has_no_stats(void)
+{
+	struct kvb_rtapp_log log;
+	const struct kvb_rtapp_log *logs[1] = { &log };
+	struct kvb_rtapp_stats st;
+	struct kvb_error err;
+	kvb_rtapp_log_init(&log);
+	CHECK(kvb_rtapp_log_load(&log, FIX "/bad/header_only.log", &err) == KVB_OK);
+	CHECK(log.n == 0);
+	CHECK(kvb_rtapp_stats(logs, 1, &st, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "no completed phase");
+	kvb_rtapp_log_release(&log);
+}
+
+static void test_rtapp__p99_is_gsl_linear_interpolation(void)
+{
+	/* wu_lat 1..100: h = 99 * 0.99 = 98.01 -> 99 + 0.01 * (100 - 99) */
+	struct kvb_buf b = KVB_BUF_INIT;
+	struct kvb_rtapp_log log;
+	const struct kvb_rtapp_log *logs[1] = { &log };
+	struct kvb_rtapp_stats st;
+	struct kvb_error err;
+	kvb_buf_adds(&b, "# idx run period slack wu_lat\n");
+	for (int i = 100; i >= 1; i--)
+		kvb_buf_addf(&b, "0 10 100 %d %d\n", i - 50, i);
+	kvb_rtapp_log_init(&log);
+	CHECK(kvb_rtapp_log_parse(&log, "mem", b.data, b.len, &err) == KVB_OK);
+	CHECK(kvb_rtapp_stats(logs, 1, &st, &err) == KVB_OK);
+	CHECK_NEAR(st.wu_lat_p99_us, 99.01, 1e-9);
+	CHECK_NEAR(st.wu_lat_mean_us, 50.5, 1e-12);
+	CHECK_NEAR(st.negative_slack_pct, 49.0, 1e-12); /* slack -49..-1 */
+	CHECK_NEAR(st.slack_min_us, -49, 0);
+	kvb_rtapp_log_release(&log);
+	kvb_buf_release(&b);
+}
+
+static void test_rtapp__survives_truncation_and_byte_damage_anywhere(void)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	struct kvb_rtapp_log log;
+	struct kvb_error err;
+	unsigned seed = 12345;
+	size_t ok = 0;
+	CHECK(kvb_buf_read_file(&b, FIX "/periodic/rt-app-light-0.log") == 0);
+	kvb_rtapp_log_init(&log);
+	for (size_t cut = 0; cut < b.len; cut += 3) {
+		int rc = kvb_rtapp_log_parse(&log, "cut", b.data, cut, &err);
+		CHECK(rc == KVB_OK || rc == KVB_EINPUT);
+		/* a cut log only parses when it ends exactly at a line end */
+		CHECK(rc != KVB_OK || cut == 0 || b.data[cut - 1] == '\n');
+		ok += rc == KVB_OK;
+	}
+	CHECK(ok > 10);
+	for (int i = 0; i < 3000; i++) {
+		char *copy = kvb_xmalloc(b.len);
+		memcpy(copy, b.data, b.len);
+		for (int k = 0; k < 3; k++) {
+			seed = seed * 1103515245u + 12345u;
+			copy[(seed >> 8) % b.len] = (char)(seed >> 3);
+		}
+		int rc = kvb_rtapp_log_parse(&log, "fuzz", copy, b.len, &err);
+		CHECK(rc == KVB_OK || rc == KVB_EINPUT);
+		CHECK(rc != KVB_OK || log.n <= 100);
+		free(copy);
+	}
+	kvb_rtapp_log_release(&log);
+	kvb_buf_release(&b);
+}
+
+static void test_rtapp__log_name_splits_thread_and_index(void)
+{
+	char *th = NULL;
+	long idx = -1;
+	CHECK(kvb_rtapp_log_name("/x/y/rt-app-light-0.log", "rt-app", &th, &idx) == 0);
+	CHECK_STR(th, "light");
+	CHECK(idx == 0);
+	free(th);
+	CHECK(kvb_rtapp_log_name("rt-app-my-task-12.log", "rt-app", &th, &idx) == 0);
+	CHECK_STR(th, "my-task");
+	CHECK(idx == 12);
+	free(th);
+	CHECK(kvb_rtapp_log_name("rt-app-light.log", "rt-app", &th, &idx) == -1);
+	CHECK(kvb_rtapp_log_name("rt-app-light-x.log", "rt-app", &th, &idx) == -1);
+	CHECK(kvb_rtapp_log_name("other-light-0.log", "rt-app", &th, &idx) == -1);
+	CHECK(kvb_rtapp_log_name("rt-app--0.log", "rt-app", &th, &idx) == -1);
+	CHECK(kvb_rtapp_log_name("rt-app-light-0.txt", "rt-app", &th, &idx) == -1);
+	CHECK(kvb_rtapp_log_name("rt-app-light-.log", "rt-app", &th, &idx) == -1);
+}
+
+static void test_rtapp__task_of_matches_exact_name_or_instance_suffix(void)
+{
+	const char *tasks[] = { "a", "a-b", "heavy", NULL };
+	CHECK_STR(kvb_rtapp_task_of("heavy", tasks), "heavy");
+	CHECK_STR(kvb_rtapp_task_of("heavy-0003", tasks), "heavy");
+	CHECK_STR(kvb_rtapp_task_of("a-b", tasks), "a-b");
+	CHECK_STR(kvb_rtapp_task_of("a-b-2", tasks), "a-b");
+	CHECK(kvb_rtapp_task_of("a-x", tasks) == NULL);
+	CHECK(kvb_rtapp_task_of("ab", tasks) == NULL);
+	CHECK(kvb_rtapp_task_of("heavy-", tasks) == NULL);
+}
+
+static void test_rtapp__parse_logs_fails_for_a_task_without_log(void)
+{
+	const char *paths[] = { FIX "/periodic/rt-app-light-0.log" };
+	const char *tasks[] = { "light", "missing", NULL };
+	struct kvb_metrics m;
+	struct kvb_error err;
+	kvb_metrics_init(&m);
+	CHECK(kvb_rtapp_parse_logs(paths, 1, "rt-app", tasks, &m, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "no rt-app log for task 'missing'");
+	CHECK(m.n == 0); /* no partial metrics */
+	kvb_metrics_release(&m);
+}
+
+static void test_rtapp__parse_logs_fails_on_bad_log_without_partial_metrics(void)
+{
+	const char *paths[] = { FIX "/periodic/rt-app-light-0.log", FIX "/bad/rt-app-bad-3.log" };
+	const char *other[] = { FIX "/periodic/rt-app.json" };
+	struct kvb_metrics m;
+	struct kvb_error err;
+	kvb_metrics_init(&m);
+	CHECK(kvb_rtapp_parse_logs(paths, 2, "rt-app", NULL, &m, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "rt-app-bad-3.log:");
+	CHECK(m.n == 0);
+	CHECK(kvb_rtapp_parse_logs(other, 1, "rt-app", NULL, &m, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "is not named like an rt-app log");
+	kvb_metrics_release(&m);
+}
+
+/* Validates params given as JSON; returns the joined messages (owned). */
+static char *validate(const char *json, int *nerr)
+{
+	cJSON *p = cJSON_Parse(json);
+	struct kvb_diag d;
+	struct kvb_buf b = KVB_BUF_INIT;
+	const struct kvb_workload_ops *ops = kvb_workload_find("rt-app");
+	CHECK(p != NULL);
+	CHECK(ops && ops->validate == kvb_rtapp_validate);
+	kvb_diag_init(&d, NULL);
+	*nerr = kvb_keys_check(p, "workloads[0].params", ops->params, &d);
+	*nerr += kvb_rtapp_validate(p, "workloads[0].params", &d);
+	for (size_t i = 0; i < d.msgs.n; i++)
+		kvb_buf_addf(&b, "%s\n", d.msgs.v[i]);
+	kvb_diag_release(&d);
+	cJSON_Delete(p);
+	return kvb_buf_detach(&b);
+}
+
+static void test_rtapp__validate_accepts_a_good_task_set(void)
+{
+	int n;
+	char *msg = validate("{\"tasks\": [{\"name\": \"light\", \"period_us\": 10000, \"duty_pct\": 20},"
+			     "{\"name\": \"rt\", \"instances\": 2, \"period_us\": 5000, \"run_us\": 1000,"
+			     " \"policy\": \"SCHED_FIFO\", \"priority\": 50, \"cpus\": [0, 1], \"util_min\": 0, \"util_max\": 512}],"
+			     " \"duration_s\": 2, \"calibration\": 15}", &n);
+	CHECK(n == 0);
+	CHECK_STR(msg, "");
+	free(msg);
+	msg = validate("{\"config\": \"x.json\", \"calibration\": \"CPU3\"}", &n);
+	CHECK(n == 0);
+	free(msg);
+}
+
+static void test_rtapp__validate_reports_errors_with_key_paths(void)
+{
+	int n;
+	char *msg = validate("{\"tasks\": [{\"name\": \"a\", \"period_us\": 10000, \"duty_pct\": 20, \"run_us\": 5},"
+			     "{\"name\": \"b\", \"period_us\": 10000, \"run_us\": 1, \"policy\": \"SCHED_FIFO\", \"priority\": 0},"
+			     "{\"name\": \"a\", \"period_us\": 10000, \"duty_pct\": 120, \"cpus\": [0, -1]},"
+			     "{\"name\": \"bad/name\", \"perod_us\": 1, \"run_us\": 1},"
+			     "{\"name\": \"u\", \"period_us\": 100, \"run_us\": 1, \"util_min\": 600, \"util_max\": 500}],"
+			     " \"calibration\": \"GPU0\"}", &n);
+	CHECK(n == 9);
+	CHECK_CONTAINS(msg, "workloads[0].params.tasks[0]: give exactly one of 'run_us' and 'duty_pct'");
+	CHECK_CONTAINS(msg, "workloads[0].params.tasks[1].priority: priority 0 is outside 1..99 for SCHED_FIFO");
+	CHECK_CONTAINS(msg, "workloads[0].params.tasks[2].duty_pct: duty_pct 120 is above 100");
+	CHECK_CONTAINS(msg, "workloads[0].params.tasks[2].cpus[1]: expected a CPU number, got -1");
+	CHECK_CONTAINS(msg, "workloads[0].params.tasks[2].name: task name 'a' is used twice");
+	CHECK_CONTAINS(msg, "workloads[0].params.tasks[3].perod_us: unknown key 'perod_us'");
+	CHECK_CONTAINS(msg, "workloads[0].params.tasks[3]: missing required key 'period_us'");
+	CHECK_CONTAINS(msg, "workloads[0].params.tasks[4]: util_min 600 is above util_max 500");
+	CHECK_CONTAINS(msg, "workloads[0].params.calibration: expected ns per loop (integer >= 1) or \"CPUn\", got \"GPU0\"");
+	free(msg);
+	msg = validate("{\"config\": \"x.json\", \"tasks\": [{\"name\": \"a\", \"period_us\": 1, \"run_us\": 1}]}", &n);
+	CHECK(n == 1);
+	CHECK_CONTAINS(msg, "workloads[0].params: give exactly one of 'config'");
+	free(msg);
+	msg = validate("{\"duration_s\": 0}", &n);
+	CHECK(n == 2);
+	CHECK_CONTAINS(msg, "workloads[0].params.duration_s: expected a number > 0");
+	free(msg);
+}
+
+static void test_rtapp__generates_config_from_tasks(void)
+{
+	cJSON *p = cJSON_Parse("{\"tasks\": [{\"name\": \"light\", \"period_us\": 10000, \"duty_pct\": 20},"
+			       "{\"name\": \"dl\", \"instances\": 3, \"period_us\": 4000, \"run_us\": 1000, \"policy\": \"SCHED_DEADLINE\"},"
+			       "{\"name\": \"rt\", \"period_us\": 1000, \"run_us\": 100, \"policy\": \"SCHED_RR\", \"priority\": 7,"
+			       " \"cpus\": [1], \"util_max\": 300}],"
+			       " \"duration_s\": 60, \"calibration\": 15}");
+	cJSON *cfg = NULL, *g, *t, *light, *dl, *rt;
+	struct kvb_error err;
+	long dur = 0;
+	CHECK(kvb_rtapp_config_build(p, "/data/kvb/job1", "rt-app", &cfg, &dur, &err) == KVB_OK);
+	CHECK(dur == 60);
+	g = cJSON_GetObjectItemCaseSensitive(cfg, "global");
+	t = cJSON_GetObjectItemCaseSensitive(cfg, "tasks");
+	CHECK(kvb_get_int(g, "duration", 0) == 60);
+	CHECK(cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(g, "calibration")) && kvb_get_int(g, "calibration", 0) == 15);
+	CHECK_STR(kvb_get_str(g, "logdir", NULL), "/data/kvb/job1");
+	CHECK_STR(kvb_get_str(g, "log_basename", NULL), "rt-app");
+	/* rt: 60 s at 1 ms = 60000 rows x 256 bytes = 14.6 MB -> 16 MB */
+	CHECK(kvb_get_int(g, "log_size", 0) == 16);
+	light = cJSON_GetObjectItemCaseSensitive(t, "light");
+	dl = cJSON_GetObjectItemCaseSensitive(t, "dl");
+	rt = cJSON_GetObjectItemCaseSensitive(t, "rt");
+	CHECK(kvb_get_int(light, "run", 0) == 2000);
+	CHECK(kvb_get_int(light, "instance", 0) == 1);
+	CHECK_STR(kvb_get_str(light, "policy", NULL), "SCHED_OTHER");
+	CHECK(kvb_get_int(cJSON_GetObjectItemCaseSensitive(light, "timer"), "period", 0) == 10000);
+	CHECK_STR(kvb_get_str(cJSON_GetObjectItemCaseSensitive(light, "timer"), "ref", NULL), "unique");
+	/* rt-app runs events in key order: run, then the timer */
+	CHECK(light && light->child && !strcmp(cJSON_GetArrayItem(light, cJSON_GetArraySize(light) - 2)->string, "run"));
+	CHECK(kvb_get_int(dl, "instance", 0) == 3);
+	CHECK(kvb_get_int(dl, "dl-runtime", 0) == 1000 && kvb_get_int(dl, "dl-period", 0) == 4000 &&
+	      kvb_get_int(dl, "dl-deadline", 0) == 4000);
+	CHECK(kvb_get_int(rt, "priority", 0) == 7 && kvb_get_int(rt, "util_max", 0) == 300);
+	CHECK(!cJSON_GetObjectItemCaseSensitive(rt, "util_min"));
+	CHECK(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(rt, "cpus")) == 1);
+	cJSON_Delete(cfg);
+	cJSON_Delete(p);
+}
+
+static char *write_tmp(const char *text)
+{
+	char *path = kvb_xstrdup("/tmp/kvb-rtapp-XXXXXX.json");
+	int fd = mkstemps(path, 5);
+	CHECK(fd >= 0);
+	CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_rtapp__config_file_keeps_tasks_and_rewrites_log_keys(void)
+{
+	char *file = write_tmp("{\"global\": {\"duration\": 5, \"logdir\": \"/elsewhere\", \"log_basename\": \"x\",\n"
+			       " \"calibration\": \"CPU1\", \"gnuplot\": false},\n"
+			       " \"tasks\": {\"t1\": {\"loop\": 3, \"run\": 100, \"sleep\": 100}}}\n");
+	char *json = kvb_xasprintf("{\"config\": \"%s\"}", file);
+	char *json2 = kvb_xasprintf("{\"config\": \"%s\", \"duration_s\": 2, \"calibration\": 20}", file);
+	cJSON *p = cJSON_Parse(json), *p2 = cJSON_Parse(json2), *cfg = NULL, *g;
+	struct kvb_error err;
+	long dur = 0;
+
+	CHECK(kvb_rtapp_config_build(p, "/r", "rt-app", &cfg, &dur, &err) == KVB_OK);
+	CHECK(dur == 5);
+	g = cJSON_GetObjectItemCaseSensitive(cfg, "global");
+	CHECK_STR(kvb_get_str(g, "logdir", NULL), "/r");
+	CHECK_STR(kvb_get_str(g, "log_basename", NULL), "rt-app");
+	CHECK_STR(kvb_get_str(g, "calibration", NULL), "CPU1");
+	CHECK(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(g, "gnuplot")));
+	CHECK(kvb_get_int(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "tasks"), "t1"), "loop", 0) == 3);
+	cJSON_Delete(cfg);
+
+	CHECK(kvb_rtapp_config_build(p2, "/r", "rt-app", &cfg, &dur, &err) == KVB_OK);
+	g = cJSON_GetObjectItemCaseSensitive(cfg, "global");
+	CHECK(dur == 2 && kvb_get_int(g, "duration", 0) == 2 && kvb_get_int(g, "calibration", 0) == 20);
+	cJSON_Delete(cfg);
+	unlink(file);
+	free(file);
+	free(json);
+	free(json2);
+	cJSON_Delete(p);
+	cJSON_Delete(p2);
+}
+
+static void test_rtapp__config_file_errors_name_file_and_line(void)
+{
+	char *file = write_tmp("{\"global\": {\"duration\": 5},\n \"tasks\": {\"t1\": {\"run\": 100,,}}}\n");
+	char *json = kvb_xasprintf("{\"config\": \"%s\"}", file);
+	cJSON *p = cJSON_Parse(json), *cfg = NULL;
+	struct kvb_error err;
+	long dur;
+	char *want = kvb_xasprintf("%s:2:", file);
+	CHECK(kvb_rtapp_config_build(p, "/r", "rt-app", &cfg, &dur, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, want);
+	CHECK_CONTAINS(err.msg, "not valid JSON");
+	CHECK(cfg == NULL);
+	cJSON_Delete(p);
+	p = cJSON_Parse("{\"config\": \"/nonexistent/rt.json\"}");
+	CHECK(kvb_rtapp_config_build(p, "/r", "rt-app", &cfg, &dur, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "cannot read rt-app config '/nonexistent/rt.json'");
+	unlink(file);
+	free(file);
+	free(json);
+	free(want);
+	cJSON_Delete(p);
+}
+
+static void test_rtapp__shipped_periodic_agenda_validates_and_generates(void)
+{
+	struct kvb_doc doc;
+	struct kvb_diag d;
+	const cJSON *wl;
+	const struct kvb_workload_ops *ops = kvb_workload_find("rt-app");
+	long long runs[2] = { 0, 0 };
+	int i = 0;
+	memset(&doc, 0, sizeof(doc));
+	kvb_diag_init(&d, &doc);
+	CHECK(kvb_doc_load(&doc, KVB_SOURCE_DIR "/agendas/rt-app-periodic.yaml", &d) == KVB_OK);
+	wl = cJSON_GetObjectItemCaseSensitive(doc.root, "workloads");
+	CHECK(cJSON_GetArraySize(wl) == 2);
+	for (const cJSON *w = wl ? wl->child : NULL; w && i < 2; w = w->next, i++) {
+		const cJSON *p = cJSON_GetObjectItemCaseSensitive(w, "params");
+		char *path = kvb_xasprintf("workloads[%d].params", i);
+		cJSON *cfg = NULL, *task;
+		struct kvb_error err;
+		long dur = 0;
+		CHECK_STR(kvb_get_str(w, "name", NULL), "rt-app");
+		CHECK(kvb_keys_check(p, path, ops->params, &d) == 0);
+		CHECK(kvb_rtapp_validate(p, path, &d) == 0);
+		CHECK(kvb_rtapp_config_build(p, "/r", "rt-app", &cfg, &dur, &err) == KVB_OK);
+		task = cJSON_GetObjectItemCaseSensitive(cfg, "tasks")->child;
+		CHECK(task && kvb_get_int(task, "instance", 0) == 4);
+		CHECK(task && kvb_get_int(cJSON_GetObjectItemCaseSensitive(task, "timer"), "period", 0) == 10000);
+		runs[i] = task ? kvb_get_int(task, "run", 0) : 0;
+		cJSON_Delete(cfg);
+		free(path);
+	}
+	CHECK(runs[0] == 2000 && runs[1] == 6000);
+	for (size_t k = 0; k < d.msgs.n; k++)
+		fprintf(stderr, "%s\n", d.msgs.v[k]);
+	kvb_diag_release(&d);
+	kvb_doc_release(&doc);
+}
+
+#define TESTS                                                              \
+	T(test_rtapp__parses_every_row_and_column_of_a_real_log)          \
+	T(test_rtapp__stats_of_one_thread_match_reference_values)         \
+	T(test_rtapp__pools_the_instances_of_a_task)                      \
+	T(test_rtapp__keeps_negative_slack_rows)                          \
+	T(test_rtapp__reads_older_c_run_header_like_c_duration)           \
+	T(test_rtapp__maps_columns_by_header_name_not_position)           \
+	T(test_rtapp__rejects_truncated_last_line_with_file_and_line)     \
+	T(test_rtapp__rejects_garbage_line_with_file_and_line)            \
+	T(test_rtapp__rejects_log_without_header)                         \
+	T(test_rtapp__rejects_non_numeric_field_naming_the_column)        \
+	T(test_rtapp__rejects_short_row)                                  \
+	T(test_rtapp__rejects_bad_headers)                                \
+	T(test_rtapp__header_only_log_parses_but_has_no_stats)            \
+	T(test_rtapp__p99_is_gsl_linear_interpolation)                    \
+	T(test_rtapp__survives_truncation_and_byte_damage_anywhere)       \
+	T(test_rtapp__log_name_splits_thread_and_index)                   \
+	T(test_rtapp__task_of_matches_exact_name_or_instance_suffix)      \
+	T(test_rtapp__parse_logs_fails_for_a_task_without_log)            \
+	T(test_rtapp__parse_logs_fails_on_bad_log_without_partial_metrics) \
+	T(test_rtapp__validate_accepts_a_good_task_set)                   \
+	T(test_rtapp__validate_reports_errors_with_key_paths)             \
+	T(test_rtapp__generates_config_from_tasks)                        \
+	T(test_rtapp__config_file_keeps_tasks_and_rewrites_log_keys)      \
+	T(test_rtapp__config_file_errors_name_file_and_line)        \
+	T(test_rtapp__shipped_periodic_agenda_validates_and_generates)
+#include "test_main.h"
