@@ -29,6 +29,8 @@
 #define PROBE_TIMEOUT_MS 3000u
 #define SSH_CHECK_TIMEOUT_MS 15000u
 #define POWEROFF_WAIT_MS 15000u
+/* sshd answers but logins keep failing (wrong key, refused host key): give up after this. */
+#define LOGIN_GRACE_MS 30000u
 
 static const struct kvb_keydef qemu_conn_keys[] = {
 	{ "board_dir", KVB_T_STR, "${XDG_CACHE_HOME:-~/.cache}/kvbench/qemu-x86_64", NULL, 0,
@@ -397,7 +399,7 @@ static int qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *init
 	kvb_strv_push(&a, p->accel);
 	kvb_strv_push(&a, "-cpu");
 	kvb_strv_push(&a, p->cpu);
-	kvb_strv_pushf(&a, "-smp");
+	kvb_strv_push(&a, "-smp");
 	kvb_strv_pushf(&a, "%lld", p->smp);
 	kvb_strv_push(&a, "-m");
 	kvb_strv_pushf(&a, "%lld", p->memory_mb);
@@ -460,7 +462,7 @@ int kvb_qemu_boot(struct kvb_target *t, const char *kernel, const char *initrd, 
 	struct kvb_buf con = KVB_BUF_INIT;
 	struct kvb_error serr = { 0 };
 	char *vmlinuz = NULL, *initrd_path = NULL, *console = NULL, *kh = NULL, *why = NULL;
-	uint64_t t0, deadline;
+	uint64_t t0, deadline, banner_ns = 0;
 	int rc = KVB_OK, tries = 0, marker = 0, attempts = 0;
 
 	if (!p)
@@ -548,6 +550,8 @@ again:
 			const char *argv[] = { "true", NULL };
 			struct kvb_exec_result r;
 			attempts++;
+			if (!banner_ns)
+				banner_ns = kvb_mono_ns();
 			kvb_exec_result_init(&r);
 			kvb_error_clear(&serr);
 			if (!ssh_attach(t, p, &serr) && !kvb_target_run_ok(&p->ssh, argv, SSH_CHECK_TIMEOUT_MS, &r, &serr)) {
@@ -559,6 +563,14 @@ again:
 			}
 			kvb_exec_result_release(&r);
 			ssh_detach(p);
+			if (kvb_mono_ns() - banner_ns > LOGIN_GRACE_MS * 1000000ull) {
+				qemu_stop(p, 0);
+				rc = kvb_error_set(err, KVB_ETARGET,
+						   "the board's sshd answers but ssh fails after %d attempts over %u s: %s "
+						   "(console: %s)",
+						   attempts, LOGIN_GRACE_MS / 1000, serr.msg, console);
+				goto out;
+			}
 		}
 		if (t->cancel && *t->cancel) {
 			qemu_stop(p, 0);

@@ -278,10 +278,79 @@ out_nokernel:
 	free(kernel);
 }
 
+/* A board whose root key is not the one the guest authorises: fails on the login, well before the boot timeout. */
+static void test_qemu__refused_login_fails_after_grace_not_timeout(void)
+{
+	char *kernel = find_kernel("cloud-amd64"), *bd = tmp_path("test_qemu-board"), *yaml = NULL;
+	const char *home = getenv("XDG_CACHE_HOME");
+	char *real = home ? kvb_xasprintf("%s/kvbench/qemu-x86_64", home) : kvb_qemu_default_board_dir();
+	const char *links[] = { "rootfs.ext4", "stamp", "ssh_host_ed25519_key.pub", "known_hosts" };
+	struct kvb_platform plat;
+	struct kvb_diag d;
+	struct kvb_target t;
+	struct kvb_error err = { 0 };
+	struct kvb_exec_result r;
+	uint64_t t0;
+	double took;
+	FILE *f;
+
+	if (!kernel)
+		goto out;
+	{
+		/* The links below need the real board: build it if this test runs alone. */
+		const char *build[] = { KVB_SOURCE_DIR "/scripts/qemu-board", "-d", real, "build", NULL };
+		const char *rm[] = { "rm", "-rf", bd, NULL };
+		struct kvb_spawn_opts o = { .argv = build, .timeout_ms = 1800000 };
+		kvb_exec_result_init(&r);
+		CHECK(kvb_spawn_run(&o, &r, &err) == KVB_OK && r.exit_code == 0);
+		o.argv = rm;
+		kvb_spawn_run(&o, &r, &err);
+		kvb_exec_result_release(&r);
+	}
+	CHECK(kvb_mkdir_p(bd, 0755) == 0);
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(links); i++) {
+		char *from = kvb_xasprintf("%s/%s", real, links[i]), *to = kvb_xasprintf("%s/%s", bd, links[i]);
+		CHECK(symlink(from, to) == 0);
+		free(from);
+		free(to);
+	}
+	{
+		char *key = kvb_xasprintf("%s/id_ed25519", bd);
+		const char *kg[] = { "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", key, NULL };
+		struct kvb_spawn_opts o = { .argv = kg, .timeout_ms = 10000 };
+		kvb_exec_result_init(&r);
+		CHECK(kvb_spawn_run(&o, &r, &err) == KVB_OK && r.exit_code == 0);
+		kvb_exec_result_release(&r);
+		free(key);
+	}
+	yaml = kvb_xasprintf("%s/platform.yaml", bd);
+	f = fopen(yaml, "w");
+	fprintf(f, "name: qemu-wrong-key\nconnection: {type: qemu, board_dir: %s}\nboot: {timeout_s: 120}\n", bd);
+	fclose(f);
+	kvb_diag_init(&d, NULL);
+	CHECK(kvb_platform_load(&plat, yaml, &d) == KVB_OK);
+	kvb_diag_release(&d);
+	CHECK(kvb_target_open(&t, &plat, &err) == KVB_OK);
+	t0 = kvb_mono_ns();
+	CHECK(kvb_qemu_boot(&t, kernel, NULL, NULL, 120000, NULL, &err) == KVB_ETARGET);
+	took = (double)(kvb_mono_ns() - t0) / 1e9;
+	fprintf(stderr, "  wrong key: failed after %.1f s: %s\n", took, err.msg);
+	CHECK(took < 90);
+	CHECK_CONTAINS(err.msg, "sshd answers but ssh fails");
+	kvb_target_close(&t);
+	kvb_platform_release(&plat);
+out:
+	free(yaml);
+	free(real);
+	free(bd);
+	free(kernel);
+}
+
 #define TESTS                                                                                  \
 	T(test_qemu__cloud_kernel_boots_with_its_release_and_cmdline)                          \
 	T(test_qemu__generic_kernel_boots_with_preempt_none)                                   \
 	T(test_qemu__push_pull_and_exit_status_go_over_ssh)                                    \
 	T(test_qemu__panicking_kernel_fails_within_timeout_and_keeps_console)                  \
-	T(test_qemu__boot_timeout_stops_qemu_and_says_what_was_missing)
+	T(test_qemu__boot_timeout_stops_qemu_and_says_what_was_missing)                        \
+	T(test_qemu__refused_login_fails_after_grace_not_timeout)
 #include "test_main.h"
