@@ -154,7 +154,7 @@ static void test_qemu__generic_kernel_boots_with_preempt_none(void)
 	boot_and_check_identity("amd64", "preempt=none kvb_variant=B", "(none)");
 }
 
-static void test_qemu__push_pull_and_exit_status_go_over_ssh(void)
+static void test_qemu__boots_kernel_directory_and_moves_files_over_ssh(void)
 {
 	char *kernel = find_kernel("cloud-amd64"), *local = tmp_path("test_qemu-push.txt"),
 	     *back = tmp_path("test_qemu-pull.txt");
@@ -171,10 +171,19 @@ static void test_qemu__push_pull_and_exit_status_go_over_ssh(void)
 		goto out_nokernel;
 	if (open_board(&plat, &t))
 		goto out;
+	/* Boot from the get-kernels directory (KVER/boot/vmlinuz-KVER -> KVER) rather than the file. */
+	*strrchr(kernel, '/') = '\0';
+	*strrchr(kernel, '/') = '\0';
 	if (kvb_qemu_boot(&t, kernel, NULL, NULL, BOOT_TIMEOUT_MS, NULL, &err)) {
 		fprintf(stderr, "boot: %s\n", err.msg);
 		CHECK(0);
 		goto close;
+	}
+	{
+		struct kvb_qemu_status st;
+		CHECK(kvb_qemu_status(&t, &st) == KVB_OK);
+		CHECK_CONTAINS(st.kernel, "/boot/vmlinuz-");
+		CHECK_CONTAINS(st.initrd, "/initrd/");
 	}
 	f = fopen(local, "w");
 	fputs("it's \"quoted\" $(not run)\n", f);
@@ -349,7 +358,7 @@ out:
 #define TESTS                                                                                  \
 	T(test_qemu__cloud_kernel_boots_with_its_release_and_cmdline)                          \
 	T(test_qemu__generic_kernel_boots_with_preempt_none)                                   \
-	T(test_qemu__push_pull_and_exit_status_go_over_ssh)                                    \
+	T(test_qemu__boots_kernel_directory_and_moves_files_over_ssh)                          \
 	T(test_qemu__panicking_kernel_fails_within_timeout_and_keeps_console)                  \
 	T(test_qemu__boot_timeout_stops_qemu_and_says_what_was_missing)                        \
 	T(test_qemu__refused_login_fails_after_grace_not_timeout)
