@@ -732,6 +732,8 @@ static void variant_release(struct kvb_variant *v)
 	free(v->modules);
 	free(v->expected_release);
 	free(v->expected_version);
+	for (int i = 0; i < KVB_VF_N; i++)
+		free(v->local[i]);
 	kvb_runtime_release(&v->rt);
 	cJSON_Delete(v->raw);
 }

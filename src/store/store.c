@@ -1,6 +1,7 @@
 /* Implements the SQLite results store: open, migrate, and the run/job write path. */
 #include "store/store.h"
 #include "core/util.h"
+#include "store/energy.h"
 #include "store/schema.h"
 
 #include <errno.h>
@@ -392,6 +393,8 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 		rc = run_stmt(s, err, NULL, "INSERT INTO artifact(job_id, run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?,?)",
 			      "iittti", job_id, run_id, m->art[i].kind, m->art[i].path,
 			      m->art[i].sha256, m->art[i].bytes);
+	if (!rc)
+		rc = kvb_store_samples_replace(s, job_id, m ? m->samples : NULL, err);
 	return rc;
 }
 

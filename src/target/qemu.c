@@ -430,7 +430,8 @@ static int qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *init
 	unlink(console);
 	unlink(log);
 	o.argv = kvb_strv_argv(&a);
-	o.stdout_path = log;
+	/* QEMU says why it failed on stderr; stdout has nothing with -display none. */
+	o.stdout_path = "/dev/null";
 	o.stderr_path = log;
 	rc = kvb_spawn_bg(&o, &p->proc, err);
 	if (!rc)

@@ -47,7 +47,8 @@
 
 #define SSH_IO_TIMEOUT_MS 60000u   /* an SFTP step or a channel close with no progress fails after this */
 #define SSH_KILL_GRACE_MS 2000u    /* SIGTERM -> SIGKILL on timeout */
-#define SSH_IO_CHUNK (1u << 20)    /* SFTP buffer: libssh2 pipelines ~30 kB requests over all of it */
+#define SSH_IO_CHUNK (1u << 20)    /* SFTP read size; libssh2 pipelines ~30 kB requests over all of it */
+#define SSH_PUSH_BUF (8u << 20)    /* push: file data kept ahead of the server's acknowledgements */
 #define SSH_PID_MARK "kvb-pid:"
 #define SSH_MAX_BACKOFF_MS 5000u
 #define SSH_MIN_ATTEMPT_MS 100u    /* wait_ready makes no attempt with less time left */
@@ -245,11 +246,11 @@ static int ssh_fail(struct ssh_state *st, enum ssh_wait w, uint64_t ms, const ch
 	switch (w) {
 	case W_DEADLINE:
 		st->broken = 1; /* a half-done libssh2 call cannot be resumed later */
-		snprintf(st->lost, sizeof(st->lost), "%s timed out", what);
+		snprintf(st->lost, sizeof(st->lost), "%.400s timed out", what);
 		return kvb_error_set(err, KVB_ETARGET, "%s: timed out after %llu ms", what, (unsigned long long)ms);
 	case W_CANCEL:
 		st->broken = 1;
-		snprintf(st->lost, sizeof(st->lost), "%s was cancelled", what);
+		snprintf(st->lost, sizeof(st->lost), "%.400s was cancelled", what);
 		return kvb_error_set(err, KVB_ETARGET, "%s: cancelled", what);
 	case W_SILENT:
 		st->broken = 1;
@@ -262,7 +263,7 @@ static int ssh_fail(struct ssh_state *st, enum ssh_wait w, uint64_t ms, const ch
 	msg = last_error(st, &code);
 	if (transport_error(code)) {
 		st->broken = 1;
-		snprintf(st->lost, sizeof(st->lost), "%s (libssh2: %s)", transport_text(code), msg);
+		snprintf(st->lost, sizeof(st->lost), "%s (libssh2: %.300s)", transport_text(code), msg);
 		return kvb_error_set(err, KVB_ETARGET, "%s: connection lost to '%s' port %d: %s (libssh2: %s)", what,
 				     st->c.host, st->c.port, transport_text(code), msg);
 	}
@@ -380,28 +381,31 @@ static int tcp_connect(const struct ssh_conf *c, uint64_t deadline_ns, int *out,
 	return KVB_OK;
 }
 
-/* Frees the session. Politely (disconnect message) when it still works; never blocks for long. */
+/*
+ * Frees the session. Politely (disconnect message) when it still works, for
+ * at most 1 s; then the socket is shut down so that what libssh2 still sends
+ * while freeing fails at once instead of waiting on a silent server.
+ */
 static void session_drop(struct ssh_state *st)
 {
 	if (st->s) {
-		int rc, w = W_RETRY;
-		uint64_t dl = deadline_after(st->broken ? 1 : 1000);
+		int rc = 0, w = W_RETRY;
+		uint64_t dl = deadline_after(1000);
 		op_begin(st);
-		if (st->sftp) {
+		if (st->sftp && !st->broken) {
 			SSH_CALL(st, rc, libssh2_sftp_shutdown(st->sftp), dl, w);
-			st->sftp = NULL;
+			if (!rc)
+				st->sftp = NULL;
 		}
 		if (!st->broken)
 			SSH_CALL(st, rc, libssh2_session_disconnect(st->s, "kvbench done"), dl, w);
-		SSH_CALL(st, rc, libssh2_session_free(st->s), dl, w);
-		if (rc == LIBSSH2_ERROR_EAGAIN) {
-			/* Out of time on a dead link: cut the socket so no I/O can block, then free for real
-			 * (a session left here leaks; LeakSanitizer caught it after reboot). */
-			if (st->fd >= 0)
-				shutdown(st->fd, SHUT_RDWR);
-			libssh2_session_set_blocking(st->s, 1);
-			libssh2_session_free(st->s);
-		}
+		if (st->fd >= 0)
+			shutdown(st->fd, SHUT_RDWR);
+		libssh2_session_set_blocking(st->s, 1);
+		libssh2_session_set_timeout(st->s, 1000);
+		if (st->sftp)
+			libssh2_sftp_shutdown(st->sftp);
+		libssh2_session_free(st->s);
 		st->s = NULL;
 	}
 	st->sftp = NULL;
@@ -485,27 +489,6 @@ static int authenticate(struct ssh_state *st, uint64_t deadline_ns, uint64_t ms,
  * timeout_ms. *permanent is set when retrying cannot help (host key refused,
  * login refused).
  */
-/* Keeps, in order, the comma-separated names of list that libssh2 supports for method type. */
-static void supported_only(LIBSSH2_SESSION *s, int type, char *list)
-{
-	const char **algs = NULL;
-	int n = libssh2_session_supported_algs(s, type, &algs);
-	char *copy = kvb_xstrdup(list), *save = NULL;
-	size_t len = 0;
-	list[0] = '\0';
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		for (int i = 0; i < n; i++) {
-			if (!strcmp(algs[i], tok)) {
-				len += (size_t)sprintf(list + len, "%s%s", len ? "," : "", tok);
-				break;
-			}
-		}
-	}
-	if (n > 0 && algs)
-		libssh2_free(s, algs);
-	free(copy);
-}
-
 static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanent, struct kvb_error *err)
 {
 	uint64_t dl = deadline_after(timeout_ms);
@@ -526,9 +509,6 @@ static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanen
 	libssh2_session_callback_set(st->s, LIBSSH2_CALLBACK_RECV, (void *)ssh_recv);
 	libssh2_session_set_blocking(st->s, 0);
 	kvb_ssh_hostkey_prefs(st->s, st->c.known_hosts, st->c.host, st->c.port, prefs, sizeof(prefs));
-	/* libssh2 1.10 prunes unsupported names from a preference list with an overlapping
-	 * memcpy (ASan: memcpy-param-overlap): hand it only names it supports. */
-	supported_only(st->s, LIBSSH2_METHOD_HOSTKEY, prefs);
 	if (prefs[0])
 		libssh2_session_method_pref(st->s, LIBSSH2_METHOD_HOSTKEY, prefs);
 	snprintf(what, sizeof(what), "ssh handshake with '%s' port %d", st->c.host, st->c.port);
@@ -553,6 +533,10 @@ static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanen
 	}
 	if (st->c.keepalive_s)
 		libssh2_keepalive_config(st->s, 1, st->c.keepalive_s);
+	kvb_debug("ssh: logged in as '%s' on '%s' port %d (kex %s, host key %s, cipher %s, mac %s)", st->c.user,
+		  st->c.host, st->c.port, libssh2_session_methods(st->s, LIBSSH2_METHOD_KEX),
+		  libssh2_session_methods(st->s, LIBSSH2_METHOD_HOSTKEY), libssh2_session_methods(st->s, LIBSSH2_METHOD_CRYPT_CS),
+		  libssh2_session_methods(st->s, LIBSSH2_METHOD_MAC_CS));
 	st->broken = 0;
 	st->lost[0] = '\0';
 	return KVB_OK;
@@ -988,22 +972,47 @@ static int push_file(struct ssh_state *st, const char *local, const char *remote
 		rc = sftp_fail(st, w, "create", remote, err);
 		goto out;
 	}
-	buf = kvb_xmalloc(SSH_IO_CHUNK);
-	while ((n = read(fd, buf, SSH_IO_CHUNK)) > 0) {
-		for (ssize_t off = 0; off < n;) {
+	/*
+	 * libssh2_sftp_write() sends the whole buffer it is given as pipelined
+	 * requests and returns how much the server acknowledged; the next call
+	 * must pass the unacknowledged rest first. Keeping that rest at the front
+	 * of a buffer that is topped up from the file before every call keeps the
+	 * pipeline full instead of draining it once per chunk.
+	 */
+	buf = kvb_xmalloc(SSH_PUSH_BUF);
+	{
+		size_t head = 0, tail = 0; /* unacknowledged bytes are buf[head, tail) */
+		int eof = 0;
+		for (;;) {
 			ssize_t m;
-			SSH_CALL(st, m, libssh2_sftp_write(h, buf + off, (size_t)(n - off)), deadline_after(SSH_IO_TIMEOUT_MS),
-				 w);
+			if (head > SSH_PUSH_BUF / 2) { /* compact rarely: each byte moves at most once */
+				memmove(buf, buf + head, tail - head);
+				tail -= head;
+				head = 0;
+			}
+			while (!eof && SSH_PUSH_BUF - tail >= SSH_IO_CHUNK) {
+				n = read(fd, buf + tail, SSH_IO_CHUNK);
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n < 0) {
+					rc = kvb_error_set(err, KVB_ETARGET, "cannot read '%s': %s", local, strerror(errno));
+					goto out;
+				}
+				eof = n == 0;
+				tail += (size_t)n;
+			}
+			if (head == tail && eof)
+				break;
+			w = W_RETRY;
+			m = libssh2_sftp_write(h, buf + head, tail - head);
+			if (m == LIBSSH2_ERROR_EAGAIN && (w = ssh_wait(st, deadline_after(SSH_IO_TIMEOUT_MS))) == W_RETRY)
+				continue;
 			if (m < 0) {
 				rc = sftp_fail(st, m == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, "write", remote, err);
 				goto out;
 			}
-			off += m;
+			head += (size_t)m;
 		}
-	}
-	if (n < 0) {
-		rc = kvb_error_set(err, KVB_ETARGET, "cannot read '%s': %s", local, strerror(errno));
-		goto out;
 	}
 	/* The server applies its umask on create and keeps the mode of an existing file: set it exactly. */
 	SSH_CALL(st, rc, libssh2_sftp_fsetstat(h, &a), deadline_after(SSH_IO_TIMEOUT_MS), w);

@@ -103,10 +103,28 @@ void kvb_ssh_hostkey_prefs(LIBSSH2_SESSION *s, const char *known_hosts, const ch
 	int known[KVB_ARRAY_SIZE(kinds)] = { 0 };
 	for (size_t i = 0; kh && i < KVB_ARRAY_SIZE(kinds); i++)
 		known[i] = has_type(kh, name, kinds[i].knownhost_type);
+	const char **algs = NULL;
+	int nalgs = libssh2_session_supported_algs(s, LIBSSH2_METHOD_HOSTKEY, &algs);
+	/*
+	 * Only names this libssh2 supports: 1.10 removes unsupported ones from
+	 * the list with an overlapping memcpy (undefined behaviour).
+	 */
 	for (int pass = 1; pass >= 0; pass--)
-		for (size_t i = 0; i < KVB_ARRAY_SIZE(kinds); i++)
-			if (known[i] == pass)
-				kvb_buf_addf(&b, "%s%s", b.len ? "," : "", kinds[i].algs);
+		for (size_t i = 0; i < KVB_ARRAY_SIZE(kinds); i++) {
+			char *list;
+			if (known[i] != pass)
+				continue;
+			list = kvb_xstrdup(kinds[i].algs);
+			for (char *save = NULL, *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save))
+				for (int j = 0; j < nalgs; j++)
+					if (!strcmp(a, algs[j])) {
+						kvb_buf_addf(&b, "%s%s", b.len ? "," : "", a);
+						break;
+					}
+			free(list);
+		}
+	if (nalgs > 0)
+		libssh2_free(s, (void *)algs);
 	snprintf(out, n, "%s", b.data);
 	kvb_buf_release(&b);
 	free(name);

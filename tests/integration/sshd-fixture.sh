@@ -3,7 +3,7 @@
 #
 #   sshd-fixture.sh start DIR        keys, config, sshd; prints KEY=VALUE lines (also in DIR/env)
 #   sshd-fixture.sh stop DIR         SIGKILL the sessions, SIGTERM the listener
-#   sshd-fixture.sh restart DIR      stop, then start again on the same port with the same keys
+#   sshd-fixture.sh restart DIR      stop, then start again with the same port, keys and config
 #   sshd-fixture.sh signal DIR SIG   send SIG to every process of every open session
 #                                    (the per-connection sshd and what runs under it), not the listener
 #
@@ -15,7 +15,14 @@
 #   known_hosts             "[127.0.0.1]:PORT" with the server's key
 #   platform.yaml           a kvbench platform reaching this server (connection type ssh)
 #   sshd_config sshd.log sshd.pid env
-# Environment for `start`: SSHD_FIXTURE_CONFIG: extra sshd_config lines (e.g. "SetEnv PATH=/x:/bin").
+# Sessions get HOME=DIR (sshd's SetEnv), so the developer's shell start-up files (root's
+# ~/.bashrc runs for ssh commands) neither slow down nor change what tests and benches see.
+# Environment for `start`:
+#   SSHD_FIXTURE_SETENV  more NAME=VALUE words for the sessions (e.g. "PATH=/x/bin:/usr/bin:/bin");
+#                        sshd honours only its first SetEnv line, so use this, not a SetEnv line
+#   SSHD_FIXTURE_CONFIG  extra sshd_config lines
+#   SSHD_FIXTURE_OWNER   a pid: a watchdog stops the server once that process is gone (a test
+#                        that crashes or times out does not leave sshd behind)
 # Servers listen on 127.0.0.1 only. Needs /usr/sbin/sshd (openssh-server) and ssh-keygen.
 set -euo pipefail
 
@@ -65,14 +72,14 @@ Subsystem sftp internal-sftp
 LogLevel VERBOSE
 MaxStartups 100
 MaxSessions 50
+SetEnv HOME=$dir ${SSHD_FIXTURE_SETENV:-}
 ${SSHD_FIXTURE_CONFIG:-}
 EOF
 }
 
-# Starts sshd on $2; returns 0 once it listens, 1 if the port was taken.
+# Starts sshd with DIR/sshd_config on $2; returns 0 once it listens, 1 if the port was taken.
 try_start() {
 	local dir=$1 port=$2 pid i
-	write_config "$dir" "$port"
 	rm -f "$dir/sshd.pid"
 	: >>"$dir/sshd.log"
 	local mark
@@ -116,6 +123,7 @@ cmd_start() {
 	cp "$dir/id_ed25519.pub" "$dir/authorized_keys"
 	for ((tries = 0; tries < 30; tries++)); do
 		port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+		write_config "$dir" "$port"
 		if try_start "$dir" "$port"; then
 			echo "[127.0.0.1]:$port $(cut -d' ' -f1,2 "$dir/host_ed25519.pub")" >"$dir/known_hosts"
 			cat >"$dir/platform.yaml" <<EOF
@@ -131,6 +139,10 @@ connection:
   connect_timeout_s: 5
 EOF
 			write_env "$dir" "$port"
+			if [[ -n ${SSHD_FIXTURE_OWNER:-} ]]; then
+				setsid bash -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec bash "$2" stop "$3"' \
+					watchdog "$SSHD_FIXTURE_OWNER" "$0" "$dir" </dev/null >/dev/null 2>&1 &
+			fi
 			return 0
 		fi
 	done

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define FIXTURE_SCRIPT KVB_SOURCE_DIR "/tests/integration/sshd-fixture.sh"
 
@@ -29,12 +30,15 @@ int kvb_sshd_run(const char *const *argv, const char *const *env)
 }
 
 /* Runs the script with cmd; stdout of `start` is KEY=VALUE lines. */
-static int script(const char *cmd, const char *dir, const char *arg, const char *extra, struct kvb_buf *out)
+static int script(const char *cmd, const char *dir, const char *arg, const char *extra_env, const char *extra_config,
+		  struct kvb_buf *out)
 {
 	const char *argv[] = { "bash", FIXTURE_SCRIPT, cmd, dir, arg, NULL };
-	char *envline = extra ? kvb_xasprintf("SSHD_FIXTURE_CONFIG=%s", extra) : NULL;
-	const char *env[] = { envline, NULL };
-	struct kvb_spawn_opts o = { .argv = argv, .env = envline ? env : NULL, .timeout_ms = 60000 };
+	char *e1 = kvb_xasprintf("SSHD_FIXTURE_SETENV=%s", extra_env ? extra_env : "");
+	char *e2 = kvb_xasprintf("SSHD_FIXTURE_CONFIG=%s", extra_config ? extra_config : "");
+	char *e3 = kvb_xasprintf("SSHD_FIXTURE_OWNER=%ld", (long)getpid()); /* sshd goes when the test goes */
+	const char *env[] = { e1, e2, e3, NULL };
+	struct kvb_spawn_opts o = { .argv = argv, .env = env, .timeout_ms = 60000 };
 	struct kvb_exec_result r;
 	struct kvb_error err;
 	int rc;
@@ -49,7 +53,9 @@ static int script(const char *cmd, const char *dir, const char *arg, const char 
 	if (out)
 		kvb_buf_add(out, r.out.data, r.out.len);
 	kvb_exec_result_release(&r);
-	free(envline);
+	free(e1);
+	free(e2);
+	free(e3);
 	return rc ? -1 : 0;
 }
 
@@ -67,12 +73,12 @@ static const char *env_value(const char *text, const char *key)
 	return "";
 }
 
-int kvb_sshd_start_in(struct kvb_sshd *s, const char *dir, const char *extra_config)
+int kvb_sshd_start_in(struct kvb_sshd *s, const char *dir, const char *extra_env, const char *extra_config)
 {
 	struct kvb_buf out = KVB_BUF_INIT;
 	memset(s, 0, sizeof(*s));
 	snprintf(s->dir, sizeof(s->dir), "%s", dir);
-	if (script("start", dir, NULL, extra_config, &out)) {
+	if (script("start", dir, NULL, extra_env, extra_config, &out)) {
 		kvb_buf_release(&out);
 		return -1;
 	}
@@ -89,32 +95,32 @@ int kvb_sshd_start_in(struct kvb_sshd *s, const char *dir, const char *extra_con
 	return s->running ? 0 : -1;
 }
 
-int kvb_sshd_start(struct kvb_sshd *s, const char *extra_config)
+int kvb_sshd_start(struct kvb_sshd *s)
 {
 	char tmpl[] = "/tmp/kvb-sshd-XXXXXX";
 	if (!mkdtemp(tmpl)) {
 		perror("sshd fixture: mkdtemp");
 		return -1;
 	}
-	return kvb_sshd_start_in(s, tmpl, extra_config);
+	return kvb_sshd_start_in(s, tmpl, NULL, NULL);
 }
 
 int kvb_sshd_restart(struct kvb_sshd *s)
 {
-	int rc = script("restart", s->dir, NULL, NULL, NULL);
+	int rc = script("restart", s->dir, NULL, NULL, NULL, NULL);
 	s->running = !rc;
 	return rc;
 }
 
 void kvb_sshd_signal_sessions(struct kvb_sshd *s, const char *sig)
 {
-	script("signal", s->dir, sig, NULL, NULL);
+	script("signal", s->dir, sig, NULL, NULL, NULL);
 }
 
 void kvb_sshd_stop(struct kvb_sshd *s)
 {
 	if (s->running)
-		script("stop", s->dir, NULL, NULL, NULL);
+		script("stop", s->dir, NULL, NULL, NULL, NULL);
 	s->running = 0;
 }
 
@@ -170,7 +176,11 @@ char *kvb_sshd_platform_file(const struct kvb_sshd *s, const char *name, const c
 	cJSON_AddItemToObject(root, "connection", conn);
 	text = cJSON_Print(root);
 	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0 || fclose(f)) {
+	if (f && fputs(text, f) < 0) {
+		fclose(f);
+		f = NULL;
+	}
+	if (!f || fclose(f)) {
 		perror(path);
 		free(path);
 		path = NULL;

@@ -1,10 +1,11 @@
 /*
  * A real OpenSSH server for tests: a C face on tests/integration/sshd-fixture.sh
  * (which bench and shell tests use directly). Each server lives in its own
- * temporary directory with fresh keys and listens on a free 127.0.0.1 port.
+ * temporary directory with fresh keys and listens on a free 127.0.0.1 port;
+ * a watchdog stops it if the test process dies without releasing it.
  *
  *   struct kvb_sshd s;
- *   if (kvb_sshd_start(&s, NULL)) ...;            // sshd runs
+ *   if (kvb_sshd_start(&s)) ...;                  // sshd runs
  *   char *plat = kvb_sshd_platform_file(&s, "p", (const char *[]){ "keepalive_s", "1", NULL });
  *   ... kvb_platform_load(&p, plat, &d); kvb_target_open(&t, &p, &err) ...
  *   kvb_sshd_release(&s);                          // stops sshd, removes the directory
@@ -30,12 +31,16 @@ struct kvb_sshd {
 };
 
 /*
- * Creates a temporary directory and starts sshd in it. extra_config: more
- * sshd_config lines or NULL. Returns 0, or -1 after printing why to stderr.
+ * Creates a temporary directory and starts sshd in it. Sessions run with
+ * HOME=that directory. Returns 0, or -1 after printing why to stderr.
  */
-int kvb_sshd_start(struct kvb_sshd *s, const char *extra_config);
-/* Same, in a directory the caller created (it may already hold files, e.g. bin/ for SetEnv PATH). */
-int kvb_sshd_start_in(struct kvb_sshd *s, const char *dir, const char *extra_config);
+int kvb_sshd_start(struct kvb_sshd *s);
+/*
+ * Same, in a directory the caller created (it may already hold files, e.g.
+ * bin/ for PATH). extra_env: more NAME=VALUE words for the sessions'
+ * environment, or NULL; extra_config: more sshd_config lines, or NULL.
+ */
+int kvb_sshd_start_in(struct kvb_sshd *s, const char *dir, const char *extra_env, const char *extra_config);
 /* Stops the server and every session, then starts it again on the same port with the same keys. */
 int kvb_sshd_restart(struct kvb_sshd *s);
 /* Sends sig ("KILL", "STOP", "CONT") to every process of every open session, not to the listener. */

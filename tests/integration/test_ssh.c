@@ -66,7 +66,7 @@ static void env_release(struct env *e)
 static int start(struct env *e)
 {
 	memset(e, 0, sizeof(*e));
-	return kvb_sshd_start(&e->s, NULL);
+	return kvb_sshd_start(&e->s);
 }
 
 static int exists(const char *path)
@@ -668,8 +668,8 @@ static void test_ssh__reboot_runs_detached_and_closes_session(void)
 	snprintf(marker, sizeof(marker), "%s/rebooted", tmpl);
 	snprintf(script, sizeof(script), "#!/bin/sh\necho \"$@\" > '%s'\n", marker);
 	CHECK(put(tmpl, "bin/reboot", script, strlen(script), 0755) == 0);
-	snprintf(conf, sizeof(conf), "SetEnv PATH=%s:/usr/bin:/bin", path);
-	CHECK(kvb_sshd_start_in(&e.s, tmpl, conf) == 0);
+	snprintf(conf, sizeof(conf), "PATH=%s:/usr/bin:/bin", path);
+	CHECK(kvb_sshd_start_in(&e.s, tmpl, conf, NULL) == 0);
 	CHECK(env_open(&e, "p", NULL, &err) == KVB_OK);
 	if (e.opened) {
 		snprintf(path, sizeof(path), "%s/bin/reboot\n", tmpl);
