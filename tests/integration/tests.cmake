@@ -25,3 +25,7 @@ kvb_test(test_adb integration/test_adb.c integration 110)
 add_dependencies(test_adb adbd_sim)
 kvb_script_test(it_fetch integration/fetch.sh integration 180)
 kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
+
+# Boots Debian kernels on the qemu-x86_64 board (label qemu): builds the board on
+# first use (about 30 s), then about 5-10 s per boot under TCG.
+kvb_test(test_qemu integration/test_qemu.c qemu 600)
