@@ -279,6 +279,13 @@ static int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err
 	fc.round = round;
 	fc.timeout_ms = (uint64_t)e->plat->boot_timeout_s * 1000;
 	rc = fl->flash(&fc, err);
+	if (fc.console_log) {
+		/* the boot's console is kept whatever happened (a kernel that does not boot explains itself there) */
+		struct kvb_error e2;
+		if (!access(fc.console_log, R_OK) && kvb_store_run_artifact(e->st, e->run_id, "console", fc.console_log, &e2))
+			kvb_warn("%s", e2.msg);
+		free(fc.console_log);
+	}
 	if (rc)
 		goto out;
 	rc = kvb_identity_check(&e->target, &e->a->variants[v], &id, err);

@@ -3,6 +3,7 @@
 #include "core/util.h"
 #include "store/energy.h"
 #include "store/schema.h"
+#include "core/sha256.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -404,6 +405,16 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 	if (!rc)
 		rc = kvb_store_samples_replace(s, job_id, m ? m->samples : NULL, err);
 	return rc;
+}
+
+int kvb_store_run_artifact(struct kvb_store *s, int64_t run_id, const char *kind, const char *path, struct kvb_error *err)
+{
+	char hex[65];
+	int64_t bytes = 0;
+	if (kvb_sha256_file(path, hex, &bytes))
+		return kvb_error_set(err, KVB_ESTORE, "cannot read artifact %s", path);
+	return run_stmt(s, err, NULL, "INSERT INTO artifact(run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?)", "ittti", run_id,
+			kind, path, hex, bytes);
 }
 
 void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, const char *fmt, ...)

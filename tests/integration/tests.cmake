@@ -29,3 +29,4 @@ kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
 # Boots Debian kernels on the qemu-x86_64 board (label qemu): builds the board on
 # first use (about 30 s), then about 5-10 s per boot under TCG.
 kvb_test(test_qemu integration/test_qemu.c qemu 600)
+kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
