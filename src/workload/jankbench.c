@@ -428,6 +428,8 @@ static int wait_done(struct kvb_job_ctx *ctx, const char *logcat_path, uint64_t 
 	int seen_fg = 0, matched = 0, rc;
 
 	*how = NULL;
+	/* am start -W has returned: the app is up now, and may be gone before the first slice ends */
+	seen_fg = app_foreground(ctx) == 1;
 	for (;;) {
 		uint64_t now = kvb_mono_ns(), left_ms = now < deadline ? (deadline - now) / 1000000ull : 0;
 		uint64_t slice = left_ms < JANK_POLL_MS ? left_ms : JANK_POLL_MS;

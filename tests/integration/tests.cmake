@@ -17,3 +17,8 @@ kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
 # adb target against tests/sim/adbd_sim with the real adb client and a private adb server.
 kvb_test(test_adb integration/test_adb.c integration 110)
 add_dependencies(test_adb adbd_sim)
+
+# Jankbench workload against adbd_sim with a simulated com.android.benchmark app, and the
+# agenda -> DB -> diff loop through the real kvbench binary.
+kvb_test(test_jankbench integration/test_jankbench.c integration 115)
+add_dependencies(test_jankbench adbd_sim kvbench)
