@@ -8,6 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Classifiers that tell samples apart rather than groups: the variant (a
+ * column of its own), the job's iteration, and `rep`, a repetition inside
+ * one job (Jankbench runs EXTRA_RUN_COUNT reps per app start; WA3 names it
+ * rep too). Values differing only in these pool into one cell.
+ */
+static const char *const sample_keys[] = { "variant", "iteration", "rep" };
+
 static size_t variant_index(struct kvb_report *r, const char *name)
 {
 	for (size_t i = 0; i < r->variants.n; i++)
@@ -170,8 +178,8 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 			c = cJSON_Parse(cls ? cls : "{}");
 			if (!c)
 				c = cJSON_CreateObject();
-			cJSON_DeleteItemFromObjectCaseSensitive(c, "variant");
-			cJSON_DeleteItemFromObjectCaseSensitive(c, "iteration");
+			for (size_t k = 0; k < KVB_ARRAY_SIZE(sample_keys); k++)
+				cJSON_DeleteItemFromObjectCaseSensitive(c, sample_keys[k]);
 			key_cls = cJSON_Duplicate(c, 1);
 			if (o->by) {
 				cJSON *bv = cJSON_GetObjectItemCaseSensitive(c, o->by);
