@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <gsl/gsl_errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,9 @@ int main(int argc, char **argv)
 	int rc = KVB_EUSAGE;
 	/* GSL must report, not abort: our code checks inputs first, this is the safety net. */
 	gsl_set_error_handler_off();
+	/* A closed stdout (`kvbench diff | head`) must be a write error we handle, not a death
+	 * that leaves a run 'running' with its knobs applied. */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		list_help(stderr);
 		return KVB_EUSAGE;

@@ -136,7 +136,7 @@ int cmd_run(int argc, char **argv)
 		return kvb_cli_usage("run", "missing -p PLATFORM (`kvbench platform list` shows them)");
 
 	if (resume) {
-		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)))
+		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err)))
 			goto fail;
 		if (!resume_run && (rc = kvb_store_latest_run(st, &resume_run, &err)))
 			goto fail;
@@ -166,7 +166,7 @@ int cmd_run(int argc, char **argv)
 			if ((rc = kvb_agenda_add_variant_arg(&a, variants.v[i], &err)))
 				goto fail;
 		kvb_agenda_default_variant(&a);
-		if (!dry && (rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)))
+		if (!dry && ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err))))
 			goto fail;
 	}
 	{

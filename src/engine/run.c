@@ -70,6 +70,7 @@ struct engine {
 	int64_t *variant_ids;
 	int *variant_failed;
 	char **variant_why;   /* per variant: why its files could not be had, or NULL */
+	int knob_failed;      /* the last attempt failed applying knobs (deterministic: not retried) */
 	struct kvb_target target;
 	int target_open;
 	int failures;
@@ -147,6 +148,42 @@ static int target_alive(struct engine *e)
 	return rc == KVB_OK && r.exit_code == 0;
 }
 
+static void knob_saved_cb(void *arg, const char *path, const char *original)
+{
+	struct engine *e = arg;
+	struct kvb_error err;
+	if (kvb_store_knob_save(e->st, e->run_id, e->plat->name, path, original, &err))
+		kvb_warn("%s", err.msg);
+}
+
+static void knob_restored_cb(void *arg, const char *path)
+{
+	struct engine *e = arg;
+	struct kvb_error err;
+	if (kvb_store_knob_done(e->st, e->run_id, path, &err))
+		kvb_warn("%s", err.msg);
+}
+
+/* Puts back knob values a crashed earlier run on this platform left changed (0004_knobs.sql). */
+static void restore_leftover_knobs(struct engine *e)
+{
+	struct kvb_strv paths = KVB_STRV_INIT, vals = KVB_STRV_INIT;
+	struct kvb_error err;
+	if (kvb_store_knob_leftovers(e->st, e->plat->name, &paths, &vals, &err)) {
+		kvb_warn("%s", err.msg);
+	} else if (paths.n) {
+		for (size_t i = 0; i < paths.n; i++)
+			kvb_warn("restoring %s to '%s' (left changed by an interrupted run)", paths.v[i], vals.v[i]);
+		if (kvb_knobs_write_back(&e->target, &paths, &vals, &err))
+			kvb_warn("cannot restore every knob: %s", err.msg);
+		else if (kvb_store_knob_clear(e->st, e->plat->name, &err))
+			kvb_warn("%s", err.msg);
+		kvb_store_event(e->st, e->run_id, "warning", "restored %zu knob(s) left changed by an interrupted run", paths.n);
+	}
+	kvb_strv_release(&paths);
+	kvb_strv_release(&vals);
+}
+
 /* One attempt of a job. Metrics go to m; returns KVB_OK or the failure. */
 static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
 		       struct kvb_error *err)
@@ -174,7 +211,14 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	}
 	job_runtime(e, j, &rt);
 	kvb_knob_state_init(&ks);
+	ks.on_save = knob_saved_cb;
+	ks.on_restored = knob_restored_cb;
+	ks.cb_arg = e;
 	rc = kvb_knobs_apply(&e->target, &rt, e->tag, &ks, err);
+	/* a knob the board does not have fails the same way every time: no retry */
+	e->knob_failed = rc != KVB_OK;
+	if (rc)
+		kvb_error_prefix(err, "runtime knobs");
 	if (!rc) {
 		memset(&ctx, 0, sizeof(ctx));
 		ctx.target = &e->target;
@@ -289,6 +333,8 @@ static int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err
 	if (rc)
 		goto out;
 	rc = kvb_identity_check(&e->target, &e->a->variants[v], &id, err);
+	if (!rc)
+		restore_leftover_knobs(e);
 out:
 	b.ready_ns = kvb_wall_ns();
 	b.status = rc ? "failed" : "ok";
@@ -355,7 +401,7 @@ static int run_job(struct engine *e, size_t idx)
 				break;
 			}
 		}
-		if (g_signals)
+		if (g_signals || e->knob_failed)
 			break;
 	}
 	{
@@ -648,6 +694,11 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	{
+		size_t left = 0;
+		for (size_t i = 0; i < e.plan.n; i++)
+			left += !is_final(e.rows[i].status);
+		if (!left)
+			interrupted = 0; /* a signal after the last job interrupted nothing */
 		const char *status = interrupted || store_failed ? "interrupted" : e.failures ? "incomplete" : "ok";
 		struct kvb_error e2;
 		for (size_t v = 0; v < e.a->nvariants; v++)
