@@ -93,7 +93,7 @@ static void progress(struct engine *e, const struct kvb_plan_job *j, const char 
 	/* A terminal gets one live line; logs get one line per finished job (run_job). */
 	if (e->tty)
 		fprintf(stderr, "\r\033[K[job %zu/%zu] %s %s #%d (round %d)%s %s", e->done + 1, e->todo, vname,
-			j->spec->label, j->iteration, j->round, eta, what);
+			j->spec->id, j->iteration, j->round, eta, what);
 }
 
 /* Job classifiers: variant, section, iteration, workload parameters marked as classifiers, spec classifiers. */
@@ -384,8 +384,8 @@ static int run_job(struct engine *e, size_t idx)
 			break;
 		if (e->tty)
 			fputc('\n', stderr);
-		kvb_warn("job %d (%s %s #%d) attempt %d failed: %s", j->seq, e->a->variants[j->variant].name,
-			 j->spec->label, j->iteration, attempt, err.msg);
+		kvb_warn("[job %zu/%zu] %s %s #%d attempt %d failed: %s", e->done + 1, e->todo,
+			 e->a->variants[j->variant].name, j->spec->id, j->iteration, attempt, err.msg);
 		if (attempt < max_attempts) {
 			struct kvb_error e2;
 			if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, a0, kvb_wall_ns(), &e2))
@@ -426,8 +426,9 @@ static int run_job(struct engine *e, size_t idx)
 	e->done++;
 	if (!e->tty && !rc) {
 		/* one line with the headline metric */
-		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d) ok", e->done, e->todo,
-			e->a->variants[j->variant].name, j->spec->label, j->iteration, j->round);
+		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d) %s", e->done, e->todo,
+			e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round,
+			e->instr_err ? "instrument-failed" : "ok");
 		if (m.n)
 			fprintf(stderr, ": %s %.6g %s", m.v[0].name, m.v[0].value, m.v[0].units);
 		fputc('\n', stderr);
@@ -630,6 +631,15 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 		}
 		kvb_plan_release(&e.plan);
 		return KVB_OK;
+	}
+	if (!strcmp(e.plat->flash_method, "none")) {
+		for (size_t v = 0; v < e.a->nvariants; v++)
+			if (e.a->variants[v].kernel || e.a->variants[v].boot_image)
+				return kvb_error_set(err, KVB_EINPUT,
+						     "variant '%s' gives a kernel, but platform %s cannot install kernels "
+						     "(flash method none): use a platform that flashes, or variants that "
+						     "differ only in runtime knobs",
+						     e.a->variants[v].name, e.plat->name);
 	}
 	rc = setup_run(&e, err);
 	*run_id = e.run_id;
