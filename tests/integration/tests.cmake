@@ -30,3 +30,6 @@ kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
 # first use (about 30 s), then about 5-10 s per boot under TCG.
 kvb_test(test_qemu integration/test_qemu.c qemu 600)
 kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
+
+# Flashers: fastboot (mkbootimg + Debian's fastboot against tests/sim/fastboot_sim, adbd_sim as the board).
+kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 110)
