@@ -55,6 +55,27 @@ static const char *last_line(const struct kvb_buf *b, char *buf, size_t n)
 }
 
 /*
+ * The line of fastboot's (or mkbootimg's) output that says what went wrong:
+ * the device's "FAILED (remote: ...)" first, then a line with "error:",
+ * else the last line.
+ */
+static const char *why_line(const struct kvb_buf *b, char *buf, size_t n)
+{
+	static const char *const marks[] = { "FAILED", "error:", "Error:" };
+	const char *d = b->data ? b->data : "";
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		const char *m = strstr(d, marks[i]);
+		if (m) {
+			while (m > d && m[-1] != '\n')
+				m--;
+			snprintf(buf, n, "%.*s", (int)strcspn(m, "\r\n"), m);
+			return buf;
+		}
+	}
+	return last_line(b, buf, n);
+}
+
+/*
  * Runs argv locally; fails (KVB_ETARGET) unless it exits 0, the message
  * naming what and quoting the tool's last line of stderr (or stdout).
  * r receives the outputs when not NULL.
@@ -71,7 +92,7 @@ static int run_tool(const char *const *argv, uint64_t timeout_ms, volatile int *
 	if (rc) {
 		kvb_error_prefix(err, "%s", what);
 	} else if (r.exit_code != 0) {
-		last_line(r.err.len ? &r.err : &r.out, line, sizeof(line));
+		why_line(r.err.len ? &r.err : &r.out, line, sizeof(line));
 		rc = kvb_error_set(err, KVB_ETARGET, "%s: `%s` failed (%s)%s%s", what, argv[0],
 				   kvb_exec_describe(&r, how, sizeof(how)), *line ? ": " : "", line);
 	}
@@ -233,7 +254,8 @@ static int wait_bootloader(struct kvb_flash_ctx *ctx, const char *serial, struct
 	kvb_exec_result_init(&r);
 	rc = run_tool(argv, ctx->timeout_ms, ctx->target->cancel, what, &r, err);
 	if (rc && r.timed_out) {
-		last_line(&r.err, line, sizeof(line));
+		/* "error: Failed to connect to HOST:PORT" says more than the "< waiting for ... >" after it */
+		why_line(&r.err, line, sizeof(line));
 		rc = kvb_error_set(err, KVB_ETARGET, "the bootloader of '%s' did not answer within %.1f s%s%s", serial,
 				   (double)ctx->timeout_ms / 1000.0, *line ? ": fastboot says " : "", line);
 	}
@@ -257,7 +279,7 @@ static int fastboot_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 	const char *serial = kvb_get_str(p->flash, "fastboot_serial", NULL);
 	struct kvb_strv names = KVB_STRV_INIT, files = KVB_STRV_INIT;
 	char *built = NULL;
-	int rc = KVB_OK;
+	int rc = KVB_OK, in_bootloader = 0;
 
 	if (!serial)
 		serial = kvb_get_str(p->conn, "serial", NULL);
@@ -304,6 +326,7 @@ static int fastboot_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 
 	if ((rc = kvb_target_reboot(ctx->target, "bootloader", err)) || (rc = wait_bootloader(ctx, serial, err)))
 		goto out;
+	in_bootloader = 1;
 	for (size_t i = 0; i < names.n; i++) {
 		const char *argv[] = { "fastboot", "-s", serial, "flash", names.v[i], files.v[i], NULL };
 		char what[300];
@@ -316,6 +339,7 @@ static int fastboot_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 	}
 	{
 		const char *argv[] = { "fastboot", "-s", serial, "reboot", NULL };
+		in_bootloader = 0;
 		if ((rc = run_tool(argv, FB_TOOL_MS, ctx->target->cancel, "rebooting out of the bootloader", NULL, err)))
 			goto out;
 	}
@@ -323,6 +347,15 @@ static int fastboot_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 	if (rc)
 		kvb_error_prefix(err, "after flashing variant '%s'", v->name);
 out:
+	if (rc && in_bootloader) {
+		/* a failed flash leaves the board in its bootloader: send it back to what it had, so the
+		 * next variant finds it (best effort; this variant has failed either way) */
+		const char *argv[] = { "fastboot", "-s", serial, "reboot", NULL };
+		struct kvb_error e2;
+		if (run_tool(argv, FB_TOOL_MS, ctx->target->cancel, "rebooting out of the bootloader", NULL, &e2) ||
+		    kvb_target_wait_ready(ctx->target, ctx->timeout_ms, &e2))
+			kvb_warn("after the failed flash: %s", e2.msg);
+	}
 	if (built)
 		unlink(built); /* rebuilt from cached inputs each round; its sha256 is in the log */
 	free(built);

@@ -14,7 +14,7 @@ pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   adb -P "$adb_port" kill-server >/dev/null 2>&1
-  rm -rf "$T"
+  [ -n "${KEEP:-}" ] && echo "kept $T" >&2 || rm -rf "$T"
 }
 trap cleanup EXIT
 
@@ -37,9 +37,13 @@ start_board() {
     --reboot-delay-ms 200 --boot-delay-ms 300 2>"$b/adbd.log" &
   pids+=($!)
   for _ in $(seq 100); do [ -s "$b/adb_port" ] && break; sleep 0.05; done
-  "$SIM/fastboot_sim" --port-file "$b/fb_port" --store "$b/flashed" --adb-state "$b/state" "$@" 2>"$b/fb.log" &
-  pids+=($!)
-  for _ in $(seq 100); do [ -s "$b/fb_port" ] && break; sleep 0.05; done
+  if [ "${1:-}" = none ]; then # no bootloader answers: a port nobody listens on
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' >"$b/fb_port"
+  else
+    "$SIM/fastboot_sim" --port-file "$b/fb_port" --store "$b/flashed" --adb-state "$b/state" "$@" 2>"$b/fb.log" &
+    pids+=($!)
+    for _ in $(seq 100); do [ -s "$b/fb_port" ] && break; sleep 0.05; done
+  fi
   cat >"$b/platform.yaml" <<EOF
 name: simkey
 connection: {type: adb, serial: "127.0.0.1:$(cat "$b/adb_port")", adb_server_port: $adb_port}
@@ -89,8 +93,9 @@ check "boot.img command line: the board's, then b's" grep -qx "command line args
 check "boot.img kernel load address 0x80000" grep -qx "kernel load address: 0x80000" "$T/unpack"
 check "boot.img ramdisk load address 0x7c00000" grep -qx "ramdisk load address: 0x7c00000" "$T/unpack"
 
-# --- a flash that does not take: caught by the identity check, only that variant fails -----------
-start_board lose --lose-flash 2
+# --- a flash that does not take: caught by the identity check, only that variant fails;
+#     a flash the bootloader refuses fails its variant, and the board is sent back to boot ---------
+start_board lose --lose-flash 2 --fail-flash 3
 mkbootimg --kernel "$T/c.gz" --cmdline "kvb.variant=c" -o "$T/c.img"
 cat >"$T/lose.yaml" <<EOF
 config: {iterations: 1}
@@ -99,6 +104,7 @@ workloads:
 variants:
   - {name: a, kernel: "$T/a.gz", initrd: "$T/ramdisk"}
   - {name: b, kernel: "$T/b.gz", initrd: "$T/ramdisk"}
+  - {name: d, kernel: "$T/b.gz", initrd: "$T/ramdisk"}
   - {name: c, boot_image: "$T/c.img"}
 EOF
 db=$T/lose.db
@@ -110,6 +116,19 @@ check "a completed on its own kernel" test "$(q "$db" "select count(*) from boot
 check "c (a given boot_image) expects the kernel inside it" test "$(q "$db" "select expected_release from variant where name='c'")" = "6.6.0-kvbC"
 check "c completed on its own kernel and cmdline" test "$(q "$db" "select count(*) from boot b join variant v on v.id=b.variant_id where v.name='c' and b.status='ok' and b.running_release='6.6.0-kvbC' and b.running_cmdline='kvb.variant=c'")" = "1"
 check "c's boot.img flashed as given" cmp -s "$T/c.img" "$T/lose/flashed/boot.img"
-check "a and c jobs ok, b's not run" test "$(q "$db" "select group_concat(x, ' ') from (select v.name || ':' || j.status as x from job j join variant v on v.id=j.variant_id order by v.name)")" = "a:ok b:skipped c:ok"
+check "d failed, quoting the bootloader" grep -q "flashing partition 'boot' of 'tcp:127.0.0.1:[0-9]*': .fastboot. failed (exit status 1): FAILED (remote: 'flash write failure on 'boot'')" <(q "$db" "select error from variant where name='d'")
+check "after d the board was rebooted out of its bootloader" test "$(grep -c '^reboot$' "$T/lose/flashed/commands")" = "4"
+check "a and c jobs ok, b's and d's not run" test "$(q "$db" "select group_concat(x, ' ') from (select v.name || ':' || j.status as x from job j join variant v on v.id=j.variant_id order by v.name)")" = "a:ok b:skipped c:ok d:skipped"
 [ "$fail" -eq 0 ] || { tail -30 "$T/lose.err" >&2; }
+
+# --- a bootloader that never answers: bounded by the boot timeout, named in the reason -----------
+start_board silent none
+sed -i 's/timeout_s: 30/timeout_s: 3/' "$T/silent/platform.yaml"
+db=$T/silent.db
+start=$(date +%s)
+"$KVB" run "$T/lose.yaml" -p "$T/silent/platform.yaml" -d "$db" --rounds 1 >"$T/silent.out" 2>"$T/silent.err"; rc=$?
+took=$(( $(date +%s) - start ))
+check "run without a bootloader exits 1 (rc $rc)" test "$rc" -eq 1
+check "each variant gave up within its boot timeout (${took}s for 3)" test "$took" -lt 25
+check "the reason names the silent bootloader" grep -q "the bootloader of 'tcp:127.0.0.1:$(cat "$T/silent/fb_port")' did not answer within 3.0 s" <(q "$db" "select error from variant where name='a'")
 finish

@@ -33,3 +33,5 @@ kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
 
 # Flashers: fastboot (mkbootimg + Debian's fastboot against tests/sim/fastboot_sim, adbd_sim as the board).
 kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 110)
+kvb_test(test_flash ${CMAKE_CURRENT_LIST_DIR}/test_flash.c integration 110)
+target_link_libraries(test_flash PRIVATE kvb_sshd_fixture)

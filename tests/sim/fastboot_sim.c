@@ -30,7 +30,8 @@
  * Flashed partitions are kept in --store DIR (default ./fastboot_sim) as
  * PARTITION.img. --lose-flash N makes the Nth `flash:` command answer OKAY
  * without keeping anything (an image that silently does not take: the board
- * boots what it had). Every command is logged, one line each, to
+ * boots what it had); --fail-flash N makes the Nth answer FAIL (a write
+ * error: the board stays in the bootloader until told to reboot). Every command is logged, one line each, to
  * STORE/commands.
  *
  * One connection at a time (fastboot is synchronous and opens one per
@@ -66,6 +67,7 @@ struct opts {
 	const char *product;
 	const char *serialno;
 	int lose_flash;
+	int fail_flash;
 	int verbose;
 };
 
@@ -347,6 +349,10 @@ static int cmd_flash(int fd, const char *part)
 	g_flashes++;
 	if (reply(fd, "INFO", "writing '%s'", part))
 		return -1;
+	if (g_flashes == o.fail_flash) {
+		vlog("flash %d to '%s' fails (--fail-flash)", g_flashes, part);
+		return reply(fd, "FAIL", "flash write failure on '%s'", part);
+	}
 	if (g_flashes == o.lose_flash) {
 		vlog("flash %d to '%s' lost (--lose-flash)", g_flashes, part);
 	} else {
@@ -401,13 +407,13 @@ static void serve(int fd)
 static void usage(FILE *f)
 {
 	fputs("usage: fastboot_sim [--port N] [--port-file FILE] [--store DIR] [--adb-state DIR]\n"
-	      "                    [--lose-flash N] [--product NAME] [--serialno S] [-v]\n"
+	      "                    [--lose-flash N] [--fail-flash N] [--product NAME] [--serialno S] [-v]\n"
 	      "A simulated bootloader for tests: speaks fastboot over TCP on 127.0.0.1:PORT (0 = any free\n"
 	      "port, written to --port-file); use `fastboot -s tcp:127.0.0.1:PORT`. Flashed partitions go to\n"
 	      "STORE/PART.img, commands to STORE/commands. With --adb-state (an adbd_sim --hold-bootloader\n"
 	      "state dir) it answers only while the board is in the bootloader, and `reboot` boots boot.img:\n"
 	      "the adb device then reports that kernel's uname -r/-v and cmdline. --lose-flash N: the Nth\n"
-	      "flash answers OKAY but is not kept.\n",
+	      "flash answers OKAY but is not kept; --fail-flash N: the Nth flash answers FAIL.\n",
 	      f);
 }
 
@@ -440,6 +446,8 @@ int main(int argc, char **argv)
 			o.adb_state = v;
 		else if (!strcmp(a, "--lose-flash"))
 			bad = kvb_parse_i64(v, &n) || n < 1 || n > 1000000 || ((o.lose_flash = (int)n), 0);
+		else if (!strcmp(a, "--fail-flash"))
+			bad = kvb_parse_i64(v, &n) || n < 1 || n > 1000000 || ((o.fail_flash = (int)n), 0);
 		else if (!strcmp(a, "--product"))
 			o.product = v;
 		else if (!strcmp(a, "--serialno"))
