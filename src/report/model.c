@@ -8,6 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Classifiers that tell samples apart rather than groups: the variant (a
+ * column of its own), the job's iteration, and `rep`, a repetition inside
+ * one job (Jankbench runs EXTRA_RUN_COUNT reps per app start; WA3 names it
+ * rep too). Values differing only in these pool into one cell.
+ */
+static const char *const sample_keys[] = { "variant", "iteration", "rep" };
+
 static size_t variant_index(struct kvb_report *r, const char *name)
 {
 	for (size_t i = 0; i < r->variants.n; i++)
@@ -68,6 +76,12 @@ static void make_labels(struct kvb_report *r)
 				varies = !cJSON_IsString(ov) || strcmp(ov->valuestring, kv->valuestring);
 				cJSON_Delete(other);
 			}
+			/* channel, task and test names always show: a power or rt-app table is read by them */
+			if (!strcmp(kv->string, "chan_name") || !strcmp(kv->string, "task") ||
+			    !strcmp(kv->string, "test_name"))
+				varies = 1;
+			if (!strcmp(kv->string, "estimated"))
+				varies = 0; /* shown in the metric title instead */
 			if (varies)
 				kvb_buf_addf(&lab, "%s%s=%s", lab.len ? " " : "", kv->string,
 					     cJSON_IsString(kv) ? kv->valuestring : "?");
@@ -164,8 +178,8 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 			c = cJSON_Parse(cls ? cls : "{}");
 			if (!c)
 				c = cJSON_CreateObject();
-			cJSON_DeleteItemFromObjectCaseSensitive(c, "variant");
-			cJSON_DeleteItemFromObjectCaseSensitive(c, "iteration");
+			for (size_t k = 0; k < KVB_ARRAY_SIZE(sample_keys); k++)
+				cJSON_DeleteItemFromObjectCaseSensitive(c, sample_keys[k]);
 			key_cls = cJSON_Duplicate(c, 1);
 			if (o->by) {
 				cJSON *bv = cJSON_GetObjectItemCaseSensitive(c, o->by);

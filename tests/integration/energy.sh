@@ -35,6 +35,15 @@ check "platform sum total_power = ch0 + ch1" test "$(q "$db" "select count(*) fr
 check "util metrics per cpu" test "$(q "$db" "select count(*) > 0 from results where metric='util_mean' and json_extract(classifiers,'$.cpu') = '0'")" = "1"
 check "blobs at most 8 bytes a sample" test "$(q "$db" "select sum(stored_bytes) <= 8 * sum(n_samples) from energy")" = "1"
 check "raw meter output kept as an artifact" test "$(q "$db" "select count(*) from artifact where kind='energy-raw' and bytes > 0")" = "2"
+"$KVB" diff -d "$db" --metric power_mean >"$T/power"
+check "power table names its channels" sh -c "grep -q 'chan_name=ch0' '$T/power' && grep -q 'chan_name=total_power' '$T/power'"
+check "power table is in mW" grep -q 'power_mean (mW)' "$T/power"
+printf 'variant,workload,metric,value,units,lower_is_better,chan_name,estimated\na,w,power_mean,100,mW,1,big,true\nb,w,power_mean,120,mW,1,big,true\n' >"$T/est.csv"
+"$KVB" import csv "$T/est.csv" -d "$T/est.db" >/dev/null
+"$KVB" diff -d "$T/est.db" >"$T/est"
+check "model estimates are marked estimated in the table" grep -q 'power_mean (mW) estimated' "$T/est"
+"$KVB" diff -d "$T/est.db" --format json >"$T/est.json"
+check "and in json" grep -Eq '"estimated":[[:space:]]*true' "$T/est.json"
 job=$(q "$db" "select min(job_id) from energy")
 n=$(q "$db" "select n_samples from energy where job_id=$job and chan_name='ch1'")
 "$KVB" export samples --job "$job" --channel ch1 -d "$db" >"$T/s.csv"; rc=$?
