@@ -71,7 +71,7 @@ static int ssh_copy_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 	const char *keys[KVB_VF_N] = { "kernel_name", "dtb_name", "initrd_name", NULL, NULL };
 	struct copy c[3];
 	size_t n = 0;
-	int rc = KVB_OK;
+	int rc = KVB_OK, pushed = 0;
 
 	memset(c, 0, sizeof(c));
 	if (!dir)
@@ -98,6 +98,7 @@ static int ssh_copy_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 		n++;
 	}
 	for (size_t i = 0; i < n; i++) {
+		pushed = 1;
 		if ((rc = kvb_target_push(ctx->target, v->local[c[i].field], c[i].tmp, err))) {
 			kvb_error_prefix(err, "copying variant '%s' to the board", v->name);
 			goto out;
@@ -105,6 +106,7 @@ static int ssh_copy_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 		if ((rc = check_copy(ctx, &c[i], err)))
 			goto out;
 	}
+	pushed = 0; /* every copy checked: from here on they are moved into place */
 	for (size_t i = 0; i < n; i++) {
 		const char *mv[] = { "mv", "-f", c[i].tmp, c[i].final, NULL };
 		struct kvb_exec_result r;
@@ -129,6 +131,20 @@ static int ssh_copy_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 	if ((rc = kvb_target_wait_ready(ctx->target, ctx->timeout_ms, err)))
 		kvb_error_prefix(err, "after installing variant '%s'", v->name);
 out:
+	if (rc && pushed) {
+		/* best effort: no half-copied file stays beside the board's kernel */
+		struct kvb_strv rm = KVB_STRV_INIT;
+		struct kvb_exec_result r;
+		struct kvb_error e2;
+		kvb_strv_push(&rm, "rm");
+		kvb_strv_push(&rm, "-f");
+		for (size_t i = 0; i < n; i++)
+			kvb_strv_push(&rm, c[i].tmp);
+		kvb_exec_result_init(&r);
+		kvb_target_exec(ctx->target, kvb_strv_argv(&rm), SC_CMD_MS, &r, &e2);
+		kvb_exec_result_release(&r);
+		kvb_strv_release(&rm);
+	}
 	for (size_t i = 0; i < n; i++) {
 		free(c[i].name);
 		free(c[i].tmp);
