@@ -7,6 +7,7 @@
 #include "engine/plan.h"
 #include "flash/fetch.h"
 #include "flash/flash.h"
+#include "flash/bootimg.h"
 #include "flash/kimage.h"
 #include "instrument/session.h"
 #include "workload/workload.h"
@@ -469,10 +470,14 @@ static void resolve_variant(struct engine *e, struct kvb_variant *v, char **why)
 		memcpy(v->local_sha256[i], f.sha256, sizeof(f.sha256));
 		kvb_fetched_release(&f);
 	}
-	if (!*why && v->local[KVB_VF_KERNEL] && !v->expected_release) {
+	if (!*why && (v->local[KVB_VF_KERNEL] || v->local[KVB_VF_BOOT_IMAGE]) && !v->expected_release) {
 		struct kvb_kimage_id id;
+		/* a boot image given whole is what fastboot flashes: its kernel is the one to expect */
+		int from_bootimg = v->local[KVB_VF_BOOT_IMAGE] &&
+				   (!v->local[KVB_VF_KERNEL] || !strcmp(e->plat->flash_method, "fastboot"));
 		memset(&id, 0, sizeof(id));
-		if (kvb_kimage_identify(v->local[KVB_VF_KERNEL], &id, &err)) {
+		if (from_bootimg ? kvb_bootimg_identify(v->local[KVB_VF_BOOT_IMAGE], &id, NULL, &err)
+						: kvb_kimage_identify(v->local[KVB_VF_KERNEL], &id, &err)) {
 			kvb_warn("variant '%s': %s; the identity check will only compare the cmdline", v->name, err.msg);
 		} else {
 			v->expected_release = id.release ? kvb_xstrdup(id.release) : NULL;

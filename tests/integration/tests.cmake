@@ -35,3 +35,8 @@ kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
 # agenda -> DB -> diff loop through the real kvbench binary.
 kvb_test(test_jankbench integration/test_jankbench.c integration 115)
 add_dependencies(test_jankbench adbd_sim kvbench)
+
+# Flashers: fastboot (mkbootimg + Debian's fastboot against tests/sim/fastboot_sim, adbd_sim as the board).
+kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 110)
+kvb_test(test_flash ${CMAKE_CURRENT_LIST_DIR}/test_flash.c integration 110)
+target_link_libraries(test_flash PRIVATE kvb_sshd_fixture)
