@@ -780,8 +780,8 @@ static void test_jankbench__agenda_run_and_diff_tables(void)
 	k2 = kvb_xasprintf("%s/fast.img", d.dir);
 	write_file(k1, "kernel base\n", 0644);
 	write_file(k2, "kernel fast\n", 0644);
-	v1 = kvb_xasprintf("base=%s", k1);
-	v2 = kvb_xasprintf("fast=%s", k2);
+	v1 = kvb_xasprintf("base=,cpus=0"); (void)k1;
+	v2 = kvb_xasprintf("fast=,cpus=0-1"); (void)k2;
 	{
 		const char *argv[] = { kvb,  "run", KVB_SOURCE_DIR "/agendas/jankbench-quick.yaml", "-p", plat, "-d", dbf,
 				       "-V", v1,    "-V",  v2, "--rounds", "1", "--no-diff", NULL };
@@ -810,13 +810,13 @@ static void test_jankbench__agenda_run_and_diff_tables(void)
 		fprintf(stderr, "%s", out);
 		CHECK_CONTAINS(out, "perc_diff");
 		CHECK_CONTAINS(out, " max ");
-		check_row(out, "test_name=list_view ", "| base ", "| 40.00 ");
+		check_row(out, "test_name=list_view ", "| base ", " 40 |");
 		check_row(out, "test_name=list_view ", "| fast ", "  -25.00%");
-		check_row(out, "test_name=list_view ", "| fast ", "| 30.00 ");
+		check_row(out, "test_name=list_view ", "| fast ", " 30 |");
 		check_row(out, "test_name=image_list_view ", "| fast ", "  -20.00%");
 		check_row(out, "test_name=shadow_grid ", "| fast ", "  -16.67%");
 		check_row(out, "test_name=high_hitrate_text ", "| fast ", "  -14.29%");
-		check_row(out, "test_name=edit_text ", "| base ", "| 80.00 ");
+		check_row(out, "test_name=edit_text ", "| base ", " 80 |");
 		check_row(out, "test_name=edit_text ", "| fast ", "  -12.50%");
 		/* one row per test and variant: the two reps pool into one cell (n 2) */
 		CHECK(count_rows(out, "| jankbench ") == 10);
@@ -837,7 +837,7 @@ static void test_jankbench__agenda_run_and_diff_tables(void)
 		const char *argv[] = { kvb, "diff", "-d", dbf, "--workload", "jankbench", "--metric", "frame_duration_mean",
 				       NULL };
 		CHECK(run_local(argv, &out, 30000) == 0);
-		check_row(out, "test_name=list_view ", "| base ", "| 19.00 ");
+		check_row(out, "test_name=list_view ", "| base ", " 19 |");
 		check_row(out, "test_name=list_view ", "| fast ", "| 15.25 ");
 		check_row(out, "test_name=list_view ", "| fast ", "  -19.74%");
 		CHECK(count_rows(out, "| frame_duration_mean (ms) ") == 10);
