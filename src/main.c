@@ -180,6 +180,9 @@ int main(int argc, char **argv)
 		rc = c->fn(argc - 1, argv + 1);
 	}
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		/* like git: a reader that went away (`| head`) is not an error worth a message */
+		if (errno == EPIPE)
+			return rc ? rc : KVB_OK;
 		fprintf(stderr, "kvbench: error: writing to stdout: %s\n", strerror(errno));
 		if (!rc)
 			rc = KVB_EUSAGE;
