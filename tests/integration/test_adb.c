@@ -5,6 +5,8 @@
  */
 #include "test.h"
 
+#include "adb_fixture.h"
+
 #include "config/platform.h"
 #include "core/sha256.h"
 #include "core/spawn.h"
@@ -12,81 +14,11 @@
 #include "target/adb.h"
 #include "target/target.h"
 
-#include <arpa/inet.h>
 #include <signal.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
-
-static int g_server_port;
-static char g_home[64];
-
-/* One simulated device with its sandbox, platform file and open target. */
-struct simdev {
-	char dir[64];          /* temp dir: root/, port, platform.yaml */
-	char serial[64];
-	struct kvb_bgproc sim;
-	struct kvb_platform plat;
-	struct kvb_target t;
-	int open_rc;
-	struct kvb_error err;
-	uint64_t started_ns;
-};
-
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t l = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) && !getsockname(fd, (struct sockaddr *)&a, &l))
-		port = ntohs(a.sin_port);
-	close(fd);
-	return port;
-}
-
-static int run_quiet(const char *const *argv)
-{
-	struct kvb_spawn_opts o = { .argv = argv, .timeout_ms = 30000 };
-	struct kvb_exec_result r;
-	struct kvb_error e;
-	int rc;
-	kvb_exec_result_init(&r);
-	rc = kvb_spawn_run(&o, &r, &e);
-	if (!rc)
-		rc = r.exit_code;
-	kvb_exec_result_release(&r);
-	return rc;
-}
-
-static void kill_server(void)
-{
-	char port[16];
-	snprintf(port, sizeof(port), "%d", g_server_port);
-	const char *argv[] = { "adb", "-P", port, "kill-server", NULL };
-	run_quiet(argv);
-	const char *rm[] = { "rm", "-rf", g_home, NULL };
-	run_quiet(rm);
-}
-
-/* A private adb server (own port, own HOME for its key) shared by all tests of this file. */
-static void ensure_server(void)
-{
-	if (g_server_port)
-		return;
-	snprintf(g_home, sizeof(g_home), "/tmp/kvb-adbhome-XXXXXX");
-	if (!mkdtemp(g_home))
-		abort();
-	setenv("HOME", g_home, 1);
-	unsetenv("ANDROID_SERIAL");
-	unsetenv("ANDROID_ADB_SERVER_PORT");
-	unsetenv("ADB_SERVER_SOCKET");
-	g_server_port = free_port();
-	atexit(kill_server);
-}
 
 static void write_text(const char *path, const char *text)
 {
@@ -105,88 +37,17 @@ static char *read_text(const char *path)
 	return kvb_buf_detach(&b);
 }
 
-/* Starts adbd_sim with extra options (NULL-terminated), writes a platform file, opens the target. */
-static void sim_start(struct simdev *d, const char *const *extra)
+/* Starts adbd_sim with extra options (NULL-terminated) and opens a target on it (d->open_rc). */
+static void sim_start(struct kvb_adbsim *d, const char *const *extra)
 {
-	struct kvb_strv argv = KVB_STRV_INIT;
-	struct kvb_spawn_opts so = { 0 };
-	struct kvb_diag diag;
-	struct kvb_error e;
-	char *p, *yaml;
-	int port = 0;
-
-	memset(d, 0, sizeof(*d));
-	ensure_server();
-	snprintf(d->dir, sizeof(d->dir), "/tmp/kvb-adbsim-XXXXXX");
-	if (!mkdtemp(d->dir))
-		abort();
-	p = kvb_xasprintf("%s/root", d->dir);
-	kvb_mkdir_p(p, 0755);
-	free(p);
-	kvb_strv_pushf(&argv, "%s/tests/sim/adbd_sim", getenv("KVB_BUILD_DIR") ? getenv("KVB_BUILD_DIR") : "build");
-	kvb_strv_push(&argv, "--root");
-	kvb_strv_pushf(&argv, "%s/root", d->dir);
-	kvb_strv_push(&argv, "--port-file");
-	kvb_strv_pushf(&argv, "%s/port", d->dir);
-	for (size_t i = 0; extra && extra[i]; i++)
-		kvb_strv_push(&argv, extra[i]);
-	so.argv = kvb_strv_argv(&argv);
-	d->started_ns = kvb_mono_ns();
-	if (kvb_spawn_bg(&so, &d->sim, &e)) {
-		fprintf(stderr, "cannot start adbd_sim: %s\n", e.msg);
-		abort();
-	}
-	kvb_strv_release(&argv);
-	p = kvb_xasprintf("%s/port", d->dir);
-	for (int i = 0; i < 500 && !port; i++) {
-		char *s = read_text(p);
-		port = atoi(s);
-		free(s);
-		if (!port)
-			kvb_sleep_ms(10);
-	}
-	free(p);
-	CHECK(port > 0);
-	snprintf(d->serial, sizeof(d->serial), "127.0.0.1:%d", port);
-	yaml = kvb_xasprintf("name: simdev\n"
-			     "connection: {type: adb, serial: \"%s\", adb_server_port: %d}\n"
-			     "boot: {timeout_s: 30, ready: \"getprop sys.boot_completed\", expect: \"1\"}\n",
-			     d->serial, g_server_port);
-	p = kvb_xasprintf("%s/platform.yaml", d->dir);
-	write_text(p, yaml);
-	free(yaml);
-	kvb_diag_init(&diag, NULL);
-	if (kvb_platform_load(&d->plat, p, &diag)) {
-		for (size_t i = 0; i < diag.msgs.n; i++)
-			fprintf(stderr, "%s\n", diag.msgs.v[i]);
-		abort();
-	}
-	kvb_diag_release(&diag);
-	free(p);
-	d->open_rc = kvb_target_open(&d->t, &d->plat, &d->err);
-	if (d->open_rc)
-		fprintf(stderr, "open: %s\n", d->err.msg);
+	CHECK(kvb_adbsim_start(d, "/tmp/kvb-adbsim-XXXXXX", extra) == 0);
+	kvb_adbsim_open(d, "simdev", NULL);
 }
 
 /* Path inside the sandbox (owned). */
-static char *sim_path(struct simdev *d, const char *rel)
+static char *sim_path(struct kvb_adbsim *d, const char *rel)
 {
 	return kvb_xasprintf("%s/root/%s", d->dir, rel);
-}
-
-static int sim_stop(struct simdev *d)
-{
-	char port[16];
-	int status;
-	snprintf(port, sizeof(port), "%d", g_server_port);
-	const char *disc[] = { "adb", "-P", port, "disconnect", d->serial, NULL };
-	run_quiet(disc);
-	kvb_target_close(&d->t);
-	kvb_platform_release(&d->plat);
-	status = kvb_spawn_stop(&d->sim, SIGTERM, 5000);
-	const char *rm[] = { "rm", "-rf", d->dir, NULL };
-	run_quiet(rm);
-	return status;
 }
 
 static double secs_since(uint64_t t0)
@@ -196,7 +57,7 @@ static double secs_since(uint64_t t0)
 
 static void test_adb__exec_returns_remote_exit_codes_0_3_255(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	const int codes[] = { 0, 3, 255 };
@@ -217,12 +78,12 @@ static void test_adb__exec_returns_remote_exit_codes_0_3_255(void)
 	CHECK(kvb_target_exec(&d.t, missing, 20000, &r, &e) == KVB_OK);
 	CHECK(r.exit_code == 127);
 	kvb_exec_result_release(&r);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__exec_keeps_stdout_and_stderr_apart(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	/* stderr without a final newline must come back without one (the end marker is removed exactly). */
@@ -234,12 +95,12 @@ static void test_adb__exec_keeps_stdout_and_stderr_apart(void)
 	CHECK_STR(r.out.data, "out1\nout2");
 	CHECK_STR(r.err.data, "err1\nerr2");
 	kvb_exec_result_release(&r);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__awkward_argv_round_trips_byte_exact(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	const char *args[] = { "a'b",        "\"dq\"",      "; echo pwned", "$(echo sub)", "`echo bt`", "l1\nl2",
@@ -262,7 +123,7 @@ static void test_adb__awkward_argv_round_trips_byte_exact(void)
 	kvb_exec_result_release(&r);
 	kvb_strv_release(&argv);
 	kvb_buf_release(&want);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 /* Writes n deterministic pseudo-random bytes (all 256 values occur). */
@@ -280,7 +141,7 @@ static void write_blob(const char *path, size_t n)
 
 static void test_adb__push_pull_round_trip_keeps_sha256(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	char h_local[65], h_remote[65], h_back[65];
@@ -308,12 +169,12 @@ static void test_adb__push_pull_round_trip_keeps_sha256(void)
 	free(local);
 	free(remote);
 	free(back);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__directory_push_and_pull_copy_trees_without_nesting(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_error e;
 	sim_start(&d, NULL);
 	char *src = kvb_xasprintf("%s/tree", d.dir), *f = kvb_xasprintf("%s/tree/sub/deep.txt", d.dir);
@@ -344,12 +205,12 @@ static void test_adb__directory_push_and_pull_copy_trees_without_nesting(void)
 	char *owned[] = { src, f, sub, top, remote, back, rf, nested, bf, bt };
 	for (size_t i = 0; i < KVB_ARRAY_SIZE(owned); i++)
 		free(owned[i]);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__wait_ready_succeeds_once_boot_completes(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_error e;
 	const char *opts[] = { "--boot-delay-ms", "3000", NULL };
 	sim_start(&d, opts);
@@ -358,12 +219,12 @@ static void test_adb__wait_ready_succeeds_once_boot_completes(void)
 	double s = secs_since(d.started_ns);
 	CHECK(s >= 3.0);
 	CHECK(s < 10.0);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__wait_ready_times_out_with_clear_message(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_error e;
 	const char *opts[] = { "--boot-delay-ms", "60000", NULL };
 	uint64_t t0;
@@ -377,12 +238,12 @@ static void test_adb__wait_ready_times_out_with_clear_message(void)
 	CHECK_CONTAINS(e.msg, "not ready within 2.0 s");
 	CHECK_CONTAINS(e.msg, "'getprop sys.boot_completed' printed ''");
 	CHECK_CONTAINS(e.msg, "expected '1'");
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__reboot_drops_and_wait_ready_sees_the_new_boot(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_error e = { 0 };
 	const char *opts[] = { "--reboot-delay-ms", "1500", "--boot-delay-ms", "1000", NULL };
 	const char *modes[] = { NULL, "bootloader" };
@@ -410,12 +271,12 @@ static void test_adb__reboot_drops_and_wait_ready_sees_the_new_boot(void)
 	CHECK_STR(txt, "3\n");
 	free(txt);
 	free(f);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__exec_fails_promptly_when_device_drops_mid_command(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	const char *opts[] = { "--drop-after-ms", "500", "--drop-offline-ms", "2000", NULL };
@@ -443,12 +304,12 @@ static void test_adb__exec_fails_promptly_when_device_drops_mid_command(void)
 	CHECK(kvb_target_exec(&d.t, quick, 20000, &r, &e) == KVB_OK);
 	CHECK_STR(r.out.data, "back\n");
 	kvb_exec_result_release(&r);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__logcat_until_stops_at_the_pattern(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	int matched = -1;
@@ -481,12 +342,12 @@ static void test_adb__logcat_until_stops_at_the_pattern(void)
 	CHECK(kvb_adb_logcat_until(&d.t, out, "bad(regex", 1000, &matched, &e) == KVB_EINPUT);
 	kvb_exec_result_release(&r);
 	free(out);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__exec_timeout_kills_the_remote_command(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	const char *argv[] = { "sh", "-c", "echo $$ > sleeper.pid; exec sleep 30", NULL };
@@ -513,21 +374,21 @@ static void test_adb__exec_timeout_kills_the_remote_command(void)
 	free(txt);
 	free(f);
 	kvb_exec_result_release(&r);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__root_accepts_already_root_device(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_error e;
 	sim_start(&d, NULL);
 	CHECK(kvb_adb_root(&d.t, 10000, &e) == KVB_OK);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__legacy_shell_still_gives_exit_status(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	const char *opts[] = { "--no-shell-v2", NULL };
@@ -538,21 +399,21 @@ static void test_adb__legacy_shell_still_gives_exit_status(void)
 	CHECK(r.exit_code == 3);
 	CHECK_STR(r.out.data, "a b\n");
 	kvb_exec_result_release(&r);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 static void test_adb__open_fails_for_unreachable_device(void)
 {
-	struct simdev d;
+	struct kvb_adbsim d;
 	char *yaml, *p;
 	struct kvb_diag diag;
 	struct kvb_platform plat;
 	struct kvb_target t;
 	struct kvb_error e;
-	int port = free_port();
+	int port = kvb_adbsim_free_port();
 	sim_start(&d, NULL);
 	yaml = kvb_xasprintf("name: nodev\nconnection: {type: adb, serial: \"127.0.0.1:%d\", adb_server_port: %d}\n", port,
-			     g_server_port);
+			     kvb_adbsim_server_port());
 	p = kvb_xasprintf("%s/nodev.yaml", d.dir);
 	write_text(p, yaml);
 	kvb_diag_init(&diag, NULL);
@@ -567,7 +428,7 @@ static void test_adb__open_fails_for_unreachable_device(void)
 	free(yaml);
 	free(p);
 	/* A USB serial adb does not know: open succeeds (nothing to connect), exec says why it fails. */
-	yaml = kvb_xasprintf("name: nousb\nconnection: {type: adb, serial: KVBNOSUCH, adb_server_port: %d}\n", g_server_port);
+	yaml = kvb_xasprintf("name: nousb\nconnection: {type: adb, serial: KVBNOSUCH, adb_server_port: %d}\n", kvb_adbsim_server_port());
 	p = kvb_xasprintf("%s/nousb.yaml", d.dir);
 	write_text(p, yaml);
 	kvb_diag_init(&diag, NULL);
@@ -587,7 +448,7 @@ static void test_adb__open_fails_for_unreachable_device(void)
 	kvb_diag_release(&diag);
 	free(yaml);
 	free(p);
-	CHECK(sim_stop(&d) == 0);
+	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
 #define TESTS                                                         \

@@ -15,6 +15,8 @@
  */
 #include "test.h"
 
+#include "adb_fixture.h"
+
 #include "config/platform.h"
 #include "core/buf.h"
 #include "core/spawn.h"
@@ -23,41 +25,17 @@
 #include "workload/jankbench.h"
 #include "workload/workload.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static int g_server_port;
-static char g_home[64];
-
 struct simdev {
-	char dir[64];    /* temp dir: root/, port, platform.yaml */
-	char serial[64];
+	struct kvb_adbsim a;     /* dir: root/, port, platform.yaml */
 	char *root, *state, *db; /* sandbox, sim state dir, results DB path on the device */
-	struct kvb_bgproc sim;
-	struct kvb_platform plat;
-	struct kvb_target t;
-	int open_rc;
 };
-
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t l = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (!bind(fd, (struct sockaddr *)&a, sizeof(a)) && !getsockname(fd, (struct sockaddr *)&a, &l))
-		port = ntohs(a.sin_port);
-	close(fd);
-	return port;
-}
 
 /* Runs argv locally; stdout into *out when out is non-NULL. Returns the exit code or -1. */
 static int run_local(const char *const *argv, char **out, uint64_t timeout_ms)
@@ -76,32 +54,6 @@ static int run_local(const char *const *argv, char **out, uint64_t timeout_ms)
 		*out = kvb_xasprintf("%s%s", r.out.data, r.err.data);
 	kvb_exec_result_release(&r);
 	return rc;
-}
-
-static void kill_server(void)
-{
-	char port[16];
-	snprintf(port, sizeof(port), "%d", g_server_port);
-	const char *argv[] = { "adb", "-P", port, "kill-server", NULL };
-	run_local(argv, NULL, 30000);
-	const char *rm[] = { "rm", "-rf", g_home, NULL };
-	run_local(rm, NULL, 30000);
-}
-
-/* A private adb server (own port, own HOME for its key) shared by all tests of this file. */
-static void ensure_server(void)
-{
-	if (g_server_port)
-		return;
-	snprintf(g_home, sizeof(g_home), "/tmp/kvb-adbhome-XXXXXX");
-	if (!mkdtemp(g_home))
-		abort();
-	setenv("HOME", g_home, 1);
-	unsetenv("ANDROID_SERIAL");
-	unsetenv("ANDROID_ADB_SERVER_PORT");
-	unsetenv("ADB_SERVER_SOCKET");
-	g_server_port = free_port();
-	atexit(kill_server);
 }
 
 static void write_file(const char *path, const char *text, int mode)
@@ -209,43 +161,13 @@ static char *state_read(struct simdev *d, const char *name)
 /* Starts adbd_sim with the simulated app installed, writes platform.yaml, opens the target. */
 static void sim_start(struct simdev *d)
 {
-	struct kvb_strv argv = KVB_STRV_INIT;
-	struct kvb_spawn_opts so = { 0 };
-	struct kvb_diag diag;
 	struct kvb_error e;
-	char *p, *yaml, *datadir;
-	int port = 0;
+	char *p, *datadir, *workdir;
 
 	memset(d, 0, sizeof(*d));
-	ensure_server();
-	snprintf(d->dir, sizeof(d->dir), "/tmp/kvb-jank-XXXXXX");
-	if (!mkdtemp(d->dir))
-		abort();
-	d->root = kvb_xasprintf("%s/root", d->dir);
-	d->state = kvb_xasprintf("%s/root/.adbd_sim", d->dir);
-	kvb_mkdir_p(d->root, 0755);
-	kvb_strv_pushf(&argv, "%s/tests/sim/adbd_sim", getenv("KVB_BUILD_DIR") ? getenv("KVB_BUILD_DIR") : "build");
-	kvb_strv_push(&argv, "--root");
-	kvb_strv_push(&argv, d->root);
-	kvb_strv_push(&argv, "--port-file");
-	kvb_strv_pushf(&argv, "%s/port", d->dir);
-	so.argv = kvb_strv_argv(&argv);
-	if (kvb_spawn_bg(&so, &d->sim, &e)) {
-		fprintf(stderr, "cannot start adbd_sim: %s\n", e.msg);
-		abort();
-	}
-	kvb_strv_release(&argv);
-	p = kvb_xasprintf("%s/port", d->dir);
-	for (int i = 0; i < 500 && !port; i++) {
-		char *s = read_text(p);
-		port = atoi(s);
-		free(s);
-		if (!port)
-			kvb_sleep_ms(10);
-	}
-	free(p);
-	CHECK(port > 0);
-	snprintf(d->serial, sizeof(d->serial), "127.0.0.1:%d", port);
+	CHECK(kvb_adbsim_start(&d->a, "/tmp/kvb-jank-XXXXXX", NULL) == 0);
+	d->root = kvb_xasprintf("%s/root", d->a.dir);
+	d->state = kvb_xasprintf("%s/root/.adbd_sim", d->a.dir);
 
 	/* the simulated app (the sim has created STATE/bin by the time it listens) */
 	p = kvb_xasprintf("%s/fixtures", d->state);
@@ -261,41 +183,16 @@ static void sim_start(struct simdev *d)
 	state_write(d, "dbpath", d->db, 0644);
 	free(datadir);
 
-	yaml = kvb_xasprintf("name: simjank\n"
-			     "connection: {type: adb, serial: \"%s\", adb_server_port: %d}\n"
-			     "boot: {timeout_s: 30, ready: \"getprop sys.boot_completed\", expect: \"1\"}\n"
-			     "workdir: %s/data/local/tmp/kvbench\n",
-			     d->serial, g_server_port, d->root);
-	p = kvb_xasprintf("%s/platform.yaml", d->dir);
-	write_file(p, yaml, 0644);
-	free(yaml);
-	kvb_diag_init(&diag, NULL);
-	if (kvb_platform_load(&d->plat, p, &diag)) {
-		for (size_t i = 0; i < diag.msgs.n; i++)
-			fprintf(stderr, "%s\n", diag.msgs.v[i]);
-		abort();
-	}
-	kvb_diag_release(&diag);
-	free(p);
-	d->open_rc = kvb_target_open(&d->t, &d->plat, &e);
-	if (d->open_rc)
-		fprintf(stderr, "open: %s\n", e.msg);
-	CHECK(d->open_rc == 0);
-	CHECK(kvb_target_wait_ready(&d->t, 20000, &e) == KVB_OK);
+	workdir = kvb_xasprintf("workdir: %s/data/local/tmp/kvbench\n", d->root);
+	kvb_adbsim_open(&d->a, "simjank", workdir);
+	free(workdir);
+	CHECK(d->a.open_rc == 0);
+	CHECK(kvb_target_wait_ready(&d->a.t, 20000, &e) == KVB_OK);
 }
 
 static int sim_stop(struct simdev *d)
 {
-	char port[16];
-	int status;
-	snprintf(port, sizeof(port), "%d", g_server_port);
-	const char *disc[] = { "adb", "-P", port, "disconnect", d->serial, NULL };
-	run_local(disc, NULL, 30000);
-	kvb_target_close(&d->t);
-	kvb_platform_release(&d->plat);
-	status = kvb_spawn_stop(&d->sim, SIGTERM, 5000);
-	const char *rm[] = { "rm", "-rf", d->dir, NULL };
-	run_local(rm, NULL, 30000);
+	int status = kvb_adbsim_stop(&d->a);
 	free(d->root);
 	free(d->state);
 	free(d->db);
@@ -383,13 +280,13 @@ static int run_job(struct simdev *d, const char *params_json, uint64_t job_timeo
 	char *rdir = kvb_xasprintf("%s/data/local/tmp/kvbench/job", d->root);
 	int rc;
 	static int n;
-	*artdir = kvb_xasprintf("%s/art%d", d->dir, ++n);
+	*artdir = kvb_xasprintf("%s/art%d", d->a.dir, ++n);
 	kvb_mkdir_p(*artdir, 0755);
 	kvb_mkdir_p(rdir, 0755);
 	CHECK(ops != NULL);
 	CHECK(params != NULL);
 	memset(&ctx, 0, sizeof(ctx));
-	ctx.target = &d->t;
+	ctx.target = &d->a.t;
 	ctx.params = params;
 	ctx.artifact_dir = *artdir;
 	ctx.remote_dir = rdir;
@@ -639,8 +536,8 @@ static void test_jankbench__installs_the_apk_when_the_app_is_missing(void)
 	write_known_fixture(&d, "default.db");
 	inst = kvb_xasprintf("%s/installed", d.state);
 	unlink(inst);
-	apk = kvb_xasprintf("%s/Jankbench.apk", d.dir);
-	bad = kvb_xasprintf("%s/Other.apk", d.dir);
+	apk = kvb_xasprintf("%s/Jankbench.apk", d.a.dir);
+	bad = kvb_xasprintf("%s/Other.apk", d.a.dir);
 	write_file(apk, "PK\003\004 jankbench apk\n", 0644);
 	write_file(bad, "PK\003\004 another apk\n", 0644);
 	state_write(&d, "good.apk", "PK\003\004 jankbench apk\n", 0644);
@@ -774,10 +671,10 @@ static void test_jankbench__agenda_run_and_diff_tables(void)
 	uint64_t t0;
 	sim_start(&d);
 	write_agenda_fixtures(&d);
-	plat = kvb_xasprintf("%s/platform.yaml", d.dir);
-	dbf = kvb_xasprintf("%s/results.db", d.dir);
-	k1 = kvb_xasprintf("%s/base.img", d.dir);
-	k2 = kvb_xasprintf("%s/fast.img", d.dir);
+	plat = kvb_xasprintf("%s/platform.yaml", d.a.dir);
+	dbf = kvb_xasprintf("%s/results.db", d.a.dir);
+	k1 = kvb_xasprintf("%s/base.img", d.a.dir);
+	k2 = kvb_xasprintf("%s/fast.img", d.a.dir);
 	write_file(k1, "kernel base\n", 0644);
 	write_file(k2, "kernel fast\n", 0644);
 	v1 = kvb_xasprintf("base=,cpus=0"); (void)k1;

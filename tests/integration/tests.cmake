@@ -21,8 +21,13 @@ kvb_script_test(it_energy integration/energy.sh integration 300)
 kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
 
 # adb target against tests/sim/adbd_sim with the real adb client and a private adb server.
+# kvb_adb_fixture: adbd_sim devices behind one private adb server (tests/integration/adb_fixture.h).
+add_library(kvb_adb_fixture STATIC ${CMAKE_CURRENT_LIST_DIR}/adb_fixture.c)
+target_link_libraries(kvb_adb_fixture PUBLIC kvb)
+target_include_directories(kvb_adb_fixture PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 kvb_test(test_adb integration/test_adb.c integration 110)
 add_dependencies(test_adb adbd_sim)
+target_link_libraries(test_adb PRIVATE kvb_adb_fixture)
 kvb_script_test(it_fetch integration/fetch.sh integration 180)
 kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
 
@@ -35,6 +40,7 @@ kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
 # agenda -> DB -> diff loop through the real kvbench binary.
 kvb_test(test_jankbench integration/test_jankbench.c integration 115)
 add_dependencies(test_jankbench adbd_sim kvbench)
+target_link_libraries(test_jankbench PRIVATE kvb_adb_fixture)
 
 # Flashers: fastboot (mkbootimg + Debian's fastboot against tests/sim/fastboot_sim, adbd_sim as the board).
 kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 110)
