@@ -42,6 +42,7 @@
  */
 #include "core/buf.h"
 #include "core/util.h"
+#include "sim_net.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -200,15 +201,7 @@ static void add_u32(struct kvb_buf *b, uint32_t v)
 
 static void write_file(const char *path, const char *text, mode_t mode)
 {
-	char *tmp = kvb_xasprintf("%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-		chmod(tmp, mode);
-		rename(tmp, path);
-	}
-	free(tmp);
+	kvb_sim_write_file(path, text, strlen(text), mode);
 }
 
 static void set_prop(const char *name, const char *value)
@@ -318,21 +311,9 @@ static void start_boot(void)
 
 static int open_listener(void)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)o.port) };
-	socklen_t al = sizeof(a);
-	int one = 1;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int fd = kvb_sim_listen(&o.port, SOCK_NONBLOCK | SOCK_CLOEXEC, 16, "adbd_sim");
 	if (fd < 0)
 		return -1;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 16) ||
-	    getsockname(fd, (struct sockaddr *)&a, &al)) {
-		fprintf(stderr, "adbd_sim: cannot listen on 127.0.0.1:%d: %s\n", o.port, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	o.port = ntohs(a.sin_port);
 	g_listen = fd;
 	vlog("listening on 127.0.0.1:%d", o.port);
 	return 0;
@@ -1356,11 +1337,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (open_listener())
 		return 1;
-	if (o.port_file) {
-		char text[16];
-		snprintf(text, sizeof(text), "%d\n", o.port);
-		write_file(o.port_file, text, 0644);
-	}
+	if (o.port_file)
+		kvb_sim_write_port_file(o.port_file, o.port);
 	start_boot();
 	run();
 	free(o.state);

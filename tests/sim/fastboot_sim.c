@@ -40,6 +40,7 @@
 #include "core/buf.h"
 #include "core/util.h"
 #include "flash/bootimg.h"
+#include "sim_net.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -96,19 +97,6 @@ static void on_signal(int sig)
 	g_stop = 1;
 }
 
-static void write_file(const char *path, const void *data, size_t n, mode_t mode)
-{
-	char *tmp = kvb_xasprintf("%s.tmp", path);
-	FILE *f = fopen(tmp, "w");
-	if (f) {
-		fwrite(data, 1, n, f);
-		fclose(f);
-		chmod(tmp, mode);
-		rename(tmp, path);
-	}
-	free(tmp);
-}
-
 static void log_command(const char *cmd)
 {
 	char *p = kvb_xasprintf("%s/commands", o.store);
@@ -135,23 +123,8 @@ static int in_bootloader(void)
 
 static int open_listener(void)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)o.port) };
-	socklen_t al = sizeof(a);
-	int one = 1;
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	g_listen = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (g_listen < 0)
-		return -1;
-	setsockopt(g_listen, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(g_listen, (struct sockaddr *)&a, sizeof(a)) || listen(g_listen, 4) ||
-	    getsockname(g_listen, (struct sockaddr *)&a, &al)) {
-		fprintf(stderr, "fastboot_sim: cannot listen on 127.0.0.1:%d: %s\n", o.port, strerror(errno));
-		close(g_listen);
-		g_listen = -1;
-		return -1;
-	}
-	o.port = ntohs(a.sin_port);
-	return 0;
+	g_listen = kvb_sim_listen(&o.port, SOCK_CLOEXEC, 4, "fastboot_sim");
+	return g_listen < 0 ? -1 : 0;
 }
 
 /* ---- transport ------------------------------------------------------------------------------ */
@@ -249,7 +222,7 @@ static const char cat_sh[] =
 static void put_state(const char *rel, const char *text, mode_t mode)
 {
 	char *p = kvb_xasprintf("%s/%s", o.adb_state, rel);
-	write_file(p, text, strlen(text), mode);
+	kvb_sim_write_file(p, text, strlen(text), mode);
 	free(p);
 }
 
@@ -357,7 +330,7 @@ static int cmd_flash(int fd, const char *part)
 		vlog("flash %d to '%s' lost (--lose-flash)", g_flashes, part);
 	} else {
 		p = kvb_xasprintf("%s/%s.img", o.store, part);
-		write_file(p, g_download.data, g_download.len, 0644);
+		kvb_sim_write_file(p, g_download.data, g_download.len, 0644);
 		free(p);
 	}
 	return reply(fd, "OKAY", "%s", "");
@@ -472,11 +445,8 @@ int main(int argc, char **argv)
 	/* Bind once to learn (and keep) the port, even if the board starts outside the bootloader. */
 	if (open_listener())
 		return 1;
-	if (o.port_file) {
-		char text[16];
-		snprintf(text, sizeof(text), "%d\n", o.port);
-		write_file(o.port_file, text, strlen(text), 0644);
-	}
+	if (o.port_file)
+		kvb_sim_write_port_file(o.port_file, o.port);
 	while (!g_stop) {
 		int in = in_bootloader();
 		if (!in && g_listen >= 0) {
