@@ -115,11 +115,8 @@ static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
 		}
 		kvb_exec_result_release(&r);
 	}
-	if (rc && p->pid > 0) {
-		struct kvb_error ignore;
-		kvb_target_bg_stop(c->target, p->pid, "KILL", 0, &ignore);
-		p->pid = 0;
-	}
+	if (rc)
+		kvb_target_bg_kill(c->target, &p->pid);
 	return rc;
 }
 
@@ -153,10 +150,7 @@ static void teardown(struct kvb_instr_ctx *c)
 	struct priv *p = c->priv;
 	if (!p)
 		return;
-	if (p->pid > 0) {
-		struct kvb_error ignore;
-		kvb_target_bg_stop(c->target, p->pid, "KILL", 0, &ignore);
-	}
+	kvb_target_bg_kill(c->target, &p->pid);
 	free(p->dat);
 	free(p->log);
 	free(p->errlog);

@@ -223,6 +223,14 @@ int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned
 	return rc;
 }
 
+void kvb_target_bg_kill(struct kvb_target *t, long *pid)
+{
+	struct kvb_error ignore;
+	if (*pid > 0)
+		kvb_target_bg_stop(t, *pid, "KILL", 0, &ignore);
+	*pid = 0;
+}
+
 int kvb_target_read_rooted(struct kvb_target *t, const char *root, const char *path, char **out,
 			   struct kvb_error *err)
 {

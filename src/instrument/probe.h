@@ -129,6 +129,8 @@ int kvb_target_bg_start(struct kvb_target *t, const char *const *argv, const cha
 			struct kvb_error *err);
 /* Sends signal name sig ("TERM", "INT") to pid and waits up to wait_ms for it to exit (then KILL). */
 int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, struct kvb_error *err);
+/* Cleanup path: SIGKILLs *pid when it is > 0 (no wait, errors ignored) and sets *pid to 0. */
+void kvb_target_bg_kill(struct kvb_target *t, long *pid);
 
 /* Reads ROOT/path on the target (cat); root "" or NULL for the real root. Caller frees *out. */
 int kvb_target_read_rooted(struct kvb_target *t, const char *root, const char *path, char **out,

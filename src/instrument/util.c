@@ -186,10 +186,7 @@ static void teardown(struct kvb_instr_ctx *c)
 	struct priv *p = c->priv;
 	if (!p)
 		return;
-	if (p->pid > 0) {
-		struct kvb_error ignore;
-		kvb_target_bg_stop(c->target, p->pid, "KILL", 0, &ignore);
-	}
+	kvb_target_bg_kill(c->target, &p->pid);
 	free(p->remote);
 	free(p->first);
 	free(p->last);
