@@ -285,6 +285,26 @@ static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o
 	kvb_box_release(&b);
 }
 
+/* The --by row a group belongs to: workload, metric, units and its classifiers minus the by-key (owned). */
+static char *row_key(const struct kvb_group *g)
+{
+	return kvb_xasprintf("%s\x1f%s\x1f%s\x1f%s", g->workload, g->metric, g->units, g->cls_json);
+}
+
+/* The first group of row (a row_key()) whose by-value ("-" when unset) is by, or of any by-value when by is NULL. */
+static const struct kvb_group *row_group(const struct kvb_report *r, const char *row, const char *by)
+{
+	const struct kvb_group *found = NULL;
+	for (size_t gi = 0; gi < r->ngroups && !found; gi++) {
+		const struct kvb_group *g = &r->groups[gi];
+		char *rk = row_key(g);
+		if (!strcmp(rk, row) && (!by || !strcmp(g->by_value ? g->by_value : "-", by)))
+			found = g;
+		free(rk);
+	}
+	return found;
+}
+
 /* --by KEY: one row per (metric, other classifiers, variant), one column per KEY value: `value (diff%)`. */
 static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, FILE *out, int *one_boot)
 {
@@ -299,8 +319,7 @@ static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, 
 			;
 		if (k == vals.n)
 			kvb_strv_push(&vals, bv);
-		/* a row key: workload, metric, and the group's classifiers minus the by-key (its label) */
-		char *rk = kvb_xasprintf("%s\x1f%s\x1f%s\x1f%s", g->workload, g->metric, g->units, g->cls_json);
+		char *rk = row_key(g);
 		for (k = 0; k < rows.n && strcmp(rows.v[k], rk); k++)
 			;
 		if (k == rows.n)
@@ -323,28 +342,14 @@ static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, 
 		kvb_box_header(&b, 4 + k, kvb_by_label(o->sel.by, vals.v[k], t, sizeof(t)), KVB_ALIGN_RIGHT);
 	for (size_t ri = 0; ri < rows.n; ri++) {
 		for (size_t v = 0; v < r->variants.n; v++) {
-			const struct kvb_group *first = NULL;
-			for (size_t gi = 0; gi < r->ngroups && !first; gi++) {
-				const struct kvb_group *g = &r->groups[gi];
-				char *rk = kvb_xasprintf("%s\x1f%s\x1f%s\x1f%s", g->workload, g->metric, g->units, g->cls_json);
-				if (!strcmp(rk, rows.v[ri]))
-					first = g;
-				free(rk);
-			}
+			const struct kvb_group *first = row_group(r, rows.v[ri], NULL);
 			kvb_box_cell(&b, first->workload);
 			metric_title(t, sizeof(t), first);
 			kvb_box_cell(&b, t);
 			kvb_box_cell(&b, first->label);
 			kvb_box_cell(&b, r->variants.v[v]);
 			for (size_t k = 0; k < vals.n; k++) {
-				const struct kvb_group *g = NULL;
-				for (size_t gi = 0; gi < r->ngroups && !g; gi++) {
-					const struct kvb_group *h = &r->groups[gi];
-					char *rk = kvb_xasprintf("%s\x1f%s\x1f%s\x1f%s", h->workload, h->metric, h->units, h->cls_json);
-					if (!strcmp(rk, rows.v[ri]) && !strcmp(h->by_value ? h->by_value : "-", vals.v[k]))
-						g = h;
-					free(rk);
-				}
+				const struct kvb_group *g = row_group(r, rows.v[ri], vals.v[k]);
 				struct kvb_cell_stats cs;
 				char n1[64], d[64];
 				if (!g) {
