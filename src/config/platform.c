@@ -1,6 +1,7 @@
 /* Implements platform.yaml loading and validation (DESIGN.md §4). */
 #include "config/platform.h"
 #include "core/error.h"
+#include "core/util.h"
 #include "target/target.h"
 
 #include <dirent.h>
@@ -66,18 +67,6 @@ static const struct kvb_keydef topo_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
-static int is_dir(const char *p)
-{
-	struct stat st;
-	return !stat(p, &st) && S_ISDIR(st.st_mode);
-}
-
-static int is_file(const char *p)
-{
-	struct stat st;
-	return !stat(p, &st) && S_ISREG(st.st_mode);
-}
-
 /* The search path, in order: $KVB_PLATFORM_PATH entries, ./platforms, <source>/platforms. */
 static void search_path(struct kvb_strv *out)
 {
@@ -95,11 +84,11 @@ static void search_path(struct kvb_strv *out)
 static char *platform_file_in(const char *dir)
 {
 	char *f = kvb_xasprintf("%s/platform.yaml", dir);
-	if (is_file(f))
+	if (kvb_is_file(f))
 		return f;
 	free(f);
 	f = kvb_xasprintf("%s/platform.json", dir);
-	if (is_file(f))
+	if (kvb_is_file(f))
 		return f;
 	free(f);
 	return NULL;
@@ -254,11 +243,11 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 
 	memset(p, 0, sizeof(*p));
 	kvb_runtime_init(&p->setup);
-	if (is_file(name_or_path)) {
+	if (kvb_is_file(name_or_path)) {
 		file = kvb_xstrdup(name_or_path);
 		char *slash = strrchr(file, '/');
 		dir = slash ? kvb_xstrndup(file, (size_t)(slash - file)) : kvb_xstrdup(".");
-	} else if (is_dir(name_or_path) && (file = platform_file_in(name_or_path))) {
+	} else if (kvb_is_dir(name_or_path) && (file = platform_file_in(name_or_path))) {
 		dir = kvb_xstrdup(name_or_path);
 	} else if ((dir = kvb_platform_find_dir(name_or_path))) {
 		file = platform_file_in(dir);

@@ -155,6 +155,18 @@ int kvb_parse_double(const char *s, double *out)
 	return 0;
 }
 
+int kvb_is_dir(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISDIR(st.st_mode);
+}
+
+int kvb_is_file(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
 int kvb_mkdir_p(const char *path, unsigned mode)
 {
 	char *p = kvb_xstrdup(path);

@@ -43,6 +43,9 @@ int kvb_parse_double(const char *s, double *out);
 
 /* mkdir -p; returns 0 or -1 with errno. */
 int kvb_mkdir_p(const char *path, unsigned mode);
+/* 1 when path (symlinks followed) is a directory / a regular file, else 0 (also when stat fails). */
+int kvb_is_dir(const char *path);
+int kvb_is_file(const char *path);
 /* Copies a file; returns 0 or -1 with errno. */
 int kvb_copy_file(const char *src, const char *dst);
 

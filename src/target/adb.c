@@ -333,12 +333,6 @@ static int adb_copy(struct kvb_target *t, const char *verb, const char *from, co
 	return rc;
 }
 
-static int is_local_dir(const char *path)
-{
-	struct stat st;
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
-}
-
 /*
  * adb copies a directory *into* an existing destination directory
  * (dst/NAME); "SRC/." copies its contents instead (adb 29), which gives the
@@ -350,7 +344,7 @@ static int adb_push(struct kvb_target *t, const char *local, const char *remote,
 	struct kvb_exec_result r;
 	char *dot;
 	int rc;
-	if (!is_local_dir(local))
+	if (!kvb_is_dir(local))
 		return adb_copy(t, "push", local, remote, err);
 	kvb_exec_result_init(&r);
 	rc = kvb_target_run_ok(t, mkdir_argv, ADB_SHORT_MS, &r, err);
@@ -369,7 +363,7 @@ static int adb_pull(struct kvb_target *t, const char *remote, const char *local,
 	struct kvb_exec_result r;
 	char *dot;
 	int rc, remote_dir;
-	if (!is_local_dir(local))
+	if (!kvb_is_dir(local))
 		return adb_copy(t, "pull", remote, local, err);
 	kvb_exec_result_init(&r);
 	rc = kvb_target_exec(t, test_argv, ADB_SHORT_MS, &r, err);

@@ -99,18 +99,6 @@ static char *qemu_escape(const char *s)
 	return kvb_buf_detach(&b);
 }
 
-static int is_dir(const char *p)
-{
-	struct stat st;
-	return !stat(p, &st) && S_ISDIR(st.st_mode);
-}
-
-static int is_file(const char *p)
-{
-	struct stat st;
-	return !stat(p, &st) && S_ISREG(st.st_mode);
-}
-
 /* Runs the board script with args; on success *out (if non-NULL) gets its last stdout line. */
 static int run_script(struct qemu_priv *p, const char *const *args, uint64_t timeout_ms, char **out,
 		      struct kvb_error *err)
@@ -174,7 +162,7 @@ static int ensure_board(struct qemu_priv *p, struct kvb_error *err)
 	if (rc)
 		return rc;
 	img = kvb_xasprintf("%s/rootfs.ext4", p->board_dir);
-	if (!is_file(img))
+	if (!kvb_is_file(img))
 		rc = kvb_error_set(err, KVB_EINPUT, "board script left no '%s'", img);
 	free(img);
 	p->board_checked = !rc;
@@ -468,15 +456,15 @@ int kvb_qemu_boot(struct kvb_target *t, const char *kernel, const char *initrd, 
 
 	if (!p)
 		return kvb_error_set(err, KVB_EINPUT, "kvb_qemu_boot: target is not an open qemu target");
-	if (!kernel || (!is_file(kernel) && !is_dir(kernel)))
+	if (!kernel || (!kvb_is_file(kernel) && !kvb_is_dir(kernel)))
 		return kvb_error_set(err, KVB_EINPUT, "no kernel '%s'", kernel ? kernel : "(null)");
-	if (initrd && !is_file(initrd))
+	if (initrd && !kvb_is_file(initrd))
 		return kvb_error_set(err, KVB_EINPUT, "no initrd '%s'", initrd);
 	kvb_qemu_poweroff(t, &serr);
 	rc = ensure_board(p, err);
 	if (rc)
 		goto out;
-	if (is_dir(kernel)) {
+	if (kvb_is_dir(kernel)) {
 		const char *args[] = { "kernel", kernel, NULL };
 		char *line = NULL;
 		rc = run_script(p, args, SCRIPT_TIMEOUT_MS, &line, err);
