@@ -139,11 +139,9 @@ struct opts {
 	int no_shell_v2;
 	int hold_bootloader;     /* after reboot:bootloader, stay away while STATE/bootloader exists */
 	const char *serialno;
-	int verbose;
 };
 
 static struct opts o = { .reboot_delay_ms = 2000, .serialno = "KVBSIM0001" };
-static volatile sig_atomic_t g_stop;
 static int g_listen = -1;
 static struct conn *g_conns;
 static uint64_t g_boot_at_ns;      /* sys.boot_completed becomes 1 at this time (0 = done) */
@@ -151,25 +149,6 @@ static uint64_t g_reboot_at_ns;    /* pending reboot: drop everything at this ti
 static const char *g_reboot_mode;
 static uint64_t g_relisten_at_ns;  /* offline until this time */
 static int g_relisten_boots;       /* coming back is a new boot (reboot) or not (cable pulled) */
-
-static void vlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void vlog(const char *fmt, ...)
-{
-	va_list ap;
-	if (!o.verbose)
-		return;
-	va_start(ap, fmt);
-	fprintf(stderr, "adbd_sim: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	g_stop = 1;
-}
 
 static void put_u32(unsigned char *p, uint32_t v)
 {
@@ -315,7 +294,7 @@ static int open_listener(void)
 	if (fd < 0)
 		return -1;
 	g_listen = fd;
-	vlog("listening on 127.0.0.1:%d", o.port);
+	kvb_sim_log("listening on 127.0.0.1:%d", o.port);
 	return 0;
 }
 
@@ -712,7 +691,7 @@ static int sync_feed(struct stream *s)
 			continue;
 		}
 		path = kvb_xstrndup((const char *)p + 8, len);
-		vlog("sync %.4s %s", (const char *)p, path);
+		kvb_sim_log("sync %.4s %s", (const char *)p, path);
 		if (id == SYNC_ID('S', 'T', 'A', 'T')) {
 			int ok = !lstat(path, &st);
 			kvb_buf_add(&s->out, "STAT", 4);
@@ -778,7 +757,7 @@ static struct stream *open_service(struct conn *c, const char *svc)
 		s->kind = v2 ? SK_SHELL_V2 : SK_RAW;
 		if (spawn_shell(s, cmd, v2 ? ERR_PIPE : ERR_MERGE))
 			goto refuse;
-		vlog("shell%s pid %d: %s", v2 ? " v2" : "", (int)s->pid, cmd);
+		kvb_sim_log("shell%s pid %d: %s", v2 ? " v2" : "", (int)s->pid, cmd);
 		return s;
 	}
 	if (!strncmp(svc, "exec:", 5)) {
@@ -804,7 +783,7 @@ static struct stream *open_service(struct conn *c, const char *svc)
 		return s;
 	}
 refuse:
-	vlog("refusing service '%s'", svc);
+	kvb_sim_log("refusing service '%s'", svc);
 	stream_free(s);
 	return NULL;
 }
@@ -824,7 +803,7 @@ static void handle_message(struct conn *c, uint32_t cmd, uint32_t a0, uint32_t a
 			 banner_features());
 		send_msg(c, A_CNXN, version, SIM_MAX_PAYLOAD, banner, strlen(banner));
 		c->online = 1;
-		vlog("CNXN from host (version %#x, max payload %u)", a0, a1);
+		kvb_sim_log("CNXN from host (version %#x, max payload %u)", a0, a1);
 		return;
 	}
 	if (!c->online)
@@ -890,12 +869,12 @@ static void handle_message(struct conn *c, uint32_t cmd, uint32_t a0, uint32_t a
 		return;
 	case A_CLSE:
 		if ((s = stream_find(c, a1))) {
-			vlog("host closed stream %u", s->id);
+			kvb_sim_log("host closed stream %u", s->id);
 			stream_unlink(c, s);
 		}
 		return;
 	default:
-		vlog("ignoring command %#x", cmd);
+		kvb_sim_log("ignoring command %#x", cmd);
 	}
 }
 
@@ -911,7 +890,7 @@ static void conn_feed(struct conn *c)
 		cmd = get_u32(p);
 		len = get_u32(p + 12);
 		if (get_u32(p + 20) != (cmd ^ 0xffffffffu) || len > 1024u * 1024u) {
-			vlog("bad message header: dropping the connection");
+			kvb_sim_log("bad message header: dropping the connection");
 			c->dead = 1;
 			return;
 		}
@@ -941,7 +920,7 @@ static void stream_progress(struct conn *c, struct stream *s)
 			unsigned char code = (unsigned char)s->status;
 			shell_packet(s, PKT_EXIT, &code, 1);
 		}
-		vlog("stream %u: command exited with %d", s->id, s->status);
+		kvb_sim_log("stream %u: command exited with %d", s->id, s->status);
 		s->closing = 1;
 	}
 	while (s->can_send && s->out_off < s->out.len && !c->dead) {
@@ -990,7 +969,7 @@ static void conn_free(struct conn *c)
 
 static void drop_all(const char *why)
 {
-	vlog("dropping all connections (%s)", why);
+	kvb_sim_log("dropping all connections (%s)", why);
 	for (struct conn *c = g_conns; c; c = c->next)
 		c->dead = 1;
 }
@@ -1029,7 +1008,7 @@ static void accept_conn(void)
 	kvb_buf_init(&c->out);
 	c->next = g_conns;
 	g_conns = c;
-	vlog("connection accepted");
+	kvb_sim_log("connection accepted");
 }
 
 /* ---- main loop ---------------------------------------------------------------------------- */
@@ -1066,7 +1045,7 @@ static void timers(void)
 	if (g_boot_at_ns && now >= g_boot_at_ns && g_listen >= 0) {
 		set_prop("sys.boot_completed", "1");
 		g_boot_at_ns = 0;
-		vlog("boot completed");
+		kvb_sim_log("boot completed");
 	}
 	if (o.drop_after_ms)
 		for (struct conn *c = g_conns; c; c = c->next)
@@ -1087,13 +1066,13 @@ static void timers(void)
 		set_prop("sys.boot_completed", NULL);
 		g_boot_at_ns = 0;
 		g_reboot_at_ns = 0;
-		vlog("rebooting (%s), back in %llu ms", *g_reboot_mode ? g_reboot_mode : "normal",
+		kvb_sim_log("rebooting (%s), back in %llu ms", *g_reboot_mode ? g_reboot_mode : "normal",
 		     (unsigned long long)o.reboot_delay_ms);
 	}
 	if (g_relisten_at_ns && now >= g_relisten_at_ns && !in_bootloader()) {
 		g_relisten_at_ns = 0;
 		if (open_listener())
-			g_stop = 1;
+			kvb_sim_stop = 1;
 		else if (g_relisten_boots)
 			start_boot();
 	}
@@ -1105,7 +1084,7 @@ static int run(void)
 	struct pfd_ref *ref = NULL;
 	size_t cap = 0;
 
-	while (!g_stop) {
+	while (!kvb_sim_stop) {
 		size_t n = 0;
 		int busy = 0;
 		timers();
@@ -1115,7 +1094,7 @@ static int run(void)
 				struct conn *d = *pp;
 				*pp = d->next;
 				conn_free(d);
-				vlog("connection closed");
+				kvb_sim_log("connection closed");
 			} else {
 				pp = &(*pp)->next;
 			}
@@ -1250,7 +1229,7 @@ static int parse_ms(const char *s, uint64_t *out)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	kvb_sim_name = "adbd_sim";
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int64_t n;
@@ -1259,7 +1238,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (!strcmp(a, "-v")) {
-			o.verbose = 1;
+			kvb_sim_verbose = 1;
 			continue;
 		} else if (!strcmp(a, "--no-shell-v2")) {
 			o.no_shell_v2 = 1;
@@ -1332,9 +1311,7 @@ int main(int argc, char **argv)
 	}
 	if (chdir(o.root) || setup_state())
 		return 1;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	kvb_sim_catch_signals();
 	if (open_listener())
 		return 1;
 	if (o.port_file)
@@ -1342,6 +1319,6 @@ int main(int argc, char **argv)
 	start_boot();
 	run();
 	free(o.state);
-	vlog("stopped");
+	kvb_sim_log("stopped");
 	return 0;
 }

@@ -69,33 +69,12 @@ struct opts {
 	const char *serialno;
 	int lose_flash;
 	int fail_flash;
-	int verbose;
 };
 
 static struct opts o = { .store = "fastboot_sim", .product = "hikey960", .serialno = "KVBFB0001" };
-static volatile sig_atomic_t g_stop;
 static int g_listen = -1;
 static int g_flashes;
 static struct kvb_buf g_download;
-
-static void vlog(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void vlog(const char *fmt, ...)
-{
-	va_list ap;
-	if (!o.verbose)
-		return;
-	va_start(ap, fmt);
-	fprintf(stderr, "fastboot_sim: ");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	g_stop = 1;
-}
 
 static void log_command(const char *cmd)
 {
@@ -136,7 +115,7 @@ static int read_full(int fd, void *buf, size_t n)
 	while (got < n) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		ssize_t r;
-		if (poll(&p, 1, IO_TIMEOUT_MS) <= 0 || g_stop)
+		if (poll(&p, 1, IO_TIMEOUT_MS) <= 0 || kvb_sim_stop)
 			return -1;
 		r = recv(fd, (char *)buf + got, n - got, 0);
 		if (r <= 0) {
@@ -182,7 +161,7 @@ static int send_msg(int fd, const char *text)
 	uint64_t n = strlen(text);
 	for (int i = 0; i < 8; i++)
 		h[i] = (unsigned char)(n >> (56 - 8 * i));
-	vlog("-> %s", text);
+	kvb_sim_log("-> %s", text);
 	return write_full(fd, h, 8) || write_full(fd, text, (size_t)n) ? -1 : 0;
 }
 
@@ -237,7 +216,7 @@ static void boot_board(void)
 		return;
 	}
 	if (access(img, F_OK)) {
-		vlog("booting: nothing flashed to boot, the board keeps its kernel");
+		kvb_sim_log("booting: nothing flashed to boot, the board keeps its kernel");
 	} else if (kvb_bootimg_identify(img, &id, &cmdline, &err)) {
 		/* A board that cannot boot its image: it stays in the bootloader. */
 		fprintf(stderr, "fastboot_sim: boot.img does not boot: %s\n", err.msg);
@@ -255,7 +234,7 @@ static void boot_board(void)
 		free(dir);
 		put_state("bin/uname", uname_sh, 0755);
 		put_state("bin/cat", cat_sh, 0755);
-		vlog("booting %s (%s), cmdline '%s'", id.release, id.version, cmdline);
+		kvb_sim_log("booting %s (%s), cmdline '%s'", id.release, id.version, cmdline);
 		kvb_kimage_id_release(&id);
 		free(cmdline);
 	}
@@ -308,7 +287,7 @@ static int cmd_download(int fd, const char *hex)
 			return -1;
 		g_download.len += (size_t)len;
 	}
-	vlog("downloaded %zu bytes", g_download.len);
+	kvb_sim_log("downloaded %zu bytes", g_download.len);
 	return reply(fd, "OKAY", "%s", "");
 }
 
@@ -323,11 +302,11 @@ static int cmd_flash(int fd, const char *part)
 	if (reply(fd, "INFO", "writing '%s'", part))
 		return -1;
 	if (g_flashes == o.fail_flash) {
-		vlog("flash %d to '%s' fails (--fail-flash)", g_flashes, part);
+		kvb_sim_log("flash %d to '%s' fails (--fail-flash)", g_flashes, part);
 		return reply(fd, "FAIL", "flash write failure on '%s'", part);
 	}
 	if (g_flashes == o.lose_flash) {
-		vlog("flash %d to '%s' lost (--lose-flash)", g_flashes, part);
+		kvb_sim_log("flash %d to '%s' lost (--lose-flash)", g_flashes, part);
 	} else {
 		p = kvb_xasprintf("%s/%s.img", o.store, part);
 		kvb_sim_write_file(p, g_download.data, g_download.len, 0644);
@@ -344,7 +323,7 @@ static void serve(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (write_full(fd, "FB01", 4) || read_full(fd, hs, 4) || memcmp(hs, "FB", 2) || hs[2] < '0' || hs[2] > '9' ||
 	    hs[3] < '0' || hs[3] > '9') {
-		vlog("bad handshake");
+		kvb_sim_log("bad handshake");
 		return;
 	}
 	for (;;) {
@@ -354,7 +333,7 @@ static void serve(int fd)
 		if (read_len(fd, &len) || len == 0 || len >= sizeof(cmd) || read_full(fd, cmd, (size_t)len))
 			return;
 		cmd[len] = '\0';
-		vlog("<- %s", cmd);
+		kvb_sim_log("<- %s", cmd);
 		log_command(cmd);
 		if (!strncmp(cmd, "getvar:", 7))
 			rc = cmd_getvar(fd, cmd + 7);
@@ -392,7 +371,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	kvb_sim_name = "fastboot_sim";
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int64_t n = 0;
@@ -401,7 +380,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (!strcmp(a, "-v")) {
-			o.verbose = 1;
+			kvb_sim_verbose = 1;
 			continue;
 		}
 		if (!v) {
@@ -439,15 +418,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fastboot_sim: cannot create '%s': %s\n", o.store, strerror(errno));
 		return 1;
 	}
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	kvb_sim_catch_signals();
 	/* Bind once to learn (and keep) the port, even if the board starts outside the bootloader. */
 	if (open_listener())
 		return 1;
 	if (o.port_file)
 		kvb_sim_write_port_file(o.port_file, o.port);
-	while (!g_stop) {
+	while (!kvb_sim_stop) {
 		int in = in_bootloader();
 		if (!in && g_listen >= 0) {
 			close(g_listen); /* the board runs Android: nothing answers on the port */
@@ -460,7 +437,7 @@ int main(int argc, char **argv)
 			if (poll(&p, 1, 100) > 0) {
 				int fd = accept4(g_listen, NULL, NULL, SOCK_CLOEXEC);
 				if (fd >= 0) {
-					vlog("connection accepted");
+					kvb_sim_log("connection accepted");
 					serve(fd);
 					close(fd);
 				}

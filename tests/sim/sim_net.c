@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,36 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+const char *kvb_sim_name = "sim";
+int kvb_sim_verbose;
+volatile sig_atomic_t kvb_sim_stop;
+
+void kvb_sim_log(const char *fmt, ...)
+{
+	va_list ap;
+	if (!kvb_sim_verbose)
+		return;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", kvb_sim_name);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	kvb_sim_stop = 1;
+}
+
+void kvb_sim_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
 
 int kvb_sim_listen(int *port, int flags, int backlog, const char *who)
 {

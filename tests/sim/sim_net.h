@@ -1,14 +1,27 @@
 /*
  * What the simulated devices (the tests/sim/NAME_sim.c programs) share: a listening TCP
  * socket on 127.0.0.1, files written whole (a reader never sees half a
- * file), and the --port-file convention. Linked into every sim as the
+ * file), the --port-file convention, -v logging and the stop signals. Linked into every sim as the
  * kvb_sim_net library (tests/sim/CMakeLists.txt).
  */
 #ifndef KVB_SIM_NET_H
 #define KVB_SIM_NET_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/* The sim's name ("adbd_sim"), prefixing its messages; main() sets it first. */
+extern const char *kvb_sim_name;
+/* Set by -v: kvb_sim_log() prints. */
+extern int kvb_sim_verbose;
+/* Becomes 1 on SIGTERM or SIGINT once kvb_sim_catch_signals() ran: the sim's loop ends. */
+extern volatile sig_atomic_t kvb_sim_stop;
+
+/* When kvb_sim_verbose: "NAME: message\n" on stderr. */
+void kvb_sim_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* SIGTERM and SIGINT set kvb_sim_stop; SIGPIPE is ignored (a vanished peer gives EPIPE instead). */
+void kvb_sim_catch_signals(void);
 
 /*
  * Listens on 127.0.0.1:*port (0 = any free port) with SO_REUSEADDR; flags
