@@ -28,10 +28,9 @@ int kvb_adbsim_free_port(void)
 	return port;
 }
 
-/* Runs argv locally with its output discarded; returns its exit code or a kvb_err. */
-static int run_quiet(const char *const *argv)
+int kvb_adbsim_run(const char *const *argv, char **out, uint64_t timeout_ms)
 {
-	struct kvb_spawn_opts o = { .argv = argv, .timeout_ms = 30000 };
+	struct kvb_spawn_opts o = { .argv = argv, .timeout_ms = timeout_ms };
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	int rc;
@@ -39,6 +38,10 @@ static int run_quiet(const char *const *argv)
 	rc = kvb_spawn_run(&o, &r, &e);
 	if (!rc)
 		rc = r.exit_code;
+	else
+		rc = -1;
+	if (out)
+		*out = kvb_xasprintf("%s%s", r.out.data, r.err.data);
 	kvb_exec_result_release(&r);
 	return rc;
 }
@@ -48,9 +51,9 @@ static void kill_server(void)
 	char port[16];
 	snprintf(port, sizeof(port), "%d", g_server_port);
 	const char *argv[] = { "adb", "-P", port, "kill-server", NULL };
-	run_quiet(argv);
+	kvb_adbsim_run(argv, NULL, 30000);
 	const char *rm[] = { "rm", "-rf", g_home, NULL };
-	run_quiet(rm);
+	kvb_adbsim_run(rm, NULL, 30000);
 }
 
 int kvb_adbsim_server_port(void)
@@ -162,11 +165,11 @@ int kvb_adbsim_stop(struct kvb_adbsim *d)
 	int status;
 	snprintf(port, sizeof(port), "%d", kvb_adbsim_server_port());
 	const char *disc[] = { "adb", "-P", port, "disconnect", d->serial, NULL };
-	run_quiet(disc);
+	kvb_adbsim_run(disc, NULL, 30000);
 	kvb_target_close(&d->t);
 	kvb_platform_release(&d->plat);
 	status = kvb_spawn_stop(&d->sim, SIGTERM, 5000);
 	const char *rm[] = { "rm", "-rf", d->dir, NULL };
-	run_quiet(rm);
+	kvb_adbsim_run(rm, NULL, 30000);
 	return status;
 }

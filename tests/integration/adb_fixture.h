@@ -36,6 +36,12 @@ struct kvb_adbsim {
 	uint64_t started_ns;   /* kvb_mono_ns() just before adbd_sim was spawned */
 };
 
+/*
+ * Runs argv on this host (adb, rm, kvbench ...) within timeout_ms. With out
+ * non-NULL, *out receives its stdout then its stderr (free() it). Returns
+ * the exit code, or -1 when it could not run or timed out.
+ */
+int kvb_adbsim_run(const char *const *argv, char **out, uint64_t timeout_ms);
 /* A free TCP port on 127.0.0.1 (bound, read back and closed), or 0. */
 int kvb_adbsim_free_port(void);
 /*

@@ -37,25 +37,6 @@ struct simdev {
 	char *root, *state, *db; /* sandbox, sim state dir, results DB path on the device */
 };
 
-/* Runs argv locally; stdout into *out when out is non-NULL. Returns the exit code or -1. */
-static int run_local(const char *const *argv, char **out, uint64_t timeout_ms)
-{
-	struct kvb_spawn_opts o = { .argv = argv, .timeout_ms = timeout_ms };
-	struct kvb_exec_result r;
-	struct kvb_error e;
-	int rc;
-	kvb_exec_result_init(&r);
-	rc = kvb_spawn_run(&o, &r, &e);
-	if (!rc)
-		rc = r.exit_code;
-	else
-		rc = -1;
-	if (out)
-		*out = kvb_xasprintf("%s%s", r.out.data, r.err.data);
-	kvb_exec_result_release(&r);
-	return rc;
-}
-
 static void write_file(const char *path, const char *text, int mode)
 {
 	FILE *f = fopen(path, "w");
@@ -683,7 +664,7 @@ static void test_jankbench__agenda_run_and_diff_tables(void)
 		const char *argv[] = { kvb,  "run", KVB_SOURCE_DIR "/agendas/jankbench-quick.yaml", "-p", plat, "-d", dbf,
 				       "-V", v1,    "-V",  v2, "--rounds", "1", "--no-diff", NULL };
 		t0 = kvb_mono_ns();
-		int rc = run_local(argv, &out, 100000);
+		int rc = kvb_adbsim_run(argv, &out, 100000);
 		fprintf(stderr, "  kvbench run: exit %d in %.1f s\n", rc, secs_since(t0));
 		if (rc)
 			fprintf(stderr, "%s\n", out);
@@ -695,7 +676,7 @@ static void test_jankbench__agenda_run_and_diff_tables(void)
 				       "select count(*), count(distinct variant), count(distinct json_extract(classifiers, '$.rep')) "
 				       "from results where workload = 'jankbench'",
 				       NULL };
-		CHECK(run_local(argv, &out, 30000) == 0);
+		CHECK(kvb_adbsim_run(argv, &out, 30000) == 0);
 		/* 7 metrics x 2 reps x 5 tests x 2 variants */
 		CHECK_CONTAINS(out, "\n140,2,2\n");
 		free(out);
@@ -703,7 +684,7 @@ static void test_jankbench__agenda_run_and_diff_tables(void)
 	{
 		const char *argv[] = { kvb, "diff", "-d", dbf, "--workload", "jankbench", "--stat", "max", "--metric",
 				       "frame_duration_max", NULL };
-		CHECK(run_local(argv, &out, 30000) == 0);
+		CHECK(kvb_adbsim_run(argv, &out, 30000) == 0);
 		fprintf(stderr, "%s", out);
 		CHECK_CONTAINS(out, "perc_diff");
 		CHECK_CONTAINS(out, " max ");
@@ -722,7 +703,7 @@ static void test_jankbench__agenda_run_and_diff_tables(void)
 	}
 	{
 		const char *argv[] = { kvb, "diff", "-d", dbf, "--workload", "jankbench", "--metric", "jank_pct", NULL };
-		CHECK(run_local(argv, &out, 30000) == 0);
+		CHECK(kvb_adbsim_run(argv, &out, 30000) == 0);
 		fprintf(stderr, "%s", out);
 		check_row(out, "test_name=shadow_grid ", "| base ", "| 33.33 ");
 		check_row(out, "test_name=shadow_grid ", "| fast ", "  -25.00%");
@@ -733,7 +714,7 @@ static void test_jankbench__agenda_run_and_diff_tables(void)
 		/* mean of {10, 12, 40} and {10, 12, 30}: 19.00 for list_view on base; fast {10,12,30,14},{10,12,20,14}: 15.25 */
 		const char *argv[] = { kvb, "diff", "-d", dbf, "--workload", "jankbench", "--metric", "frame_duration_mean",
 				       NULL };
-		CHECK(run_local(argv, &out, 30000) == 0);
+		CHECK(kvb_adbsim_run(argv, &out, 30000) == 0);
 		check_row(out, "test_name=list_view ", "| base ", " 19 |");
 		check_row(out, "test_name=list_view ", "| fast ", "| 15.25 ");
 		check_row(out, "test_name=list_view ", "| fast ", "  -19.74%");
