@@ -43,6 +43,7 @@
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "report/box.h"
 #include "target/adb.h"
 
 #include <errno.h>
@@ -468,21 +469,6 @@ static void force_stop(struct kvb_job_ctx *ctx)
 	kvb_exec_result_release(&r);
 }
 
-static void csv_field(FILE *f, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static int write_frames(struct kvb_job_ctx *ctx, const struct kvb_jank_results *res, struct kvb_error *err)
 {
 	char *path = kvb_xasprintf("%s/jankbench-frames.csv", ctx->artifact_dir);
@@ -496,7 +482,7 @@ static int write_frames(struct kvb_job_ctx *ctx, const struct kvb_jank_results *
 	for (size_t i = 0; i < res->n; i++) {
 		const struct kvb_jank_iter *g = &res->v[i];
 		for (size_t k = 0; g->frames_ms && k < g->frames; k++) {
-			csv_field(f, g->test_name);
+			kvb_csv_field(f, g->test_name);
 			fprintf(f, ",%lld,%zu,%.17g\n", (long long)g->iteration, k, g->frames_ms[k]);
 		}
 	}
