@@ -17,3 +17,9 @@ kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
 # adb target against tests/sim/adbd_sim with the real adb client and a private adb server.
 kvb_test(test_adb integration/test_adb.c integration 110)
 add_dependencies(test_adb adbd_sim)
+kvb_script_test(it_bad_inputs integration/bad_inputs.sh integration 120)
+kvb_script_test(it_security integration/security.sh integration 240)
+# No ssh connection key turns host key checking off (harden).
+kvb_test(test_hostkey ${CMAKE_CURRENT_LIST_DIR}/test_hostkey.c integration 110)
+target_link_libraries(test_hostkey PRIVATE kvb_sshd_fixture)
+kvb_script_test(it_faults integration/faults.sh integration 240)
