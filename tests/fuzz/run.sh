@@ -46,7 +46,7 @@ mkdir -p "$work" "$art"
 # -timeout: one input taking over 10 s is a hang; -rss_limit_mb: a blow-up is a finding too.
 # The fuzzers' own temp files go to a private TMPDIR removed afterwards.
 tmp=$(mktemp -d "/tmp/kvb-fuzz-tmp.XXXXXX")
-TMPDIR=$tmp ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:fast_unwind_on_malloc=0} \
+TMPDIR=$tmp ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:fast_unwind_on_malloc=0" \
   "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -error_exitcode=1 -timeout_exitcode=1 \
   -artifact_prefix="$art/" "$work" "$SRC/tests/fuzz/corpus/$t" >"$tmp.log" 2>&1
 rc=$?
