@@ -25,7 +25,8 @@ const struct kvb_cmd kvb_commands[] = {
 	  "      --resume [RUN]    continue an interrupted run (default: the latest)\n"
 	  "      --dry-run         print the plan and exit\n"
 	  "      --no-diff         do not print the diff table at the end\n"
-	  "      --max-jobs N      stop after N jobs as if interrupted (for testing resume)\n" },
+	  "      --max-jobs N      stop after N jobs as if interrupted (for testing resume)\n"
+	  "      --allow-unverified  accept artifact URLs that come without a sha256\n" },
 	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A]\n"
@@ -46,9 +47,16 @@ const struct kvb_cmd kvb_commands[] = {
 	{ "import", cmd_import, "bring outside results in (long-format CSV)",
 	  "usage: kvbench import csv FILE [-d DB]\n\n"
 	  "  Columns: variant, workload, metric, value [, units, lower_is_better, iteration, boot|round, section];\n"
-	  "  any other column is a classifier. Bad rows are reported with their line; nothing is imported then.\n" },
+	  "  any other column is a classifier. Bad rows are reported with their line; nothing is imported then.\n"
+	  "usage: kvbench import energy FILE --job ID [-d DB] [--format csv|aep|acme|monsoon] [--units W|mW|uW]\n"
+	  "                             [--rate HZ] [--channel NAME] [--cut]\n\n"
+	  "  Attaches a probe recording to a stored job (streamed; any size). csv: `time,CHAN,...` header, time in s\n"
+	  "  (time_ms/_us/_ns suffixes), values in W unless the column says name(mW). Relative times start at the\n"
+	  "  job's start; --cut keeps only samples within the job. Channels of the same name are replaced.\n" },
 	{ "export", cmd_export, "take results out (long-format CSV, the import format)",
-	  "usage: kvbench export csv [-d DB] [--run ID]\n" },
+	  "usage: kvbench export csv [-d DB] [--run ID]\n"
+	  "       kvbench export samples --job ID [--channel NAME] [-d DB]\n\n"
+	  "  samples: every stored energy sample of the job as CSV t_ns,chan_name,value,units.\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

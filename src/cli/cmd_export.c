@@ -1,7 +1,8 @@
-/* Implements `kvbench export csv`: a run's results as long-format CSV on stdout. */
+/* Implements `kvbench export csv` (a run's results as long-format CSV) and `export samples --job ID` on stdout. */
 #include "cli/cli.h"
 #include "core/util.h"
 #include "store/csvio.h"
+#include "store/energy.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -11,7 +12,11 @@ int cmd_export(int argc, char **argv)
 {
 	static const struct option opts[] = { { "db", required_argument, NULL, 'd' },
 					      { "run", required_argument, NULL, 'r' },
+					      { "job", required_argument, NULL, 'j' },
+					      { "channel", required_argument, NULL, 'c' },
 					      { NULL, 0, NULL, 0 } };
+	const char *channel = NULL;
+	int64_t job = 0;
 	const char *db = NULL;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
@@ -24,11 +29,25 @@ int cmd_export(int argc, char **argv)
 		else if (c == 'r') {
 			if (kvb_parse_i64(optarg, &run) || run < 1)
 				return kvb_cli_usage("export", "--run '%s': expected a run id", optarg);
+		} else if (c == 'j') {
+			if (kvb_parse_i64(optarg, &job) || job < 1)
+				return kvb_cli_usage("export", "--job '%s': expected a job id", optarg);
+		} else if (c == 'c') {
+			channel = optarg;
 		} else
 			return kvb_cli_usage("export", "unknown option");
 	}
+	if (optind + 1 == argc && !strcmp(argv[optind], "samples")) {
+		if (!job)
+			return kvb_cli_usage("export", "export samples needs --job ID");
+		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) ||
+		    (rc = kvb_store_samples_export_csv(st, job, channel, stdout, NULL, &err)))
+			kvb_cli_fail(&err);
+		kvb_store_close(st);
+		return rc;
+	}
 	if (optind + 1 != argc || strcmp(argv[optind], "csv"))
-		return kvb_cli_usage("export", "expected `export csv`");
+		return kvb_cli_usage("export", "expected `export csv` or `export samples --job ID`");
 	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) || (rc = kvb_csv_export(st, run, stdout, &err)))
 		kvb_cli_fail(&err);
 	kvb_store_close(st);

@@ -1,10 +1,80 @@
-/* Implements `kvbench import csv FILE`: long-format results from other tools or posts into a new run. */
+/* Implements `kvbench import csv FILE` (long-format results into a new run) and `import energy FILE --job ID`. */
 #include "cli/cli.h"
+#include "core/util.h"
+#include "instrument/energy_import.h"
 #include "store/csvio.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+
+/* `import energy FILE --job ID ...` (options anywhere: getopt moves the words to the end). */
+static int import_energy(int argc, char **argv)
+{
+	const char *db = NULL;
+	static const struct option opts[] = { { "db", required_argument, NULL, 'd' },
+					      { "job", required_argument, NULL, 'j' },
+					      { "format", required_argument, NULL, 'f' },
+					      { "units", required_argument, NULL, 'u' },
+					      { "rate", required_argument, NULL, 'r' },
+					      { "channel", required_argument, NULL, 'c' },
+					      { "cut", no_argument, NULL, 'x' },
+					      { NULL, 0, NULL, 0 } };
+	struct kvb_energy_import_opts io;
+	struct kvb_probe_stats ps;
+	struct kvb_store *st = NULL;
+	struct kvb_error err;
+	int64_t job = 0;
+	int c, rc;
+	memset(&io, 0, sizeof(io));
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+		if (c == 'd')
+			db = optarg;
+		else if (c == 'j') {
+			if (kvb_parse_i64(optarg, &job) || job < 1)
+				return kvb_cli_usage("import", "--job '%s': expected a job id", optarg);
+		} else if (c == 'f') {
+			if (!strcmp(optarg, "csv"))
+				io.format = KVB_PROBE_CSV;
+			else if (!strcmp(optarg, "aep"))
+				io.format = KVB_PROBE_AEP;
+			else if (!strcmp(optarg, "acme"))
+				io.format = KVB_PROBE_ACME;
+			else if (!strcmp(optarg, "monsoon"))
+				io.format = KVB_PROBE_MONSOON;
+			else
+				return kvb_cli_usage("import", "--format '%s': expected csv, aep, acme or monsoon", optarg);
+		} else if (c == 'u') {
+			if (!kvb_power_units_to_mw(optarg))
+				return kvb_cli_usage("import", "--units '%s': expected W, mW or uW", optarg);
+			io.default_units = optarg;
+		} else if (c == 'r') {
+			if (kvb_parse_double(optarg, &io.rate_hz) || io.rate_hz <= 0)
+				return kvb_cli_usage("import", "--rate '%s': expected samples per second", optarg);
+		} else if (c == 'c') {
+			io.chan_name = optarg;
+		} else if (c == 'x') {
+			io.cut_to_job = 1;
+		} else {
+			return kvb_cli_usage("import", "unknown option");
+		}
+	}
+	if (optind + 2 != argc || strcmp(argv[optind], "energy"))
+		return kvb_cli_usage("import", "expected `import energy FILE --job ID`");
+	if (!job)
+		return kvb_cli_usage("import", "import energy needs --job ID");
+	if (io.format == KVB_PROBE_MONSOON && io.rate_hz <= 0)
+		return kvb_cli_usage("import", "monsoon files have no timestamps: give --rate HZ");
+	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) ||
+	    (rc = kvb_energy_import_csv(st, job, argv[optind + 1], &io, &ps, &err)))
+		kvb_cli_fail(&err);
+	else
+		printf("imported %llu samples from %s into job %lld\n", (unsigned long long)ps.samples_kept, argv[optind + 1],
+		       (long long)job);
+	kvb_store_close(st);
+	return rc;
+}
 
 int cmd_import(int argc, char **argv)
 {
@@ -14,6 +84,17 @@ int cmd_import(int argc, char **argv)
 	struct kvb_error err;
 	int64_t run = 0;
 	int c, rc;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-d") || !strcmp(argv[i], "--db")) {
+			i++;
+			continue;
+		}
+		if (argv[i][0] == '-')
+			continue;
+		if (!strcmp(argv[i], "energy"))
+			return import_energy(argc, argv);
+		break;
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
 		if (c == 'd')
@@ -22,7 +103,7 @@ int cmd_import(int argc, char **argv)
 			return kvb_cli_usage("import", "unknown option");
 	}
 	if (optind + 2 != argc || strcmp(argv[optind], "csv"))
-		return kvb_cli_usage("import", "expected `import csv FILE`");
+		return kvb_cli_usage("import", "expected `import csv FILE` or `import energy FILE --job ID`");
 	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) ||
 	    (rc = kvb_csv_import(st, argv[optind + 1], &run, &err)))
 		kvb_cli_fail(&err);

@@ -79,11 +79,12 @@ int cmd_run(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },       { "rounds", required_argument, NULL, 'r' },
 		{ "resume", no_argument, NULL, 'R' },         { "dry-run", no_argument, NULL, 'n' },
 		{ "no-diff", no_argument, NULL, 'N' },        { "max-jobs", required_argument, NULL, 'M' },
+		{ "allow-unverified", no_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *plat_name = NULL, *db = NULL, *agenda_file = NULL;
 	struct kvb_strv variants = KVB_STRV_INIT;
-	int rounds = 0, resume = 0, dry = 0, nodiff = 0, max_jobs = 0, c, rc;
+	int rounds = 0, resume = 0, dry = 0, nodiff = 0, max_jobs = 0, unverified = 0, c, rc;
 	int64_t resume_run = 0, run_id = 0;
 	struct kvb_agenda a;
 	struct kvb_platform p;
@@ -116,6 +117,7 @@ int cmd_run(int argc, char **argv)
 		case 'R': resume = 1; break;
 		case 'n': dry = 1; break;
 		case 'N': nodiff = 1; break;
+		case 'U': unverified = 1; break;
 		default: return kvb_cli_usage("run", "unknown option");
 		}
 	}
@@ -173,6 +175,7 @@ int cmd_run(int argc, char **argv)
 		struct kvb_run_opts ro = {
 			.agenda = &a, .plat = &p, .store = st, .rounds = rounds, .resume_run = resume_run,
 			.dry_run = dry, .command_line = cmdline.data, .max_jobs = max_jobs,
+			.allow_unverified = unverified,
 		};
 		rc = kvb_engine_run(&ro, &run_id, &err);
 	}

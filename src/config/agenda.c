@@ -732,6 +732,8 @@ static void variant_release(struct kvb_variant *v)
 	free(v->modules);
 	free(v->expected_release);
 	free(v->expected_version);
+	for (int i = 0; i < KVB_VF_N; i++)
+		free(v->local[i]);
 	kvb_runtime_release(&v->rt);
 	cJSON_Delete(v->raw);
 }
@@ -801,11 +803,30 @@ int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb
 	if (var.rt.cpus)
 		cJSON_AddStringToObject(var.raw, "cpus", var.rt.cpus);
 	for (size_t i = 0; i < a->nvariants; i++) {
-		if (!strcmp(a->variants[i].name, var.name)) {
-			variant_release(&a->variants[i]);
-			a->variants[i] = var;
-			return KVB_OK;
+		struct kvb_variant *old = &a->variants[i];
+		if (strcmp(old->name, var.name))
+			continue;
+		/* -V for an agenda variant overrides the fields it gives and keeps the others */
+#define VMERGE(f)                                                                                   \
+	if (var.f) {                                                                                \
+		free(old->f);                                                                       \
+		old->f = var.f;                                                                     \
+		var.f = NULL;                                                                       \
+		cJSON_DeleteItemFromObjectCaseSensitive(old->raw, #f);                              \
+		cJSON_AddStringToObject(old->raw, #f, old->f);                                      \
+	}
+		VMERGE(kernel) VMERGE(sha256) VMERGE(dtb) VMERGE(initrd) VMERGE(cmdline) VMERGE(boot_image)
+		VMERGE(modules)
+#undef VMERGE
+		if (var.rt.cpus) {
+			free(old->rt.cpus);
+			old->rt.cpus = var.rt.cpus;
+			var.rt.cpus = NULL;
+			cJSON_DeleteItemFromObjectCaseSensitive(old->raw, "cpus");
+			cJSON_AddStringToObject(old->raw, "cpus", old->rt.cpus);
 		}
+		variant_release(&var);
+		return KVB_OK;
 	}
 	a->variants = kvb_xrealloc(a->variants, (a->nvariants + 1) * sizeof(*a->variants));
 	a->variants[a->nvariants++] = var;

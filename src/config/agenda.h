@@ -38,10 +38,16 @@ struct kvb_spec {
 	const struct kvb_workload_ops *ops;
 };
 
+/* The files a variant may name, in the order of kvb_variant.local[]. */
+enum kvb_vfile { KVB_VF_KERNEL, KVB_VF_DTB, KVB_VF_INITRD, KVB_VF_BOOT_IMAGE, KVB_VF_MODULES, KVB_VF_N };
+
 /* A kernel under test (kernel fields may be NULL when variants differ only in knobs). */
 struct kvb_variant {
 	char *name;
 	char *kernel, *sha256, *dtb, *initrd, *cmdline, *boot_image, *modules;
+	/* After fetching (engine): local files and their sha256, indexed by enum kvb_vfile. */
+	char *local[5];
+	char local_sha256[5][65];
 	char *expected_release; /* uname -r the image should give (read from the image when fetched), or NULL */
 	char *expected_version; /* uname -v likewise, or NULL */
 	struct kvb_runtime rt;  /* applied over every job's knobs (a variant wins: it is what is compared) */

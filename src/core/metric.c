@@ -1,5 +1,6 @@
 /* Implements the metric and artifact lists a job fills. */
 #include "core/metric.h"
+#include "core/samples.h"
 #include "core/sha256.h"
 #include "core/util.h"
 
@@ -24,6 +25,7 @@ void kvb_metrics_release(struct kvb_metrics *m)
 		free(m->art[i].path);
 	}
 	free(m->art);
+	kvb_samples_free(m->samples);
 	kvb_metrics_init(m);
 }
 

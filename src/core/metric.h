@@ -24,11 +24,14 @@ struct kvb_artifact {
 	int64_t bytes;
 };
 
+struct kvb_samples;
+
 struct kvb_metrics {
 	struct kvb_metric *v;
 	size_t n, alloc;
 	struct kvb_artifact *art;
 	size_t nart, art_alloc;
+	struct kvb_samples *samples;  /* owned energy samples (core/samples.h) or NULL; stored with the job */
 };
 
 void kvb_metrics_init(struct kvb_metrics *m);

@@ -89,7 +89,8 @@ static int start(const struct kvb_spawn_opts *o, pid_t *pid, int *outfd, int *er
 	if (errfd)
 		posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
 	else
-		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+		posix_spawn_file_actions_addopen(&fa, 2, o->stderr_path ? o->stderr_path : "/dev/null",
+						 O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (o->cwd)
 		posix_spawn_file_actions_addchdir_np(&fa, o->cwd);
 	env = build_env(o->env);

@@ -33,6 +33,7 @@ struct kvb_spawn_opts {
 	const char *cwd;           /* working directory or NULL */
 	const char *stdin_path;    /* file for stdin, or NULL for /dev/null */
 	const char *stdout_path;   /* stream stdout to this file instead of capturing, or NULL */
+	const char *stderr_path;   /* kvb_spawn_bg only: stderr to this file instead of /dev/null, or NULL */
 	uint64_t timeout_ms;       /* 0 = no timeout */
 	volatile int *cancel;      /* if non-NULL and set to 1, the group is killed */
 };

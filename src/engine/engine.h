@@ -28,6 +28,7 @@ struct kvb_run_opts {
 	int dry_run;                      /* print the plan, store nothing */
 	const char *command_line;         /* stored with the run */
 	int max_jobs;                     /* testing aid: stop (as if interrupted) after N jobs; 0 = no limit */
+	int allow_unverified;             /* accept artifact URLs without a sha256 */
 };
 
 /*

@@ -5,7 +5,10 @@
 #include "engine/identity.h"
 #include "engine/knobs.h"
 #include "engine/plan.h"
+#include "flash/fetch.h"
 #include "flash/flash.h"
+#include "flash/kimage.h"
+#include "instrument/session.h"
 #include "workload/workload.h"
 
 #include <errno.h>
@@ -55,6 +58,8 @@ char *kvb_engine_agenda_json(const struct kvb_agenda *a)
 }
 
 struct engine {
+	struct kvb_instr_set instr;  /* instruments around every job */
+	char *instr_err;             /* failures of the last attempt's instruments, or NULL */
 	const struct kvb_run_opts *o;
 	struct kvb_agenda *a;
 	struct kvb_platform *plat;
@@ -65,6 +70,7 @@ struct engine {
 	struct kvb_job_row *rows;
 	int64_t *variant_ids;
 	int *variant_failed;
+	char **variant_why;   /* per variant: why its files could not be had, or NULL */
 	struct kvb_target target;
 	int target_open;
 	int failures;
@@ -186,7 +192,15 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		ctx.wrap = ks.wrap.n ? kvb_strv_argv(&ks.wrap) : NULL;
 		ctx.timeout_ms = (uint64_t)j->spec->timeout_s * 1000;
 		ctx.out = m;
-		rc = j->spec->ops->run(&ctx, err);
+		{
+			struct kvb_instr_job ij;
+			kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, adir, rdir, m);
+			rc = j->spec->ops->run(&ctx, err);
+			kvb_instr_job_stop(&ij);
+			free(e->instr_err);
+			e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
+			kvb_instr_job_release(&ij);
+		}
 		struct kvb_error rerr;
 		if (kvb_knobs_restore(&e->target, &ks, &rerr)) {
 			kvb_warn("restoring knobs after job %d: %s", j->seq, rerr.msg);
@@ -293,6 +307,13 @@ static int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err
 	fc.round = round;
 	fc.timeout_ms = (uint64_t)e->plat->boot_timeout_s * 1000;
 	rc = fl->flash(&fc, err);
+	if (fc.console_log) {
+		/* the boot's console is kept whatever happened (a kernel that does not boot explains itself there) */
+		struct kvb_error e2;
+		if (!access(fc.console_log, R_OK) && kvb_store_run_artifact(e->st, e->run_id, "console", fc.console_log, &e2))
+			kvb_warn("%s", e2.msg);
+		free(fc.console_log);
+	}
 	if (rc)
 		goto out;
 	rc = kvb_identity_check(&e->target, &e->a->variants[v], &id, err);
@@ -341,6 +362,8 @@ static int run_job(struct engine *e, size_t idx)
 		attempt++;
 		kvb_metrics_release(&m);
 		kvb_metrics_init(&m);
+		free(e->instr_err);
+		e->instr_err = NULL;
 		progress(e, j, attempt > 1 ? "retry" : "");
 		rc = attempt_job(e, j, attempt, &m, &err);
 		if (!rc)
@@ -378,9 +401,10 @@ static int run_job(struct engine *e, size_t idx)
 			break;
 	}
 	{
+		/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
 		struct kvb_job_outcome o = {
-			.status = rc ? "failed" : "ok",
-			.error = rc ? err.msg : NULL,
+			.status = rc ? "failed" : e->instr_err ? "instrument-failed" : "ok",
+			.error = rc ? err.msg : e->instr_err,
 			.attempts = attempt,
 			.start_ns = start,
 			.end_ns = kvb_wall_ns(),
@@ -394,7 +418,7 @@ static int run_job(struct engine *e, size_t idx)
 		snprintf(row->status, sizeof(row->status), "%s", o.status);
 		row->attempts = attempt;
 	}
-	if (rc)
+	if (rc || e->instr_err)
 		e->failures++;
 	e->done++;
 	if (!e->tty && !rc) {
@@ -415,6 +439,45 @@ static int run_job(struct engine *e, size_t idx)
 	return abandon;
 }
 
+/*
+ * Fetches and verifies every file a variant names, and reads the kernel's
+ * version string so the identity check knows what must be running. A
+ * variant whose files cannot be had gets the reason in *why (owned).
+ */
+static void resolve_variant(struct engine *e, struct kvb_variant *v, char **why)
+{
+	const char *src[KVB_VF_N] = { v->kernel, v->dtb, v->initrd, v->boot_image, v->modules };
+	static const char *const names[KVB_VF_N] = { "kernel", "dtb", "initrd", "boot_image", "modules" };
+	struct kvb_error err;
+	*why = NULL;
+	for (int i = 0; i < KVB_VF_N && !*why; i++) {
+		struct kvb_fetched f;
+		char what[256];
+		if (!src[i] || v->local[i])
+			continue;
+		snprintf(what, sizeof(what), "variant '%s' %s", v->name, names[i]);
+		if (kvb_fetch(src[i], i == KVB_VF_KERNEL ? v->sha256 : NULL, e->o->allow_unverified, what, &f, &err)) {
+			*why = kvb_xstrdup(err.msg);
+			break;
+		}
+		v->local[i] = f.path;
+		f.path = NULL;
+		memcpy(v->local_sha256[i], f.sha256, sizeof(f.sha256));
+		kvb_fetched_release(&f);
+	}
+	if (!*why && v->local[KVB_VF_KERNEL] && !v->expected_release) {
+		struct kvb_kimage_id id;
+		memset(&id, 0, sizeof(id));
+		if (kvb_kimage_identify(v->local[KVB_VF_KERNEL], &id, &err)) {
+			kvb_warn("variant '%s': %s; the identity check will only compare the cmdline", v->name, err.msg);
+		} else {
+			v->expected_release = id.release ? kvb_xstrdup(id.release) : NULL;
+			v->expected_version = id.version ? kvb_xstrdup(id.version) : NULL;
+		}
+		kvb_kimage_id_release(&id);
+	}
+}
+
 static int setup_run(struct engine *e, struct kvb_error *err)
 {
 	const struct kvb_run_opts *o = e->o;
@@ -423,9 +486,11 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 	e->rows = kvb_xcalloc(e->plan.n + 1, sizeof(*e->rows));
 	e->variant_ids = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_ids));
 	e->variant_failed = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_failed));
+	e->variant_why = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_why));
 	if (o->resume_run > 0) {
 		e->run_id = o->resume_run;
 		for (size_t v = 0; v < e->a->nvariants; v++) {
+			resolve_variant(e, &e->a->variants[v], &e->variant_why[v]);
 			if ((rc = kvb_store_variant_find(e->st, e->run_id, e->a->variants[v].name, &e->variant_ids[v], err)))
 				return rc;
 			if (!e->variant_ids[v])
@@ -453,15 +518,23 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 		if (rc)
 			return rc;
 		for (size_t v = 0; v < e->a->nvariants && !rc; v++) {
-			const struct kvb_variant *var = &e->a->variants[v];
+			struct kvb_variant *var = &e->a->variants[v];
 			cJSON *rtj = kvb_runtime_to_json(&var->rt);
-			char *rts = cJSON_PrintUnformatted(rtj);
+			char *rts = cJSON_PrintUnformatted(rtj), *why = NULL;
+#define SHA(i) (var->local[i] ? var->local_sha256[i] : NULL)
+			resolve_variant(e, var, &why);
 			struct kvb_variant_row vr = {
-				.name = var->name, .position = (int)v, .kernel = var->kernel, .kernel_sha256 = var->sha256,
-				.dtb = var->dtb, .initrd = var->initrd, .boot_image = var->boot_image,
-				.modules = var->modules, .cmdline = var->cmdline, .runtime_json = rts,
+				.name = var->name, .position = (int)v, .kernel = var->kernel,
+				.kernel_sha256 = SHA(KVB_VF_KERNEL), .dtb = var->dtb, .dtb_sha256 = SHA(KVB_VF_DTB),
+				.initrd = var->initrd, .initrd_sha256 = SHA(KVB_VF_INITRD), .boot_image = var->boot_image,
+				.boot_image_sha256 = SHA(KVB_VF_BOOT_IMAGE), .modules = var->modules,
+				.modules_sha256 = SHA(KVB_VF_MODULES), .cmdline = var->cmdline,
+				.expected_release = var->expected_release, .expected_version = var->expected_version,
+				.runtime_json = rts,
 			};
+#undef SHA
 			rc = kvb_store_variant_add(e->st, e->run_id, &vr, &e->variant_ids[v], err);
+			e->variant_why[v] = why;
 			free(rts);
 			cJSON_Delete(rtj);
 		}
@@ -513,7 +586,12 @@ static void release_engine(struct engine *e)
 	free(e->rows);
 	free(e->variant_ids);
 	free(e->variant_failed);
+	for (size_t v = 0; e->variant_why && v < e->a->nvariants; v++)
+		free(e->variant_why[v]);
+	free(e->variant_why);
 	free(e->artdir);
+	free(e->instr_err);
+	kvb_instr_set_release(&e->instr);
 	kvb_plan_release(&e->plan);
 	if (e->target_open)
 		kvb_target_close(&e->target);
@@ -537,7 +615,13 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	e.st = o->store;
 	e.tty = isatty(2);
 	kvb_agenda_default_variant(e.a);
+	/* Instrument settings are checked before anything runs. */
+	if ((rc = kvb_instr_set_build(&e.instr, e.plat, e.a->instruments, err))) {
+		kvb_instr_set_release(&e.instr);
+		return rc;
+	}
 	if (o->dry_run) {
+		kvb_instr_set_release(&e.instr);
 		kvb_plan_build(&e.plan, e.a, o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e.plat, e.a));
 		for (size_t i = 0; i < e.plan.n; i++) {
 			const struct kvb_plan_job *j = &e.plan.jobs[i];
@@ -554,6 +638,9 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 		return rc;
 	}
 	snprintf(e.tag, sizeof(e.tag), "run%lld", (long long)e.run_id);
+	for (size_t v = 0; v < e.a->nvariants; v++)
+		if (e.variant_why[v])
+			fail_variant(&e, v, e.variant_why[v]);
 	e.artdir = kvb_store_artifact_dir(e.st, e.run_id);
 	if (!e.artdir) {
 		struct kvb_error e2;

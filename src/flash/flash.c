@@ -4,9 +4,11 @@
 #include <string.h>
 
 extern const struct kvb_flasher_ops kvb_flasher_none;
+extern const struct kvb_flasher_ops kvb_flasher_qemu;
 
 const struct kvb_flasher_ops *const kvb_flashers[] = {
 	&kvb_flasher_none,
+	&kvb_flasher_qemu,
 	NULL,
 };
 

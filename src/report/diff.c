@@ -154,9 +154,12 @@ static int any_labels(const struct kvb_report *r)
 	return 0;
 }
 
+/* "power_mean (mW)"; values from an energy model, not a meter, say so in every table. */
 static void metric_title(char *buf, size_t n, const struct kvb_group *g)
 {
-	snprintf(buf, n, "%s%s%s%s", g->metric, *g->units ? " (" : "", g->units, *g->units ? ")" : "");
+	int est = strstr(g->cls_json, "\"estimated\":\"true\"") != NULL;
+	snprintf(buf, n, "%s%s%s%s%s", g->metric, *g->units ? " (" : "", g->units, *g->units ? ")" : "",
+		 est ? " estimated" : "");
 }
 
 static void emit(const struct kvb_box *b, const char *format, FILE *out)
@@ -384,6 +387,7 @@ static void print_json(const struct kvb_report *r, const struct kvb_diff_opts *o
 		cJSON_AddStringToObject(jg, "metric", g->metric);
 		cJSON_AddStringToObject(jg, "units", g->units);
 		cJSON_AddBoolToObject(jg, "lower_is_better", g->lower_is_better);
+		cJSON_AddBoolToObject(jg, "estimated", strstr(g->cls_json, "\"estimated\":\"true\"") != NULL);
 		cJSON_AddItemToObject(jg, "classifiers", cJSON_Parse(g->cls_json));
 		if (g->by_value)
 			cJSON_AddStringToObject(jg, o->sel.by, g->by_value);

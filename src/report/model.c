@@ -68,6 +68,12 @@ static void make_labels(struct kvb_report *r)
 				varies = !cJSON_IsString(ov) || strcmp(ov->valuestring, kv->valuestring);
 				cJSON_Delete(other);
 			}
+			/* channel, task and test names always show: a power or rt-app table is read by them */
+			if (!strcmp(kv->string, "chan_name") || !strcmp(kv->string, "task") ||
+			    !strcmp(kv->string, "test_name"))
+				varies = 1;
+			if (!strcmp(kv->string, "estimated"))
+				varies = 0; /* shown in the metric title instead */
 			if (varies)
 				kvb_buf_addf(&lab, "%s%s=%s", lab.len ? " " : "", kv->string,
 					     cJSON_IsString(kv) ? kv->valuestring : "?");

@@ -1,7 +1,9 @@
 /* Implements the SQLite results store: open, migrate, and the run/job write path. */
 #include "store/store.h"
 #include "core/util.h"
+#include "store/energy.h"
 #include "store/schema.h"
+#include "core/sha256.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -85,6 +87,14 @@ int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struc
 	if (readonly && access(path, R_OK)) {
 		rc = kvb_error_set(err, KVB_ESTORE, "%s: cannot open results database: %s", path, strerror(errno));
 		goto fail;
+	}
+	if (readonly && !access(path, W_OK)) {
+		/* A DB written by an older kvbench lacks newer views: migrate it once (schema only,
+		 * no result is touched), then open it read-only as asked. */
+		struct kvb_store *rw = NULL;
+		if (kvb_store_open(&rw, path, 0, err) == KVB_OK)
+			kvb_store_close(rw);
+		kvb_error_clear(err);
 	}
 	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = kvb_error_set(err, KVB_ESTORE, "%s: cannot open results database: %s", path,
@@ -399,7 +409,19 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 		rc = run_stmt(s, err, NULL, "INSERT INTO artifact(job_id, run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?,?)",
 			      "iittti", job_id, run_id, m->art[i].kind, m->art[i].path,
 			      m->art[i].sha256, m->art[i].bytes);
+	if (!rc)
+		rc = kvb_store_samples_replace(s, job_id, m ? m->samples : NULL, err);
 	return rc;
+}
+
+int kvb_store_run_artifact(struct kvb_store *s, int64_t run_id, const char *kind, const char *path, struct kvb_error *err)
+{
+	char hex[65];
+	int64_t bytes = 0;
+	if (kvb_sha256_file(path, hex, &bytes))
+		return kvb_error_set(err, KVB_ESTORE, "cannot read artifact %s", path);
+	return run_stmt(s, err, NULL, "INSERT INTO artifact(run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?)", "ittti", run_id,
+			kind, path, hex, bytes);
 }
 
 void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, const char *fmt, ...)

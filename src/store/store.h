@@ -115,6 +115,9 @@ int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, co
 int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
 			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err);
 
+/* Records a file of the run that belongs to no job (a boot's console log); sha256 and size computed here. */
+int kvb_store_run_artifact(struct kvb_store *s, int64_t run_id, const char *kind, const char *path, struct kvb_error *err);
+
 /* Appends to the run's event log. Failures are ignored (the log is best effort). */
 void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

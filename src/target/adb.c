@@ -472,7 +472,7 @@ static int adb_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	char last[600] = "no answer from adb";
-	int online = 0;
+	int online = 0, answered = 0;
 	uint64_t t0 = kvb_mono_ns(), deadline;
 
 	if (!timeout_ms)
@@ -494,9 +494,12 @@ static int adb_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_
 			break;
 		left_ms = (deadline - now) / 1000000ull;
 		if (kvb_target_exec(t, argv, left_ms < 15000 ? left_ms + 1 : 15000, &r, &e)) {
-			snprintf(last, sizeof(last), "%.500s", e.msg);
+			/* A check cut short by the deadline says less than the last one that answered. */
+			if (!(r.timed_out && answered))
+				snprintf(last, sizeof(last), "%.500s", e.msg);
 			continue;
 		}
+		answered = 1;
 		trim(&r.out);
 		if (r.exit_code == 0 && !strcmp(r.out.data, expect)) {
 			kvb_debug("'%s' ready after %.1f s", p->serial, (double)(kvb_mono_ns() - t0) / 1e9);

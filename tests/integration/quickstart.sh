@@ -24,6 +24,9 @@ check "query explains read-only" grep -q "read-only" "$T/qerr"
 check "nothing deleted" test "$(q "$db" "select count(*) from run")" = "1"
 "$KVB" diff -d "$db" --format json >"$T/json"
 check "json has p-values" grep -q '"welch_p"' "$T/json"
+view=$(q "$db" "select printf('%.6f', perc_diff) from comparison where metric='time' and variant='2cpus'")
+json=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%.6f" % [v["diff_pct"] for g in d["groups"] if g["metric"]=="time" for v in g["variants"] if v["variant"]=="2cpus"][0])' "$T/json")
+check "comparison view perc_diff = diff's ($view)" test "$view" = "$json"
 "$KVB" diff -d "$db" --baseline 2cpus --layout wide >"$T/wide"
 check "wide layout with baseline first" sh -c "grep -q '2cpus mean ± cov' '$T/wide' && grep -q '1cpu %change' '$T/wide'"
 "$KVB" diff -d "$db" --baseline nosuch >/dev/null 2>"$T/derr"; rc=$?

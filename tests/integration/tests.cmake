@@ -12,11 +12,26 @@ target_include_directories(kvb_sshd_fixture PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 
 kvb_test(test_ssh ${CMAKE_CURRENT_LIST_DIR}/test_ssh.c integration 110)
 target_link_libraries(test_ssh PRIVATE kvb_sshd_fixture)
+
+# Energy and platform instruments: probe_sim (built by tests/sim) plays the meters, the local target runs them.
+kvb_test(test_instruments ${CMAKE_CURRENT_LIST_DIR}/test_instruments.c integration 120)
+add_dependencies(test_instruments probe_sim)
+target_link_libraries(test_instruments PRIVATE pthread)
+kvb_script_test(it_energy integration/energy.sh integration 300)
 kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
 
 # adb target against tests/sim/adbd_sim with the real adb client and a private adb server.
 kvb_test(test_adb integration/test_adb.c integration 110)
 add_dependencies(test_adb adbd_sim)
+kvb_script_test(it_fetch integration/fetch.sh integration 180)
+kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
+
+# Boots Debian kernels on the qemu-x86_64 board (label qemu): builds the board on
+# first use (about 30 s), then about 5-10 s per boot under TCG.
+kvb_test(test_qemu integration/test_qemu.c qemu 600)
+kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
+
+# harden: bad inputs, shell injection / paths / secrets, host keys, disk full and readers.
 kvb_script_test(it_bad_inputs integration/bad_inputs.sh integration 120)
 kvb_script_test(it_security integration/security.sh integration 240)
 # No ssh connection key turns host key checking off (harden).

@@ -199,6 +199,11 @@ static void test_agenda__variant_knobs_and_command_line_variants(void)
 	CHECK(a.nvariants == 3);
 	CHECK_STR(a.variants[2].kernel, "/boot/vmlinuz");
 	CHECK_STR(a.variants[2].cmdline, "maxcpus=1 quiet");
+	/* -V for an agenda variant keeps what it does not give */
+	CHECK(!kvb_agenda_add_variant_arg(&a, "a=/boot/other", &err));
+	CHECK(a.nvariants == 3);
+	CHECK_STR(a.variants[0].kernel, "/boot/other");
+	CHECK_STR(a.variants[0].rt.cpus, "0");
 	CHECK(kvb_agenda_add_variant_arg(&a, "d=/k,colour=red", &err) == KVB_EUSAGE);
 	CHECK_CONTAINS(err.msg, "unknown key 'colour'");
 	kvb_agenda_release(&a);

@@ -1,0 +1,43 @@
+/* Implements the aep instrument: the Arm Energy Probe through `arm-probe --config CFG`, whose stdout is parsed. */
+#include "instrument/instrument.h"
+#include "instrument/probe.h"
+
+static const struct kvb_keydef keys[] = {
+	{ "config", KVB_T_STR, NULL, NULL, 0, "arm-probe configuration file (channels, shunt resistors)" },
+	{ "command", KVB_T_STRLIST, "arm-probe --config CONFIG", NULL, 0, "command producing arm-probe output on stdout" },
+	{ "channels", KVB_T_MAP, NULL, NULL, 0, "{chan_name: label}: keep and rename these (W) columns" },
+	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}: platform-defined sums" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_AEP);
+	struct kvb_meter_cmd *mc = kvb_meter_add(c, NULL, NULL);
+	const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(c->conf, "command");
+	const char *cfg = kvb_get_str(c->conf, "config", NULL);
+	m->channels = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
+	m->time_mode = KVB_TIME_RELATIVE;  /* arm-probe counts seconds from its start */
+	if (cmd) {
+		if (kvb_conf_argv(cmd, &mc->argv))
+			return kvb_error_set(err, KVB_EINPUT, "instrument '%s': command is empty", c->name);
+	} else if (cfg) {
+		kvb_strv_push(&mc->argv, "arm-probe");
+		kvb_strv_push(&mc->argv, "--config");
+		kvb_strv_push(&mc->argv, cfg);
+	} else {
+		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': aep needs `config` (or `command`)", c->name);
+	}
+	return kvb_sums_check(m->sums, c->name, err);
+}
+
+const struct kvb_instrument_ops kvb_instrument_aep = {
+	.name = "aep",
+	.summary = "Arm Energy Probe via arm-probe (up to 3 channels per probe, 10 kHz)",
+	.conf_keys = keys,
+	.setup = setup,
+	.start = kvb_meter_start,
+	.stop = kvb_meter_stop,
+	.collect = kvb_meter_collect,
+	.teardown = kvb_meter_teardown,
+};

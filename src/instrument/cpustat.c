@@ -1,0 +1,112 @@
+/* Implements parsing of /proc/stat, cpufreq time_in_state and the platform's cluster list for the CPU instruments. */
+#include "instrument/probe.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int kvb_procstat_parse(const char *text, struct kvb_procstat *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		unsigned long long v[8] = { 0 };
+		int cpu, got;
+		if (strncmp(l, "cpu", 3) || l[3] < '0' || l[3] > '9')
+			continue;
+		got = sscanf(l, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu", &cpu, &v[0], &v[1], &v[2], &v[3], &v[4],
+			     &v[5], &v[6], &v[7]);
+		if (got < 5 || cpu < 0 || cpu >= 4096)
+			continue;
+		if (cpu >= ps->n) {
+			int n = cpu + 1;
+			ps->busy = kvb_xrealloc(ps->busy, (size_t)n * sizeof(*ps->busy));
+			ps->total = kvb_xrealloc(ps->total, (size_t)n * sizeof(*ps->total));
+			ps->seen = kvb_xrealloc(ps->seen, (size_t)n);
+			for (int i = ps->n; i < n; i++) {
+				ps->busy[i] = ps->total[i] = 0;
+				ps->seen[i] = 0;
+			}
+			ps->n = n;
+		}
+		/* user nice system idle iowait irq softirq steal */
+		ps->busy[cpu] = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+		ps->total[cpu] = ps->busy[cpu] + v[3] + v[4];
+		ps->seen[cpu] = 1;
+	}
+	return ps->n ? 0 : -1;
+}
+
+void kvb_procstat_release(struct kvb_procstat *ps)
+{
+	free(ps->busy);
+	free(ps->total);
+	free(ps->seen);
+	memset(ps, 0, sizeof(*ps));
+}
+
+int kvb_tis_parse(const char *text, struct kvb_tis *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		unsigned long long f, v;
+		if (sscanf(l, "%llu %llu", &f, &v) != 2)
+			continue;
+		t->khz = kvb_xrealloc(t->khz, (t->n + 1) * sizeof(*t->khz));
+		t->t = kvb_xrealloc(t->t, (t->n + 1) * sizeof(*t->t));
+		t->khz[t->n] = f;
+		t->t[t->n++] = v;
+	}
+	return t->n ? 0 : -1;
+}
+
+void kvb_tis_release(struct kvb_tis *t)
+{
+	free(t->khz);
+	free(t->t);
+	memset(t, 0, sizeof(*t));
+}
+
+int kvb_tis_read(struct kvb_target *t, const char *root, int cpu, struct kvb_tis *out, struct kvb_error *err)
+{
+	char path[128];
+	char *text = NULL;
+	int rc;
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/stats/time_in_state", cpu);
+	rc = kvb_target_read_rooted(t, root, path, &text, err);
+	if (!rc && kvb_tis_parse(text, out))
+		rc = kvb_error_set(err, KVB_EINPUT, "'%s%s' has no 'FREQ TIME' rows", root ? root : "", path);
+	free(text);
+	return rc;
+}
+
+int kvb_clusters_get(const struct kvb_platform *plat, struct kvb_cluster_set *cs, struct kvb_error *err)
+{
+	size_t n = plat && plat->nclusters ? plat->nclusters : 1;
+	memset(cs, 0, sizeof(*cs));
+	cs->name = kvb_xcalloc(n, sizeof(*cs->name));
+	cs->cpus = kvb_xcalloc(n, sizeof(*cs->cpus));
+	cs->first = kvb_xcalloc(n, sizeof(*cs->first));
+	cs->n = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = plat && plat->nclusters ? plat->clusters[i].name : "cpu0";
+		const char *cpus = plat && plat->nclusters ? plat->clusters[i].cpus : "0";
+		cs->name[i] = kvb_xstrdup(name);
+		if (kvb_cpulist_parse(cpus, cs->cpus[i], 1024) <= 0)
+			return kvb_error_set(err, KVB_EINPUT, "cluster '%s': bad CPU list '%s'", name, cpus);
+		cs->first[i] = 0;
+		while (!cs->cpus[i][cs->first[i]])
+			cs->first[i]++;
+	}
+	return KVB_OK;
+}
+
+void kvb_clusters_release(struct kvb_cluster_set *cs)
+{
+	for (size_t i = 0; i < cs->n; i++)
+		free(cs->name[i]);
+	free(cs->name);
+	free(cs->cpus);
+	free(cs->first);
+	memset(cs, 0, sizeof(*cs));
+}

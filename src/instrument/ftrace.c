@@ -1,0 +1,176 @@
+/*
+ * Implements the ftrace instrument: `trace-cmd record -e EVENT... -o
+ * REMOTE/NAME.dat` runs in the background on the target from start to
+ * stop (SIGINT makes trace-cmd write its file), and the trace is pulled
+ * into the job's artifacts (kind "ftrace"). start waits until trace-cmd
+ * says it is recording, so the workload's first events are in the trace.
+ * Needs trace-cmd on the target (Debian: trace-cmd) and tracefs access (root).
+ */
+#include "instrument/instrument.h"
+#include "instrument/probe.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct kvb_keydef keys[] = {
+	{ "events", KVB_T_STRLIST, "sched:sched_switch sched:sched_wakeup", NULL, 0, "trace events (-e)" },
+	{ "buffer_kb", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE, "per-CPU ring buffer size (-b)" },
+	{ "trace_cmd", KVB_T_STR, "trace-cmd", NULL, 0, "trace-cmd on the target" },
+	{ "ready_timeout_ms", KVB_T_INT, "10000", NULL, KVB_KEY_POSITIVE, "how long trace-cmd may take to start" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+struct priv {
+	long pid;
+	char *dat, *log, *errlog;
+};
+
+static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct priv *p = kvb_xcalloc(1, sizeof(*p));
+	(void)err;
+	c->priv = p;
+	p->dat = kvb_xasprintf("%s/%s.dat", c->remote_dir, c->name);
+	p->log = kvb_xasprintf("%s/%s.out", c->remote_dir, c->name);
+	p->errlog = kvb_xasprintf("%s/%s.err", c->remote_dir, c->name);
+	return KVB_OK;
+}
+
+/* trace-cmd's complaint, for messages. */
+static char *remote_stderr(struct kvb_instr_ctx *c)
+{
+	struct priv *p = c->priv;
+	char *text = NULL;
+	struct kvb_error ignore;
+	/* trace-cmd's recorder children may still be writing their complaint when the parent is gone. */
+	for (int i = 0; i < 10; i++) {
+		free(text);
+		text = NULL;
+		if (!kvb_target_read_rooted(c->target, "", p->errlog, &text, &ignore) && text && text[0])
+			break;
+		kvb_sleep_ms(100);
+	}
+	if (!text)
+		return kvb_xstrdup("");
+	text[strcspn(text, "\n")] = '\0';
+	return text;
+}
+
+static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	/* Ready when trace-cmd prints its "Hit Ctrl^C to stop recording"; gone = failed. */
+	static const char wait_ready[] =
+		"n=0; while ! grep -q 'Ctrl' \"$1\" 2>/dev/null; do "
+		"kill -0 \"$2\" 2>/dev/null || exit 3; "
+		"case \"$(cat /proc/$2/stat 2>/dev/null)\" in *') Z '*) exit 3;; esac; "
+		"n=$((n+1)); [ $n -gt \"$3\" ] && exit 4; sleep 0.05; done";
+	struct priv *p = c->priv;
+	struct kvb_strv a = KVB_STRV_INIT;
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(c->conf, "events");
+	long long buf_kb = kvb_get_int(c->conf, "buffer_kb", 0), ready_ms = kvb_get_int(c->conf, "ready_timeout_ms", 10000);
+	struct kvb_exec_result r;
+	char pid[32], polls[32];
+	int rc;
+
+	kvb_strv_push(&a, kvb_get_str(c->conf, "trace_cmd", "trace-cmd"));
+	kvb_strv_push(&a, "record");
+	if (ev) {
+		struct kvb_strv evs = KVB_STRV_INIT;
+		kvb_conf_argv(ev, &evs);
+		for (size_t i = 0; i < evs.n; i++) {
+			kvb_strv_push(&a, "-e");
+			kvb_strv_push(&a, evs.v[i]);
+		}
+		kvb_strv_release(&evs);
+	} else {
+		kvb_strv_push(&a, "-e");
+		kvb_strv_push(&a, "sched:sched_switch");
+		kvb_strv_push(&a, "-e");
+		kvb_strv_push(&a, "sched:sched_wakeup");
+	}
+	if (buf_kb > 0) {
+		kvb_strv_push(&a, "-b");
+		kvb_strv_pushf(&a, "%lld", buf_kb);
+	}
+	kvb_strv_push(&a, "-o");
+	kvb_strv_push(&a, p->dat);
+	rc = kvb_target_bg_start(c->target, kvb_strv_argv(&a), p->log, p->errlog, &p->pid, err);
+	kvb_strv_release(&a);
+	if (rc)
+		return kvb_error_prefix(err, "instrument '%s'", c->name);
+	snprintf(pid, sizeof(pid), "%ld", p->pid);
+	snprintf(polls, sizeof(polls), "%lld", ready_ms / 50);
+	{
+		const char *argv[] = { "sh", "-c", wait_ready, "sh", p->log, pid, polls, NULL };
+		kvb_exec_result_init(&r);
+		rc = kvb_target_exec(c->target, argv, (uint64_t)ready_ms + 30000, &r, err);
+		if (!rc && r.exit_code) {
+			char *why = remote_stderr(c);
+			rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': trace-cmd %s%s%s", c->name,
+					   r.exit_code == 4 ? "did not start recording in time" : "exited at start",
+					   why[0] ? ": " : "", why);
+			free(why);
+		}
+		kvb_exec_result_release(&r);
+	}
+	if (rc && p->pid > 0) {
+		struct kvb_error ignore;
+		kvb_target_bg_stop(c->target, p->pid, "KILL", 0, &ignore);
+		p->pid = 0;
+	}
+	return rc;
+}
+
+static int stop(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct priv *p = c->priv;
+	int rc = kvb_target_bg_stop(c->target, p->pid, "INT", 60000, err);
+	p->pid = 0;
+	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
+}
+
+static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct priv *p = c->priv;
+	char *local = kvb_xasprintf("%s/%s.dat", c->artifact_dir, c->name);
+	int rc = kvb_target_pull(c->target, p->dat, local, err);
+	if (rc) {
+		char *why = remote_stderr(c);
+		rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': no trace written%s%s", c->name, why[0] ? ": " : "",
+				   why);
+		free(why);
+	} else if (kvb_metrics_artifact(c->out, "ftrace", local)) {
+		rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': cannot read '%s'", c->name, local);
+	}
+	free(local);
+	return rc;
+}
+
+static void teardown(struct kvb_instr_ctx *c)
+{
+	struct priv *p = c->priv;
+	if (!p)
+		return;
+	if (p->pid > 0) {
+		struct kvb_error ignore;
+		kvb_target_bg_stop(c->target, p->pid, "KILL", 0, &ignore);
+	}
+	free(p->dat);
+	free(p->log);
+	free(p->errlog);
+	free(p);
+	c->priv = NULL;
+}
+
+const struct kvb_instrument_ops kvb_instrument_ftrace = {
+	.name = "ftrace",
+	.summary = "trace-cmd record of chosen events during the job, kept as an artifact",
+	.conf_keys = keys,
+	.setup = setup,
+	.start = start,
+	.stop = stop,
+	.collect = collect,
+	.teardown = teardown,
+};

@@ -1,0 +1,209 @@
+/*
+ * Implements the juno-hwmon instrument: the Juno r1/r2 on-board energy
+ * meters, read as cumulative hwmon counters
+ * (/sys/class/hwmon/hwmonM/energyN_input, uJ, named by energyN_label) over
+ * the target connection at start and stop; energy = counter(stop) -
+ * counter(start), power_mean = energy / (time between the two reads).
+ *
+ * `root:` prefixes the sysfs path (default ""), so tests (and boards whose
+ * sysfs is mounted elsewhere) point it at a directory tree holding the same
+ * file names. Power sampled between start and stop is not implemented.
+ */
+#include "instrument/instrument.h"
+#include "instrument/probe.h"
+#include "core/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const struct kvb_keydef keys[] = {
+	{ "root", KVB_T_STR, "", NULL, 0, "path prefix of /sys on the target (tests: a copy of the hwmon tree)" },
+	{ "channels", KVB_T_MAP, NULL, NULL, 0, "{chan_name: energyN_label}: keep and rename these (default: every label)" },
+	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+struct counters {
+	size_t n;
+	char **key;     /* "hwmon0/energy1" */
+	char **label;   /* energyN_label or the key */
+	uint64_t *uj;
+	int *has_input;
+};
+
+struct priv {
+	struct counters a, b;
+	int64_t t_a, t_b;
+};
+
+static void counters_release(struct counters *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->key[i]);
+		free(c->label[i]);
+	}
+	free(c->key);
+	free(c->label);
+	free(c->uj);
+	free(c->has_input);
+	memset(c, 0, sizeof(*c));
+}
+
+static size_t counter_slot(struct counters *c, const char *key, size_t klen)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strlen(c->key[i]) == klen && !strncmp(c->key[i], key, klen))
+			return i;
+	c->key = kvb_xrealloc(c->key, (c->n + 1) * sizeof(*c->key));
+	c->label = kvb_xrealloc(c->label, (c->n + 1) * sizeof(*c->label));
+	c->uj = kvb_xrealloc(c->uj, (c->n + 1) * sizeof(*c->uj));
+	c->has_input = kvb_xrealloc(c->has_input, (c->n + 1) * sizeof(*c->has_input));
+	c->key[c->n] = kvb_xstrndup(key, klen);
+	c->label[c->n] = NULL;
+	c->uj[c->n] = 0;
+	c->has_input[c->n] = 0;
+	return c->n++;
+}
+
+/* `grep -H .` prints "hwmonN/energyM_input:VALUE" and "hwmonN/energyM_label:NAME". */
+static int read_counters(struct kvb_instr_ctx *c, struct counters *out, struct kvb_error *err)
+{
+	static const char script[] = "cd \"$1/sys/class/hwmon\" && grep -H . hwmon*/energy*_input hwmon*/energy*_label";
+	const char *root = kvb_get_str(c->conf, "root", "");
+	const char *argv[] = { "sh", "-c", script, "sh", root, NULL };
+	struct kvb_exec_result r;
+	int rc;
+	memset(out, 0, sizeof(*out));
+	kvb_exec_result_init(&r);
+	rc = kvb_target_exec(c->target, argv, 30000, &r, err);
+	for (char *l = r.out.data; !rc && l && *l;) {
+		char *nl = strchr(l, '\n'), *colon, *us;
+		if (nl)
+			*nl = '\0';
+		colon = strchr(l, ':');
+		us = colon ? memrchr(l, '_', (size_t)(colon - l)) : NULL;
+		if (us) {
+			size_t i = counter_slot(out, l, (size_t)(us - l));
+			if (!strncmp(us, "_input:", 7)) {
+				int64_t v;
+				if (kvb_parse_i64(colon + 1, &v) || v < 0)
+					rc = kvb_error_set(err, KVB_EINPUT, "instrument '%s': %s/sys/class/hwmon/%.*s: '%s' is not a counter",
+							   c->name, root, (int)(colon - l), l, colon + 1);
+				out->uj[i] = (uint64_t)v;
+				out->has_input[i] = 1;
+			} else if (!strncmp(us, "_label:", 7)) {
+				free(out->label[i]);
+				out->label[i] = kvb_xstrdup(colon + 1);
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	if (!rc && !out->n)
+		rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': no hwmon energy counters under '%s/sys/class/hwmon'%s%s",
+				   c->name, root, r.err.len ? ": " : "", r.err.data);
+	for (size_t i = 0; !rc && i < out->n; i++) {
+		if (!out->label[i])
+			out->label[i] = kvb_xstrdup(out->key[i]);
+		if (!out->has_input[i])
+			rc = kvb_error_set(err, KVB_EINPUT, "instrument '%s': '%s' has a label but no energy input", c->name,
+					   out->key[i]);
+	}
+	kvb_exec_result_release(&r);
+	return rc;
+}
+
+static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	c->priv = kvb_xcalloc(1, sizeof(struct priv));
+	return kvb_sums_check(cJSON_GetObjectItemCaseSensitive(c->conf, "sums"), c->name, err);
+}
+
+static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct priv *p = c->priv;
+	int rc = read_counters(c, &p->a, err);
+	p->t_a = kvb_wall_ns();
+	return rc;
+}
+
+static int stop(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct priv *p = c->priv;
+	p->t_b = kvb_wall_ns();
+	return read_counters(c, &p->b, err);
+}
+
+static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct priv *p = c->priv;
+	const cJSON *chans = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
+	struct kvb_chan_energy *v = kvb_xcalloc(p->b.n + 1, sizeof(*v));
+	double dt_s = (double)(p->t_b - p->t_a) / 1e9;
+	size_t n = 0;
+	int rc = KVB_OK;
+
+	for (size_t i = 0; !rc && i < p->b.n; i++) {
+		const char *name = p->b.label[i];
+		size_t k = 0;
+		if (chans && chans->child) {
+			const cJSON *kv = chans->child;
+			while (kv && !(cJSON_IsString(kv) && !strcmp(kv->valuestring, p->b.label[i])))
+				kv = kv->next;
+			if (!kv)
+				continue;
+			name = kv->string;
+		}
+		while (k < p->a.n && strcmp(p->a.key[k], p->b.key[i]))
+			k++;
+		if (k == p->a.n) {
+			rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': counter '%s' appeared during the job", c->name,
+					   p->b.key[i]);
+			break;
+		}
+		if (p->b.uj[i] < p->a.uj[k]) {
+			rc = kvb_error_set(err, KVB_EINPUT,
+					   "instrument '%s': counter '%s' (%s) went backwards (%llu -> %llu uJ): reset or wrapped",
+					   c->name, p->b.key[i], p->b.label[i], (unsigned long long)p->a.uj[k],
+					   (unsigned long long)p->b.uj[i]);
+			break;
+		}
+		v[n].name = name;
+		v[n].energy_j = (double)(p->b.uj[i] - p->a.uj[k]) * 1e-6;
+		v[n].power_mw = dt_s > 0 ? v[n].energy_j / dt_s * 1000 : 0;
+		n++;
+	}
+	for (const cJSON *kv = chans ? chans->child : NULL; !rc && kv; kv = kv->next) {
+		size_t i = 0;
+		while (i < n && strcmp(v[i].name, kv->string))
+			i++;
+		if (i == n)
+			rc = kvb_error_set(err, KVB_EINPUT, "instrument '%s': channel '%s': no energy counter labelled '%s'",
+					   c->name, kv->string, cJSON_IsString(kv) ? kv->valuestring : "?");
+	}
+	if (!rc)
+		rc = kvb_energy_emit(c->out, v, n, cJSON_GetObjectItemCaseSensitive(c->conf, "sums"), err);
+	free(v);
+	return rc;
+}
+
+static void teardown(struct kvb_instr_ctx *c)
+{
+	struct priv *p = c->priv;
+	if (!p)
+		return;
+	counters_release(&p->a);
+	counters_release(&p->b);
+	free(p);
+	c->priv = NULL;
+}
+
+const struct kvb_instrument_ops kvb_instrument_juno_hwmon = {
+	.name = "juno-hwmon",
+	.summary = "Juno on-board energy meters: hwmon energyN_input counters (uJ) read at start and stop",
+	.conf_keys = keys,
+	.setup = setup,
+	.start = start,
+	.stop = stop,
+	.collect = collect,
+	.teardown = teardown,
+};

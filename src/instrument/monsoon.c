@@ -1,0 +1,38 @@
+/* Implements the monsoon instrument: a host command printing Monsoon samples in W, one line each, no timestamps. */
+#include "instrument/instrument.h"
+#include "instrument/probe.h"
+
+static const struct kvb_keydef keys[] = {
+	{ "command", KVB_T_STRLIST, NULL, NULL, KVB_KEY_REQUIRED, "host command printing samples (W) until SIGTERM" },
+	{ "rate_hz", KVB_T_NUM, NULL, NULL, KVB_KEY_REQUIRED | KVB_KEY_POSITIVE,
+	  "samples per second; sample i is at i / rate_hz after the command started" },
+	{ "channels", KVB_T_MAP, NULL, NULL, 0,
+	  "{chan_name: column}: columns are output_power, usb_power (or the names of a header line)" },
+	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}: platform-defined sums" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_MONSOON);
+	struct kvb_meter_cmd *mc = kvb_meter_add(c, NULL, NULL);
+	m->channels = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
+	m->rate_hz = kvb_get_num(c->conf, "rate_hz", 0);
+	m->time_mode = KVB_TIME_RELATIVE;
+	if (m->rate_hz <= 0)
+		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': rate_hz must be > 0", c->name);
+	if (kvb_conf_argv(cJSON_GetObjectItemCaseSensitive(c->conf, "command"), &mc->argv))
+		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': command is empty", c->name);
+	return kvb_sums_check(m->sums, c->name, err);
+}
+
+const struct kvb_instrument_ops kvb_instrument_monsoon = {
+	.name = "monsoon",
+	.summary = "Monsoon power monitor via a host command printing W samples (time = index / rate_hz)",
+	.conf_keys = keys,
+	.setup = setup,
+	.start = kvb_meter_start,
+	.stop = kvb_meter_stop,
+	.collect = kvb_meter_collect,
+	.teardown = kvb_meter_teardown,
+};

@@ -1,0 +1,269 @@
+/* Implements the helpers instruments share: energy metrics and sums, host meter commands, target background commands, rooted reads. */
+#include "instrument/probe.h"
+#include "core/log.h"
+#include "core/util.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static void metric_pair(struct kvb_metrics *m, const struct kvb_chan_energy *c)
+{
+	struct kvb_metric *e = kvb_metrics_add(m, "energy", c->energy_j, "J", 1);
+	struct kvb_metric *p = kvb_metrics_add(m, "power_mean", c->power_mw, "mW", 1);
+	kvb_metric_classify(e, "chan_name", c->name);
+	kvb_metric_classify(p, "chan_name", c->name);
+	if (c->estimated) {
+		kvb_metric_classify(e, "estimated", "true");
+		kvb_metric_classify(p, "estimated", "true");
+	}
+}
+
+int kvb_sums_check(const cJSON *sums, const char *instance, struct kvb_error *err)
+{
+	if (!sums)
+		return KVB_OK;
+	if (!cJSON_IsObject(sums))
+		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': sums must be a mapping {name: [channel, ...]}",
+				     instance);
+	for (const cJSON *kv = sums->child; kv; kv = kv->next) {
+		if (!cJSON_IsArray(kv) || !cJSON_GetArraySize(kv))
+			return kvb_error_set(err, KVB_EINPUT, "instrument '%s': sums.%s must be a non-empty list of channels",
+					     instance, kv->string);
+		for (const cJSON *c = kv->child; c; c = c->next)
+			if (!cJSON_IsString(c))
+				return kvb_error_set(err, KVB_EINPUT, "instrument '%s': sums.%s: channel names are strings",
+						     instance, kv->string);
+	}
+	return KVB_OK;
+}
+
+int kvb_energy_emit(struct kvb_metrics *m, const struct kvb_chan_energy *v, size_t n, const cJSON *sums,
+		    struct kvb_error *err)
+{
+	for (const cJSON *kv = sums ? sums->child : NULL; kv; kv = kv->next)
+		for (const cJSON *name = kv->child; name; name = name->next) {
+			size_t i = 0;
+			while (i < n && !(cJSON_IsString(name) && !strcmp(v[i].name, name->valuestring)))
+				i++;
+			if (i == n)
+				return kvb_error_set(err, KVB_EINPUT, "sum '%s': no channel '%s' was recorded", kv->string,
+						     cJSON_IsString(name) ? name->valuestring : "?");
+		}
+	for (size_t i = 0; i < n; i++)
+		metric_pair(m, &v[i]);
+	for (const cJSON *kv = sums ? sums->child : NULL; kv; kv = kv->next) {
+		struct kvb_chan_energy t = { .name = kv->string };
+		for (const cJSON *name = kv->child; name; name = name->next)
+			for (size_t i = 0; i < n; i++)
+				if (!strcmp(v[i].name, name->valuestring)) {
+					t.energy_j += v[i].energy_j;
+					t.power_mw += v[i].power_mw;
+					t.estimated |= v[i].estimated;
+					break;
+				}
+		metric_pair(m, &t);
+	}
+	return KVB_OK;
+}
+
+int kvb_energy_metrics(struct kvb_metrics *m, const struct kvb_samples *s, const cJSON *sums, struct kvb_error *err)
+{
+	size_t n = s ? s->n : 0;
+	struct kvb_chan_energy *v = kvb_xcalloc(n + 1, sizeof(*v));
+	int rc;
+	for (size_t i = 0; i < n; i++) {
+		v[i].name = s->ch[i].name;
+		v[i].energy_j = kvb_samples_energy_j(&s->ch[i]);
+		v[i].power_mw = kvb_samples_mean(&s->ch[i]);
+		v[i].estimated = s->ch[i].estimated;
+	}
+	rc = kvb_energy_emit(m, v, n, sums, err);
+	free(v);
+	return rc;
+}
+
+int kvb_conf_argv(const cJSON *v, struct kvb_strv *out)
+{
+	if (cJSON_IsArray(v)) {
+		for (const cJSON *a = v->child; a; a = a->next) {
+			char *s = kvb_node_str(a);
+			if (!s)
+				return -1;
+			kvb_strv_push(out, s);
+			free(s);
+		}
+		return out->n ? 0 : -1;
+	}
+	if (cJSON_IsString(v)) {
+		/* Plain words only: no shell, so no quoting rules to get wrong. */
+		char *dup = kvb_xstrdup(v->valuestring), *save = NULL;
+		for (char *w = strtok_r(dup, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+			kvb_strv_push(out, w);
+		free(dup);
+		return out->n ? 0 : -1;
+	}
+	return -1;
+}
+
+int kvb_probe_cmd_start(struct kvb_probe_cmd *c, const char *const *argv, const char *out_path, struct kvb_error *err)
+{
+	struct kvb_spawn_opts o;
+	int rc;
+	memset(c, 0, sizeof(*c));
+	c->proc.out_fd = -1;
+	c->out_path = kvb_xstrdup(out_path);
+	c->err_path = kvb_xasprintf("%s.stderr", out_path);
+	memset(&o, 0, sizeof(o));
+	o.argv = argv;
+	o.stdout_path = c->out_path;
+	o.stderr_path = c->err_path;
+	c->started_ns = kvb_wall_ns();
+	rc = kvb_spawn_bg(&o, &c->proc, err);
+	if (rc)
+		return kvb_error_prefix(err, "starting meter command");
+	c->running = 1;
+	return KVB_OK;
+}
+
+void kvb_probe_cmd_stderr_line(const struct kvb_probe_cmd *c, char *line, size_t n)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	line[0] = '\0';
+	if (!kvb_buf_read_file(&b, c->err_path) && b.len) {
+		size_t k = strcspn(b.data, "\n");
+		snprintf(line, n, ": %.*s", (int)k, b.data);
+	}
+	kvb_buf_release(&b);
+}
+
+int kvb_probe_cmd_stop(struct kvb_probe_cmd *c, const char *what, struct kvb_error *err)
+{
+	siginfo_t si;
+	int exited_early = 0, status;
+	char line[512];
+	if (!c->running)
+		return KVB_OK;
+	memset(&si, 0, sizeof(si));
+	/* Peek (WNOWAIT) whether it already ended by itself: a meter that dies early is an error. */
+	if (!waitid(P_PID, (id_t)c->proc.pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == c->proc.pid)
+		exited_early = 1;
+	status = kvb_spawn_stop(&c->proc, SIGTERM, 5000);
+	c->running = 0;
+	if (exited_early && (si.si_code != CLD_EXITED || si.si_status != 0)) {
+		kvb_probe_cmd_stderr_line(c, line, sizeof(line));
+		return kvb_error_set(err, KVB_ETARGET, "%s '%s' ended before the job did (%s %d)%s", what, c->out_path,
+				     si.si_code == CLD_EXITED ? "exit status" : "signal", si.si_status, line);
+	}
+	(void)status;
+	return KVB_OK;
+}
+
+void kvb_probe_cmd_release(struct kvb_probe_cmd *c)
+{
+	if (c->running)
+		kvb_spawn_stop(&c->proc, SIGKILL, 1000);
+	free(c->out_path);
+	free(c->err_path);
+	memset(c, 0, sizeof(*c));
+}
+
+int kvb_target_bg_start(struct kvb_target *t, const char *const *argv, const char *out, const char *errf, long *pid,
+			struct kvb_error *err)
+{
+	static const char script[] = "o=$1; e=$2; shift 2; \"$@\" </dev/null >\"$o\" 2>\"$e\" & echo $!";
+	struct kvb_strv a = KVB_STRV_INIT;
+	struct kvb_exec_result r;
+	int rc;
+	kvb_strv_push(&a, "sh");
+	kvb_strv_push(&a, "-c");
+	kvb_strv_push(&a, script);
+	kvb_strv_push(&a, "sh");
+	kvb_strv_push(&a, out);
+	kvb_strv_push(&a, errf);
+	for (size_t i = 0; argv[i]; i++)
+		kvb_strv_push(&a, argv[i]);
+	kvb_exec_result_init(&r);
+	rc = kvb_target_run_ok(t, kvb_strv_argv(&a), 30000, &r, err);
+	if (!rc) {
+		char *end;
+		*pid = strtol(r.out.data, &end, 10);
+		if (*pid <= 0)
+			rc = kvb_error_set(err, KVB_ETARGET, "starting '%s' in the background: no pid in '%s'", argv[0],
+					   r.out.data);
+	}
+	kvb_exec_result_release(&r);
+	kvb_strv_release(&a);
+	return rc;
+}
+
+int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, struct kvb_error *err)
+{
+	/* A zombie (no reaper in some containers) counts as gone: its /proc stat state is Z. */
+	static const char script[] =
+		"kill -s \"$1\" \"$2\" 2>/dev/null; n=0; "
+		"while kill -0 \"$2\" 2>/dev/null; do "
+		"case \"$(cat /proc/$2/stat 2>/dev/null)\" in *') Z '*) break;; esac; "
+		"n=$((n+1)); if [ $n -gt \"$3\" ]; then kill -9 \"$2\" 2>/dev/null; echo killed; break; fi; "
+		"sleep 0.05; done";
+	char p[32], n[32];
+	const char *argv[] = { "sh", "-c", script, "sh", sig, p, n, NULL };
+	struct kvb_exec_result r;
+	int rc;
+	snprintf(p, sizeof(p), "%ld", pid);
+	snprintf(n, sizeof(n), "%u", wait_ms / 50);
+	kvb_exec_result_init(&r);
+	rc = kvb_target_exec(t, argv, (uint64_t)wait_ms + 30000, &r, err);
+	if (!rc && strstr(r.out.data, "killed"))
+		kvb_warn("pid %ld did not stop on SIG%s within %u ms; killed", pid, sig, wait_ms);
+	kvb_exec_result_release(&r);
+	return rc;
+}
+
+int kvb_target_read_rooted(struct kvb_target *t, const char *root, const char *path, char **out,
+			   struct kvb_error *err)
+{
+	char *full = kvb_xasprintf("%s%s", root ? root : "", path);
+	const char *argv[] = { "cat", full, NULL };
+	struct kvb_exec_result r;
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = kvb_target_run_ok(t, argv, 30000, &r, err);
+	*out = rc ? NULL : kvb_buf_detach(&r.out);
+	kvb_exec_result_release(&r);
+	free(full);
+	return rc;
+}
+
+int kvb_cpulist_parse(const char *s, unsigned char *set, int max)
+{
+	int count = 0;
+	memset(set, 0, (size_t)max);
+	while (*s) {
+		char *end;
+		long a = strtol(s, &end, 10), b;
+		if (end == s || a < 0 || a >= max)
+			return -1;
+		b = a;
+		s = end;
+		if (*s == '-') {
+			b = strtol(s + 1, &end, 10);
+			if (end == s + 1 || b < a || b >= max)
+				return -1;
+			s = end;
+		}
+		for (long i = a; i <= b; i++)
+			if (!set[i]) {
+				set[i] = 1;
+				count++;
+			}
+		if (*s == ',')
+			s++;
+		else if (*s)
+			return -1;
+	}
+	return count;
+}

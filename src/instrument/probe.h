@@ -1,0 +1,218 @@
+/*
+ * What the energy and platform instruments share: parsers for the output
+ * formats of real meters (notes/formats.md "Energy meters"), the job window
+ * cut, per-channel energy metrics and platform-defined sums, meter commands
+ * run on the host, background commands on the target, and reading
+ * /proc and /sys under a configurable root.
+ *
+ * Formats parsed (one streaming parser, 1 MiB buffer, any file size):
+ *  - KVB_PROBE_CSV: `time,CHAN,...` header then rows. The time column's name
+ *    gives its units by suffix (_s or none = s, _ms, _us, _ns); a value column
+ *    may carry units as "name(W)", "name[mW]" or "name_uW" (else default_units).
+ *  - KVB_PROBE_ACME: iio-capture -c CSV: columns found by name,
+ *    timestamp_time_ms (ms) and device_power (mW); one channel per file.
+ *  - KVB_PROBE_AEP: arm-probe output: '#' lines skipped, then a whitespace
+ *    separated label line "time NAME(V) NAME(A) NAME(W) ...", time in s;
+ *    only the "(W)" columns are kept.
+ *  - KVB_PROBE_MONSOON: whitespace or comma separated W values, no time:
+ *    sample i is at i / rate_hz; an optional first non-numeric line names the
+ *    columns (default names output_power, usb_power, col3, ...).
+ * Power is converted to mW on the way in.
+ *
+ * Bad data is an error naming FILE:LINE: a line with too few or too many
+ * fields, a value that is not a finite number (NaN), time going backwards, a
+ * channel asked for in `channels:` missing from the header, and an empty
+ * file. One exception, documented: a last line without its newline is a meter
+ * killed mid-write by our SIGTERM and is dropped with a warning.
+ *
+ * Time: timestamps >= 1e18 ns (after 2001 as epoch ns) are taken as absolute
+ * CLOCK_REALTIME (KVB_TIME_AUTO); others are relative: the first sample is put
+ * at base_ns (the wall time the meter command started) and the rest keep
+ * their distance to it. Samples outside [win_start_ns, win_stop_ns] are cut.
+ */
+#ifndef KVB_PROBE_H
+#define KVB_PROBE_H
+
+#include "core/error.h"
+#include "core/metric.h"
+#include "core/samples.h"
+#include "core/spawn.h"
+#include "config/platform.h"
+#include "target/target.h"
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+enum kvb_probe_format { KVB_PROBE_CSV, KVB_PROBE_ACME, KVB_PROBE_AEP, KVB_PROBE_MONSOON };
+enum kvb_time_mode { KVB_TIME_AUTO, KVB_TIME_RELATIVE, KVB_TIME_ABSOLUTE };
+
+struct kvb_probe_parse {
+	enum kvb_probe_format format;
+	const char *path;            /* file to read */
+	const char *instrument;      /* instance name recorded on the channels */
+	const char *chan_name;       /* ACME: the channel this file is; others: unused */
+	const cJSON *channels;       /* optional {chan_name: column label}: select and rename (not ACME) */
+	const char *default_units;   /* CSV value columns without units: "W" (default), "mW" or "uW" */
+	double rate_hz;              /* MONSOON: samples per second (> 0) */
+	enum kvb_time_mode time_mode;
+	int64_t base_ns;             /* wall time of the first sample for relative time */
+	int64_t win_start_ns, win_stop_ns; /* keep samples with start <= t <= stop; both 0 = keep all */
+	int allow_empty;             /* 1: no samples is not an error (import of a header-only file) */
+};
+
+/* Statistics of one parse (for import reports and the bench). */
+struct kvb_probe_stats {
+	uint64_t lines, samples_read, samples_kept;
+	uint64_t bytes;
+	int dropped_partial_line;   /* 1 when a last line without newline was dropped */
+};
+
+/*
+ * Parses p->path into out (channels created as "name" in mW, instrument
+ * p->instrument). st may be NULL. Returns KVB_OK, KVB_EINPUT for bad data
+ * (message "FILE:LINE: ..."), or a sink error code from out.
+ */
+int kvb_probe_parse_file(const struct kvb_probe_parse *p, struct kvb_samples *out, struct kvb_probe_stats *st,
+			 struct kvb_error *err);
+
+/* Units name -> factor to mW ("W" 1000, "mW" 1, "uW" 0.001); 0 if unknown. */
+double kvb_power_units_to_mw(const char *units);
+
+/* Energy of one channel, as the metrics report it. */
+struct kvb_chan_energy {
+	const char *name;   /* chan_name */
+	double energy_j;
+	double power_mw;    /* mean power over the job */
+	int estimated;      /* adds classifier estimated=true */
+};
+
+/*
+ * Adds `energy` (J, lower is better) and `power_mean` (mW, lower is better)
+ * with classifier chan_name for each of v[n], then one pair per entry of
+ * sums ({name: [channel, ...]}, may be NULL): energies and mean powers
+ * added. A sum naming a channel not in v is KVB_EINPUT.
+ */
+int kvb_energy_emit(struct kvb_metrics *m, const struct kvb_chan_energy *v, size_t n, const cJSON *sums,
+		    struct kvb_error *err);
+/* kvb_energy_emit over the channels of s. */
+int kvb_energy_metrics(struct kvb_metrics *m, const struct kvb_samples *s, const cJSON *sums, struct kvb_error *err);
+
+/* Validates a `sums:` mapping: {name: [channel names]}; returns KVB_EINPUT with the instance name. */
+int kvb_sums_check(const cJSON *sums, const char *instance, struct kvb_error *err);
+
+/* A meter command running on the host, stdout to a file, stopped with SIGTERM. */
+struct kvb_probe_cmd {
+	struct kvb_bgproc proc;
+	char *out_path, *err_path;
+	int64_t started_ns;   /* wall time just before spawning (relative time origin) */
+	int running;
+};
+/* argv from a conf value: a list of strings, or one string split on spaces. NULL if neither. */
+int kvb_conf_argv(const cJSON *v, struct kvb_strv *out);
+int kvb_probe_cmd_start(struct kvb_probe_cmd *c, const char *const *argv, const char *out_path, struct kvb_error *err);
+/*
+ * Stops the command (SIGTERM, then SIGKILL after 5 s). A command that had
+ * already exited with a non-zero status fails with KVB_ETARGET quoting the
+ * first line of its stderr.
+ */
+int kvb_probe_cmd_stop(struct kvb_probe_cmd *c, const char *what, struct kvb_error *err);
+void kvb_probe_cmd_release(struct kvb_probe_cmd *c);
+/* ": FIRST LINE" of the command's stderr (for messages), or "" when it printed nothing. */
+void kvb_probe_cmd_stderr_line(const struct kvb_probe_cmd *c, char *line, size_t n);
+
+/*
+ * A command started in the background ON THE TARGET through
+ * `sh -c '"$@" </dev/null >OUT 2>ERR & echo $!'`, argv passed as positional
+ * parameters (quoted by the target backend). *pid receives its pid.
+ */
+int kvb_target_bg_start(struct kvb_target *t, const char *const *argv, const char *out, const char *errf, long *pid,
+			struct kvb_error *err);
+/* Sends signal name sig ("TERM", "INT") to pid and waits up to wait_ms for it to exit (then KILL). */
+int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, struct kvb_error *err);
+
+/* Reads ROOT/path on the target (cat); root "" or NULL for the real root. Caller frees *out. */
+int kvb_target_read_rooted(struct kvb_target *t, const char *root, const char *path, char **out,
+			   struct kvb_error *err);
+
+/* Parses a CPU list "0-3,5" into a bitmap of up to 1024 CPUs; returns the count, -1 when malformed. */
+int kvb_cpulist_parse(const char *s, unsigned char *set, int max);
+
+/*
+ * Command-driven meters (csv-command, aep, monsoon, acme) share one
+ * implementation: one or more host commands started at start(), SIGTERM at
+ * stop(), their output parsed at collect() with the job window, samples and
+ * energy metrics into the job, raw files kept as artifacts ("energy-raw").
+ */
+struct kvb_instr_ctx;
+struct kvb_meter_cmd {
+	struct kvb_strv argv;
+	char *stdout_path;   /* where the command's stdout goes */
+	char *data_path;     /* the file parsed (== stdout_path unless the tool writes a file, like iio-capture -f) */
+	char *chan_name;     /* ACME: channel of this command */
+	struct kvb_probe_cmd cmd;
+};
+struct kvb_meter {
+	enum kvb_probe_format format;
+	enum kvb_time_mode time_mode;
+	const char *default_units;
+	double rate_hz;
+	const cJSON *channels;  /* select/rename (not ACME) */
+	const cJSON *sums;
+	struct kvb_meter_cmd *cmd;
+	size_t ncmd;
+};
+/* Allocates c->priv as a meter; returns it. */
+struct kvb_meter *kvb_meter_new(struct kvb_instr_ctx *c, enum kvb_probe_format format);
+/* Adds a command whose stdout goes to ARTIFACT_DIR/NAME[-chan].out; data_path NULL = parse stdout. */
+struct kvb_meter_cmd *kvb_meter_add(struct kvb_instr_ctx *c, const char *chan_name, const char *data_suffix);
+/* Reads `time:` (auto|relative|absolute) into the meter. */
+void kvb_meter_time_mode(struct kvb_meter *m, const cJSON *conf, enum kvb_time_mode def);
+int kvb_meter_start(struct kvb_instr_ctx *c, struct kvb_error *err);
+int kvb_meter_stop(struct kvb_instr_ctx *c, struct kvb_error *err);
+int kvb_meter_collect(struct kvb_instr_ctx *c, struct kvb_error *err);
+void kvb_meter_teardown(struct kvb_instr_ctx *c);
+
+/* Computes channel and sum metrics of s into c->out, then moves s's channels into c->out->samples. */
+int kvb_instr_take_samples(struct kvb_instr_ctx *c, struct kvb_samples *s, const cJSON *sums, struct kvb_error *err);
+
+/* Per-CPU times from /proc/stat, in USER_HZ ticks, indexed by CPU number (n = highest + 1). */
+struct kvb_procstat {
+	int n;
+	uint64_t *busy;   /* user + nice + system + irq + softirq + steal */
+	uint64_t *total;  /* busy + idle + iowait */
+	unsigned char *seen;
+};
+/* Parses the cpuN lines of /proc/stat text. Returns 0, or -1 when there is none. */
+int kvb_procstat_parse(const char *text, struct kvb_procstat *ps);
+void kvb_procstat_release(struct kvb_procstat *ps);
+
+/* cpufreq stats/time_in_state: n rows of frequency (kHz) and time (10 ms units). */
+struct kvb_tis {
+	size_t n;
+	uint64_t *khz;
+	uint64_t *t;
+};
+int kvb_tis_parse(const char *text, struct kvb_tis *t);
+void kvb_tis_release(struct kvb_tis *t);
+/* Reads ROOT/sys/devices/system/cpu/cpuN/cpufreq/stats/time_in_state. */
+int kvb_tis_read(struct kvb_target *t, const char *root, int cpu, struct kvb_tis *out, struct kvb_error *err);
+
+/* The platform's clusters (topology.clusters), or one cluster "cpu0" of CPU 0 when none are declared. */
+struct kvb_cluster_set {
+	size_t n;
+	char **name;
+	unsigned char (*cpus)[1024];
+	int *first;   /* lowest CPU: whose cpufreq policy is read */
+};
+int kvb_clusters_get(const struct kvb_platform *plat, struct kvb_cluster_set *cs, struct kvb_error *err);
+void kvb_clusters_release(struct kvb_cluster_set *cs);
+
+/*
+ * util instrument: turns "---"-separated /proc/stat snapshots into
+ * util_min/mean/max (%) per CPU in out. A last snapshot without its
+ * separator (cut by the kill) is ignored. Returns 0, or -1 with why filled
+ * when fewer than two snapshots are usable.
+ */
+int kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len);
+
+#endif

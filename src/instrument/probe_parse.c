@@ -1,0 +1,549 @@
+/* Implements the streaming parser for energy meter outputs (CSV, iio-capture, arm-probe, Monsoon) described in probe.h. */
+#include "instrument/probe.h"
+#include "core/log.h"
+#include "core/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BUF_BYTES (1u << 20)
+#define MAX_FIELDS 256
+
+struct col {
+	int chan;      /* sample channel index, -1 = ignored */
+	double scale;  /* value -> mW */
+};
+
+struct pstate {
+	const struct kvb_probe_parse *p;
+	struct kvb_samples *out;
+	struct kvb_probe_stats *st;
+	int header_done;
+	int ncols;
+	int time_col;          /* -1: index / rate */
+	int64_t time_scale;    /* ns per unit of the time column */
+	struct col cols[MAX_FIELDS];
+	int have_first;
+	int absolute;
+	int64_t first_raw, t_prev;
+	uint64_t index;        /* data rows seen (Monsoon time) */
+	uint64_t line;
+	const char *fs[MAX_FIELDS], *fe[MAX_FIELDS];
+	int nf;
+};
+
+double kvb_power_units_to_mw(const char *u)
+{
+	if (!strcmp(u, "W") || !strcmp(u, "w"))
+		return 1000;
+	if (!strcmp(u, "mW") || !strcmp(u, "mw"))
+		return 1;
+	if (!strcmp(u, "uW") || !strcmp(u, "uw"))
+		return 0.001;
+	return 0;
+}
+
+static const double pow10_tab[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+				    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
+static int slow_double(const char *s, const char *e, double *out)
+{
+	char tmp[80];
+	char *end;
+	size_t n = (size_t)(e - s);
+	if (n == 0 || n >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	errno = 0;
+	*out = strtod(tmp, &end);
+	if (*end || !isfinite(*out))
+		return -1;
+	return 0;
+}
+
+/* Decimal [+-]digits[.digits] without strtod (the hot path of an import); others via strtod. */
+static int parse_value(const char *s, const char *e, double *out)
+{
+	const char *p = s;
+	uint64_t m = 0;
+	int digits = 0, frac = 0, neg = 0;
+	if (p < e && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	while (p < e && (unsigned)(*p - '0') < 10) {
+		if (digits >= 19)
+			return slow_double(s, e, out);
+		m = m * 10 + (uint64_t)(*p++ - '0');
+		digits++;
+	}
+	if (p < e && *p == '.') {
+		p++;
+		while (p < e && (unsigned)(*p - '0') < 10) {
+			if (digits < 19) {
+				m = m * 10 + (uint64_t)(*p - '0');
+				digits++;
+				frac++;
+			}
+			p++;
+		}
+	}
+	if (p != e || !digits || m >= (1ull << 53))
+		return slow_double(s, e, out);
+	*out = (double)m / pow10_tab[frac];
+	if (neg)
+		*out = -*out;
+	return 0;
+}
+
+/* Time in units of scale ns ("12.5" with scale 1e9 -> 12500000000), exact to the ns. */
+static int parse_time(const char *s, const char *e, int64_t scale, int64_t *out)
+{
+	const char *p = s;
+	int64_t i = 0, f = 0, unit = scale;
+	int digits = 0, neg = 0;
+	if (p < e && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	while (p < e && (unsigned)(*p - '0') < 10) {
+		if (digits >= 18)
+			goto slow;
+		i = i * 10 + (*p++ - '0');
+		digits++;
+	}
+	if (p < e && *p == '.') {
+		p++;
+		while (p < e && (unsigned)(*p - '0') < 10) {
+			unit /= 10;
+			f += (*p++ - '0') * unit;
+			digits++;
+		}
+	}
+	if (p != e || !digits)
+		goto slow;
+	if (i > INT64_MAX / scale - 1)
+		return -1;
+	*out = i * scale + f;
+	if (neg)
+		*out = -*out;
+	return 0;
+slow: {
+	double d;
+	if (slow_double(s, e, &d) || fabs(d * (double)scale) > 9e18)
+		return -1;
+	*out = llround(d * (double)scale);
+	return 0;
+}
+}
+
+/* Splits [s, e) into fields. sep ',' = commas (fields trimmed), ' ' = runs of blanks, 'm' = either. */
+static int split(struct pstate *ps, char *s, char *e, char sep)
+{
+	ps->nf = 0;
+	if (sep == ',') {
+		const char *a = s;
+		for (;;) {
+			const char *c = memchr(a, ',', (size_t)(e - a)), *b = c ? c : e, *x = a, *y = b;
+			while (x < y && (*x == ' ' || *x == '\t'))
+				x++;
+			while (y > x && (y[-1] == ' ' || y[-1] == '\t'))
+				y--;
+			if (ps->nf == MAX_FIELDS)
+				return -1;
+			ps->fs[ps->nf] = x;
+			ps->fe[ps->nf++] = y;
+			if (!c)
+				break;
+			a = c + 1;
+		}
+		return 0;
+	}
+	for (const char *a = s; a < e;) {
+		while (a < e && (*a == ' ' || *a == '\t' || (sep == 'm' && *a == ',')))
+			a++;
+		if (a == e)
+			break;
+		const char *b = a;
+		while (b < e && !(*b == ' ' || *b == '\t' || (sep == 'm' && *b == ',')))
+			b++;
+		if (ps->nf == MAX_FIELDS)
+			return -1;
+		ps->fs[ps->nf] = a;
+		ps->fe[ps->nf++] = b;
+		a = b;
+	}
+	return 0;
+}
+
+static char sep_of(enum kvb_probe_format f)
+{
+	return f == KVB_PROBE_AEP ? ' ' : f == KVB_PROBE_MONSOON ? 'm' : ',';
+}
+
+static char *field_dup(struct pstate *ps, int i)
+{
+	return kvb_xstrndup(ps->fs[i], (size_t)(ps->fe[i] - ps->fs[i]));
+}
+
+/* Lowercase, blanks to '_' (iio-capture headers have been seen both ways). */
+static void normalize(char *s)
+{
+	for (; *s; s++)
+		*s = *s == ' ' ? '_' : (char)tolower((unsigned char)*s);
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+/* Time column units from its name's suffix; ns per unit. */
+static int64_t time_scale_of(const char *name)
+{
+	if (ends_with(name, "_ns") || ends_with(name, "(ns)"))
+		return 1;
+	if (ends_with(name, "_us") || ends_with(name, "(us)"))
+		return 1000;
+	if (ends_with(name, "_ms") || ends_with(name, "(ms)"))
+		return 1000000;
+	return 1000000000;
+}
+
+/* Splits "name(W)", "name [mW]", "name_uW" into name and factor to mW; factor 0 = no units given. */
+static double split_units(char *name)
+{
+	static const char *const units[] = { "uW", "mW", "W", NULL };
+	size_t n = strlen(name);
+	for (int i = 0; units[i]; i++) {
+		const char *forms[] = { "(%s)", "[%s]", "_%s" };
+		for (int f = 0; f < 3; f++) {
+			char suf[8];
+			snprintf(suf, sizeof(suf), forms[f], units[i]);
+			if (ends_with(name, suf) && n > strlen(suf)) {
+				size_t k = n - strlen(suf);
+				while (k > 0 && name[k - 1] == ' ')
+					k--;
+				name[k] = '\0';
+				return kvb_power_units_to_mw(units[i]);
+			}
+		}
+	}
+	return 0;
+}
+
+/* Applies `channels:` (select + rename) and creates the sample channels. names[i] NULL = not a value column. */
+static int bind_columns(struct pstate *ps, char **names, double *scale, int n, struct kvb_error *err)
+{
+	const struct kvb_probe_parse *p = ps->p;
+	int rc = KVB_OK;
+	for (int i = 0; i < n; i++)
+		ps->cols[i].chan = -1;
+	if (p->channels && p->channels->child) {
+		for (const cJSON *kv = p->channels->child; kv; kv = kv->next) {
+			const char *want = cJSON_IsString(kv) ? kv->valuestring : kv->string;
+			int found = 0;
+			for (int i = 0; i < n && !found; i++) {
+				if (names[i] && !strcmp(names[i], want)) {
+					ps->cols[i].chan = (int)kvb_samples_channel(ps->out, kv->string, "mW", p->instrument);
+					ps->cols[i].scale = scale[i];
+					found = 1;
+				}
+			}
+			if (!found) {
+				struct kvb_buf have = KVB_BUF_INIT;
+				for (int i = 0; i < n; i++)
+					if (names[i])
+						kvb_buf_addf(&have, "%s%s", have.len ? ", " : "", names[i]);
+				rc = kvb_error_set(err, KVB_EINPUT,
+						   "%s:%llu: channel '%s' (column '%s') is missing from the header (columns: %s)",
+						   p->path, (unsigned long long)ps->line, kv->string, want,
+						   have.len ? have.data : "none");
+				kvb_buf_release(&have);
+				return rc;
+			}
+		}
+		return KVB_OK;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!names[i])
+			continue;
+		ps->cols[i].chan = (int)kvb_samples_channel(ps->out, names[i], "mW", p->instrument);
+		ps->cols[i].scale = scale[i];
+	}
+	return KVB_OK;
+}
+
+static int is_numeric(struct pstate *ps, int i)
+{
+	double d;
+	return !parse_value(ps->fs[i], ps->fe[i], &d);
+}
+
+static int header(struct pstate *ps, struct kvb_error *err)
+{
+	const struct kvb_probe_parse *p = ps->p;
+	char *names[MAX_FIELDS];
+	double scale[MAX_FIELDS];
+	int n = ps->nf, rc = KVB_OK, data_line = 0;
+	double def = kvb_power_units_to_mw(p->default_units ? p->default_units : "W");
+
+	memset(names, 0, sizeof(names));
+	ps->ncols = n;
+	ps->time_col = -1;
+	ps->time_scale = 1000000000;
+	switch (p->format) {
+	case KVB_PROBE_CSV:
+		if (n < 2)
+			return kvb_error_set(err, KVB_EINPUT, "%s:%llu: header needs a time column and at least one channel",
+					     p->path, (unsigned long long)ps->line);
+		{
+			char *t = field_dup(ps, 0);
+			normalize(t);
+			ps->time_col = 0;
+			ps->time_scale = time_scale_of(t);
+			free(t);
+		}
+		for (int i = 1; i < n; i++) {
+			names[i] = field_dup(ps, i);
+			scale[i] = split_units(names[i]);
+			if (scale[i] == 0)
+				scale[i] = def;
+		}
+		break;
+	case KVB_PROBE_ACME: {
+		int power = -1;
+		for (int i = 0; i < n; i++) {
+			char *h = field_dup(ps, i);
+			normalize(h);
+			if (!strncmp(h, "timestamp", 9) && ps->time_col < 0) {
+				ps->time_col = i;
+				ps->time_scale = ends_with(h, "_s") ? 1000000000 : ends_with(h, "_us") ? 1000
+					       : ends_with(h, "_ns") ? 1 : 1000000;
+			} else if (!strcmp(h, "device_power")) {
+				power = i;
+			}
+			free(h);
+		}
+		if (ps->time_col < 0 || power < 0)
+			return kvb_error_set(err, KVB_EINPUT, "%s:%llu: iio-capture header lacks '%s'", p->path,
+					     (unsigned long long)ps->line, ps->time_col < 0 ? "timestamp_time_ms" : "device_power");
+		for (int i = 0; i < n; i++)
+			ps->cols[i].chan = -1;
+		ps->cols[power].chan = (int)kvb_samples_channel(ps->out, p->chan_name, "mW", p->instrument);
+		ps->cols[power].scale = 1;  /* iio-capture reports mW */
+		ps->header_done = 1;
+		return KVB_OK;
+	}
+	case KVB_PROBE_AEP:
+		for (int i = 0; i < n; i++) {
+			char *h = field_dup(ps, i);
+			if (!strcmp(h, "time") || !strcmp(h, "time(S)") || !strcmp(h, "time(s)")) {
+				ps->time_col = i;
+				free(h);
+			} else if (ends_with(h, "(W)")) {
+				h[strlen(h) - 3] = '\0';
+				names[i] = h;
+				scale[i] = 1000;
+			} else {
+				free(h);
+			}
+		}
+		if (ps->time_col < 0) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s:%llu: arm-probe label line has no 'time' column", p->path,
+					   (unsigned long long)ps->line);
+			goto out;
+		}
+		break;
+	case KVB_PROBE_MONSOON:
+		if (p->rate_hz <= 0)
+			return kvb_error_set(err, KVB_EINPUT, "%s: monsoon needs a positive rate_hz", p->path);
+		data_line = is_numeric(ps, 0);
+		for (int i = 0; i < n; i++) {
+			if (data_line)
+				names[i] = i == 0 ? kvb_xstrdup("output_power") : i == 1 ? kvb_xstrdup("usb_power")
+					 : kvb_xasprintf("col%d", i + 1);
+			else
+				names[i] = field_dup(ps, i);
+			scale[i] = 1000;
+		}
+		break;
+	}
+	rc = bind_columns(ps, names, scale, n, err);
+	if (!rc)
+		ps->header_done = 1;
+out:
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	return rc ? rc : data_line ? 1 : KVB_OK;
+}
+
+static int data(struct pstate *ps, struct kvb_error *err)
+{
+	const struct kvb_probe_parse *p = ps->p;
+	int64_t t;
+	if (ps->nf != ps->ncols)
+		return kvb_error_set(err, KVB_EINPUT, "%s:%llu: truncated line: %d field%s, the header has %d", p->path,
+				     (unsigned long long)ps->line, ps->nf, ps->nf == 1 ? "" : "s", ps->ncols);
+	if (ps->time_col >= 0) {
+		int64_t raw;
+		if (parse_time(ps->fs[ps->time_col], ps->fe[ps->time_col], ps->time_scale, &raw))
+			return kvb_error_set(err, KVB_EINPUT, "%s:%llu: time '%.*s' is not a number", p->path,
+					     (unsigned long long)ps->line, (int)(ps->fe[ps->time_col] - ps->fs[ps->time_col]),
+					     ps->fs[ps->time_col]);
+		if (!ps->have_first) {
+			ps->first_raw = raw;
+			ps->absolute = p->time_mode == KVB_TIME_ABSOLUTE ||
+				       (p->time_mode == KVB_TIME_AUTO && raw >= 1000000000000000000ll);
+		}
+		t = ps->absolute ? raw : p->base_ns + (raw - ps->first_raw);
+	} else {
+		t = p->base_ns + (int64_t)llround((double)ps->index * 1e9 / p->rate_hz);
+	}
+	if (ps->have_first && t < ps->t_prev)
+		return kvb_error_set(err, KVB_EINPUT, "%s:%llu: time goes backwards (%.*s after a later sample)", p->path,
+				     (unsigned long long)ps->line,
+				     ps->time_col >= 0 ? (int)(ps->fe[ps->time_col] - ps->fs[ps->time_col]) : 0,
+				     ps->time_col >= 0 ? ps->fs[ps->time_col] : "");
+	ps->have_first = 1;
+	ps->t_prev = t;
+	ps->index++;
+	{
+		int keep = !(p->win_start_ns || p->win_stop_ns) || (t >= p->win_start_ns && t <= p->win_stop_ns);
+		double v[MAX_FIELDS];
+		/* All values are checked before any is added, so a bad line adds nothing. */
+		for (int i = 0; i < ps->nf; i++) {
+			if (ps->cols[i].chan < 0)
+				continue;
+			if (parse_value(ps->fs[i], ps->fe[i], &v[i]))
+				return kvb_error_set(err, KVB_EINPUT, "%s:%llu: column %d: '%.*s' is not a finite number",
+						     p->path, (unsigned long long)ps->line, i + 1, (int)(ps->fe[i] - ps->fs[i]),
+						     ps->fs[i]);
+			ps->st->samples_read++;
+		}
+		for (int i = 0; keep && i < ps->nf; i++) {
+			int rc;
+			if (ps->cols[i].chan < 0)
+				continue;
+			if ((rc = kvb_samples_add(ps->out, (size_t)ps->cols[i].chan, t, v[i] * ps->cols[i].scale)))
+				return kvb_error_set(err, rc, "%s:%llu: storing samples failed", p->path,
+						     (unsigned long long)ps->line);
+			ps->st->samples_kept++;
+		}
+	}
+	return KVB_OK;
+}
+
+static int line(struct pstate *ps, char *s, char *e, struct kvb_error *err)
+{
+	const struct kvb_probe_parse *p = ps->p;
+	int rc;
+	if (e > s && e[-1] == '\r')
+		e--;
+	{
+		const char *x = s;
+		while (x < e && (*x == ' ' || *x == '\t'))
+			x++;
+		if (x == e)
+			return KVB_OK;
+		if (*x == '#' && (p->format == KVB_PROBE_AEP || !ps->header_done))
+			return KVB_OK;
+	}
+	if (split(ps, s, e, sep_of(p->format)))
+		return kvb_error_set(err, KVB_EINPUT, "%s:%llu: more than %d fields", p->path, (unsigned long long)ps->line,
+				     MAX_FIELDS);
+	if (!ps->header_done) {
+		rc = header(ps, err);
+		if (rc != 1)
+			return rc;
+	}
+	return data(ps, err);
+}
+
+int kvb_probe_parse_file(const struct kvb_probe_parse *p, struct kvb_samples *out, struct kvb_probe_stats *st,
+			 struct kvb_error *err)
+{
+	struct pstate *ps = kvb_xcalloc(1, sizeof(*ps));
+	struct kvb_probe_stats local;
+	char *buf = NULL;
+	size_t have = 0;
+	int fd, eof = 0, rc = KVB_OK;
+
+	if (!st)
+		st = &local;
+	memset(st, 0, sizeof(*st));
+	ps->p = p;
+	ps->out = out;
+	ps->st = st;
+	fd = open(p->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot read '%s': %s", p->path, strerror(errno));
+		goto out;
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	buf = kvb_xmalloc(BUF_BYTES + 1);
+	while (!rc) {
+		char *s, *end;
+		if (!eof) {
+			ssize_t r = read(fd, buf + have, BUF_BYTES - have);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0) {
+				rc = kvb_error_set(err, KVB_EINPUT, "cannot read '%s': %s", p->path, strerror(errno));
+				break;
+			}
+			if (r == 0)
+				eof = 1;
+			have += (size_t)r;
+			st->bytes += (uint64_t)r;
+		}
+		s = buf;
+		end = buf + have;
+		for (;;) {
+			char *nl = memchr(s, '\n', (size_t)(end - s));
+			if (!nl)
+				break;
+			ps->line++;
+			if ((rc = line(ps, s, nl, err)))
+				break;
+			s = nl + 1;
+		}
+		if (rc)
+			break;
+		have = (size_t)(end - s);
+		memmove(buf, s, have);
+		if (eof) {
+			if (have) {
+				/* A last line without newline: a meter stopped mid-write. Use it if it is whole. */
+				struct kvb_error e2;
+				ps->line++;
+				if (line(ps, buf, buf + have, &e2)) {
+					kvb_warn("%s:%llu: dropping incomplete last line", p->path, (unsigned long long)ps->line);
+					st->dropped_partial_line = 1;
+				}
+			}
+			break;
+		}
+		if (have == BUF_BYTES) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s:%llu: line longer than %u bytes", p->path,
+					   (unsigned long long)ps->line + 1, BUF_BYTES);
+			break;
+		}
+	}
+	st->lines = ps->line;
+	if (!rc && !ps->have_first && !p->allow_empty)
+		rc = kvb_error_set(err, KVB_EINPUT, "%s: no samples (%s)", p->path,
+				   st->bytes == 0 ? "empty file" : ps->header_done ? "header only" : "no header");
+	if (!rc)
+		rc = kvb_samples_finish(out);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	free(ps);
+	return rc;
+}

@@ -1,0 +1,583 @@
+/*
+ * Instrument backends against the real local target: the meters driven as
+ * real commands (tests/sim/probe_sim writing each meter's real format from a
+ * known power function), the Juno hwmon, cpufreq and model backends against a
+ * directory tree holding the real sysfs/procfs file names (`root:`), util on
+ * this host's /proc/stat, dmesg, ftrace through trace-cmd, and the per-job
+ * session: a failing instrument marks the job and keeps the workload metrics.
+ */
+#include "config/platform.h"
+#include "core/samples.h"
+#include "core/util.h"
+#include "instrument/probe.h"
+#include "instrument/session.h"
+
+#include "test.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char T[256];
+static char sim[512];
+static struct kvb_platform plat;
+static struct kvb_target target;
+
+static const char *path_in(const char *name)
+{
+	static char p[8][600];
+	static int k;
+	k = (k + 1) % 8;
+	snprintf(p[k], sizeof(p[k]), "%s/%s", T, name);
+	return p[k];
+}
+
+static void write_file(const char *path, const char *text)
+{
+	char *dir = kvb_xstrdup(path);
+	*strrchr(dir, '/') = '\0';
+	kvb_mkdir_p(dir, 0755);
+	free(dir);
+	FILE *f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+static void setup_once(void)
+{
+	struct kvb_diag d;
+	struct kvb_error err;
+	const char *b = getenv("KVB_BUILD_DIR");
+	if (T[0])
+		return;
+	snprintf(T, sizeof(T), "/tmp/kvb-test-instr-XXXXXX");
+	if (!mkdtemp(T))
+		abort();
+	snprintf(sim, sizeof(sim), "%s/tests/sim/probe_sim", b ? b : "build");
+	if (access(sim, X_OK))
+		fprintf(stderr, "probe_sim not built at %s\n", sim);
+	symlink(sim, path_in("iio-capture"));
+	write_file(path_in("plat/platform.yaml"),
+		   "name: t\nconnection: {type: local}\n"
+		   "topology: {clusters: [{name: little, cpus: \"0-1\"}, {name: big, cpus: \"2-3\"}]}\n"
+		   "energy_model:\n  little: {500000: 100, 1000000: 300}\n  big: {1000000: 500, 2000000: 1500}\n"
+		   "instruments:\n  energy: {type: csv-command, command: [probe_sim, csv]}\n  hw: {type: juno-hwmon}\n");
+	kvb_diag_init(&d, NULL);
+	if (kvb_platform_load(&plat, path_in("plat/platform.yaml"), &d))
+		for (size_t i = 0; i < d.msgs.n; i++)
+			fprintf(stderr, "%s\n", d.msgs.v[i]);
+	kvb_diag_release(&d);
+	if (kvb_target_open(&target, &plat, &err))
+		fprintf(stderr, "%s\n", err.msg);
+	kvb_mkdir_p(path_in("art"), 0755);
+	kvb_mkdir_p(path_in("remote"), 0755);
+}
+
+static void wait_for(const char *path)
+{
+	for (int i = 0; i < 1000 && access(path, F_OK); i++)
+		kvb_sleep_ms(10);
+	unlink(path);
+}
+
+/* One job of one backend: setup, start, [done file or pause], stop, collect, teardown. */
+static int run_backend(const char *name, const char *conf_json, const char *done, int64_t win0, int64_t win1,
+		       struct kvb_metrics *m, struct kvb_error *err)
+{
+	cJSON *conf = cJSON_Parse(conf_json);
+	const struct kvb_instrument_ops *ops = kvb_instrument_find(kvb_get_str(conf, "type", ""));
+	struct kvb_instr_ctx c = { .name = name, .conf = conf, .target = &target, .plat = &plat,
+				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = m };
+	int rc;
+	kvb_error_clear(err);
+	if (!ops) {
+		cJSON_Delete(conf);
+		return kvb_error_set(err, KVB_EUSAGE, "no backend in %s", conf_json);
+	}
+	rc = ops->setup ? ops->setup(&c, err) : 0;
+	if (!rc)
+		rc = ops->start(&c, err);
+	if (!rc && done)
+		wait_for(done);
+	else if (!rc)
+		kvb_sleep_ms(300);  /* a short workload */
+	c.start_ns = win0;
+	c.stop_ns = win1;
+	if (!rc)
+		rc = ops->stop(&c, err);
+	if (!rc)
+		rc = ops->collect(&c, err);
+	if (ops->teardown)
+		ops->teardown(&c);
+	cJSON_Delete(conf);
+	return rc;
+}
+
+/* Value of metric name with classifier key=value, or NAN. */
+static double metric(const struct kvb_metrics *m, const char *name, const char *key, const char *value)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const cJSON *c = m->v[i].classifiers ? cJSON_GetObjectItem(m->v[i].classifiers, key) : NULL;
+		if (!strcmp(m->v[i].name, name) && c && cJSON_IsString(c) && !strcmp(c->valuestring, value))
+			return m->v[i].value;
+	}
+	return NAN;
+}
+
+static void test_csv_command__constant_and_step_power_give_15_joules(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	char conf[2048];
+	setup_once();
+	kvb_metrics_init(&m);
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"csv-command\", \"command\": [\"%s\", \"csv\", \"--power\", \"const:1.5\", \"--channels\", \"2\","
+		 " \"--done\", \"%s\"], \"sums\": {\"total\": [\"ch0\", \"ch1\"]}}",
+		 sim, path_in("done"));
+	CHECK(run_backend("energy", conf, path_in("done"), 0, 0, &m, &err) == KVB_OK);
+	if (err.msg[0])
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "ch0"), 15.0, 1e-9);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "ch1"), 30.0, 1e-9);
+	CHECK_NEAR(metric(&m, "power_mean", "chan_name", "ch0"), 1500.0, 1e-9);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "total"), 45.0, 1e-9);
+	CHECK(m.samples && m.samples->n == 2 && m.samples->ch[0].n == 10001);
+	CHECK(m.nart == 1 && !strcmp(m.art[0].kind, "energy-raw") && m.art[0].bytes > 100000);
+	kvb_metrics_release(&m);
+
+	kvb_metrics_init(&m);
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"csv-command\", \"command\": [\"%s\", \"csv\", \"--power\", \"step:1:2:5\", \"--done\", \"%s\"]}",
+		 sim, path_in("done"));
+	CHECK(run_backend("energy", conf, path_in("done"), 0, 0, &m, &err) == KVB_OK);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "ch0"), 15.0, 1e-9);
+	CHECK_NEAR(metric(&m, "power_mean", "chan_name", "ch0"), 1500.0, 0.1 + 1e-9);  /* 10001 samples: one 1 W extra */
+	kvb_metrics_release(&m);
+}
+
+static void test_meters__aep_monsoon_acme_give_15_joules(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	char conf[2048];
+	setup_once();
+	kvb_metrics_init(&m);
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"aep\", \"command\": [\"%s\", \"aep\", \"--channels\", \"2\", \"--done\", \"%s\"],"
+		 " \"channels\": {\"big\": \"CH1\"}}",
+		 sim, path_in("done"));
+	CHECK(run_backend("aep", conf, path_in("done"), 0, 0, &m, &err) == KVB_OK);
+	if (err.msg[0])
+		fprintf(stderr, "%s\n", err.msg);
+	/* Only the renamed channel: CH1 is twice CH0. */
+	CHECK(m.samples && m.samples->n == 1);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "big"), 30.0, 1e-6);
+	kvb_metrics_release(&m);
+
+	kvb_metrics_init(&m);
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"monsoon\", \"rate_hz\": 5000, \"command\": [\"%s\", \"monsoon\", \"--channels\", \"2\","
+		 " \"--done\", \"%s\"]}",
+		 sim, path_in("done"));
+	CHECK(run_backend("monsoon", conf, path_in("done"), 0, 0, &m, &err) == KVB_OK);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "output_power"), 15.0, 1e-6);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "usb_power"), 2.5, 1e-6);
+	kvb_metrics_release(&m);
+
+	kvb_metrics_init(&m);
+	setenv("PROBE_SIM_DONE", path_in("done"), 1);
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"acme\", \"host\": \"baylibre-acme.local\", \"iio_capture\": \"%s\","
+		 " \"channels\": {\"sys\": \"iio:device0\"}}",
+		 path_in("iio-capture"));
+	CHECK(run_backend("acme", conf, path_in("done"), 0, 0, &m, &err) == KVB_OK);
+	if (err.msg[0])
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "sys"), 15.0, 1e-9);
+	CHECK_NEAR(metric(&m, "power_mean", "chan_name", "sys"), 1500.0, 1e-9);
+	kvb_metrics_release(&m);
+	/* A device iio-capture cannot find: the tool's own message comes back. */
+	kvb_metrics_init(&m);
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"acme\", \"host\": \"h\", \"iio_capture\": \"%s\", \"channels\": {\"sys\": \"nosuch\"}}",
+		 path_in("iio-capture"));
+	CHECK(run_backend("acme", conf, NULL, 0, 0, &m, &err) == KVB_ETARGET);
+	CHECK_CONTAINS(err.msg, "instrument 'acme': ");
+	CHECK_CONTAINS(err.msg, "ended before the job did (exit status 1): Device nosuch not found");
+	unsetenv("PROBE_SIM_DONE");
+	kvb_metrics_release(&m);
+}
+
+static void test_meters__absolute_times_cut_to_job_window(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	char conf[2048];
+	int64_t t0 = 1700000000000000000ll;
+	setup_once();
+	kvb_metrics_init(&m);
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"csv-command\", \"command\": [\"%s\", \"csv\", \"--t0-ns\", \"%lld\", \"--done\", \"%s\"]}", sim,
+		 (long long)t0, path_in("done"));
+	CHECK(run_backend("energy", conf, path_in("done"), t0 + 2000000000ll, t0 + 7000000000ll, &m, &err) == KVB_OK);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "ch0"), 7.5, 1e-9);
+	CHECK(m.samples && m.samples->ch[0].n == 5001);
+	kvb_metrics_release(&m);
+}
+
+static void bad_case(const char *type, const char *fmt_args, const char *expect)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	char conf[2048];
+	kvb_metrics_init(&m);
+	snprintf(conf, sizeof(conf), "{\"type\": \"%s\", %s}", type, fmt_args);
+	CHECK(run_backend("bad", conf, path_in("done"), 0, 0, &m, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, expect);
+	CHECK(m.n == 0);
+	kvb_metrics_release(&m);
+}
+
+static void test_meters__bad_probe_data_is_an_error_with_line(void)
+{
+	char args[2048];
+	setup_once();
+	/* rate 10 for 2 s: 21 rows; the bad one is row 10, i.e. line 12 after the header. */
+	snprintf(args, sizeof(args),
+		 "\"command\": [\"%s\", \"csv\", \"--rate\", \"10\", \"--duration\", \"2\", \"--channels\", \"2\","
+		 " \"--bad\", \"truncated\", \"--done\", \"%s\"]",
+		 sim, path_in("done"));
+	bad_case("csv-command", args, "bad.out:12: truncated line: 2 fields, the header has 3");
+	snprintf(args, sizeof(args),
+		 "\"rate_hz\": 10, \"command\": [\"%s\", \"monsoon\", \"--rate\", \"10\", \"--duration\", \"2\","
+		 " \"--bad\", \"nan\", \"--done\", \"%s\"]",
+		 sim, path_in("done"));
+	bad_case("monsoon", args, "bad.out:11: column 1: 'nan' is not a finite number");
+	snprintf(args, sizeof(args),
+		 "\"command\": [\"%s\", \"aep\", \"--rate\", \"10\", \"--duration\", \"2\", \"--bad\", \"nonmono\","
+		 " \"--done\", \"%s\"]",
+		 sim, path_in("done"));
+	bad_case("aep", args, "bad.out:15: time goes backwards");
+	snprintf(args, sizeof(args),
+		 "\"channels\": {\"gpu\": \"ch2\"}, \"command\": [\"%s\", \"csv\", \"--channels\", \"3\", \"--bad\", \"missing\","
+		 " \"--rate\", \"10\", \"--done\", \"%s\"]",
+		 sim, path_in("done"));
+	bad_case("csv-command", args, "bad.out:1: channel 'gpu' (column 'ch2') is missing from the header (columns: ch0, ch1)");
+	snprintf(args, sizeof(args), "\"command\": [\"%s\", \"csv\", \"--bad\", \"empty\", \"--done\", \"%s\"]", sim,
+		 path_in("done"));
+	bad_case("csv-command", args, "bad.out: no samples (empty file)");
+}
+
+static void set_counters(const char *a57, const char *a53, const char *sys)
+{
+	write_file(path_in("juno/sys/class/hwmon/hwmon0/energy1_input"), a57);
+	write_file(path_in("juno/sys/class/hwmon/hwmon0/energy1_label"), "A57\n");
+	write_file(path_in("juno/sys/class/hwmon/hwmon0/energy2_input"), a53);
+	write_file(path_in("juno/sys/class/hwmon/hwmon0/energy2_label"), "A53\n");
+	write_file(path_in("juno/sys/class/hwmon/hwmon1/energy1_input"), sys);
+	write_file(path_in("juno/sys/class/hwmon/hwmon1/energy1_label"), "SYS\n");
+	write_file(path_in("juno/sys/class/hwmon/hwmon1/power1_input"), "1234\n");
+}
+
+static void test_juno_hwmon__energy_is_counter_delta(void)
+{
+	const struct kvb_instrument_ops *ops = kvb_instrument_find("juno-hwmon");
+	struct kvb_metrics m;
+	struct kvb_error err;
+	char conf[1024];
+	cJSON *cj;
+	setup_once();
+	set_counters("1000000\n", "5000\n", "123456789\n");
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"juno-hwmon\", \"root\": \"%s\", \"channels\": {\"big\": \"A57\", \"little\": \"A53\","
+		 " \"sys\": \"SYS\"}, \"sums\": {\"total\": [\"big\", \"little\", \"sys\"]}}",
+		 path_in("juno"));
+	cj = cJSON_Parse(conf);
+	struct kvb_instr_ctx c = { .name = "juno", .conf = cj, .target = &target, .plat = &plat,
+				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = &m };
+	kvb_metrics_init(&m);
+	CHECK(ops->setup(&c, &err) == KVB_OK);
+	CHECK(ops->start(&c, &err) == KVB_OK);
+	set_counters("3500000\n", "505000\n", "124456789\n");
+	CHECK(ops->stop(&c, &err) == KVB_OK);
+	CHECK(ops->collect(&c, &err) == KVB_OK);
+	ops->teardown(&c);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "big"), 2.5, 1e-12);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "little"), 0.5, 1e-12);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "sys"), 1.0, 1e-12);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "total"), 4.0, 1e-12);
+	CHECK(metric(&m, "power_mean", "chan_name", "big") > 0);
+	kvb_metrics_release(&m);
+	/* A counter that went backwards (reset) is an error, not a negative energy. */
+	kvb_metrics_init(&m);
+	CHECK(ops->setup(&c, &err) == KVB_OK);
+	CHECK(ops->start(&c, &err) == KVB_OK);
+	set_counters("10\n", "505000\n", "124456789\n");
+	CHECK(ops->stop(&c, &err) == KVB_OK);
+	CHECK(ops->collect(&c, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "counter 'hwmon0/energy1' (A57) went backwards (3500000 -> 10 uJ)");
+	ops->teardown(&c);
+	kvb_metrics_release(&m);
+	cJSON_Delete(cj);
+}
+
+static void cpu_tree(const char *little_tis, const char *big_tis, const char *stat)
+{
+	write_file(path_in("cpu/sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state"), little_tis);
+	write_file(path_in("cpu/sys/devices/system/cpu/cpu2/cpufreq/stats/time_in_state"), big_tis);
+	write_file(path_in("cpu/proc/stat"), stat);
+}
+
+static void run_two_snapshots(const char *type, const char *extra, struct kvb_metrics *m, struct kvb_error *err, int *rc)
+{
+	const struct kvb_instrument_ops *ops = kvb_instrument_find(type);
+	char conf[1024];
+	cJSON *cj;
+	snprintf(conf, sizeof(conf), "{\"type\": \"%s\", \"root\": \"%s\"%s}", type, path_in("cpu"), extra);
+	cj = cJSON_Parse(conf);
+	struct kvb_instr_ctx c = { .name = type, .conf = cj, .target = &target, .plat = &plat,
+				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = m };
+	cpu_tree("500000 100\n750000 0\n1000000 200\n", "1000000 5\n2000000 7\n",
+		 "cpu  1 1 1 1\ncpu0 100 0 0 1000 0 0 0 0\ncpu1 100 0 0 1000\ncpu2 100 0 0 1000\ncpu3 1 0 0 1000\n");
+	*rc = ops->setup(&c, err);
+	if (!*rc)
+		*rc = ops->start(&c, err);
+	/* little: 20/10/10 x 10 ms at 500/750/1000 MHz; big: 50 at 2 GHz. Busy: cpu0 +100, cpu1 +50, cpu2 +200 ticks. */
+	cpu_tree("500000 120\n750000 10\n1000000 210\n", "1000000 5\n2000000 57\n",
+		 "cpu  1 1 1 1\ncpu0 150 0 40 1000 0 10 0 0\ncpu1 150 0 0 1100\ncpu2 300 0 0 1000\ncpu3 1 0 0 1200\n");
+	kvb_sleep_ms(20);
+	if (!*rc)
+		*rc = ops->stop(&c, err);
+	if (!*rc)
+		*rc = ops->collect(&c, err);
+	ops->teardown(&c);
+	cJSON_Delete(cj);
+}
+
+static void test_cpufreq__mean_frequency_and_residency_per_cluster(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	int rc;
+	setup_once();
+	kvb_metrics_init(&m);
+	run_two_snapshots("cpufreq", "", &m, &err, &rc);
+	CHECK(rc == KVB_OK);
+	CHECK_NEAR(metric(&m, "freq_mean", "cluster", "little"), 687.5, 1e-9);
+	CHECK_NEAR(metric(&m, "freq_mean", "cluster", "big"), 2000, 1e-9);
+	CHECK_NEAR(metric(&m, "freq_residency", "freq_mhz", "500"), 50, 1e-9);
+	CHECK_NEAR(metric(&m, "freq_residency", "freq_mhz", "750"), 25, 1e-9);
+	kvb_metrics_release(&m);
+}
+
+static void test_model__estimate_from_busy_time_and_energy_model(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	int rc;
+	setup_once();
+	kvb_metrics_init(&m);
+	run_two_snapshots("model", ", \"sums\": {\"cpus\": [\"little\", \"big\"]}", &m, &err, &rc);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	/* little: busy 1.5 s x (0.5 x 100 + 0.25 x 200 (interpolated at 750 MHz) + 0.25 x 300) mW = 0.2625 J */
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "little"), 0.2625, 1e-12);
+	/* big: busy 2 s x 1500 mW = 3 J */
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "big"), 3.0, 1e-12);
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "cpus"), 3.2625, 1e-12);
+	CHECK_NEAR(metric(&m, "energy", "estimated", "true"), 0.2625, 1e-12);
+	CHECK_NEAR(metric(&m, "power_mean", "estimated", "true"), metric(&m, "power_mean", "chan_name", "little"), 0);
+	kvb_metrics_release(&m);
+}
+
+static volatile int burn_stop;
+static void *burn(void *arg)
+{
+	volatile unsigned long x = 0;
+	(void)arg;
+	while (!burn_stop)
+		x++;
+	return NULL;
+}
+
+static void test_util__busy_cpu_shows_high_utilisation(void)
+{
+	const struct kvb_instrument_ops *ops = kvb_instrument_find("util");
+	cJSON *cj = cJSON_Parse("{\"type\": \"util\", \"interval_ms\": 50}");
+	struct kvb_metrics m;
+	struct kvb_error err;
+	pthread_t th;
+	double best = 0;
+	setup_once();
+	struct kvb_instr_ctx c = { .name = "util", .conf = cj, .target = &target, .plat = &plat,
+				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = &m };
+	kvb_metrics_init(&m);
+	CHECK(ops->setup(&c, &err) == KVB_OK);
+	CHECK(ops->start(&c, &err) == KVB_OK);
+	burn_stop = 0;
+	pthread_create(&th, NULL, burn, NULL);
+	kvb_sleep_ms(600);
+	burn_stop = 1;
+	pthread_join(th, NULL);
+	CHECK(ops->stop(&c, &err) == KVB_OK);
+	CHECK(ops->collect(&c, &err) == KVB_OK);
+	ops->teardown(&c);
+	for (size_t i = 0; i < m.n; i++) {
+		CHECK(m.v[i].value >= 0 && m.v[i].value <= 100);
+		if (!strcmp(m.v[i].name, "util_max") && m.v[i].value > best)
+			best = m.v[i].value;
+	}
+	CHECK(m.n >= 3 && m.n % 3 == 0);
+	CHECK(best >= 50);  /* one CPU ran the spinning thread for whole intervals */
+	kvb_metrics_release(&m);
+	cJSON_Delete(cj);
+}
+
+static void test_dmesg__new_lines_kept_and_warnings_counted(void)
+{
+	const struct kvb_instrument_ops *ops = kvb_instrument_find("dmesg");
+	char conf[512];
+	struct kvb_metrics m;
+	struct kvb_error err;
+	struct kvb_buf log = KVB_BUF_INIT;
+	cJSON *cj;
+	FILE *f;
+	setup_once();
+	write_file(path_in("kmsg"), "[    0.1] boot\n[    0.2] WARNING: old, before the job\n[    0.3] ready\n");
+	snprintf(conf, sizeof(conf), "{\"type\": \"dmesg\", \"command\": [\"cat\", \"%s\"]}", path_in("kmsg"));
+	cj = cJSON_Parse(conf);
+	struct kvb_instr_ctx c = { .name = "dmesg", .conf = cj, .target = &target, .plat = &plat,
+				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = &m };
+	kvb_metrics_init(&m);
+	CHECK(ops->setup(&c, &err) == KVB_OK);
+	CHECK(ops->start(&c, &err) == KVB_OK);
+	f = fopen(path_in("kmsg"), "a");
+	fputs("[    5.0] WARNING: CPU: 1 PID: 42 at kernel/sched/core.c:100\n[    5.1] fine\n"
+	      "[    5.2] BUG: scheduling while atomic\n", f);
+	fclose(f);
+	CHECK(ops->stop(&c, &err) == KVB_OK);
+	CHECK(ops->collect(&c, &err) == KVB_OK);
+	ops->teardown(&c);
+	CHECK(m.n == 1 && !strcmp(m.v[0].name, "dmesg_warnings"));
+	CHECK_NEAR(m.v[0].value, 2, 0);
+	CHECK(m.nart == 1);
+	kvb_buf_read_file(&log, m.art[0].path);
+	CHECK_STR(log.data, "[    5.0] WARNING: CPU: 1 PID: 42 at kernel/sched/core.c:100\n[    5.1] fine\n"
+			    "[    5.2] BUG: scheduling while atomic\n");
+	kvb_buf_release(&log);
+	kvb_metrics_release(&m);
+	cJSON_Delete(cj);
+}
+
+static void test_ftrace__records_or_says_why_not(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	int rc;
+	setup_once();
+	kvb_metrics_init(&m);
+	rc = run_backend("ftrace", "{\"type\": \"ftrace\", \"events\": [\"sched:sched_switch\"], \"ready_timeout_ms\": 5000}",
+			 NULL, 0, 0, &m, &err);
+	if (rc) {
+		/* No tracefs access (containers) or no trace-cmd: the message carries trace-cmd's reason. */
+		CHECK_CONTAINS(err.msg, "instrument 'ftrace': trace-cmd");
+		fprintf(stderr, "ftrace unavailable here: %s\n", err.msg);
+	} else {
+		CHECK(m.nart == 1 && !strcmp(m.art[0].kind, "ftrace") && m.art[0].bytes > 0);
+	}
+	kvb_metrics_release(&m);
+}
+
+static void test_session__failing_instrument_keeps_workload_metrics(void)
+{
+	struct kvb_instr_set set;
+	struct kvb_instr_job ij;
+	struct kvb_metrics m;
+	struct kvb_error err;
+	char list_json[1024];
+	cJSON *list;
+	setup_once();
+	/* Platform: energy (csv-command "probe_sim csv" not in PATH -> fails at start) and hw (no tree -> fails);
+	 * the agenda disables hw and adds dmesg by type. */
+	snprintf(list_json, sizeof(list_json), "[\"~hw\", \"dmesg\"]");
+	list = cJSON_Parse(list_json);
+	CHECK(kvb_instr_set_build(&set, &plat, list, &err) == KVB_OK);
+	CHECK(set.n == 2);
+	CHECK_STR(set.v[0].name, "energy");
+	CHECK_STR(set.v[1].name, "dmesg");
+	kvb_metrics_init(&m);
+	kvb_instr_job_start(&ij, &set, &target, &plat, path_in("art"), path_in("remote"), &m);
+	kvb_metrics_add(&m, "time", 0.5, "s", 1);  /* the workload */
+	kvb_instr_job_stop(&ij);
+	CHECK(kvb_instr_job_error(&ij) != NULL);
+	CHECK_CONTAINS(kvb_instr_job_error(&ij), "instrument 'energy': starting meter command: cannot run 'probe_sim'");
+	CHECK(ij.ctx[0].start_ns > 0 && ij.ctx[0].stop_ns >= ij.ctx[0].start_ns);
+	CHECK(m.n >= 1 && !strcmp(m.v[0].name, "time"));
+	kvb_instr_job_release(&ij);
+	kvb_metrics_release(&m);
+	kvb_instr_set_release(&set);
+	cJSON_Delete(list);
+	/* Unknown names and keys are input errors before anything runs. */
+	list = cJSON_Parse("[\"nosuch\"]");
+	CHECK(kvb_instr_set_build(&set, &plat, list, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "unknown instrument 'nosuch'");
+	kvb_instr_set_release(&set);
+	cJSON_Delete(list);
+}
+
+static void test_session__window_is_the_workload_time(void)
+{
+	struct kvb_platform p2;
+	struct kvb_diag d;
+	struct kvb_instr_set set;
+	struct kvb_instr_job ij;
+	struct kvb_metrics m;
+	struct kvb_error err;
+	char yaml[2048];
+	int64_t now = kvb_wall_ns();
+	setup_once();
+	/* A meter with absolute timestamps covering now-2 s .. now+8 s at 1 kHz, constant 1.5 W. */
+	snprintf(yaml, sizeof(yaml),
+		 "name: t2\nconnection: {type: local}\ninstruments:\n"
+		 "  energy: {type: csv-command, command: [\"%s\", csv, --t0-ns, \"%lld\", --done, \"%s\"]}\n",
+		 sim, (long long)(now - 2000000000ll), path_in("done"));
+	write_file(path_in("p2/platform.yaml"), yaml);
+	kvb_diag_init(&d, NULL);
+	CHECK(kvb_platform_load(&p2, path_in("p2/platform.yaml"), &d) == KVB_OK);
+	kvb_diag_release(&d);
+	CHECK(kvb_instr_set_build(&set, &p2, NULL, &err) == KVB_OK);
+	kvb_metrics_init(&m);
+	kvb_instr_job_start(&ij, &set, &target, &p2, path_in("art"), path_in("remote"), &m);
+	wait_for(path_in("done"));
+	kvb_sleep_ms(300);
+	kvb_instr_job_stop(&ij);
+	CHECK(kvb_instr_job_error(&ij) == NULL);
+	{
+		double window_s = (double)(ij.ctx[0].stop_ns - ij.ctx[0].start_ns) / 1e9;
+		/* Within one 1 ms sample at each end. */
+		CHECK_NEAR(metric(&m, "energy", "chan_name", "ch0"), 1.5 * window_s, 1.5 * 0.002);
+		CHECK_NEAR(metric(&m, "power_mean", "chan_name", "ch0"), 1500, 1e-9);
+	}
+	kvb_instr_job_release(&ij);
+	kvb_metrics_release(&m);
+	kvb_instr_set_release(&set);
+	kvb_platform_release(&p2);
+}
+
+#define TESTS                                                                                                          \
+	T(test_csv_command__constant_and_step_power_give_15_joules)                                                   \
+	T(test_meters__aep_monsoon_acme_give_15_joules)                                                                \
+	T(test_meters__absolute_times_cut_to_job_window)                                                               \
+	T(test_meters__bad_probe_data_is_an_error_with_line)                                                           \
+	T(test_juno_hwmon__energy_is_counter_delta)                                                                    \
+	T(test_cpufreq__mean_frequency_and_residency_per_cluster)                                                      \
+	T(test_model__estimate_from_busy_time_and_energy_model)                                                        \
+	T(test_util__busy_cpu_shows_high_utilisation)                                                                  \
+	T(test_dmesg__new_lines_kept_and_warnings_counted)                                                             \
+	T(test_ftrace__records_or_says_why_not)                                                                        \
+	T(test_session__failing_instrument_keeps_workload_metrics)                                                     \
+	T(test_session__window_is_the_workload_time)
+#include "test_main.h"
