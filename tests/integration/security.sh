@@ -49,11 +49,12 @@ for target in local ssh; do
     test "$(q "$T/$target.db" "select count(*) from variant where name = 'a' || char(10) || 'touch pwned6' || char(10)")" = 1
 done
 
-# Names cannot leave the output directory: boot-<variant> directories are one sanitised component.
+# Names cannot leave the output directory: boot-<variant> directories are one sanitised component,
+# job directories are numbered (spec ids never become paths).
 esc="escape-$$"
 cat >"$T/paths.yaml" <<YAML
 config: {iterations: 1}
-workloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]
+workloads: [{name: hackbench, id: "../../../../../../../../$esc-spec", params: {groups: 1, fds: 2, loops: 10}}]
 variants:
   - {name: "../../../../../../../../../../$esc"}
   - {name: "/tmp/$esc"}
@@ -94,6 +95,12 @@ check "stored platform says <redacted>" test "$(q "$T/s.db" "select json_extract
 check "stored platform keeps the rest" test "$(q "$T/s.db" "select json_extract(platform_json, '$.connection.key') from run")" = "$T/pk"
 "$KVB" platform show "$T/secret.yaml" >"$T/show" 2>"$T/show.err"
 check "platform show redacts" sh -c "grep -qP '\"passphrase\":\\s+\"<redacted>\"' '$T/show' && ! grep -qF -- '$secret' '$T/show'"
+sed -e "s|$secret|Wrong-$secret|" "$T/secret.yaml" >"$T/wrong.yaml"
+chmod 600 "$T/wrong.yaml"
+"$KVB" platform check "$T/wrong.yaml" >"$T/wrong.out" 2>&1; rc=$?
+check "wrong passphrase: unreachable, exit 4 (rc $rc)" test "$rc" -eq 4
+check "wrong passphrase: the message names the key file" grep -q "with key '$T/pk'" "$T/wrong.out"
+check "wrong passphrase: the message does not echo it" test -z "$(grep -F -- "$secret" "$T/wrong.out")"
 chmod 600 "$T/secret.yaml"
 "$KVB" platform show "$T/secret.yaml" >/dev/null 2>"$T/show.err"
 check "no warning once the file is 0600" test ! -s "$T/show.err"
