@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <gsl/gsl_errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +31,19 @@ const struct kvb_cmd kvb_commands[] = {
 	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A]\n"
-	  "                    [--format table|markdown|csv|json] [--layout long|wide]\n" },
+	  "                    [--format table|markdown|csv|json] [--layout long|wide]\n\n"
+	  "  Columns: n values, boots they came from, the statistic (--stat), stdev (n-1), CoV,\n"
+	  "  perc_diff = (variant - baseline) / baseline x 100 (raw sign: read it with lower_is_better),\n"
+	  "  p and verdict. With >= 2 boots per variant, p is Welch's on the boot means and a change is\n"
+	  "  significant (*) when that p < alpha AND the hierarchical-bootstrap 95% CI of the ratio\n"
+	  "  excludes 1. With one boot, p is the larger of Welch's and Mann-Whitney's (both must be\n"
+	  "  < alpha); \"(1 boot)\" marks it when the variants ran in different boots. verdict: better /\n"
+	  "  worse (significant, from lower_is_better), ~ (no significant change).\n"
+	  "  --by KEY spreads a classifier into columns (cgroup_depth -> root, level1, ...).\n"
+	  "  --format json carries every statistic, p-value, CI and the raw values.\n" },
 	{ "show", cmd_show, "list runs, variants, jobs or metrics",
-	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S]\n" },
+	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
+	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n" },
 	{ "query", cmd_query, "read-only SQL over the results views",
 	  "usage: kvbench query [-d DB] \"SQL\"\n\n"
 	  "  Views: results (one row per metric, classifiers as JSON), jobs, comparison.\n"
@@ -43,7 +54,9 @@ const struct kvb_cmd kvb_commands[] = {
 	  "       kvbench platform check NAME\n"
 	  "       kvbench platform new NAME --from BASE [--dir DIR]\n" },
 	{ "agenda", cmd_agenda, "validate an agenda and print its jobs",
-	  "usage: kvbench agenda check FILE [-p PLATFORM] [--rounds N]\n" },
+	  "usage: kvbench agenda check FILE [-p PLATFORM] [--rounds N]\n\n"
+	  "  -p, --platform NAME   plan as `run -p NAME` would (its default rounds)\n"
+	  "      --rounds N        plan with N rounds\n" },
 	{ "import", cmd_import, "bring outside results in (long-format CSV)",
 	  "usage: kvbench import csv FILE [-d DB]\n\n"
 	  "  Columns: variant, workload, metric, value [, units, lower_is_better, iteration, boot|round, section];\n"
@@ -131,6 +144,9 @@ int main(int argc, char **argv)
 	int rc = KVB_EUSAGE;
 	/* GSL must report, not abort: our code checks inputs first, this is the safety net. */
 	gsl_set_error_handler_off();
+	/* A closed stdout (`kvbench diff | head`) must be a write error we handle, not a death
+	 * that leaves a run 'running' with its knobs applied. */
+	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		list_help(stderr);
 		return KVB_EUSAGE;
@@ -157,9 +173,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "kvbench: '%s' is not a command (see `kvbench --help`)\n", argv[1]);
 			return KVB_EUSAGE;
 		}
+		/* `kvbench CMD --help` is `kvbench help CMD` */
+		for (int i = 2; i < argc; i++)
+			if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+				return help(c->name);
 		rc = c->fn(argc - 1, argv + 1);
 	}
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
+		/* like git: a reader that went away (`| head`) is not an error worth a message */
+		if (errno == EPIPE)
+			return rc ? rc : KVB_OK;
 		fprintf(stderr, "kvbench: error: writing to stdout: %s\n", strerror(errno));
 		if (!rc)
 			rc = KVB_EUSAGE;

@@ -15,17 +15,21 @@ int cmd_agenda(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "rounds", required_argument, NULL, 'r' },
+		{ "platform", required_argument, NULL, 'p' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kvb_agenda a;
 	struct kvb_diag d;
 	struct kvb_plan plan;
 	struct kvb_box b;
-	int c, rc, rounds = 1;
+	int c, rc, rounds = 0;
+	const char *plat_name = NULL;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:", opts, NULL)) != -1) {
 		if (c == 'r')
 			rounds = atoi(optarg) > 0 ? atoi(optarg) : 1;
+		else if (c == 'p')
+			plat_name = optarg;
 		else
 			return kvb_cli_usage("agenda", "unknown option");
 	}
@@ -43,7 +47,23 @@ int cmd_agenda(int argc, char **argv)
 	}
 	kvb_diag_release(&d);
 	kvb_agenda_default_variant(&a);
-	kvb_plan_build(&plan, &a, rounds);
+	if (plat_name && !rounds) {
+		struct kvb_platform p;
+		struct kvb_diag pd;
+		kvb_diag_init(&pd, NULL);
+		if (kvb_platform_load(&p, plat_name, &pd)) {
+			for (size_t i = 0; i < pd.msgs.n; i++)
+				fprintf(stderr, "%s\n", pd.msgs.v[i]);
+			kvb_diag_release(&pd);
+			kvb_platform_release(&p);
+			kvb_agenda_release(&a);
+			return KVB_EINPUT;
+		}
+		rounds = kvb_engine_default_rounds(&p, &a);
+		kvb_diag_release(&pd);
+		kvb_platform_release(&p);
+	}
+	kvb_plan_build(&plan, &a, rounds ? rounds : 1);
 	printf("%s: %zu specs, %zu variants, %zu jobs, execution_order %s, max_retries %d\n", argv[optind + 1], a.nspecs,
 	       a.nvariants, plan.n, kvb_exec_order_name(a.order), a.max_retries);
 	kvb_box_init(&b, 8);

@@ -24,7 +24,7 @@ static int print_diag(struct kvb_diag *d)
 }
 
 /* Loads a stored run's agenda and platform for --resume. */
-static int load_stored(struct kvb_store *st, int64_t run, struct kvb_agenda *a, struct kvb_platform *p,
+static int load_stored(struct kvb_store *st, int64_t run, struct kvb_agenda *a, struct kvb_platform *p, int *rounds,
 		       struct kvb_error *err)
 {
 	sqlite3_stmt *q;
@@ -32,8 +32,8 @@ static int load_stored(struct kvb_store *st, int64_t run, struct kvb_agenda *a, 
 	struct kvb_doc doc;
 	struct kvb_diag d;
 	int rc = KVB_OK;
-	if (sqlite3_prepare_v2(st->db, "SELECT agenda_json, agenda_path, platform, status FROM run WHERE id = ?", -1, &q,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db, "SELECT agenda_json, agenda_path, platform, status, rounds FROM run WHERE id = ?",
+			       -1, &q, NULL) != SQLITE_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
 	sqlite3_bind_int64(q, 1, run);
 	if (sqlite3_step(q) == SQLITE_ROW) {
@@ -41,6 +41,7 @@ static int load_stored(struct kvb_store *st, int64_t run, struct kvb_agenda *a, 
 		path = kvb_xstrdup(sqlite3_column_text(q, 1) ? (const char *)sqlite3_column_text(q, 1) : "agenda");
 		plat = kvb_xstrdup(sqlite3_column_text(q, 2) ? (const char *)sqlite3_column_text(q, 2) : "local");
 		status = kvb_xstrdup((const char *)sqlite3_column_text(q, 3));
+		*rounds = sqlite3_column_int(q, 4); /* the plan is rebuilt exactly as it was stored */
 	}
 	sqlite3_finalize(q);
 	if (!aj)
@@ -136,11 +137,13 @@ int cmd_run(int argc, char **argv)
 		return kvb_cli_usage("run", "missing -p PLATFORM (`kvbench platform list` shows them)");
 
 	if (resume) {
-		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)))
+		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err)))
 			goto fail;
 		if (!resume_run && (rc = kvb_store_latest_run(st, &resume_run, &err)))
 			goto fail;
-		if ((rc = load_stored(st, resume_run, &a, &p, &err)))
+		if (rounds)
+			kvb_warn("--rounds is ignored with --resume: the run keeps the rounds it was planned with");
+		if ((rc = load_stored(st, resume_run, &a, &p, &rounds, &err)))
 			goto fail;
 	} else {
 		struct kvb_diag d;
@@ -168,7 +171,7 @@ int cmd_run(int argc, char **argv)
 			if ((rc = kvb_agenda_add_variant_arg(&a, variants.v[i], &err)))
 				goto fail;
 		kvb_agenda_default_variant(&a);
-		if (!dry && (rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)))
+		if (!dry && ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err))))
 			goto fail;
 	}
 	{

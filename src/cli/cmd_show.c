@@ -5,6 +5,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -41,9 +42,10 @@ int cmd_show(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },
 		{ "run", required_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "status", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = NULL, *format = "table";
+	const char *db = NULL, *format = "table", *status = NULL;
 	int64_t run = 0;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
@@ -55,6 +57,8 @@ int cmd_show(int argc, char **argv)
 			db = optarg;
 		else if (c == 'f')
 			format = optarg;
+		else if (c == 's')
+			status = optarg;
 		else if (c == 'r') {
 			if (kvb_parse_i64(optarg, &run) || run < 1)
 				return kvb_cli_usage("show", "--run '%s': expected a run id", optarg);
@@ -71,7 +75,19 @@ int cmd_show(int argc, char **argv)
 	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)))
 		goto out;
 	/* ?1 appears twice in the SQL: one bound value; 0 means all runs. */
-	rc = kvb_sql_print(st, listings[i].sql_all, run, format, stdout, &rows, &err);
+	if (status) {
+		/* every listing with a status column can be filtered by it; the value is bound, not pasted */
+		char *sql;
+		if (strcmp(argv[optind], "runs") && strcmp(argv[optind], "variants") && strcmp(argv[optind], "jobs")) {
+			kvb_store_close(st);
+			return kvb_cli_usage("show", "--status applies to runs, variants and jobs");
+		}
+		sql = kvb_xasprintf("SELECT * FROM (%s) WHERE status = ?2", listings[i].sql_all);
+		rc = kvb_sql_print2(st, sql, run, status, format, stdout, &rows, &err);
+		free(sql);
+	} else {
+		rc = kvb_sql_print(st, listings[i].sql_all, run, format, stdout, &rows, &err);
+	}
 out:
 	if (rc)
 		kvb_cli_fail(&err);

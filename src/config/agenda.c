@@ -841,5 +841,6 @@ void kvb_agenda_default_variant(struct kvb_agenda *a)
 	a->variants[0].name = kvb_xstrdup("default");
 	kvb_runtime_init(&a->variants[0].rt);
 	a->variants[0].raw = cJSON_CreateObject();
+	cJSON_AddStringToObject(a->variants[0].raw, "name", "default"); /* --resume reloads it */
 	a->nvariants = 1;
 }

@@ -29,11 +29,22 @@ static const struct kvb_keydef conn_type_key = { "type", KVB_T_STR, NULL, NULL, 
 
 static const struct kvb_keydef flash_keys[] = {
 	{ "method", KVB_T_STR, "none", "none|qemu|fastboot|ssh-copy|command", 0, "flasher backend" },
-	{ "partitions", KVB_T_MAP, NULL, NULL, 0, "fastboot: {partition: variant field}" },
+	{ "partitions", KVB_T_MAP, "{boot: boot_image}", NULL, 0,
+	  "fastboot: {partition: kernel|dtb|initrd|boot_image|modules}, flashed in this order" },
+	{ "fastboot_serial", KVB_T_STR, NULL, NULL, 0,
+	  "fastboot: `fastboot -s` serial (default connection.serial; tcp:HOST:PORT for fastboot over TCP)" },
+	{ "mkbootimg_args", KVB_T_STRLIST, NULL, NULL, 0,
+	  "fastboot: extra mkbootimg options (load addresses, --pagesize, --header_version)" },
+	{ "cmdline", KVB_T_STR, NULL, NULL, 0, "fastboot: the board's kernel command line; the variant's is appended" },
+	{ "dtb_mode", KVB_T_STR, "append", "append|header", 0,
+	  "fastboot: dtb appended to the kernel (header v0/v1) or given as mkbootimg --dtb (header v2)" },
+	{ "ramdisk", KVB_T_STR, NULL, NULL, 0, "fastboot: ramdisk for variants without initrd (relative to the platform directory)" },
 	{ "boot_path", KVB_T_STR, NULL, NULL, 0, "ssh-copy: directory on the board for kernel and dtb" },
-	{ "kernel_name", KVB_T_STR, NULL, NULL, 0, "ssh-copy: file name of the kernel in boot_path" },
-	{ "dtb_name", KVB_T_STR, NULL, NULL, 0, "ssh-copy: file name of the dtb in boot_path" },
+	{ "kernel_name", KVB_T_STR, "Image", NULL, 0, "ssh-copy: file name of the kernel in boot_path" },
+	{ "dtb_name", KVB_T_STR, NULL, NULL, 0, "ssh-copy: file name of the dtb in boot_path (default: the variant's dtb file name)" },
+	{ "initrd_name", KVB_T_STR, NULL, NULL, 0, "ssh-copy: file name of the initrd in boot_path (default: the variant's initrd file name)" },
 	{ "command", KVB_T_STR, NULL, NULL, 0, "command: hook script (relative to the platform directory)" },
+	{ "reboot", KVB_T_BOOL, "false", NULL, 0, "command: reboot the target after the hook (when the hook only installs)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -189,6 +200,36 @@ static void check_connection(struct kvb_platform *p, struct kvb_diag *d)
 			kvb_diag_at(d, "connection", "missing required key '%s' for connection type %s", def->key, ops->name);
 }
 
+/* Keys a flash method cannot do without, and the values only a method understands. */
+static void check_flash(struct kvb_platform *p, struct kvb_diag *d)
+{
+	const cJSON *parts = cJSON_GetObjectItemCaseSensitive(p->flash, "partitions");
+	const char *hook = kvb_get_str(p->flash, "command", NULL);
+	if (!strcmp(p->flash_method, "ssh-copy") && !kvb_get_str(p->flash, "boot_path", NULL))
+		kvb_diag_at(d, "flash", "method ssh-copy needs boot_path (the board's directory for kernel and dtb)");
+	if (!strcmp(p->flash_method, "command")) {
+		if (!hook) {
+			kvb_diag_at(d, "flash", "method command needs command (the hook script)");
+		} else {
+			char *path = hook[0] == '/' ? kvb_xstrdup(hook) : kvb_xasprintf("%s/%s", p->dir, hook);
+			if (access(path, X_OK))
+				kvb_diag_at(d, "flash.command", "hook '%s' is not an executable file", path);
+			free(path);
+		}
+	}
+	for (const cJSON *e = cJSON_IsObject(parts) ? parts->child : NULL; e; e = e->next) {
+		static const char *const fields[] = { "kernel", "dtb", "initrd", "boot_image", "modules" };
+		int ok = 0;
+		for (size_t i = 0; i < KVB_ARRAY_SIZE(fields) && cJSON_IsString(e); i++)
+			ok |= !strcmp(e->valuestring, fields[i]);
+		if (!ok) {
+			char *path = kvb_path_key("flash.partitions", e->string);
+			kvb_diag_at(d, path, "must name a variant file: kernel, dtb, initrd, boot_image or modules");
+			free(path);
+		}
+	}
+}
+
 static void load_topology(struct kvb_platform *p, const cJSON *topo, struct kvb_diag *d)
 {
 	const cJSON *cl;
@@ -311,6 +352,8 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	p->flash_method = "none";
 	if (p->flash && !kvb_keys_check(p->flash, "flash", flash_keys, d))
 		p->flash_method = kvb_get_str(p->flash, "method", "none");
+	if (p->flash)
+		check_flash(p, d);
 	v = cJSON_GetObjectItemCaseSensitive(root, "boot");
 	p->boot_timeout_s = 180;
 	if (v && !kvb_keys_check(v, "boot", boot_keys, d)) {

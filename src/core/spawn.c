@@ -41,14 +41,18 @@ static char **build_env(const char *const *extra)
 	for (size_t i = 0; i < n; i++) {
 		const char *eq = strchr(environ[i], '=');
 		int overridden = 0;
-		for (size_t j = 0; eq && j < m; j++)
-			if (!strncmp(extra[j], environ[i], (size_t)(eq - environ[i]) + 1))
+		for (size_t j = 0; eq && j < m; j++) {
+			size_t nl = (size_t)(eq - environ[i]);
+			/* "NAME=VALUE" replaces NAME; a bare "NAME" removes it */
+			if (!strncmp(extra[j], environ[i], nl) && (extra[j][nl] == '=' || extra[j][nl] == '\0'))
 				overridden = 1;
+		}
 		if (!overridden)
 			env[k++] = environ[i];
 	}
 	for (size_t j = 0; j < m; j++)
-		env[k++] = (char *)extra[j];
+		if (strchr(extra[j], '='))
+			env[k++] = (char *)extra[j];
 	env[k] = NULL;
 	return env;
 }

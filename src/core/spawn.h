@@ -29,7 +29,8 @@ void kvb_exec_result_release(struct kvb_exec_result *r);
 
 struct kvb_spawn_opts {
 	const char *const *argv;   /* argv[0] looked up in PATH */
-	const char *const *env;    /* extra NAME=VALUE entries added to the environment, or NULL */
+	const char *const *env;    /* NAME=VALUE entries set in the child's environment, bare NAME entries
+				      removed from it, or NULL */
 	const char *cwd;           /* working directory or NULL */
 	const char *stdin_path;    /* file for stdin, or NULL for /dev/null */
 	const char *stdout_path;   /* stream stdout to this file instead of capturing, or NULL */

@@ -26,7 +26,8 @@ static int write_knob(struct kvb_target *t, struct kvb_knob_state *k, const char
 	int rc = kvb_target_read(t, path, &old, err);
 	if (rc)
 		return kvb_error_prefix(err, "runtime knob %s", path);
-	/* scaling_governor-style files read back with brackets elsewhere; store exactly what was read */
+	if (k->on_save)
+		k->on_save(k->cb_arg, path, old);
 	rc = kvb_target_write(t, path, value, err);
 	if (rc) {
 		free(old);
@@ -128,7 +129,7 @@ int kvb_knobs_apply(struct kvb_target *t, const struct kvb_runtime *rt, const ch
 	}
 	if (!rc && rt->governor) {
 		static const char *const argv[] = { "sh", "-c",
-			"for f in /sys/devices/system/cpu/cpufreq/policy*/scaling_governor; do [ -e \"$f\" ] && echo \"$f\"; done",
+			"for f in /sys/devices/system/cpu/cpufreq/policy*/scaling_governor; do [ -e \"$f\" ] && echo \"$f\"; done; true",
 			NULL };
 		struct kvb_exec_result r;
 		kvb_exec_result_init(&r);
@@ -163,6 +164,21 @@ int kvb_knobs_apply(struct kvb_target *t, const struct kvb_runtime *rt, const ch
 	return KVB_OK;
 }
 
+int kvb_knobs_write_back(struct kvb_target *t, const struct kvb_strv *paths, const struct kvb_strv *values,
+			 struct kvb_error *err)
+{
+	int first = KVB_OK;
+	struct kvb_error e;
+	for (size_t i = paths->n; i-- > 0;) {
+		int rc = kvb_target_write(t, paths->v[i], values->v[i], &e);
+		if (rc && !first) {
+			first = rc;
+			*err = e;
+		}
+	}
+	return first;
+}
+
 int kvb_knobs_restore(struct kvb_target *t, struct kvb_knob_state *k, struct kvb_error *err)
 {
 	int first = KVB_OK;
@@ -173,6 +189,8 @@ int kvb_knobs_restore(struct kvb_target *t, struct kvb_knob_state *k, struct kvb
 			first = rc;
 			*err = e;
 		}
+		if (!rc && k->on_restored)
+			k->on_restored(k->cb_arg, k->paths.v[i]);
 	}
 	if (k->cgdirs.n) {
 		struct kvb_strv rm = KVB_STRV_INIT;

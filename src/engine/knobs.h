@@ -17,6 +17,11 @@
 #include "target/target.h"
 
 struct kvb_knob_state {
+	/* Optional: called with a file's original value before kvbench writes it, and once the
+	 * original is back (the engine keeps them in the DB so a crash cannot lose them). */
+	void (*on_save)(void *arg, const char *path, const char *original);
+	void (*on_restored)(void *arg, const char *path);
+	void *cb_arg;
 	struct kvb_strv paths;   /* files written */
 	struct kvb_strv olds;    /* their previous values, same order */
 	struct kvb_strv wrap;    /* argv prefix for the workload */
@@ -24,6 +29,9 @@ struct kvb_knob_state {
 };
 
 void kvb_knob_state_init(struct kvb_knob_state *k);
+/* Writes originals back (paths[i] <- values[i], last first); returns the first error, tries all. */
+int kvb_knobs_write_back(struct kvb_target *t, const struct kvb_strv *paths, const struct kvb_strv *values,
+			 struct kvb_error *err);
 /*
  * Applies rt on t. tag names the cgroup (unique per run, e.g. "run3").
  * On error, what was already written is restored before returning.

@@ -7,6 +7,7 @@
 #include "engine/plan.h"
 #include "flash/fetch.h"
 #include "flash/flash.h"
+#include "flash/bootimg.h"
 #include "flash/kimage.h"
 #include "instrument/session.h"
 #include "workload/workload.h"
@@ -71,6 +72,7 @@ struct engine {
 	int64_t *variant_ids;
 	int *variant_failed;
 	char **variant_why;   /* per variant: why its files could not be had, or NULL */
+	int knob_failed;      /* the last attempt failed applying knobs (deterministic: not retried) */
 	struct kvb_target target;
 	int target_open;
 	int failures;
@@ -94,7 +96,7 @@ static void progress(struct engine *e, const struct kvb_plan_job *j, const char 
 	/* A terminal gets one live line; logs get one line per finished job (run_job). */
 	if (e->tty)
 		fprintf(stderr, "\r\033[K[job %zu/%zu] %s %s #%d (round %d)%s %s", e->done + 1, e->todo, vname,
-			j->spec->label, j->iteration, j->round, eta, what);
+			j->spec->id, j->iteration, j->round, eta, what);
 }
 
 /* Job classifiers: variant, section, iteration, workload parameters marked as classifiers, spec classifiers. */
@@ -149,6 +151,42 @@ static int target_alive(struct engine *e)
 	return rc == KVB_OK && r.exit_code == 0;
 }
 
+static void knob_saved_cb(void *arg, const char *path, const char *original)
+{
+	struct engine *e = arg;
+	struct kvb_error err;
+	if (kvb_store_knob_save(e->st, e->run_id, e->plat->name, path, original, &err))
+		kvb_warn("%s", err.msg);
+}
+
+static void knob_restored_cb(void *arg, const char *path)
+{
+	struct engine *e = arg;
+	struct kvb_error err;
+	if (kvb_store_knob_done(e->st, e->run_id, path, &err))
+		kvb_warn("%s", err.msg);
+}
+
+/* Puts back knob values a crashed earlier run on this platform left changed (0004_knobs.sql). */
+static void restore_leftover_knobs(struct engine *e)
+{
+	struct kvb_strv paths = KVB_STRV_INIT, vals = KVB_STRV_INIT;
+	struct kvb_error err;
+	if (kvb_store_knob_leftovers(e->st, e->plat->name, &paths, &vals, &err)) {
+		kvb_warn("%s", err.msg);
+	} else if (paths.n) {
+		for (size_t i = 0; i < paths.n; i++)
+			kvb_warn("restoring %s to '%s' (left changed by an interrupted run)", paths.v[i], vals.v[i]);
+		if (kvb_knobs_write_back(&e->target, &paths, &vals, &err))
+			kvb_warn("cannot restore every knob: %s", err.msg);
+		else if (kvb_store_knob_clear(e->st, e->plat->name, &err))
+			kvb_warn("%s", err.msg);
+		kvb_store_event(e->st, e->run_id, "warning", "restored %zu knob(s) left changed by an interrupted run", paths.n);
+	}
+	kvb_strv_release(&paths);
+	kvb_strv_release(&vals);
+}
+
 /* One attempt of a job. Metrics go to m; returns KVB_OK or the failure. */
 static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
 		       struct kvb_error *err)
@@ -181,7 +219,14 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	}
 	job_runtime(e, j, &rt);
 	kvb_knob_state_init(&ks);
+	ks.on_save = knob_saved_cb;
+	ks.on_restored = knob_restored_cb;
+	ks.cb_arg = e;
 	rc = kvb_knobs_apply(&e->target, &rt, e->tag, &ks, err);
+	/* a knob the board does not have fails the same way every time: no retry */
+	e->knob_failed = rc != KVB_OK;
+	if (rc)
+		kvb_error_prefix(err, "runtime knobs");
 	if (!rc) {
 		memset(&ctx, 0, sizeof(ctx));
 		ctx.target = &e->target;
@@ -317,6 +362,8 @@ static int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err
 	if (rc)
 		goto out;
 	rc = kvb_identity_check(&e->target, &e->a->variants[v], &id, err);
+	if (!rc)
+		restore_leftover_knobs(e);
 out:
 	b.ready_ns = kvb_wall_ns();
 	b.status = rc ? "failed" : "ok";
@@ -380,8 +427,8 @@ static int run_job(struct engine *e, size_t idx)
 		}
 		if (e->tty)
 			fputc('\n', stderr);
-		kvb_warn("job %d (%s %s #%d) attempt %d failed: %s", j->seq, e->a->variants[j->variant].name,
-			 j->spec->label, j->iteration, attempt, err.msg);
+		kvb_warn("[job %zu/%zu] %s %s #%d attempt %d failed: %s", e->done + 1, e->todo,
+			 e->a->variants[j->variant].name, j->spec->id, j->iteration, attempt, err.msg);
 		if (attempt < max_attempts) {
 			struct kvb_error e2;
 			if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, a0, kvb_wall_ns(), &e2))
@@ -397,7 +444,7 @@ static int run_job(struct engine *e, size_t idx)
 				break;
 			}
 		}
-		if (g_signals)
+		if (g_signals || e->knob_failed)
 			break;
 	}
 	{
@@ -423,8 +470,9 @@ static int run_job(struct engine *e, size_t idx)
 	e->done++;
 	if (!e->tty && !rc) {
 		/* one line with the headline metric */
-		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d) ok", e->done, e->todo,
-			e->a->variants[j->variant].name, j->spec->label, j->iteration, j->round);
+		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d) %s", e->done, e->todo,
+			e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round,
+			e->instr_err ? "instrument-failed" : "ok");
 		if (m.n)
 			fprintf(stderr, ": %s %.6g %s", m.v[0].name, m.v[0].value, m.v[0].units);
 		fputc('\n', stderr);
@@ -465,10 +513,14 @@ static void resolve_variant(struct engine *e, struct kvb_variant *v, char **why)
 		memcpy(v->local_sha256[i], f.sha256, sizeof(f.sha256));
 		kvb_fetched_release(&f);
 	}
-	if (!*why && v->local[KVB_VF_KERNEL] && !v->expected_release) {
+	if (!*why && (v->local[KVB_VF_KERNEL] || v->local[KVB_VF_BOOT_IMAGE]) && !v->expected_release) {
 		struct kvb_kimage_id id;
+		/* a boot image given whole is what fastboot flashes: its kernel is the one to expect */
+		int from_bootimg = v->local[KVB_VF_BOOT_IMAGE] &&
+				   (!v->local[KVB_VF_KERNEL] || !strcmp(e->plat->flash_method, "fastboot"));
 		memset(&id, 0, sizeof(id));
-		if (kvb_kimage_identify(v->local[KVB_VF_KERNEL], &id, &err)) {
+		if (from_bootimg ? kvb_bootimg_identify(v->local[KVB_VF_BOOT_IMAGE], &id, NULL, &err)
+						: kvb_kimage_identify(v->local[KVB_VF_KERNEL], &id, &err)) {
 			kvb_warn("variant '%s': %s; the identity check will only compare the cmdline", v->name, err.msg);
 		} else {
 			v->expected_release = id.release ? kvb_xstrdup(id.release) : NULL;
@@ -631,6 +683,15 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 		kvb_plan_release(&e.plan);
 		return KVB_OK;
 	}
+	if (!strcmp(e.plat->flash_method, "none")) {
+		for (size_t v = 0; v < e.a->nvariants; v++)
+			if (e.a->variants[v].kernel || e.a->variants[v].boot_image)
+				return kvb_error_set(err, KVB_EINPUT,
+						     "variant '%s' gives a kernel, but platform %s cannot install kernels "
+						     "(flash method none): use a platform that flashes, or variants that "
+						     "differ only in runtime knobs",
+						     e.a->variants[v].name, e.plat->name);
+	}
 	rc = setup_run(&e, err);
 	*run_id = e.run_id;
 	if (rc) {
@@ -709,6 +770,11 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	{
+		size_t left = 0;
+		for (size_t i = 0; i < e.plan.n; i++)
+			left += !is_final(e.rows[i].status);
+		if (!left)
+			interrupted = 0; /* a signal after the last job interrupted nothing */
 		const char *status = interrupted || store_failed ? "interrupted" : e.failures ? "incomplete" : "ok";
 		struct kvb_error e2;
 		for (size_t v = 0; v < e.a->nvariants; v++)

@@ -5,10 +5,16 @@
 
 extern const struct kvb_flasher_ops kvb_flasher_none;
 extern const struct kvb_flasher_ops kvb_flasher_qemu;
+extern const struct kvb_flasher_ops kvb_flasher_fastboot;
+extern const struct kvb_flasher_ops kvb_flasher_ssh_copy;
+extern const struct kvb_flasher_ops kvb_flasher_command;
 
 const struct kvb_flasher_ops *const kvb_flashers[] = {
 	&kvb_flasher_none,
 	&kvb_flasher_qemu,
+	&kvb_flasher_fastboot,
+	&kvb_flasher_ssh_copy,
+	&kvb_flasher_command,
 	NULL,
 };
 

@@ -24,21 +24,20 @@ const char *kvb_stat_name(enum kvb_stat s)
 	return names[s];
 }
 
+/* CSV output is for scripts: full precision instead of display rounding. */
+static int g_full_precision;
+
 const char *kvb_fmt_num(double x, char *buf, size_t n)
 {
 	double a = fabs(x);
 	if (isnan(x))
-		snprintf(buf, n, "-");
-	else if (a >= 1000)
+		snprintf(buf, n, g_full_precision ? "" : "-");
+	else if (g_full_precision)
+		snprintf(buf, n, "%.17g", x);
+	else if (a >= 10000)
 		snprintf(buf, n, "%.0f", x);
-	else if (a >= 100)
-		snprintf(buf, n, "%.1f", x);
-	else if (a >= 10)
-		snprintf(buf, n, "%.2f", x);
-	else if (a >= 0.01 || a == 0)
-		snprintf(buf, n, "%.3f", x);
 	else
-		snprintf(buf, n, "%.3g", x);
+		snprintf(buf, n, "%.4g", x); /* 4 significant digits: 0.02801, 1.523, 26.44, 189.9 */
 	return buf;
 }
 
@@ -121,9 +120,11 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 static void fmt_diff(char *buf, size_t n, const struct kvb_cell_stats *cs)
 {
 	if (!cs->has_cmp)
-		snprintf(buf, n, "0.00%%");
+		snprintf(buf, n, g_full_precision ? "0" : "0.00%%");
 	else if (isnan(cs->diff_pct))
 		snprintf(buf, n, "-");
+	else if (g_full_precision)
+		snprintf(buf, n, "%.17g", cs->diff_pct);
 	else
 		snprintf(buf, n, "%+.2f%%%s", cs->diff_pct, cs->significant ? "*" : "");
 }
@@ -213,7 +214,9 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 			kvb_box_cell(&b, kvb_fmt_num(cs.value, n1, sizeof(n1)));
 			kvb_box_cell(&b, kvb_fmt_num(cs.s.stdev, n2, sizeof(n2)));
 			if (isnan(cs.s.cov_pct))
-				kvb_box_cell(&b, "-");
+				kvb_box_cell(&b, g_full_precision ? "" : "-");
+			else if (g_full_precision)
+				kvb_box_cellf(&b, "%.17g", cs.s.cov_pct);
 			else
 				kvb_box_cellf(&b, "%.2f%%", cs.s.cov_pct);
 			fmt_diff(t, sizeof(t), &cs);
@@ -221,7 +224,7 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 			if (cs.has_cmp)
 				fmt_p(t, sizeof(t), &cs);
 			else
-				snprintf(t, sizeof(t), " ");
+				snprintf(t, sizeof(t), "%s", g_full_precision ? "" : " ");
 			kvb_box_cell(&b, t);
 			fmt_verdict(t, sizeof(t), &cs);
 			kvb_box_cell(&b, t);
@@ -473,6 +476,7 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		kvb_report_release(&r);
 		return rc;
 	}
+	g_full_precision = !strcmp(f, "csv");
 	if (!strcmp(f, "json"))
 		print_json(&r, o, out);
 	else if (o->sel.by)
@@ -481,6 +485,10 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		print_wide(&r, o, out, &one_boot);
 	else
 		print_long(&r, o, out, &one_boot);
+	if (!strcmp(f, "table") || !strcmp(f, "markdown"))
+		fprintf(out, "%s* significant at alpha %g; p: Welch on boot means (>= 2 boots; with the bootstrap CI of the "
+			     "ratio) or max(Welch, Mann-Whitney) (1 boot); ~ no significant change\n",
+			!strcmp(f, "markdown") ? "\n" : "", o->alpha);
 	if (one_boot)
 		kvb_warn("some comparisons have a single boot per variant: kernel and boot effects cannot be separated "
 			 "(run with --rounds 2 or more)");

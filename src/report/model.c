@@ -8,6 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * Classifiers that tell samples apart rather than groups: the variant (a
+ * column of its own), the job's iteration, and `rep`, a repetition inside
+ * one job (Jankbench runs EXTRA_RUN_COUNT reps per app start; WA3 names it
+ * rep too). Values differing only in these pool into one cell.
+ */
+static const char *const sample_keys[] = { "variant", "iteration", "rep" };
+
 static size_t variant_index(struct kvb_report *r, const char *name)
 {
 	for (size_t i = 0; i < r->variants.n; i++)
@@ -131,7 +139,7 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 			struct kvb_buf names = KVB_BUF_INIT;
 			for (size_t i = 0; i < r->variants.n; i++)
 				kvb_buf_addf(&names, "%s%s", i ? ", " : "", r->variants.v[i]);
-			rc = kvb_error_set(err, KVB_EINPUT, "--baseline '%s': no such variant (variants: %s)", o->baseline,
+			rc = kvb_error_set(err, KVB_EUSAGE, "--baseline '%s': no such variant (variants: %s)", o->baseline,
 					   names.data);
 			kvb_buf_release(&names);
 			return rc;
@@ -170,8 +178,8 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 			c = cJSON_Parse(cls ? cls : "{}");
 			if (!c)
 				c = cJSON_CreateObject();
-			cJSON_DeleteItemFromObjectCaseSensitive(c, "variant");
-			cJSON_DeleteItemFromObjectCaseSensitive(c, "iteration");
+			for (size_t k = 0; k < KVB_ARRAY_SIZE(sample_keys); k++)
+				cJSON_DeleteItemFromObjectCaseSensitive(c, sample_keys[k]);
 			key_cls = cJSON_Duplicate(c, 1);
 			if (o->by) {
 				cJSON *bv = cJSON_GetObjectItemCaseSensitive(c, o->by);
@@ -196,7 +204,35 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 	}
 	sqlite3_finalize(st);
 	if (!r->ngroups)
-		return kvb_error_set(err, KVB_EINPUT, "no results match (run%s", r->nruns > 1 ? "s given)" : " has no metrics that match)");
+		return kvb_error_set(err, KVB_EUSAGE, "no results match (run%s", r->nruns > 1 ? "s given)" : " has no metrics that match)");
+	if (o->by) {
+		/* --by a classifier no group has is a typo, not a table with one "-" column */
+		int seen = 0;
+		for (size_t i = 0; i < r->ngroups && !seen; i++)
+			seen = r->groups[i].by_value != NULL;
+		if (!seen) {
+			struct kvb_strv keys = KVB_STRV_INIT;
+			struct kvb_buf names = KVB_BUF_INIT;
+			for (size_t i = 0; i < r->ngroups; i++) {
+				cJSON *c = cJSON_Parse(r->groups[i].cls_json);
+				for (cJSON *kv = c ? c->child : NULL; kv; kv = kv->next) {
+					size_t k;
+					for (k = 0; k < keys.n && strcmp(keys.v[k], kv->string); k++)
+						;
+					if (k == keys.n)
+						kvb_strv_push(&keys, kv->string);
+				}
+				cJSON_Delete(c);
+			}
+			for (size_t k = 0; k < keys.n; k++)
+				kvb_buf_addf(&names, "%s%s", k ? ", " : "", keys.v[k]);
+			kvb_error_set(err, KVB_EUSAGE, "--by '%s': no result has that classifier (classifiers: %s)", o->by,
+				      names.len ? names.data : "none");
+			kvb_buf_release(&names);
+			kvb_strv_release(&keys);
+			return KVB_EUSAGE;
+		}
+	}
 	make_labels(r);
 	return KVB_OK;
 }

@@ -1,7 +1,9 @@
 /*
  * The comparison model behind `kvbench diff`: results of one or more runs
- * grouped per (workload, metric, units, classifiers except variant and
- * iteration), with each variant's values and boots (DESIGN.md §8).
+ * grouped per (workload, metric, units, classifiers except variant,
+ * iteration and rep), with each variant's values and boots (DESIGN.md §8).
+ * iteration and rep (a repetition inside one job, e.g. Jankbench's) are
+ * samples of the same cell.
  */
 #ifndef KVB_REPORT_MODEL_H
 #define KVB_REPORT_MODEL_H

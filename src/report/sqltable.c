@@ -7,6 +7,12 @@
 int kvb_sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const char *format, FILE *out, size_t *rows,
 		  struct kvb_error *err)
 {
+	return kvb_sql_print2(s, sql, bind_run, NULL, format, out, rows, err);
+}
+
+int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text, const char *format,
+		   FILE *out, size_t *rows, struct kvb_error *err)
+{
 	sqlite3_stmt *st;
 	struct kvb_box b;
 	int ncol, rc;
@@ -28,6 +34,8 @@ int kvb_sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const 
 	}
 	if (bind_run >= 0)
 		sqlite3_bind_int64(st, 1, bind_run);
+	if (bind_text)
+		sqlite3_bind_text(st, 2, bind_text, -1, SQLITE_TRANSIENT);
 	ncol = sqlite3_column_count(st);
 	kvb_box_init(&b, (size_t)(ncol > 0 ? ncol : 1));
 	for (int c = 0; c < ncol; c++) {

@@ -15,4 +15,8 @@
 int kvb_sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const char *format, FILE *out, size_t *rows,
 		  struct kvb_error *err);
 
+/* Same with a text parameter bound to ?2. */
+int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text, const char *format,
+		   FILE *out, size_t *rows, struct kvb_error *err);
+
 #endif

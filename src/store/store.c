@@ -1,5 +1,6 @@
 /* Implements the SQLite results store: open, migrate, and the run/job write path. */
 #include "store/store.h"
+#include "core/log.h"
 #include "core/util.h"
 #include "store/energy.h"
 #include "store/schema.h"
@@ -10,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 static int db_err(struct kvb_store *s, struct kvb_error *err, const char *what)
@@ -83,6 +86,7 @@ int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struc
 
 	s->path = kvb_xstrdup(path);
 	s->readonly = readonly;
+	s->lock_fd = -1;
 	*out = NULL;
 	if (readonly && access(path, R_OK)) {
 		rc = kvb_error_set(err, KVB_ESTORE, "%s: cannot open results database: %s", path, strerror(errno));
@@ -131,10 +135,42 @@ void kvb_store_close(struct kvb_store *s)
 {
 	if (!s)
 		return;
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
 	if (s->db)
 		sqlite3_close(s->db);
 	free(s->path);
 	free(s);
+}
+
+int kvb_store_lock_runs(struct kvb_store *s, struct kvb_error *err)
+{
+	char *lp = kvb_xasprintf("%s.lock", s->path), pid[32] = "";
+	int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		kvb_error_set(err, KVB_ESTORE, "%s: cannot create the run lock: %s", lp, strerror(errno));
+		free(lp);
+		return KVB_ESTORE;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		kvb_error_set(err, KVB_ESTORE, "%s: another kvbench (pid %s) is running a run of this database; "
+					     "wait for it or stop it first",
+			      s->path, *pid ? pid : "?");
+		close(fd);
+		free(lp);
+		return KVB_ESTORE;
+	}
+	if (ftruncate(fd, 0) == 0) {
+		int n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+		if (pwrite(fd, pid, (size_t)n, 0) < 0)
+			kvb_debug("cannot write pid to %s", lp);
+	}
+	s->lock_fd = fd;
+	free(lp);
+	return KVB_OK;
 }
 
 char *kvb_store_artifact_dir(const struct kvb_store *s, int64_t run_id)
@@ -422,6 +458,44 @@ int kvb_store_run_artifact(struct kvb_store *s, int64_t run_id, const char *kind
 		return kvb_error_set(err, KVB_ESTORE, "cannot read artifact %s", path);
 	return run_stmt(s, err, NULL, "INSERT INTO artifact(run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?)", "ittti", run_id,
 			kind, path, hex, bytes);
+}
+
+int kvb_store_knob_save(struct kvb_store *s, int64_t run_id, const char *platform, const char *path,
+			const char *original, struct kvb_error *err)
+{
+	return run_stmt(s, err, NULL, "INSERT INTO knob_saved(run_id, platform, path, original, saved_ns) VALUES(?,?,?,?,?)",
+			"ittti", run_id, platform, path, original, (int64_t)kvb_wall_ns());
+}
+
+int kvb_store_knob_done(struct kvb_store *s, int64_t run_id, const char *path, struct kvb_error *err)
+{
+	return run_stmt(s, err, NULL,
+			"DELETE FROM knob_saved WHERE id = (SELECT max(id) FROM knob_saved WHERE run_id = ? AND path = ?)",
+			"it", run_id, path);
+}
+
+int kvb_store_knob_leftovers(struct kvb_store *s, const char *platform, struct kvb_strv *paths,
+			     struct kvb_strv *originals, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	/* the oldest saved value of a path is the board's own (later ones were ours) */
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT path, original FROM knob_saved k WHERE platform = ? AND id = "
+			       "(SELECT min(id) FROM knob_saved WHERE platform = k.platform AND path = k.path) ORDER BY id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, err, "reading saved knobs");
+	sqlite3_bind_text(st, 1, platform, -1, SQLITE_TRANSIENT);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		kvb_strv_push(paths, (const char *)sqlite3_column_text(st, 0));
+		kvb_strv_push(originals, (const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	return KVB_OK;
+}
+
+int kvb_store_knob_clear(struct kvb_store *s, const char *platform, struct kvb_error *err)
+{
+	return run_stmt(s, err, NULL, "DELETE FROM knob_saved WHERE platform = ?", "t", platform);
 }
 
 void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, const char *fmt, ...)

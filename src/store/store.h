@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "core/metric.h"
+#include "core/util.h"
 
 #include <cjson/cJSON.h>
 #include <sqlite3.h>
@@ -21,12 +22,21 @@ struct kvb_store {
 	sqlite3 *db;
 	char *path;
 	int readonly;
+	int lock_fd;  /* "<db>.lock" held with flock while this process runs a run; -1 when not */
 };
 
 /* Opens (creating and migrating when !readonly) the DB at path. readonly uses SQLITE_OPEN_READONLY
  * and query_only, so no statement can write. *out is owned; free with kvb_store_close. */
 int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struct kvb_error *err);
 void kvb_store_close(struct kvb_store *s);
+
+/*
+ * Takes the DB's run lock ("<db path>.lock", flock, released at close or process
+ * death), so two processes cannot run or resume runs of one DB at the same time
+ * (their measurements would disturb each other and overwrite each other's jobs).
+ * KVB_ESTORE with the holder's pid when another process has it.
+ */
+int kvb_store_lock_runs(struct kvb_store *s, struct kvb_error *err);
 
 /*
  * Directory for a run's artifacts: "<db path>.d/run-<id>" (created). Owned.
@@ -117,6 +127,15 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 
 /* Records a file of the run that belongs to no job (a boot's console log); sha256 and size computed here. */
 int kvb_store_run_artifact(struct kvb_store *s, int64_t run_id, const char *kind, const char *path, struct kvb_error *err);
+
+/* Knob originals (results-schema/0004_knobs.sql): saved before a write, dropped after restore. */
+int kvb_store_knob_save(struct kvb_store *s, int64_t run_id, const char *platform, const char *path,
+			const char *original, struct kvb_error *err);
+int kvb_store_knob_done(struct kvb_store *s, int64_t run_id, const char *path, struct kvb_error *err);
+/* Leftovers of crashed runs on platform: parallel lists of paths and originals (oldest first). */
+int kvb_store_knob_leftovers(struct kvb_store *s, const char *platform, struct kvb_strv *paths,
+			     struct kvb_strv *originals, struct kvb_error *err);
+int kvb_store_knob_clear(struct kvb_store *s, const char *platform, struct kvb_error *err);
 
 /* Appends to the run's event log. Failures are ignored (the log is best effort). */
 void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, const char *fmt, ...)

@@ -11,19 +11,19 @@
  * (durations in ms, jank_frame 0/1). Only _id, name, iteration,
  * total_duration and jank_frame are read; they must all exist.
  *
- * How the Jankbench workload (adb side, written separately) is meant to call it:
- *   1. before the run, clear the app's data (`pm clear com.android.benchmark`)
- *      so the DB holds this job's frames only: rows are grouped by (name,
- *      iteration) whatever their run_id;
+ * How the Jankbench workload (jankbench.c) calls it:
+ *   1. before the run, remove the DB (and its -wal/-shm/-journal) so it
+ *      holds this job's frames only: rows are grouped by (name, iteration)
+ *      whatever their run_id;
  *   2. run the tests (`am start -W -S -n .../.app.RunLocalBenchmarksActivity
  *      --eia ...EXTRA_ENABLED_BENCHMARK_IDS ... --ei ...EXTRA_RUN_COUNT N`),
  *      wait for logcat "BenchmarkDone!";
- *   3. pull /data/data/com.android.benchmark/databases/BenchmarkResults (and
- *      its -wal/-journal files when present, next to it) into
- *      ctx->artifact_dir, record it with kvb_metrics_artifact(m, "jankbench-db", path);
+ *   3. pull the app's databases/BenchmarkResults (and its -wal/-shm files
+ *      when present, next to it) into ctx->artifact_dir, recorded as
+ *      artifacts of kind "jankbench-db";
  *   4. kvb_jankbench_db_read(path, keep_frames, &res, err) and
- *      kvb_jankbench_metrics_add(ctx->out, &res); keep_frames when the
- *      job wants per-frame samples (CDF plots), then store res.v[i].frames_ms.
+ *      kvb_jankbench_metrics_add(ctx->out, &res); with keep_frames the
+ *      per-frame durations res.v[i].frames_ms go to jankbench-frames.csv.
  */
 #ifndef KVB_JANKBENCH_DB_H
 #define KVB_JANKBENCH_DB_H
@@ -67,7 +67,8 @@ void kvb_jank_results_release(struct kvb_jank_results *res);
  * Adds per group: frames (count, higher is better), frame_duration_mean,
  * frame_duration_max, frame_duration_p90, frame_duration_p95,
  * frame_duration_p99 (ms, lower is better), jank_pct (%, lower is better),
- * each with metric classifiers test_name and iteration.
+ * each with metric classifiers test_name and rep (= ui_results.iteration;
+ * not "iteration", which is the job's classifier).
  */
 void kvb_jankbench_metrics_add(struct kvb_metrics *m, const struct kvb_jank_results *res);
 

@@ -11,12 +11,14 @@ extern const struct kvb_workload_ops kvb_workload_hackbench;
 extern const struct kvb_workload_ops kvb_workload_sched_pipe;
 extern const struct kvb_workload_ops kvb_workload_sched_messaging;
 extern const struct kvb_workload_ops kvb_workload_rt_app;
+extern const struct kvb_workload_ops kvb_workload_jankbench;
 
 const struct kvb_workload_ops *const kvb_workloads[] = {
 	&kvb_workload_hackbench,
 	&kvb_workload_sched_pipe,
 	&kvb_workload_sched_messaging,
 	&kvb_workload_rt_app,
+	&kvb_workload_jankbench,
 	NULL,
 };
 

@@ -11,4 +11,9 @@ for f in *.yaml *.json; do
     check "$f: $line" grep -qxF -- "$line" "$T/err"
   done <"$f.expect"
 done
+# and every shipped agenda is valid
+for f in "$SRC"/agendas/*.yaml; do
+  "$KVB" agenda check "$f" >/dev/null 2>"$T/err"; rc=$?
+  check "shipped $(basename "$f") passes agenda check (rc $rc)" test "$rc" -eq 0
+done
 finish

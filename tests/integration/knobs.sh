@@ -37,4 +37,39 @@ YAML
 check "sysctl job runs (rc $rc)" test "$rc" -eq 0
 check "sysctl restored to $old" test "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "$old"
 check "runtime stored with the job" test "$(q "$T/s.db" "select json_extract(runtime_json, '$.sysctl.\"kernel.sched_rr_timeslice_ms\"') from job")" = "50"
+# a run killed while a knob is changed: the next resume puts the board back first
+cat >"$T/k.yaml" <<YAML
+config: {iterations: 3}
+workloads:
+  - {name: sched_pipe, params: {loops: 300000}, runtime_params: {sysctl: {kernel.sched_rr_timeslice_ms: 77}}}
+YAML
+"$KVB" run "$T/k.yaml" -p local -d "$T/kill.db" --rounds 1 --no-diff 2>/dev/null &
+pid=$!
+for i in $(seq 100); do [ "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "77" ] && break; sleep 0.05; done
+kill -9 "$pid"; wait "$pid" 2>/dev/null
+check "the killed run left the sysctl changed" test "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "77"
+check "its original is saved in the DB" test "$(q "$T/kill.db" "select original from knob_saved")" = "$old"
+"$KVB" run --resume -d "$T/kill.db" --no-diff 2>"$T/kerr"; rc=$?
+check "resume completes (rc $rc)" test "$rc" -eq 0
+check "resume said it restored the knob" grep -q "restoring /proc/sys/kernel/sched_rr_timeslice_ms to '$old'" "$T/kerr"
+check "sysctl back to $old after resume" test "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "$old"
+check "no saved knob left" test "$(q "$T/kill.db" "select count(*) from knob_saved")" = "0"
+# two processes cannot run the same DB at once
+"$KVB" run "$T/k.yaml" -p local -d "$T/lock.db" --rounds 1 --no-diff 2>/dev/null &
+pid=$!
+sleep 0.5
+"$KVB" run --resume -d "$T/lock.db" --no-diff 2>"$T/lerr"; rc=$?
+check "a second run of the same DB is refused (rc $rc)" test "$rc" -eq 5
+check "and names the holder" grep -q "another kvbench (pid $pid) is running" "$T/lerr"
+wait "$pid"
+check "the first run completes" test "$(q "$T/lock.db" "select status from run")" = "ok"
+# a knob the board lacks fails its job once, not max_retries times, with the knob named
+cat >"$T/g.yaml" <<YAML
+workloads:
+  - {name: hackbench, params: {groups: 1, fds: 2, loops: 10}, runtime_params: {sysctl: {kernel.no_such_knob: 1}}}
+YAML
+"$KVB" run "$T/g.yaml" -p local -d "$T/g.db" --rounds 1 --no-diff 2>/dev/null; rc=$?
+check "missing knob fails the run (rc $rc)" test "$rc" -eq 1
+check "no retries for a missing knob" test "$(q "$T/g.db" "select attempts from job")" = "1"
+check "the error names the knob" test "$(q "$T/g.db" "select count(*) from job where error like 'runtime knobs: runtime knob /proc/sys/kernel/no_such_knob%'")" = "1"
 finish

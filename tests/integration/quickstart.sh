@@ -30,7 +30,7 @@ check "comparison view perc_diff = diff's ($view)" test "$view" = "$json"
 "$KVB" diff -d "$db" --baseline 2cpus --layout wide >"$T/wide"
 check "wide layout with baseline first" sh -c "grep -q '2cpus mean ± cov' '$T/wide' && grep -q '1cpu %change' '$T/wide'"
 "$KVB" diff -d "$db" --baseline nosuch >/dev/null 2>"$T/derr"; rc=$?
-check "unknown baseline exits 3" test "$rc" -eq 3
+check "unknown baseline is a usage error (exit 2)" test "$rc" -eq 2
 check "unknown baseline lists variants" grep -q "variants: 1cpu, 2cpus" "$T/derr"
 "$KVB" show jobs -d "$db" >"$T/jobs"
 check "show jobs lists 20 jobs" test "$(grep -c '| ok ' "$T/jobs")" = "20"

@@ -35,4 +35,9 @@ check "integrity_check ok" test "$(sqlite3 "$db" 'pragma integrity_check')" = "o
 check "run finished ok" test "$(q "$db" "select status from run")" = "ok"
 "$KVB" run --resume -d "$db" 2>"$T/err"; rc=$?
 check "resuming a finished run is refused" test "$rc" -eq 3
+# resume keeps the rounds the run was planned with (not the platform's default)
+"$KVB" run "$T/a.yaml" -p local -d "$T/r5.db" --rounds 5 --max-jobs 3 --no-diff 2>/dev/null
+"$KVB" run --resume -d "$T/r5.db" --no-diff 2>/dev/null; rc=$?
+check "resumed 5-round run completes (rc $rc)" test "$rc" -eq 0
+check "jobs spread over 5 rounds" test "$(q "$T/r5.db" "select count(distinct round) from job where status='ok'")" = "5"
 finish

@@ -31,6 +31,16 @@ kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
 kvb_test(test_qemu integration/test_qemu.c qemu 600)
 kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
 
+# Jankbench workload against adbd_sim with a simulated com.android.benchmark app, and the
+# agenda -> DB -> diff loop through the real kvbench binary.
+kvb_test(test_jankbench integration/test_jankbench.c integration 115)
+add_dependencies(test_jankbench adbd_sim kvbench)
+
+# Flashers: fastboot (mkbootimg + Debian's fastboot against tests/sim/fastboot_sim, adbd_sim as the board).
+kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 110)
+kvb_test(test_flash ${CMAKE_CURRENT_LIST_DIR}/test_flash.c integration 110)
+target_link_libraries(test_flash PRIVATE kvb_sshd_fixture)
+
 # harden: bad inputs, shell injection / paths / secrets, host keys, disk full and readers.
 kvb_script_test(it_bad_inputs integration/bad_inputs.sh integration 120)
 kvb_script_test(it_security integration/security.sh integration 240)

@@ -32,7 +32,9 @@
  * (getprop, setprop, logcat and log scripts placed first on the PATH of every
  * command, with $ADBD_SIM_DIR pointing at the state directory), boot_count
  * and last_reboot. Creating the file STATE/drop makes the sim drop every
- * connection at once (a pulled cable).
+ * connection at once (a pulled cable). With --hold-bootloader, `reboot:bootloader`
+ * creates STATE/bootloader and the device stays away until that file is removed
+ * (by tests/sim/fastboot_sim, which plays the bootloader, or by a test).
  *
  * Single-threaded: one poll() loop serves the listening socket, every
  * connection, every child's pipes and the timers. SIGTERM/SIGINT end it
@@ -134,6 +136,7 @@ struct opts {
 	uint64_t drop_after_ms;  /* 0 = never */
 	uint64_t drop_offline_ms; /* after a drop, refuse connections this long */
 	int no_shell_v2;
+	int hold_bootloader;     /* after reboot:bootloader, stay away while STATE/bootloader exists */
 	const char *serialno;
 	int verbose;
 };
@@ -1057,6 +1060,19 @@ struct pfd_ref {
 	struct stream *s;
 };
 
+/* The bootloader holds the board (--hold-bootloader and STATE/bootloader exists). */
+static int in_bootloader(void)
+{
+	char *p;
+	int in;
+	if (!o.hold_bootloader)
+		return 0;
+	p = kvb_xasprintf("%s/bootloader", o.state);
+	in = !access(p, F_OK);
+	free(p);
+	return in;
+}
+
 static void timers(void)
 {
 	uint64_t now = kvb_mono_ns();
@@ -1082,6 +1098,8 @@ static void timers(void)
 	if (g_reboot_at_ns && now >= g_reboot_at_ns) {
 		char *mode = kvb_xasprintf("%s\n", g_reboot_mode);
 		state_file("last_reboot", mode);
+		if (o.hold_bootloader && !strcmp(g_reboot_mode, "bootloader"))
+			state_file("bootloader", "");
 		free(mode);
 		drop_all("reboot");
 		go_offline(o.reboot_delay_ms, 1);
@@ -1091,7 +1109,7 @@ static void timers(void)
 		vlog("rebooting (%s), back in %llu ms", *g_reboot_mode ? g_reboot_mode : "normal",
 		     (unsigned long long)o.reboot_delay_ms);
 	}
-	if (g_relisten_at_ns && now >= g_relisten_at_ns) {
+	if (g_relisten_at_ns && now >= g_relisten_at_ns && !in_bootloader()) {
 		g_relisten_at_ns = 0;
 		if (open_listener())
 			g_stop = 1;
@@ -1228,13 +1246,15 @@ static void usage(FILE *f)
 	fputs("usage: adbd_sim --root DIR [--port N] [--port-file FILE] [--state DIR]\n"
 	      "                [--boot-delay-ms N] [--reboot-delay-ms N] [--drop-after-ms N]\n"
 	      "                [--drop-offline-ms N]\n"
-	      "                [--no-shell-v2] [--serialno S] [-v]\n"
+	      "                [--no-shell-v2] [--hold-bootloader] [--serialno S] [-v]\n"
 	      "A simulated adbd for tests: speaks the ADB protocol on 127.0.0.1:PORT (0 = any free port,\n"
 	      "written to --port-file). Commands run with /bin/sh -c in the sandbox DIR; paths are used as\n"
 	      "given. sys.boot_completed becomes 1 boot-delay-ms after start and after each reboot;\n"
 	      "reboot: drops the connection and listens again after reboot-delay-ms (default 2000);\n"
 	      "drop-after-ms drops the connection once a shell command has run that long (also done when\n"
-	      "the file STATE/drop appears) and drop-offline-ms keeps the device away that long after.\n",
+	      "the file STATE/drop appears) and drop-offline-ms keeps the device away that long after.\n"
+	      "--hold-bootloader: reboot:bootloader creates STATE/bootloader and the device stays away\n"
+	      "until that file is removed (fastboot_sim --adb-state STATE plays the bootloader).\n",
 	      f);
 }
 
@@ -1262,6 +1282,9 @@ int main(int argc, char **argv)
 			continue;
 		} else if (!strcmp(a, "--no-shell-v2")) {
 			o.no_shell_v2 = 1;
+			continue;
+		} else if (!strcmp(a, "--hold-bootloader")) {
+			o.hold_bootloader = 1;
 			continue;
 		}
 		if (!v) {

@@ -323,7 +323,11 @@ static void check_agenda(const char *file, long long reps)
 	for (const cJSON *w = wl ? wl->child : NULL; w && i < 5; w = w->next, i++) {
 		const cJSON *p = cJSON_GetObjectItemCaseSensitive(w, "params");
 		CHECK_STR(kvb_get_str(w, "name", NULL), "jankbench");
-		CHECK_STR(kvb_get_str(p, "test", NULL), tests[i]);
+		const cJSON *ids = cJSON_GetObjectItemCaseSensitive(p, "test_ids");
+		CHECK(cJSON_GetArraySize(ids) == 1);
+		CHECK(cJSON_IsString(cJSON_GetArrayItem(ids, 0)));
+		if (cJSON_IsString(cJSON_GetArrayItem(ids, 0)))
+			CHECK_STR(cJSON_GetArrayItem(ids, 0)->valuestring, tests[i]);
 		CHECK(kvb_get_int(p, "reps", 0) == reps);
 	}
 	kvb_diag_release(&d);
