@@ -34,6 +34,8 @@ static int load(struct kvb_platform *p, const char *name)
 	int rc;
 	kvb_diag_init(&d, NULL);
 	rc = kvb_platform_load(p, name, &d);
+	for (size_t i = 0; i < d.warnings.n; i++)
+		fprintf(stderr, "%s (warning)\n", d.warnings.v[i]);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "%s\n", d.msgs.v[i]);
 	kvb_diag_release(&d);
@@ -181,9 +183,11 @@ int cmd_platform(int argc, char **argv)
 		return KVB_EINPUT;
 	}
 	if (!strcmp(argv[1], "show")) {
-		char *s = cJSON_Print(p.doc.root);
+		cJSON *shown = kvb_redact_secrets(p.doc.root);
+		char *s = cJSON_Print(shown);
 		printf("# %s\n%s\n", p.file, s);
 		free(s);
+		cJSON_Delete(shown);
 		rc = KVB_OK;
 	} else {
 		rc = check(&p);

@@ -155,6 +155,8 @@ int cmd_run(int argc, char **argv)
 			int prc = kvb_platform_load(&p, plat_name, &pd);
 			for (size_t i = 0; i < pd.msgs.n; i++)
 				kvb_strv_push(&d.msgs, pd.msgs.v[i]);
+			for (size_t i = 0; i < pd.warnings.n; i++)
+				kvb_strv_push(&d.warnings, pd.warnings.v[i]);
 			kvb_diag_release(&pd);
 			if (!rc)
 				rc = prc;

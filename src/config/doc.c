@@ -176,10 +176,18 @@ struct yframe {
 	char *anchor;
 };
 
+/*
+ * An anchor keeps its own copy of the node: the tree's node can be freed
+ * before a later alias uses it (a duplicate key replaces it, a "<<" merge
+ * value is consumed, a second document replaces the root).
+ */
 struct yanchor {
 	char *name;
-	cJSON *node;
+	cJSON *node;  /* owned copy */
 };
+
+/* Aliases may copy at most this many nodes in all: "billion laughs" documents are refused, not expanded. */
+#define KVB_YAML_ALIAS_NODES_MAX 100000
 
 struct yctx {
 	struct kvb_doc *doc;
@@ -188,6 +196,7 @@ struct yctx {
 	int depth;
 	struct yanchor *anchors;
 	size_t nanchors;
+	size_t alias_nodes;  /* nodes copied by aliases so far */
 	int errors;
 };
 
@@ -234,8 +243,17 @@ static void anchor_add(struct yctx *c, const char *name, cJSON *node)
 {
 	c->anchors = kvb_xrealloc(c->anchors, (c->nanchors + 1) * sizeof(*c->anchors));
 	c->anchors[c->nanchors].name = kvb_xstrdup(name);
-	c->anchors[c->nanchors].node = node;
+	c->anchors[c->nanchors].node = cJSON_Duplicate(node, 1);
 	c->nanchors++;
+}
+
+/* Nodes in a tree, counting stops past limit. */
+static size_t count_nodes(const cJSON *n, size_t limit)
+{
+	size_t k = 1;
+	for (const cJSON *ch = n->child; ch && k <= limit; ch = ch->next)
+		k += count_nodes(ch, limit - k);
+	return k;
 }
 
 /* True when the next scalar in the current mapping is a key. */
@@ -306,6 +324,15 @@ static int yaml_load(struct kvb_doc *doc, const char *text, size_t len, struct k
 					kvb_strv_pushf(&d->msgs, "%s:%d:%d: unknown alias '*%s'", doc->file, line, col,
 						       ev.data.alias.anchor);
 				rc = KVB_EINPUT;
+				break;
+			}
+			c.alias_nodes += count_nodes(src, KVB_YAML_ALIAS_NODES_MAX);
+			if (c.alias_nodes > KVB_YAML_ALIAS_NODES_MAX) {
+				if (d)
+					kvb_strv_pushf(&d->msgs, "%s:%d:%d: aliases expand to more than %d values", doc->file,
+						       line, col, KVB_YAML_ALIAS_NODES_MAX);
+				rc = KVB_EINPUT;
+				done = 1;
 				break;
 			}
 			if (expecting_key(&c)) {
@@ -389,8 +416,10 @@ static int yaml_load(struct kvb_doc *doc, const char *text, size_t len, struct k
 		free(f->key);
 		free(f->anchor);
 	}
-	for (size_t i = 0; i < c.nanchors; i++)
+	for (size_t i = 0; i < c.nanchors; i++) {
 		free(c.anchors[i].name);
+		cJSON_Delete(c.anchors[i].node);
+	}
 	free(c.anchors);
 	yaml_parser_delete(&p);
 	if (c.errors)

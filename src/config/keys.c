@@ -140,7 +140,15 @@ void kvb_keys_print(FILE *f, const struct kvb_keydef *defs, const char *indent)
 long long kvb_get_int(const cJSON *obj, const char *key, long long def)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-	return cJSON_IsNumber(v) ? (long long)v->valuedouble : def;
+	if (!cJSON_IsNumber(v) || isnan(v->valuedouble))
+		return def;
+	/* saturate: converting a double beyond long long's range is undefined behaviour, and KVB_T_INT
+	 * validation (which reports such values) does not stop the loader from reading them */
+	if (v->valuedouble >= 9e15)
+		return 9000000000000000LL;
+	if (v->valuedouble <= -9e15)
+		return -9000000000000000LL;
+	return (long long)v->valuedouble;
 }
 
 double kvb_get_num(const cJSON *obj, const char *key, double def)

@@ -55,7 +55,8 @@ char *kvb_node_str(const cJSON *n);
 /* Prints a table as `  key  type  [default]  help` lines. */
 void kvb_keys_print(FILE *f, const struct kvb_keydef *defs, const char *indent);
 
-/* Typed getters with fallback: value of key in obj, or def when absent/wrong type. */
+/* Typed getters with fallback: value of key in obj, or def when absent/wrong type (kvb_get_int: NaN gives def,
+ * numbers beyond +-9e15 saturate there). */
 long long kvb_get_int(const cJSON *obj, const char *key, long long def);
 double kvb_get_num(const cJSON *obj, const char *key, double def);
 const char *kvb_get_str(const cJSON *obj, const char *key, const char *def);

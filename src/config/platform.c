@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -146,6 +147,7 @@ static void check_connection(struct kvb_platform *p, struct kvb_diag *d)
 {
 	const cJSON *type;
 	const struct kvb_target_ops *ops;
+	char *tname;
 	if (!cJSON_IsObject(p->conn))
 		return;
 	type = cJSON_GetObjectItemCaseSensitive(p->conn, "type");
@@ -155,16 +157,20 @@ static void check_connection(struct kvb_platform *p, struct kvb_diag *d)
 	}
 	if (kvb_value_check(type, "connection.type", &conn_type_key, d))
 		return;
-	ops = kvb_target_find(type->valuestring);
+	/* a string-typed key also accepts a YAML number (`type: 3`): compare its text */
+	tname = kvb_node_str(type);
+	ops = kvb_target_find(tname);
 	if (!ops) {
 		struct kvb_buf names = KVB_BUF_INIT;
 		for (size_t i = 0; kvb_targets[i]; i++)
 			kvb_buf_addf(&names, "%s%s", i ? "|" : "", kvb_targets[i]->name);
-		kvb_diag_at(d, "connection.type", "unknown target type \"%s\" (known: %s)", type->valuestring, names.data);
+		kvb_diag_at(d, "connection.type", "unknown target type \"%s\" (known: %s)", tname, names.data);
 		kvb_buf_release(&names);
+		free(tname);
 		return;
 	}
-	p->conn_type = type->valuestring;
+	free(tname);
+	p->conn_type = ops->name;
 	for (const cJSON *kv = p->conn->child; kv; kv = kv->next) {
 		char *path;
 		const struct kvb_keydef *def;
@@ -234,6 +240,67 @@ static void load_topology(struct kvb_platform *p, const cJSON *topo, struct kvb_
 	}
 }
 
+int kvb_is_secret_key(const char *key)
+{
+	static const char *const words[] = { "passphrase", "password", "passwd", "secret", "token", "api_key", NULL };
+	const char *last = strrchr(key, '_');
+	for (size_t i = 0; words[i]; i++)
+		if (!strcasecmp(key, words[i]) || (last && !strcasecmp(last + 1, words[i])))
+			return 1;
+	return 0;
+}
+
+static void redact(cJSON *n)
+{
+	cJSON *next;
+	for (cJSON *c = n ? n->child : NULL; c; c = next) {
+		next = c->next; /* c is freed when replaced */
+		if (c->string && kvb_is_secret_key(c->string)) {
+			char *key = kvb_xstrdup(c->string); /* c and its name are freed by the replacement */
+			cJSON_ReplaceItemInObjectCaseSensitive(n, key, cJSON_CreateString("<redacted>"));
+			free(key);
+		} else {
+			redact(c);
+		}
+	}
+}
+
+cJSON *kvb_redact_secrets(const cJSON *root)
+{
+	cJSON *copy = cJSON_Duplicate(root, 1);
+	redact(copy);
+	return copy;
+}
+
+/* Path ("connection.passphrase") of the first secret with a value under n, or NULL. Owned. */
+static char *first_secret(const cJSON *n, const char *path)
+{
+	int i = 0;
+	for (const cJSON *c = n ? n->child : NULL; c; c = c->next, i++) {
+		char *cp = c->string ? kvb_path_key(path, c->string) : kvb_path_idx(path, i), *found;
+		if (c->string && kvb_is_secret_key(c->string) && !cJSON_IsNull(c) &&
+		    !(cJSON_IsString(c) && !*c->valuestring))
+			return cp;
+		found = first_secret(c, cp);
+		free(cp);
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* A secret in a file others can read is a secret no more: say so (a warning, the file still loads). */
+static void warn_readable_secret(const struct kvb_platform *p, struct kvb_diag *d)
+{
+	struct stat st;
+	char *path;
+	if (stat(p->file, &st) || !(st.st_mode & 077) || !(path = first_secret(p->doc.root, "")))
+		return;
+	kvb_diag_warn_at(d, path, "holds a secret but %s is readable by group/others (mode %04o); run `chmod 600 %s`",
+			 p->file, (unsigned)(st.st_mode & 07777), p->file);
+	free(path);
+}
+
 int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d)
 {
 	char *dir = NULL, *file = NULL;
@@ -291,6 +358,7 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	p->workdir = kvb_get_str(root, "workdir", "/tmp/kvbench");
 	if (p->workdir[0] != '/')
 		kvb_diag_at(d, "workdir", "must be an absolute path");
+	warn_readable_secret(p, d);
 	return d->msgs.n > before ? KVB_EINPUT : KVB_OK;
 }
 

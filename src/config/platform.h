@@ -40,6 +40,18 @@ struct kvb_platform {
 int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d);
 void kvb_platform_release(struct kvb_platform *p);
 
+/*
+ * Secrets in a platform file (ssh `passphrase`, a probe's `password` ...):
+ * a key is secret when its whole name, or its last `_word`, is one of
+ * passphrase, password, passwd, secret, token, api_key (case-insensitive).
+ * Their values must never reach the results DB, logs or artifacts, and
+ * kvb_platform_load warns (d->warnings) when a file holding one is readable
+ * by group or others.
+ */
+int kvb_is_secret_key(const char *key);
+/* Owned deep copy of root with the value of every secret key (at any depth) replaced by "<redacted>". */
+cJSON *kvb_redact_secrets(const cJSON *root);
+
 /* Resolves a platform name to its directory; NULL if not found. Owned. */
 char *kvb_platform_find_dir(const char *name);
 /* Calls fn for each platform directory in the path (first one wins per name). */

@@ -228,3 +228,55 @@ out:
 	}
 	return rc;
 }
+
+char *kvb_path_component(const char *name)
+{
+	size_t n = strlen(name), i;
+	char *out;
+	if (n > 64)
+		n = 64;
+	if (!n)
+		return kvb_xstrdup("_");
+	out = kvb_xstrndup(name, n);
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)out[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+		      c == '_' || c == '+' || c == '-'))
+			out[i] = '_';
+	}
+	if (out[0] == '.')
+		out[0] = '_';
+	return out;
+}
+
+int kvb_mkdir_nofollow(const char *path, unsigned mode)
+{
+	struct stat st;
+	if (!mkdir(path, mode))
+		return 0;
+	if (errno != EEXIST)
+		return -1;
+	if (lstat(path, &st))
+		return -1;
+	if (S_ISLNK(st.st_mode)) {
+		errno = ELOOP;
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return 0;
+}
+
+FILE *kvb_fopen_nofollow(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f;
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "w");
+	if (!f)
+		close(fd);
+	return f;
+}

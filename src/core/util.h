@@ -7,6 +7,7 @@
 #define KVB_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 void *kvb_xmalloc(size_t n);
@@ -48,5 +49,27 @@ int kvb_is_dir(const char *path);
 int kvb_is_file(const char *path);
 /* Copies a file; returns 0 or -1 with errno. */
 int kvb_copy_file(const char *src, const char *dst);
+
+/*
+ * A name from an agenda or a board (variant name, spec id) made safe as ONE
+ * path component under the output directory: every byte other than
+ * [A-Za-z0-9._+-] becomes '_', a leading '.' becomes '_' (so no "." / ".."
+ * and no hidden file), an empty name gives "_", and at most 64 bytes are
+ * kept. Different names can map to the same component (the caller adds a
+ * number where that matters). Owned.
+ */
+char *kvb_path_component(const char *name);
+/*
+ * mkdir of one level (the parent must exist) that also accepts an existing
+ * directory, but refuses a symlink (errno ELOOP) or another kind of file
+ * (ENOTDIR) at path: nothing gets written through a link planted in the
+ * output directory. Returns 0 or -1 with errno.
+ */
+int kvb_mkdir_nofollow(const char *path, unsigned mode);
+/*
+ * fopen(path, "w") that refuses to follow a symlink at path (errno ELOOP)
+ * and creates the file 0644. For artifacts written into the output directory.
+ */
+FILE *kvb_fopen_nofollow(const char *path);
 
 #endif

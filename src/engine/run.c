@@ -12,6 +12,7 @@
 #include "instrument/session.h"
 #include "workload/workload.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,7 @@ struct engine {
 	uint64_t t0_ns;
 	int tty;
 	char tag[32];
+	char store_err[KVB_ERRMSG_MAX / 2]; /* why the last job could not be stored */
 };
 
 static void progress(struct engine *e, const struct kvb_plan_job *j, const char *what)
@@ -198,7 +200,12 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 
 	adir = kvb_xasprintf("%s/job-%04d-a%d", e->artdir, j->seq, attempt);
 	rdir = kvb_xasprintf("%s/run-%lld/job-%04d", e->plat->workdir, (long long)e->run_id, j->seq);
-	kvb_mkdir_p(adir, 0755);
+	if (kvb_mkdir_nofollow(adir, 0755)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", adir, strerror(errno));
+		free(adir);
+		free(rdir);
+		return rc;
+	}
 	kvb_exec_result_init(&r);
 	{
 		const char *mk[] = { "mkdir", "-p", rdir, NULL };
@@ -289,6 +296,24 @@ static void fail_variant(struct engine *e, size_t v, const char *why)
 	skip_jobs(e, v, 0, why);
 }
 
+/*
+ * "<artdir>/boot-<variant>-r<round>". A variant name is agenda text: it only
+ * enters the path as one sanitised component (no '/', no leading '.'), with
+ * the variant's index when sanitising changed it, so two names cannot share
+ * a directory and none can leave the run's directory.
+ */
+static char *boot_dir(struct engine *e, size_t v, int round)
+{
+	const char *name = e->a->variants[v].name;
+	char *safe = kvb_path_component(name), *d;
+	if (strcmp(safe, name))
+		d = kvb_xasprintf("%s/boot-%s-%zu-r%d", e->artdir, safe, v, round);
+	else
+		d = kvb_xasprintf("%s/boot-%s-r%d", e->artdir, safe, round);
+	free(safe);
+	return d;
+}
+
 /* Flash + boot + identity for (variant, round). */
 static int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err)
 {
@@ -297,13 +322,16 @@ static int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err
 	struct kvb_boot_row b;
 	struct kvb_identity id;
 	int rc;
-	char *bdir = kvb_xasprintf("%s/boot-%s-r%d", e->artdir, e->a->variants[v].name, round);
+	char *bdir = boot_dir(e, v, round);
 
 	memset(&b, 0, sizeof(b));
 	memset(&id, 0, sizeof(id));
 	b.round = round;
 	b.started_ns = kvb_wall_ns();
-	kvb_mkdir_p(bdir, 0755);
+	if (kvb_mkdir_nofollow(bdir, 0755)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", bdir, strerror(errno));
+		goto out;
+	}
 	if (!fl) {
 		rc = kvb_error_set(err, KVB_EINPUT, "%s: flash.method '%s' is not available", e->plat->file,
 				   e->plat->flash_method);
@@ -356,7 +384,11 @@ out:
 	return rc;
 }
 
-/* Runs one job with retries and commits it. Returns 1 if the variant must be abandoned. */
+/*
+ * Runs one job with retries and commits it. Returns 1 if the variant must be
+ * abandoned, 2 if results cannot be stored (the run stops; a job whose own
+ * artifacts could not be written is not committed, so --resume redoes it).
+ */
 static int run_job(struct engine *e, size_t idx)
 {
 	const struct kvb_plan_job *j = &e->plan.jobs[idx];
@@ -383,6 +415,16 @@ static int run_job(struct engine *e, size_t idx)
 		rc = attempt_job(e, j, attempt, &m, &err);
 		if (!rc)
 			break;
+		if (rc == KVB_ESTORE) {
+			/* our side failed (disk full): the job is not at fault and is left for --resume */
+			if (e->tty)
+				fputc('\n', stderr);
+			kvb_err("job %d: %s", j->seq, err.msg);
+			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", err.msg);
+			kvb_metrics_release(&m);
+			cJSON_Delete(cls);
+			return 2;
+		}
 		if (e->tty)
 			fputc('\n', stderr);
 		kvb_warn("[job %zu/%zu] %s %s #%d attempt %d failed: %s", e->done + 1, e->todo,
@@ -417,6 +459,7 @@ static int run_job(struct engine *e, size_t idx)
 		struct kvb_error e2;
 		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
 			kvb_err("cannot store job %d: %s", j->seq, e2.msg);
+			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);
 			abandon = 2;
 		}
 		snprintf(row->status, sizeof(row->status), "%s", o.status);
@@ -507,7 +550,10 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 						     e->a->variants[v].name);
 		}
 	} else {
-		char *aj = kvb_engine_agenda_json(e->a), *pj = cJSON_PrintUnformatted(e->plat->doc.root);
+		/* the platform is stored for the record, never its secrets (ssh passphrase ...) */
+		cJSON *redacted = kvb_redact_secrets(e->plat->doc.root);
+		char *aj = kvb_engine_agenda_json(e->a), *pj = cJSON_PrintUnformatted(redacted);
+		cJSON_Delete(redacted);
 		struct kvb_run_info ri = {
 			.agenda_path = e->a->file,
 			.agenda_json = aj,
@@ -657,6 +703,14 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 		if (e.variant_why[v])
 			fail_variant(&e, v, e.variant_why[v]);
 	e.artdir = kvb_store_artifact_dir(e.st, e.run_id);
+	if (!e.artdir) {
+		struct kvb_error e2;
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s.d/run-%lld: %s", e.st->path,
+				   (long long)e.run_id, strerror(errno));
+		kvb_store_run_status(e.st, e.run_id, "interrupted", 1, &e2);
+		release_engine(&e);
+		return rc;
+	}
 	for (size_t i = 0; i < e.plan.n; i++)
 		if (!is_final(e.rows[i].status))
 			e.todo++;
@@ -680,7 +734,14 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 					pending++;
 			if (!pending || e.variant_failed[v])
 				continue;
-			if ((rc = bring_up(&e, v, r, err))) {
+			if ((rc = bring_up(&e, v, r, err)) == KVB_ESTORE) {
+				/* our disk, not the variant: stop, resume redoes the boot */
+				kvb_err("%s", err->msg);
+				snprintf(e.store_err, sizeof(e.store_err), "%.1000s", err->msg);
+				store_failed = 1;
+				break;
+			}
+			if (rc) {
 				char why[KVB_ERRMSG_MAX];
 				snprintf(why, sizeof(why), "%s", err->msg);
 				fail_variant(&e, v, why);
@@ -726,7 +787,10 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 			kvb_warn("run %lld interrupted after %zu of %zu jobs; continue with `kvbench run --resume %lld -d %s`",
 				 (long long)e.run_id, e.done, e.todo, (long long)e.run_id, e.st->path);
 	}
-	rc = store_failed ? kvb_error_set(err, KVB_ESTORE, "results could not be stored; the run stopped")
+	rc = store_failed ? kvb_error_set(err, KVB_ESTORE,
+					  "results could not be stored (%s); the run stopped. Free space or fix the "
+					  "database, then `kvbench run --resume %lld -d %s`",
+					  e.store_err, (long long)e.run_id, e.st->path)
 	   : (interrupted || e.failures) ? kvb_error_set(err, KVB_EJOBS, "run %lld is incomplete: %d failure(s)%s",
 						      (long long)e.run_id, e.failures, interrupted ? ", interrupted" : "")
 					 : KVB_OK;

@@ -36,7 +36,7 @@
 
 static void save_log(const char *path, const struct kvb_exec_result *r)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = kvb_fopen_nofollow(path);
 	if (!f)
 		return;
 	fputs("--- stdout\n", f);

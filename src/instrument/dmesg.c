@@ -113,7 +113,7 @@ static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		warnings += is_warning(l, n);
 		l += n + (l[n] == '\n');
 	}
-	f = fopen(path, "w");
+	f = kvb_fopen_nofollow(path);
 	{
 		int bad = !f;
 		if (f) {

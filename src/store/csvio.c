@@ -65,7 +65,7 @@ static int read_csv(const char *file, struct reader *r, struct kvb_error *err)
 	r->line = r->next_line = 1;
 	if (kvb_buf_read_file(&b, file))
 		return kvb_error_set(err, KVB_EINPUT, "%s: cannot read: %s", file, strerror(errno));
-	if (csv_init(&p, CSV_STRICT | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL) != 0) {
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL) != 0) {
 		kvb_buf_release(&b);
 		return kvb_error_set(err, KVB_EINPUT, "%s: csv_init failed", file);
 	}
@@ -73,8 +73,18 @@ static int read_csv(const char *file, struct reader *r, struct kvb_error *err)
 	for (size_t off = 0; off < b.len;) {
 		const char *nl = memchr(b.data + off, '\n', b.len - off);
 		size_t len = nl ? (size_t)(nl - (b.data + off)) + 1 : b.len - off;
+		/* fields are C strings from here on: a NUL would silently cut one short */
+		if (memchr(b.data + off, '\0', len)) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: NUL byte (not a text file)", file, r->next_line);
+			break;
+		}
 		if (csv_parse(&p, b.data + off, len, on_field, on_record, r) != len) {
-			rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: %s", file, r->next_line, csv_strerror(csv_error(&p)));
+			rc = csv_error(&p) == CSV_EPARSE
+				     ? kvb_error_set(err, KVB_EINPUT,
+						     "%s:%ld: malformed quoted field (RFC 4180: quote the whole field, "
+						     "double any quote inside it)", file, r->next_line)
+				     : kvb_error_set(err, KVB_EINPUT, "%s:%ld: %s", file, r->next_line,
+						     csv_strerror(csv_error(&p)));
 			break;
 		}
 		off += len;
@@ -83,10 +93,15 @@ static int read_csv(const char *file, struct reader *r, struct kvb_error *err)
 			r->line = r->next_line;
 	}
 	if (!rc && csv_fini(&p, on_field, on_record, r) != 0)
-		rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: %s (unterminated quoted field?)", file, r->line,
-				   csv_strerror(csv_error(&p)));
+		rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: unterminated quoted field in the record starting here",
+				   file, r->line);
 	csv_free(&p);
 	kvb_buf_release(&b);
+	if (rc) {
+		/* the records read before the error are not the caller's to free */
+		reader_release(r);
+		memset(r, 0, sizeof(*r));
+	}
 	return rc;
 }
 
@@ -207,12 +222,13 @@ int kvb_csv_import(struct kvb_store *s, const char *file, int64_t *run_id, struc
 				struct row *row = &r.rows[i];
 				struct kvb_metrics m;
 				struct kvb_job_outcome o = { .status = "ok", .attempts = 1 };
-				cJSON *cls = cJSON_CreateObject();
+				cJSON *cls;
 				size_t k;
 				int64_t it = 1, boot = 1, job;
 				double v;
 				if (row->f.n != ncols)
 					continue;
+				cls = cJSON_CreateObject();
 				for (k = 0; k < variants.n && strcmp(variants.v[k], row->f.v[idx[C_VARIANT]]); k++)
 					;
 				if (idx[C_ITER] >= 0 && row->f.v[idx[C_ITER]][0])

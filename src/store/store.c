@@ -175,8 +175,15 @@ int kvb_store_lock_runs(struct kvb_store *s, struct kvb_error *err)
 
 char *kvb_store_artifact_dir(const struct kvb_store *s, int64_t run_id)
 {
-	char *d = kvb_xasprintf("%s.d/run-%lld", s->path, (long long)run_id);
-	kvb_mkdir_p(d, 0755);
+	char *top = kvb_xasprintf("%s.d", s->path), *d = kvb_xasprintf("%s/run-%lld", top, (long long)run_id);
+	/* <db>.d may be the user's link to a bigger disk; what kvbench makes below it may not be a link */
+	int failed = kvb_mkdir_p(top, 0755) || kvb_mkdir_nofollow(d, 0755), saved = errno;
+	free(top);
+	if (failed) {
+		free(d);
+		errno = saved;
+		return NULL;
+	}
 	return d;
 }
 

@@ -38,7 +38,13 @@ void kvb_store_close(struct kvb_store *s);
  */
 int kvb_store_lock_runs(struct kvb_store *s, struct kvb_error *err);
 
-/* Directory for a run's artifacts: "<db path>.d/run-<id>" (created). Owned. */
+/*
+ * Directory for a run's artifacts: "<db path>.d/run-<id>" (created). Owned.
+ * NULL with errno when it cannot be made, or when run-<id> exists as a
+ * symlink (ELOOP) or a non-directory (ENOTDIR): artifacts are never written
+ * through a link out of the output directory. (<db path>.d itself may be a
+ * link the user made, e.g. to a bigger disk.)
+ */
 char *kvb_store_artifact_dir(const struct kvb_store *s, int64_t run_id);
 
 struct kvb_run_info {

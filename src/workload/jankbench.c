@@ -349,7 +349,7 @@ static int remove_old_db(struct kvb_job_ctx *ctx, const char *db, struct kvb_err
 static void save_text(struct kvb_job_ctx *ctx, const char *name, const char *kind, const char *text)
 {
 	char *path = kvb_xasprintf("%s/%s", ctx->artifact_dir, name);
-	FILE *f = fopen(path, "w");
+	FILE *f = kvb_fopen_nofollow(path);
 	if (f) {
 		fputs(text, f);
 		if (!fclose(f))
@@ -472,7 +472,7 @@ static void force_stop(struct kvb_job_ctx *ctx)
 static int write_frames(struct kvb_job_ctx *ctx, const struct kvb_jank_results *res, struct kvb_error *err)
 {
 	char *path = kvb_xasprintf("%s/jankbench-frames.csv", ctx->artifact_dir);
-	FILE *f = fopen(path, "w");
+	FILE *f = kvb_fopen_nofollow(path);
 	int rc = KVB_OK;
 	if (!f) {
 		rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", path, strerror(errno));

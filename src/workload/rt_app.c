@@ -482,10 +482,13 @@ static int list_logs(struct kvb_target *t, const char *dir, struct kvb_strv *log
 	return rc;
 }
 
-static void save_output(struct kvb_job_ctx *ctx, const char *const *argv, const struct kvb_exec_result *r)
+/* Keeps rt-app's stdout/stderr as an artifact; KVB_ESTORE when it cannot be written (disk full). */
+static int save_output(struct kvb_job_ctx *ctx, const char *const *argv, const struct kvb_exec_result *r,
+		       struct kvb_error *err)
 {
 	char *path = kvb_xasprintf("%s/rt-app.out", ctx->artifact_dir);
-	FILE *f = fopen(path, "w");
+	FILE *f = kvb_fopen_nofollow(path);
+	int rc = KVB_OK;
 	if (f) {
 		fprintf(f, "$");
 		for (size_t i = 0; argv[i]; i++)
@@ -493,10 +496,13 @@ static void save_output(struct kvb_job_ctx *ctx, const char *const *argv, const 
 		fprintf(f, "\n%s", r->out.data);
 		if (r->err.len)
 			fprintf(f, "--- stderr ---\n%s", r->err.data);
-		fclose(f);
-		kvb_metrics_artifact(ctx->out, "raw-output", path);
 	}
+	if (!f || ferror(f) | fclose(f))
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot write artifact %s: %s", path, strerror(errno));
+	else
+		kvb_metrics_artifact(ctx->out, "raw-output", path);
 	free(path);
+	return rc;
 }
 
 static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
@@ -521,9 +527,13 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 		kvb_strv_push(&tasks, t->string);
 
 	text = cJSON_Print(cfg);
-	f = fopen(local_cfg, "w");
-	if (!f || fputs(text, f) < 0 || fputc('\n', f) < 0 || fclose(f)) {
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", local_cfg, strerror(errno));
+	f = kvb_fopen_nofollow(local_cfg);
+	if (f) {
+		fputs(text, f);
+		fputc('\n', f);
+	}
+	if (!f || ferror(f) | fclose(f)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot write artifact %s: %s", local_cfg, strerror(errno));
 		goto out;
 	}
 	kvb_metrics_artifact(ctx->out, "rt-app-config", local_cfg);
@@ -555,11 +565,14 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 		ctx->timeout_ms = ((uint64_t)duration_s + 30 + (uint64_t)duration_s / 5) * 1000;
 	rc = kvb_job_exec(ctx, argv, &r, err);
 	ctx->timeout_ms = saved_timeout;
-	save_output(ctx, argv, &r);
 	if (rc) {
+		struct kvb_error ignore;
+		save_output(ctx, argv, &r, &ignore); /* what there is helps to see why */
 		kvb_error_prefix(err, "rt-app");
 		goto out;
 	}
+	if ((rc = save_output(ctx, argv, &r, err)))
+		goto out;
 	why = failure_line(r.err.data, r.out.data);
 	if (r.exit_code != 0) {
 		rc = kvb_error_set(err, KVB_ETARGET, "rt-app failed (%s): %s", kvb_exec_describe(&r, how, sizeof(how)), why);

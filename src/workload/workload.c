@@ -2,6 +2,7 @@
 #include "workload/workload.h"
 #include "core/util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,17 +75,20 @@ int kvb_workload_run_cmd(struct kvb_job_ctx *ctx, const char *name, const char *
 
 	kvb_exec_result_init(&r);
 	rc = kvb_job_exec(ctx, argv, &r, err);
-	f = fopen(path, "w");
-	if (f) {
+	if ((f = kvb_fopen_nofollow(path))) {
 		fprintf(f, "$");
 		for (size_t i = 0; argv[i]; i++)
 			fprintf(f, " %s", argv[i]);
 		fprintf(f, "\n%s", r.out.data);
 		if (r.err.len)
 			fprintf(f, "--- stderr ---\n%s", r.err.data);
-		fclose(f);
-		kvb_metrics_artifact(ctx->out, "raw-output", path);
 	}
+	/* an output we could not keep (disk full) stops the run: the job is redone on --resume */
+	if (!f || ferror(f) | fclose(f)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot write artifact %s: %s", path, strerror(errno));
+		goto out;
+	}
+	kvb_metrics_artifact(ctx->out, "raw-output", path);
 	if (rc)
 		goto out;
 	if (r.exit_code != 0) {

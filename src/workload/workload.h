@@ -54,7 +54,9 @@ long long kvb_param_int(const struct kvb_workload_ops *ops, const cJSON *params,
 /*
  * Shared run for workloads that are one command whose stdout holds the result:
  * runs argv, stores stdout+stderr as artifact "<name>.out", fails on non-zero
- * exit (quoting stderr), then calls parse(stdout).
+ * exit (quoting stderr), then calls parse(stdout). An artifact that cannot be
+ * written (disk full) is KVB_ESTORE: the engine stops the run, and the job
+ * is redone on --resume.
  */
 int kvb_workload_run_cmd(struct kvb_job_ctx *ctx, const char *name, const char *const *argv,
 			 int (*parse)(const char *out, struct kvb_metrics *m, struct kvb_error *err),

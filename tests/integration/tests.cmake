@@ -46,3 +46,11 @@ target_link_libraries(test_jankbench PRIVATE kvb_adb_fixture)
 kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 110)
 kvb_test(test_flash ${CMAKE_CURRENT_LIST_DIR}/test_flash.c integration 110)
 target_link_libraries(test_flash PRIVATE kvb_sshd_fixture)
+
+# harden: bad inputs, shell injection / paths / secrets, host keys, disk full and readers.
+kvb_script_test(it_bad_inputs integration/bad_inputs.sh integration 120)
+kvb_script_test(it_security integration/security.sh integration 240)
+# No ssh connection key turns host key checking off (harden).
+kvb_test(test_hostkey ${CMAKE_CURRENT_LIST_DIR}/test_hostkey.c integration 110)
+target_link_libraries(test_hostkey PRIVATE kvb_sshd_fixture)
+kvb_script_test(it_faults integration/faults.sh integration 240)
