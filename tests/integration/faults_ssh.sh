@@ -34,7 +34,7 @@ for i in $(seq 600); do
 done
 bash "$fx" stop "$T/sshd" >/dev/null 2>&1
 # the third variant needs the board back
-for i in $(seq 300); do
+for i in $(seq 900); do
   [ "$(q "$db" "select status from variant where name='second'" 2>/dev/null)" = "failed" ] && break
   sleep 0.1
 done
@@ -48,4 +48,5 @@ check "second variant failed" test "$(q "$db" "select status from variant where 
 check "second variant's reason says the target stopped answering" sh -c "$(declare -f q); KVB='$KVB' q '$db' \"select error from variant where name='second'\" | grep -q 'target stopped answering'"
 check "third variant still ran" test "$(q "$db" "select count(*) from job j join variant v on v.id=j.variant_id where v.name='third' and j.status='ok'")" = "3"
 check "run marked incomplete" test "$(q "$db" "select status from run")" = "incomplete"
+[ "$fail" -eq 0 ] || { echo "--- kvbench stderr:" >&2; cat "$T/err" >&2; }
 finish
