@@ -214,10 +214,7 @@ int kvb_spawn_run(const struct kvb_spawn_opts *o, struct kvb_exec_result *r, str
 
 int kvb_spawn_bg(const struct kvb_spawn_opts *o, struct kvb_bgproc *p, struct kvb_error *err)
 {
-	int errfd = -1;
-	int rc = start(o, &p->pid, &p->out_fd, NULL, err);
-	(void)errfd;
-	return rc;
+	return start(o, &p->pid, &p->out_fd, NULL, err);
 }
 
 int kvb_spawn_stop(struct kvb_bgproc *p, int sig, uint64_t wait_ms)

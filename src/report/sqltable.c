@@ -39,9 +39,7 @@ int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const
 	ncol = sqlite3_column_count(st);
 	kvb_box_init(&b, (size_t)(ncol > 0 ? ncol : 1));
 	for (int c = 0; c < ncol; c++) {
-		int decl_num = 0;
 		kvb_box_header(&b, (size_t)c, sqlite3_column_name(st, c), KVB_ALIGN_LEFT);
-		(void)decl_num;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		for (int c = 0; c < ncol; c++) {
