@@ -6,6 +6,7 @@
 #include "target/target.h"
 #include "workload/workload.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <gsl/gsl_errno.h>
 #include <signal.h>
@@ -82,7 +83,9 @@ const char *kvb_cli_db(const char *opt)
 int kvb_cli_fail(const struct kvb_error *err)
 {
 	fprintf(stderr, "kvbench: error: %s\n", err->msg);
-	return err->code ? err->code : 1;
+	/* an error without a code is a bug below main (kvb_error_set asserts it in debug builds) */
+	assert(err->code != KVB_OK);
+	return err->code ? (int)err->code : KVB_EJOBS;
 }
 
 int kvb_cli_usage(const char *cmd, const char *fmt, ...)
@@ -117,9 +120,34 @@ static void list_help(FILE *f)
 		for (size_t i = 0; kvb_instruments[i]; i++)
 			fprintf(f, "  %-16s %s\n", kvb_instruments[i]->name, kvb_instruments[i]->summary);
 	}
-	fprintf(f, "\nexit status: 0 ok, 1 run had failed jobs, 2 usage, 3 bad input file,\n"
-		   "             4 target/connection, 5 results database\n"
-		   "\n`kvbench help COMMAND` or `kvbench help WORKLOAD` for details.\n");
+	fprintf(f, "\nexit status:\n");
+	for (int e = KVB_OK; e <= KVB_ERR_LAST; e++)
+		fprintf(f, "  %d %s\n", e, kvb_strerror((enum kvb_err)e));
+	fprintf(f, "\n`kvbench help COMMAND`, `kvbench help WORKLOAD`, `kvbench help TYPE` (connection type) or\n"
+		   "`kvbench help METHOD` (flash method) for details.\n");
+}
+
+/* `kvbench help TYPE|METHOD`: a connection type's and/or a flash method's keys (qemu is both).
+ * Returns 1 when something was printed. */
+static int help_backend(const char *what)
+{
+	const struct kvb_target_ops *t = kvb_target_find(what);
+	const struct kvb_flasher_ops *fl = kvb_flasher_find(what);
+	if (t) {
+		printf("connection type %s: %s\n\nkeys (connection:, besides type):\n", t->name, t->summary);
+		if (t->conn_keys)
+			kvb_keys_print(stdout, t->conn_keys, "  ");
+		else
+			printf("  (none)\n");
+	}
+	if (fl) {
+		printf("%sflash method %s: %s\n\nkeys (flash:, besides method):\n", t ? "\n" : "", fl->name, fl->summary);
+		if (fl->keys)
+			kvb_keys_print(stdout, fl->keys, "  ");
+		else
+			printf("  (none)\n");
+	}
+	return t || fl;
 }
 
 static int help(const char *what)
@@ -135,6 +163,8 @@ static int help(const char *what)
 		kvb_keys_print(stdout, w->params, "  ");
 		return KVB_OK;
 	}
+	if (help_backend(what))
+		return KVB_OK;
 	fprintf(stderr, "kvbench: no help for '%s'\n", what);
 	return KVB_EUSAGE;
 }

@@ -55,7 +55,7 @@ static int check(struct kvb_platform *p)
 	       p->flash_method, p->boot_timeout_s);
 	for (size_t i = 0; i < p->nclusters; i++)
 		printf("  cluster %-8s cpus %s\n", p->clusters[i].name, p->clusters[i].cpus);
-	if (!strcmp(p->conn_type, "qemu")) {
+	if (kvb_target_find(p->conn_type)->caps & KVB_TARGET_OWNS_BOARD) {
 		printf("reachability: not checked (the qemu board is booted by `kvbench run`)\n");
 		return KVB_OK;
 	}

@@ -2,6 +2,7 @@
 #include "config/platform.h"
 #include "core/error.h"
 #include "core/util.h"
+#include "flash/flash.h"
 #include "target/target.h"
 
 #include <dirent.h>
@@ -15,8 +16,8 @@
 static const struct kvb_keydef platform_keys[] = {
 	{ "name", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "platform name (matches its directory)" },
 	{ "description", KVB_T_STR, NULL, NULL, 0, "one line shown by `platform list`" },
-	{ "connection", KVB_T_MAP, NULL, NULL, KVB_KEY_REQUIRED, "how to reach the board: {type: local|ssh|adb|qemu, ...}" },
-	{ "flash", KVB_T_MAP, NULL, NULL, 0, "how to install a variant: {method: none|qemu|fastboot|ssh-copy|command, ...}" },
+	{ "connection", KVB_T_MAP, NULL, NULL, KVB_KEY_REQUIRED, "how to reach the board: {type: TYPE, ...}; `kvbench help TYPE` lists a type's keys" },
+	{ "flash", KVB_T_MAP, NULL, NULL, 0, "how to install a variant: {method: METHOD, ...}; `kvbench help METHOD` lists a method's keys" },
 	{ "boot", KVB_T_MAP, NULL, NULL, 0, "{timeout_s, ready, expect}" },
 	{ "topology", KVB_T_MAP, NULL, NULL, 0, "{clusters: [{name, cpus}]}" },
 	{ "setup", KVB_T_MAP, NULL, NULL, 0, "runtime knobs applied after every boot (governor, sysfs, sysctl)" },
@@ -27,27 +28,6 @@ static const struct kvb_keydef platform_keys[] = {
 };
 
 static const struct kvb_keydef conn_type_key = { "type", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "target backend" };
-
-static const struct kvb_keydef flash_keys[] = {
-	{ "method", KVB_T_STR, "none", "none|qemu|fastboot|ssh-copy|command", 0, "flasher backend" },
-	{ "partitions", KVB_T_MAP, "{boot: boot_image}", NULL, 0,
-	  "fastboot: {partition: kernel|dtb|initrd|boot_image|modules}, flashed in this order" },
-	{ "fastboot_serial", KVB_T_STR, NULL, NULL, 0,
-	  "fastboot: `fastboot -s` serial (default connection.serial; tcp:HOST:PORT for fastboot over TCP)" },
-	{ "mkbootimg_args", KVB_T_STRLIST, NULL, NULL, 0,
-	  "fastboot: extra mkbootimg options (load addresses, --pagesize, --header_version)" },
-	{ "cmdline", KVB_T_STR, NULL, NULL, 0, "fastboot: the board's kernel command line; the variant's is appended" },
-	{ "dtb_mode", KVB_T_STR, "append", "append|header", 0,
-	  "fastboot: dtb appended to the kernel (header v0/v1) or given as mkbootimg --dtb (header v2)" },
-	{ "ramdisk", KVB_T_STR, NULL, NULL, 0, "fastboot: ramdisk for variants without initrd (relative to the platform directory)" },
-	{ "boot_path", KVB_T_STR, NULL, NULL, 0, "ssh-copy: directory on the board for kernel and dtb" },
-	{ "kernel_name", KVB_T_STR, "Image", NULL, 0, "ssh-copy: file name of the kernel in boot_path" },
-	{ "dtb_name", KVB_T_STR, NULL, NULL, 0, "ssh-copy: file name of the dtb in boot_path (default: the variant's dtb file name)" },
-	{ "initrd_name", KVB_T_STR, NULL, NULL, 0, "ssh-copy: file name of the initrd in boot_path (default: the variant's initrd file name)" },
-	{ "command", KVB_T_STR, NULL, NULL, 0, "command: hook script (relative to the platform directory)" },
-	{ "reboot", KVB_T_BOOL, "false", NULL, 0, "command: reboot the target after the hook (when the hook only installs)" },
-	{ NULL, 0, NULL, NULL, 0, NULL },
-};
 
 static const struct kvb_keydef boot_keys[] = {
 	{ "timeout_s", KVB_T_INT, "180", NULL, KVB_KEY_POSITIVE, "how long a boot may take, s" },
@@ -143,6 +123,29 @@ void kvb_platform_each(void (*fn)(const char *name, const char *dir, void *arg),
 	kvb_strv_release(&seen);
 }
 
+/* The keys of a backend's section (connection:, flash:) other than the one that picks the
+ * backend, checked against that backend's own table (keys); what/name word the messages. */
+static void check_backend_keys(const cJSON *map, const char *section, const char *selector,
+			       const struct kvb_keydef *keys, const char *what, const char *name, struct kvb_diag *d)
+{
+	for (const cJSON *kv = map->child; kv; kv = kv->next) {
+		char *path;
+		const struct kvb_keydef *def;
+		if (!strcmp(kv->string, selector))
+			continue;
+		path = kvb_path_key(section, kv->string);
+		def = kvb_keydef_find(keys, kv->string);
+		if (!def)
+			kvb_diag_at(d, path, "unknown key '%s' for %s %s", kv->string, what, name);
+		else
+			kvb_value_check(kv, path, def, d);
+		free(path);
+	}
+	for (const struct kvb_keydef *def = keys; def && def->key; def++)
+		if ((def->flags & KVB_KEY_REQUIRED) && !cJSON_GetObjectItemCaseSensitive(map, def->key))
+			kvb_diag_at(d, section, "missing required key '%s' for %s %s", def->key, what, name);
+}
+
 static void check_connection(struct kvb_platform *p, struct kvb_diag *d)
 {
 	const cJSON *type;
@@ -171,52 +174,40 @@ static void check_connection(struct kvb_platform *p, struct kvb_diag *d)
 	}
 	free(tname);
 	p->conn_type = ops->name;
-	for (const cJSON *kv = p->conn->child; kv; kv = kv->next) {
-		char *path;
-		const struct kvb_keydef *def;
-		if (!strcmp(kv->string, "type"))
-			continue;
-		path = kvb_path_key("connection", kv->string);
-		def = kvb_keydef_find(ops->conn_keys, kv->string);
-		if (!def)
-			kvb_diag_at(d, path, "unknown key '%s' for connection type %s", kv->string, ops->name);
-		else
-			kvb_value_check(kv, path, def, d);
-		free(path);
-	}
-	for (const struct kvb_keydef *def = ops->conn_keys; def && def->key; def++)
-		if ((def->flags & KVB_KEY_REQUIRED) && !cJSON_GetObjectItemCaseSensitive(p->conn, def->key))
-			kvb_diag_at(d, "connection", "missing required key '%s' for connection type %s", def->key, ops->name);
+	check_backend_keys(p->conn, "connection", "type", ops->conn_keys, "connection type", ops->name, d);
 }
 
-/* Keys a flash method cannot do without, and the values only a method understands. */
+/* flash: {method, ...}: the method is one of kvb_flashers[] (the choices listed from that
+ * registry), the other keys are that flasher's own, then its own checks. */
 static void check_flash(struct kvb_platform *p, struct kvb_diag *d)
 {
-	const cJSON *parts = cJSON_GetObjectItemCaseSensitive(p->flash, "partitions");
-	const char *hook = kvb_get_str(p->flash, "command", NULL);
-	if (!strcmp(p->flash_method, "ssh-copy") && !kvb_get_str(p->flash, "boot_path", NULL))
-		kvb_diag_at(d, "flash", "method ssh-copy needs boot_path (the board's directory for kernel and dtb)");
-	if (!strcmp(p->flash_method, "command")) {
-		if (!hook) {
-			kvb_diag_at(d, "flash", "method command needs command (the hook script)");
-		} else {
-			char *path = hook[0] == '/' ? kvb_xstrdup(hook) : kvb_xasprintf("%s/%s", p->dir, hook);
-			if (access(path, X_OK))
-				kvb_diag_at(d, "flash.command", "hook '%s' is not an executable file", path);
-			free(path);
-		}
+	struct kvb_keydef method = { "method", KVB_T_STR, "none", NULL, 0, "flasher backend" };
+	struct kvb_buf names = KVB_BUF_INIT;
+	const struct kvb_flasher_ops *ops;
+	const cJSON *m;
+	char *mname;
+	if (!cJSON_IsObject(p->flash)) {
+		kvb_keys_check(p->flash, "flash", NULL, d); /* says "expected mapping" */
+		return;
 	}
-	for (const cJSON *e = cJSON_IsObject(parts) ? parts->child : NULL; e; e = e->next) {
-		static const char *const fields[] = { "kernel", "dtb", "initrd", "boot_image", "modules" };
-		int ok = 0;
-		for (size_t i = 0; i < KVB_ARRAY_SIZE(fields) && cJSON_IsString(e); i++)
-			ok |= !strcmp(e->valuestring, fields[i]);
-		if (!ok) {
-			char *path = kvb_path_key("flash.partitions", e->string);
-			kvb_diag_at(d, path, "must name a variant file: kernel, dtb, initrd, boot_image or modules");
-			free(path);
-		}
+	for (size_t i = 0; kvb_flashers[i]; i++)
+		kvb_buf_addf(&names, "%s%s", i ? "|" : "", kvb_flashers[i]->name);
+	method.choices = names.data;
+	m = cJSON_GetObjectItemCaseSensitive(p->flash, "method");
+	if (m && kvb_value_check(m, "flash.method", &method, d)) {
+		kvb_buf_release(&names);
+		return;
 	}
+	kvb_buf_release(&names);
+	mname = m ? kvb_node_str(m) : kvb_xstrdup("none");
+	ops = kvb_flasher_find(mname);
+	free(mname);
+	if (!ops)
+		return;
+	p->flash_method = ops->name;
+	check_backend_keys(p->flash, "flash", "method", ops->keys, "flash method", ops->name, d);
+	if (ops->check)
+		ops->check(p, d);
 }
 
 static void load_topology(struct kvb_platform *p, const cJSON *topo, struct kvb_diag *d)
@@ -339,8 +330,6 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	check_connection(p, d);
 	p->flash = cJSON_GetObjectItemCaseSensitive(root, "flash");
 	p->flash_method = "none";
-	if (p->flash && !kvb_keys_check(p->flash, "flash", flash_keys, d))
-		p->flash_method = kvb_get_str(p->flash, "method", "none");
 	if (p->flash)
 		check_flash(p, d);
 	v = cJSON_GetObjectItemCaseSensitive(root, "boot");

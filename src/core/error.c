@@ -1,13 +1,34 @@
 /* Implements struct kvb_error: formatted error messages beside stable codes. */
 #include "core/error.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-int kvb_error_set(struct kvb_error *e, int code, const char *fmt, ...)
+/* Indexed by enum kvb_err; the words of the exit-status list in `kvbench --help` and README. */
+static const char *const err_text[] = {
+	[KVB_OK] = "ok",
+	[KVB_EJOBS] = "the run had failed jobs or variants (or was interrupted)",
+	[KVB_EUSAGE] = "usage",
+	[KVB_EINPUT] = "bad input file",
+	[KVB_ETARGET] = "target or connection",
+	[KVB_ESTORE] = "results database",
+};
+
+_Static_assert(sizeof(err_text) / sizeof(err_text[0]) == KVB_ERR_LAST + 1, "every enum kvb_err has a text");
+
+const char *kvb_strerror(enum kvb_err code)
+{
+	if ((unsigned)code > KVB_ERR_LAST || !err_text[code])
+		return "unknown error";
+	return err_text[code];
+}
+
+int kvb_error_set(struct kvb_error *e, enum kvb_err code, const char *fmt, ...)
 {
 	va_list ap;
+	assert(code != KVB_OK && "an error needs a code: main would report it as the wrong exit status");
 	if (!e)
 		return code;
 	e->code = code;

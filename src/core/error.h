@@ -16,17 +16,27 @@ enum kvb_err {
 	KVB_ETARGET = 4, /* target unreachable, command failed to run, timeout */
 	KVB_ESTORE = 5,  /* results database error */
 };
+#define KVB_ERR_LAST KVB_ESTORE
+
+/*
+ * What a code means, as `kvbench --help` lists the exit statuses: "ok",
+ * "the run had failed jobs or variants", ... Static string; "unknown error"
+ * for a number outside the enum.
+ */
+const char *kvb_strerror(enum kvb_err code);
 
 #define KVB_ERRMSG_MAX 4096
 
 /* An error message: code plus lowercase text that quotes its subject. */
 struct kvb_error {
-	int code;
+	enum kvb_err code;  /* never KVB_OK once set (asserted in debug builds) */
 	char msg[KVB_ERRMSG_MAX];
 };
 
-/* Sets code and formatted message; returns code so callers can `return kvb_error_set(...)`. */
-int kvb_error_set(struct kvb_error *e, int code, const char *fmt, ...)
+/* Sets code and formatted message; returns code so callers can `return kvb_error_set(...)`.
+ * code must be an error (not KVB_OK): a debug build asserts it, since main would turn an
+ * unset code into a misleading exit status. */
+int kvb_error_set(struct kvb_error *e, enum kvb_err code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Prepends "prefix: " to the existing message (adds context going up the stack). */
 int kvb_error_prefix(struct kvb_error *e, const char *fmt, ...)

@@ -32,16 +32,15 @@ static void on_signal(int sig)
 
 int kvb_engine_default_rounds(const struct kvb_platform *plat, const struct kvb_agenda *a)
 {
+	const struct kvb_flasher_ops *fl = kvb_flasher_find(plat->flash_method);
 	int kernels = 0;
 	if (a->rounds > 0)
 		return a->rounds;
 	for (size_t i = 0; i < a->nvariants; i++)
 		kernels |= a->variants[i].kernel || a->variants[i].boot_image;
-	if (!strcmp(plat->flash_method, "qemu"))
-		return 3;
-	if (!kernels || !strcmp(plat->flash_method, "none"))
-		return 2;
-	return 1;
+	if (fl && fl->default_rounds)
+		return fl->default_rounds;
+	return kernels ? 1 : 2;
 }
 
 char *kvb_engine_agenda_json(const struct kvb_agenda *a)
@@ -517,7 +516,7 @@ static void resolve_variant(struct engine *e, struct kvb_variant *v, char **why)
 		struct kvb_kimage_id id;
 		/* a boot image given whole is what fastboot flashes: its kernel is the one to expect */
 		int from_bootimg = v->local[KVB_VF_BOOT_IMAGE] &&
-				   (!v->local[KVB_VF_KERNEL] || !strcmp(e->plat->flash_method, "fastboot"));
+				   (!v->local[KVB_VF_KERNEL] || (kvb_flasher_find(e->plat->flash_method)->caps & KVB_FLASH_WHOLE_BOOT_IMAGE));
 		memset(&id, 0, sizeof(id));
 		if (from_bootimg ? kvb_bootimg_identify(v->local[KVB_VF_BOOT_IMAGE], &id, NULL, &err)
 						: kvb_kimage_identify(v->local[KVB_VF_KERNEL], &id, &err)) {
@@ -683,7 +682,7 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 		kvb_plan_release(&e.plan);
 		return KVB_OK;
 	}
-	if (!strcmp(e.plat->flash_method, "none")) {
+	if (!(kvb_flasher_find(e.plat->flash_method)->caps & KVB_FLASH_INSTALLS_KERNEL)) {
 		for (size_t v = 0; v < e.a->nvariants; v++)
 			if (e.a->variants[v].kernel || e.a->variants[v].boot_image)
 				return kvb_error_set(err, KVB_EINPUT,

@@ -124,8 +124,31 @@ static int command_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 	return rc;
 }
 
+static const struct kvb_keydef command_keys[] = {
+	{ "command", KVB_T_STR, NULL, NULL, 0, "hook script (relative to the platform directory; required)" },
+	{ "reboot", KVB_T_BOOL, "false", NULL, 0, "reboot the target after the hook (when the hook only installs)" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static void command_check(const struct kvb_platform *p, struct kvb_diag *d)
+{
+	const char *hook = kvb_get_str(p->flash, "command", NULL);
+	char *path;
+	if (!hook) {
+		kvb_diag_at(d, "flash", "method command needs command (the hook script)");
+		return;
+	}
+	path = hook[0] == '/' ? kvb_xstrdup(hook) : kvb_xasprintf("%s/%s", p->dir, hook);
+	if (access(path, X_OK))
+		kvb_diag_at(d, "flash.command", "hook '%s' is not an executable file", path);
+	free(path);
+}
+
 const struct kvb_flasher_ops kvb_flasher_command = {
 	.name = "command",
 	.summary = "run the platform's flash hook (flash.command) with the variant in KVB_* variables, then wait",
+	.keys = command_keys,
+	.caps = KVB_FLASH_INSTALLS_KERNEL,
+	.check = command_check,
 	.flash = command_flash,
 };

@@ -364,8 +364,41 @@ out:
 	return rc;
 }
 
+static const struct kvb_keydef fastboot_keys[] = {
+	{ "partitions", KVB_T_MAP, "{boot: boot_image}", NULL, 0,
+	  "{partition: kernel|dtb|initrd|boot_image|modules}, flashed in this order" },
+	{ "fastboot_serial", KVB_T_STR, NULL, NULL, 0,
+	  "`fastboot -s` serial (default connection.serial; tcp:HOST:PORT for fastboot over TCP)" },
+	{ "mkbootimg_args", KVB_T_STRLIST, NULL, NULL, 0, "extra mkbootimg options (load addresses, --pagesize, --header_version)" },
+	{ "cmdline", KVB_T_STR, NULL, NULL, 0, "the board's kernel command line; the variant's is appended" },
+	{ "dtb_mode", KVB_T_STR, "append", "append|header", 0,
+	  "dtb appended to the kernel (header v0/v1) or given as mkbootimg --dtb (header v2)" },
+	{ "ramdisk", KVB_T_STR, NULL, NULL, 0, "ramdisk for variants without initrd (relative to the platform directory)" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+/* Each partition must name one of the variant's files. */
+static void fastboot_check(const struct kvb_platform *p, struct kvb_diag *d)
+{
+	static const char *const fields[] = { "kernel", "dtb", "initrd", "boot_image", "modules" };
+	const cJSON *parts = cJSON_GetObjectItemCaseSensitive(p->flash, "partitions");
+	for (const cJSON *e = cJSON_IsObject(parts) ? parts->child : NULL; e; e = e->next) {
+		int ok = 0;
+		for (size_t i = 0; i < KVB_ARRAY_SIZE(fields) && cJSON_IsString(e); i++)
+			ok |= !strcmp(e->valuestring, fields[i]);
+		if (!ok) {
+			char *path = kvb_path_key("flash.partitions", e->string);
+			kvb_diag_at(d, path, "must name a variant file: kernel, dtb, initrd, boot_image or modules");
+			free(path);
+		}
+	}
+}
+
 const struct kvb_flasher_ops kvb_flasher_fastboot = {
 	.name = "fastboot",
 	.summary = "build boot.img with mkbootimg (or take boot_image), adb reboot bootloader, fastboot flash, reboot",
+	.keys = fastboot_keys,
+	.caps = KVB_FLASH_INSTALLS_KERNEL | KVB_FLASH_WHOLE_BOOT_IMAGE,
+	.check = fastboot_check,
 	.flash = fastboot_flash,
 };

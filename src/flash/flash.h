@@ -21,9 +21,31 @@ struct kvb_flash_ctx {
 	char *console_log;                  /* set by the flasher when it has one (owned by ctx user) */
 };
 
+/*
+ * What a flasher can do. The engine and commands ask these, never the
+ * flasher's name (DESIGN.md §5), so a new flasher is one file plus one
+ * registry line.
+ */
+enum kvb_flash_caps {
+	/* installs a variant's kernel (or boot image); without it, variants that give a
+	 * kernel are refused before the run starts */
+	KVB_FLASH_INSTALLS_KERNEL = 1u << 0,
+	/* flashes a variant's boot_image as given, so the kernel inside it is the one that
+	 * boots even when the variant also names a kernel (the identity check expects it) */
+	KVB_FLASH_WHOLE_BOOT_IMAGE = 1u << 1,
+};
+
 struct kvb_flasher_ops {
 	const char *name;     /* flash.method */
 	const char *summary;
+	const struct kvb_keydef *keys; /* keys allowed under flash: besides method (NULL: none) */
+	unsigned caps;        /* enum kvb_flash_caps */
+	/* Boots per variant when neither the agenda nor --rounds says (each round is a
+	 * boot, DESIGN.md §8); 0: 2 when no variant gives a kernel, else 1. */
+	int default_rounds;
+	/* Checks beyond the key table (a hook that must be executable ...), errors to d;
+	 * p->flash holds the flash: map. May be NULL. */
+	void (*check)(const struct kvb_platform *p, struct kvb_diag *d);
 	/* Installs the variant, reboots and waits until the target answers. KVB_ETARGET on failure. */
 	int (*flash)(struct kvb_flash_ctx *ctx, struct kvb_error *err);
 };

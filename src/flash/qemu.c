@@ -11,8 +11,8 @@ static int qemu_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 	const struct kvb_variant *v = ctx->variant;
 	char *console;
 	int rc;
-	if (strcmp(ctx->target->ops->name, "qemu"))
-		return kvb_error_set(err, KVB_EINPUT, "%s: flash method qemu needs connection type qemu, not %s",
+	if (!(ctx->target->ops->caps & KVB_TARGET_OWNS_BOARD))
+		return kvb_error_set(err, KVB_EINPUT, "%s: flash method qemu needs a connection that owns the board (qemu), not %s",
 				     ctx->plat->file, ctx->target->ops->name);
 	if (!v->local[KVB_VF_KERNEL])
 		return kvb_error_set(err, KVB_EINPUT, "variant '%s' has no kernel to boot (give kernel: or -V %s=KERNEL)",
@@ -31,5 +31,8 @@ static int qemu_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 const struct kvb_flasher_ops kvb_flasher_qemu = {
 	.name = "qemu",
 	.summary = "boot the variant's kernel/initrd/cmdline on the QEMU board (a fresh guest every round)",
+	.caps = KVB_FLASH_INSTALLS_KERNEL,
+	/* boots are cheap and TCG timing varies from boot to boot: more of them */
+	.default_rounds = 3,
 	.flash = qemu_flash,
 };

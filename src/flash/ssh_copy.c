@@ -153,8 +153,25 @@ out:
 	return rc;
 }
 
+static const struct kvb_keydef ssh_copy_keys[] = {
+	{ "boot_path", KVB_T_STR, NULL, NULL, 0, "directory on the board for kernel and dtb (required)" },
+	{ "kernel_name", KVB_T_STR, "Image", NULL, 0, "file name of the kernel in boot_path" },
+	{ "dtb_name", KVB_T_STR, NULL, NULL, 0, "file name of the dtb in boot_path (default: the variant's dtb file name)" },
+	{ "initrd_name", KVB_T_STR, NULL, NULL, 0, "file name of the initrd in boot_path (default: the variant's initrd file name)" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static void ssh_copy_check(const struct kvb_platform *p, struct kvb_diag *d)
+{
+	if (!kvb_get_str(p->flash, "boot_path", NULL))
+		kvb_diag_at(d, "flash", "method ssh-copy needs boot_path (the board's directory for kernel and dtb)");
+}
+
 const struct kvb_flasher_ops kvb_flasher_ssh_copy = {
 	.name = "ssh-copy",
 	.summary = "copy kernel/dtb/initrd to flash.boot_path over the target (sha256 checked), sync, reboot",
+	.keys = ssh_copy_keys,
+	.caps = KVB_FLASH_INSTALLS_KERNEL,
+	.check = ssh_copy_check,
 	.flash = ssh_copy_flash,
 };

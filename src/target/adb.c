@@ -635,6 +635,7 @@ out:
 const struct kvb_target_ops kvb_target_adb = {
 	.name = "adb",
 	.summary = "Android device through Debian's adb client (USB serial or host:port)",
+	.caps = KVB_TARGET_ANDROID,
 	.conn_keys = adb_conn_keys,
 	.open = adb_open,
 	.exec = adb_exec,

@@ -819,6 +819,7 @@ static void qemu_close(struct kvb_target *t)
 const struct kvb_target_ops kvb_target_qemu = {
 	.name = "qemu",
 	.summary = "a QEMU process kvbench owns (qemu-x86_64 board), commands over ssh",
+	.caps = KVB_TARGET_OWNS_BOARD,
 	.conn_keys = qemu_conn_keys,
 	.open = qemu_open,
 	.exec = qemu_exec,

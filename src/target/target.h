@@ -24,9 +24,22 @@
 struct kvb_platform;
 struct kvb_target;
 
+/*
+ * What a target can do. Commands, flashers and workloads ask these, never the
+ * backend's name (DESIGN.md §5). Rebooting is the presence of ops->reboot.
+ */
+enum kvb_target_caps {
+	/* kvbench starts the board itself (a QEMU process): there is nothing to reach
+	 * before a run boots it, and a flasher can hand it a kernel to boot */
+	KVB_TARGET_OWNS_BOARD = 1u << 0,
+	/* Android userspace: `am`, `logcat`, app data under /data/data */
+	KVB_TARGET_ANDROID = 1u << 1,
+};
+
 struct kvb_target_ops {
 	const char *name;                  /* connection.type in platform.yaml */
 	const char *summary;               /* one line for --help */
+	unsigned caps;                     /* enum kvb_target_caps */
 	const struct kvb_keydef *conn_keys; /* keys allowed under connection: (besides type) */
 	int (*open)(struct kvb_target *t, struct kvb_error *err);
 	int (*exec)(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,

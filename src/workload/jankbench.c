@@ -534,7 +534,7 @@ static int jank_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 	unsigned mask = 0;
 	int rc;
 
-	if (strcmp(ctx->target->ops->name, "adb")) {
+	if (!(ctx->target->ops->caps & KVB_TARGET_ANDROID)) {
 		const char *pn = ctx->target->plat && ctx->target->plat->name ? ctx->target->plat->name : "?";
 		rc = kvb_error_set(err, KVB_EINPUT,
 				   "jankbench runs an Android app and needs an adb target; platform '%s' connects with '%s'",
