@@ -12,6 +12,7 @@ extern const struct kvb_workload_ops kvb_workload_sched_pipe;
 extern const struct kvb_workload_ops kvb_workload_sched_messaging;
 extern const struct kvb_workload_ops kvb_workload_rt_app;
 extern const struct kvb_workload_ops kvb_workload_jankbench;
+extern const struct kvb_workload_ops kvb_workload_cyclictest;
 
 const struct kvb_workload_ops *const kvb_workloads[] = {
 	&kvb_workload_hackbench,
@@ -19,6 +20,7 @@ const struct kvb_workload_ops *const kvb_workloads[] = {
 	&kvb_workload_sched_messaging,
 	&kvb_workload_rt_app,
 	&kvb_workload_jankbench,
+	&kvb_workload_cyclictest,
 	NULL,
 };
 

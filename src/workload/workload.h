@@ -66,5 +66,6 @@ int kvb_workload_run_cmd(struct kvb_job_ctx *ctx, const char *name, const char *
 int kvb_parse_hackbench(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 int kvb_parse_sched_pipe(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 int kvb_parse_sched_messaging(const char *out, struct kvb_metrics *m, struct kvb_error *err);
+int kvb_parse_cyclictest(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 
 #endif
