@@ -36,6 +36,7 @@ kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
 # first use (about 30 s), then about 5-10 s per boot under TCG.
 kvb_test(test_qemu integration/test_qemu.c qemu 600)
 kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
+kvb_script_test(it_cyclictest_qemu integration/cyclictest_qemu.sh qemu 600)
 
 # Jankbench workload against adbd_sim with a simulated com.android.benchmark app, and the
 # agenda -> DB -> diff loop through the real kvbench binary.
