@@ -13,7 +13,7 @@
 #ifndef KVB_DIFF_H
 #define KVB_DIFF_H
 
-#include "report/model.h"
+#include "report/groups.h"
 #include "stats/stats.h"
 
 #include <stdio.h>

@@ -5,8 +5,8 @@
  * iteration and rep (a repetition inside one job, e.g. Jankbench's) are
  * samples of the same cell.
  */
-#ifndef KVB_REPORT_MODEL_H
-#define KVB_REPORT_MODEL_H
+#ifndef KVB_REPORT_GROUPS_H
+#define KVB_REPORT_GROUPS_H
 
 #include "core/error.h"
 #include "store/store.h"

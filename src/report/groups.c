@@ -1,5 +1,5 @@
 /* Implements loading results from the store and grouping them for comparison. */
-#include "report/model.h"
+#include "report/groups.h"
 #include "core/util.h"
 
 #include <cjson/cJSON.h>
