@@ -42,6 +42,26 @@ static int load(struct kvb_platform *p, const char *name)
 	return rc;
 }
 
+/* What workloads need of the target beyond tools: a kind of target, root. */
+static void check_workload_caps(struct kvb_target *t)
+{
+	static const char *const uid[] = { "id", "-u", NULL };
+	struct kvb_exec_result r;
+	struct kvb_error err;
+	int root;
+	kvb_exec_result_init(&r);
+	root = !kvb_target_run_ok(t, uid, 10000, &r, &err) && !strcmp(r.out.data, "0\n");
+	for (size_t i = 0; kvb_workloads[i]; i++) {
+		const struct kvb_workload_ops *w = kvb_workloads[i];
+		if ((t->ops->caps & w->target_caps) != w->target_caps)
+			printf("  %-16s not runnable here: needs %s target\n", w->name,
+			       (w->target_caps & KVB_TARGET_ANDROID) ? "an Android (adb)" : "another kind of");
+		if (w->caps & KVB_WORKLOAD_NEEDS_ROOT)
+			printf("  %-16s root: %s\n", w->name, root ? "yes" : "no (real-time priority and mlockall will fail)");
+	}
+	kvb_exec_result_release(&r);
+}
+
 /* Reachability, kernel release and CPU topology, or "unreachable: ...". */
 static int check(struct kvb_platform *p)
 {
@@ -79,6 +99,7 @@ static int check(struct kvb_platform *p)
 	kvb_exec_result_init(&r);
 	if (!kvb_target_run_ok(&t, cpus, 10000, &r, &err))
 		printf("  cpus online: %s", r.out.data);
+	check_workload_caps(&t);
 	for (size_t i = 0; kvb_workloads[i]; i++) {
 		for (size_t k = 0; kvb_workloads[i]->needs && kvb_workloads[i]->needs[k]; k++) {
 			const char *argv[] = { "sh", "-c", "command -v \"$1\"", "kvb-check", kvb_workloads[i]->needs[k], NULL };

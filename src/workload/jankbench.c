@@ -534,7 +534,7 @@ static int jank_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 	unsigned mask = 0;
 	int rc;
 
-	if (!(ctx->target->ops->caps & KVB_TARGET_ANDROID)) {
+	if ((ctx->target->ops->caps & ops->target_caps) != ops->target_caps) {
 		const char *pn = ctx->target->plat && ctx->target->plat->name ? ctx->target->plat->name : "?";
 		rc = kvb_error_set(err, KVB_EINPUT,
 				   "jankbench runs an Android app and needs an adb target; platform '%s' connects with '%s'",
@@ -639,6 +639,7 @@ const struct kvb_workload_ops kvb_workload_jankbench = {
 	.params = jank_params,
 	.validate = kvb_jankbench_validate,
 	.needs = jank_needs,
+	.target_caps = KVB_TARGET_ANDROID,
 	.default_timeout_s = 1800,
 	.run = jank_run,
 };

@@ -29,6 +29,13 @@ struct kvb_job_ctx {
 	struct kvb_metrics *out;        /* metrics and artifacts go here */
 };
 
+/* What a workload needs of its target besides the tools in needs[]: asked by `platform
+ * check` and by the workload itself, never by a target's name (DESIGN.md §5). */
+enum kvb_workload_caps {
+	/* real-time priorities and mlockall: root (or CAP_SYS_NICE and CAP_IPC_LOCK) on the target */
+	KVB_WORKLOAD_NEEDS_ROOT = 1u << 0,
+};
+
 struct kvb_workload_ops {
 	const char *name;                   /* agenda `name:` */
 	const char *summary;                /* one line for --help */
@@ -37,6 +44,8 @@ struct kvb_workload_ops {
 	int (*validate)(const cJSON *params, const char *path, struct kvb_diag *d);
 	/* Tools the target needs (checked by `platform check`), NULL-terminated; may be NULL. */
 	const char *const *needs;
+	unsigned caps;                      /* enum kvb_workload_caps */
+	unsigned target_caps;               /* enum kvb_target_caps the target must have (0: any) */
 	unsigned default_timeout_s;
 	int (*run)(struct kvb_job_ctx *ctx, struct kvb_error *err);
 };

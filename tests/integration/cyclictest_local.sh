@@ -1,7 +1,8 @@
 # The cyclictest workload run for real (Debian rt-tests) on the local target through the
 # kvbench binary: per-thread and overall metrics with their classifiers, the p99 stored
 # equal to one computed independently (awk) from the raw output kept as an artifact, and
-# a priority that does not fit the policy refused before anything runs.
+# a priority that does not fit the policy refused before anything runs, and `platform check`
+# reporting what cyclictest needs (root).
 . "$(dirname "$0")/lib.sh"
 db=$T/c.db
 cat >"$T/a.yaml" <<'YAML'
@@ -40,4 +41,9 @@ YAML
 "$KVB" agenda check "$T/b.yaml" 2>"$T/berr" >/dev/null; rc=$?
 check "policy other with priority 80 refused (rc $rc)" test "$rc" -eq 3
 check "message names the key" grep -q "priority: policy other runs without a real-time priority: give priority 0, not 80" "$T/berr"
+# `platform check` asks the workloads' capabilities: cyclictest needs root, jankbench an Android target
+"$KVB" platform check local >"$T/check" 2>&1
+root=no; [ "$(id -u)" = 0 ] && root=yes
+check "platform check: cyclictest root: $root" grep -q "^  cyclictest  *root: $root" "$T/check"
+check "platform check: jankbench needs an Android target" grep -q "^  jankbench  *not runnable here: needs an Android (adb) target" "$T/check"
 finish
