@@ -71,11 +71,13 @@ static void ct_out_release(struct ct_out *o)
 	memset(o, 0, sizeof(*o));
 }
 
-/* Splits a line's blank-separated unsigned decimal fields into v (grown). Returns the
- * field count, or -1 when a field is not a number that fits 64 bits. */
-static long split_u64(const char *s, const char *end, uint64_t **v, size_t *cap)
+/* Splits a line's blank-separated unsigned decimal fields into v (grown) and returns
+ * their count; a field that is not a number fitting 64 bits ends the line with
+ * *bad set (the count so far is useless then). */
+static size_t split_u64(const char *s, const char *end, uint64_t **v, size_t *cap, int *bad)
 {
 	size_t n = 0;
+	*bad = 0;
 	while (s < end) {
 		char *e;
 		unsigned long long x;
@@ -83,12 +85,16 @@ static long split_u64(const char *s, const char *end, uint64_t **v, size_t *cap)
 			s++;
 		if (s == end)
 			break;
-		if (*s < '0' || *s > '9')
-			return -1;
+		if (*s < '0' || *s > '9') {
+			*bad = 1;
+			break;
+		}
 		errno = 0;
 		x = strtoull(s, &e, 10);
-		if (errno || e > end || (e < end && *e != ' ' && *e != '\t'))
-			return -1;
+		if (errno || e > end || (e < end && *e != ' ' && *e != '\t')) {
+			*bad = 1;
+			break;
+		}
 		if (n == *cap) {
 			*cap = *cap ? *cap * 2 : 16;
 			*v = kvb_xrealloc(*v, *cap * sizeof(**v));
@@ -96,7 +102,7 @@ static long split_u64(const char *s, const char *end, uint64_t **v, size_t *cap)
 		(*v)[n++] = x;
 		s = e;
 	}
-	return (long)n;
+	return n;
 }
 
 static const char *const footer_keys[] = { "# Total:", "# Min Latencies:", "# Avg Latencies:", "# Max Latencies:",
@@ -109,8 +115,9 @@ static int read_footer(struct ct_out *o, size_t k, const char *s, const char *en
 	uint64_t **dst[] = { &o->total, &o->min, &o->avg, &o->max, &o->overflow };
 	uint64_t *v = NULL;
 	size_t cap = 0;
-	long n = split_u64(s, end, &v, &cap);
-	if (n < 0 || (size_t)n != o->nthreads || *dst[k]) {
+	int bad;
+	size_t n = split_u64(s, end, &v, &cap, &bad);
+	if (bad || n != o->nthreads || *dst[k]) {
 		free(v);
 		if (*dst[k])
 			return kvb_error_set(err, KVB_EINPUT, "line %u: second '%s' line", line, footer_keys[k]);
@@ -127,19 +134,19 @@ static int read_row(struct ct_out *o, const char *s, const char *end, unsigned l
 {
 	uint64_t *v = NULL;
 	size_t vcap = 0;
-	long n = split_u64(s, end, &v, &vcap);
-	int rc = KVB_OK;
-	if (n < 2) {
+	int bad, rc = KVB_OK;
+	size_t n = split_u64(s, end, &v, &vcap, &bad);
+	if (bad || n < 2) {
 		rc = kvb_error_set(err, KVB_EINPUT, "line %u: histogram row is not 'BUCKET COUNT...': \"%.*s\"", line,
 				   (int)(end - s > 60 ? 60 : end - s), s);
-	} else if (o->nrows && (size_t)n - 1 != o->nthreads) {
-		rc = kvb_error_set(err, KVB_EINPUT, "line %u: histogram row has %ld counts, the first row had %zu", line,
+	} else if (o->nrows && n - 1 != o->nthreads) {
+		rc = kvb_error_set(err, KVB_EINPUT, "line %u: histogram row has %zu counts, the first row had %zu", line,
 				   n - 1, o->nthreads);
 	} else if (o->nrows && v[0] <= o->bucket[o->nrows - 1]) {
 		rc = kvb_error_set(err, KVB_EINPUT, "line %u: histogram bucket %llu does not follow bucket %llu", line,
 				   (unsigned long long)v[0], (unsigned long long)o->bucket[o->nrows - 1]);
 	} else {
-		o->nthreads = (size_t)n - 1;
+		o->nthreads = n - 1;
 		if (o->nrows == *cap) {
 			*cap = *cap ? *cap * 2 : 256;
 			o->bucket = kvb_xrealloc(o->bucket, *cap * sizeof(*o->bucket));
@@ -216,19 +223,21 @@ static int ct_read(struct ct_out *o, const char *out, struct kvb_error *err)
 	return KVB_OK;
 }
 
-/* Nearest-rank p99 over the samples of thread t (SIZE_MAX: every thread); -1 when it lies
- * among the overflows. */
-static long long ct_p99(const struct ct_out *o, size_t t, uint64_t samples)
+/* Nearest-rank p99 over the samples of thread t (SIZE_MAX: every thread) into *p99_us.
+ * Returns 0 when it lies among the overflows (above the last bucket), else 1. */
+static int ct_p99(const struct ct_out *o, size_t t, uint64_t samples, uint64_t *p99_us)
 {
 	uint64_t need = (uint64_t)ceil(0.99 * (double)samples), cum = 0;
 	for (size_t r = 0; r < o->nrows; r++) {
 		for (size_t j = 0; j < o->nthreads; j++)
 			if (t == SIZE_MAX || j == t)
 				cum += o->count[r * o->nthreads + j];
-		if (cum >= need)
-			return (long long)o->bucket[r];
+		if (cum >= need) {
+			*p99_us = o->bucket[r];
+			return 1;
+		}
 	}
-	return -1;
+	return 0;
 }
 
 static void add_four(struct kvb_metrics *m, const char *thread, double min, double avg, double max, double p99)
@@ -243,7 +252,7 @@ int kvb_parse_cyclictest(const char *out, struct kvb_metrics *m, struct kvb_erro
 {
 	struct ct_out o;
 	uint64_t all_samples = 0, all_min = UINT64_MAX, all_max = 0;
-	long long *p99 = NULL, all_p99 = -1;
+	uint64_t *p99 = NULL, all_p99 = 0;
 	double weighted = 0;
 	char name[32];
 	int rc;
@@ -255,7 +264,7 @@ int kvb_parse_cyclictest(const char *out, struct kvb_metrics *m, struct kvb_erro
 	/* every value first, metrics after: a job that fails keeps no half of them */
 	for (size_t t = 0; !rc && t < o.nthreads; t++) {
 		uint64_t samples = o.total[t] + o.overflow[t];
-		if ((p99[t] = ct_p99(&o, t, samples)) < 0)
+		if (!ct_p99(&o, t, samples, &p99[t]))
 			rc = kvb_error_set(err, KVB_EINPUT,
 					   "thread %zu: latency_p99 is above the histogram (%llu of %llu samples overflowed "
 					   "it): raise histogram_us",
@@ -265,7 +274,7 @@ int kvb_parse_cyclictest(const char *out, struct kvb_metrics *m, struct kvb_erro
 		all_min = o.min[t] < all_min ? o.min[t] : all_min;
 		all_max = o.max[t] > all_max ? o.max[t] : all_max;
 	}
-	if (!rc && (all_p99 = ct_p99(&o, SIZE_MAX, all_samples)) < 0)
+	if (!rc && !ct_p99(&o, SIZE_MAX, all_samples, &all_p99))
 		rc = kvb_error_set(err, KVB_EINPUT, "latency_p99 of all threads is above the histogram: raise histogram_us");
 	for (size_t t = 0; !rc && t < o.nthreads; t++) {
 		snprintf(name, sizeof(name), "%zu", t);
