@@ -152,6 +152,15 @@ int kvb_rtapp_parse_logs(const char *const *paths, size_t npaths, const char *ba
 int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *basename, cJSON **out,
 			   long *duration_s, struct kvb_error *err);
 
+/*
+ * Loads an rt-app use case FILE as rt-app and its workgen do (repeated keys
+ * renamed run, run1, ...; then json-c: comments, trailing commas;
+ * rt_app_json.c) into *out (owned cJSON).
+ * Errors: KVB_EINPUT "FILE:LINE:COL: not valid rt-app JSON (json-c: why)",
+ * "cannot read rt-app config 'FILE': why", or a missing/empty "tasks".
+ */
+int kvb_rtapp_config_load(const char *file, cJSON **out, struct kvb_error *err);
+
 /* Extra parameter checks (the workload's validate hook), errors to d under path. Returns the error count. */
 int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d);
 
