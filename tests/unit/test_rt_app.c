@@ -337,6 +337,37 @@ static void test_rtapp__parse_logs_fails_for_a_task_without_log(void)
 	kvb_metrics_release(&m);
 }
 
+/* A thread that never completed a phase: recorded (activations 0 and a note), the other tasks kept. */
+static void test_rtapp__task_without_phase_is_recorded_and_others_kept(void)
+{
+	const char *paths[] = { FIX "/periodic/rt-app-light-0.log", FIX "/noprogress/rt-app-late-3.log" };
+	const char *tasks[] = { "light", "late", NULL };
+	struct kvb_metrics m;
+	struct kvb_error err;
+	int light = 0;
+	kvb_metrics_init(&m);
+	CHECK(kvb_rtapp_parse_logs(paths, 2, "rt-app", tasks, &m, &err) == KVB_OK);
+	for (size_t i = 0; i < m.n; i++)
+		light += !strcmp(cJSON_GetObjectItem(m.v[i].classifiers, "task")->valuestring, "light");
+	CHECK(light == 8);
+	CHECK(m.n == 9);
+	CHECK_STR(m.v[8].name, "activations");
+	CHECK(m.v[8].value == 0);
+	CHECK_STR(cJSON_GetObjectItem(m.v[8].classifiers, "task")->valuestring, "late");
+	CHECK(m.nnotes == 1);
+	if (m.nnotes) {
+		CHECK_CONTAINS(m.notes[0], "rt-app task 'late' completed no phase (log '");
+		CHECK_CONTAINS(m.notes[0], "rt-app-late-3.log'): activations = 0");
+	}
+	kvb_metrics_release(&m);
+	/* Only the empty one: nothing was measured, the job fails; the message's quotes balance. */
+	kvb_metrics_init(&m);
+	CHECK(kvb_rtapp_parse_logs(paths + 1, 1, "rt-app", NULL, &m, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "task 'late': no completed phase in '" FIX "/noprogress/rt-app-late-3.log'");
+	CHECK(m.n == 0);
+	kvb_metrics_release(&m);
+}
+
 static void test_rtapp__parse_logs_fails_on_bad_log_without_partial_metrics(void)
 {
 	const char *paths[] = { FIX "/periodic/rt-app-light-0.log", FIX "/bad/rt-app-bad-3.log" };
@@ -661,6 +692,7 @@ static void test_rtapp__json_c_reads_comments_and_trailing_commas(void)
 	T(test_rtapp__task_of_matches_exact_name_or_instance_suffix)      \
 	T(test_rtapp__parse_logs_fails_for_a_task_without_log)            \
 	T(test_rtapp__parse_logs_fails_on_bad_log_without_partial_metrics) \
+	T(test_rtapp__task_without_phase_is_recorded_and_others_kept) \
 	T(test_rtapp__validate_accepts_a_good_task_set)                   \
 	T(test_rtapp__validate_reports_errors_with_key_paths)             \
 	T(test_rtapp__generates_config_from_tasks)                        \
