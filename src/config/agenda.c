@@ -1,5 +1,6 @@
 /* Implements agenda loading: WA3 keys, precedence, sections x workloads x sweeps expansion. */
 #include "config/agenda.h"
+#include "config/wa3.h"
 #include "core/error.h"
 #include "workload/workload.h"
 
@@ -532,7 +533,8 @@ static void load_variants(struct kvb_agenda *a, const cJSON *vs, struct kvb_diag
 
 int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct kvb_diag *d)
 {
-	const cJSON *root = doc->root, *cfg, *v, *sections, *workloads;
+	cJSON *wa3;
+	const cJSON *root, *cfg, *v, *sections, *workloads;
 	struct kvb_runtime grt;
 	cJSON *gcls = NULL;
 	const cJSON *gparams = NULL;
@@ -542,6 +544,7 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 	const char *cfgname = "config";
 
 	memset(a, 0, sizeof(*a));
+	root = wa3 = kvb_wa3_normalize(doc->root, doc->file, d);  /* WA3 spellings -> kvbench's (wa3_keys.c) */
 	a->file = kvb_xstrdup(doc->file);
 	a->max_retries = 2;
 	a->raw = cJSON_Duplicate(root, 1);
@@ -703,6 +706,7 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 		xsection_release(&xs[s]);
 	free(xs);
 	cJSON_Delete(gcls);
+	cJSON_Delete(wa3);
 	kvb_runtime_release(&grt);
 	return d->msgs.n > before ? KVB_EINPUT : KVB_OK;
 }
