@@ -190,7 +190,8 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 	char *ppath;
 	const cJSON *params;
 	size_t nkeys = 0, combos = 1;
-	const cJSON *keys[16];
+	const cJSON **keys = NULL;   /* the sweep's usable keys, as many as it has */
+	size_t *idx = NULL;
 
 	memset(&base, 0, sizeof(base));
 	if (cJSON_IsString(e)) {
@@ -296,6 +297,9 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 	sweep = cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "sweep") : NULL;
 	if (cJSON_IsObject(sweep)) {
 		char *spath = kvb_path_key(path, "sweep");
+		int nsweep = cJSON_GetArraySize(sweep);
+		keys = kvb_xcalloc((size_t)nsweep + 1, sizeof(*keys));
+		idx = kvb_xcalloc((size_t)nsweep + 1, sizeof(*idx));
 		for (const cJSON *kv = sweep->child; kv; kv = kv->next) {
 			char *kp = kvb_path_key(spath, kv->string);
 			int bad = 0;
@@ -333,9 +337,10 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 					free(vp);
 				}
 			}
-			if (!bad && nkeys < KVB_ARRAY_SIZE(keys)) {
+			if (!bad) {
 				keys[nkeys++] = kv;
-				combos *= (size_t)cJSON_GetArraySize(kv);
+				/* stop multiplying past the limit below, so many keys cannot wrap it around */
+				combos = combos > 10000 ? combos : combos * (size_t)cJSON_GetArraySize(kv);
 			}
 			free(kp);
 		}
@@ -362,7 +367,6 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 		kvb_runtime_copy(&s.rt, &base.rt);
 		kvb_buf_adds(&id, base.id);
 		/* last key varies fastest */
-		size_t idx[16];
 		for (size_t k = nkeys; k-- > 0;) {
 			size_t n = (size_t)cJSON_GetArraySize(keys[k]);
 			idx[k] = rem % n;
@@ -394,6 +398,8 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 		s.id = kvb_buf_detach(&id);
 		add_spec(a, &s);
 	}
+	free(keys);
+	free(idx);
 	spec_release(&base);
 }
 
