@@ -39,6 +39,8 @@ int cmd_agenda(int argc, char **argv)
 	rc = kvb_agenda_load(&a, argv[optind + 1], &d);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	for (size_t i = 0; i < d.warnings.n; i++)
+		fprintf(stderr, "%s (warning)\n", d.warnings.v[i]);
 	if (rc) {
 		fprintf(stderr, "kvbench: %s: %zu error%s\n", argv[optind + 1], d.msgs.n, d.msgs.n == 1 ? "" : "s");
 		kvb_diag_release(&d);

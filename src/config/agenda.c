@@ -1,5 +1,6 @@
 /* Implements agenda loading: WA3 keys, precedence, sections x workloads x sweeps expansion. */
 #include "config/agenda.h"
+#include "config/wa3.h"
 #include "core/error.h"
 #include "workload/workload.h"
 
@@ -189,7 +190,8 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 	char *ppath;
 	const cJSON *params;
 	size_t nkeys = 0, combos = 1;
-	const cJSON *keys[16];
+	const cJSON **keys = NULL;   /* the sweep's usable keys, as many as it has */
+	size_t *idx = NULL;
 
 	memset(&base, 0, sizeof(base));
 	if (cJSON_IsString(e)) {
@@ -295,6 +297,9 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 	sweep = cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "sweep") : NULL;
 	if (cJSON_IsObject(sweep)) {
 		char *spath = kvb_path_key(path, "sweep");
+		int nsweep = cJSON_GetArraySize(sweep);
+		keys = kvb_xcalloc((size_t)nsweep + 1, sizeof(*keys));
+		idx = kvb_xcalloc((size_t)nsweep + 1, sizeof(*idx));
 		for (const cJSON *kv = sweep->child; kv; kv = kv->next) {
 			char *kp = kvb_path_key(spath, kv->string);
 			int bad = 0;
@@ -332,9 +337,10 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 					free(vp);
 				}
 			}
-			if (!bad && nkeys < KVB_ARRAY_SIZE(keys)) {
+			if (!bad) {
 				keys[nkeys++] = kv;
-				combos *= (size_t)cJSON_GetArraySize(kv);
+				/* stop multiplying past the limit below, so many keys cannot wrap it around */
+				combos = combos > 10000 ? combos : combos * (size_t)cJSON_GetArraySize(kv);
 			}
 			free(kp);
 		}
@@ -361,7 +367,6 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 		kvb_runtime_copy(&s.rt, &base.rt);
 		kvb_buf_adds(&id, base.id);
 		/* last key varies fastest */
-		size_t idx[16];
 		for (size_t k = nkeys; k-- > 0;) {
 			size_t n = (size_t)cJSON_GetArraySize(keys[k]);
 			idx[k] = rem % n;
@@ -393,6 +398,8 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 		s.id = kvb_buf_detach(&id);
 		add_spec(a, &s);
 	}
+	free(keys);
+	free(idx);
 	spec_release(&base);
 }
 
@@ -532,7 +539,8 @@ static void load_variants(struct kvb_agenda *a, const cJSON *vs, struct kvb_diag
 
 int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct kvb_diag *d)
 {
-	const cJSON *root = doc->root, *cfg, *v, *sections, *workloads;
+	cJSON *wa3;
+	const cJSON *root, *cfg, *v, *sections, *workloads;
 	struct kvb_runtime grt;
 	cJSON *gcls = NULL;
 	const cJSON *gparams = NULL;
@@ -542,6 +550,7 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 	const char *cfgname = "config";
 
 	memset(a, 0, sizeof(*a));
+	root = wa3 = kvb_wa3_normalize(doc->root, doc->file, d);  /* WA3 spellings -> kvbench's (wa3_keys.c) */
 	a->file = kvb_xstrdup(doc->file);
 	a->max_retries = 2;
 	a->raw = cJSON_Duplicate(root, 1);
@@ -703,6 +712,7 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 		xsection_release(&xs[s]);
 	free(xs);
 	cJSON_Delete(gcls);
+	cJSON_Delete(wa3);
 	kvb_runtime_release(&grt);
 	return d->msgs.n > before ? KVB_EINPUT : KVB_OK;
 }

@@ -4,12 +4,26 @@
 #include "core/sha256.h"
 #include "core/util.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 void kvb_metrics_init(struct kvb_metrics *m)
 {
 	memset(m, 0, sizeof(*m));
+}
+
+void kvb_metrics_note(struct kvb_metrics *m, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	m->notes = kvb_xrealloc(m->notes, (m->nnotes + 1) * sizeof(*m->notes));
+	m->notes[m->nnotes++] = s;
 }
 
 void kvb_metrics_release(struct kvb_metrics *m)
@@ -25,6 +39,9 @@ void kvb_metrics_release(struct kvb_metrics *m)
 		free(m->art[i].path);
 	}
 	free(m->art);
+	for (size_t i = 0; i < m->nnotes; i++)
+		free(m->notes[i]);
+	free(m->notes);
 	kvb_samples_free(m->samples);
 	kvb_metrics_init(m);
 }

@@ -32,6 +32,9 @@ struct kvb_metrics {
 	struct kvb_artifact *art;
 	size_t nart, art_alloc;
 	struct kvb_samples *samples;  /* owned energy samples (core/samples.h) or NULL; stored with the job */
+	char **notes;                 /* owned: things the job must not keep silent (a task that never ran);
+					 the engine prints each and stores it as a run event (level warning) */
+	size_t nnotes;
 };
 
 void kvb_metrics_init(struct kvb_metrics *m);
@@ -41,6 +44,8 @@ struct kvb_metric *kvb_metrics_add(struct kvb_metrics *m, const char *name, doub
 				   int lower_is_better);
 /* Adds a metric-level classifier (copied). */
 void kvb_metric_classify(struct kvb_metric *mt, const char *key, const char *value);
+/* Adds a note (printf format) to m->notes. */
+void kvb_metrics_note(struct kvb_metrics *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Records an artifact file; sha256 and size are computed here. Returns 0 or -1 (file unreadable). */
 int kvb_metrics_artifact(struct kvb_metrics *m, const char *kind, const char *path);
 

@@ -463,6 +463,10 @@ static int run_job(struct engine *e, size_t idx)
 		}
 		snprintf(row->status, sizeof(row->status), "%s", o.status);
 		row->attempts = attempt;
+		for (size_t k = 0; !rc && k < m.nnotes; k++) {
+			kvb_warn("job %d: %s", j->seq, m.notes[k]);
+			kvb_store_event(e->st, e->run_id, "warning", "job %d: %s", j->seq, m.notes[k]);
+		}
 	}
 	if (rc || e->instr_err)
 		e->failures++;

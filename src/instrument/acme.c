@@ -2,7 +2,7 @@
  * Implements the acme instrument: BayLibre ACME cape probes recorded with
  * BayLibre's iio-capture (`iio-capture -n HOST -b BUF -c -f OUT.csv
  * iio:deviceN`, one process per probe, stopped with SIGTERM), whose CSV
- * (timestamp_time_ms, device_power in mW, ...) is parsed. iio-capture uses
+ * (`"power mW", ..., "timestamp ms"`, read by name, units from the header) is parsed. iio-capture uses
  * libiio's network backend to reach the cape's iiod.
  *
  * What is tested: the command, its arguments and the CSV path, against
@@ -21,7 +21,7 @@ static const struct kvb_keydef keys[] = {
 	{ "channels", KVB_T_MAP, NULL, NULL, KVB_KEY_REQUIRED, "{chan_name: iio:deviceN}: one probe per channel" },
 	{ "buffer_size", KVB_T_INT, "256", NULL, KVB_KEY_POSITIVE, "iio-capture -b: samples per buffer refill" },
 	{ "iio_capture", KVB_T_STR, "iio-capture", NULL, 0, "the iio-capture program" },
-	{ "time", KVB_T_STR, "relative", "auto|relative|absolute", 0, "how to read timestamp_time_ms" },
+	{ "time", KVB_T_STR, "relative", "auto|relative|absolute", 0, "how to read the timestamp column" },
 	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}: e.g. total_power" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };

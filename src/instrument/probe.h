@@ -6,11 +6,15 @@
  * /proc and /sys under a configurable root.
  *
  * Formats parsed (one streaming parser, 1 MiB buffer, any file size):
- *  - KVB_PROBE_CSV: `time,CHAN,...` header then rows. The time column's name
- *    gives its units by suffix (_s or none = s, _ms, _us, _ns); a value column
+ *  - KVB_PROBE_CSV: header then rows. The time column is found by name (time,
+ *    time_<unit>, time(<unit>), timestamp...; never by position; none is an
+ *    error naming the columns) and its name gives its units by suffix (_s or
+ *    none = s, _ms, _us, _ns); header names may be CSV-quoted; a value column
  *    may carry units as "name(W)", "name[mW]" or "name_uW" (else default_units).
- *  - KVB_PROBE_ACME: iio-capture -c CSV: columns found by name,
- *    timestamp_time_ms (ms) and device_power (mW); one channel per file.
+ *  - KVB_PROBE_ACME: iio-capture -c CSV, columns found by name with the unit
+ *    in the quoted name ("power mW", "timestamp ms"), or devlib's
+ *    post-processed CSV (device_power in W, timestamp_time_ms); one channel
+ *    per file. tests/fixtures/field/acme holds real captures.
  *  - KVB_PROBE_AEP: arm-probe output: '#' lines skipped, then a whitespace
  *    separated label line "time NAME(V) NAME(A) NAME(W) ...", time in s;
  *    only the "(W)" columns are kept.

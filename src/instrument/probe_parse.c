@@ -184,9 +184,21 @@ static char sep_of(enum kvb_probe_format f)
 	return f == KVB_PROBE_AEP ? ' ' : f == KVB_PROBE_MONSOON ? 'm' : ',';
 }
 
+/* Field i as a new string; a CSV-quoted field ("power mW", "a ""b""") is unquoted. */
 static char *field_dup(struct pstate *ps, int i)
 {
-	return kvb_xstrndup(ps->fs[i], (size_t)(ps->fe[i] - ps->fs[i]));
+	const char *a = ps->fs[i], *b = ps->fe[i];
+	char *s, *o;
+	if (b - a < 2 || *a != '"' || b[-1] != '"')
+		return kvb_xstrndup(a, (size_t)(b - a));
+	s = o = kvb_xmalloc((size_t)(b - a));
+	for (a++, b--; a < b; a++) {
+		*o++ = *a;
+		if (*a == '"' && a + 1 < b && a[1] == '"')
+			a++;
+	}
+	*o = '\0';
+	return s;
 }
 
 /* Lowercase, blanks to '_' (iio-capture headers have been seen both ways). */
@@ -284,6 +296,84 @@ static int is_numeric(struct pstate *ps, int i)
 	return !parse_value(ps->fs[i], ps->fe[i], &d);
 }
 
+/* A time column's normalized name: time, time_<unit>, time(<unit>), timestamp... */
+static int is_time_name(const char *h)
+{
+	return !strcmp(h, "time") || !strncmp(h, "time_", 5) || !strncmp(h, "time(", 5) || !strncmp(h, "timestamp", 9) ||
+	       !strcmp(h, "t");
+}
+
+/* "FILE:LINE: no WHAT column (expected NAMES; columns: a, b, ...)". */
+static int no_column(struct pstate *ps, const char *what, const char *expected, struct kvb_error *err)
+{
+	struct kvb_buf have = KVB_BUF_INIT;
+	int rc;
+	for (int i = 0; i < ps->nf; i++) {
+		char *h = field_dup(ps, i);
+		kvb_buf_addf(&have, "%s'%s'", have.len ? ", " : "", h);
+		free(h);
+	}
+	rc = kvb_error_set(err, KVB_EINPUT, "%s:%llu: no %s column (expected %s; columns: %s)", ps->p->path,
+			   (unsigned long long)ps->line, what, expected, have.len ? have.data : "none");
+	kvb_buf_release(&have);
+	return rc;
+}
+
+/*
+ * ACME header: iio-capture's own `"vshunt mV", "vbus mV", "power mW", "current mA", "timestamp ms"`
+ * (label and unit in each quoted name; BayLibre/iio-capture write_cvs_header) or devlib's
+ * post-processed `shunt_voltage,bus_voltage,device_power,device_current,timestamp_time_ms`
+ * (devlib acmecape.py get_data: values divided by 1000, so power in W, time left in ms).
+ */
+static int acme_header(struct pstate *ps, struct kvb_error *err)
+{
+	const struct kvb_probe_parse *p = ps->p;
+	int power = -1;
+	double pscale = 0;
+	for (int i = 0; i < ps->nf; i++) {
+		char *raw = field_dup(ps, i), *h = kvb_xstrdup(raw);
+		const char *unit = strrchr(raw, ' ');
+		normalize(h);
+		if (ps->time_col < 0 && !strncmp(h, "timestamp", 9)) {
+			ps->time_col = i;
+			ps->time_scale = ends_with(h, "_s") ? 1000000000 : ends_with(h, "_ms") ? 1000000
+				       : ends_with(h, "_us") ? 1000 : ends_with(h, "_ns") ? 1 : 0;
+			if (!ps->time_scale) {
+				int rc = kvb_error_set(err, KVB_EINPUT, "%s:%llu: time column '%s' names no unit (s, ms, us, ns)",
+						       p->path, (unsigned long long)ps->line, raw);
+				free(raw);
+				free(h);
+				return rc;
+			}
+		} else if (power < 0 && unit && !strncmp(h, "power_", 6)) {
+			power = i;       /* iio-capture: "power mW" */
+			pscale = kvb_power_units_to_mw(unit + 1);
+		} else if (power < 0 && !strchr(raw, ' ') && ends_with(h, "_power")) {
+			power = i;       /* devlib: "device_power", in W */
+			pscale = 1000;
+		}
+		if (power == i && pscale == 0) {
+			int rc = kvb_error_set(err, KVB_EINPUT, "%s:%llu: power column '%s': unknown unit (W, mW, uW)",
+					       p->path, (unsigned long long)ps->line, raw);
+			free(raw);
+			free(h);
+			return rc;
+		}
+		free(raw);
+		free(h);
+	}
+	if (ps->time_col < 0)
+		return no_column(ps, "time", "'timestamp ms' (iio-capture) or 'timestamp_time_ms' (devlib)", err);
+	if (power < 0)
+		return no_column(ps, "power", "'power mW' (iio-capture) or 'device_power' (devlib, W)", err);
+	ps->ncols = ps->nf;
+	for (int i = 0; i < ps->nf; i++)
+		ps->cols[i].chan = -1;
+	ps->cols[power].chan = (int)kvb_samples_channel(ps->out, p->chan_name, "mW", p->instrument);
+	ps->cols[power].scale = pscale;
+	return KVB_OK;
+}
+
 static int header(struct pstate *ps, struct kvb_error *err)
 {
 	const struct kvb_probe_parse *p = ps->p;
@@ -298,47 +388,37 @@ static int header(struct pstate *ps, struct kvb_error *err)
 	ps->time_scale = 1000000000;
 	switch (p->format) {
 	case KVB_PROBE_CSV:
-		if (n < 2)
-			return kvb_error_set(err, KVB_EINPUT, "%s:%llu: header needs a time column and at least one channel",
-					     p->path, (unsigned long long)ps->line);
-		{
-			char *t = field_dup(ps, 0);
-			normalize(t);
-			ps->time_col = 0;
-			ps->time_scale = time_scale_of(t);
-			free(t);
-		}
-		for (int i = 1; i < n; i++) {
+		/* The time column is found by its name, never by its position. */
+		for (int i = 0; i < n; i++) {
+			char *h = field_dup(ps, i);
+			normalize(h);
+			if (ps->time_col < 0 && is_time_name(h)) {
+				ps->time_col = i;
+				ps->time_scale = time_scale_of(h);
+				free(h);
+				continue;
+			}
+			free(h);
 			names[i] = field_dup(ps, i);
 			scale[i] = split_units(names[i]);
 			if (scale[i] == 0)
 				scale[i] = def;
 		}
-		break;
-	case KVB_PROBE_ACME: {
-		int power = -1;
-		for (int i = 0; i < n; i++) {
-			char *h = field_dup(ps, i);
-			normalize(h);
-			if (!strncmp(h, "timestamp", 9) && ps->time_col < 0) {
-				ps->time_col = i;
-				ps->time_scale = ends_with(h, "_s") ? 1000000000 : ends_with(h, "_us") ? 1000
-					       : ends_with(h, "_ns") ? 1 : 1000000;
-			} else if (!strcmp(h, "device_power")) {
-				power = i;
-			}
-			free(h);
+		if (ps->time_col < 0) {
+			rc = no_column(ps, "time", "time, time_s, time_ms, time_us, time_ns or timestamp*", err);
+			goto out;
 		}
-		if (ps->time_col < 0 || power < 0)
-			return kvb_error_set(err, KVB_EINPUT, "%s:%llu: iio-capture header lacks '%s'", p->path,
-					     (unsigned long long)ps->line, ps->time_col < 0 ? "timestamp_time_ms" : "device_power");
-		for (int i = 0; i < n; i++)
-			ps->cols[i].chan = -1;
-		ps->cols[power].chan = (int)kvb_samples_channel(ps->out, p->chan_name, "mW", p->instrument);
-		ps->cols[power].scale = 1;  /* iio-capture reports mW */
-		ps->header_done = 1;
-		return KVB_OK;
-	}
+		if (n < 2) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s:%llu: header has a time column but no channel", p->path,
+					   (unsigned long long)ps->line);
+			goto out;
+		}
+		break;
+	case KVB_PROBE_ACME:
+		rc = acme_header(ps, err);
+		if (!rc)
+			ps->header_done = 1;
+		return rc;
 	case KVB_PROBE_AEP:
 		for (int i = 0; i < n; i++) {
 			char *h = field_dup(ps, i);

@@ -23,9 +23,13 @@ static const struct kvb_keydef hackbench_params[] = {
 int kvb_parse_hackbench(const char *out, struct kvb_metrics *m, struct kvb_error *err)
 {
 	double t;
+	int rc;
 	if (!strstr(out, "Running in "))
 		return kvb_error_set(err, KVB_EINPUT, "not hackbench output (no 'Running in ... mode' line)");
-	if (kvb_find_number(out, "Time:", "", &t))
+	rc = kvb_find_number_once(out, "Time:", "", &t);
+	if (rc > 0)
+		return kvb_error_set(err, KVB_EINPUT, "the output holds %d runs ('Time:' lines); one run per job expected", rc);
+	if (rc)
 		return kvb_error_set(err, KVB_EINPUT, "no 'Time: SECONDS' line (truncated output?)");
 	if (t < 0)
 		return kvb_error_set(err, KVB_EINPUT, "negative time %g", t);

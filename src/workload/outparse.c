@@ -60,3 +60,20 @@ int kvb_find_number(const char *text, const char *prefix, const char *suffix, do
 	}
 	return -1;
 }
+
+int kvb_find_number_once(const char *text, const char *prefix, const char *suffix, double *v)
+{
+	const char *p = text;
+	int n = 0;
+	double first = 0, d;
+	while (p && *p) {
+		const char *nl = strchr(p, '\n');
+		const char *end = nl ? nl : p + strlen(p);
+		if (!match_line(p, end, prefix, suffix, &d) && n++ == 0)
+			first = d;
+		p = nl ? nl + 1 : NULL;
+	}
+	if (n == 1)
+		*v = first;
+	return n == 0 ? -1 : n == 1 ? 0 : n;
+}

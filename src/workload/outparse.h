@@ -15,4 +15,13 @@
  */
 int kvb_find_number(const char *text, const char *prefix, const char *suffix, double *v);
 
+/*
+ * Like kvb_find_number, but the line must be the only one that matches:
+ * returns 0 and sets *v when exactly one line matches, -1 when none does,
+ * and the number of matching lines (> 1) when the output holds several runs
+ * (lkp's iterations, `perf bench sched all`), so a parser can say so rather
+ * than take the first.
+ */
+int kvb_find_number_once(const char *text, const char *prefix, const char *suffix, double *v);
+
 #endif

@@ -213,6 +213,17 @@ int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d
 		kvb_diag_at(d, p, "expected the path of an rt-app JSON file");
 		free(p);
 		errors++;
+	} else if (cfg) {
+		/* Opened now, as the job will open it: a missing or broken file fails `agenda check`, not the run. */
+		cJSON *root = NULL;
+		struct kvb_error e;
+		if (kvb_rtapp_config_load(cfg->valuestring, &root, &e)) {
+			char *p = kvb_path_key(path, "config");
+			kvb_diag_at(d, p, "%s", e.msg);
+			free(p);
+			errors++;
+		}
+		cJSON_Delete(root);
 	}
 	if (cal) {
 		char *p = kvb_path_key(path, "calibration");
@@ -277,54 +288,6 @@ static void set_num(cJSON *obj, const char *key, double v)
 	cJSON_AddNumberToObject(obj, key, v);
 }
 
-/* 1-based line and column of offset off in text. */
-static void line_col(const char *text, size_t off, int *line, int *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < off && text[i]; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
-
-static int load_config(const char *file, cJSON **out, struct kvb_error *err)
-{
-	struct kvb_buf b = KVB_BUF_INIT;
-	const char *end = NULL;
-	cJSON *root;
-	int line, col, rc = KVB_OK;
-
-	if (kvb_buf_read_file(&b, file)) {
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot read rt-app config '%s': %s", file, strerror(errno));
-		goto out;
-	}
-	/* length includes the terminating NUL: cJSON's "require NUL-terminated" check reads it */
-	root = cJSON_ParseWithLengthOpts(b.data, b.len + 1, &end, 1);
-	if (!root) {
-		size_t off = end ? (size_t)(end - b.data) : 0;
-		if (!end && cJSON_GetErrorPtr())
-			off = (size_t)(cJSON_GetErrorPtr() - b.data);
-		line_col(b.data, off < b.len ? off : b.len, &line, &col);
-		rc = kvb_error_set(err, KVB_EINPUT, "%s:%d:%d: not valid JSON", file, line, col);
-		goto out;
-	}
-	if (!cJSON_IsObject(root) || !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(root, "tasks")) ||
-	    !cJSON_GetObjectItemCaseSensitive(root, "tasks")->child) {
-		cJSON_Delete(root);
-		rc = kvb_error_set(err, KVB_EINPUT, "%s: an rt-app config needs a non-empty \"tasks\" object", file);
-		goto out;
-	}
-	*out = root;
-out:
-	kvb_buf_release(&b);
-	return rc;
-}
-
 static cJSON *gen_task(const cJSON *t)
 {
 	cJSON *o = cJSON_CreateObject(), *timer;
@@ -369,7 +332,7 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 
 	*out = NULL;
 	if (cJSON_IsString(cfg)) {
-		rc = load_config(cfg->valuestring, &root, err);
+		rc = kvb_rtapp_config_load(cfg->valuestring, &root, err);
 		if (rc)
 			return rc;
 		global = cJSON_GetObjectItemCaseSensitive(root, "global");

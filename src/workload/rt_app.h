@@ -135,9 +135,11 @@ void kvb_rtapp_metrics_add(struct kvb_metrics *m, const char *task, const struct
  * kvb_rtapp_log_name(basename), groups threads into tasks with
  * kvb_rtapp_task_of(tasks) (a thread matching no task is its own task),
  * parses, and adds metrics per task in the order of tasks, then of first
- * appearance. Fails (KVB_EINPUT) on a file name that is not an rt-app log
- * name, any parse error, a task in tasks with no log, or a task whose logs
- * hold no row. tasks may be NULL.
+ * appearance. A task whose logs hold no row (it never completed a phase)
+ * gets only `activations` = 0 and a note in m->notes (the engine stores it
+ * as an event); the other tasks keep their metrics. Fails (KVB_EINPUT) on a
+ * file name that is not an rt-app log name, any parse error, a task in tasks
+ * with no log, or when no task has a row. tasks may be NULL.
  */
 int kvb_rtapp_parse_logs(const char *const *paths, size_t npaths, const char *basename,
 			 const char *const *tasks, struct kvb_metrics *m, struct kvb_error *err);
@@ -151,6 +153,15 @@ int kvb_rtapp_parse_logs(const char *const *paths, size_t npaths, const char *ba
  */
 int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *basename, cJSON **out,
 			   long *duration_s, struct kvb_error *err);
+
+/*
+ * Loads an rt-app use case FILE as rt-app and its workgen do (repeated keys
+ * renamed run, run1, ...; then json-c: comments, trailing commas;
+ * rt_app_json.c) into *out (owned cJSON).
+ * Errors: KVB_EINPUT "FILE:LINE:COL: not valid rt-app JSON (json-c: why)",
+ * "cannot read rt-app config 'FILE': why", or a missing/empty "tasks".
+ */
+int kvb_rtapp_config_load(const char *file, cJSON **out, struct kvb_error *err);
 
 /* Extra parameter checks (the workload's validate hook), errors to d under path. Returns the error count. */
 int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d);

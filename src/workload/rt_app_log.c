@@ -311,8 +311,9 @@ int kvb_rtapp_stats(const struct kvb_rtapp_log *const *logs, size_t nlogs, struc
 	for (size_t i = 0; i < nlogs; i++)
 		n += logs[i]->n;
 	if (n == 0)
-		return kvb_error_set(err, KVB_EINPUT, "no completed phase in %s%s", nlogs ? "'" : "no log",
-				     nlogs ? logs[0]->file : "");
+		return nlogs ? kvb_error_set(err, KVB_EINPUT, "no completed phase in '%s'%s", logs[0]->file,
+					     nlogs > 1 ? " nor in the task's other logs" : "")
+			     : kvb_error_set(err, KVB_EINPUT, "no completed phase: no log");
 	slack = kvb_xmalloc(4 * n * sizeof(double));
 	wu = slack + n;
 	run = wu + n;
@@ -372,7 +373,8 @@ int kvb_rtapp_parse_logs(const char *const *paths, size_t npaths, const char *ba
 {
 	struct task_group *g = NULL;
 	struct kvb_rtapp_stats *st;
-	size_t ng = 0;
+	unsigned char *empty;
+	size_t ng = 0, nempty = 0;
 	int rc = KVB_OK;
 
 	for (size_t i = 0; tasks && tasks[i]; i++) {
@@ -409,18 +411,38 @@ int kvb_rtapp_parse_logs(const char *const *paths, size_t npaths, const char *ba
 	}
 	/* all tasks first, so a failure adds no partial set of metrics */
 	st = kvb_xcalloc(ng ? ng : 1, sizeof(*st));
+	empty = kvb_xcalloc(ng ? ng : 1, sizeof(*empty));
 	for (size_t k = 0; k < ng && !rc; k++) {
+		size_t rows = 0;
 		if (!g[k].nlogs) {
 			rc = kvb_error_set(err, KVB_EINPUT, "no rt-app log for task '%s'", g[k].task);
 			break;
+		}
+		for (size_t j = 0; j < g[k].nlogs; j++)
+			rows += g[k].logs[j]->n;
+		/* A task that never completed a phase is recorded, not a failure of the others (as lkp does). */
+		if (!rows && ng > 1) {
+			empty[k] = 1;
+			nempty++;
+			continue;
 		}
 		rc = kvb_rtapp_stats((const struct kvb_rtapp_log *const *)g[k].logs, g[k].nlogs, &st[k], err);
 		if (rc)
 			kvb_error_prefix(err, "task '%s'", g[k].task);
 	}
-	for (size_t k = 0; k < ng && !rc; k++)
-		kvb_rtapp_metrics_add(m, g[k].task, &st[k]);
+	if (!rc && ng && nempty == ng)
+		rc = kvb_error_set(err, KVB_EINPUT, "no task completed a phase (first log: '%s')", g[0].logs[0]->file);
+	for (size_t k = 0; k < ng && !rc; k++) {
+		if (!empty[k]) {
+			kvb_rtapp_metrics_add(m, g[k].task, &st[k]);
+			continue;
+		}
+		kvb_metric_classify(kvb_metrics_add(m, "activations", 0, "count", 0), "task", g[k].task);
+		kvb_metrics_note(m, "rt-app task '%s' completed no phase (log '%s'%s): activations = 0, no other metric",
+				 g[k].task, g[k].logs[0]->file, g[k].nlogs > 1 ? " and its other instances" : "");
+	}
 	free(st);
+	free(empty);
 	for (size_t k = 0; k < ng; k++) {
 		for (size_t j = 0; j < g[k].nlogs; j++) {
 			kvb_rtapp_log_release(g[k].logs[j]);

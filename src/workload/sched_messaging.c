@@ -20,9 +20,15 @@ static const struct kvb_keydef sched_messaging_params[] = {
 int kvb_parse_sched_messaging(const char *out, struct kvb_metrics *m, struct kvb_error *err)
 {
 	double t;
+	int rc;
 	if (!strstr(out, "sender and receiver"))
 		return kvb_error_set(err, KVB_EINPUT, "not perf bench sched messaging output (no 'sender and receiver' line)");
-	if (kvb_find_number(out, "Total time:", "[sec]", &t))
+	rc = kvb_find_number_once(out, "Total time:", "[sec]", &t);
+	if (rc > 0)
+		return kvb_error_set(err, KVB_EINPUT,
+				     "the output holds %d runs ('Total time:' lines; `perf bench sched all`?); one run per job expected",
+				     rc);
+	if (rc)
 		return kvb_error_set(err, KVB_EINPUT, "no 'Total time: N [sec]' line (truncated output?)");
 	if (t < 0)
 		return kvb_error_set(err, KVB_EINPUT, "negative time %g", t);

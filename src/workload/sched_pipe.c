@@ -18,7 +18,13 @@ static const struct kvb_keydef sched_pipe_params[] = {
 int kvb_parse_sched_pipe(const char *out, struct kvb_metrics *m, struct kvb_error *err)
 {
 	double total, usecs, ops;
-	if (kvb_find_number(out, "Total time:", "[sec]", &total))
+	int rc;
+	rc = kvb_find_number_once(out, "Total time:", "[sec]", &total);
+	if (rc > 0)
+		return kvb_error_set(err, KVB_EINPUT,
+				     "the output holds %d runs ('Total time:' lines; `perf bench sched all`?); one run per job expected",
+				     rc);
+	if (rc)
 		return kvb_error_set(err, KVB_EINPUT, "no 'Total time: N [sec]' line (truncated output?)");
 	if (kvb_find_number(out, "", "usecs/op", &usecs))
 		return kvb_error_set(err, KVB_EINPUT, "no 'N usecs/op' line");

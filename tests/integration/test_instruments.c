@@ -8,6 +8,7 @@
  */
 #include "config/platform.h"
 #include "core/samples.h"
+#include "core/spawn.h"
 #include "core/util.h"
 #include "instrument/probe.h"
 #include "instrument/session.h"
@@ -15,6 +16,7 @@
 #include "test.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -208,6 +210,72 @@ static void test_meters__aep_monsoon_acme_give_15_joules(void)
 	CHECK_CONTAINS(err.msg, "ended before the job did (exit status 1): Device nosuch not found");
 	unsetenv("PROBE_SIM_DONE");
 	kvb_metrics_release(&m);
+}
+
+/* Shape of a line: every run of digits becomes 'D' ("-42.5, 10.0" -> "-D.D, D.D"). */
+static void line_shape(const char *a, const char *e, struct kvb_buf *out)
+{
+	kvb_buf_reset(out);
+	while (a < e) {
+		if (*a >= '0' && *a <= '9') {
+			while (a < e && *a >= '0' && *a <= '9')
+				a++;
+			kvb_buf_addc(out, 'D');
+		} else {
+			kvb_buf_addc(out, *a++);
+		}
+	}
+}
+
+/* probe_sim as iio-capture writes what a real cape's iio-capture wrote (tests/fixtures/field/acme). */
+static void test_meters__iio_capture_sim_writes_the_real_format(void)
+{
+	const char *argv[] = { path_in("iio-capture"), "-n", "h", "-b", "256", "-c", "-f", path_in("sim-acme.csv"),
+			       "iio:device0", NULL };
+	struct kvb_spawn_opts o = { .argv = argv };
+	struct kvb_bgproc bg;
+	struct kvb_error err;
+	struct kvb_buf real = KVB_BUF_INIT, got = KVB_BUF_INIT, shape = KVB_BUF_INIT, real_shapes = KVB_BUF_INIT;
+	const char *rl, *gl;
+	size_t rows = 0;
+	setup_once();
+	/* Like iio-capture it records until SIGTERM; it says when everything is written. */
+	unlink(path_in("done-fmt"));
+	setenv("PROBE_SIM_DONE", path_in("done-fmt"), 1);
+	CHECK(kvb_spawn_bg(&o, &bg, &err) == KVB_OK);
+	unsetenv("PROBE_SIM_DONE");
+	wait_for(path_in("done-fmt"));
+	kvb_spawn_stop(&bg, SIGTERM, 10000);
+	CHECK(kvb_buf_read_file(&real, KVB_SOURCE_DIR "/tests/fixtures/field/acme/iio-capture-Device0.csv") == 0);
+	CHECK(kvb_buf_read_file(&got, path_in("sim-acme.csv")) == 0);
+	if (!real.len || !got.len)
+		goto out;
+	/* The header byte for byte, newline included. */
+	rl = strchr(real.data, '\n');
+	gl = strchr(got.data, '\n');
+	CHECK(rl && gl && rl - real.data == gl - got.data && !memcmp(real.data, got.data, (size_t)(rl - real.data + 1)));
+	/* Every real row's shape, then every simulated row must have one of them. */
+	for (const char *a = rl + 1, *e; *a && (e = strchr(a, '\n')); a = e + 1) {
+		line_shape(a, e, &shape);
+		kvb_buf_addf(&real_shapes, "|%s|", shape.data);
+	}
+	for (const char *a = gl + 1, *e; *a && (e = strchr(a, '\n')); a = e + 1, rows++) {
+		char want[256];
+		line_shape(a, e, &shape);
+		snprintf(want, sizeof(want), "|%s|", shape.data);
+		if (!strstr(real_shapes.data, want)) {
+			fprintf(stderr, "simulated row %zu has shape %s, not one of %s\n", rows + 1, want, real_shapes.data);
+			CHECK(0);
+			break;
+		}
+	}
+	CHECK(rows == 1001);  /* 10 s at 100 Hz, both ends */
+	CHECK(got.data[got.len - 1] == '\n');
+out:
+	kvb_buf_release(&real);
+	kvb_buf_release(&got);
+	kvb_buf_release(&shape);
+	kvb_buf_release(&real_shapes);
 }
 
 static void test_meters__absolute_times_cut_to_job_window(void)
@@ -570,6 +638,7 @@ static void test_session__window_is_the_workload_time(void)
 #define TESTS                                                                                                          \
 	T(test_csv_command__constant_and_step_power_give_15_joules)                                                   \
 	T(test_meters__aep_monsoon_acme_give_15_joules)                                                                \
+	T(test_meters__iio_capture_sim_writes_the_real_format)                                                                \
 	T(test_meters__absolute_times_cut_to_job_window)                                                               \
 	T(test_meters__bad_probe_data_is_an_error_with_line)                                                           \
 	T(test_juno_hwmon__energy_is_counter_delta)                                                                    \

@@ -13,7 +13,9 @@
  *
  * FORMAT: csv (`time,ch0,...`, s and W), aep (arm-probe: '#' header, label line
  * "time NAME(V) NAME(A) NAME(W)", tab separated, s and W), acme (iio-capture
- * -c CSV: timestamp_time_ms plus integer mV/mW/mA columns, board clock),
+ * -c CSV as BayLibre's tool writes it: `"vshunt mV", "vbus mV", "power mW",
+ * "current mA", "timestamp ms"`, values "%.1f" joined by ", ", time in ms
+ * since the first sample; checked against a real capture in test_energy),
  * monsoon (output_power and usb_power in W, no timestamps).
  *
  * Sample i is at t_i = i / rate for i = 0..duration*rate, and holds the mean
@@ -170,7 +172,8 @@ int main(int argc, char **argv)
 		fputc('\n', f);
 		header_lines = 4;
 	} else if (!strcmp(fmt, "acme")) {
-		fputs("timestamp_time_ms,shunt_voltage,bus_voltage,device_power,device_current\n", f);
+		/* BayLibre iio-capture's header, byte for byte (tests/fixtures/field/acme). */
+		fputs("\"vshunt mV\", \"vbus mV\", \"power mW\", \"current mA\", \"timestamp ms\"\n", f);
 		header_lines = 1;
 	}
 	for (long long i = 0; i < rows && !stop_flag; i++) {
@@ -215,17 +218,15 @@ int main(int argc, char **argv)
 				}
 			}
 		} else if (!strcmp(fmt, "acme")) {
-			/* The cape's own clock: some uptime in ms, not the host's epoch. */
-			double ms = 123456.0 + t * 1000.0;
-			q = put_fixed(q, is_bad && !strcmp(bad, "nonmono") ? ms - 1000 : ms, 3);
-			if (!(is_bad && !strcmp(bad, "truncated"))) {
-				double mw = p * 1000.0, mv = 5000.0;
-				q += sprintf(q, ",%d,%d,", 10, (int)mv);
-				if (is_bad && !strcmp(bad, "nan"))
-					q += sprintf(q, "nan");
-				else
-					q = put_fixed(q, mw, 0);
-				q += sprintf(q, ",%d", (int)lround(mw / mv * 1000.0));
+			/* iio-capture -c: "%.1f, " per value, the timestamp last in ms since its first sample. */
+			double ms = t * 1000.0, mw = p * 1000.0, mv = 5000.0;
+			if (is_bad && !strcmp(bad, "truncated")) {
+				q += sprintf(q, "%.1f, %.1f", 10.0, mv);
+			} else {
+				q += sprintf(q, "%.1f, %.1f, ", 10.0, mv);
+				q += is_bad && !strcmp(bad, "nan") ? sprintf(q, "nan") : sprintf(q, "%.1f", mw);
+				q += sprintf(q, ", %.1f, %.1f", mw / mv * 1000.0,
+					     is_bad && !strcmp(bad, "nonmono") ? ms - 1000 : ms);
 			}
 		} else { /* monsoon */
 			for (int c = 0; c < cols && c < 2; c++) {

@@ -162,7 +162,13 @@ static void test_parse__bad_data_names_file_and_line(void)
 	check_bad(KVB_PROBE_CSV, "time,A53\n0,1\n", ch, "in.txt:1: channel 'big' (column 'A57') is missing from the header");
 	check_bad(KVB_PROBE_CSV, "", NULL, "in.txt: no samples (empty file)");
 	check_bad(KVB_PROBE_CSV, "time,a\n", NULL, "in.txt: no samples (header only)");
-	check_bad(KVB_PROBE_ACME, "timestamp_time_ms,bus_voltage\n1,2\n", NULL, "lacks 'device_power'");
+	check_bad(KVB_PROBE_ACME, "timestamp_time_ms,bus_voltage\n1,2\n", NULL, "in.txt:1: no power column");
+	check_bad(KVB_PROBE_ACME, "\"vbus mV\", \"power mW\"\n1.0, 2.0\n", NULL,
+		  "in.txt:1: no time column (expected 'timestamp ms' (iio-capture) or 'timestamp_time_ms' (devlib); "
+		  "columns: 'vbus mV', 'power mW')");
+	check_bad(KVB_PROBE_ACME, "\"power kW\", \"timestamp ms\"\n1.0, 2.0\n", NULL, "power column 'power kW': unknown unit");
+	/* No column named as time: said so, not "time goes backwards" from a power column read as time. */
+	check_bad(KVB_PROBE_CSV, "sys,gpu\n5,1\n3,1\n", NULL, "in.txt:1: no time column (expected time, time_s");
 	check_bad(KVB_PROBE_AEP, "# c\ntime\tX(V)\tX(W)\n0.0\t5\t1\n0.1\t5\tinf\n", NULL, "in.txt:4: column 3");
 	check_bad(KVB_PROBE_MONSOON, "1.0 0.2\n1.0\n", NULL, "in.txt:2: truncated line");
 	cJSON_Delete(ch);
@@ -190,6 +196,36 @@ static void test_parse__last_line_cut_by_sigterm_is_dropped(void)
 	CHECK(st.dropped_partial_line == 0);
 	CHECK_NEAR(kvb_samples_energy_j(&s->ch[0]), 4.0, 1e-12);
 	kvb_samples_free(s);
+}
+
+#define FIELD KVB_SOURCE_DIR "/tests/fixtures/field"
+
+/* Real captures (tests/fixtures/field/acme/PROVENANCE): values computed there by hand. */
+static void test_parse__real_iio_capture_and_devlib_csv(void)
+{
+	const char *files[] = { FIELD "/acme/iio-capture-Device0.csv", FIELD "/acme/devlib-acmecape-Device0.csv" };
+	for (int f = 0; f < 2; f++) {
+		struct kvb_probe_parse p = { .format = KVB_PROBE_ACME, .path = files[f], .instrument = "acme",
+					     .chan_name = "device0", .time_mode = KVB_TIME_RELATIVE, .base_ns = 5 };
+		struct kvb_samples *s = kvb_samples_new();
+		struct kvb_error err;
+		int rc = kvb_probe_parse_file(&p, s, NULL, &err);
+		CHECK(rc == KVB_OK);
+		if (rc) {
+			fprintf(stderr, "%s\n", err.msg);
+			kvb_samples_free(s);
+			continue;
+		}
+		CHECK(s->n == 1);
+		CHECK_STR(s->ch[0].name, "device0");
+		CHECK(s->ch[0].n == 9);
+		/* 2270 mW*ms; devlib's W column read as W, not as mW (which would be 1000x too low). */
+		CHECK_NEAR(kvb_samples_energy_j(&s->ch[0]), 0.002270, 1e-9);
+		CHECK_NEAR(kvb_samples_mean(&s->ch[0]), 250.0 / 9, 1e-9);
+		CHECK(s->ch[0].t_first_ns == 5);
+		CHECK(s->ch[0].t_last_ns == 5 + 81100000ll);
+		kvb_samples_free(s);
+	}
 }
 
 static void test_metrics__channels_and_platform_sums(void)
@@ -378,6 +414,7 @@ static void test_cpulist__ranges_and_errors(void)
 	T(test_parse__absolute_times_are_cut_to_the_window)                                                           \
 	T(test_parse__bad_data_names_file_and_line)                                                                   \
 	T(test_parse__last_line_cut_by_sigterm_is_dropped)                                                            \
+	T(test_parse__real_iio_capture_and_devlib_csv)                                                            \
 	T(test_metrics__channels_and_platform_sums)                                                                   \
 	T(test_store__job_commit_keeps_every_sample_and_exports_them)                                                 \
 	T(test_import__attaches_csv_to_job_and_replaces_on_reimport)                                                  \

@@ -3,6 +3,7 @@
 #include "test.h"
 #include "workload/workload.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static char *fixture(const char *name)
@@ -23,6 +24,31 @@ static const struct kvb_metric *find(const struct kvb_metrics *m, const char *na
 		if (!strcmp(m->v[i].name, name))
 			return &m->v[i];
 	return NULL;
+}
+
+/* Field outputs (tests/fixtures/field/outputs/PROVENANCE) holding several runs: an error naming how many. */
+static void test_parsers__several_runs_in_one_output_are_an_error(void)
+{
+	char *hb = fixture("../field/outputs/lkp-hackbench-iterations.txt");
+	char *all = fixture("../field/outputs/perf-bench-sched-all-debian.txt");
+	char *msg = fixture("../field/outputs/lkp-perf-bench-sched-messaging.txt");
+	struct kvb_metrics m;
+	struct kvb_error err;
+	kvb_metrics_init(&m);
+	CHECK(hb && kvb_parse_hackbench(hb, &m, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "the output holds 8 runs ('Time:' lines)");
+	CHECK(all && kvb_parse_sched_pipe(all, &m, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "the output holds 2 runs ('Total time:' lines");
+	CHECK(kvb_parse_sched_messaging(all, &m, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "the output holds 2 runs");
+	CHECK(m.n == 0);
+	/* One run: lkp's own expected value (01.yaml total_time_sec: 0.055). */
+	CHECK(msg && kvb_parse_sched_messaging(msg, &m, &err) == KVB_OK);
+	CHECK(m.n == 1 && fabs(m.v[0].value - 0.055) < 1e-12);
+	kvb_metrics_release(&m);
+	free(hb);
+	free(all);
+	free(msg);
 }
 
 static void test_hackbench__reads_time_from_real_output(void)
@@ -129,6 +155,7 @@ static void test_sched_messaging__reads_total_time(void)
 }
 
 #define TESTS                                                                                                          \
+	T(test_parsers__several_runs_in_one_output_are_an_error) \
 	T(test_hackbench__reads_time_from_real_output)                                                                 \
 	T(test_hackbench__thread_mode_output_parses)                                                                   \
 	T(test_hackbench__truncated_output_fails_without_a_value)                                                      \

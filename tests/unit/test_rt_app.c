@@ -11,7 +11,9 @@
 #include "workload/rt_app.h"
 #include "workload/workload.h"
 
+#include <dirent.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define FIX KVB_SOURCE_DIR "/tests/fixtures/rt-app"
@@ -335,6 +337,37 @@ static void test_rtapp__parse_logs_fails_for_a_task_without_log(void)
 	kvb_metrics_release(&m);
 }
 
+/* A thread that never completed a phase: recorded (activations 0 and a note), the other tasks kept. */
+static void test_rtapp__task_without_phase_is_recorded_and_others_kept(void)
+{
+	const char *paths[] = { FIX "/periodic/rt-app-light-0.log", FIX "/noprogress/rt-app-late-3.log" };
+	const char *tasks[] = { "light", "late", NULL };
+	struct kvb_metrics m;
+	struct kvb_error err;
+	int light = 0;
+	kvb_metrics_init(&m);
+	CHECK(kvb_rtapp_parse_logs(paths, 2, "rt-app", tasks, &m, &err) == KVB_OK);
+	for (size_t i = 0; i < m.n; i++)
+		light += !strcmp(cJSON_GetObjectItem(m.v[i].classifiers, "task")->valuestring, "light");
+	CHECK(light == 8);
+	CHECK(m.n == 9);
+	CHECK_STR(m.v[8].name, "activations");
+	CHECK(m.v[8].value == 0);
+	CHECK_STR(cJSON_GetObjectItem(m.v[8].classifiers, "task")->valuestring, "late");
+	CHECK(m.nnotes == 1);
+	if (m.nnotes) {
+		CHECK_CONTAINS(m.notes[0], "rt-app task 'late' completed no phase (log '");
+		CHECK_CONTAINS(m.notes[0], "rt-app-late-3.log'): activations = 0");
+	}
+	kvb_metrics_release(&m);
+	/* Only the empty one: nothing was measured, the job fails; the message's quotes balance. */
+	kvb_metrics_init(&m);
+	CHECK(kvb_rtapp_parse_logs(paths + 1, 1, "rt-app", NULL, &m, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "task 'late': no completed phase in '" FIX "/noprogress/rt-app-late-3.log'");
+	CHECK(m.n == 0);
+	kvb_metrics_release(&m);
+}
+
 static void test_rtapp__parse_logs_fails_on_bad_log_without_partial_metrics(void)
 {
 	const char *paths[] = { FIX "/periodic/rt-app-light-0.log", FIX "/bad/rt-app-bad-3.log" };
@@ -379,7 +412,8 @@ static void test_rtapp__validate_accepts_a_good_task_set(void)
 	CHECK(n == 0);
 	CHECK_STR(msg, "");
 	free(msg);
-	msg = validate("{\"config\": \"x.json\", \"calibration\": \"CPU3\"}", &n);
+	msg = validate("{\"config\": \"" KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/rt-app/tutorial_example1.json\","
+		       " \"calibration\": \"CPU3\"}", &n);
 	CHECK(n == 0);
 	free(msg);
 }
@@ -405,8 +439,10 @@ static void test_rtapp__validate_reports_errors_with_key_paths(void)
 	CHECK_CONTAINS(msg, "workloads[0].params.calibration: expected ns per loop (integer >= 1) or \"CPUn\", got \"GPU0\"");
 	free(msg);
 	msg = validate("{\"config\": \"x.json\", \"tasks\": [{\"name\": \"a\", \"period_us\": 1, \"run_us\": 1}]}", &n);
-	CHECK(n == 1);
+	CHECK(n == 2);
 	CHECK_CONTAINS(msg, "workloads[0].params: give exactly one of 'config'");
+	/* The config is opened by validation (agenda check), not first when the job runs. */
+	CHECK_CONTAINS(msg, "workloads[0].params.config: cannot read rt-app config 'x.json'");
 	free(msg);
 	msg = validate("{\"duration_s\": 0}", &n);
 	CHECK(n == 2);
@@ -507,7 +543,7 @@ static void test_rtapp__config_file_errors_name_file_and_line(void)
 	char *want = kvb_xasprintf("%s:2:", file);
 	CHECK(kvb_rtapp_config_build(p, "/r", "rt-app", &cfg, &dur, &err) == KVB_EINPUT);
 	CHECK_CONTAINS(err.msg, want);
-	CHECK_CONTAINS(err.msg, "not valid JSON");
+	CHECK_CONTAINS(err.msg, "not valid rt-app JSON (json-c: ");
 	CHECK(cfg == NULL);
 	cJSON_Delete(p);
 	p = cJSON_Parse("{\"config\": \"/nonexistent/rt.json\"}");
@@ -557,6 +593,85 @@ static void test_rtapp__shipped_periodic_agenda_validates_and_generates(void)
 	kvb_doc_release(&doc);
 }
 
+/* rt-app's and WA3's own use cases (tests/fixtures/field/rt-app-config/PROVENANCE) load as rt-app loads them. */
+static void test_rtapp__field_configs_load_like_rt_app_loads_them(void)
+{
+	const char *dir = KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config";
+	const char *sub[] = { "rt-app", "wa3" };
+	int loaded = 0, total = 0;
+	for (int k = 0; k < 2; k++) {
+		char *d = kvb_xasprintf("%s/%s", dir, sub[k]);
+		DIR *dp = opendir(d);
+		struct dirent *e;
+		CHECK(dp != NULL);
+		while (dp && (e = readdir(dp))) {
+			char *f;
+			cJSON *cfg = NULL;
+			struct kvb_error err;
+			if (!strstr(e->d_name, ".json"))
+				continue;
+			f = kvb_xasprintf("%s/%s", d, e->d_name);
+			total++;
+			if (kvb_rtapp_config_load(f, &cfg, &err) == KVB_OK)
+				loaded++;
+			else if (!(!strncmp(e->d_name, "merge_", 6) && strstr(err.msg, "needs a non-empty \"tasks\"")) &&
+				 !(!strncmp(e->d_name, "video-", 6) && strstr(err.msg, ":6:13: not valid rt-app JSON"))) {
+				fprintf(stderr, "%s\n", err.msg);
+				CHECK(0);
+			}
+			cJSON_Delete(cfg);
+			free(f);
+		}
+		if (dp)
+			closedir(dp);
+		free(d);
+	}
+	/* 28 + 10 files. Not loaded, as rt-app would not load them either: merge_global and
+	   merge_resources (fragments without "tasks"), and video-long/-short in both trees (line 6
+	   is `"suspend",`, a key without a value). */
+	CHECK(total == 38);
+	CHECK(loaded == 32);
+}
+
+/* Comments, a trailing comma, values read by hand from rt-app's doc/examples/tutorial/example1.json. */
+static void test_rtapp__json_c_reads_comments_and_trailing_commas(void)
+{
+	cJSON *cfg = NULL;
+	struct kvb_error err;
+	const cJSON *g, *t;
+	int rc = kvb_rtapp_config_load(KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/rt-app/tutorial_example1.json",
+				       &cfg, &err);
+	CHECK(rc == KVB_OK);
+	if (rc)
+		return;
+	g = cJSON_GetObjectItemCaseSensitive(cfg, "global");
+	t = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "tasks"), "thread0");
+	CHECK(kvb_get_int(g, "duration", 0) == 2);
+	CHECK_STR(kvb_get_str(g, "log_basename", ""), "rt-app1");
+	CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "gnuplot")));
+	CHECK(kvb_get_int(t, "loop", 0) == -1 && kvb_get_int(t, "run", 0) == 20000 && kvb_get_int(t, "sleep", 0) == 80000);
+	cJSON_Delete(cfg);
+	/* A repeated key is renamed as workgen does (run, run1, run2), a missing brace names the end of file. */
+	{
+		char *f = write_tmp("{\"tasks\": {\"a\": {\"run\": 1, \"sleep\": 5, \"run\": 2, /* \"run\" */ \"run\": 3,"
+				    " \"x\": {\"run\": 4}}}}\n");
+		const cJSON *a;
+		CHECK(kvb_rtapp_config_load(f, &cfg, &err) == KVB_OK);
+		a = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "tasks"), "a");
+		CHECK(kvb_get_int(a, "run", 0) == 1 && kvb_get_int(a, "run1", 0) == 2 && kvb_get_int(a, "run2", 0) == 3);
+		CHECK(kvb_get_int(cJSON_GetObjectItemCaseSensitive(a, "x"), "run", 0) == 4);
+		CHECK(cJSON_GetArraySize(a) == 5);
+		cJSON_Delete(cfg);
+		unlink(f);
+		free(f);
+		f = write_tmp("{\"tasks\": {\"a\": {\"run\": 1}}\n");
+		CHECK(kvb_rtapp_config_load(f, &cfg, &err) == KVB_EINPUT);
+		CHECK_CONTAINS(err.msg, ":2:1: not valid rt-app JSON (json-c: unexpected end of file)");
+		unlink(f);
+		free(f);
+	}
+}
+
 #define TESTS                                                              \
 	T(test_rtapp__parses_every_row_and_column_of_a_real_log)          \
 	T(test_rtapp__stats_of_one_thread_match_reference_values)         \
@@ -577,10 +692,13 @@ static void test_rtapp__shipped_periodic_agenda_validates_and_generates(void)
 	T(test_rtapp__task_of_matches_exact_name_or_instance_suffix)      \
 	T(test_rtapp__parse_logs_fails_for_a_task_without_log)            \
 	T(test_rtapp__parse_logs_fails_on_bad_log_without_partial_metrics) \
+	T(test_rtapp__task_without_phase_is_recorded_and_others_kept) \
 	T(test_rtapp__validate_accepts_a_good_task_set)                   \
 	T(test_rtapp__validate_reports_errors_with_key_paths)             \
 	T(test_rtapp__generates_config_from_tasks)                        \
 	T(test_rtapp__config_file_keeps_tasks_and_rewrites_log_keys)      \
 	T(test_rtapp__config_file_errors_name_file_and_line)        \
-	T(test_rtapp__shipped_periodic_agenda_validates_and_generates)
+	T(test_rtapp__shipped_periodic_agenda_validates_and_generates)     \
+	T(test_rtapp__field_configs_load_like_rt_app_loads_them)          \
+	T(test_rtapp__json_c_reads_comments_and_trailing_commas)
 #include "test_main.h"

@@ -1,0 +1,628 @@
+/*
+ * Reads a WA3 agenda as WA3 3.x's agenda parser does (ARM-software/
+ * workload-automation, wa/framework/configuration/parsers.py and core.py,
+ * commit 251c263c) and rewrites it into kvbench's spelling before
+ * kvb_agenda_from_doc validates it:
+ *
+ *  - `include#: FILE | [FILE...]` at any level, relative to the including
+ *    file: the included mapping is merged under the including one (maps:
+ *    the includer's keys win; lists: included first; scalars: the
+ *    includer's) as WA3's _process_includes / merge_config_values do.
+ *  - JobSpec aliases: workload_name -> name, parameters / workload_params
+ *    -> params (workload entries) or workload_parameters (config,
+ *    sections), runtime_parameters kept, boot_params = boot_parameters.
+ *  - augmentations and every alias (instruments, processors,
+ *    instrumentation, output_processors, augment, result_processors) are
+ *    merged into kvbench's `instruments` list; WA3 instrument names with a
+ *    kvbench counterpart are renamed (trace-cmd -> ftrace), the others
+ *    (output processors, Android-only instruments) dropped with a warning.
+ *  - Run settings with no meaning here (run_name, project, reboot_policy,
+ *    device, ...), plugin configuration blocks (`trace-cmd: {...}`,
+ *    `csv: {...}`), section/config `label`, boot parameters: dropped with
+ *    one warning naming each key.
+ *  - Runtime parameters: cpuN_governor / cpuN_frequency / cpuN_min_frequency
+ *    / cpuN_max_frequency become sysfs knobs on cpuN's cpufreq files (what
+ *    devlib writes); other WA3 runtime parameters with no kvbench knob
+ *    (cluster governors, core counts, Android settings) are dropped with a
+ *    warning.
+ *  - Plugin names match ignoring case and '-' / '_' (rt_app = rt-app).
+ *  - Workload parameters of WA3's hackbench, rt-app and jankbench are
+ *    renamed to kvbench's (rt-app duration -> duration_s, jankbench loops
+ *    -> reps, timeouts -> timeout_s); a parameter kvbench cannot apply
+ *    (hackbench extra_params that is not empty) is an error.
+ *
+ * Every warning names the key once per file ("ignored: WA3 key 'X' has no
+ * meaning in kvbench"); nothing here is an error except what cannot be
+ * applied as asked and unreadable includes.
+ */
+#include "config/wa3.h"
+#include "config/keys.h"
+#include "config/runtime.h"
+#include "core/buf.h"
+#include "core/util.h"
+#include "workload/workload.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_INCLUDE_DEPTH 16
+
+struct wa3 {
+	struct kvb_diag *d;
+	struct kvb_strv warned;  /* "what\tkey" already warned about */
+};
+
+/* Warns once per (what, key): "PATH: ignored: WA3 WHAT 'KEY' WHY". */
+static void warn_once(struct wa3 *w, const char *path, const char *what, const char *key, const char *why)
+{
+	char *tag = kvb_xasprintf("%s\t%s", what, key);
+	for (size_t i = 0; i < w->warned.n; i++)
+		if (!strcmp(w->warned.v[i], tag)) {
+			free(tag);
+			return;
+		}
+	kvb_strv_push(&w->warned, tag);
+	free(tag);
+	kvb_diag_warn_at(w->d, path, "ignored: WA3 %s '%s' %s", what, key, why);
+}
+
+/* WA3's plugin-name matching: case and '-' / '_' do not matter. */
+int kvb_wa3_name_eq(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		char x = *a == '-' ? '_' : (char)tolower((unsigned char)*a);
+		char y = *b == '-' ? '_' : (char)tolower((unsigned char)*b);
+		if (x != y)
+			return 0;
+		if (!x)
+			return 1;
+	}
+}
+
+static cJSON *get(cJSON *o, const char *k)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, k);
+}
+
+/* Moves o[from] to o[to] unless o[to] exists (then from is dropped with a warning). */
+static void rename_key(struct wa3 *w, cJSON *o, const char *path, const char *from, const char *to)
+{
+	cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(o, from);
+	if (!v)
+		return;
+	if (get(o, to)) {
+		char *p = kvb_path_key(path, from), *why = kvb_xasprintf("is an alias of '%s', given too", to);
+		warn_once(w, p, "key", from, why);
+		free(why);
+		free(p);
+		cJSON_Delete(v);
+		return;
+	}
+	cJSON_AddItemToObject(o, to, v);
+}
+
+static void drop(struct wa3 *w, cJSON *o, const char *path, const char *key, const char *what, const char *why)
+{
+	char *p;
+	if (!get(o, key))
+		return;
+	p = kvb_path_key(path, key);
+	warn_once(w, p, what, key, why);
+	free(p);
+	cJSON_DeleteItemFromObjectCaseSensitive(o, key);
+}
+
+/* ---- include# ---- */
+
+/* WA3 merge_config_values(included, own): maps and lists concatenate, the including file's scalars win. */
+static cJSON *merge_values(cJSON *inc, cJSON *own)
+{
+	if (!own)
+		return inc;
+	if (cJSON_IsObject(inc) && cJSON_IsObject(own)) {
+		cJSON *kv;
+		while ((kv = own->child)) {
+			cJSON_DetachItemViaPointer(own, kv);
+			cJSON_DeleteItemFromObjectCaseSensitive(inc, kv->string);
+			cJSON_AddItemToObject(inc, kv->string, kv);
+		}
+		cJSON_Delete(own);
+		return inc;
+	}
+	if (cJSON_IsArray(inc) || cJSON_IsArray(own)) {
+		cJSON *out = cJSON_IsArray(inc) ? inc : cJSON_CreateArray(), *it;
+		if (!cJSON_IsArray(inc))
+			cJSON_AddItemToArray(out, inc);
+		if (cJSON_IsArray(own)) {
+			while ((it = own->child)) {
+				cJSON_DetachItemViaPointer(own, it);
+				cJSON_AddItemToArray(out, it);
+			}
+			cJSON_Delete(own);
+		} else {
+			cJSON_AddItemToArray(out, own);
+		}
+		return out;
+	}
+	cJSON_Delete(inc);
+	return own;
+}
+
+static int includes(struct wa3 *w, cJSON *node, const char *file, const char *path, int depth);
+
+/* Loads one included file (relative to the includer's directory) with its own includes done. */
+static cJSON *load_include(struct wa3 *w, const char *from_file, const char *rel, const char *path, int depth)
+{
+	char *dir = kvb_xstrdup(from_file), *slash = strrchr(dir, '/'), *full;
+	struct kvb_doc doc;
+	struct kvb_diag sub;
+	cJSON *root = NULL;
+	if (slash)
+		slash[1] = '\0';
+	full = rel[0] == '/' || !slash ? kvb_xstrdup(rel) : kvb_xasprintf("%s%s", dir, rel);
+	free(dir);
+	kvb_diag_init(&sub, NULL);
+	if (kvb_doc_load(&doc, full, &sub)) {
+		for (size_t i = 0; i < sub.msgs.n; i++)
+			kvb_diag_at(w->d, path, "include# '%s': %s", rel, sub.msgs.v[i]);
+		if (!sub.msgs.n)
+			kvb_diag_at(w->d, path, "include# '%s': cannot load '%s'", rel, full);
+	} else {
+		root = doc.root;
+		doc.root = NULL;
+		if (includes(w, root, full, path, depth + 1)) {
+			cJSON_Delete(root);
+			root = NULL;
+		}
+	}
+	kvb_doc_release(&doc);
+	kvb_diag_release(&sub);
+	free(full);
+	return root;
+}
+
+/* Replaces every `include#` under node (WA3 _process_includes). Returns the number of errors. */
+static int includes(struct wa3 *w, cJSON *node, const char *file, const char *path, int depth)
+{
+	int errors = 0;
+	cJSON *inc, *repl = NULL;
+	if (depth > MAX_INCLUDE_DEPTH) {
+		kvb_diag_at(w->d, path, "include# nested more than %d deep (a loop?)", MAX_INCLUDE_DEPTH);
+		return 1;
+	}
+	if (cJSON_IsArray(node)) {
+		int i = 0;
+		for (cJSON *c = node->child; c; c = c->next, i++) {
+			char *p = kvb_path_idx(path, i);
+			errors += includes(w, c, file, p, depth);
+			free(p);
+		}
+		return errors;
+	}
+	if (!cJSON_IsObject(node))
+		return 0;
+	for (cJSON *c = node->child; c; c = c->next) {
+		char *p;
+		if (!strcmp(c->string, "include#"))
+			continue;
+		p = kvb_path_key(path, c->string);
+		errors += includes(w, c, file, p, depth);
+		free(p);
+	}
+	inc = cJSON_DetachItemFromObjectCaseSensitive(node, "include#");
+	if (!inc)
+		return errors;
+	{
+		char *ip = kvb_path_key(path, "include#");
+		if (cJSON_IsString(inc)) {
+			repl = load_include(w, file, inc->valuestring, ip, depth);
+		} else if (cJSON_IsArray(inc)) {
+			repl = cJSON_CreateObject();
+			for (cJSON *f = inc->child; f; f = f->next) {
+				cJSON *one = cJSON_IsString(f) ? load_include(w, file, f->valuestring, ip, depth) : NULL;
+				if (!cJSON_IsString(f))
+					kvb_diag_at(w->d, ip, "include# list entries must be file names");
+				if (!one) {
+					errors++;
+					continue;
+				}
+				repl = merge_values(one, repl);
+			}
+		} else {
+			kvb_diag_at(w->d, ip, "include# must be a file name or a list of them");
+		}
+		if (!repl || !cJSON_IsObject(repl)) {
+			if (repl)
+				kvb_diag_at(w->d, ip, "an included file must hold a mapping");
+			errors++;
+		} else {
+			cJSON *kv;
+			while ((kv = repl->child)) {
+				cJSON *own;
+				cJSON_DetachItemViaPointer(repl, kv);
+				own = cJSON_DetachItemFromObjectCaseSensitive(node, kv->string);
+				{
+					char *k = kvb_xstrdup(kv->string);
+					cJSON_AddItemToObject(node, k, merge_values(kv, own));
+					free(k);
+				}
+			}
+		}
+		cJSON_Delete(repl);
+		free(ip);
+	}
+	cJSON_Delete(inc);
+	return errors;
+}
+
+/* ---- augmentations ---- */
+
+static const char *const augment_keys[] = { "augmentations", "instruments", "processors", "instrumentation",
+					    "output_processors", "augment", "result_processors", NULL };
+
+/* WA3 instruments / output processors (wa/instruments, wa/output_processors) and kvbench's counterpart. */
+static const struct {
+	const char *wa3, *kvb, *why;
+} wa3_augs[] = {
+	{ "trace-cmd", "ftrace", NULL },
+	{ "cpufreq", "cpufreq", NULL },
+	{ "dmesg", "dmesg", NULL },
+	{ "proc_stat", "util", NULL },
+	{ "energy_measurement", NULL, "has no counterpart: kvbench takes meters from the platform's instruments" },
+	{ "energy_probe", NULL, "has no counterpart: declare an `aep` instrument in the platform" },
+	{ "arm_energy_probe", NULL, "has no counterpart: declare an `aep` instrument in the platform" },
+	{ "acme_cape", NULL, "has no counterpart: declare an `acme` instrument in the platform" },
+	{ "monsoon", NULL, "has no counterpart: declare a `monsoon` instrument in the platform" },
+	{ "juno_readenergy", NULL, "has no counterpart: declare a `juno-hwmon` instrument in the platform" },
+	{ "hwmon", NULL, "has no counterpart: declare a `juno-hwmon` instrument in the platform" },
+	{ "daq", NULL, "has no counterpart in kvbench" },
+	{ "delay", NULL, "has no counterpart in kvbench" },
+	{ "fps", NULL, "has no counterpart in kvbench" },
+	{ "sysfs_extractor", NULL, "has no counterpart in kvbench" },
+	{ "execution_time", NULL, "has no meaning in kvbench: every job's start and end are stored" },
+	{ "apk_version", NULL, "has no counterpart in kvbench" },
+	{ "interrupts", NULL, "has no counterpart in kvbench" },
+	{ "perf", NULL, "has no counterpart in kvbench" },
+	{ "perfetto", NULL, "has no counterpart in kvbench" },
+	{ "file_poller", NULL, "has no counterpart in kvbench" },
+	{ "screen_capture", NULL, "has no counterpart in kvbench" },
+	{ "serialmon", NULL, "has no counterpart in kvbench" },
+	{ "cpustates", NULL, "has no counterpart in kvbench" },
+	{ "csv", NULL, "has no meaning in kvbench: results go to its SQLite store (`kvbench export` writes CSV)" },
+	{ "sqlite", NULL, "has no meaning in kvbench: results go to its SQLite store" },
+	{ "postgres", NULL, "has no meaning in kvbench: results go to its SQLite store" },
+	{ "status", NULL, "has no meaning in kvbench: `kvbench show` lists job status" },
+	{ "json", NULL, "has no meaning in kvbench: `kvbench diff --format json`" },
+	{ "targz", NULL, "has no meaning in kvbench" },
+	{ "uxperf", NULL, "has no counterpart in kvbench" },
+	{ "~~", NULL, "(disable all) has no meaning in kvbench: the platform's instruments are listed there" },
+};
+
+/* Merges every augmentation alias of o into o.instruments (kvbench names). */
+static void augmentations(struct wa3 *w, cJSON *o, const char *path, int allowed)
+{
+	cJSON *out = NULL;
+	for (int k = 0; augment_keys[k]; k++) {
+		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(o, augment_keys[k]);
+		char *kp;
+		if (!v)
+			continue;
+		kp = kvb_path_key(path, augment_keys[k]);
+		if (!allowed) {
+			warn_once(w, kp, "key", augment_keys[k], "has no meaning in a kvbench section (instruments are run-wide or per workload)");
+			cJSON_Delete(v);
+			free(kp);
+			continue;
+		}
+		if (!out)
+			out = cJSON_CreateArray();
+		for (cJSON *it = cJSON_IsArray(v) ? v->child : v; it; it = cJSON_IsArray(v) ? it->next : NULL) {
+			const char *s = cJSON_IsString(it) ? it->valuestring : NULL;
+			const char *name;
+			int off, mapped = 0;
+			if (!s) {
+				cJSON_AddItemToArray(out, cJSON_Duplicate(it, 1));
+				continue;
+			}
+			off = s[0] == '~' && s[1] != '~';
+			name = s + off;
+			for (size_t i = 0; i < KVB_ARRAY_SIZE(wa3_augs); i++) {
+				if (!kvb_wa3_name_eq(name, wa3_augs[i].wa3) && strcmp(s, wa3_augs[i].wa3))
+					continue;
+				mapped = 1;
+				if (wa3_augs[i].kvb) {
+					char *n = kvb_xasprintf("%s%s", off ? "~" : "", wa3_augs[i].kvb);
+					cJSON_AddItemToArray(out, cJSON_CreateString(n));
+					free(n);
+				} else {
+					warn_once(w, kp, "instrument", wa3_augs[i].wa3, wa3_augs[i].why);
+				}
+				break;
+			}
+			if (!mapped)
+				cJSON_AddItemToArray(out, cJSON_CreateString(s));
+		}
+		cJSON_Delete(v);
+		free(kp);
+	}
+	if (out)
+		cJSON_AddItemToObject(o, "instruments", out);
+}
+
+/* ---- runtime parameters ---- */
+
+/* cpuN_governor and friends -> sysfs paths of cpuN's cpufreq (devlib's cpufreq module writes these). */
+static char *cpu_sysfs(const char *key)
+{
+	static const struct {
+		const char *suffix, *file;
+	} m[] = {
+		{ "_governor", "scaling_governor" },
+		{ "_frequency", "scaling_setspeed" },
+		{ "_min_frequency", "scaling_min_freq" },
+		{ "_max_frequency", "scaling_max_freq" },
+	};
+	const char *p = key + 3;
+	int cpu = 0, digits = 0;
+	if (strncmp(key, "cpu", 3))
+		return NULL;
+	while (isdigit((unsigned char)*p)) {
+		cpu = cpu * 10 + (*p++ - '0');
+		if (++digits > 4)
+			return NULL;
+	}
+	if (!digits)
+		return NULL;
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(m); i++)
+		if (!strcmp(p, m[i].suffix))
+			return kvb_xasprintf("/sys/devices/system/cpu/cpu%d/cpufreq/%s", cpu, m[i].file);
+	return NULL;
+}
+
+static void runtime(struct wa3 *w, cJSON *rp, const char *path)
+{
+	cJSON *kv, *next;
+	if (!cJSON_IsObject(rp))
+		return;
+	for (kv = rp->child; kv; kv = next) {
+		char *sys;
+		next = kv->next;
+		if (cJSON_IsNull(kv)) {
+			/* WA3 takes an empty value as "not set" (pop_aliased_param returns None). */
+			char *p = kvb_path_key(path, kv->string);
+			warn_once(w, p, "runtime parameter", kv->string, "has no value: not set");
+			free(p);
+			cJSON_Delete(cJSON_DetachItemViaPointer(rp, kv));
+			continue;
+		}
+		if (kvb_runtime_is_knob(kv->string) || kvb_keydef_find(kvb_runtime_keys, kv->string))
+			continue;
+		sys = cpu_sysfs(kv->string);
+		if (sys) {
+			cJSON *sysfs = get(rp, "sysfs"), *val = cJSON_DetachItemViaPointer(rp, kv);
+			if (!sysfs)
+				sysfs = get(rp, "sysfile_values");
+			if (!cJSON_IsObject(sysfs))
+				sysfs = cJSON_AddObjectToObject(rp, "sysfs");
+			cJSON_DeleteItemFromObjectCaseSensitive(sysfs, sys);
+			cJSON_AddItemToObject(sysfs, sys, val);
+			free(sys);
+			continue;
+		}
+		{
+			char *p = kvb_path_key(path, kv->string);
+			warn_once(w, p, "runtime parameter", kv->string,
+				  "has no kvbench knob (knobs: cpus, cgroup_depth, sysctl, sysfs, governor, cpuN_governor, "
+				  "cpuN_frequency)");
+			free(p);
+			cJSON_Delete(cJSON_DetachItemViaPointer(rp, kv));
+		}
+	}
+}
+
+/* ---- job specs (config, sections, workload entries) ---- */
+
+static const char *const run_settings[] = {
+	"run_name", "project", "project_stage", "reboot_policy", "device", "device_config", "retry_on_status",
+	"bail_on_init_failure", "bail_on_job_failure", "allow_phone_home", "user_directory", "assets_repository",
+	"logging", "verbosity", "default_output_directory", "extra_plugin_paths", "resource_getters", NULL,
+};
+
+enum level { L_CONFIG, L_SECTION, L_ENTRY };
+
+static void jobspec(struct wa3 *w, cJSON *o, const char *path, enum level lv)
+{
+	static const char *const wparams[] = { "workload_parameters", "workload_params", "parameters", NULL };
+	const char *pname = lv == L_ENTRY ? "params" : "workload_parameters";
+	if (lv == L_ENTRY)
+		rename_key(w, o, path, "workload_name", "name");
+	else
+		drop(w, o, path, "workload_name", "key", "names a workload outside a workload entry: no meaning in kvbench");
+	for (int i = 0; wparams[i]; i++)
+		if (strcmp(wparams[i], pname))
+			rename_key(w, o, path, wparams[i], pname);
+	if (lv == L_ENTRY && get(o, "workload_parameters"))
+		rename_key(w, o, path, "workload_parameters", "params");
+	drop(w, o, path, "boot_parameters", "key",
+	     "has no meaning in kvbench: give a kernel command line per variant (variants[].cmdline)");
+	drop(w, o, path, "boot_params", "key",
+	     "has no meaning in kvbench: give a kernel command line per variant (variants[].cmdline)");
+	drop(w, o, path, "flash", "key", "has no meaning in kvbench: variants name the kernels to flash");
+	if (lv != L_ENTRY)
+		drop(w, o, path, "label", "key", "has no meaning outside a workload entry in kvbench");
+	augmentations(w, o, path, lv != L_SECTION);
+	for (int i = 0; i < 2; i++) {
+		const char *k = i ? "runtime_params" : "runtime_parameters";
+		char *p = kvb_path_key(path, k);
+		runtime(w, get(o, k), p);
+		free(p);
+	}
+	if (lv == L_SECTION) {
+		char *p = kvb_path_key(path, "params");
+		runtime(w, get(o, "params"), p);
+		free(p);
+	}
+}
+
+static int is_known_config_key(const char *k)
+{
+	static const char *const keys[] = { "iterations", "execution_order", "max_retries", "runtime_params",
+					    "runtime_parameters", "workload_parameters", "classifiers", "instruments",
+					    "rounds", NULL };
+	for (int i = 0; keys[i]; i++)
+		if (!strcmp(keys[i], k))
+			return 1;
+	return 0;
+}
+
+static void config(struct wa3 *w, cJSON *o, const char *path)
+{
+	cJSON *kv, *next;
+	if (!cJSON_IsObject(o))
+		return;
+	for (int i = 0; run_settings[i]; i++)
+		drop(w, o, path, run_settings[i], "run setting", "has no meaning in kvbench");
+	jobspec(w, o, path, L_CONFIG);
+	/* WA3 takes what is left as plugin configuration (`trace-cmd: {buffer_size: ...}`, `csv: {...}`). */
+	for (kv = o->child; kv; kv = next) {
+		next = kv->next;
+		if (!is_known_config_key(kv->string) && cJSON_IsObject(kv)) {
+			char *p = kvb_path_key(path, kv->string);
+			warn_once(w, p, "plugin configuration", kv->string, "has no meaning in kvbench");
+			free(p);
+			cJSON_Delete(cJSON_DetachItemViaPointer(o, kv));
+		}
+	}
+}
+
+/* Workload parameters of WA3's versions of kvbench's workloads (wa/workloads/{hackbench,rt_app,jankbench}). */
+static void workload_params(struct wa3 *w, cJSON *e, const char *wl, const char *path)
+{
+	cJSON *p = get(e, "params");
+	char *pp = kvb_path_key(path, "params");
+	if (!cJSON_IsObject(p)) {
+		free(pp);
+		return;
+	}
+	if (!strcmp(wl, "hackbench")) {
+		cJSON *x = get(p, "extra_params");
+		for (int i = 0; i < 2; i++) {
+			const char *k = i ? "duration" : "timeout";
+			if (get(p, k) && !get(e, "timeout_s"))
+				cJSON_AddItemToObject(e, "timeout_s", cJSON_DetachItemFromObjectCaseSensitive(p, k));
+		}
+		if (x && !(cJSON_IsString(x) && !*x->valuestring)) {
+			char *xp = kvb_path_key(pp, "extra_params");
+			kvb_diag_at(w->d, xp, "WA3 hackbench extra_params cannot be applied by kvbench (use its parameters: "
+					      "groups, fds, loops, datasize, mode, ipc)");
+			free(xp);
+		}
+		drop(w, p, pp, "extra_params", "hackbench parameter", "is empty: nothing to apply");
+	} else if (!strcmp(wl, "rt-app")) {
+		cJSON *m;
+		rename_key(w, p, pp, "duration", "duration_s");
+		rename_key(w, p, pp, "taskset_mask", "cpus");
+		m = get(p, "cpus");
+		if (m && cJSON_IsNumber(m)) {
+			/* WA3's cpu_mask: a bit mask of CPUs -> kvbench's cpus knob (a CPU list). */
+			unsigned long long mask = (unsigned long long)m->valuedouble;
+			struct kvb_buf l = KVB_BUF_INIT;
+			for (int c = 0; c < 64; c++)
+				if (mask >> c & 1)
+					kvb_buf_addf(&l, "%s%d", l.len ? "," : "", c);
+			if (l.len) {
+				cJSON *rp = get(e, "runtime_params");
+				if (!rp)
+					rp = get(e, "runtime_parameters");
+				if (!cJSON_IsObject(rp))
+					rp = cJSON_AddObjectToObject(e, "runtime_params");
+				cJSON_DeleteItemFromObjectCaseSensitive(rp, "cpus");
+				cJSON_AddStringToObject(rp, "cpus", l.data);
+			}
+			kvb_buf_release(&l);
+			cJSON_DeleteItemFromObjectCaseSensitive(p, "cpus");
+		}
+		drop(w, p, pp, "uninstall", "rt-app parameter", "has no meaning in kvbench (rt-app is the target's)");
+		drop(w, p, pp, "uninstall_on_exit", "rt-app parameter", "has no meaning in kvbench (rt-app is the target's)");
+		drop(w, p, pp, "force_install", "rt-app parameter", "has no meaning in kvbench (rt-app is the target's)");
+	} else if (!strcmp(wl, "jankbench")) {
+		rename_key(w, p, pp, "loops", "reps");
+		rename_key(w, p, pp, "timeout", "timeout_s");
+		rename_key(w, p, pp, "run_timeout", "timeout_s");
+		drop(w, p, pp, "pull_results_db", "jankbench parameter", "has no meaning in kvbench: the results DB is always pulled");
+	}
+	free(pp);
+}
+
+/* Resolves a WA3 plugin name to kvbench's spelling of a workload (case, '-' and '_' ignored). */
+static const char *workload_name(const char *n)
+{
+	for (size_t i = 0; kvb_workloads[i]; i++)
+		if (kvb_wa3_name_eq(n, kvb_workloads[i]->name))
+			return kvb_workloads[i]->name;
+	return NULL;
+}
+
+static void entry(struct wa3 *w, cJSON *list, cJSON *e, const char *path)
+{
+	cJSON *n;
+	const char *wl;
+	if (cJSON_IsString(e)) {
+		wl = workload_name(e->valuestring);
+		if (wl && strcmp(wl, e->valuestring))
+			cJSON_ReplaceItemViaPointer(list, e, cJSON_CreateString(wl));
+		return;
+	}
+	if (!cJSON_IsObject(e))
+		return;
+	jobspec(w, e, path, L_ENTRY);
+	n = get(e, "name");
+	wl = cJSON_IsString(n) ? workload_name(n->valuestring) : NULL;
+	if (!wl)
+		return;
+	if (strcmp(wl, n->valuestring))
+		cJSON_ReplaceItemInObjectCaseSensitive(e, "name", cJSON_CreateString(wl));
+	workload_params(w, e, wl, path);
+}
+
+static void entries(struct wa3 *w, cJSON *list, const char *path)
+{
+	int i = 0;
+	cJSON *next;
+	if (!cJSON_IsArray(list))
+		return;
+	for (cJSON *e = list->child; e; e = next, i++) {
+		char *p = kvb_path_idx(path, i);
+		next = e->next;
+		entry(w, list, e, p);
+		free(p);
+	}
+}
+
+cJSON *kvb_wa3_normalize(const cJSON *root, const char *file, struct kvb_diag *d)
+{
+	struct wa3 w = { .d = d };
+	cJSON *r = cJSON_Duplicate(root, 1), *s;
+	includes(&w, r, file ? file : "", "", 0);
+	config(&w, get(r, "config"), "config");
+	config(&w, get(r, "global"), "global");
+	entries(&w, get(r, "workloads"), "workloads");
+	s = get(r, "sections");
+	if (cJSON_IsArray(s)) {
+		int i = 0;
+		for (cJSON *x = s->child; x; x = x->next, i++) {
+			char *p = kvb_path_idx("sections", i), *wp;
+			if (cJSON_IsObject(x)) {
+				jobspec(&w, x, p, L_SECTION);
+				wp = kvb_path_key(p, "workloads");
+				entries(&w, get(x, "workloads"), wp);
+				free(wp);
+			}
+			free(p);
+		}
+	}
+	kvb_strv_release(&w.warned);
+	return r;
+}

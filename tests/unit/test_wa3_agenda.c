@@ -1,0 +1,168 @@
+/*
+ * WA3 agendas as WA3 3.x reads them: the field's agendas (tests/fixtures/field/wa3-agenda/
+ * PROVENANCE) and WA3 spellings of kvbench's own workloads.
+ */
+#include "config/agenda.h"
+#include "config/wa3.h"
+#include "core/buf.h"
+#include "test.h"
+
+#include <stdlib.h>
+
+#define FIELD KVB_SOURCE_DIR "/tests/fixtures/field/wa3-agenda"
+
+static int load_text(struct kvb_agenda *a, struct kvb_diag *d, const char *text)
+{
+	struct kvb_doc doc;
+	int rc;
+	kvb_diag_init(d, NULL);
+	rc = kvb_doc_parse(&doc, "wa3.yaml", text, strlen(text), d);
+	if (!rc)
+		rc = kvb_agenda_from_doc(a, &doc, d);
+	else
+		memset(a, 0, sizeof(*a));
+	d->doc = NULL;
+	kvb_doc_release(&doc);
+	return rc;
+}
+
+static const char *joined(const struct kvb_strv *v)
+{
+	static struct kvb_buf b = KVB_BUF_INIT;
+	kvb_buf_reset(&b);
+	for (size_t i = 0; i < v->n; i++)
+		kvb_buf_addf(&b, "%s\n", v->v[i]);
+	return b.data;
+}
+
+/* WA3's own include test (tests/data/includes): include# at the top, in config, in sections, nested. */
+static void test_wa3__include_merges_as_wa3_does(void)
+{
+	struct kvb_doc doc;
+	struct kvb_diag d;
+	cJSON *r;
+	const cJSON *s, *c;
+	kvb_diag_init(&d, NULL);
+	CHECK(kvb_doc_load(&doc, FIELD "/tests-data/includes/agenda.yaml", &d) == KVB_OK);
+	d.doc = &doc;
+	r = kvb_wa3_normalize(doc.root, doc.file, &d);
+	CHECK(d.msgs.n == 0);
+	/* config: included [cpufreq, trace-cmd] then own [~execution_time]; trace-cmd is ftrace here,
+	   execution_time has no counterpart (a warning). */
+	c = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "config"), "instruments");
+	CHECK(cJSON_GetArraySize(c) == 2);
+	CHECK_STR(cJSON_GetArrayItem(c, 0)->valuestring, "cpufreq");
+	CHECK_STR(cJSON_GetArrayItem(c, 1)->valuestring, "ftrace");
+	CHECK_CONTAINS(joined(&d.warnings), "ignored: WA3 instrument 'execution_time' has no meaning in kvbench");
+	/* top-level include#: the workloads */
+	c = cJSON_GetObjectItem(r, "workloads");
+	CHECK(cJSON_GetArraySize(c) == 2);
+	CHECK_STR(cJSON_GetArrayItem(c, 0)->valuestring, "dhrystone");
+	/* sections: section2 includes ../section-include.yaml (relative to itself) */
+	s = cJSON_GetObjectItem(r, "sections");
+	CHECK(cJSON_GetArraySize(s) == 2);
+	CHECK_STR(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetArrayItem(s, 0), "classifiers"), "section")->valuestring,
+		  "one");
+	c = cJSON_GetObjectItem(cJSON_GetArrayItem(s, 1), "classifiers");
+	CHECK_STR(cJSON_GetObjectItem(c, "section")->valuestring, "two");
+	CHECK(cJSON_IsTrue(cJSON_GetObjectItem(c, "included")));
+	CHECK(!cJSON_GetObjectItem(r, "include#"));
+	cJSON_Delete(r);
+	kvb_doc_release(&doc);
+	kvb_diag_release(&d);
+}
+
+/* WA3's tests/data/test-agenda.yaml: global boot_parameters and cluster runtime parameters warn, never fail. */
+static void test_wa3__test_agenda_fails_only_on_workloads_kvbench_lacks(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	const char *msgs, *warns;
+	kvb_diag_init(&d, NULL);
+	CHECK(kvb_agenda_load(&a, FIELD "/tests-data/test-agenda.yaml", &d) == KVB_EINPUT);
+	msgs = joined(&d.msgs);
+	CHECK(d.msgs.n == 4);
+	CHECK_CONTAINS(msgs, "workloads[0].name: unknown workload \"exoplayer\" (known: hackbench");
+	CHECK_CONTAINS(msgs, "unknown workload \"antutu\"");
+	warns = joined(&d.warnings);
+	CHECK_CONTAINS(warns, "test-agenda.yaml:3:9: global.boot_parameters: ignored: WA3 key 'boot_parameters'");
+	CHECK_CONTAINS(warns, "ignored: WA3 runtime parameter 'a7_governor' has no kvbench knob");
+	CHECK_CONTAINS(warns, "ignored: WA3 runtime parameter 'os_mode'");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+/* WA3 spellings of kvbench's workloads: names, aliases, params, cpuN runtime parameters, plugin blocks. */
+static void test_wa3__spellings_of_kvbench_workloads_are_honoured(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	const char *warns;
+	const cJSON *v;
+	int rc = load_text(&a, &d,
+			   "config:\n"
+			   "  run_name: trial\n"
+			   "  allow_phone_home: false\n"
+			   "  instrumentation: [trace-cmd, csv]\n"
+			   "  trace-cmd: {buffer_size: 10000}\n"
+			   "  label: x\n"
+			   "sections:\n"
+			   "  - id: perf\n"
+			   "    label: fast\n"
+			   "    params: {cpu0_governor: performance, big_governor: schedutil}\n"
+			   "workloads:\n"
+			   "  - workload_name: Rt_App\n"
+			   "    parameters: {config: " KVB_SOURCE_DIR
+			   "/tests/fixtures/field/rt-app-config/wa3/taskset.json, duration: 5, taskset_mask: 0x6}\n"
+			   "  - name: HACKBENCH\n"
+			   "    boot_params: {os_mode: mp}\n"
+			   "    workload_params: {groups: 4, timeout: 60, extra_params: ''}\n"
+			   "  - name: jankbench\n"
+			   "    params: {test_ids: [list_view], loops: 3, pull_results_db: true}\n");
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	CHECK(rc == KVB_OK);
+	if (rc)
+		return;
+	CHECK(a.nspecs == 3);
+	CHECK_STR(a.specs[0].workload, "rt-app");
+	CHECK(cJSON_GetObjectItem(a.specs[0].params, "duration_s")->valueint == 5);
+	CHECK_STR(a.specs[0].rt.cpus, "1,2");  /* mask 0x6 */
+	CHECK(!cJSON_GetObjectItem(a.specs[0].params, "taskset_mask"));
+	CHECK_STR(a.specs[1].workload, "hackbench");
+	CHECK(a.specs[1].timeout_s == 60);
+	CHECK(cJSON_GetObjectItem(a.specs[1].params, "groups")->valueint == 4);
+	CHECK(cJSON_GetObjectItem(a.specs[2].params, "reps")->valueint == 3);
+	/* the section's cpu0_governor is a sysfs knob on cpu0's cpufreq */
+	v = cJSON_GetObjectItem(a.specs[0].rt.sysfs, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+	CHECK(cJSON_IsString(v) && !strcmp(v->valuestring, "performance"));
+	CHECK(cJSON_GetArraySize(a.instruments) == 1);
+	CHECK_STR(cJSON_GetArrayItem(a.instruments, 0)->valuestring, "ftrace");
+	warns = joined(&d.warnings);
+	CHECK_CONTAINS(warns, "config.run_name: ignored: WA3 run setting 'run_name' has no meaning in kvbench");
+	CHECK_CONTAINS(warns, "ignored: WA3 run setting 'allow_phone_home'");
+	CHECK_CONTAINS(warns, "config.trace-cmd: ignored: WA3 plugin configuration 'trace-cmd'");
+	CHECK_CONTAINS(warns, "ignored: WA3 instrument 'csv'");
+	CHECK_CONTAINS(warns, "ignored: WA3 runtime parameter 'big_governor'");
+	CHECK_CONTAINS(warns, "ignored: WA3 key 'boot_params'");
+	CHECK_CONTAINS(warns, "ignored: WA3 jankbench parameter 'pull_results_db'");
+	CHECK_CONTAINS(warns, "config.label: ignored: WA3 key 'label' has no meaning outside a workload entry");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	/* What kvbench cannot apply is an error; an unknown workload still lists the known ones. */
+	CHECK(load_text(&a, &d,
+			"workloads:\n"
+			"  - name: hackbench\n"
+			"    params: {extra_params: '-T'}\n"
+			"  - name: dhry_stone\n") == KVB_EINPUT);
+	CHECK_CONTAINS(joined(&d.msgs), "workloads[0].params.extra_params: WA3 hackbench extra_params cannot be applied");
+	CHECK_CONTAINS(joined(&d.msgs), "unknown workload \"dhry_stone\" (known: hackbench, ");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+#define TESTS                                                          \
+	T(test_wa3__include_merges_as_wa3_does)                        \
+	T(test_wa3__test_agenda_fails_only_on_workloads_kvbench_lacks) \
+	T(test_wa3__spellings_of_kvbench_workloads_are_honoured)
+#include "test_main.h"
