@@ -61,6 +61,12 @@ check "the hook saw the port refuse before second connected" test -s "$T/refused
 check "second variant failed" test "$(q "$db" "select status from variant where name='second'")" = "failed"
 check "second variant's reason says the board is gone" sh -c "$(declare -f q); KVB='$KVB' q '$db' \"select error from variant where name='second'\" | grep -Eq 'target stopped answering|cannot connect|connection|reconnect'"
 check "third variant still ran" test "$(q "$db" "select count(*) from job j join variant v on v.id=j.variant_id where v.name='third' and j.status='ok'")" = "3"
+check "the retry warning is an event of the cut job" test \
+  "$(q "$db" "select count(*) from event e join job j on j.id=e.job_id join variant v on v.id=j.variant_id where v.name='first' and e.level='warning' and e.message like '%attempt 1 failed%'")" -ge 1
+"$KVB" show events -d "$db" >"$T/events" 2>&1
+check "show events lists the job of each warning" grep -Eq "\| *[0-9]+ *\| warning *\| .*attempt 1 failed" "$T/events"
+"$KVB" diff -d "$db" --metric ops_per_sec >"$T/diff" 2>&1
+check "diff footnotes the cell measured by the retried job" sh -c "grep -Eq '\| first \[[0-9]+\] ' '$T/diff' && grep -Eq '^\[[0-9]+\] warning: first, sched_pipe, job [0-9]+: .*attempt 1 failed' '$T/diff'"
 check "run marked incomplete" test "$(q "$db" "select status from run")" = "incomplete"
 [ "$fail" -eq 0 ] || { echo "--- kvbench stderr:" >&2; cat "$T/err" >&2; }
 finish
