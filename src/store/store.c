@@ -184,6 +184,14 @@ char *kvb_store_artifact_dir(const struct kvb_store *s, int64_t run_id)
 		errno = saved;
 		return NULL;
 	}
+	{
+		/* absolute, so hooks (run from the platform directory) and stored artifact paths do not depend on cwd */
+		char *abs = realpath(d, NULL);
+		if (abs) {
+			free(d);
+			d = abs;
+		}
+	}
 	return d;
 }
 

@@ -56,3 +56,4 @@ target_link_libraries(test_hostkey PRIVATE kvb_sshd_fixture)
 kvb_script_test(it_faults integration/faults.sh integration 240)
 # cgroup_depth on Android's layout (cgroup2 without cpu + v1 cpu elsewhere), real cgroups in a mount namespace.
 kvb_script_test(it_cgroups_android integration/cgroups_android.sh integration 180)
+kvb_script_test(it_paths integration/paths.sh integration 120)
