@@ -3,6 +3,7 @@
 #include "core/log.h"
 #include "core/buf.h"
 #include "core/util.h"
+#include "engine/cpufreq_plan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -154,22 +155,22 @@ int kvb_knobs_apply(struct kvb_target *t, const struct kvb_runtime *rt, const ch
 		free(path);
 		free(val);
 	}
-	for (const cJSON *kv = rt->sysfs ? rt->sysfs->child : NULL; kv && !rc; kv = kv->next) {
-		char *val = kvb_node_str(kv);
-		rc = write_knob(t, k, kv->string, val, err);
-		free(val);
-	}
-	if (!rc && rt->governor) {
-		static const char *const argv[] = { "sh", "-c",
-			"for f in /sys/devices/system/cpu/cpufreq/policy*/scaling_governor; do [ -e \"$f\" ] && echo \"$f\"; done; true",
-			NULL };
+	if (!rc && (rt->sysfs || rt->governor || rt->cpufreq)) {
+		/* governors first, then frequencies, then the other sysfs values (engine/cpufreq_plan.h) */
 		struct kvb_exec_result r;
+		struct kvb_write_plan wp;
 		kvb_exec_result_init(&r);
-		rc = kvb_target_run_ok(t, argv, 30000, &r, err);
-		if (!rc && !r.out.len)
-			rc = kvb_error_set(err, KVB_ETARGET, "governor: the target has no cpufreq policies");
-		for (char *line = r.out.data, *save = NULL, *tok; !rc && (tok = strtok_r(line, "\n", &save)); line = NULL)
-			rc = write_knob(t, k, tok, rt->governor, err);
+		if (rt->governor || rt->cpufreq)
+			rc = kvb_target_run_ok(t, kvb_cpufreq_list_argv, 30000, &r, err);
+		if (!rc)
+			rc = kvb_cpufreq_plan(rt, r.out.data, k->clusters, k->nclusters, &wp, err);
+		if (!rc) {
+			for (size_t i = 0; i < wp.warnings.n; i++)
+				kvb_warn("%s", wp.warnings.v[i]);
+			for (size_t i = 0; i < wp.paths.n && !rc; i++)
+				rc = write_knob(t, k, wp.paths.v[i], wp.values.v[i], err);
+			kvb_write_plan_release(&wp);
+		}
 		kvb_exec_result_release(&r);
 	}
 	if (!rc && rt->cgroup_depth >= 0)

@@ -17,6 +17,7 @@
 #ifndef KVB_KNOBS_H
 #define KVB_KNOBS_H
 
+#include "config/platform.h"
 #include "config/runtime.h"
 #include "engine/cgroup.h"
 #include "target/target.h"
@@ -35,6 +36,8 @@ struct kvb_knob_state {
 				  * workload's /proc/PID/cgroup; NULL: no membership check */
 	struct kvb_cgroup_hier cg; /* the hierarchy used by cgroup_depth */
 	char *cg_expect;         /* the leaf's path relative to cg.mount ("/" at depth 0), or NULL */
+	const struct kvb_cluster *clusters; /* topology.clusters for per-cluster cpufreq knobs (borrowed) */
+	size_t nclusters;
 };
 
 void kvb_knob_state_init(struct kvb_knob_state *k);

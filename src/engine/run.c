@@ -233,6 +233,8 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	ks.on_restored = knob_restored_cb;
 	ks.cb_arg = e;
 	ks.cg_report = kvb_xasprintf("%s/kvb-cgroup", rdir);
+	ks.clusters = e->plat->clusters;
+	ks.nclusters = e->plat->nclusters;
 	free(e->job_cgroup);
 	e->job_cgroup = NULL;
 	rc = kvb_knobs_apply(&e->target, &rt, e->tag, &ks, err);

@@ -1,6 +1,7 @@
 /* Tests for board behaviour from the field: cgroup hierarchies (Android, Debian hybrid), ... */
 #include "core/error.h"
 #include "engine/cgroup.h"
+#include "engine/cpufreq_plan.h"
 
 #include "test.h"
 
@@ -110,10 +111,92 @@ static void test_cgroup__proc_pid_cgroup_path_per_hierarchy(void)
 	CHECK(kvb_cgroup_proc_path("2:cpuset:/\n", &v1) == NULL);
 }
 
+
+/* HiKey960-like: policy0 = CPUs 0-3 (little), policy4 = CPUs 4-7 (big); listing as kvb_cpufreq_list_argv prints it */
+static const char *const POLICIES_ONLINE = "/sys/devices/system/cpu/cpufreq/policy0|0 1 2 3|0 1 2 3\n"
+					   "/sys/devices/system/cpu/cpufreq/policy4|4 5 6 7|4 5 6 7\n";
+static const char *const POLICIES_BIG_OFF = "/sys/devices/system/cpu/cpufreq/policy0|0 1 2 3|0 1 2 3\n"
+					    "/sys/devices/system/cpu/cpufreq/policy4||4 5 6 7\n";
+
+static void runtime_from(struct kvb_runtime *rt, const char *json)
+{
+	cJSON *o = cJSON_Parse(json);
+	struct kvb_diag d;
+	kvb_diag_init(&d, NULL);
+	kvb_runtime_init(rt);
+	CHECK(kvb_runtime_merge_json(rt, o, "t", &d) == 0);
+	kvb_diag_release(&d);
+	cJSON_Delete(o);
+}
+
+static void test_cpufreq__governor_before_its_tunables(void)
+{
+	struct kvb_runtime rt;
+	struct kvb_write_plan p;
+	struct kvb_error err;
+	/* the tunable is listed first in the agenda; it exists only once schedutil is active */
+	runtime_from(&rt, "{\"sysfs\": {\"/sys/devices/system/cpu/cpufreq/policy0/schedutil/rate_limit_us\": 1000,"
+			  " \"/sys/devices/system/cpu/cpufreq/policy0/scaling_governor\": \"schedutil\"}}");
+	CHECK(kvb_cpufreq_plan(&rt, NULL, NULL, 0, &p, &err) == KVB_OK);
+	CHECK(p.paths.n == 2);
+	CHECK_STR(p.paths.v[0], "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
+	CHECK_STR(p.values.v[0], "schedutil");
+	CHECK_STR(p.paths.v[1], "/sys/devices/system/cpu/cpufreq/policy0/schedutil/rate_limit_us");
+	CHECK_STR(p.values.v[1], "1000");
+	kvb_write_plan_release(&p);
+	kvb_runtime_release(&rt);
+}
+
+static void test_cpufreq__offline_policy_skipped_with_warning(void)
+{
+	struct kvb_runtime rt;
+	struct kvb_write_plan p;
+	struct kvb_error err;
+	runtime_from(&rt, "{\"governor\": \"performance\"}");
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_BIG_OFF, NULL, 0, &p, &err) == KVB_OK);
+	CHECK(p.paths.n == 1);
+	CHECK_STR(p.paths.v[0], "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
+	CHECK(p.warnings.n == 1);
+	CHECK_CONTAINS(p.warnings.n ? p.warnings.v[0] : "", "skipping /sys/devices/system/cpu/cpufreq/policy4");
+	kvb_write_plan_release(&p);
+	/* no policies at all: the knob cannot be applied */
+	CHECK(kvb_cpufreq_plan(&rt, "", NULL, 0, &p, &err) == KVB_ETARGET);
+	CHECK_CONTAINS(err.msg, "no cpufreq policies");
+	kvb_runtime_release(&rt);
+}
+
+static void test_cpufreq__per_cluster_governor_then_frequency(void)
+{
+	struct kvb_cluster cl[] = { { "little", "0-3" }, { "big", "4-7" } };
+	struct kvb_runtime rt;
+	struct kvb_write_plan p;
+	struct kvb_error err;
+	runtime_from(&rt, "{\"cpufreq\": {\"big\": {\"frequency\": 1805000, \"governor\": \"userspace\"},"
+			  " \"little\": {\"max_freq\": 1402000}}}");
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_ONLINE, cl, 2, &p, &err) == KVB_OK);
+	CHECK(p.paths.n == 3);
+	CHECK_STR(p.paths.v[0], "/sys/devices/system/cpu/cpufreq/policy4/scaling_governor");
+	CHECK_STR(p.values.v[0], "userspace");
+	CHECK_STR(p.paths.v[1], "/sys/devices/system/cpu/cpufreq/policy4/scaling_setspeed");
+	CHECK_STR(p.values.v[1], "1805000");
+	CHECK_STR(p.paths.v[2], "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq");
+	kvb_write_plan_release(&p);
+	/* an offline cluster asked for by name fails the job */
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_BIG_OFF, cl, 2, &p, &err) == KVB_ETARGET);
+	CHECK_CONTAINS(err.msg, "cluster 'big' (4-7)");
+	/* a name not in topology.clusters */
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_ONLINE, cl, 1, &p, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "cluster 'big' is not in the platform's topology.clusters");
+	kvb_runtime_release(&rt);
+}
+
 #define TESTS                                                                                          \
 	T(test_cgroup__android_uses_v1_cpuctl_not_cgroup2)                                             \
 	T(test_cgroup__debian_hybrid_uses_sys_fs_cgroup_cpu)                                           \
 	T(test_cgroup__no_cpu_anywhere_lists_what_it_saw)                                              \
 	T(test_cgroup__comounted_cpu_cpuacct_and_escaped_mountpoint)                                   \
-	T(test_cgroup__proc_pid_cgroup_path_per_hierarchy)
+	T(test_cgroup__proc_pid_cgroup_path_per_hierarchy)                                             \
+	T(test_cpufreq__governor_before_its_tunables)                                                  \
+	T(test_cpufreq__offline_policy_skipped_with_warning)                                           \
+	T(test_cpufreq__per_cluster_governor_then_frequency)
 #include "test_main.h"
