@@ -32,7 +32,7 @@ static const struct {
 	  "SELECT run_id AS run, job_id AS job, variant, boot, workload, metric, value, units, lower_is_better,"
 	  " classifiers FROM results WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id, job_id, metric_id" },
 	{ "events",
-	  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, level, message FROM event"
+	  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, job_id AS job, level, message FROM event"
 	  " WHERE ?1 = 0 OR run_id = ?1 ORDER BY id" },
 };
 

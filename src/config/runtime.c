@@ -11,6 +11,8 @@ const struct kvb_keydef kvb_runtime_keys[] = {
 	{ "sysfs", KVB_T_MAP, NULL, NULL, 0, "{path: value} written before the job and restored after" },
 	{ "sysfile_values", KVB_T_MAP, NULL, NULL, 0, "WA3 alias of sysfs" },
 	{ "governor", KVB_T_STR, NULL, NULL, 0, "cpufreq governor for every policy" },
+	{ "cpufreq", KVB_T_MAP, NULL, NULL, 0,
+	  "per cluster (topology.clusters): {little: {governor: schedutil, min_freq: KHZ, max_freq: KHZ, frequency: KHZ}}" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -26,6 +28,7 @@ void kvb_runtime_release(struct kvb_runtime *rt)
 	free(rt->governor);
 	cJSON_Delete(rt->sysctl);
 	cJSON_Delete(rt->sysfs);
+	cJSON_Delete(rt->cpufreq);
 	kvb_runtime_init(rt);
 }
 
@@ -101,6 +104,29 @@ int kvb_runtime_merge_json(struct kvb_runtime *rt, const cJSON *obj, const char 
 			merge_map(!strcmp(kv->string, "sysctl") ? &rt->sysctl : &rt->sysfs, kv);
 		} else if (!strcmp(kv->string, "governor") && cJSON_IsString(kv)) {
 			set_str(&rt->governor, kv->valuestring);
+		} else if (!strcmp(kv->string, "cpufreq") && cJSON_IsObject(kv)) {
+			static const char *const ok[] = { "governor", "min_freq", "max_freq", "frequency", NULL };
+			for (const cJSON *c = kv->child; c; c = c->next) {
+				char *cp = kvb_path_key(p, c->string);
+				if (!cJSON_IsObject(c)) {
+					kvb_diag_at(d, cp, "expected a mapping {governor, min_freq, max_freq, frequency}");
+					errors++;
+				}
+				for (const cJSON *e = cJSON_IsObject(c) ? c->child : NULL; e; e = e->next) {
+					int known = 0;
+					for (int i = 0; ok[i]; i++)
+						known |= !strcmp(ok[i], e->string);
+					if (!known || (!cJSON_IsString(e) && !cJSON_IsNumber(e))) {
+						char *ep = kvb_path_key(cp, e->string);
+						kvb_diag_at(d, ep, known ? "expected a scalar value"
+									 : "unknown cpufreq key (known: governor, min_freq, max_freq, frequency)");
+						free(ep);
+						errors++;
+					}
+				}
+				free(cp);
+			}
+			merge_map(&rt->cpufreq, kv);
 		}
 		free(p);
 	}
@@ -115,6 +141,7 @@ void kvb_runtime_merge(struct kvb_runtime *dst, const struct kvb_runtime *src)
 		dst->cgroup_depth = src->cgroup_depth;
 	merge_map(&dst->sysctl, src->sysctl);
 	merge_map(&dst->sysfs, src->sysfs);
+	merge_map(&dst->cpufreq, src->cpufreq);
 }
 
 void kvb_runtime_copy(struct kvb_runtime *dst, const struct kvb_runtime *src)
@@ -136,5 +163,7 @@ cJSON *kvb_runtime_to_json(const struct kvb_runtime *rt)
 		cJSON_AddItemToObject(o, "sysfs", cJSON_Duplicate(rt->sysfs, 1));
 	if (rt->governor)
 		cJSON_AddStringToObject(o, "governor", rt->governor);
+	if (rt->cpufreq)
+		cJSON_AddItemToObject(o, "cpufreq", cJSON_Duplicate(rt->cpufreq, 1));
 	return o;
 }

@@ -6,7 +6,9 @@
  *   cgroup_depth  run the workload N cgroups deep (0 = root cgroup)
  *   sysctl        {name: value}, written to /proc/sys before, restored after
  *   sysfs         {path: value} (WA3 alias: sysfile_values), same
- *   governor      cpufreq scaling_governor for every policy
+ *   governor      cpufreq scaling_governor for every policy with an online CPU
+ *   cpufreq       {CLUSTER: {governor, min_freq, max_freq, frequency}} per
+ *                 topology.clusters name (kHz); engine/cpufreq_plan.h
  */
 #ifndef KVB_RUNTIME_H
 #define KVB_RUNTIME_H
@@ -19,6 +21,7 @@ struct kvb_runtime {
 	cJSON *sysctl;     /* owned object name -> scalar, or NULL */
 	cJSON *sysfs;      /* owned object path -> scalar, or NULL */
 	char *governor;    /* owned, NULL = unset */
+	cJSON *cpufreq;    /* owned object cluster -> {governor, min_freq, max_freq, frequency}, or NULL */
 };
 
 extern const struct kvb_keydef kvb_runtime_keys[];

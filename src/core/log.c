@@ -6,10 +6,29 @@
 
 int kvb_log_level = KVB_LOG_INFO;
 
+static void (*g_hook)(void *arg, enum kvb_log_level lvl, const char *msg);
+static void *g_hook_arg;
+static int g_in_hook;
+
+void kvb_log_set_hook(void (*hook)(void *arg, enum kvb_log_level lvl, const char *msg), void *arg)
+{
+	g_hook = hook;
+	g_hook_arg = arg;
+}
+
 void kvb_log(enum kvb_log_level lvl, const char *fmt, ...)
 {
 	static const char *const pfx[] = { "error: ", "warning: ", "", "debug: " };
 	va_list ap;
+	if (g_hook && lvl <= KVB_LOG_WARN && !g_in_hook) {
+		char msg[2048];
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		g_in_hook = 1;
+		g_hook(g_hook_arg, lvl, msg);
+		g_in_hook = 0;
+	}
 	if ((int)lvl > kvb_log_level)
 		return;
 	fprintf(stderr, "kvbench: %s", pfx[lvl]);

@@ -10,6 +10,14 @@ enum kvb_log_level { KVB_LOG_ERROR, KVB_LOG_WARN, KVB_LOG_INFO, KVB_LOG_DEBUG };
 /* Messages above this level are dropped. Default KVB_LOG_INFO; -q/-v change it. */
 extern int kvb_log_level;
 
+/*
+ * A hook that also receives every error and warning (whatever kvb_log_level
+ * says), formatted without the "kvbench: " prefix: the run engine records
+ * them as event rows (nothing silent, DESIGN.md §5). NULL removes it. The
+ * hook must not log (a nested call is dropped, not recursed into).
+ */
+void kvb_log_set_hook(void (*hook)(void *arg, enum kvb_log_level lvl, const char *msg), void *arg);
+
 void kvb_log(enum kvb_log_level lvl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define kvb_err(...) kvb_log(KVB_LOG_ERROR, __VA_ARGS__)
 #define kvb_warn(...) kvb_log(KVB_LOG_WARN, __VA_ARGS__)

@@ -1,7 +1,9 @@
 /* Implements runtime knobs on a target: value writes with restore, cgroup nesting, affinity wrap. */
 #include "engine/knobs.h"
 #include "core/log.h"
+#include "core/buf.h"
 #include "core/util.h"
+#include "engine/cpufreq_plan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,10 @@ void kvb_knob_state_release(struct kvb_knob_state *k)
 	kvb_strv_release(&k->olds);
 	kvb_strv_release(&k->wrap);
 	kvb_strv_release(&k->cgdirs);
+	kvb_cgroup_hier_release(&k->cg);
+	free(k->cg_expect);
+	free(k->cg_report);
+	k->cg_expect = k->cg_report = NULL;
 }
 
 static int write_knob(struct kvb_target *t, struct kvb_knob_state *k, const char *path, const char *value,
@@ -39,56 +45,50 @@ static int write_knob(struct kvb_target *t, struct kvb_knob_state *k, const char
 	return KVB_OK;
 }
 
-/* Finds the cgroup hierarchy: "v2 /sys/fs/cgroup" or "v1 /sys/fs/cgroup/cpu". */
-static int cgroup_root(struct kvb_target *t, char **root, int *v2, struct kvb_error *err)
+/* Enables +cpu in a cgroup2 directory's subtree_control unless it is on already; failing fails the job. */
+static int enable_cpu(struct kvb_target *t, const char *dir, struct kvb_error *err)
 {
-	static const char *const argv[] = {
-		"sh", "-c",
-		"if [ -f /sys/fs/cgroup/cgroup.controllers ]; then echo v2 /sys/fs/cgroup;"
-		" elif [ -f /sys/fs/cgroup/cpu/cgroup.procs ]; then echo v1 /sys/fs/cgroup/cpu;"
-		" elif [ -f /sys/fs/cgroup/cpu,cpuacct/cgroup.procs ]; then echo v1 /sys/fs/cgroup/cpu,cpuacct;"
-		" else echo none; fi",
-		NULL
-	};
-	struct kvb_exec_result r;
-	int rc;
-	kvb_exec_result_init(&r);
-	rc = kvb_target_run_ok(t, argv, 30000, &r, err);
-	if (!rc) {
-		char *nl = strchr(r.out.data, '\n');
-		if (nl)
-			*nl = '\0';
-		if (!strncmp(r.out.data, "v2 ", 3) || !strncmp(r.out.data, "v1 ", 3)) {
-			*v2 = r.out.data[1] == '2';
-			*root = kvb_xstrdup(r.out.data + 3);
-		} else {
-			rc = kvb_error_set(err, KVB_ETARGET, "cgroup_depth: no cgroup v2 or v1 cpu hierarchy on the target");
-		}
-	}
-	kvb_exec_result_release(&r);
+	char *ctl = kvb_xasprintf("%s/cgroup.subtree_control", dir), *cur = NULL;
+	int rc = KVB_OK, on = 0;
+	if (!kvb_target_read(t, ctl, &cur, err) && cur)
+		for (char *s = cur, *save = NULL, *w; !on && (w = strtok_r(s, " \t\r\n", &save)); s = NULL)
+			on = !strcmp(w, "cpu");
+	if (!on && kvb_target_write(t, ctl, "+cpu", err))
+		rc = kvb_error_prefix(err, "cgroup_depth: cannot enable the cpu controller in %s", dir);
+	free(cur);
+	free(ctl);
 	return rc;
 }
 
+/*
+ * Creates kvbench-<tag>/l2/.../lN under the hierarchy that has the cpu
+ * controller (engine/cgroup.h) and records in k what the workload's
+ * /proc/PID/cgroup must say.
+ */
 static int setup_cgroup(struct kvb_target *t, int depth, const char *tag, struct kvb_knob_state *k, char **procs,
 			struct kvb_error *err)
 {
-	char *root = NULL, *cur;
-	int v2 = 0, rc;
-	if ((rc = cgroup_root(t, &root, &v2, err)))
+	struct kvb_buf rel = KVB_BUF_INIT;
+	char *cur;
+	int rc;
+	if ((rc = kvb_cgroup_find(t, &k->cg, err)))
 		return rc;
-	cur = kvb_xstrdup(root);
+	cur = kvb_xstrdup(k->cg.mount);
 	for (int level = 1; level <= depth && !rc; level++) {
-		char *next = level == 1 ? kvb_xasprintf("%s/kvbench-%s", cur, tag) : kvb_xasprintf("%s/l%d", cur, level);
-		const char *mk[] = { "mkdir", "-p", next, NULL };
+		char *next;
+		const char *mk[] = { "mkdir", "-p", NULL, NULL };
 		struct kvb_exec_result r;
-		if (v2) {
-			char *ctl = kvb_xasprintf("%s/cgroup.subtree_control", cur);
-			struct kvb_error ignore;
-			/* Without +cpu the nesting still exists but cpu accounting is flat: warn, go on. */
-			if (kvb_target_write(t, ctl, "+cpu", &ignore))
-				kvb_warn("cgroup_depth: cannot enable the cpu controller in %s: %s", cur, ignore.msg);
-			free(ctl);
+		if (level == 1)
+			kvb_buf_addf(&rel, "/kvbench-%s", tag);
+		else
+			kvb_buf_addf(&rel, "/l%d", level);
+		next = kvb_xasprintf("%s%s", k->cg.mount, rel.data);
+		/* without +cpu the nesting exists but cpu time is not divided by it: a depth not tested */
+		if (k->cg.v2 && (rc = enable_cpu(t, cur, err))) {
+			free(next);
+			break;
 		}
+		mk[2] = next;
 		kvb_exec_result_init(&r);
 		rc = kvb_target_run_ok(t, mk, 30000, &r, err);
 		kvb_exec_result_release(&r);
@@ -97,10 +97,43 @@ static int setup_cgroup(struct kvb_target *t, int depth, const char *tag, struct
 		free(cur);
 		cur = next;
 	}
-	if (!rc)
+	if (!rc) {
 		*procs = kvb_xasprintf("%s/cgroup.procs", cur);
+		free(k->cg_expect);
+		k->cg_expect = kvb_xstrdup(rel.len ? rel.data : "/");
+	}
 	free(cur);
-	free(root);
+	kvb_buf_release(&rel);
+	return rc;
+}
+
+int kvb_knobs_check_cgroup(struct kvb_target *t, const struct kvb_knob_state *k, char **where, struct kvb_error *err)
+{
+	char *txt = NULL, *got;
+	int rc;
+	*where = NULL;
+	if (!k->cg_expect || !k->cg_report)
+		return KVB_OK;
+	if (kvb_target_read(t, k->cg_report, &txt, err) || !txt || !*txt) {
+		free(txt);
+		return kvb_error_set(err, KVB_ETARGET,
+				     "cgroup_depth: the workload left no /proc/PID/cgroup record (%s): it did not run through "
+				     "the cgroup wrapper",
+				     k->cg_report);
+	}
+	got = kvb_cgroup_proc_path(txt, &k->cg);
+	if (!got)
+		rc = kvb_error_set(err, KVB_ETARGET, "cgroup_depth: the workload's /proc/PID/cgroup has no line for %s (%s)",
+				   k->cg.mount, k->cg.v2 ? "cgroup2" : k->cg.controllers);
+	else if (strcmp(got, k->cg_expect))
+		rc = kvb_error_set(err, KVB_ETARGET, "cgroup_depth: the workload ran in %s of %s, not in %s", got,
+				   k->cg.mount, k->cg_expect);
+	else {
+		rc = KVB_OK;
+		*where = strcmp(got, "/") ? kvb_xasprintf("%s%s", k->cg.mount, got) : kvb_xstrdup(k->cg.mount);
+	}
+	free(got);
+	free(txt);
 	return rc;
 }
 
@@ -122,22 +155,22 @@ int kvb_knobs_apply(struct kvb_target *t, const struct kvb_runtime *rt, const ch
 		free(path);
 		free(val);
 	}
-	for (const cJSON *kv = rt->sysfs ? rt->sysfs->child : NULL; kv && !rc; kv = kv->next) {
-		char *val = kvb_node_str(kv);
-		rc = write_knob(t, k, kv->string, val, err);
-		free(val);
-	}
-	if (!rc && rt->governor) {
-		static const char *const argv[] = { "sh", "-c",
-			"for f in /sys/devices/system/cpu/cpufreq/policy*/scaling_governor; do [ -e \"$f\" ] && echo \"$f\"; done; true",
-			NULL };
+	if (!rc && (rt->sysfs || rt->governor || rt->cpufreq)) {
+		/* governors first, then frequencies, then the other sysfs values (engine/cpufreq_plan.h) */
 		struct kvb_exec_result r;
+		struct kvb_write_plan wp;
 		kvb_exec_result_init(&r);
-		rc = kvb_target_run_ok(t, argv, 30000, &r, err);
-		if (!rc && !r.out.len)
-			rc = kvb_error_set(err, KVB_ETARGET, "governor: the target has no cpufreq policies");
-		for (char *line = r.out.data, *save = NULL, *tok; !rc && (tok = strtok_r(line, "\n", &save)); line = NULL)
-			rc = write_knob(t, k, tok, rt->governor, err);
+		if (rt->governor || rt->cpufreq)
+			rc = kvb_target_run_ok(t, kvb_cpufreq_list_argv, 30000, &r, err);
+		if (!rc)
+			rc = kvb_cpufreq_plan(rt, r.out.data, k->clusters, k->nclusters, &wp, err);
+		if (!rc) {
+			for (size_t i = 0; i < wp.warnings.n; i++)
+				kvb_warn("%s", wp.warnings.v[i]);
+			for (size_t i = 0; i < wp.paths.n && !rc; i++)
+				rc = write_knob(t, k, wp.paths.v[i], wp.values.v[i], err);
+			kvb_write_plan_release(&wp);
+		}
 		kvb_exec_result_release(&r);
 	}
 	if (!rc && rt->cgroup_depth >= 0)
@@ -151,9 +184,18 @@ int kvb_knobs_apply(struct kvb_target *t, const struct kvb_runtime *rt, const ch
 	if (procs) {
 		kvb_strv_push(&k->wrap, "sh");
 		kvb_strv_push(&k->wrap, "-c");
-		kvb_strv_push(&k->wrap, "echo $$ > \"$1\" || exit 125; shift; exec \"$@\"");
-		kvb_strv_push(&k->wrap, "kvb-cgroup");
-		kvb_strv_push(&k->wrap, procs);
+		if (k->cg_report) {
+			/* the workload's own /proc/PID/cgroup (exec keeps the pid) goes to cg_report for the check */
+			kvb_strv_push(&k->wrap, "echo $$ > \"$1\" || exit 125; cat /proc/$$/cgroup > \"$2\" || exit 125; "
+						"shift 2; exec \"$@\"");
+			kvb_strv_push(&k->wrap, "kvb-cgroup");
+			kvb_strv_push(&k->wrap, procs);
+			kvb_strv_push(&k->wrap, k->cg_report);
+		} else {
+			kvb_strv_push(&k->wrap, "echo $$ > \"$1\" || exit 125; shift; exec \"$@\"");
+			kvb_strv_push(&k->wrap, "kvb-cgroup");
+			kvb_strv_push(&k->wrap, procs);
+		}
 		free(procs);
 	}
 	if (rt->cpus) {

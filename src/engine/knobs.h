@@ -6,14 +6,20 @@
  *   sh -c 'echo $$ > "$1" && shift && exec "$@"' kvb-cgroup PROCS taskset -c CPUS <cmd...>
  *
  * Only fixed script text reaches sh; every value travels as an argument.
- * cgroups: v2 (/sys/fs/cgroup with cgroup.controllers, +cpu enabled down the
- * chain) or the v1 cpu controller; depth N creates kvbench-<tag>/l2/.../lN
- * under the hierarchy root, and depth 0 is the root cgroup itself.
+ * cgroups: the hierarchy that has the cpu controller (engine/cgroup.h: a
+ * cgroup2 mount with cpu in cgroup.controllers, +cpu enabled down the chain,
+ * else the v1 mount with the cpu option, e.g. Android's /dev/cpuctl); depth
+ * N creates kvbench-<tag>/l2/.../lN under its root, depth 0 is the root
+ * cgroup itself. A controller that cannot be enabled fails the job. With
+ * cg_report set, the wrapper also copies the workload's /proc/PID/cgroup
+ * there, and kvb_knobs_check_cgroup() fails the job unless it is the leaf.
  */
 #ifndef KVB_KNOBS_H
 #define KVB_KNOBS_H
 
+#include "config/platform.h"
 #include "config/runtime.h"
+#include "engine/cgroup.h"
 #include "target/target.h"
 
 struct kvb_knob_state {
@@ -26,6 +32,12 @@ struct kvb_knob_state {
 	struct kvb_strv olds;    /* their previous values, same order */
 	struct kvb_strv wrap;    /* argv prefix for the workload */
 	struct kvb_strv cgdirs;  /* cgroup directories created, outermost first */
+	char *cg_report;         /* set by the caller (owned, freed by release): remote file for the
+				  * workload's /proc/PID/cgroup; NULL: no membership check */
+	struct kvb_cgroup_hier cg; /* the hierarchy used by cgroup_depth */
+	char *cg_expect;         /* the leaf's path relative to cg.mount ("/" at depth 0), or NULL */
+	const struct kvb_cluster *clusters; /* topology.clusters for per-cluster cpufreq knobs (borrowed) */
+	size_t nclusters;
 };
 
 void kvb_knob_state_init(struct kvb_knob_state *k);
@@ -41,5 +53,11 @@ int kvb_knobs_apply(struct kvb_target *t, const struct kvb_runtime *rt, const ch
 /* Restores written values and removes created cgroups; returns the first error but tries everything. */
 int kvb_knobs_restore(struct kvb_target *t, struct kvb_knob_state *k, struct kvb_error *err);
 void kvb_knob_state_release(struct kvb_knob_state *k);
+/*
+ * After the workload: with a cgroup_depth and cg_report, reads the record and
+ * checks the workload ran in the leaf asked for. *where gets the leaf's full
+ * path (owned; NULL without cgroup_depth). KVB_ETARGET names the cgroup it ran in.
+ */
+int kvb_knobs_check_cgroup(struct kvb_target *t, const struct kvb_knob_state *k, char **where, struct kvb_error *err);
 
 #endif

@@ -80,7 +80,17 @@ struct engine {
 	int tty;
 	char tag[32];
 	char store_err[KVB_ERRMSG_MAX / 2]; /* why the last job could not be stored */
+	int64_t cur_job_id;   /* the job running now (events name it), 0 between jobs */
+	char *job_cgroup;     /* cgroup_depth: the leaf the last attempt's workload ran in */
 };
+
+/* Every error and warning printed during a run is an event row (DESIGN.md §5). */
+static void log_to_events(void *arg, enum kvb_log_level lvl, const char *msg)
+{
+	struct engine *e = arg;
+	if (e->st && e->run_id > 0)
+		kvb_store_event_job(e->st, e->run_id, e->cur_job_id, lvl == KVB_LOG_ERROR ? "error" : "warning", msg);
+}
 
 static void progress(struct engine *e, const struct kvb_plan_job *j, const char *what)
 {
@@ -221,6 +231,11 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	ks.on_save = knob_saved_cb;
 	ks.on_restored = knob_restored_cb;
 	ks.cb_arg = e;
+	ks.cg_report = kvb_xasprintf("%s/kvb-cgroup", rdir);
+	ks.clusters = e->plat->clusters;
+	ks.nclusters = e->plat->nclusters;
+	free(e->job_cgroup);
+	e->job_cgroup = NULL;
 	rc = kvb_knobs_apply(&e->target, &rt, e->tag, &ks, err);
 	/* a knob the board does not have fails the same way every time: no retry */
 	e->knob_failed = rc != KVB_OK;
@@ -245,11 +260,12 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 			e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
 			kvb_instr_job_release(&ij);
 		}
+		/* a number stored under cgroup_depth=N must have run N deep: checked, not assumed */
+		if (!rc && (rc = kvb_knobs_check_cgroup(&e->target, &ks, &e->job_cgroup, err)))
+			e->knob_failed = 1;
 		struct kvb_error rerr;
-		if (kvb_knobs_restore(&e->target, &ks, &rerr)) {
+		if (kvb_knobs_restore(&e->target, &ks, &rerr))
 			kvb_warn("restoring knobs after job %d: %s", j->seq, rerr.msg);
-			kvb_store_event(e->st, e->run_id, "warning", "restoring knobs after job %d: %s", j->seq, rerr.msg);
-		}
 	}
 	{
 		const char *rm[] = { "rm", "-rf", rdir, NULL };
@@ -288,8 +304,7 @@ static void fail_variant(struct engine *e, size_t v, const char *why)
 	struct kvb_error err;
 	e->variant_failed[v] = 1;
 	e->failures++;
-	kvb_err("variant %s failed: %s", e->a->variants[v].name, why);
-	kvb_store_event(e->st, e->run_id, "error", "variant %s failed: %s", e->a->variants[v].name, why);
+	kvb_err("variant %s failed: %s", e->a->variants[v].name, why); /* an event via log_to_events */
 	if (kvb_store_variant_status(e->st, e->variant_ids[v], "failed", why, &err))
 		kvb_err("%s", err.msg);
 	skip_jobs(e, v, 0, why);
@@ -400,6 +415,7 @@ static int run_job(struct engine *e, size_t idx)
 	int rc = KVB_ETARGET;
 
 	kvb_error_clear(&err);
+	e->cur_job_id = row->id;
 	if (kvb_store_job_start(e->st, row->id, start, &err))
 		kvb_err("%s", err.msg);
 	kvb_metrics_init(&m);
@@ -454,6 +470,7 @@ static int run_job(struct engine *e, size_t idx)
 			.attempts = attempt,
 			.start_ns = start,
 			.end_ns = kvb_wall_ns(),
+			.cgroup = rc ? NULL : e->job_cgroup,
 		};
 		struct kvb_error e2;
 		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
@@ -482,6 +499,7 @@ static int run_job(struct engine *e, size_t idx)
 	}
 	kvb_metrics_release(&m);
 	cJSON_Delete(cls);
+	e->cur_job_id = 0;
 	if (abandon == 1) {
 		char why[KVB_ERRMSG_MAX + 64];
 		snprintf(why, sizeof(why), "target stopped answering: %s", err.msg);
@@ -639,6 +657,7 @@ static void release_engine(struct engine *e)
 		free(e->rows[i].runtime_json);
 	}
 	free(e->rows);
+	free(e->job_cgroup);
 	free(e->variant_ids);
 	free(e->variant_failed);
 	for (size_t v = 0; e->variant_why && v < e->a->nvariants; v++)
@@ -697,6 +716,8 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	}
 	rc = setup_run(&e, err);
 	*run_id = e.run_id;
+	if (!rc)
+		kvb_log_set_hook(log_to_events, &e);
 	if (rc) {
 		release_engine(&e);
 		return rc;
@@ -711,6 +732,7 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s.d/run-%lld: %s", e.st->path,
 				   (long long)e.run_id, strerror(errno));
 		kvb_store_run_status(e.st, e.run_id, "interrupted", 1, &e2);
+		kvb_log_set_hook(NULL, NULL);
 		release_engine(&e);
 		return rc;
 	}
@@ -797,6 +819,7 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	   : (interrupted || e.failures) ? kvb_error_set(err, KVB_EJOBS, "run %lld is incomplete: %d failure(s)%s",
 						      (long long)e.run_id, e.failures, interrupted ? ", interrupted" : "")
 					 : KVB_OK;
+	kvb_log_set_hook(NULL, NULL);
 	release_engine(&e);
 	return rc;
 }

@@ -1,5 +1,6 @@
 /* Implements `kvbench diff`: statistics per group/variant and the long, wide and --by tables. */
 #include "report/diff.h"
+#include "report/event_notes.h"
 #include "core/log.h"
 #include "report/box.h"
 
@@ -26,6 +27,7 @@ const char *kvb_stat_name(enum kvb_stat s)
 
 /* CSV output is for scripts: full precision instead of display rounding. */
 static int g_full_precision;
+static struct kvb_event_notes g_notes; /* events of the shown jobs: footnotes (report/event_notes.h) */
 
 const char *kvb_fmt_num(double x, char *buf, size_t n)
 {
@@ -208,7 +210,7 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 			kvb_box_cell(&b, t);
 			if (labels)
 				kvb_box_cell(&b, g->label);
-			kvb_box_cell(&b, r->variants.v[v]);
+			kvb_box_cellf(&b, "%s%s", r->variants.v[v], kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)));
 			kvb_box_cellf(&b, "%zu", cs.s.n);
 			kvb_box_cellf(&b, "%zu", cs.boots);
 			kvb_box_cell(&b, kvb_fmt_num(cs.value, n1, sizeof(n1)));
@@ -482,6 +484,8 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		return rc;
 	}
 	g_full_precision = !strcmp(f, "csv");
+	kvb_event_notes_load(s, r.runs, r.nruns, &g_notes, err);
+	g_notes.by = o->sel.by;
 	if (!strcmp(f, "json"))
 		print_json(&r, o, out);
 	else if (o->sel.by)
@@ -494,6 +498,9 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		fprintf(out, "%s* significant at alpha %g; p: Welch on boot means (>= 2 boots; with the bootstrap CI of the "
 			     "ratio) or max(Welch, Mann-Whitney) (1 boot); ~ no significant change\n",
 			!strcmp(f, "markdown") ? "\n" : "", o->alpha);
+	if (!strcmp(f, "table") || !strcmp(f, "markdown"))
+		kvb_event_notes_print(&g_notes, f, out);
+	kvb_event_notes_release(&g_notes);
 	if (one_boot)
 		kvb_warn("some comparisons have a single boot per variant: kernel and boot effects cannot be separated "
 			 "(run with --rounds 2 or more)");

@@ -184,6 +184,14 @@ char *kvb_store_artifact_dir(const struct kvb_store *s, int64_t run_id)
 		errno = saved;
 		return NULL;
 	}
+	{
+		/* absolute, so hooks (run from the platform directory) and stored artifact paths do not depend on cwd */
+		char *abs = realpath(d, NULL);
+		if (abs) {
+			free(d);
+			d = abs;
+		}
+	}
 	return d;
 }
 
@@ -422,6 +430,8 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = ?, end_ns = ? WHERE id = ?", "ttiiii",
 		      o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
 	if (!rc)
+		rc = run_stmt(s, err, NULL, "UPDATE job SET cgroup = ? WHERE id = ?", "ti", o->cgroup, job_id);
+	if (!rc)
 		rc = run_stmt(s, err, NULL,
 			      "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
 			      "iittii", job_id, (int64_t)o->attempts, o->status, o->error, o->start_ns, o->end_ns);
@@ -496,6 +506,16 @@ int kvb_store_knob_leftovers(struct kvb_store *s, const char *platform, struct k
 int kvb_store_knob_clear(struct kvb_store *s, const char *platform, struct kvb_error *err)
 {
 	return run_stmt(s, err, NULL, "DELETE FROM knob_saved WHERE platform = ?", "t", platform);
+}
+
+void kvb_store_event_job(struct kvb_store *s, int64_t run_id, int64_t job_id, const char *level, const char *msg)
+{
+	if (job_id > 0)
+		run_stmt(s, NULL, NULL, "INSERT INTO event(run_id, t_ns, level, message, job_id) VALUES(?,?,?,?,?)", "iitti",
+			 run_id, (int64_t)kvb_wall_ns(), level, msg, job_id);
+	else
+		run_stmt(s, NULL, NULL, "INSERT INTO event(run_id, t_ns, level, message) VALUES(?,?,?,?)", "iitt", run_id,
+			 (int64_t)kvb_wall_ns(), level, msg);
 }
 
 void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, const char *fmt, ...)

@@ -112,6 +112,7 @@ struct kvb_job_outcome {
 	const char *error;   /* NULL when ok */
 	int attempts;
 	int64_t start_ns, end_ns;
+	const char *cgroup;  /* cgroup_depth: the leaf the workload ran in (0006), or NULL */
 };
 /*
  * Commits a finished job in ONE transaction: job row, final attempt row,
@@ -137,6 +138,8 @@ int kvb_store_knob_leftovers(struct kvb_store *s, const char *platform, struct k
 			     struct kvb_strv *originals, struct kvb_error *err);
 int kvb_store_knob_clear(struct kvb_store *s, const char *platform, struct kvb_error *err);
 
+/* Appends an event of job job_id (0: none) to the run's log (0006_events_cgroup.sql). Best effort. */
+void kvb_store_event_job(struct kvb_store *s, int64_t run_id, int64_t job_id, const char *level, const char *msg);
 /* Appends to the run's event log. Failures are ignored (the log is best effort). */
 void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

@@ -6,6 +6,7 @@
 #   sshd-fixture.sh restart DIR      stop, then start again with the same port, keys and config
 #   sshd-fixture.sh signal DIR SIG   send SIG to every process of every open session
 #                                    (the per-connection sshd and what runs under it), not the listener
+#   sshd-fixture.sh sessions DIR     print "PID COMMAND" for every process of every open session
 #
 # DIR must not exist or be empty for `start`. It receives:
 #   host_ed25519[.pub]      the server's host key
@@ -156,6 +157,12 @@ cmd_signal() {
 	for p in $(descendants "$pid"); do kill -s "$sig" "$p" 2>/dev/null || true; done
 }
 
+cmd_sessions() {
+	local pid p
+	pid=$(listener_pid "$1") || return 0
+	for p in $(descendants "$pid"); do ps -o pid=,comm= -p "$p" 2>/dev/null || true; done
+}
+
 cmd_stop() {
 	local dir=$1 pid i
 	pid=$(listener_pid "$dir") || return 0
@@ -181,11 +188,12 @@ cmd_restart() {
 	die "cannot restart sshd on port $port; see $dir/sshd.log"
 }
 
-[[ $# -ge 2 ]] || die "usage: $0 start|stop|restart DIR | signal DIR SIG"
+[[ $# -ge 2 ]] || die "usage: $0 start|stop|restart|sessions DIR | signal DIR SIG"
 case $1 in
 start) cmd_start "$2" ;;
 stop) cmd_stop "$2" ;;
 restart) cmd_restart "$2" ;;
+sessions) cmd_sessions "$2" ;;
 signal) [[ $# -eq 3 ]] || die "usage: $0 signal DIR SIG"; cmd_signal "$2" "$3" ;;
 *) die "unknown command '$1'" ;;
 esac

@@ -56,3 +56,6 @@ kvb_script_test(it_security integration/security.sh integration 240)
 kvb_test(test_hostkey ${CMAKE_CURRENT_LIST_DIR}/test_hostkey.c integration 110)
 target_link_libraries(test_hostkey PRIVATE kvb_sshd_fixture)
 kvb_script_test(it_faults integration/faults.sh integration 240)
+# cgroup_depth on Android's layout (cgroup2 without cpu + v1 cpu elsewhere), real cgroups in a mount namespace.
+kvb_script_test(it_cgroups_android integration/cgroups_android.sh integration 180)
+kvb_script_test(it_paths integration/paths.sh integration 120)

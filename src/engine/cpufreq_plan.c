@@ -1,0 +1,178 @@
+/* Implements the ordering of cpufreq and sysfs knob writes (governors first, offline policies skipped). */
+#include "engine/cpufreq_plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const kvb_cpufreq_list_argv[] = {
+	"sh", "-c",
+	"for d in /sys/devices/system/cpu/cpufreq/policy*; do [ -e \"$d/scaling_governor\" ] || continue;"
+	" a=$(cat \"$d/affected_cpus\" 2>/dev/null); r=$(cat \"$d/related_cpus\" 2>/dev/null);"
+	" echo \"$d|$a|$r\"; done; true",
+	NULL
+};
+
+void kvb_write_plan_release(struct kvb_write_plan *p)
+{
+	kvb_strv_release(&p->paths);
+	kvb_strv_release(&p->values);
+	kvb_strv_release(&p->warnings);
+}
+
+static void add(struct kvb_write_plan *p, const char *path, const char *value)
+{
+	kvb_strv_push(&p->paths, path);
+	kvb_strv_push(&p->values, value);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/* 1 when CPU number cpu is in a cpufreq list ("0 1 2 3", space separated, as affected_cpus/related_cpus). */
+static int cpu_in(const char *list, long cpu)
+{
+	char *end;
+	for (const char *s = list; *s;) {
+		long v = strtol(s, &end, 10);
+		if (end == s)
+			break;
+		if (v == cpu)
+			return 1;
+		s = end;
+	}
+	return 0;
+}
+
+static int blank(const char *s)
+{
+	return strspn(s, " \t\r\n") == strlen(s);
+}
+
+/* Policies as parallel lists of directory, affected (online) CPUs and related CPUs. */
+struct policies {
+	struct kvb_strv dir, affected, related;
+};
+
+static void parse_policies(const char *txt, struct policies *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	for (const char *s = txt ? txt : ""; *s;) {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		char *line = kvb_xstrndup(s, n), *b1 = strchr(line, '|'), *b2 = b1 ? strchr(b1 + 1, '|') : NULL;
+		if (b2) {
+			*b1 = *b2 = '\0';
+			for (char *c = b2 + 1; *c; c++)
+				if (*c == '\r')
+					*c = '\0';
+			kvb_strv_push(&ps->dir, line);
+			kvb_strv_push(&ps->affected, b1 + 1);
+			kvb_strv_push(&ps->related, b2 + 1);
+		}
+		free(line);
+		s += n + (nl ? 1 : 0);
+	}
+}
+
+static void release_policies(struct policies *ps)
+{
+	kvb_strv_release(&ps->dir);
+	kvb_strv_release(&ps->affected);
+	kvb_strv_release(&ps->related);
+}
+
+/* Per-cluster writes of one kind (key "governor", or the frequency keys) for every cluster in rt->cpufreq. */
+static int plan_clusters(const struct kvb_runtime *rt, const struct policies *ps, const struct kvb_cluster *cl,
+			 size_t ncl, int governors, struct kvb_write_plan *p, struct kvb_error *err)
+{
+	static const char *const freq_keys[][2] = { { "max_freq", "scaling_max_freq" },
+						    { "min_freq", "scaling_min_freq" },
+						    { "frequency", "scaling_setspeed" } };
+	for (const cJSON *c = rt->cpufreq ? rt->cpufreq->child : NULL; c; c = c->next) {
+		const struct kvb_cluster *k = NULL;
+		long first;
+		size_t pi;
+		for (size_t i = 0; i < ncl && !k; i++)
+			if (!strcmp(cl[i].name, c->string))
+				k = &cl[i];
+		if (!k)
+			return kvb_error_set(err, KVB_EINPUT, "cpufreq: cluster '%s' is not in the platform's topology.clusters",
+					     c->string);
+		first = strtol(k->cpus, NULL, 10);
+		for (pi = 0; pi < ps->dir.n; pi++)
+			if (cpu_in(ps->related.v[pi], first) || cpu_in(ps->affected.v[pi], first))
+				break;
+		if (pi == ps->dir.n)
+			return kvb_error_set(err, KVB_ETARGET, "cpufreq: no cpufreq policy holds CPU %ld (cluster '%s')", first,
+					     c->string);
+		if (blank(ps->affected.v[pi]))
+			return kvb_error_set(err, KVB_ETARGET, "cpufreq: cluster '%s' (%s): every CPU of %s is offline",
+					     c->string, k->cpus, ps->dir.v[pi]);
+		if (governors) {
+			const cJSON *g = cJSON_GetObjectItemCaseSensitive(c, "governor");
+			if (cJSON_IsString(g)) {
+				char *path = kvb_xasprintf("%s/scaling_governor", ps->dir.v[pi]);
+				add(p, path, g->valuestring);
+				free(path);
+			}
+			continue;
+		}
+		for (size_t f = 0; f < KVB_ARRAY_SIZE(freq_keys); f++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, freq_keys[f][0]);
+			if (v) {
+				char *path = kvb_xasprintf("%s/%s", ps->dir.v[pi], freq_keys[f][1]), *val = kvb_node_str(v);
+				add(p, path, val);
+				free(val);
+				free(path);
+			}
+		}
+	}
+	return KVB_OK;
+}
+
+int kvb_cpufreq_plan(const struct kvb_runtime *rt, const char *policies, const struct kvb_cluster *clusters,
+		     size_t nclusters, struct kvb_write_plan *p, struct kvb_error *err)
+{
+	struct policies ps;
+	int rc = KVB_OK;
+	memset(p, 0, sizeof(*p));
+	parse_policies(policies, &ps);
+	if ((rt->governor || rt->cpufreq) && !ps.dir.n)
+		rc = kvb_error_set(err, KVB_ETARGET, "%s: the target has no cpufreq policies",
+				   rt->governor ? "governor" : "cpufreq");
+	/* 1. governors: the global knob, then per cluster, then sysfs scaling_governor values */
+	for (size_t i = 0; !rc && rt->governor && i < ps.dir.n; i++) {
+		char *path = kvb_xasprintf("%s/scaling_governor", ps.dir.v[i]);
+		if (blank(ps.affected.v[i]))
+			kvb_strv_pushf(&p->warnings, "governor: skipping %s: every CPU of the policy is offline (related_cpus %s)",
+				       ps.dir.v[i], ps.related.v[i]);
+		else
+			add(p, path, rt->governor);
+		free(path);
+	}
+	if (!rc)
+		rc = plan_clusters(rt, &ps, clusters, nclusters, 1, p, err);
+	for (const cJSON *kv = rt->sysfs ? rt->sysfs->child : NULL; !rc && kv; kv = kv->next)
+		if (ends_with(kv->string, "/scaling_governor")) {
+			char *val = kvb_node_str(kv);
+			add(p, kv->string, val);
+			free(val);
+		}
+	/* 2. frequencies (need the governor: scaling_setspeed only under userspace) */
+	if (!rc)
+		rc = plan_clusters(rt, &ps, clusters, nclusters, 0, p, err);
+	/* 3. the rest of sysfs: governor tunables exist now */
+	for (const cJSON *kv = rt->sysfs ? rt->sysfs->child : NULL; !rc && kv; kv = kv->next)
+		if (!ends_with(kv->string, "/scaling_governor")) {
+			char *val = kvb_node_str(kv);
+			add(p, kv->string, val);
+			free(val);
+		}
+	release_policies(&ps);
+	if (rc)
+		kvb_write_plan_release(p);
+	return rc;
+}

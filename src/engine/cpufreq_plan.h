@@ -1,0 +1,39 @@
+/*
+ * The order in which cpufreq knobs are written (devlib PR #417, LISA PR #411):
+ * a governor's tunables (policyN/schedutil/rate_limit_us) exist only while
+ * that governor is active, so every governor is written first, then
+ * frequencies, then the remaining sysfs values; restoring goes in reverse
+ * (tunables back, then the governor). A policy whose CPUs are all offline
+ * (empty affected_cpus) rejects writes: the global `governor` knob skips it
+ * with a warning (an event), a per-cluster knob naming it fails the job.
+ *
+ * Runtime knob `cpufreq: {CLUSTER: {governor, min_freq, max_freq, frequency}}`
+ * (kHz, as cpufreq's scaling_* files), CLUSTER a name from topology.clusters;
+ * the cluster's policy is the one whose related_cpus holds its first CPU.
+ */
+#ifndef KVB_CPUFREQ_PLAN_H
+#define KVB_CPUFREQ_PLAN_H
+
+#include "config/platform.h"
+#include "core/error.h"
+#include "core/util.h"
+
+struct kvb_write_plan {
+	struct kvb_strv paths, values; /* writes in order */
+	struct kvb_strv warnings;      /* skipped policies etc. (the caller logs them) */
+};
+
+/* The listing script run on the target; prints "POLICYDIR|affected_cpus|related_cpus" per policy. */
+extern const char *const kvb_cpufreq_list_argv[];
+
+/*
+ * Plans the sysfs, governor and per-cluster cpufreq writes of rt (sysctl is
+ * not included). policies: the listing's output (may be NULL when rt has no
+ * governor or cpufreq knob). KVB_ETARGET/KVB_EINPUT with the reason when a
+ * knob cannot be applied as asked (no policies, unknown cluster, offline cluster).
+ */
+int kvb_cpufreq_plan(const struct kvb_runtime *rt, const char *policies, const struct kvb_cluster *clusters,
+		     size_t nclusters, struct kvb_write_plan *p, struct kvb_error *err);
+void kvb_write_plan_release(struct kvb_write_plan *p);
+
+#endif

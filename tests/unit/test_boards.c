@@ -1,0 +1,202 @@
+/* Tests for board behaviour from the field: cgroup hierarchies (Android, Debian hybrid), ... */
+#include "core/error.h"
+#include "engine/cgroup.h"
+#include "engine/cpufreq_plan.h"
+
+#include "test.h"
+
+#include <stdlib.h>
+
+static char *fixture(const char *rel)
+{
+	const char *src = getenv("KVB_SOURCE_DIR");
+	char path[1024];
+	FILE *f;
+	char *buf;
+	long n;
+	snprintf(path, sizeof(path), "%s/tests/fixtures/field/%s", src ? src : ".", rel);
+	f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "cannot open %s\n", path);
+		return calloc(1, 1);
+	}
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)n + 1);
+	if (fread(buf, 1, (size_t)n, f) != (size_t)n)
+		buf[0] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static int says_cpu(void *arg, const char *mount)
+{
+	return !strcmp((const char *)arg, mount);
+}
+
+static void test_cgroup__android_uses_v1_cpuctl_not_cgroup2(void)
+{
+	char *m = fixture("mounts/android-proc-mounts.txt");
+	struct kvb_cgroup_hier h;
+	struct kvb_error err;
+	/* cgroup2's cgroup.controllers has no cpu (the callback says no for every mount) */
+	CHECK(kvb_cgroup_pick(m, says_cpu, "/nowhere", &h, &err) == KVB_OK);
+	CHECK(h.v2 == 0);
+	CHECK_STR(h.mount, "/dev/cpuctl");
+	CHECK_STR(h.controllers, "cpu");
+	kvb_cgroup_hier_release(&h);
+	/* a cgroup2 that does offer cpu wins */
+	CHECK(kvb_cgroup_pick(m, says_cpu, "/sys/fs/cgroup", &h, &err) == KVB_OK);
+	CHECK(h.v2 == 1);
+	CHECK_STR(h.mount, "/sys/fs/cgroup");
+	kvb_cgroup_hier_release(&h);
+	free(m);
+}
+
+static void test_cgroup__debian_hybrid_uses_sys_fs_cgroup_cpu(void)
+{
+	char *m = fixture("mounts/debian-hybrid-proc-mounts.txt");
+	struct kvb_cgroup_hier h;
+	struct kvb_error err;
+	CHECK(kvb_cgroup_pick(m, NULL, NULL, &h, &err) == KVB_OK);
+	CHECK(h.v2 == 0);
+	CHECK_STR(h.mount, "/sys/fs/cgroup/cpu");
+	CHECK_STR(h.controllers, "cpu");
+	kvb_cgroup_hier_release(&h);
+	free(m);
+}
+
+static void test_cgroup__no_cpu_anywhere_lists_what_it_saw(void)
+{
+	const char *m = "none /sys/fs/cgroup cgroup2 rw,nosuid,nodev,noexec,relatime 0 0\n"
+			"none /dev/blkio cgroup rw,nosuid,nodev,noexec,relatime,blkio 0 0\n"
+			"none /dev/cpuset cgroup rw,nosuid,nodev,noexec,relatime,cpuset,noprefix 0 0\n";
+	struct kvb_cgroup_hier h;
+	struct kvb_error err;
+	CHECK(kvb_cgroup_pick(m, NULL, NULL, &h, &err) == KVB_ETARGET);
+	CHECK_CONTAINS(err.msg, "no cgroup hierarchy with the cpu controller");
+	CHECK_CONTAINS(err.msg, "/sys/fs/cgroup (cgroup2)");
+	/* cpuset is not cpu: whole option words only */
+	CHECK_CONTAINS(err.msg, "/dev/cpuset (cgroup v1: rw,nosuid,nodev,noexec,relatime,cpuset,noprefix)");
+	kvb_cgroup_hier_release(&h);
+}
+
+static void test_cgroup__comounted_cpu_cpuacct_and_escaped_mountpoint(void)
+{
+	const char *m = "cgroup /sys/fs/cgroup/cpu\\040x cgroup rw,nosuid,nodev,noexec,relatime,cpuacct,cpu 0 0\n";
+	struct kvb_cgroup_hier h;
+	struct kvb_error err;
+	CHECK(kvb_cgroup_pick(m, NULL, NULL, &h, &err) == KVB_OK);
+	CHECK_STR(h.mount, "/sys/fs/cgroup/cpu x");
+	CHECK_STR(h.controllers, "cpuacct,cpu");
+	kvb_cgroup_hier_release(&h);
+}
+
+static void test_cgroup__proc_pid_cgroup_path_per_hierarchy(void)
+{
+	/* proc(5) / cgroup-v1 docs: ID:CONTROLLERS:PATH; cgroup2 is 0::PATH. Android-like v1 + v2 lines. */
+	const char *pc = "5:cpuset:/foreground\n4:cpu,cpuacct:/kvbench-run1/l2\n1:blkio:/\n0::/uid_0/pid_42\n";
+	struct kvb_cgroup_hier v1 = { 0, "/dev/cpuctl", "cpu" }, v2 = { 1, "/sys/fs/cgroup", NULL };
+	char *p = kvb_cgroup_proc_path(pc, &v1);
+	CHECK_STR(p, "/kvbench-run1/l2");
+	free(p);
+	p = kvb_cgroup_proc_path(pc, &v2);
+	CHECK_STR(p, "/uid_0/pid_42");
+	free(p);
+	/* CRLF from a pre-N adbd and a missing hierarchy */
+	p = kvb_cgroup_proc_path("3:cpu:/\r\n", &v1);
+	CHECK_STR(p, "/");
+	free(p);
+	CHECK(kvb_cgroup_proc_path("2:cpuset:/\n", &v1) == NULL);
+}
+
+
+/* HiKey960-like: policy0 = CPUs 0-3 (little), policy4 = CPUs 4-7 (big); listing as kvb_cpufreq_list_argv prints it */
+static const char *const POLICIES_ONLINE = "/sys/devices/system/cpu/cpufreq/policy0|0 1 2 3|0 1 2 3\n"
+					   "/sys/devices/system/cpu/cpufreq/policy4|4 5 6 7|4 5 6 7\n";
+static const char *const POLICIES_BIG_OFF = "/sys/devices/system/cpu/cpufreq/policy0|0 1 2 3|0 1 2 3\n"
+					    "/sys/devices/system/cpu/cpufreq/policy4||4 5 6 7\n";
+
+static void runtime_from(struct kvb_runtime *rt, const char *json)
+{
+	cJSON *o = cJSON_Parse(json);
+	struct kvb_diag d;
+	kvb_diag_init(&d, NULL);
+	kvb_runtime_init(rt);
+	CHECK(kvb_runtime_merge_json(rt, o, "t", &d) == 0);
+	kvb_diag_release(&d);
+	cJSON_Delete(o);
+}
+
+static void test_cpufreq__governor_before_its_tunables(void)
+{
+	struct kvb_runtime rt;
+	struct kvb_write_plan p;
+	struct kvb_error err;
+	/* the tunable is listed first in the agenda; it exists only once schedutil is active */
+	runtime_from(&rt, "{\"sysfs\": {\"/sys/devices/system/cpu/cpufreq/policy0/schedutil/rate_limit_us\": 1000,"
+			  " \"/sys/devices/system/cpu/cpufreq/policy0/scaling_governor\": \"schedutil\"}}");
+	CHECK(kvb_cpufreq_plan(&rt, NULL, NULL, 0, &p, &err) == KVB_OK);
+	CHECK(p.paths.n == 2);
+	CHECK_STR(p.paths.v[0], "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
+	CHECK_STR(p.values.v[0], "schedutil");
+	CHECK_STR(p.paths.v[1], "/sys/devices/system/cpu/cpufreq/policy0/schedutil/rate_limit_us");
+	CHECK_STR(p.values.v[1], "1000");
+	kvb_write_plan_release(&p);
+	kvb_runtime_release(&rt);
+}
+
+static void test_cpufreq__offline_policy_skipped_with_warning(void)
+{
+	struct kvb_runtime rt;
+	struct kvb_write_plan p;
+	struct kvb_error err;
+	runtime_from(&rt, "{\"governor\": \"performance\"}");
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_BIG_OFF, NULL, 0, &p, &err) == KVB_OK);
+	CHECK(p.paths.n == 1);
+	CHECK_STR(p.paths.v[0], "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor");
+	CHECK(p.warnings.n == 1);
+	CHECK_CONTAINS(p.warnings.n ? p.warnings.v[0] : "", "skipping /sys/devices/system/cpu/cpufreq/policy4");
+	kvb_write_plan_release(&p);
+	/* no policies at all: the knob cannot be applied */
+	CHECK(kvb_cpufreq_plan(&rt, "", NULL, 0, &p, &err) == KVB_ETARGET);
+	CHECK_CONTAINS(err.msg, "no cpufreq policies");
+	kvb_runtime_release(&rt);
+}
+
+static void test_cpufreq__per_cluster_governor_then_frequency(void)
+{
+	struct kvb_cluster cl[] = { { "little", "0-3" }, { "big", "4-7" } };
+	struct kvb_runtime rt;
+	struct kvb_write_plan p;
+	struct kvb_error err;
+	runtime_from(&rt, "{\"cpufreq\": {\"big\": {\"frequency\": 1805000, \"governor\": \"userspace\"},"
+			  " \"little\": {\"max_freq\": 1402000}}}");
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_ONLINE, cl, 2, &p, &err) == KVB_OK);
+	CHECK(p.paths.n == 3);
+	CHECK_STR(p.paths.v[0], "/sys/devices/system/cpu/cpufreq/policy4/scaling_governor");
+	CHECK_STR(p.values.v[0], "userspace");
+	CHECK_STR(p.paths.v[1], "/sys/devices/system/cpu/cpufreq/policy4/scaling_setspeed");
+	CHECK_STR(p.values.v[1], "1805000");
+	CHECK_STR(p.paths.v[2], "/sys/devices/system/cpu/cpufreq/policy0/scaling_max_freq");
+	kvb_write_plan_release(&p);
+	/* an offline cluster asked for by name fails the job */
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_BIG_OFF, cl, 2, &p, &err) == KVB_ETARGET);
+	CHECK_CONTAINS(err.msg, "cluster 'big' (4-7)");
+	/* a name not in topology.clusters */
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_ONLINE, cl, 1, &p, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "cluster 'big' is not in the platform's topology.clusters");
+	kvb_runtime_release(&rt);
+}
+
+#define TESTS                                                                                          \
+	T(test_cgroup__android_uses_v1_cpuctl_not_cgroup2)                                             \
+	T(test_cgroup__debian_hybrid_uses_sys_fs_cgroup_cpu)                                           \
+	T(test_cgroup__no_cpu_anywhere_lists_what_it_saw)                                              \
+	T(test_cgroup__comounted_cpu_cpuacct_and_escaped_mountpoint)                                   \
+	T(test_cgroup__proc_pid_cgroup_path_per_hierarchy)                                             \
+	T(test_cpufreq__governor_before_its_tunables)                                                  \
+	T(test_cpufreq__offline_policy_skipped_with_warning)                                           \
+	T(test_cpufreq__per_cluster_governor_then_frequency)
+#include "test_main.h"
