@@ -4,6 +4,7 @@
  * flash method choices listed from the registry, target capabilities.
  */
 #include "test.h"
+#include "test_platform.h"
 
 #include "config/agenda.h"
 #include "config/platform.h"
@@ -16,19 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-static int load_text(struct kvb_platform *p, struct kvb_diag *d, const char *yaml)
-{
-	char path[] = "/tmp/kvb-caps-XXXXXX.yaml";
-	int fd = mkstemps(path, 5), rc;
-	if (fd < 0 || write(fd, yaml, strlen(yaml)) < 0)
-		abort();
-	close(fd);
-	kvb_diag_init(d, NULL);
-	rc = kvb_platform_load(p, path, d);
-	unlink(path);
-	return rc;
-}
 
 /* Every diagnostic, one a line. Owned. */
 static char *diag_text(const struct kvb_diag *d)
