@@ -139,6 +139,23 @@ static void test_capabilities__flashers_say_whether_they_install_kernels(void)
 	CHECK(!(kvb_flasher_find("ssh-copy")->caps & KVB_FLASH_WHOLE_BOOT_IMAGE));
 }
 
+static void test_capabilities__qemu_flasher_needs_a_connection_that_owns_the_board(void)
+{
+	struct kvb_platform p;
+	struct kvb_diag d;
+	char *t;
+	CHECK(load_text(&p, &d, "name: x\nconnection: {type: local}\nflash: {method: qemu}\n") == KVB_EINPUT);
+	t = diag_text(&d);
+	CHECK_CONTAINS(t, "flash.method: method qemu needs a connection that owns the board (kvbench starts it); "
+			  "connection type local does not");
+	free(t);
+	kvb_diag_release(&d);
+	kvb_platform_release(&p);
+	CHECK(load_text(&p, &d, "name: x\nconnection: {type: qemu}\nflash: {method: qemu}\n") == KVB_OK);
+	kvb_diag_release(&d);
+	kvb_platform_release(&p);
+}
+
 static void test_capabilities__targets_say_what_they_are(void)
 {
 	for (size_t i = 0; kvb_targets[i]; i++) {
@@ -154,5 +171,6 @@ static void test_capabilities__targets_say_what_they_are(void)
 	T(test_capabilities__fastboot_partitions_must_name_variant_files)                              \
 	T(test_capabilities__flash_method_choices_are_the_registry)                                    \
 	T(test_capabilities__flashers_say_whether_they_install_kernels)                                \
+	T(test_capabilities__qemu_flasher_needs_a_connection_that_owns_the_board)                      \
 	T(test_capabilities__targets_say_what_they_are)
 #include "test_main.h"
