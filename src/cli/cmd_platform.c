@@ -76,7 +76,8 @@ static int check(struct kvb_platform *p)
 	for (size_t i = 0; i < p->nclusters; i++)
 		printf("  cluster %-8s cpus %s\n", p->clusters[i].name, p->clusters[i].cpus);
 	if (kvb_target_find(p->conn_type)->caps & KVB_TARGET_OWNS_BOARD) {
-		printf("reachability: not checked (the qemu board is booted by `kvbench run`)\n");
+		printf("reachability: not checked (connection %s starts the board itself: `kvbench run` boots it)\n",
+		       p->conn_type);
 		return KVB_OK;
 	}
 	rc = kvb_target_open(&t, p, &err);

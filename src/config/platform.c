@@ -205,6 +205,9 @@ static void check_flash(struct kvb_platform *p, struct kvb_diag *d)
 	if (!ops)
 		return;
 	p->flash_method = ops->name;
+	if ((kvb_target_find(p->conn_type)->caps & ops->target_caps) != ops->target_caps)
+		kvb_diag_at(d, "flash.method", "method %s needs a connection that %s; connection type %s does not",
+			    ops->name, kvb_target_caps_describe(ops->target_caps), p->conn_type);
 	check_backend_keys(p->flash, "flash", "method", ops->keys, "flash method", ops->name, d);
 	if (ops->check)
 		ops->check(p, d);

@@ -538,7 +538,8 @@ static void resolve_variant(struct engine *e, struct kvb_variant *v, char **why)
 		struct kvb_kimage_id id;
 		/* a boot image given whole is what fastboot flashes: its kernel is the one to expect */
 		int from_bootimg = v->local[KVB_VF_BOOT_IMAGE] &&
-				   (!v->local[KVB_VF_KERNEL] || (kvb_flasher_find(e->plat->flash_method)->caps & KVB_FLASH_WHOLE_BOOT_IMAGE));
+				   (!v->local[KVB_VF_KERNEL] ||
+				    (kvb_flasher_find(e->plat->flash_method)->caps & KVB_FLASH_WHOLE_BOOT_IMAGE));
 		memset(&id, 0, sizeof(id));
 		if (from_bootimg ? kvb_bootimg_identify(v->local[KVB_VF_BOOT_IMAGE], &id, NULL, &err)
 						: kvb_kimage_identify(v->local[KVB_VF_KERNEL], &id, &err)) {

@@ -40,6 +40,9 @@ struct kvb_flasher_ops {
 	const char *summary;
 	const struct kvb_keydef *keys; /* keys allowed under flash: besides method (NULL: none) */
 	unsigned caps;        /* enum kvb_flash_caps */
+	/* enum kvb_target_caps the platform's connection must have (0: any); checked when the
+	 * platform loads, so `platform check` says it before a run boots anything */
+	unsigned target_caps;
 	/* Boots per variant when neither the agenda nor --rounds says (each round is a
 	 * boot, DESIGN.md §8); 0: 2 when no variant gives a kernel, else 1. */
 	int default_rounds;

@@ -18,6 +18,17 @@ const struct kvb_target_ops *const kvb_targets[] = {
 	NULL,
 };
 
+const char *kvb_target_caps_describe(unsigned caps)
+{
+	if (caps == (KVB_TARGET_OWNS_BOARD | KVB_TARGET_ANDROID))
+		return "owns the board and is Android";
+	if (caps == KVB_TARGET_OWNS_BOARD)
+		return "owns the board (kvbench starts it)";
+	if (caps == KVB_TARGET_ANDROID)
+		return "is Android";
+	return caps ? "has other capabilities" : "is any";
+}
+
 const struct kvb_target_ops *kvb_target_find(const char *name)
 {
 	for (size_t i = 0; kvb_targets[i]; i++)

@@ -60,6 +60,9 @@ struct kvb_target {
 	volatile int *cancel;             /* set to 1 to abort a running exec (second Ctrl-C) */
 };
 
+/* Words for a set of capabilities in messages ("owns the board", "Android"); static. */
+const char *kvb_target_caps_describe(unsigned caps);
+
 /* NULL-terminated registry. */
 extern const struct kvb_target_ops *const kvb_targets[];
 const struct kvb_target_ops *kvb_target_find(const char *name);

@@ -41,6 +41,15 @@ YAML
 "$KVB" agenda check "$T/b.yaml" 2>"$T/berr" >/dev/null; rc=$?
 check "policy other with priority 80 refused (rc $rc)" test "$rc" -eq 3
 check "message names the key" grep -q "priority: policy other runs without a real-time priority: give priority 0, not 80" "$T/berr"
+# a measurement longer than the job's timeout fails the job at once, saying so
+cat >"$T/t.yaml" <<'YAML'
+config: {max_retries: 0}
+workloads:
+  - {name: cyclictest, params: {duration_s: 600}, timeout_s: 300}
+YAML
+"$KVB" run "$T/t.yaml" -p local -d "$T/t.db" --rounds 1 --no-diff >/dev/null 2>&1; rc=$?
+check "too long a duration fails the job (rc $rc)" test "$rc" -eq 1
+check "its error says why" test "$(q "$T/t.db" "select error from job")" = "duration_s 600 does not fit the job's timeout of 300 s with 30 s to spare: give the job a larger timeout_s"
 # `platform check` asks the workloads' capabilities: cyclictest needs root, jankbench an Android target
 "$KVB" platform check local >"$T/check" 2>&1
 root=no; [ "$(id -u)" = 0 ] && root=yes

@@ -1,5 +1,6 @@
 /* Unit tests: the shipped hikey960 platform and the adb target's connection keys. */
 #include "test.h"
+#include "test_platform.h"
 
 #include "config/platform.h"
 #include "core/util.h"
@@ -13,20 +14,6 @@ static char *platform_path(const char *name)
 {
 	const char *src = getenv("KVB_SOURCE_DIR");
 	return kvb_xasprintf("%s/platforms/%s/platform.yaml", src ? src : ".", name);
-}
-
-/* Loads YAML text from a temp file; returns the load status, diagnostics in d. */
-static int load_text(struct kvb_platform *p, struct kvb_diag *d, const char *yaml)
-{
-	char path[] = "/tmp/kvb-adbplat-XXXXXX.yaml";
-	int fd = mkstemps(path, 5), rc;
-	if (fd < 0 || write(fd, yaml, strlen(yaml)) < 0)
-		abort();
-	close(fd);
-	kvb_diag_init(d, NULL);
-	rc = kvb_platform_load(p, path, d);
-	unlink(path);
-	return rc;
 }
 
 static int diag_has(const struct kvb_diag *d, const char *needle)

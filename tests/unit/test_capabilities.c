@@ -4,6 +4,7 @@
  * flash method choices listed from the registry, target capabilities.
  */
 #include "test.h"
+#include "test_platform.h"
 
 #include "config/agenda.h"
 #include "config/platform.h"
@@ -16,19 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-static int load_text(struct kvb_platform *p, struct kvb_diag *d, const char *yaml)
-{
-	char path[] = "/tmp/kvb-caps-XXXXXX.yaml";
-	int fd = mkstemps(path, 5), rc;
-	if (fd < 0 || write(fd, yaml, strlen(yaml)) < 0)
-		abort();
-	close(fd);
-	kvb_diag_init(d, NULL);
-	rc = kvb_platform_load(p, path, d);
-	unlink(path);
-	return rc;
-}
 
 /* Every diagnostic, one a line. Owned. */
 static char *diag_text(const struct kvb_diag *d)
@@ -151,6 +139,23 @@ static void test_capabilities__flashers_say_whether_they_install_kernels(void)
 	CHECK(!(kvb_flasher_find("ssh-copy")->caps & KVB_FLASH_WHOLE_BOOT_IMAGE));
 }
 
+static void test_capabilities__qemu_flasher_needs_a_connection_that_owns_the_board(void)
+{
+	struct kvb_platform p;
+	struct kvb_diag d;
+	char *t;
+	CHECK(load_text(&p, &d, "name: x\nconnection: {type: local}\nflash: {method: qemu}\n") == KVB_EINPUT);
+	t = diag_text(&d);
+	CHECK_CONTAINS(t, "flash.method: method qemu needs a connection that owns the board (kvbench starts it); "
+			  "connection type local does not");
+	free(t);
+	kvb_diag_release(&d);
+	kvb_platform_release(&p);
+	CHECK(load_text(&p, &d, "name: x\nconnection: {type: qemu}\nflash: {method: qemu}\n") == KVB_OK);
+	kvb_diag_release(&d);
+	kvb_platform_release(&p);
+}
+
 static void test_capabilities__targets_say_what_they_are(void)
 {
 	for (size_t i = 0; kvb_targets[i]; i++) {
@@ -166,5 +171,6 @@ static void test_capabilities__targets_say_what_they_are(void)
 	T(test_capabilities__fastboot_partitions_must_name_variant_files)                              \
 	T(test_capabilities__flash_method_choices_are_the_registry)                                    \
 	T(test_capabilities__flashers_say_whether_they_install_kernels)                                \
+	T(test_capabilities__qemu_flasher_needs_a_connection_that_owns_the_board)                      \
 	T(test_capabilities__targets_say_what_they_are)
 #include "test_main.h"
