@@ -457,6 +457,9 @@ static int run_job(struct engine *e, size_t idx)
 			.end_ns = kvb_wall_ns(),
 		};
 		struct kvb_error e2;
+		for (const cJSON *kv = !rc && m.job_classifiers ? m.job_classifiers->child : NULL; kv; kv = kv->next)
+			if (!cJSON_GetObjectItemCaseSensitive(cls, kv->string))
+				cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
 		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
 			kvb_err("cannot store job %d: %s", j->seq, e2.msg);
 			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);

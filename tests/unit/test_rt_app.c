@@ -8,6 +8,8 @@
 #include "config/doc.h"
 #include "core/buf.h"
 #include "core/util.h"
+#include "report/pload.h"
+#include "store/store.h"
 #include "workload/rt_app.h"
 #include "workload/workload.h"
 
@@ -672,6 +674,57 @@ static void test_rtapp__json_c_reads_comments_and_trailing_commas(void)
 	}
 }
 
+/* rt-app's calibration line in a real output (tests/fixtures/field/outputs: lkp's rt-app run): 32 ns. */
+static void test_rtapp__reads_pload_from_real_output(void)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	CHECK(kvb_buf_read_file(&b, KVB_SOURCE_DIR "/tests/fixtures/field/outputs/lkp-rt-app-mp3-short.txt") == 0);
+	CHECK(kvb_rtapp_parse_pload(b.data) == 32);
+	CHECK(kvb_rtapp_parse_pload("[rt-app] <notice> Calibrate ns per loop\n") == -1);
+	CHECK(kvb_rtapp_parse_pload("pLoad = 12x") == -1);
+	kvb_buf_release(&b);
+}
+
+/* diff warns when compared variants hold different pload_ns (a real store file). */
+static void test_rtapp__diff_warns_on_different_pload(void)
+{
+	char path[] = "/tmp/kvb-test-pload-XXXXXX";
+	struct kvb_store *st;
+	struct kvb_error err;
+	int64_t run, var[2];
+	int fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	CHECK(kvb_store_open(&st, path, 0, &err) == KVB_OK);
+	{
+		struct kvb_run_info ri = { .platform = "local", .rounds = 1, .status = "running" };
+		kvb_store_run_begin(st, &ri, &run, &err);
+	}
+	for (int v = 0; v < 2; v++) {
+		struct kvb_variant_row vr = { .name = v ? "b" : "a", .position = v };
+		struct kvb_job_row jr = { .seq = v + 1, .round = 1, .iteration = 1, .spec_id = "w", .workload = "rt-app",
+					  .label = "rt-app", .params_json = "{}", .runtime_json = "{}" };
+		struct kvb_job_outcome o = { .status = "ok", .attempts = 1 };
+		struct kvb_metrics m;
+		cJSON *cls = cJSON_CreateObject();
+		kvb_store_variant_add(st, run, &vr, &var[v], &err);
+		jr.variant_id = var[v];
+		kvb_store_plan_add(st, run, &jr, 1, &err);
+		cJSON_AddStringToObject(cls, "pload_ns", v ? "40" : "32");
+		kvb_metrics_init(&m);
+		kvb_metrics_add(&m, "activations", 100, "count", 0);
+		CHECK(kvb_store_job_commit(st, run, jr.id, &o, &m, cls, &err) == KVB_OK);
+		kvb_metrics_release(&m);
+		cJSON_Delete(cls);
+	}
+	CHECK(kvb_report_pload_warn(st, &run, 1) == 1);
+	/* one pLoad: nothing to say */
+	sqlite3_exec(st->db, "UPDATE classifier SET value = '32' WHERE key = 'pload_ns'", NULL, NULL, NULL);
+	CHECK(kvb_report_pload_warn(st, NULL, 0) == 0);
+	kvb_store_close(st);
+	unlink(path);
+}
+
 #define TESTS                                                              \
 	T(test_rtapp__parses_every_row_and_column_of_a_real_log)          \
 	T(test_rtapp__stats_of_one_thread_match_reference_values)         \
@@ -700,5 +753,7 @@ static void test_rtapp__json_c_reads_comments_and_trailing_commas(void)
 	T(test_rtapp__config_file_errors_name_file_and_line)        \
 	T(test_rtapp__shipped_periodic_agenda_validates_and_generates)     \
 	T(test_rtapp__field_configs_load_like_rt_app_loads_them)          \
-	T(test_rtapp__json_c_reads_comments_and_trailing_commas)
+	T(test_rtapp__json_c_reads_comments_and_trailing_commas)          \
+	T(test_rtapp__reads_pload_from_real_output)                       \
+	T(test_rtapp__diff_warns_on_different_pload)
 #include "test_main.h"
