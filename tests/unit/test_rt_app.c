@@ -725,6 +725,44 @@ static void test_rtapp__diff_warns_on_different_pload(void)
 	unlink(path);
 }
 
+/* lkp's capture of a real run (tests/fixtures/field/rt-app-log): one thread never completed a phase. */
+static void test_rtapp__field_logs_keep_tasks_beside_one_that_never_ran(void)
+{
+	static const char *const names[] = { "Display-8", "Event-Display-7", "Event-Browser-6", "Binder-display-5",
+					     "Binder-dummy-4", "BrowserDisplay-3" };
+	const char *paths[6];
+	char buf[6][512];
+	struct kvb_metrics m;
+	struct kvb_error err;
+	int rc;
+	for (int i = 0; i < 6; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%s/tests/fixtures/field/rt-app-log/lkp-browser-short/web-%s.log",
+			 KVB_SOURCE_DIR, names[i]);
+		paths[i] = buf[i];
+	}
+	kvb_metrics_init(&m);
+	rc = kvb_rtapp_parse_logs(paths, 6, "web", NULL, &m, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	/* 5 tasks x 8 metrics + activations 0 for Event-Browser */
+	CHECK(m.n == 41);
+	CHECK(m.nnotes == 1 && strstr(m.notes[0], "rt-app task 'Event-Browser' completed no phase"));
+	for (size_t i = 0; i < m.n; i++) {
+		const char *task = cJSON_GetObjectItem(m.v[i].classifiers, "task")->valuestring;
+		/* lkp's 02.yaml: run.average and period.average of single-phase threads */
+		if (!strcmp(task, "Display") && !strcmp(m.v[i].name, "run_mean"))
+			CHECK(m.v[i].value == 26414);
+		if (!strcmp(task, "Display") && !strcmp(m.v[i].name, "period_mean"))
+			CHECK(m.v[i].value == 64055);
+		if (!strcmp(task, "BrowserDisplay") && !strcmp(m.v[i].name, "run_mean"))
+			CHECK(m.v[i].value == 755);
+		if (!strcmp(task, "Event-Browser"))
+			CHECK(!strcmp(m.v[i].name, "activations") && m.v[i].value == 0);
+	}
+	kvb_metrics_release(&m);
+}
+
 #define TESTS                                                              \
 	T(test_rtapp__parses_every_row_and_column_of_a_real_log)          \
 	T(test_rtapp__stats_of_one_thread_match_reference_values)         \
@@ -745,7 +783,8 @@ static void test_rtapp__diff_warns_on_different_pload(void)
 	T(test_rtapp__task_of_matches_exact_name_or_instance_suffix)      \
 	T(test_rtapp__parse_logs_fails_for_a_task_without_log)            \
 	T(test_rtapp__parse_logs_fails_on_bad_log_without_partial_metrics) \
-	T(test_rtapp__task_without_phase_is_recorded_and_others_kept) \
+	T(test_rtapp__task_without_phase_is_recorded_and_others_kept)      \
+	T(test_rtapp__field_logs_keep_tasks_beside_one_that_never_ran) \
 	T(test_rtapp__validate_accepts_a_good_task_set)                   \
 	T(test_rtapp__validate_reports_errors_with_key_paths)             \
 	T(test_rtapp__generates_config_from_tasks)                        \
