@@ -174,6 +174,8 @@ long kvb_rtapp_parse_pload(const char *text);
  */
 struct kvb_job_ctx;
 int kvb_rtapp_pload(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, struct kvb_error *err);
+/* A resumed run keeps the pLoad its earlier jobs ran with (the engine reads it back from the store). */
+void kvb_rtapp_pload_seed(long pload_ns);
 /* Forgets the cached pLoad (tests). */
 void kvb_rtapp_pload_forget(void);
 

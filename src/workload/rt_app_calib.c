@@ -114,7 +114,7 @@ out:
 int kvb_rtapp_pload(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, struct kvb_error *err)
 {
 	int rc;
-	if (cache.pload_ns > 0 && !strcmp(cache.cpu, cpu)) {
+	if (cache.pload_ns > 0 && (!strcmp(cache.cpu, cpu) || !strcmp(cache.cpu, "*"))) {
 		*pload_ns = cache.pload_ns;
 		return KVB_OK;
 	}
@@ -125,6 +125,12 @@ int kvb_rtapp_pload(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, st
 	kvb_metrics_note(ctx->out, "rt-app calibrated on %s: pLoad = %ld ns, used by every rt-app job of this run", cpu,
 			 *pload_ns);
 	return KVB_OK;
+}
+
+void kvb_rtapp_pload_seed(long pload_ns)
+{
+	snprintf(cache.cpu, sizeof(cache.cpu), "*");
+	cache.pload_ns = pload_ns;
 }
 
 void kvb_rtapp_pload_forget(void)

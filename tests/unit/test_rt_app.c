@@ -718,6 +718,17 @@ static void test_rtapp__diff_warns_on_different_pload(void)
 		cJSON_Delete(cls);
 	}
 	CHECK(kvb_report_pload_warn(st, &run, 1) == 1);
+	{
+		/* --resume reads the run's pLoad back (first job by seq) and every later rt-app job gets it */
+		char pl[32];
+		long v = 0;
+		CHECK(kvb_store_run_classifier(st, run, "pload_ns", pl, sizeof(pl)) == 1);
+		CHECK_STR(pl, "32");
+		CHECK(kvb_store_run_classifier(st, run, "nothing", pl, sizeof(pl)) == 0);
+		kvb_rtapp_pload_seed(atol(pl));
+		CHECK(kvb_rtapp_pload(NULL, "CPU3", &v, &err) == KVB_OK && v == 32);  /* no calibration: cached */
+		kvb_rtapp_pload_forget();
+	}
 	/* one pLoad: nothing to say */
 	sqlite3_exec(st->db, "UPDATE classifier SET value = '32' WHERE key = 'pload_ns'", NULL, NULL, NULL);
 	CHECK(kvb_report_pload_warn(st, NULL, 0) == 0);
