@@ -1,5 +1,6 @@
 /* Implements `kvbench diff`: option parsing around kvb_diff_print. */
 #include "cli/cli.h"
+#include "report/pload.h"
 #include "core/util.h"
 #include "report/diff.h"
 
@@ -60,7 +61,10 @@ int cmd_diff(int argc, char **argv)
 		return kvb_cli_usage("diff", "unexpected argument '%s'", argv[optind]);
 	o.sel.runs = runs;
 	o.sel.nruns = nruns;
-	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) || (rc = kvb_diff_print(st, &o, stdout, &err)))
+	rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err);
+	if (!rc)
+		kvb_report_pload_warn(st, runs, nruns); /* rt-app variants calibrated differently */
+	if (rc || (rc = kvb_diff_print(st, &o, stdout, &err)))
 		kvb_cli_fail(&err);
 	kvb_store_close(st);
 	return rc;

@@ -1,4 +1,4 @@
-/* Implements `kvbench import csv FILE` (long-format results into a new run) and `import energy FILE --job ID`. */
+/* Implements `kvbench import csv FILE` (long-format results, or WA3 results.csv with --variant), `import wa3 DIR --variant NAME` and `import energy FILE --job ID`. */
 #include "cli/cli.h"
 #include "core/util.h"
 #include "instrument/energy_import.h"
@@ -76,10 +76,26 @@ static int import_energy(int argc, char **argv)
 	return rc;
 }
 
+/* 1 when FILE's first line is WA3's results.csv header (`id,workload,iteration,metric,...`). */
+static int is_wa3_csv(const char *file)
+{
+	char line[64] = "";
+	FILE *f = fopen(file, "r");
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	return !strncmp(line, "id,workload,iteration,metric,", 29);
+}
+
 int cmd_import(int argc, char **argv)
 {
-	static const struct option opts[] = { { "db", required_argument, NULL, 'd' }, { NULL, 0, NULL, 0 } };
-	const char *db = NULL;
+	static const struct option opts[] = { { "db", required_argument, NULL, 'd' },
+					      { "variant", required_argument, NULL, 'V' },
+					      { NULL, 0, NULL, 0 } };
+	const char *db = NULL, *variant = NULL;
+	size_t skipped = 0;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	int64_t run = 0;
@@ -99,16 +115,32 @@ int cmd_import(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
 		if (c == 'd')
 			db = optarg;
+		else if (c == 'V')
+			variant = optarg;
 		else
 			return kvb_cli_usage("import", "unknown option");
 	}
-	if (optind + 2 != argc || strcmp(argv[optind], "csv"))
-		return kvb_cli_usage("import", "expected `import csv FILE` or `import energy FILE --job ID`");
-	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) ||
-	    (rc = kvb_csv_import(st, argv[optind + 1], &run, &err)))
-		kvb_cli_fail(&err);
-	else
-		printf("imported %s as run %lld\n", argv[optind + 1], (long long)run);
+	if (optind + 2 != argc || (strcmp(argv[optind], "csv") && strcmp(argv[optind], "wa3")))
+		return kvb_cli_usage("import", "expected `import csv FILE [--variant NAME]`, `import wa3 DIR --variant NAME` "
+					       "or `import energy FILE --job ID`");
+	{
+		/* WA3's results.csv and output directories name no kernel: the variant comes from --variant */
+		int wa3dir = !strcmp(argv[optind], "wa3"), wa3csv = !wa3dir && is_wa3_csv(argv[optind + 1]);
+		if ((wa3dir || wa3csv) && !variant)
+			return kvb_cli_usage("import", "%s holds WA3 results, which name no variant: give --variant NAME",
+					     argv[optind + 1]);
+		if (!wa3dir && !wa3csv && variant)
+			return kvb_cli_usage("import", "--variant is for WA3 results; %s has its own variant column",
+					     argv[optind + 1]);
+		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) ||
+		    (rc = wa3dir   ? kvb_wa3_dir_import(st, argv[optind + 1], variant, &run, &err)
+			  : wa3csv ? kvb_wa3_csv_import(st, argv[optind + 1], variant, &run, &skipped, &err)
+				   : kvb_csv_import(st, argv[optind + 1], &run, &err)))
+			kvb_cli_fail(&err);
+		else
+			printf("imported %s as run %lld%s\n", argv[optind + 1], (long long)run,
+			       skipped ? " (run-level metrics, which belong to no job, not imported)" : "");
+	}
 	kvb_store_close(st);
 	return rc;
 }

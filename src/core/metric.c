@@ -14,6 +14,14 @@ void kvb_metrics_init(struct kvb_metrics *m)
 	memset(m, 0, sizeof(*m));
 }
 
+void kvb_metrics_job_classify(struct kvb_metrics *m, const char *key, const char *value)
+{
+	if (!m->job_classifiers)
+		m->job_classifiers = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(m->job_classifiers, key);
+	cJSON_AddStringToObject(m->job_classifiers, key, value);
+}
+
 void kvb_metrics_note(struct kvb_metrics *m, const char *fmt, ...)
 {
 	va_list ap;
@@ -42,6 +50,7 @@ void kvb_metrics_release(struct kvb_metrics *m)
 	for (size_t i = 0; i < m->nnotes; i++)
 		free(m->notes[i]);
 	free(m->notes);
+	cJSON_Delete(m->job_classifiers);
 	kvb_samples_free(m->samples);
 	kvb_metrics_init(m);
 }

@@ -35,6 +35,8 @@ struct kvb_metrics {
 	char **notes;                 /* owned: things the job must not keep silent (a task that never ran);
 					 the engine prints each and stores it as a run event (level warning) */
 	size_t nnotes;
+	cJSON *job_classifiers;       /* owned object key -> string, or NULL: classifiers of the whole job that
+					 only the run can tell (rt-app's pload_ns); the engine adds them */
 };
 
 void kvb_metrics_init(struct kvb_metrics *m);
@@ -44,6 +46,8 @@ struct kvb_metric *kvb_metrics_add(struct kvb_metrics *m, const char *name, doub
 				   int lower_is_better);
 /* Adds a metric-level classifier (copied). */
 void kvb_metric_classify(struct kvb_metric *mt, const char *key, const char *value);
+/* Sets job classifier key = value (copied) in m->job_classifiers. */
+void kvb_metrics_job_classify(struct kvb_metrics *m, const char *key, const char *value);
 /* Adds a note (printf format) to m->notes. */
 void kvb_metrics_note(struct kvb_metrics *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Records an artifact file; sha256 and size are computed here. Returns 0 or -1 (file unreadable). */

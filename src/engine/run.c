@@ -10,6 +10,7 @@
 #include "flash/bootimg.h"
 #include "flash/kimage.h"
 #include "instrument/session.h"
+#include "workload/rt_app.h"
 #include "workload/workload.h"
 
 #include <errno.h>
@@ -473,6 +474,9 @@ static int run_job(struct engine *e, size_t idx)
 			.cgroup = rc ? NULL : e->job_cgroup,
 		};
 		struct kvb_error e2;
+		for (const cJSON *kv = !rc && m.job_classifiers ? m.job_classifiers->child : NULL; kv; kv = kv->next)
+			if (!cJSON_GetObjectItemCaseSensitive(cls, kv->string))
+				cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
 		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
 			kvb_err("cannot store job %d: %s", j->seq, e2.msg);
 			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);
@@ -645,6 +649,12 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 			rc = kvb_store_run_status(e->st, e->run_id, "running", 0, err);
 		if (!rc)
 			kvb_store_event(e->st, e->run_id, "info", "resumed");
+		if (!rc) {
+			/* rt-app jobs still to run get the pLoad the run's earlier jobs had (rt_app_calib.c) */
+			char pl[32];
+			if (kvb_store_run_classifier(e->st, e->run_id, "pload_ns", pl, sizeof(pl)) == 1 && atol(pl) > 0)
+				kvb_rtapp_pload_seed(atol(pl));
+		}
 	} else {
 		rc = kvb_store_plan_add(e->st, e->run_id, e->rows, e->plan.n, err);
 	}

@@ -217,12 +217,18 @@ static int ends_with(const char *s, const char *suf)
 /* Time column units from its name's suffix; ns per unit. */
 static int64_t time_scale_of(const char *name)
 {
-	if (ends_with(name, "_ns") || ends_with(name, "(ns)"))
-		return 1;
-	if (ends_with(name, "_us") || ends_with(name, "(us)"))
-		return 1000;
-	if (ends_with(name, "_ms") || ends_with(name, "(ms)"))
-		return 1000000;
+	static const struct {
+		const char *unit;
+		int64_t ns;
+	} u[] = { { "ns", 1 }, { "us", 1000 }, { "ms", 1000000 } };
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(u); i++) {
+		char a[8], b[8], c[8];
+		snprintf(a, sizeof(a), "_%s", u[i].unit);
+		snprintf(b, sizeof(b), "(%s)", u[i].unit);
+		snprintf(c, sizeof(c), "[%s]", u[i].unit);  /* "Time [ms]" */
+		if (ends_with(name, a) || ends_with(name, b) || ends_with(name, c))
+			return u[i].ns;
+	}
 	return 1000000000;
 }
 

@@ -14,7 +14,7 @@
  * one job (Jankbench runs EXTRA_RUN_COUNT reps per app start; WA3 names it
  * rep too). Values differing only in these pool into one cell.
  */
-static const char *const sample_keys[] = { "variant", "iteration", "rep" };
+static const char *const sample_keys[] = { "variant", "iteration", "rep", "pload_ns" /* diff warns on a mismatch */ };
 
 static size_t variant_index(struct kvb_report *r, const char *name)
 {

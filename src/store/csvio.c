@@ -11,18 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct row {
-	struct kvb_strv f;
-	long line;
-};
-
-struct reader {
-	struct row *rows;
-	size_t n, alloc;
-	struct kvb_strv cur;
-	long line;       /* physical line where the current record started */
-	long next_line;  /* line counter while reading */
-};
+#define row kvb_csv_row
+#define reader kvb_csv_rows
 
 static void on_field(void *data, size_t len, void *arg)
 {
@@ -47,7 +37,7 @@ static void on_record(int c, void *arg)
 	r->line = r->next_line;
 }
 
-static void reader_release(struct reader *r)
+void kvb_csv_rows_release(struct reader *r)
 {
 	for (size_t i = 0; i < r->n; i++)
 		kvb_strv_release(&r->rows[i].f);
@@ -55,8 +45,7 @@ static void reader_release(struct reader *r)
 	kvb_strv_release(&r->cur);
 }
 
-/* Reads the whole file as records (line numbers are 1-based physical lines). */
-static int read_csv(const char *file, struct reader *r, struct kvb_error *err)
+int kvb_csv_read(const char *file, struct reader *r, struct kvb_error *err)
 {
 	struct csv_parser p;
 	struct kvb_buf b = KVB_BUF_INIT;
@@ -99,7 +88,7 @@ static int read_csv(const char *file, struct reader *r, struct kvb_error *err)
 	kvb_buf_release(&b);
 	if (rc) {
 		/* the records read before the error are not the caller's to free */
-		reader_release(r);
+		kvb_csv_rows_release(r);
 		memset(r, 0, sizeof(*r));
 	}
 	return rc;
@@ -118,10 +107,10 @@ int kvb_csv_import(struct kvb_store *s, const char *file, int64_t *run_id, struc
 	struct kvb_strv variants = KVB_STRV_INIT;
 	int64_t *vids = NULL;
 
-	if ((rc = read_csv(file, &r, err)))
+	if ((rc = kvb_csv_read(file, &r, err)))
 		return rc;
 	if (r.n == 0) {
-		reader_release(&r);
+		kvb_csv_rows_release(&r);
 		return kvb_error_set(err, KVB_EINPUT, "%s:1: empty file (expected a header row)", file);
 	}
 	ncols = r.rows[0].f.n;
@@ -295,7 +284,7 @@ out:
 	free(vids);
 	kvb_strv_release(&variants);
 	kvb_buf_release(&msgs);
-	reader_release(&r);
+	kvb_csv_rows_release(&r);
 	return rc;
 }
 

@@ -11,6 +11,7 @@
 #ifndef KVB_CSVIO_H
 #define KVB_CSVIO_H
 
+#include "core/util.h"
 #include "store/store.h"
 
 #include <stdio.h>
@@ -21,6 +22,41 @@
  * file with errors (KVB_EINPUT). *run_id receives the new run.
  */
 int kvb_csv_import(struct kvb_store *s, const char *file, int64_t *run_id, struct kvb_error *err);
+
+/* A CSV file as records of fields (libcsv, RFC 4180). */
+struct kvb_csv_row {
+	struct kvb_strv f;  /* fields (owned) */
+	long line;          /* 1-based physical line the record starts on */
+};
+struct kvb_csv_rows {
+	struct kvb_csv_row *rows;
+	size_t n, alloc;
+	struct kvb_strv cur;  /* reader state */
+	long line, next_line;
+};
+/* Reads the whole file into r. KVB_EINPUT "FILE:LINE: why" on a malformed file (r is then empty). */
+int kvb_csv_read(const char *file, struct kvb_csv_rows *r, struct kvb_error *err);
+void kvb_csv_rows_release(struct kvb_csv_rows *r);
+
+/*
+ * Imports a WA3 results.csv (the csv output processor's layout:
+ * `id,workload,iteration,metric,[classifier columns...],value,units`,
+ * wa/output_processors/csvproc.py) into a new run as variant `variant`:
+ * one job per (id, iteration) holding all its metrics; run-level rows
+ * (empty id) are not jobs and are counted in *skipped. lower_is_better is
+ * not in results.csv: stored as 0 (`import wa3 DIR` reads it).
+ */
+int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *variant, int64_t *run_id, size_t *skipped,
+		       struct kvb_error *err);
+
+/*
+ * Imports a WA3 output directory (wa/framework/output.py): .run_state.json
+ * (jobs: id, label, iteration, status, retries), __meta/jobs.json (specs:
+ * classifiers), each job's result.json (metrics with units, lower_is_better
+ * and classifiers; artifacts listed). One job per (id, iteration).
+ */
+int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant, int64_t *run_id,
+		       struct kvb_error *err);
 
 /* Writes run_id's results (0 = latest run) as long-format CSV to out. */
 int kvb_csv_export(struct kvb_store *s, int64_t run_id, FILE *out, struct kvb_error *err);

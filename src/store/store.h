@@ -126,6 +126,12 @@ int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, co
 int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
 			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err);
 
+/*
+ * The value of job classifier `key` in the run's first job (by seq) that has it, into out (n
+ * bytes). Returns 1 when found, 0 when no job has it, -1 on a store error (classifier_query.c).
+ */
+int kvb_store_run_classifier(struct kvb_store *s, int64_t run_id, const char *key, char *out, size_t n);
+
 /* Records a file of the run that belongs to no job (a boot's console log); sha256 and size computed here. */
 int kvb_store_run_artifact(struct kvb_store *s, int64_t run_id, const char *kind, const char *path, struct kvb_error *err);
 

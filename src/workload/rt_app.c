@@ -16,7 +16,10 @@
  *                        dl_runtime_us}; every instance gets its own timer.
  *   duration_s          run length (global.duration), default 10.
  *   calibration         pLoad in ns per busy loop (a number, reproducible
- *                       across kernels) or "CPUn" (rt-app measures on CPU n).
+ *                       across kernels) or "CPUn": measured on CPU n once per
+ *                       run under the performance governor and given to every
+ *                       rt-app job of every variant (rt_app_calib.c). Either
+ *                       way the job gets classifier pload_ns.
  *
  * Generated use cases set global.log_size to an in-memory buffer large enough
  * for the whole run: measured with Debian's rt-app 1.0, log_size "file" loses
@@ -488,6 +491,27 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 		goto out;
 	for (const cJSON *t = cJSON_GetObjectItemCaseSensitive(cfg, "tasks")->child; t; t = t->next)
 		kvb_strv_push(&tasks, t->string);
+	{
+		/* One pLoad for the whole run (rt_app_calib.c), stored as classifier pload_ns. */
+		cJSON *g = cJSON_GetObjectItemCaseSensitive(cfg, "global");
+		const cJSON *cal = cJSON_GetObjectItemCaseSensitive(g, "calibration");
+		long pload = -1;
+		char buf[32];
+		/* no calibration in a config file: rt-app's default, CPU0 */
+		const char *cpu = !cal ? "CPU0" : cJSON_IsString(cal) && !strncmp(cal->valuestring, "CPU", 3) ? cal->valuestring
+														 : NULL;
+		if (cpu) {
+			if ((rc = kvb_rtapp_pload(ctx, cpu, &pload, err)))
+				goto out;
+			set_num(g, "calibration", (double)pload);
+		} else if (cJSON_IsNumber(cal)) {
+			pload = (long)cal->valuedouble;
+		}
+		if (pload > 0) {
+			snprintf(buf, sizeof(buf), "%ld", pload);
+			kvb_metrics_job_classify(ctx->out, "pload_ns", buf);
+		}
+	}
 
 	text = cJSON_Print(cfg);
 	f = kvb_fopen_nofollow(local_cfg);

@@ -163,6 +163,22 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
  */
 int kvb_rtapp_config_load(const char *file, cJSON **out, struct kvb_error *err);
 
+/* The last "pLoad = Nns" in rt-app's output (ns per busy loop), or -1 when there is none. */
+long kvb_rtapp_parse_pload(const char *text);
+
+/*
+ * pLoad (ns) for calibration "CPUn" (rt_app_calib.c): measured once per run
+ * (this process) on the target under the performance governor, then reused
+ * by every rt-app job of every variant. Notes what it did in ctx->out.
+ * Errors: KVB_ETARGET (rt-app failed, no pLoad line, governor not restored).
+ */
+struct kvb_job_ctx;
+int kvb_rtapp_pload(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, struct kvb_error *err);
+/* A resumed run keeps the pLoad its earlier jobs ran with (the engine reads it back from the store). */
+void kvb_rtapp_pload_seed(long pload_ns);
+/* Forgets the cached pLoad (tests). */
+void kvb_rtapp_pload_forget(void);
+
 /* Extra parameter checks (the workload's validate hook), errors to d under path. Returns the error count. */
 int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d);
 

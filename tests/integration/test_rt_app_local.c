@@ -185,7 +185,52 @@ static void test_rtapp_local__bad_config_fails_with_rt_app_message(void)
 	unlink(cfg);
 }
 
+/* calibration "CPU0": rt-app calibrates once per run, every job gets that pLoad as a number and a classifier. */
+static void test_rtapp_local__calibrates_once_and_reuses_pload(void)
+{
+	struct job a, b;
+	struct kvb_error err;
+	const struct kvb_workload_ops *ops = kvb_workload_find("rt-app");
+	const char *params = "{\"tasks\": [{\"name\": \"t\", \"period_us\": 10000, \"duty_pct\": 10}],"
+			     " \"duration_s\": 1, \"calibration\": \"CPU0\"}";
+	const cJSON *pa, *pb;
+	char *cfg;
+	struct kvb_buf text = KVB_BUF_INIT;
+	kvb_rtapp_pload_forget();
+	job_init(&a, params);
+	job_init(&b, params);
+	CHECK(ops->run(&a.ctx, &err) == KVB_OK);
+	CHECK(ops->run(&b.ctx, &err) == KVB_OK);
+	pa = cJSON_GetObjectItem(a.m.job_classifiers, "pload_ns");
+	pb = cJSON_GetObjectItem(b.m.job_classifiers, "pload_ns");
+	CHECK(cJSON_IsString(pa) && cJSON_IsString(pb) && atol(pa->valuestring) > 0);
+	CHECK(pa && pb && !strcmp(pa->valuestring, pb->valuestring));
+	/* the first job says it calibrated, the second does not calibrate again */
+	CHECK(count_artifacts(&a.m, "raw-output") == 1);
+	{
+		int said = 0;
+		for (size_t i = 0; i < a.m.nnotes; i++)
+			said += strstr(a.m.notes[i], "rt-app calibrated on CPU0: pLoad = ") != NULL;
+		CHECK(said == 1);
+		for (size_t i = 0; i < b.m.nnotes; i++)
+			CHECK(!strstr(b.m.notes[i], "calibrated on"));
+	}
+	/* the use case the second job ran carries the number, not "CPU0" */
+	cfg = kvb_xasprintf("%s/rt-app.json", b.art);
+	CHECK(kvb_buf_read_file(&text, cfg) == 0);
+	if (pb) {
+		char *want = kvb_xasprintf("\"calibration\":\t%s", pb->valuestring);
+		CHECK_CONTAINS(text.data, want);
+		free(want);
+	}
+	kvb_buf_release(&text);
+	free(cfg);
+	job_release(&a);
+	job_release(&b);
+}
+
 #define TESTS                                                         \
+	T(test_rtapp_local__calibrates_once_and_reuses_pload) \
 	T(test_rtapp_local__periodic_tasks_meet_their_period)        \
 	T(test_rtapp_local__config_file_runs_with_instances_pooled)  \
 	T(test_rtapp_local__bad_config_fails_with_rt_app_message)

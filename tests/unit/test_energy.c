@@ -167,6 +167,16 @@ static void test_parse__bad_data_names_file_and_line(void)
 		  "in.txt:1: no time column (expected 'timestamp ms' (iio-capture) or 'timestamp_time_ms' (devlib); "
 		  "columns: 'vbus mV', 'power mW')");
 	check_bad(KVB_PROBE_ACME, "\"power kW\", \"timestamp ms\"\n1.0, 2.0\n", NULL, "power column 'power kW': unknown unit");
+	/* The time column is found by name wherever it is, with its unit ("Time [ms]"). */
+	{
+		struct kvb_probe_parse p = { .format = KVB_PROBE_CSV };
+		struct kvb_samples *s;
+		struct kvb_error e;
+		CHECK(parse_text("sys(W),\"Time [ms]\"\n1,0\n1,500\n3,1000\n", &p, &s, &e) == KVB_OK);
+		CHECK(s->n == 1);
+		CHECK_NEAR(kvb_samples_energy_j(&s->ch[0]), 2.0, 1e-12);  /* 1 W x 0.5 s + 3 W x 0.5 s */
+		kvb_samples_free(s);
+	}
 	/* No column named as time: said so, not "time goes backwards" from a power column read as time. */
 	check_bad(KVB_PROBE_CSV, "sys,gpu\n5,1\n3,1\n", NULL, "in.txt:1: no time column (expected time, time_s");
 	check_bad(KVB_PROBE_AEP, "# c\ntime\tX(V)\tX(W)\n0.0\t5\t1\n0.1\t5\tinf\n", NULL, "in.txt:4: column 3");

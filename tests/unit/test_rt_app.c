@@ -8,6 +8,8 @@
 #include "config/doc.h"
 #include "core/buf.h"
 #include "core/util.h"
+#include "report/pload.h"
+#include "store/store.h"
 #include "workload/rt_app.h"
 #include "workload/workload.h"
 
@@ -672,6 +674,106 @@ static void test_rtapp__json_c_reads_comments_and_trailing_commas(void)
 	}
 }
 
+/* rt-app's calibration line in a real output (tests/fixtures/field/outputs: lkp's rt-app run): 32 ns. */
+static void test_rtapp__reads_pload_from_real_output(void)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	CHECK(kvb_buf_read_file(&b, KVB_SOURCE_DIR "/tests/fixtures/field/outputs/lkp-rt-app-mp3-short.txt") == 0);
+	CHECK(kvb_rtapp_parse_pload(b.data) == 32);
+	CHECK(kvb_rtapp_parse_pload("[rt-app] <notice> Calibrate ns per loop\n") == -1);
+	CHECK(kvb_rtapp_parse_pload("pLoad = 12x") == -1);
+	kvb_buf_release(&b);
+}
+
+/* diff warns when compared variants hold different pload_ns (a real store file). */
+static void test_rtapp__diff_warns_on_different_pload(void)
+{
+	char path[] = "/tmp/kvb-test-pload-XXXXXX";
+	struct kvb_store *st;
+	struct kvb_error err;
+	int64_t run, var[2];
+	int fd = mkstemp(path);
+	close(fd);
+	unlink(path);
+	CHECK(kvb_store_open(&st, path, 0, &err) == KVB_OK);
+	{
+		struct kvb_run_info ri = { .platform = "local", .rounds = 1, .status = "running" };
+		kvb_store_run_begin(st, &ri, &run, &err);
+	}
+	for (int v = 0; v < 2; v++) {
+		struct kvb_variant_row vr = { .name = v ? "b" : "a", .position = v };
+		struct kvb_job_row jr = { .seq = v + 1, .round = 1, .iteration = 1, .spec_id = "w", .workload = "rt-app",
+					  .label = "rt-app", .params_json = "{}", .runtime_json = "{}" };
+		struct kvb_job_outcome o = { .status = "ok", .attempts = 1 };
+		struct kvb_metrics m;
+		cJSON *cls = cJSON_CreateObject();
+		kvb_store_variant_add(st, run, &vr, &var[v], &err);
+		jr.variant_id = var[v];
+		kvb_store_plan_add(st, run, &jr, 1, &err);
+		cJSON_AddStringToObject(cls, "pload_ns", v ? "40" : "32");
+		kvb_metrics_init(&m);
+		kvb_metrics_add(&m, "activations", 100, "count", 0);
+		CHECK(kvb_store_job_commit(st, run, jr.id, &o, &m, cls, &err) == KVB_OK);
+		kvb_metrics_release(&m);
+		cJSON_Delete(cls);
+	}
+	CHECK(kvb_report_pload_warn(st, &run, 1) == 1);
+	{
+		/* --resume reads the run's pLoad back (first job by seq) and every later rt-app job gets it */
+		char pl[32];
+		long v = 0;
+		CHECK(kvb_store_run_classifier(st, run, "pload_ns", pl, sizeof(pl)) == 1);
+		CHECK_STR(pl, "32");
+		CHECK(kvb_store_run_classifier(st, run, "nothing", pl, sizeof(pl)) == 0);
+		kvb_rtapp_pload_seed(atol(pl));
+		CHECK(kvb_rtapp_pload(NULL, "CPU3", &v, &err) == KVB_OK && v == 32);  /* no calibration: cached */
+		kvb_rtapp_pload_forget();
+	}
+	/* one pLoad: nothing to say */
+	sqlite3_exec(st->db, "UPDATE classifier SET value = '32' WHERE key = 'pload_ns'", NULL, NULL, NULL);
+	CHECK(kvb_report_pload_warn(st, NULL, 0) == 0);
+	kvb_store_close(st);
+	unlink(path);
+}
+
+/* lkp's capture of a real run (tests/fixtures/field/rt-app-log): one thread never completed a phase. */
+static void test_rtapp__field_logs_keep_tasks_beside_one_that_never_ran(void)
+{
+	static const char *const names[] = { "Display-8", "Event-Display-7", "Event-Browser-6", "Binder-display-5",
+					     "Binder-dummy-4", "BrowserDisplay-3" };
+	const char *paths[6];
+	char buf[6][512];
+	struct kvb_metrics m;
+	struct kvb_error err;
+	int rc;
+	for (int i = 0; i < 6; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%s/tests/fixtures/field/rt-app-log/lkp-browser-short/web-%s.log",
+			 KVB_SOURCE_DIR, names[i]);
+		paths[i] = buf[i];
+	}
+	kvb_metrics_init(&m);
+	rc = kvb_rtapp_parse_logs(paths, 6, "web", NULL, &m, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	/* 5 tasks x 8 metrics + activations 0 for Event-Browser */
+	CHECK(m.n == 41);
+	CHECK(m.nnotes == 1 && strstr(m.notes[0], "rt-app task 'Event-Browser' completed no phase"));
+	for (size_t i = 0; i < m.n; i++) {
+		const char *task = cJSON_GetObjectItem(m.v[i].classifiers, "task")->valuestring;
+		/* lkp's 02.yaml: run.average and period.average of single-phase threads */
+		if (!strcmp(task, "Display") && !strcmp(m.v[i].name, "run_mean"))
+			CHECK(m.v[i].value == 26414);
+		if (!strcmp(task, "Display") && !strcmp(m.v[i].name, "period_mean"))
+			CHECK(m.v[i].value == 64055);
+		if (!strcmp(task, "BrowserDisplay") && !strcmp(m.v[i].name, "run_mean"))
+			CHECK(m.v[i].value == 755);
+		if (!strcmp(task, "Event-Browser"))
+			CHECK(!strcmp(m.v[i].name, "activations") && m.v[i].value == 0);
+	}
+	kvb_metrics_release(&m);
+}
+
 #define TESTS                                                              \
 	T(test_rtapp__parses_every_row_and_column_of_a_real_log)          \
 	T(test_rtapp__stats_of_one_thread_match_reference_values)         \
@@ -692,7 +794,8 @@ static void test_rtapp__json_c_reads_comments_and_trailing_commas(void)
 	T(test_rtapp__task_of_matches_exact_name_or_instance_suffix)      \
 	T(test_rtapp__parse_logs_fails_for_a_task_without_log)            \
 	T(test_rtapp__parse_logs_fails_on_bad_log_without_partial_metrics) \
-	T(test_rtapp__task_without_phase_is_recorded_and_others_kept) \
+	T(test_rtapp__task_without_phase_is_recorded_and_others_kept)      \
+	T(test_rtapp__field_logs_keep_tasks_beside_one_that_never_ran) \
 	T(test_rtapp__validate_accepts_a_good_task_set)                   \
 	T(test_rtapp__validate_reports_errors_with_key_paths)             \
 	T(test_rtapp__generates_config_from_tasks)                        \
@@ -700,5 +803,7 @@ static void test_rtapp__json_c_reads_comments_and_trailing_commas(void)
 	T(test_rtapp__config_file_errors_name_file_and_line)        \
 	T(test_rtapp__shipped_periodic_agenda_validates_and_generates)     \
 	T(test_rtapp__field_configs_load_like_rt_app_loads_them)          \
-	T(test_rtapp__json_c_reads_comments_and_trailing_commas)
+	T(test_rtapp__json_c_reads_comments_and_trailing_commas)          \
+	T(test_rtapp__reads_pload_from_real_output)                       \
+	T(test_rtapp__diff_warns_on_different_pload)
 #include "test_main.h"

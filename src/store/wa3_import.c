@@ -1,0 +1,341 @@
+/*
+ * Implements the import of WA3 results (csvio.h): results.csv as the csv
+ * output processor writes it, and a WA3 output directory as
+ * wa/framework/output.py lays it out. One kvbench job per (WA3 job id,
+ * iteration) holding all its metrics; the run is stored with status
+ * 'imported' in one transaction, nothing from a file that fails.
+ */
+#include "store/csvio.h"
+#include "config/keys.h"
+#include "core/buf.h"
+#include "core/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One job being imported. */
+struct wjob {
+	char *id, *label, *status, *section;
+	long iteration;
+	int retries;
+	struct kvb_metrics m;
+	cJSON *classifiers;  /* job classifiers (key -> string) */
+};
+
+static void wjob_release(struct wjob *j)
+{
+	free(j->id);
+	free(j->label);
+	free(j->status);
+	free(j->section);
+	kvb_metrics_release(&j->m);
+	cJSON_Delete(j->classifiers);
+}
+
+/* WA3 job status (core.py Status, a `level` whose pod is "NAME(N)", e.g. "OK(8)") -> kvbench's job status. */
+static const char *job_status(const char *wa)
+{
+	char name[32];
+	size_t n = wa ? strcspn(wa, "(") : 0;
+	if (wa && n < sizeof(name)) {
+		memcpy(name, wa, n);
+		name[n] = '\0';
+		wa = name;
+	}
+	if (!wa || !strcmp(wa, "OK") || !strcmp(wa, "PARTIAL"))
+		return "ok";
+	if (!strcmp(wa, "SKIPPED") || !strcmp(wa, "ABORTED") || !strcmp(wa, "PENDING") || !strcmp(wa, "NEW"))
+		return "skipped";
+	return "failed";
+}
+
+/* Stores jobs[0..n) as run `variant` in a new imported run, one transaction. */
+static int store_jobs(struct kvb_store *s, const char *source, const char *command, const char *variant,
+		      struct wjob *jobs, size_t n, int64_t *run_id, struct kvb_error *err)
+{
+	struct kvb_run_info ri = { .agenda_path = source, .platform = "import", .rounds = 1, .status = "imported",
+				   .command_line = command, .exec_order = "by_iteration" };
+	struct kvb_variant_row vr = { .name = variant, .runtime_json = "{}" };
+	sqlite3_stmt *st = NULL;
+	int64_t vid;
+	int rc;
+	if ((rc = kvb_store_begin(s, err)))
+		return rc;
+	if ((rc = kvb_store_run_begin(s, &ri, run_id, err)) || (rc = kvb_store_variant_add(s, *run_id, &vr, &vid, err)) ||
+	    (rc = kvb_store_variant_status(s, vid, "ok", NULL, err)))
+		goto rollback;
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, label, section,"
+			       " iteration, status, attempts) VALUES(?,?,?,1,?,?,?,?,?,?,?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+		goto rollback;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct wjob *j = &jobs[i];
+		const char *status = job_status(j->status);
+		struct kvb_job_outcome o = { .status = status, .attempts = j->retries + 1,
+					     .error = strcmp(status, "ok") ? j->status : NULL };
+		char its[32];
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, *run_id);
+		sqlite3_bind_int64(st, 2, vid);
+		sqlite3_bind_int64(st, 3, (int64_t)i + 1);
+		sqlite3_bind_text(st, 4, j->id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, j->label, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 6, j->label, -1, SQLITE_TRANSIENT);
+		if (j->section)
+			sqlite3_bind_text(st, 7, j->section, -1, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(st, 7);
+		sqlite3_bind_int64(st, 8, j->iteration);
+		sqlite3_bind_text(st, 9, status, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 10, j->retries + 1);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+			goto rollback;
+		}
+		if (!j->classifiers)
+			j->classifiers = cJSON_CreateObject();
+		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "variant");
+		cJSON_AddStringToObject(j->classifiers, "variant", variant);
+		snprintf(its, sizeof(its), "%ld", j->iteration);
+		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "iteration");
+		cJSON_AddStringToObject(j->classifiers, "iteration", its);
+		if ((rc = kvb_store_job_write(s, *run_id, sqlite3_last_insert_rowid(s->db), &o, &j->m, j->classifiers,
+					      err)))
+			goto rollback;
+	}
+	sqlite3_finalize(st);
+	return kvb_store_commit(s, err);
+rollback:
+	sqlite3_finalize(st);
+	kvb_store_rollback(s);
+	return rc;
+}
+
+/* The job of (id, iteration) in jobs, added when missing. */
+static struct wjob *job_of(struct wjob **jobs, size_t *n, const char *id, long iteration, const char *label)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*jobs)[i].id, id) && (*jobs)[i].iteration == iteration)
+			return &(*jobs)[i];
+	*jobs = kvb_xrealloc(*jobs, (*n + 1) * sizeof(**jobs));
+	memset(&(*jobs)[*n], 0, sizeof(**jobs));
+	(*jobs)[*n].id = kvb_xstrdup(id);
+	(*jobs)[*n].label = kvb_xstrdup(label);
+	(*jobs)[*n].iteration = iteration;
+	kvb_metrics_init(&(*jobs)[*n].m);
+	return &(*jobs)[(*n)++];
+}
+
+int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *variant, int64_t *run_id, size_t *skipped,
+		       struct kvb_error *err)
+{
+	static const char *const head[] = { "id", "workload", "iteration", "metric" };
+	struct kvb_csv_rows r;
+	struct wjob *jobs = NULL;
+	size_t n = 0, ncols;
+	int rc;
+	*skipped = 0;
+	if ((rc = kvb_csv_read(file, &r, err)))
+		return rc;
+	if (r.n == 0) {
+		kvb_csv_rows_release(&r);
+		return kvb_error_set(err, KVB_EINPUT, "%s:1: empty file (expected WA3's header id,workload,iteration,metric,...,value,units)", file);
+	}
+	ncols = r.rows[0].f.n;
+	for (size_t k = 0; k < 4 && !rc; k++)
+		if (ncols < 6 || strcmp(r.rows[0].f.v[k], head[k]))
+			rc = kvb_error_set(err, KVB_EINPUT, "%s:1: not WA3's results.csv: column %zu is '%s', expected '%s'", file,
+					   k + 1, k < ncols ? r.rows[0].f.v[k] : "", head[k]);
+	if (!rc && (strcmp(r.rows[0].f.v[ncols - 2], "value") || strcmp(r.rows[0].f.v[ncols - 1], "units")))
+		rc = kvb_error_set(err, KVB_EINPUT, "%s:1: not WA3's results.csv: the last columns must be 'value', 'units'",
+				   file);
+	for (size_t i = 1; !rc && i < r.n; i++) {
+		struct kvb_csv_row *row = &r.rows[i];
+		int64_t it = 0;
+		double v;
+		struct wjob *j;
+		struct kvb_metric *mt;
+		if (row->f.n == 1 && !row->f.v[0][0])
+			continue;
+		if (row->f.n != ncols) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: %zu fields, header has %zu", file, row->line, row->f.n, ncols);
+			break;
+		}
+		if (!row->f.v[0][0]) {  /* run-level metric: no job */
+			(*skipped)++;
+			continue;
+		}
+		if (kvb_parse_i64(row->f.v[2], &it) || it < 1) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: iteration \"%.20s\" is not a positive integer", file,
+					   row->line, row->f.v[2]);
+			break;
+		}
+		if (kvb_parse_double(row->f.v[ncols - 2], &v) || !isfinite(v)) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: value \"%.40s\" is not a finite number", file, row->line,
+					   row->f.v[ncols - 2]);
+			break;
+		}
+		j = job_of(&jobs, &n, row->f.v[0], (long)it, row->f.v[1]);
+		mt = kvb_metrics_add(&j->m, row->f.v[3], v, row->f.v[ncols - 1], 0);
+		for (size_t c = 4; c < ncols - 2; c++)
+			if (row->f.v[c][0])
+				kvb_metric_classify(mt, r.rows[0].f.v[c], row->f.v[c]);
+	}
+	if (!rc && !n)
+		rc = kvb_error_set(err, KVB_EINPUT, "%s: no job rows (only run-level metrics)", file);
+	if (!rc)
+		rc = store_jobs(s, file, "kvbench import csv (WA3 results.csv)", variant, jobs, n, run_id, err);
+	for (size_t i = 0; i < n; i++)
+		wjob_release(&jobs[i]);
+	free(jobs);
+	kvb_csv_rows_release(&r);
+	return rc;
+}
+
+/* Reads DIR/sub as JSON (WA3 writes its pods with json.dump). */
+static int read_json(const char *dir, const char *sub, cJSON **out, int required, struct kvb_error *err)
+{
+	char *path = kvb_xasprintf("%s/%s", dir, sub);
+	struct kvb_buf b = KVB_BUF_INIT;
+	int rc = KVB_OK;
+	*out = NULL;
+	if (kvb_buf_read_file(&b, path)) {
+		if (required || errno != ENOENT)
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: cannot read: %s%s", path, strerror(errno),
+					   required ? " (not a WA3 output directory?)" : "");
+	} else if (!(*out = cJSON_ParseWithLength(b.data, b.len))) {
+		rc = kvb_error_set(err, KVB_EINPUT, "%s: not valid JSON", path);
+	}
+	kvb_buf_release(&b);
+	free(path);
+	return rc;
+}
+
+static char *scalar_str(const cJSON *v)
+{
+	char *s = kvb_node_str(v);
+	return s ? s : kvb_xstrdup("");
+}
+
+/* Metrics and artifacts of one job's result.json into j. */
+static int read_result(const char *dir, const char *output_name, struct wjob *j, struct kvb_error *err)
+{
+	char *sub = kvb_xasprintf("%s/result.json", output_name);
+	cJSON *res, *m;
+	int rc = read_json(dir, sub, &res, 0, err);
+	if (rc || !res) {
+		free(sub);
+		return rc;
+	}
+	m = cJSON_GetObjectItemCaseSensitive(res, "metrics");
+	for (const cJSON *x = cJSON_IsArray(m) ? m->child : NULL; x; x = x->next) {
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(x, "name");
+		const cJSON *val = cJSON_GetObjectItemCaseSensitive(x, "value");
+		const cJSON *units = cJSON_GetObjectItemCaseSensitive(x, "units");
+		const cJSON *cls = cJSON_GetObjectItemCaseSensitive(x, "classifiers");
+		struct kvb_metric *mt;
+		if (!cJSON_IsString(name) || !cJSON_IsNumber(val) || !isfinite(val->valuedouble)) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s/%s: a metric without a name or a finite number value", dir, sub);
+			break;
+		}
+		mt = kvb_metrics_add(&j->m, name->valuestring, val->valuedouble,
+				     cJSON_IsString(units) ? units->valuestring : "",
+				     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "lower_is_better")));
+		for (const cJSON *c = cJSON_IsObject(cls) ? cls->child : NULL; c; c = c->next) {
+			char *v = scalar_str(c);
+			kvb_metric_classify(mt, c->string, v);
+			free(v);
+		}
+	}
+	/* Artifacts are listed, not copied: one job classifier wa3_artifacts = "name=JOBDIR/path;..." */
+	m = cJSON_GetObjectItemCaseSensitive(res, "artifacts");
+	if (!rc && cJSON_IsArray(m) && m->child) {
+		struct kvb_buf l = KVB_BUF_INIT;
+		for (const cJSON *a = m->child; a; a = a->next)
+			kvb_buf_addf(&l, "%s%s=%s/%s", l.len ? ";" : "", kvb_get_str(a, "name", "?"), output_name,
+				     kvb_get_str(a, "path", "?"));
+		if (!j->classifiers)
+			j->classifiers = cJSON_CreateObject();
+		cJSON_AddStringToObject(j->classifiers, "wa3_artifacts", l.data);
+		kvb_buf_release(&l);
+	}
+	cJSON_Delete(res);
+	free(sub);
+	return rc;
+}
+
+int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant, int64_t *run_id,
+		       struct kvb_error *err)
+{
+	cJSON *state = NULL, *specs = NULL, *info = NULL;
+	const cJSON *sj, *specs_l;
+	struct wjob *jobs = NULL;
+	size_t n = 0;
+	int rc;
+	if ((rc = read_json(dir, ".run_state.json", &state, 1, err)) || (rc = read_json(dir, "__meta/run_info.json", &info, 1, err)) ||
+	    (rc = read_json(dir, "__meta/jobs.json", &specs, 0, err)))
+		goto out;
+	/* RunState pod (run.py): {"status", "timestamp", "jobs": [JobState pods]}; JobSpec pods in jobs.json
+	   under "jobs" (output.py write_job_specs). */
+	sj = cJSON_GetObjectItemCaseSensitive(state, "jobs");
+	specs_l = cJSON_GetObjectItemCaseSensitive(specs, "jobs");
+	if (!cJSON_IsArray(sj)) {
+		rc = kvb_error_set(err, KVB_EINPUT, "%s/.run_state.json: no \"jobs\"", dir);
+		goto out;
+	}
+	for (const cJSON *js = sj->child; js && !rc; js = js->next) {
+		const char *id = kvb_get_str(js, "id", NULL);
+		long it = (long)kvb_get_int(js, "iteration", 0);
+		struct wjob *j;
+		char *out_name;
+		if (!id || it < 1) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s/.run_state.json: a job needs \"id\" and \"iteration\"", dir);
+			break;
+		}
+		j = job_of(&jobs, &n, id, it, kvb_get_str(js, "label", id));
+		free(j->status);
+		{
+			const cJSON *st = cJSON_GetObjectItemCaseSensitive(js, "status");
+			j->status = cJSON_IsString(st) ? kvb_xstrdup(st->valuestring) : NULL;
+		}
+		j->retries = (int)kvb_get_int(js, "retries", 0);
+		/* the spec's classifiers and section (jobs.json) */
+		/* a section's job ids are SECTION-WORKLOAD (JobSpec.section_id) */
+		if (strchr(id, '-') && !j->section)
+			j->section = kvb_xstrndup(id, (size_t)(strrchr(id, '-') - id));
+		for (const cJSON *sp = cJSON_IsArray(specs_l) ? specs_l->child : NULL; sp; sp = sp->next) {
+			const cJSON *cls;
+			if (strcmp(kvb_get_str(sp, "id", ""), id))
+				continue;
+			cls = cJSON_GetObjectItemCaseSensitive(sp, "classifiers");
+			for (const cJSON *c = cJSON_IsObject(cls) ? cls->child : NULL; c; c = c->next) {
+				char *v = scalar_str(c);
+				if (!j->classifiers)
+					j->classifiers = cJSON_CreateObject();
+				cJSON_AddStringToObject(j->classifiers, c->string, v);
+				free(v);
+			}
+		}
+		/* JobState.output_name: ID-LABEL-ITERATION */
+		out_name = kvb_xasprintf("%s-%s-%ld", id, j->label, it);
+		rc = read_result(dir, out_name, j, err);
+		free(out_name);
+	}
+	if (!rc && !n)
+		rc = kvb_error_set(err, KVB_EINPUT, "%s/.run_state.json: no jobs", dir);
+	if (!rc)
+		rc = store_jobs(s, dir, "kvbench import wa3", variant, jobs, n, run_id, err);
+out:
+	for (size_t i = 0; i < n; i++)
+		wjob_release(&jobs[i]);
+	free(jobs);
+	cJSON_Delete(state);
+	cJSON_Delete(specs);
+	cJSON_Delete(info);
+	return rc;
+}

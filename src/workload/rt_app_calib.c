@@ -1,0 +1,139 @@
+/*
+ * rt-app calibration done once per run (per kvbench process, i.e. one board):
+ * the first rt-app job whose `calibration` is "CPUn" runs rt-app once with a
+ * one-phase use case on CPU n under the performance cpufreq governor (the
+ * original governor restored after), reads the "pLoad = Nns" line rt-app
+ * prints while calibrating, and every rt-app job of every variant of the run
+ * then gets that number as global.calibration. So variant A and B do the
+ * same amount of work per microsecond of `run`, whatever their kernel or
+ * governor; the number is stored as the job classifier pload_ns.
+ *
+ * rt-app's line (seen in lkp-tests' spec/fixtures/stats/rt-app/01):
+ *   [rt-app] <notice> pLoad = 32ns : calib_cpu 0
+ */
+#include "workload/rt_app.h"
+#include "workload/workload.h"
+#include "core/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+long kvb_rtapp_parse_pload(const char *text)
+{
+	const char *p = text;
+	long v = -1;
+	while (p && (p = strstr(p, "pLoad = "))) {
+		char *end;
+		long x;
+		p += 8;
+		errno = 0;
+		x = strtol(p, &end, 10);
+		if (!errno && end != p && !strncmp(end, "ns", 2) && x > 0)
+			v = x;  /* the last one wins: rt-app prints it once */
+	}
+	return v;
+}
+
+/* One cached measurement for the whole run. */
+static struct {
+	char cpu[16];
+	long pload_ns;
+} cache;
+
+/* Runs rt-app's calibration on CPU `cpu` ("CPUn"); *pload_ns from its output. */
+static int calibrate(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, struct kvb_error *err)
+{
+	char *local = kvb_xasprintf("%s/rt-app-calibration.json", ctx->artifact_dir);
+	char *remote = kvb_xasprintf("%s/rt-app-calibration.json", ctx->remote_dir);
+	char *gov_path = kvb_xasprintf("/sys/devices/system/cpu/cpu%s/cpufreq/scaling_governor", cpu + 3);
+	char *gov = NULL, *text = NULL, how[64];
+	const char *argv[] = { "rt-app", remote, NULL };
+	struct kvb_exec_result r;
+	struct kvb_error e2;
+	cJSON *cfg = cJSON_CreateObject(), *g = cJSON_AddObjectToObject(cfg, "global"), *t;
+	FILE *f;
+	int rc, gov_set = 0;
+
+	kvb_exec_result_init(&r);
+	cJSON_AddStringToObject(g, "calibration", cpu);
+	cJSON_AddNumberToObject(g, "duration", 1);
+	cJSON_AddStringToObject(g, "default_policy", "SCHED_OTHER");
+	cJSON_AddStringToObject(g, "logdir", ctx->remote_dir);
+	cJSON_AddStringToObject(g, "log_basename", "calibration");
+	t = cJSON_AddObjectToObject(cJSON_AddObjectToObject(cfg, "tasks"), "calib");
+	cJSON_AddNumberToObject(t, "loop", 1);
+	cJSON_AddNumberToObject(t, "run", 100);
+	text = cJSON_Print(cfg);
+	f = kvb_fopen_nofollow(local);
+	if (f)
+		fputs(text, f);
+	if (!f || ferror(f) | fclose(f)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot write artifact %s: %s", local, strerror(errno));
+		goto out;
+	}
+	if (strcmp(local, remote) && (rc = kvb_target_push(ctx->target, local, remote, err)))
+		goto out;
+	/* performance governor while measuring, the original one back after */
+	if (kvb_target_read(ctx->target, gov_path, &gov, &e2)) {
+		kvb_metrics_note(ctx->out, "rt-app calibration on %s: no cpufreq governor (%s): measured under whatever "
+					   "frequency the CPU runs at", cpu, gov_path);
+	} else if (strcmp(gov, "performance")) {
+		if (kvb_target_write(ctx->target, gov_path, "performance", &e2))
+			kvb_metrics_note(ctx->out, "rt-app calibration on %s: cannot set the performance governor (%s): "
+						   "measured under '%s'", cpu, e2.msg, gov);
+		else
+			gov_set = 1;
+	}
+	rc = kvb_target_exec(ctx->target, argv, 300000, &r, err);
+	if (gov_set && kvb_target_write(ctx->target, gov_path, gov, &e2) && !rc)
+		rc = kvb_error_set(err, KVB_ETARGET, "rt-app calibration: cannot restore governor '%s' on %s: %s", gov, cpu,
+				   e2.msg);
+	if (rc) {
+		kvb_error_prefix(err, "rt-app calibration");
+		goto out;
+	}
+	*pload_ns = kvb_rtapp_parse_pload(r.err.data);
+	if (*pload_ns < 0)
+		*pload_ns = kvb_rtapp_parse_pload(r.out.data);
+	if (*pload_ns < 0)
+		rc = kvb_error_set(err, KVB_ETARGET, "rt-app calibration on %s printed no 'pLoad = Nns' line (%s)", cpu,
+				   kvb_exec_describe(&r, how, sizeof(how)));
+out:
+	kvb_exec_result_release(&r);
+	cJSON_Delete(cfg);
+	free(text);
+	free(gov);
+	free(gov_path);
+	free(local);
+	free(remote);
+	return rc;
+}
+
+int kvb_rtapp_pload(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, struct kvb_error *err)
+{
+	int rc;
+	if (cache.pload_ns > 0 && (!strcmp(cache.cpu, cpu) || !strcmp(cache.cpu, "*"))) {
+		*pload_ns = cache.pload_ns;
+		return KVB_OK;
+	}
+	if ((rc = calibrate(ctx, cpu, pload_ns, err)))
+		return rc;
+	snprintf(cache.cpu, sizeof(cache.cpu), "%s", cpu);
+	cache.pload_ns = *pload_ns;
+	kvb_metrics_note(ctx->out, "rt-app calibrated on %s: pLoad = %ld ns, used by every rt-app job of this run", cpu,
+			 *pload_ns);
+	return KVB_OK;
+}
+
+void kvb_rtapp_pload_seed(long pload_ns)
+{
+	snprintf(cache.cpu, sizeof(cache.cpu), "*");
+	cache.pload_ns = pload_ns;
+}
+
+void kvb_rtapp_pload_forget(void)
+{
+	memset(&cache, 0, sizeof(cache));
+}

@@ -1,0 +1,91 @@
+/*
+ * Import of WA3 results into a real SQLite store: results.csv (with --variant) and an output
+ * directory (tests/fixtures/wa3-output/PROVENANCE: written to WA3's writers' layout).
+ */
+#include "store/csvio.h"
+#include "store/store.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#define WA KVB_SOURCE_DIR "/tests/fixtures/wa3-output/wa_output"
+
+static char db[256];
+
+static struct kvb_store *fresh(void)
+{
+	struct kvb_store *st = NULL;
+	struct kvb_error err;
+	snprintf(db, sizeof(db), "/tmp/kvb-test-wa3-%d.db", (int)getpid());
+	unlink(db);
+	if (kvb_store_open(&st, db, 0, &err))
+		fprintf(stderr, "%s\n", err.msg);
+	return st;
+}
+
+static double q(struct kvb_store *st, const char *sql)
+{
+	sqlite3_stmt *s;
+	double v = -1;
+	if (sqlite3_prepare_v2(st->db, sql, -1, &s, NULL) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_double(s, 0);
+	else
+		fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(st->db));
+	sqlite3_finalize(s);
+	return v;
+}
+
+static void test_wa3_import__results_csv_one_job_per_id_and_iteration(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	size_t skipped = 0;
+	int rc = kvb_wa3_csv_import(st, WA "/results.csv", "v6.1", &run, &skipped, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	CHECK(skipped == 1);  /* the run-level run_duration row */
+	/* 4 job rows -> 2 jobs (s1-wk1 iterations 1 and 2), each with time and execution_time */
+	CHECK(q(st, "SELECT count(*) FROM job") == 2);
+	CHECK(q(st, "SELECT count(*) FROM results") == 4);
+	CHECK(q(st, "SELECT value FROM results WHERE metric = 'time' AND iteration = 2") == 1.7);
+	CHECK(q(st, "SELECT count(DISTINCT variant) FROM results WHERE variant = 'v6.1'") == 1);
+	CHECK(q(st, "SELECT count(*) FROM job WHERE section = 's1'") == 0);  /* results.csv has no section */
+	kvb_store_close(st);
+	unlink(db);
+}
+
+static void test_wa3_import__output_directory_keeps_status_classifiers_and_direction(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	int rc = kvb_wa3_dir_import(st, WA, "v6.1", &run, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	CHECK(q(st, "SELECT count(*) FROM job") == 3);
+	CHECK(q(st, "SELECT count(*) FROM job WHERE status = 'failed' AND spec_id = 's1-wk2' AND attempts = 3") == 1);
+	CHECK(q(st, "SELECT count(*) FROM job WHERE section = 's1'") == 3);
+	CHECK(q(st, "SELECT value FROM results WHERE metric = 'time' AND iteration = 1") == 1.5);
+	CHECK(q(st, "SELECT lower_is_better FROM results WHERE metric = 'time' AND iteration = 1") == 1);
+	CHECK(q(st, "SELECT count(*) FROM classifier WHERE key = 'tag' AND value = 'base'") >= 2);
+	CHECK(q(st, "SELECT count(*) FROM classifier WHERE key = 'wa3_artifacts'"
+		    " AND value = 'hackbench-results=s1-wk1-hackbench-1/hackbench.output'") == 1);
+	kvb_store_close(st);
+	unlink(db);
+	/* Not a WA3 directory: named, nothing stored. */
+	st = fresh();
+	CHECK(kvb_wa3_dir_import(st, KVB_SOURCE_DIR "/tests", "x", &run, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "/tests/.run_state.json: cannot read");
+	CHECK(q(st, "SELECT count(*) FROM run") == 0);
+	kvb_store_close(st);
+	unlink(db);
+}
+
+#define TESTS                                                         \
+	T(test_wa3_import__results_csv_one_job_per_id_and_iteration) \
+	T(test_wa3_import__output_directory_keeps_status_classifiers_and_direction)
+#include "test_main.h"
