@@ -17,6 +17,7 @@
  * keeps special built-ins (exit, exec) from skipping the marker.
  */
 #include "target/adb.h"
+#include "target/adb_legacy.h"
 #include "config/platform.h"
 #include "core/log.h"
 #include "core/quote.h"
@@ -43,6 +44,7 @@ struct adb_priv {
 	char *adb;
 	char *server_port; /* decimal, or NULL for adb's default */
 	int connect;
+	int shell_v2;      /* 1 the device has shell protocol v2, 0 legacy (adb_legacy.h), -1 not asked yet */
 };
 
 static const struct kvb_keydef adb_conn_keys[] = {
@@ -249,6 +251,7 @@ static int adb_open(struct kvb_target *t, struct kvb_error *err)
 	if (kvb_get_int(c, "adb_server_port", 0) > 0)
 		p->server_port = kvb_xasprintf("%lld", kvb_get_int(c, "adb_server_port", 0));
 	p->connect = kvb_get_bool(c, "connect", strchr(serial, ':') != NULL);
+	p->shell_v2 = -1;
 
 	/* Start the server now so its "* daemon started" lines never mix with a command's stderr. */
 	kvb_exec_result_init(&r);
@@ -271,20 +274,47 @@ out:
 	return rc;
 }
 
+/* Asks the device's features once (`adb features`); an unanswered question is asked again next time. */
+static void adb_probe_shell(struct kvb_target *t)
+{
+	struct adb_priv *p = t->priv;
+	const char *args[] = { "features", NULL };
+	struct kvb_exec_result r;
+	struct kvb_error ignore;
+	kvb_exec_result_init(&r);
+	if (!adb_run(t, 1, args, ADB_SHORT_MS, &r, &ignore) && r.exit_code == 0 && r.out.len) {
+		p->shell_v2 = kvb_adb_features_have_shell_v2(r.out.data);
+		if (!p->shell_v2)
+			kvb_debug("adb: '%s' has no shell_v2: legacy shell (CRLF, merged stderr, no exit status)", p->serial);
+	}
+	kvb_exec_result_release(&r);
+}
+
 static int adb_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
 		    struct kvb_error *err)
 {
 	struct adb_priv *p = t->priv;
 	struct kvb_buf cmd = KVB_BUF_INIT;
 	char why[400];
-	int rc, code;
+	int rc, code, legacy;
 
 	if (!argv || !argv[0])
 		return kvb_error_set(err, KVB_ETARGET, "empty command for '%s'", p->serial);
-	kvb_buf_addc(&cmd, '(');
-	kvb_shell_join(&cmd, argv);
-	/* echo, not printf: every Android shell has it built in (printf came with toybox in 6.0). */
-	kvb_buf_adds(&cmd, "); kvb_rc=$?; echo >&2; echo " ADB_MARK "$kvb_rc >&2");
+	if (p->shell_v2 < 0)
+		adb_probe_shell(t);
+	legacy = p->shell_v2 == 0;
+	if (legacy) {
+		struct kvb_buf joined = KVB_BUF_INIT;
+		kvb_shell_join(&joined, argv);
+		kvb_adb_legacy_wrap(&cmd, joined.data, t->plat && t->plat->workdir ? t->plat->workdir : "/data/local/tmp",
+				    ADB_MARK);
+		kvb_buf_release(&joined);
+	} else {
+		kvb_buf_addc(&cmd, '(');
+		kvb_shell_join(&cmd, argv);
+		/* echo, not printf: every Android shell has it built in (printf came with toybox in 6.0). */
+		kvb_buf_adds(&cmd, "); kvb_rc=$?; echo >&2; echo " ADB_MARK "$kvb_rc >&2");
+	}
 	if (cmd.len >= ADB_CMD_MAX) {
 		rc = kvb_error_set(err, KVB_ETARGET,
 				   "'%s' on '%s': command too long for adb shell (%zu bytes quoted, limit %u): push a script",
@@ -299,7 +329,17 @@ static int adb_exec(struct kvb_target *t, const char *const *argv, uint64_t time
 		kvb_error_prefix(err, "'%s' on '%s'", argv[0], p->serial);
 		goto out;
 	}
-	if (take_marker(&r->err, &code) || take_marker(&r->out, &code)) {
+	if (legacy) {
+		/* one pty stream: undo its CRLF, then the marker and the stderr section are in stdout */
+		kvb_adb_crlf_to_lf(&r->out);
+		kvb_adb_crlf_to_lf(&r->err);
+		if (take_marker(&r->out, &code)) {
+			kvb_adb_legacy_split(r);
+			r->exit_code = code;
+			r->term_signal = 0;
+			goto out;
+		}
+	} else if (take_marker(&r->err, &code) || take_marker(&r->out, &code)) {
 		r->exit_code = code;
 		r->term_signal = 0;
 		goto out;

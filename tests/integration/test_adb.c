@@ -402,6 +402,45 @@ static void test_adb__legacy_shell_still_gives_exit_status(void)
 	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
+/* A pre-N device (adbd_sim --no-shell-v2: pty, CRLF, merged stderr, no status): what kvbench reads is what a v2 device gives. */
+static void test_adb__pre_n_device_reads_like_a_v2_device(void)
+{
+	struct kvb_adbsim d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	const char *opts[] = { "--no-shell-v2", NULL };
+	const char *both[] = { "sh", "-c", "printf 'out1\\nout2\\n'; printf 'err1\\n' >&2; exit 7", NULL };
+	const char *uname[] = { "sh", "-c", "printf '6.1.0-kvb\\n'", NULL };
+	char *knob, *val = NULL;
+	sim_start(&d, opts);
+	CHECK(d.open_rc == 0);
+	kvb_exec_result_init(&r);
+	CHECK(kvb_target_exec(&d.t, both, 20000, &r, &e) == KVB_OK);
+	CHECK(r.exit_code == 7);
+	CHECK_STR(r.out.data, "out1\nout2\n");
+	CHECK_STR(r.err.data, "err1\n");
+	/* identity: uname -r must not end in "\r" ("flashed X but running X\r") */
+	CHECK(kvb_target_exec(&d.t, uname, 20000, &r, &e) == KVB_OK);
+	CHECK_STR(r.out.data, "6.1.0-kvb\n");
+	/* knobs: read back without a "\r", written and read again */
+	knob = sim_path(&d, "knob");
+	write_text(knob, "schedutil\n");
+	CHECK(kvb_target_read(&d.t, knob, &val, &e) == KVB_OK);
+	CHECK_STR(val, "schedutil");
+	free(val);
+	CHECK(kvb_target_write(&d.t, knob, "performance", &e) == KVB_OK);
+	CHECK(kvb_target_read(&d.t, knob, &val, &e) == KVB_OK);
+	CHECK_STR(val, "performance");
+	free(val);
+	free(knob);
+	/* a command's own "\r\n" survives (the pty made it "\r\r\n") */
+	const char *cr[] = { "sh", "-c", "printf 'a\\r\\n'", NULL };
+	CHECK(kvb_target_exec(&d.t, cr, 20000, &r, &e) == KVB_OK);
+	CHECK_STR(r.out.data, "a\r\n");
+	kvb_exec_result_release(&r);
+	CHECK(kvb_adbsim_stop(&d) == 0);
+}
+
 static void test_adb__open_fails_for_unreachable_device(void)
 {
 	struct kvb_adbsim d;
@@ -465,5 +504,6 @@ static void test_adb__open_fails_for_unreachable_device(void)
 	T(test_adb__exec_timeout_kills_the_remote_command)              \
 	T(test_adb__root_accepts_already_root_device)                   \
 	T(test_adb__legacy_shell_still_gives_exit_status)               \
+	T(test_adb__pre_n_device_reads_like_a_v2_device)                \
 	T(test_adb__open_fails_for_unreachable_device)
 #include "test_main.h"
