@@ -2,6 +2,7 @@
 #include "report/diff.h"
 #include "report/event_notes.h"
 #include "core/log.h"
+#include "core/utf8.h"
 #include "report/box.h"
 
 #include <math.h>
@@ -462,7 +463,8 @@ static void print_json(const struct kvb_report *r, const struct kvb_diff_opts *o
 		cJSON_AddItemToArray(groups, jg);
 	}
 	cJSON_AddItemToObject(root, "groups", groups);
-	char *s = cJSON_Print(root);
+	char *raw = cJSON_Print(root), *s = kvb_utf8_clean(raw, strlen(raw)); /* JSON must be UTF-8 (RFC 8259) */
+	free(raw);
 	fputs(s, out);
 	fputc('\n', out);
 	free(s);
