@@ -5,12 +5,22 @@
  * the target connection at start and stop; energy = counter(stop) -
  * counter(start), power_mean = energy / (time between the two reads).
  *
+ * Labels differ by kernel: mainline's scpi-hwmon (hwmon name scpi_sensors)
+ * says BOARD_ENERGY_SYS, BOARD_ENERGY_BIG, BOARD_ENERGY_LITTLE,
+ * BOARD_ENERGY_GPU (WA3 issue #150, a Juno r2's readings); the older Linaro
+ * juno hwmon driver named them sys_energy, a57_energy, a53_energy,
+ * gpu_energy (LISA PR #97). A `channels:` label of one generation also
+ * matches the other's. Older drivers put the attributes under
+ * hwmonN/device/ instead of hwmonN/ (both are read). A missing label fails
+ * with the labels that were found.
+ *
  * `root:` prefixes the sysfs path (default ""), so tests (and boards whose
  * sysfs is mounted elsewhere) point it at a directory tree holding the same
  * file names. Power sampled between start and stop is not implemented.
  */
 #include "instrument/instrument.h"
 #include "instrument/probe.h"
+#include "core/buf.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -68,7 +78,9 @@ static size_t counter_slot(struct counters *c, const char *key, size_t klen)
 /* `grep -H .` prints "hwmonN/energyM_input:VALUE" and "hwmonN/energyM_label:NAME". */
 static int read_counters(struct kvb_instr_ctx *c, struct counters *out, struct kvb_error *err)
 {
-	static const char script[] = "cd \"$1/sys/class/hwmon\" && grep -H . hwmon*/energy*_input hwmon*/energy*_label";
+	/* both layouts; a glob that matches nothing is grep's "No such file", not an error here */
+	static const char script[] = "cd \"$1/sys/class/hwmon\" && grep -H . hwmon*/energy*_input hwmon*/energy*_label"
+				     " hwmon*/device/energy*_input hwmon*/device/energy*_label 2>/dev/null; true";
 	const char *root = kvb_get_str(c->conf, "root", "");
 	const char *argv[] = { "sh", "-c", script, "sh", root, NULL };
 	struct kvb_exec_result r;
@@ -112,6 +124,26 @@ static int read_counters(struct kvb_instr_ctx *c, struct counters *out, struct k
 	return rc;
 }
 
+/* The same meter under the other kernel generation's label (see the top of this file), or NULL. */
+static const char *other_generation(const char *label)
+{
+	static const char *const pairs[][2] = { { "BOARD_ENERGY_SYS", "sys_energy" },
+						{ "BOARD_ENERGY_BIG", "a57_energy" },
+						{ "BOARD_ENERGY_LITTLE", "a53_energy" },
+						{ "BOARD_ENERGY_GPU", "gpu_energy" } };
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(pairs); i++)
+		for (int k = 0; k < 2; k++)
+			if (!strcmp(pairs[i][k], label))
+				return pairs[i][!k];
+	return NULL;
+}
+
+static int label_matches(const char *want, const char *have)
+{
+	const char *alt = other_generation(want);
+	return !strcmp(want, have) || (alt && !strcmp(alt, have));
+}
+
 static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	c->priv = kvb_xcalloc(1, sizeof(struct priv));
@@ -147,7 +179,7 @@ static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		size_t k = 0;
 		if (chans && chans->child) {
 			const cJSON *kv = chans->child;
-			while (kv && !(cJSON_IsString(kv) && !strcmp(kv->valuestring, p->b.label[i])))
+			while (kv && !(cJSON_IsString(kv) && label_matches(kv->valuestring, p->b.label[i])))
 				kv = kv->next;
 			if (!kv)
 				continue;
@@ -176,9 +208,16 @@ static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		size_t i = 0;
 		while (i < n && strcmp(v[i].name, kv->string))
 			i++;
-		if (i == n)
-			rc = kvb_error_set(err, KVB_EINPUT, "instrument '%s': channel '%s': no energy counter labelled '%s'",
-					   c->name, kv->string, cJSON_IsString(kv) ? kv->valuestring : "?");
+		if (i == n) {
+			struct kvb_buf found = KVB_BUF_INIT;
+			for (size_t j = 0; j < p->b.n; j++)
+				kvb_buf_addf(&found, "%s%s (%s)", j ? ", " : "", p->b.label[j], p->b.key[j]);
+			rc = kvb_error_set(err, KVB_EINPUT,
+					   "instrument '%s': channel '%s': no energy counter labelled '%s'; labels found: %s",
+					   c->name, kv->string, cJSON_IsString(kv) ? kv->valuestring : "?",
+					   found.len ? found.data : "none");
+			kvb_buf_release(&found);
+		}
 	}
 	if (!rc)
 		rc = kvb_energy_emit(c->out, v, n, cJSON_GetObjectItemCaseSensitive(c->conf, "sums"), err);

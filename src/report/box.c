@@ -1,5 +1,6 @@
 /* Implements box (prettytable-style), markdown and CSV rendering of a cell grid. */
 #include "report/box.h"
+#include "core/utf8.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -17,13 +18,16 @@ void kvb_box_init(struct kvb_box *b, size_t ncols)
 void kvb_box_header(struct kvb_box *b, size_t col, const char *title, enum kvb_align a)
 {
 	free(b->head.v[col]);
-	b->head.v[col] = kvb_xstrdup(title);
+	b->head.v[col] = kvb_utf8_clean(title, strlen(title));
 	b->align[col] = a;
 }
 
 void kvb_box_cell(struct kvb_box *b, const char *text)
 {
-	kvb_strv_push(&b->cells, text ? text : "");
+	/* every table, markdown and CSV cell passes here: printed text is valid UTF-8 (core/utf8.h) */
+	char *clean = kvb_utf8_clean(text ? text : "", text ? strlen(text) : 0);
+	kvb_strv_push(&b->cells, clean);
+	free(clean);
 	b->nrows = (b->cells.n + b->ncols - 1) / b->ncols;
 }
 
@@ -123,12 +127,13 @@ void kvb_box_print_markdown(const struct kvb_box *b, FILE *f)
 	}
 }
 
-void kvb_csv_field(FILE *f, const char *s)
+void kvb_csv_field(FILE *f, const char *raw)
 {
-	if (!s)
-		s = "";
+	char *clean = kvb_utf8_clean(raw ? raw : "", raw ? strlen(raw) : 0);
+	const char *s = clean;
 	if (!strpbrk(s, ",\"\r\n")) {
 		fputs(s, f);
+		free(clean);
 		return;
 	}
 	fputc('"', f);
@@ -138,6 +143,7 @@ void kvb_csv_field(FILE *f, const char *s)
 		fputc(*s, f);
 	}
 	fputc('"', f);
+	free(clean);
 }
 
 void kvb_box_print_csv(const struct kvb_box *b, FILE *f)

@@ -17,6 +17,7 @@
  * keeps special built-ins (exit, exec) from skipping the marker.
  */
 #include "target/adb.h"
+#include "target/adb_legacy.h"
 #include "config/platform.h"
 #include "core/log.h"
 #include "core/quote.h"
@@ -43,6 +44,8 @@ struct adb_priv {
 	char *adb;
 	char *server_port; /* decimal, or NULL for adb's default */
 	int connect;
+	int shell_v2;      /* 1 the device has shell protocol v2, 0 legacy (adb_legacy.h), -1 not asked yet */
+	int su_form;       /* connection.root su: 0 off, 1 `su 0 sh -c CMD` (AOSP su), 2 `su -c CMD` (SuperSU, Magisk) */
 };
 
 static const struct kvb_keydef adb_conn_keys[] = {
@@ -50,7 +53,9 @@ static const struct kvb_keydef adb_conn_keys[] = {
 	{ "adb", KVB_T_STR, "adb", NULL, 0, "adb client binary" },
 	{ "adb_server_port", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE, "port of the adb server to use (adb -P)" },
 	{ "connect", KVB_T_BOOL, NULL, NULL, 0, "run `adb connect SERIAL` first (default: true when serial has ':')" },
-	{ "root", KVB_T_BOOL, "false", NULL, 0, "run `adb root` when opening" },
+	{ "root", KVB_T_SCALAR, "none", NULL, 0,
+	  "adb: `adb root` when opening (also: true); su: every command through the device's su (rooted production "
+	  "builds; the working form is found at connect); none (also: false)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -230,6 +235,8 @@ static void adb_close(struct kvb_target *t)
 	t->priv = NULL;
 }
 
+static int adb_find_su(struct kvb_target *t, struct kvb_error *err);
+
 static int adb_open(struct kvb_target *t, struct kvb_error *err)
 {
 	const cJSON *c = t->plat ? t->plat->conn : NULL;
@@ -249,6 +256,7 @@ static int adb_open(struct kvb_target *t, struct kvb_error *err)
 	if (kvb_get_int(c, "adb_server_port", 0) > 0)
 		p->server_port = kvb_xasprintf("%lld", kvb_get_int(c, "adb_server_port", 0));
 	p->connect = kvb_get_bool(c, "connect", strchr(serial, ':') != NULL);
+	p->shell_v2 = -1;
 
 	/* Start the server now so its "* daemon started" lines never mix with a command's stderr. */
 	kvb_exec_result_init(&r);
@@ -263,28 +271,128 @@ static int adb_open(struct kvb_target *t, struct kvb_error *err)
 	}
 	if (p->connect && (rc = adb_connect_once(t, err)))
 		goto out;
-	if (kvb_get_bool(c, "root", 0))
-		rc = kvb_adb_root(t, 60000, err);
+	{
+		const cJSON *rn = cJSON_GetObjectItemCaseSensitive(c, "root");
+		char *root = rn ? kvb_node_str(rn) : kvb_xstrdup("none");
+		if (!strcmp(root, "adb") || !strcmp(root, "true"))
+			rc = kvb_adb_root(t, 60000, err);
+		else if (!strcmp(root, "su"))
+			rc = adb_find_su(t, err);
+		else if (strcmp(root, "none") && strcmp(root, "false"))
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: connection.root '%s': expected adb, su or none",
+					   t->plat && t->plat->file ? t->plat->file : "platform", root);
+		free(root);
+	}
 out:
 	if (rc)
 		adb_close(t);
 	return rc;
 }
 
+/* Asks the device's features once (`adb features`); an unanswered question is asked again next time. */
+static void adb_probe_shell(struct kvb_target *t)
+{
+	struct adb_priv *p = t->priv;
+	const char *args[] = { "features", NULL };
+	struct kvb_exec_result r;
+	struct kvb_error ignore;
+	kvb_exec_result_init(&r);
+	if (!adb_run(t, 1, args, ADB_SHORT_MS, &r, &ignore) && r.exit_code == 0 && r.out.len) {
+		p->shell_v2 = kvb_adb_features_have_shell_v2(r.out.data);
+		if (!p->shell_v2)
+			kvb_debug("adb: '%s' has no shell_v2: legacy shell (CRLF, merged stderr, no exit status)", p->serial);
+	}
+	kvb_exec_result_release(&r);
+}
+
+static int adb_exec_as(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		       struct kvb_error *err);
+
 static int adb_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
 		    struct kvb_error *err)
 {
 	struct adb_priv *p = t->priv;
+	struct kvb_buf joined = KVB_BUF_INIT;
+	int rc;
+	if (!p->su_form || !argv || !argv[0])
+		return adb_exec_as(t, argv, timeout_ms, r, err);
+	/* connection.root su: the whole command line is one argument of su (one more level of quoting) */
+	kvb_shell_join(&joined, argv);
+	{
+		const char *aosp[] = { "su", "0", "sh", "-c", joined.data, NULL };
+		const char *dash_c[] = { "su", "-c", joined.data, NULL };
+		rc = adb_exec_as(t, p->su_form == 1 ? aosp : dash_c, timeout_ms, r, err);
+	}
+	kvb_buf_release(&joined);
+	return rc;
+}
+
+/*
+ * connection.root su: finds the su form that gives uid 0. AOSP's su (userdebug
+ * builds, system/extras/su) takes `su UID COMMAND...` and has no -c; SuperSU and
+ * Magisk take `su -c 'COMMAND'`.
+ */
+static int adb_find_su(struct kvb_target *t, struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	static const char *const aosp[] = { "su", "0", "id", "-u", NULL };
+	static const char *const dash_c[] = { "su", "-c", "id -u", NULL };
+	const char *const *forms[] = { aosp, dash_c };
+	struct kvb_buf seen = KVB_BUF_INIT;
+	struct kvb_exec_result r;
+	int rc = KVB_OK;
+	kvb_exec_result_init(&r);
+	for (int i = 0; i < 2 && !p->su_form; i++) {
+		struct kvb_error e;
+		if ((rc = adb_exec_as(t, forms[i], 30000, &r, &e))) {
+			*err = e;
+			break;
+		}
+		while (r.out.len && strchr(" \r\n", r.out.data[r.out.len - 1]))
+			r.out.data[--r.out.len] = '\0';
+		if (r.exit_code == 0 && !strcmp(r.out.data, "0"))
+			p->su_form = i + 1;
+		else
+			kvb_buf_addf(&seen, "%s`%s` exit %d: %.120s%.120s", seen.len ? "; " : "",
+				     i ? "su -c 'id -u'" : "su 0 id -u", r.exit_code, r.out.data, r.err.data);
+	}
+	if (!rc && !p->su_form)
+		rc = kvb_error_set(err, KVB_ETARGET,
+				   "connection.root su: no su form gives uid 0 on '%s' (tried `su 0 id -u` as AOSP su, "
+				   "`su -c 'id -u'` as SuperSU/Magisk): %s",
+				   p->serial, seen.data);
+	else if (!rc)
+		kvb_debug("adb: '%s': root through `%s`", p->serial, p->su_form == 1 ? "su 0 sh -c" : "su -c");
+	kvb_exec_result_release(&r);
+	kvb_buf_release(&seen);
+	return rc;
+}
+
+static int adb_exec_as(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		       struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
 	struct kvb_buf cmd = KVB_BUF_INIT;
 	char why[400];
-	int rc, code;
+	int rc, code, legacy;
 
 	if (!argv || !argv[0])
 		return kvb_error_set(err, KVB_ETARGET, "empty command for '%s'", p->serial);
-	kvb_buf_addc(&cmd, '(');
-	kvb_shell_join(&cmd, argv);
-	/* echo, not printf: every Android shell has it built in (printf came with toybox in 6.0). */
-	kvb_buf_adds(&cmd, "); kvb_rc=$?; echo >&2; echo " ADB_MARK "$kvb_rc >&2");
+	if (p->shell_v2 < 0)
+		adb_probe_shell(t);
+	legacy = p->shell_v2 == 0;
+	if (legacy) {
+		struct kvb_buf joined = KVB_BUF_INIT;
+		kvb_shell_join(&joined, argv);
+		kvb_adb_legacy_wrap(&cmd, joined.data, t->plat && t->plat->workdir ? t->plat->workdir : "/data/local/tmp",
+				    ADB_MARK);
+		kvb_buf_release(&joined);
+	} else {
+		kvb_buf_addc(&cmd, '(');
+		kvb_shell_join(&cmd, argv);
+		/* echo, not printf: every Android shell has it built in (printf came with toybox in 6.0). */
+		kvb_buf_adds(&cmd, "); kvb_rc=$?; echo >&2; echo " ADB_MARK "$kvb_rc >&2");
+	}
 	if (cmd.len >= ADB_CMD_MAX) {
 		rc = kvb_error_set(err, KVB_ETARGET,
 				   "'%s' on '%s': command too long for adb shell (%zu bytes quoted, limit %u): push a script",
@@ -299,7 +407,17 @@ static int adb_exec(struct kvb_target *t, const char *const *argv, uint64_t time
 		kvb_error_prefix(err, "'%s' on '%s'", argv[0], p->serial);
 		goto out;
 	}
-	if (take_marker(&r->err, &code) || take_marker(&r->out, &code)) {
+	if (legacy) {
+		/* one pty stream: undo its CRLF, then the marker and the stderr section are in stdout */
+		kvb_adb_crlf_to_lf(&r->out);
+		kvb_adb_crlf_to_lf(&r->err);
+		if (take_marker(&r->out, &code)) {
+			kvb_adb_legacy_split(r);
+			r->exit_code = code;
+			r->term_signal = 0;
+			goto out;
+		}
+	} else if (take_marker(&r->err, &code) || take_marker(&r->out, &code)) {
 		r->exit_code = code;
 		r->term_signal = 0;
 		goto out;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void write_text(const char *path, const char *text)
@@ -402,6 +403,173 @@ static void test_adb__legacy_shell_still_gives_exit_status(void)
 	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
+/* A pre-N device (adbd_sim --no-shell-v2: pty, CRLF, merged stderr, no status): what kvbench reads is what a v2 device gives. */
+static void test_adb__pre_n_device_reads_like_a_v2_device(void)
+{
+	struct kvb_adbsim d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	const char *opts[] = { "--no-shell-v2", NULL };
+	const char *both[] = { "sh", "-c", "printf 'out1\\nout2\\n'; printf 'err1\\n' >&2; exit 7", NULL };
+	const char *uname[] = { "sh", "-c", "printf '6.1.0-kvb\\n'", NULL };
+	char *knob, *val = NULL;
+	sim_start(&d, opts);
+	CHECK(d.open_rc == 0);
+	kvb_exec_result_init(&r);
+	CHECK(kvb_target_exec(&d.t, both, 20000, &r, &e) == KVB_OK);
+	CHECK(r.exit_code == 7);
+	CHECK_STR(r.out.data, "out1\nout2\n");
+	CHECK_STR(r.err.data, "err1\n");
+	/* identity: uname -r must not end in "\r" ("flashed X but running X\r") */
+	CHECK(kvb_target_exec(&d.t, uname, 20000, &r, &e) == KVB_OK);
+	CHECK_STR(r.out.data, "6.1.0-kvb\n");
+	/* knobs: read back without a "\r", written and read again */
+	knob = sim_path(&d, "knob");
+	write_text(knob, "schedutil\n");
+	CHECK(kvb_target_read(&d.t, knob, &val, &e) == KVB_OK);
+	CHECK_STR(val, "schedutil");
+	free(val);
+	CHECK(kvb_target_write(&d.t, knob, "performance", &e) == KVB_OK);
+	CHECK(kvb_target_read(&d.t, knob, &val, &e) == KVB_OK);
+	CHECK_STR(val, "performance");
+	free(val);
+	free(knob);
+	/* a command's own "\r\n" survives (the pty made it "\r\r\n") */
+	const char *cr[] = { "sh", "-c", "printf 'a\\r\\n'", NULL };
+	CHECK(kvb_target_exec(&d.t, cr, 20000, &r, &e) == KVB_OK);
+	CHECK_STR(r.out.data, "a\r\n");
+	kvb_exec_result_release(&r);
+	CHECK(kvb_adbsim_stop(&d) == 0);
+}
+
+/* Opens a target on d's device with connection.root set to root; returns kvb_target_open's code. */
+static int open_with_root(struct kvb_adbsim *d, const char *root, struct kvb_platform *plat, struct kvb_target *t,
+			  struct kvb_error *e)
+{
+	struct kvb_diag diag;
+	char *yaml = kvb_xasprintf("name: su\nconnection: {type: adb, serial: \"%s\", adb_server_port: %d, root: %s}\n",
+				   d->serial, kvb_adbsim_server_port(), root);
+	char *p = kvb_xasprintf("%s/su.yaml", d->dir);
+	int rc;
+	write_text(p, yaml);
+	kvb_diag_init(&diag, NULL);
+	CHECK(kvb_platform_load(plat, p, &diag) == KVB_OK);
+	kvb_diag_release(&diag);
+	rc = kvb_target_open(t, plat, e);
+	free(yaml);
+	free(p);
+	return rc;
+}
+
+/*
+ * A rooted production phone: adbd is not root, su is. AOSP's su takes `su UID CMD...` (no -c);
+ * SuperSU/Magisk take `su -c 'CMD'`. The sim's su scripts log their arguments and run the command.
+ */
+static void test_adb__root_su_finds_the_working_form(void)
+{
+	static const char *const forms[] = {
+		"#!/bin/sh\necho \"$*\" >>\"$ADBD_SIM_DIR/su.log\"\n"
+		"case \"$1\" in [0-9]*) shift; exec \"$@\";; *) echo \"su: unknown user $1\" >&2; exit 1;; esac\n",
+		"#!/bin/sh\necho \"$*\" >>\"$ADBD_SIM_DIR/su.log\"\n"
+		"[ \"$1\" = -c ] || { echo \"usage: su -c CMD\" >&2; exit 2; }\nexec sh -c \"$2\"\n",
+	};
+	for (int f = 0; f < 3; f++) {
+		struct kvb_adbsim d;
+		struct kvb_platform plat;
+		struct kvb_target t;
+		struct kvb_exec_result r;
+		struct kvb_error e;
+		char *su, *logp, *log;
+		const char *argv[] = { "sh", "-c", "echo \"it's $0\"", "me", NULL };
+		CHECK(kvb_adbsim_start(&d, "/tmp/kvb-adbsim-XXXXXX", NULL) == 0);
+		su = sim_path(&d, ".adbd_sim/bin/su");
+		logp = sim_path(&d, ".adbd_sim/su.log");
+		/* f == 2: a production build without su (the sandbox would otherwise find the host's) */
+		write_text(su, f < 2 ? forms[f] : "#!/bin/sh\necho \"/system/bin/sh: su: not found\" >&2\nexit 127\n");
+		chmod(su, 0755);
+		if (f == 2) {
+			/* no su on the device: the open fails and says what it tried */
+			CHECK(open_with_root(&d, "su", &plat, &t, &e) == KVB_ETARGET);
+			CHECK_CONTAINS(e.msg, "connection.root su: no su form gives uid 0");
+			CHECK_CONTAINS(e.msg, "`su 0 id -u` exit 127");
+		} else {
+			CHECK(open_with_root(&d, "su", &plat, &t, &e) == KVB_OK);
+			kvb_exec_result_init(&r);
+			CHECK(kvb_target_exec(&t, argv, 20000, &r, &e) == KVB_OK);
+			CHECK_STR(r.out.data, "it's me\n");
+			kvb_exec_result_release(&r);
+			log = read_text(logp);
+			/* the probe, then the command, each through su in the form that worked */
+			CHECK_CONTAINS(log, f == 0 ? "0 sh -c 'sh' '-c'" : "-c 'sh' '-c'");
+			free(log);
+		}
+		kvb_target_close(&t);
+		kvb_platform_release(&plat);
+		free(su);
+		free(logp);
+		CHECK(kvb_adbsim_stop(&d) == 0);
+	}
+	/* an unknown value is a platform error */
+	{
+		struct kvb_adbsim d;
+		struct kvb_platform plat;
+		struct kvb_target t;
+		struct kvb_error e;
+		CHECK(kvb_adbsim_start(&d, "/tmp/kvb-adbsim-XXXXXX", NULL) == 0);
+		CHECK(open_with_root(&d, "sudo", &plat, &t, &e) == KVB_EINPUT);
+		CHECK_CONTAINS(e.msg, "connection.root 'sudo': expected adb, su or none");
+		kvb_target_close(&t);
+		kvb_platform_release(&plat);
+		CHECK(kvb_adbsim_stop(&d) == 0);
+	}
+}
+
+/* The whole loop on a pre-N device through the real kvbench: identity read, a sysfs knob written
+ * and restored, sched_pipe run and parsed, nothing with a stray "\r". */
+static void test_adb__kvbench_run_on_a_pre_n_device(void)
+{
+	const char *build = getenv("KVB_BUILD_DIR") ? getenv("KVB_BUILD_DIR") : "build";
+	const char *opts[] = { "--no-shell-v2", NULL };
+	struct kvb_adbsim d;
+	char *kvb = kvb_xasprintf("%s/kvbench", build), *agenda, *text, *knob, *dbf, *out = NULL;
+	sim_start(&d, opts);
+	CHECK(d.open_rc == 0);
+	knob = sim_path(&d, "sys_knob");
+	write_text(knob, "old\n");
+	agenda = kvb_xasprintf("%s/a.yaml", d.dir);
+	dbf = kvb_xasprintf("%s/r.db", d.dir);
+	text = kvb_xasprintf("workloads: [{name: sched_pipe, params: {loops: 2000}}]\n"
+			     "variants: [{name: legacy, sysfs: {\"%s\": new}}]\n", knob);
+	write_text(agenda, text);
+	{
+		char *pf = kvb_xasprintf("%s/platform.yaml", d.dir);
+		const char *argv[] = { kvb, "run", agenda, "-p", pf, "-d", dbf, "--rounds", "1", "--no-diff", NULL };
+		int rc = kvb_adbsim_run(argv, &out, 100000);
+		CHECK(rc == 0);
+		if (rc)
+			fprintf(stderr, "%s\n", out);
+		free(out);
+		free(pf);
+	}
+	{
+		const char *argv[] = { kvb, "query", "-d", dbf, "-f", "csv",
+				       "select status || ':' || (select count(*) from metric m where m.job_id = job.id)"
+				       " || ':' || (select running_release from boot limit 1) from job", NULL };
+		CHECK(kvb_adbsim_run(argv, &out, 30000) == 0);
+		CHECK_CONTAINS(out, "ok:3:");
+		CHECK(strchr(out, '\r') == NULL);
+		free(out);
+	}
+	text = read_text(knob);
+	CHECK_STR(text, "old"); /* restored as read (kvbench trims the value it saved), without a "\r" */
+	free(text);
+	free(knob);
+	free(agenda);
+	free(dbf);
+	free(kvb);
+	CHECK(kvb_adbsim_stop(&d) == 0);
+}
+
 static void test_adb__open_fails_for_unreachable_device(void)
 {
 	struct kvb_adbsim d;
@@ -465,5 +633,8 @@ static void test_adb__open_fails_for_unreachable_device(void)
 	T(test_adb__exec_timeout_kills_the_remote_command)              \
 	T(test_adb__root_accepts_already_root_device)                   \
 	T(test_adb__legacy_shell_still_gives_exit_status)               \
+	T(test_adb__pre_n_device_reads_like_a_v2_device)                \
+	T(test_adb__root_su_finds_the_working_form)                     \
+	T(test_adb__kvbench_run_on_a_pre_n_device)                      \
 	T(test_adb__open_fails_for_unreachable_device)
 #include "test_main.h"

@@ -391,6 +391,76 @@ static void test_juno_hwmon__energy_is_counter_delta(void)
 	cJSON_Delete(cj);
 }
 
+/* Juno r2, mainline scpi-hwmon (WA3 #150): hwmon name scpi_sensors, labels BOARD_ENERGY_*; or the older
+ * Linaro driver's labels (LISA PR #97) with the attributes under hwmonN/device/. */
+static void juno_tree(const char *dir, int older, const char *big, const char *little, const char *gpu, const char *sys)
+{
+	static const char *const mainline[] = { "BOARD_ENERGY_BIG", "BOARD_ENERGY_LITTLE", "BOARD_ENERGY_GPU", "BOARD_ENERGY_SYS" };
+	static const char *const linaro[] = { "a57_energy", "a53_energy", "gpu_energy", "sys_energy" };
+	const char *vals[] = { big, little, gpu, sys };
+	char rel[256];
+	snprintf(rel, sizeof(rel), "%s/sys/class/hwmon/hwmon0/name", dir);
+	write_file(path_in(rel), "scpi_sensors\n");
+	for (int i = 0; i < 4; i++) {
+		char lab[64];
+		snprintf(rel, sizeof(rel), "%s/sys/class/hwmon/hwmon0/%senergy%d_input", dir, older ? "device/" : "", i + 1);
+		write_file(path_in(rel), vals[i]);
+		snprintf(rel, sizeof(rel), "%s/sys/class/hwmon/hwmon0/%senergy%d_label", dir, older ? "device/" : "", i + 1);
+		snprintf(lab, sizeof(lab), "%s\n", older ? linaro[i] : mainline[i]);
+		write_file(path_in(rel), lab);
+	}
+}
+
+static int juno_run(const char *dir, int older, const char *chans, struct kvb_metrics *m, struct kvb_error *err)
+{
+	const struct kvb_instrument_ops *ops = kvb_instrument_find("juno-hwmon");
+	char conf[1024];
+	int rc;
+	cJSON *cj;
+	snprintf(conf, sizeof(conf), "{\"type\": \"juno-hwmon\", \"root\": \"%s\", \"channels\": %s}", path_in(dir), chans);
+	cj = cJSON_Parse(conf);
+	struct kvb_instr_ctx c = { .name = "juno", .conf = cj, .target = &target, .plat = &plat,
+				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = m };
+	juno_tree(dir, older, "1000000\n", "2000000\n", "3000000\n", "4000000\n");
+	rc = ops->setup(&c, err);
+	if (!rc)
+		rc = ops->start(&c, err);
+	juno_tree(dir, older, "1250000\n", "2100000\n", "3010000\n", "5000000\n");
+	if (!rc)
+		rc = ops->stop(&c, err);
+	if (!rc)
+		rc = ops->collect(&c, err);
+	ops->teardown(&c);
+	cJSON_Delete(cj);
+	return rc;
+}
+
+static void test_juno_hwmon__mainline_and_older_labels_and_device_layout(void)
+{
+	const char *chans = "{\"big\": \"BOARD_ENERGY_BIG\", \"little\": \"BOARD_ENERGY_LITTLE\", \"gpu\": \"BOARD_ENERGY_GPU\","
+			    " \"sys\": \"BOARD_ENERGY_SYS\"}";
+	struct kvb_metrics m;
+	struct kvb_error err;
+	setup_once();
+	for (int older = 0; older < 2; older++) {
+		kvb_metrics_init(&m);
+		CHECK(juno_run(older ? "junoold" : "junomain", older, chans, &m, &err) == KVB_OK);
+		/* uJ deltas: 250000, 100000, 10000, 1000000 */
+		CHECK_NEAR(metric(&m, "energy", "chan_name", "big"), 0.25, 1e-12);
+		CHECK_NEAR(metric(&m, "energy", "chan_name", "little"), 0.1, 1e-12);
+		CHECK_NEAR(metric(&m, "energy", "chan_name", "gpu"), 0.01, 1e-12);
+		CHECK_NEAR(metric(&m, "energy", "chan_name", "sys"), 1.0, 1e-12);
+		kvb_metrics_release(&m);
+	}
+	/* labels that are not there: the error lists what was found */
+	kvb_metrics_init(&m);
+	CHECK(juno_run("junomain", 0, "{\"big\": \"A57\"}", &m, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "channel 'big': no energy counter labelled 'A57'; labels found: BOARD_ENERGY_BIG "
+				"(hwmon0/energy1), BOARD_ENERGY_LITTLE (hwmon0/energy2), BOARD_ENERGY_GPU (hwmon0/energy3), "
+				"BOARD_ENERGY_SYS (hwmon0/energy4)");
+	kvb_metrics_release(&m);
+}
+
 static void cpu_tree(const char *little_tis, const char *big_tis, const char *stat)
 {
 	write_file(path_in("cpu/sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state"), little_tis);
@@ -641,7 +711,8 @@ static void test_session__window_is_the_workload_time(void)
 	T(test_meters__iio_capture_sim_writes_the_real_format)                                                                \
 	T(test_meters__absolute_times_cut_to_job_window)                                                               \
 	T(test_meters__bad_probe_data_is_an_error_with_line)                                                           \
-	T(test_juno_hwmon__energy_is_counter_delta)                                                                    \
+	T(test_juno_hwmon__energy_is_counter_delta)                                    \
+	T(test_juno_hwmon__mainline_and_older_labels_and_device_layout)                                                                    \
 	T(test_cpufreq__mean_frequency_and_residency_per_cluster)                                                      \
 	T(test_model__estimate_from_busy_time_and_energy_model)                                                        \
 	T(test_util__busy_cpu_shows_high_utilisation)                                                                  \

@@ -59,3 +59,6 @@ kvb_script_test(it_faults integration/faults.sh integration 240)
 # cgroup_depth on Android's layout (cgroup2 without cpu + v1 cpu elsewhere), real cgroups in a mount namespace.
 kvb_script_test(it_cgroups_android integration/cgroups_android.sh integration 180)
 kvb_script_test(it_paths integration/paths.sh integration 120)
+kvb_script_test(it_utf8 integration/utf8.sh integration 60)
+kvb_script_test(it_taskset_old integration/taskset_old.sh integration 60)
+kvb_script_test(it_cpufreq_ns integration/cpufreq_ns.sh integration 60)

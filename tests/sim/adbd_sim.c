@@ -23,6 +23,11 @@
  *    ino u64, mode, nlink, uid, gid u32, size u64, atime, mtime, ctime i64),
  *    SEND "path,mode" + DATA* + DONE(mtime) -> OKAY|FAIL, RECV path ->
  *    DATA* + DONE | FAIL, QUIT.
+ *  - --no-shell-v2 plays an adbd from before Android N: no shell_v2 in the
+ *    banner's features, and `shell:CMD` runs on a pty as those adbds did, so
+ *    stderr is merged into stdout, every "\n" arrives as "\r\n" (the tty's
+ *    ONLCR) and no exit status is sent (WA3 PR #119/#132, devlib PR #86,
+ *    ya-webadb #412: "stderr is not populated; output in stdout").
  *
  * The device is a sandbox for tests, not a container: commands run with
  * /bin/sh -c in the --root directory and every path (shell or sync) is used
@@ -109,6 +114,7 @@ struct stream {
 	unsigned send_mode;
 	struct kvb_buf send_linkbuf;
 	struct kvb_buf pkt;     /* shell v2: bytes of a packet split across WRTEs */
+	int onlcr;              /* legacy shell on a pty (pre-N adbd): every "\n" goes out as "\r\n" */
 	/* reboot: service */
 	const char *reboot_mode;
 };
@@ -755,6 +761,8 @@ static struct stream *open_service(struct conn *c, const char *svc)
 		if (v2 && o.no_shell_v2)
 			goto refuse;
 		s->kind = v2 ? SK_SHELL_V2 : SK_RAW;
+		/* before shell v2 (Android N), adbd ran every shell command on a pty: merged streams, CRLF */
+		s->onlcr = !v2 && o.no_shell_v2;
 		if (spawn_shell(s, cmd, v2 ? ERR_PIPE : ERR_MERGE))
 			goto refuse;
 		kvb_sim_log("shell%s pid %d: %s", v2 ? " v2" : "", (int)s->pid, cmd);
@@ -947,10 +955,18 @@ static void read_child(struct stream *s, int *fd, int pkt)
 	char buf[65536];
 	ssize_t n = read(*fd, buf, sizeof(buf));
 	if (n > 0) {
-		if (s->kind == SK_SHELL_V2)
+		if (s->kind == SK_SHELL_V2) {
 			shell_packet(s, pkt, buf, (size_t)n);
-		else
+		} else if (s->onlcr) {
+			/* a tty's ONLCR output processing: each "\n" becomes "\r\n" (also after an existing "\r") */
+			for (ssize_t i = 0; i < n; i++) {
+				if (buf[i] == '\n')
+					kvb_buf_addc(&s->out, '\r');
+				kvb_buf_addc(&s->out, buf[i]);
+			}
+		} else {
 			kvb_buf_add(&s->out, buf, (size_t)n);
+		}
 	} else if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
 		close(*fd);
 		*fd = -1;

@@ -1,5 +1,7 @@
 /* Tests for board behaviour from the field: cgroup hierarchies (Android, Debian hybrid), ... */
 #include "core/error.h"
+#include "core/utf8.h"
+#include "engine/affinity.h"
 #include "engine/cgroup.h"
 #include "engine/cpufreq_plan.h"
 
@@ -190,6 +192,42 @@ static void test_cpufreq__per_cluster_governor_then_frequency(void)
 	kvb_runtime_release(&rt);
 }
 
+static void test_utf8__invalid_bytes_become_one_fffd_each(void)
+{
+	static const struct { const char *in, *out; } cases[] = {
+		{ "caf\xc3\xa9", "caf\xc3\xa9" },                       /* valid: unchanged */
+		{ "caf\xe9", "caf\xef\xbf\xbd" },                       /* Latin-1 byte */
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },            /* overlong '/' */
+		{ "a\xed\xa0\x80" "b", "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" "b" }, /* UTF-16 surrogate */
+		{ "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" }, /* above U+10FFFF */
+		{ "x\xe2\x82", "x\xef\xbf\xbd\xef\xbf\xbd" },           /* truncated at the end */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *o = kvb_utf8_clean(cases[i].in, strlen(cases[i].in));
+		CHECK_STR(o, cases[i].out);
+		CHECK(kvb_utf8_valid(o, strlen(o)));
+		free(o);
+	}
+	CHECK(!kvb_utf8_valid("caf\xe9", 4));
+}
+
+static void test_affinity__cpu_list_to_toybox_hex_mask(void)
+{
+	static const char *const cases[][2] = { { "0-3,6", "4f" }, { "4-7", "f0" }, { "0", "1" }, { "1", "2" },
+						{ "63", "8000000000000000" }, { "0,64", "10000000000000001" } };
+	struct kvb_error err;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *m = NULL;
+		CHECK(kvb_cpulist_to_mask(cases[i][0], &m, &err) == KVB_OK);
+		CHECK_STR(m, cases[i][1]);
+		free(m);
+	}
+	char *m = NULL;
+	CHECK(kvb_cpulist_to_mask("1,x", &m, &err) == KVB_EINPUT);
+	CHECK(kvb_cpulist_to_mask("3-1", &m, &err) == KVB_EINPUT);
+	CHECK(m == NULL);
+}
+
 #define TESTS                                                                                          \
 	T(test_cgroup__android_uses_v1_cpuctl_not_cgroup2)                                             \
 	T(test_cgroup__debian_hybrid_uses_sys_fs_cgroup_cpu)                                           \
@@ -198,5 +236,7 @@ static void test_cpufreq__per_cluster_governor_then_frequency(void)
 	T(test_cgroup__proc_pid_cgroup_path_per_hierarchy)                                             \
 	T(test_cpufreq__governor_before_its_tunables)                                                  \
 	T(test_cpufreq__offline_policy_skipped_with_warning)                                           \
-	T(test_cpufreq__per_cluster_governor_then_frequency)
+	T(test_cpufreq__per_cluster_governor_then_frequency)                                           \
+	T(test_utf8__invalid_bytes_become_one_fffd_each)                                               \
+	T(test_affinity__cpu_list_to_toybox_hex_mask)
 #include "test_main.h"
