@@ -17,7 +17,7 @@
 const struct kvb_cmd kvb_commands[] = {
 	{ "run", cmd_run, "run an agenda on a platform and store the results",
 	  "usage: kvbench run AGENDA -p PLATFORM [-V NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]]...\n"
-	  "                   [-d DB] [--rounds N] [--dry-run] [--no-diff]\n"
+	  "                   [-d DB] [--rounds N] [--dry-run] [--no-diff] [--keep-going]\n"
 	  "       kvbench run --resume [RUN] [-d DB]\n\n"
 	  "  -p, --platform NAME   platform name or path to platform.yaml\n"
 	  "  -V, --variant SPEC    add a variant (repeatable); overrides an agenda variant of that name\n"
@@ -27,7 +27,12 @@ const struct kvb_cmd kvb_commands[] = {
 	  "      --dry-run         print the plan and exit\n"
 	  "      --no-diff         do not print the diff table at the end\n"
 	  "      --max-jobs N      stop after N jobs as if interrupted (for testing resume)\n"
-	  "      --allow-unverified  accept artifact URLs that come without a sha256\n" },
+	  "      --allow-unverified  accept artifact URLs that come without a sha256\n"
+	  "      --keep-going      run even when the preflight found problems (missing kernel file, tool\n"
+	  "                        not on the board ...): the variants that can run, run\n\n"
+	  "  Before the first flash (and with --dry-run) every variant file is checked (exists, readable,\n"
+	  "  sha256, URL answers), the platform's files (connection.key ...) and, when the board answers,\n"
+	  "  the tools the agenda's workloads need. A problem stops the run (exit 3) unless --keep-going.\n" },
 	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A]\n"
@@ -54,8 +59,10 @@ const struct kvb_cmd kvb_commands[] = {
 	  "       kvbench platform check NAME\n"
 	  "       kvbench platform new NAME --from BASE [--dir DIR]\n" },
 	{ "agenda", cmd_agenda, "validate an agenda and print its jobs",
-	  "usage: kvbench agenda check FILE [-p PLATFORM] [--rounds N]\n\n"
-	  "  -p, --platform NAME   plan as `run -p NAME` would (its default rounds)\n"
+	  "usage: kvbench agenda check FILE [-p PLATFORM] [-V NAME=KERNEL[,...]]... [--rounds N]\n\n"
+	  "  -p, --platform NAME   plan as `run -p NAME` would (its default rounds) and run the preflight:\n"
+	  "                        variant files, the platform's files, the tools on the board (exit 3 on a problem)\n"
+	  "  -V, --variant SPEC    add a variant as `run -V` does\n"
 	  "      --rounds N        plan with N rounds\n" },
 	{ "import", cmd_import, "bring outside results in (long-format CSV)",
 	  "usage: kvbench import csv FILE [-d DB]\n\n"

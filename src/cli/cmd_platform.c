@@ -3,6 +3,7 @@
 #include "config/platform.h"
 #include "core/util.h"
 #include "engine/identity.h"
+#include "engine/preflight.h"
 #include "target/target.h"
 #include "workload/workload.h"
 
@@ -55,6 +56,15 @@ static int check(struct kvb_platform *p)
 	       p->flash_method, p->boot_timeout_s);
 	for (size_t i = 0; i < p->nclusters; i++)
 		printf("  cluster %-8s cpus %s\n", p->clusters[i].name, p->clusters[i].cpus);
+	{
+		struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
+		size_t n = kvb_preflight_platform(p, &pf);
+		for (size_t i = 0; i < n; i++)
+			printf("problem: %s\n", pf.problems.v[i]);
+		kvb_preflight_release(&pf);
+		if (n)
+			return KVB_EINPUT;
+	}
 	if (!strcmp(p->conn_type, "qemu")) {
 		printf("reachability: not checked (the qemu board is booted by `kvbench run`)\n");
 		return KVB_OK;

@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "engine/engine.h"
+#include "engine/preflight.h"
 #include "report/diff.h"
 
 #include <getopt.h>
@@ -80,12 +81,12 @@ int cmd_run(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },       { "rounds", required_argument, NULL, 'r' },
 		{ "resume", no_argument, NULL, 'R' },         { "dry-run", no_argument, NULL, 'n' },
 		{ "no-diff", no_argument, NULL, 'N' },        { "max-jobs", required_argument, NULL, 'M' },
-		{ "allow-unverified", no_argument, NULL, 'U' },
+		{ "allow-unverified", no_argument, NULL, 'U' }, { "keep-going", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *plat_name = NULL, *db = NULL, *agenda_file = NULL;
 	struct kvb_strv variants = KVB_STRV_INIT;
-	int rounds = 0, resume = 0, dry = 0, nodiff = 0, max_jobs = 0, unverified = 0, c, rc;
+	int rounds = 0, resume = 0, dry = 0, nodiff = 0, max_jobs = 0, unverified = 0, keep_going = 0, pre_rc = 0, c, rc;
 	int64_t resume_run = 0, run_id = 0;
 	struct kvb_agenda a;
 	struct kvb_platform p;
@@ -119,6 +120,7 @@ int cmd_run(int argc, char **argv)
 		case 'n': dry = 1; break;
 		case 'N': nodiff = 1; break;
 		case 'U': unverified = 1; break;
+		case 'K': keep_going = 1; break;
 		default: return kvb_cli_usage("run", "unknown option");
 		}
 	}
@@ -171,6 +173,20 @@ int cmd_run(int argc, char **argv)
 			if ((rc = kvb_agenda_add_variant_arg(&a, variants.v[i], &err)))
 				goto fail;
 		kvb_agenda_default_variant(&a);
+		{
+			/* before the first flash: a missing kernel costs seconds here, hours of boots later */
+			struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
+			kvb_preflight_run(&a, &p, unverified, 1, &pf);
+			rc = kvb_preflight_report(&pf, stderr);
+			kvb_preflight_release(&pf);
+			if (rc && dry) {
+				pre_rc = rc;
+			} else if (rc && !keep_going) {
+				fprintf(stderr, "kvbench: nothing was run; fix the above, or `--keep-going` to run what can run\n");
+				goto out;
+			}
+			rc = KVB_OK;
+		}
 		if (!dry && ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err))))
 			goto fail;
 	}
@@ -182,8 +198,11 @@ int cmd_run(int argc, char **argv)
 		};
 		rc = kvb_engine_run(&ro, &run_id, &err);
 	}
-	if (dry)
+	if (dry) {
+		if (!rc)
+			rc = pre_rc;
 		goto out;
+	}
 	if (rc && rc != KVB_EJOBS)
 		goto fail;
 	if (rc == KVB_EJOBS)

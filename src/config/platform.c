@@ -324,6 +324,14 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 			       name_or_path, KVB_SOURCE_DIR);
 		return KVB_EINPUT;
 	}
+	{
+		/* absolute: hooks run with the platform directory as cwd, so a relative one would not resolve */
+		char *abs = realpath(dir, NULL);
+		if (abs) {
+			free(dir);
+			dir = abs;
+		}
+	}
 	p->dir = dir;
 	p->file = file;
 	rc = kvb_doc_load(&p->doc, file, d);
