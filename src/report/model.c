@@ -1,6 +1,7 @@
 /* Implements loading results from the store and grouping them for comparison. */
 #include "report/model.h"
 #include "core/util.h"
+#include "report/runstate.h"
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
@@ -204,7 +205,7 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 	}
 	sqlite3_finalize(st);
 	if (!r->ngroups)
-		return kvb_error_set(err, KVB_EUSAGE, "no results match (run%s", r->nruns > 1 ? "s given)" : " has no metrics that match)");
+		return kvb_run_state_explain_empty(s, o, r, err);
 	if (o->by) {
 		/* --by a classifier no group has is a typo, not a table with one "-" column */
 		int seen = 0;
