@@ -45,6 +45,9 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  < alpha); \"(1 boot)\" marks it when the variants ran in different boots. verdict: better /\n"
 	  "  worse (significant, from lower_is_better), ~ (no significant change).\n"
 	  "  --by KEY spreads a classifier into columns (cgroup_depth -> root, level1, ...).\n"
+	  "  --layout wide --by KEY: the mailing-list table, one per metric: rows are KEY's values (root,\n"
+	  "  level1, ...), columns `mean(±cov%)` per variant and the diff per variant (* significant).\n"
+	  "  --metric GLOB is repeatable (`--metric ops_per_sec --metric time`: pipe and hackbench together).\n"
 	  "  --format json carries every statistic, p-value, CI and the raw values.\n" },
 	{ "show", cmd_show, "list runs, variants, jobs or metrics",
 	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"

@@ -2,6 +2,7 @@
 #include "report/diff.h"
 #include "core/log.h"
 #include "report/box.h"
+#include "report/mailtable.h"
 #include "report/runstate.h"
 
 #include <math.h>
@@ -511,6 +512,8 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 	g_full_precision = !strcmp(f, "csv");
 	if (!strcmp(f, "json"))
 		print_json(&r, o, out);
+	else if (o->sel.by && o->layout && !strcmp(o->layout, "wide"))
+		kvb_mailtable_print(&r, o, out, &one_boot);
 	else if (o->sel.by)
 		print_by(&r, o, out, &one_boot);
 	else if (o->layout && !strcmp(o->layout, "wide"))

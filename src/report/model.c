@@ -92,6 +92,18 @@ static void make_labels(struct kvb_report *r)
 	}
 }
 
+int kvb_report_metric_wanted(const struct kvb_report_opts *o, const char *metric)
+{
+	if (!o->metric_glob && !o->nmetric_globs)
+		return 1;
+	if (o->metric_glob && !fnmatch(o->metric_glob, metric, 0))
+		return 1;
+	for (size_t i = 0; i < o->nmetric_globs; i++)
+		if (!fnmatch(o->metric_globs[i], metric, 0))
+			return 1;
+	return 0;
+}
+
 int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r, struct kvb_error *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -174,7 +186,7 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 
 			if (o->workload && strcmp(o->workload, workload))
 				continue;
-			if (o->metric_glob && fnmatch(o->metric_glob, metric, 0))
+			if (!kvb_report_metric_wanted(o, metric))
 				continue;
 			c = cJSON_Parse(cls ? cls : "{}");
 			if (!c)

@@ -157,7 +157,7 @@ int kvb_run_state_explain_empty(struct kvb_store *s, const struct kvb_report_opt
 	struct kvb_run_state rs;
 	struct kvb_buf m = KVB_BUF_INIT;
 	char *metrics = distinct(s, r, "metric"), *workloads = distinct(s, r, "workload");
-	int filtered = o->metric_glob || o->workload;
+	int filtered = o->metric_glob || o->nmetric_globs || o->workload;
 	for (size_t i = 0; i < r->nruns; i++)
 		kvb_buf_addf(&m, "%srun %lld", i ? ", " : "", (long long)r->runs[i]);
 	if (!metrics || !*metrics) {
@@ -179,6 +179,9 @@ int kvb_run_state_explain_empty(struct kvb_store *s, const struct kvb_report_opt
 			kvb_buf_addf(&m, " --workload '%s'", o->workload);
 		if (o->metric_glob)
 			kvb_buf_addf(&m, " --metric '%s'", o->metric_glob);
+		for (size_t i = 0; i < o->nmetric_globs; i++)
+			if (!o->metric_glob || strcmp(o->metric_glob, o->metric_globs[i]))
+				kvb_buf_addf(&m, " --metric '%s'", o->metric_globs[i]);
 		kvb_buf_addf(&m, " (workloads: %s; metrics: %s)", workloads, metrics);
 		if (!filtered)
 			kvb_buf_addf(&m, " -- none of them has a value");
