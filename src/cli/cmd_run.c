@@ -6,6 +6,7 @@
 #include "core/util.h"
 #include "engine/engine.h"
 #include "engine/preflight.h"
+#include "engine/repair.h"
 #include "report/diff.h"
 
 #include <getopt.h>
@@ -25,8 +26,8 @@ static int print_diag(struct kvb_diag *d)
 }
 
 /* Loads a stored run's agenda and platform for --resume. */
-static int load_stored(struct kvb_store *st, int64_t run, struct kvb_agenda *a, struct kvb_platform *p, int *rounds,
-		       struct kvb_error *err)
+static int load_stored(struct kvb_store *st, int64_t run, const char *plat_override, struct kvb_agenda *a,
+		       struct kvb_platform *p, int *rounds, struct kvb_error *err)
 {
 	sqlite3_stmt *q;
 	char *aj = NULL, *path = NULL, *plat = NULL, *status = NULL;
@@ -59,7 +60,10 @@ static int load_stored(struct kvb_store *st, int64_t run, struct kvb_agenda *a, 
 	kvb_doc_release(&doc);
 	d.doc = NULL;
 	if (!rc)
-		rc = kvb_platform_load(p, plat, &d);
+		rc = kvb_platform_load(p, plat_override ? plat_override : plat, &d);
+	if (rc && !plat_override && p->name == NULL && d.msgs.n)
+		kvb_strv_pushf(&d.msgs, "run %lld was made on platform '%s': give its name or path with `--resume -p`",
+			       (long long)run, plat);
 	if (rc)
 		print_diag(&d);
 	kvb_diag_release(&d);
@@ -145,8 +149,12 @@ int cmd_run(int argc, char **argv)
 			goto fail;
 		if (rounds)
 			kvb_warn("--rounds is ignored with --resume: the run keeps the rounds it was planned with");
-		if ((rc = load_stored(st, resume_run, &a, &p, &rounds, &err)))
+		if ((rc = load_stored(st, resume_run, plat_name, &a, &p, &rounds, &err)))
 			goto fail;
+		/* -V on resume: new files for a variant that failed (refused for one with results) */
+		for (size_t i = 0; i < variants.n; i++)
+			if ((rc = kvb_repair_variant(st, resume_run, &a, variants.v[i], unverified, &err)))
+				goto fail;
 	} else {
 		struct kvb_diag d;
 		kvb_diag_init(&d, NULL);
