@@ -1,5 +1,6 @@
 /* Implements kvbench's entry point: the command table, help, and the only exit. */
 #include "cli/cli.h"
+#include "core/suggest.h"
 #include "core/log.h"
 #include "flash/flash.h"
 #include "instrument/instrument.h"
@@ -182,7 +183,13 @@ int main(int argc, char **argv)
 			if (!strcmp(c->name, argv[1]))
 				break;
 		if (!c->name) {
-			fprintf(stderr, "kvbench: '%s' is not a command (see `kvbench --help`)\n", argv[1]);
+			const char *names[32];
+			size_t n = 0;
+			char dym[128];
+			for (c = kvb_commands; c->name && n < 32; c++)
+				names[n++] = c->name;
+			fprintf(stderr, "kvbench: '%s' is not a command%s (see `kvbench --help`)\n", argv[1],
+				kvb_did_you_mean(dym, sizeof(dym), argv[1], names, n));
 			return KVB_EUSAGE;
 		}
 		/* `kvbench CMD --help` is `kvbench help CMD` */

@@ -68,7 +68,7 @@ int cmd_diff(int argc, char **argv)
 	o.sel.nmetric_globs = nmetrics;
 	o.sel.runs = runs;
 	o.sel.nruns = nruns;
-	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) || (rc = kvb_diff_print(st, &o, stdout, &err)))
+	if ((rc = kvb_cli_open_db(&st, db, 1, &err)) || (rc = kvb_diff_print(st, &o, stdout, &err)))
 		kvb_cli_fail(&err);
 	kvb_store_close(st);
 	return rc;

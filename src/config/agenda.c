@@ -212,7 +212,10 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 			char *np = cJSON_IsString(e) ? kvb_xstrdup(path) : kvb_path_key(path, "name");
 			for (size_t i = 0; kvb_workloads[i]; i++)
 				kvb_buf_addf(&known, "%s%s", i ? ", " : "", kvb_workloads[i]->name);
-			kvb_diag_at(d, np, "unknown workload \"%s\" (known: %s)", name->valuestring, known.data);
+			char *near = kvb_suggest_workload(name->valuestring);
+			kvb_diag_at(d, np, "unknown workload \"%s\" (known: %s)%s", name->valuestring, known.data,
+				    near ? near : "");
+			free(near);
 			kvb_buf_release(&known);
 			free(np);
 		}

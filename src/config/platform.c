@@ -1,5 +1,6 @@
 /* Implements platform.yaml loading and validation (DESIGN.md §4). */
 #include "config/platform.h"
+#include "core/suggest.h"
 #include "core/error.h"
 #include "core/util.h"
 #include "target/target.h"
@@ -164,7 +165,10 @@ static void check_connection(struct kvb_platform *p, struct kvb_diag *d)
 		struct kvb_buf names = KVB_BUF_INIT;
 		for (size_t i = 0; kvb_targets[i]; i++)
 			kvb_buf_addf(&names, "%s%s", i ? "|" : "", kvb_targets[i]->name);
-		kvb_diag_at(d, "connection.type", "unknown target type \"%s\" (known: %s)", tname, names.data);
+		char *near = kvb_suggest_choices(tname, names.data);
+		kvb_diag_at(d, "connection.type", "unknown target type \"%s\" (known: %s)%s%s%s", tname, names.data,
+			    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		free(near);
 		kvb_buf_release(&names);
 		free(tname);
 		return;
@@ -178,10 +182,17 @@ static void check_connection(struct kvb_platform *p, struct kvb_diag *d)
 			continue;
 		path = kvb_path_key("connection", kv->string);
 		def = kvb_keydef_find(ops->conn_keys, kv->string);
-		if (!def)
-			kvb_diag_at(d, path, "unknown key '%s' for connection type %s", kv->string, ops->name);
-		else
+		if (!def) {
+			struct kvb_strv keys = KVB_STRV_INIT;
+			char dym[160];
+			for (const struct kvb_keydef *k = ops->conn_keys; k && k->key; k++)
+				kvb_strv_push(&keys, k->key);
+			kvb_diag_at(d, path, "unknown key '%s' for connection type %s%s", kv->string, ops->name,
+				    kvb_did_you_mean(dym, sizeof(dym), kv->string, (const char *const *)keys.v, keys.n));
+			kvb_strv_release(&keys);
+		} else {
 			kvb_value_check(kv, path, def, d);
+		}
 		free(path);
 	}
 	for (const struct kvb_keydef *def = ops->conn_keys; def && def->key; def++)
@@ -301,6 +312,38 @@ static void warn_readable_secret(const struct kvb_platform *p, struct kvb_diag *
 	free(path);
 }
 
+static void collect_name(const char *name, const char *dir, void *arg)
+{
+	(void)dir;
+	kvb_strv_push(arg, name);
+}
+
+/* For a path that is not a platform: the platform directories beside it ("DIR/NAME"), as candidates. */
+static void sibling_platforms(const char *path, struct kvb_strv *out)
+{
+	char *copy = kvb_xstrdup(path), *slash;
+	struct dirent *de;
+	DIR *dir;
+	while ((slash = strrchr(copy, '/')) && slash[1] == '\0' && slash != copy)
+		*slash = '\0'; /* "plt/" -> "plt" */
+	slash = strrchr(copy, '/');
+	if (slash) {
+		*slash = '\0';
+		dir = opendir(slash == copy ? "/" : copy);
+		while (dir && (de = readdir(dir))) {
+			char *cand = kvb_xasprintf("%s/%s", copy, de->d_name), *f;
+			if (de->d_name[0] != '.' && (f = platform_file_in(cand))) {
+				kvb_strv_push(out, cand);
+				free(f);
+			}
+			free(cand);
+		}
+		if (dir)
+			closedir(dir);
+	}
+	free(copy);
+}
+
 int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d)
 {
 	char *dir = NULL, *file = NULL;
@@ -319,9 +362,17 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	} else if ((dir = kvb_platform_find_dir(name_or_path))) {
 		file = platform_file_in(dir);
 	} else {
-		kvb_strv_pushf(&d->msgs, "platform '%s' not found (searched $KVB_PLATFORM_PATH, ./platforms, %s/platforms; "
+		struct kvb_strv names = KVB_STRV_INIT;
+		char dym[300];
+		kvb_platform_each(collect_name, &names);
+		if (strchr(name_or_path, '/'))
+			sibling_platforms(name_or_path, &names);
+		kvb_strv_pushf(&d->msgs, "platform '%s' not found%s (searched $KVB_PLATFORM_PATH, ./platforms, %s/platforms; "
 					 "`kvbench platform list` shows the known ones)",
-			       name_or_path, KVB_SOURCE_DIR);
+			       name_or_path,
+			       kvb_did_you_mean(dym, sizeof(dym), name_or_path, (const char *const *)names.v, names.n),
+			       KVB_SOURCE_DIR);
+		kvb_strv_release(&names);
 		return KVB_EINPUT;
 	}
 	{

@@ -1,5 +1,6 @@
 /* Implements default spec ids: the workload name, numbered only when the name repeats. */
 #include "config/specid.h"
+#include "core/suggest.h"
 #include "core/util.h"
 #include "workload/workload.h"
 
@@ -50,4 +51,15 @@ char *kvb_spec_default_id(const cJSON *entry, const cJSON *global_list, const cJ
 	if (in_section)
 		before += nglobal;
 	return nglobal + nsec > 1 ? kvb_xasprintf("%s%d", ops->name, before + 1) : kvb_xstrdup(ops->name);
+}
+
+char *kvb_suggest_workload(const char *name)
+{
+	const char *cands[64];
+	size_t n = 0;
+	char buf[160];
+	for (size_t i = 0; kvb_workloads[i] && n < KVB_ARRAY_SIZE(cands); i++)
+		cands[n++] = kvb_workloads[i]->name;
+	kvb_did_you_mean(buf, sizeof(buf), name, cands, n);
+	return *buf ? kvb_xstrdup(buf) : NULL;
 }

@@ -19,4 +19,7 @@
  */
 char *kvb_spec_default_id(const cJSON *entry, const cJSON *global_list, const cJSON *section_entry);
 
+/* " (did you mean 'hackbench'?)" for a workload name one or two typos off, else NULL. Owned. */
+char *kvb_suggest_workload(const char *name);
+
 #endif

@@ -1,5 +1,6 @@
 /* Implements `run --resume -V`: new files for a variant that failed, refused for one that has results. */
 #include "engine/repair.h"
+#include "core/suggest.h"
 #include "core/buf.h"
 #include "core/util.h"
 #include "engine/engine.h"
@@ -119,11 +120,16 @@ int kvb_repair_variant(struct kvb_store *st, int64_t run_id, struct kvb_agenda *
 		if (!strcmp(a->variants[i].name, name))
 			v = &a->variants[i];
 	if (!v || (rc = kvb_store_variant_find(st, run_id, name, &vid, err)) || !vid) {
-		char *all = variant_names(a);
+		char *all = variant_names(a), dym[160];
+		const char **names = kvb_xcalloc(a->nvariants + 1, sizeof(*names));
+		for (size_t i = 0; i < a->nvariants; i++)
+			names[i] = a->variants[i].name;
 		rc = kvb_error_set(err, KVB_EUSAGE,
-				   "--resume -V %s: run %lld has no variant '%s' (its variants: %s); a new variant needs "
+				   "--resume -V %s: run %lld has no variant '%s'%s (its variants: %s); a new variant needs "
 				   "a new run",
-				   name, (long long)run_id, name, all);
+				   name, (long long)run_id, name, kvb_did_you_mean(dym, sizeof(dym), name, names, a->nvariants),
+				   all);
+		free(names);
 		free(all);
 		goto out;
 	}

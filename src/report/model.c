@@ -1,5 +1,6 @@
 /* Implements loading results from the store and grouping them for comparison. */
 #include "report/model.h"
+#include "core/suggest.h"
 #include "core/util.h"
 #include "report/runstate.h"
 
@@ -152,7 +153,10 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 			struct kvb_buf names = KVB_BUF_INIT;
 			for (size_t i = 0; i < r->variants.n; i++)
 				kvb_buf_addf(&names, "%s%s", i ? ", " : "", r->variants.v[i]);
-			rc = kvb_error_set(err, KVB_EUSAGE, "--baseline '%s': no such variant (variants: %s)", o->baseline,
+			char dym[160];
+			rc = kvb_error_set(err, KVB_EUSAGE, "--baseline '%s': no such variant%s (variants: %s)", o->baseline,
+					   kvb_did_you_mean(dym, sizeof(dym), o->baseline, (const char *const *)r->variants.v,
+							    r->variants.n),
 					   names.data);
 			kvb_buf_release(&names);
 			return rc;
@@ -239,7 +243,9 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 			}
 			for (size_t k = 0; k < keys.n; k++)
 				kvb_buf_addf(&names, "%s%s", k ? ", " : "", keys.v[k]);
-			kvb_error_set(err, KVB_EUSAGE, "--by '%s': no result has that classifier (classifiers: %s)", o->by,
+			char dym[160];
+			kvb_error_set(err, KVB_EUSAGE, "--by '%s': no result has that classifier%s (classifiers: %s)", o->by,
+				      kvb_did_you_mean(dym, sizeof(dym), o->by, (const char *const *)keys.v, keys.n),
 				      names.len ? names.data : "none");
 			kvb_buf_release(&names);
 			kvb_strv_release(&keys);

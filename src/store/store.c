@@ -7,6 +7,7 @@
 #include "core/sha256.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +93,9 @@ int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struc
 		rc = kvb_error_set(err, KVB_ESTORE, "%s: cannot open results database: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (readonly && !access(path, W_OK)) {
+	struct stat sb;
+	/* an empty file is not an older kvbench DB: migrating would write a schema into it */
+	if (readonly && !access(path, W_OK) && !stat(path, &sb) && sb.st_size > 0) {
 		/* A DB written by an older kvbench lacks newer views: migrate it once (schema only,
 		 * no result is touched), then open it read-only as asked. */
 		struct kvb_store *rw = NULL;
