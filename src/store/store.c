@@ -237,6 +237,11 @@ int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int6
 
 int kvb_store_run_status(struct kvb_store *s, int64_t run_id, const char *status, int finished, struct kvb_error *err)
 {
+	if (finished == KVB_RUN_FINISHED_AT_LAST_JOB)
+		return run_stmt(s, err, NULL,
+				"UPDATE run SET status = ?1, finished_ns = coalesce((SELECT max(end_ns) FROM job"
+				" WHERE run_id = ?2), started_ns) WHERE id = ?2",
+				"ti", status, run_id);
 	if (finished)
 		return run_stmt(s, err, NULL, "UPDATE run SET status = ?, finished_ns = ? WHERE id = ?", "tii", status,
 				(int64_t)kvb_wall_ns(), run_id);
