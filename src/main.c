@@ -1,5 +1,6 @@
 /* Implements kvbench's entry point: the command table, help, and the only exit. */
 #include "cli/cli.h"
+#include "cli/help.h"
 #include "core/suggest.h"
 #include "core/log.h"
 #include "flash/flash.h"
@@ -53,10 +54,11 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  --metric GLOB is repeatable (`--metric ops_per_sec --metric time`: pipe and hackbench together).\n"
 	  "  --format json carries every statistic, p-value, CI and the raw values.\n" },
 	{ "show", cmd_show, "list runs, variants, jobs or metrics",
-	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
+	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S]\n"
+	  "                   [--format table|markdown|csv]\n\n"
 	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n" },
 	{ "query", cmd_query, "read-only SQL over the results views",
-	  "usage: kvbench query [-d DB] \"SQL\"\n\n"
+	  "usage: kvbench query [-d DB] [--format table|markdown|csv] \"SQL\"\n\n"
 	  "  Views: results (one row per metric, classifiers as JSON), jobs, comparison.\n"
 	  "  The database is opened read-only: statements that write are refused.\n" },
 	{ "platform", cmd_platform, "list, show, check or create platforms",
@@ -132,7 +134,8 @@ static void list_help(FILE *f)
 	}
 	fprintf(f, "\nexit status: 0 ok, 1 run had failed jobs, 2 usage, 3 bad input file,\n"
 		   "             4 target/connection, 5 results database\n"
-		   "\n`kvbench help COMMAND` or `kvbench help WORKLOAD` for details.\n");
+		   "\n`kvbench help COMMAND`, `kvbench help WORKLOAD`, `kvbench help INSTRUMENT` or `kvbench help variant`\n"
+		   "for details; `man kvbench` has all of them.\n");
 }
 
 static int help(const char *what)
@@ -148,8 +151,9 @@ static int help(const char *what)
 		kvb_keys_print(stdout, w->params, "  ");
 		return KVB_OK;
 	}
-	fprintf(stderr, "kvbench: no help for '%s'\n", what);
-	return KVB_EUSAGE;
+	if (kvb_help_topic(what, stdout) == KVB_OK)
+		return KVB_OK;
+	return kvb_help_unknown(what, stderr);
 }
 
 int main(int argc, char **argv)
@@ -173,6 +177,16 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			list_help(stdout);
+			rc = KVB_OK;
+		} else if (!strcmp(argv[2], "--man") || !strcmp(argv[2], "--bash-completion") ||
+			   !strcmp(argv[2], "--topics")) {
+			/* generated at build time (CMakeLists.txt) and installed by scripts/setup */
+			if (argv[2][2] == 'm')
+				kvb_help_man(stdout);
+			else if (argv[2][2] == 'b')
+				kvb_help_bash_completion(stdout);
+			else
+				kvb_help_list_topics(stdout);
 			rc = KVB_OK;
 		} else {
 			rc = help(argv[2]);
