@@ -147,6 +147,11 @@ int cmd_run(int argc, char **argv)
 			goto fail;
 		if (!resume_run && (rc = kvb_store_latest_run(st, &resume_run, &err)))
 			goto fail;
+		if (!resume_run) {
+			rc = kvb_error_set(&err, KVB_EINPUT, "%s has no run to resume (start one with `kvbench run AGENDA -p "
+					   "PLATFORM -d %s`)", st->path, st->path);
+			goto fail;
+		}
 		if (rounds)
 			kvb_warn("--rounds is ignored with --resume: the run keeps the rounds it was planned with");
 		if ((rc = load_stored(st, resume_run, plat_name, &a, &p, &rounds, &err)))
