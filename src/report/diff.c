@@ -477,7 +477,7 @@ static int diff_run_notes(struct kvb_store *s, const struct kvb_report *r, const
 	struct kvb_strv notes = KVB_STRV_INIT;
 	int rc = kvb_run_state_load(s, r->runs, r->nruns, &rs, err);
 	if (!rc)
-		rc = kvb_run_state_check(&rs, r, &notes, err);
+		rc = kvb_run_state_check(&rs, r, !strcmp(f, "table") || !strcmp(f, "markdown"), &notes, err);
 	for (size_t i = 0; i < notes.n; i++) {
 		if (!strcmp(f, "table") || !strcmp(f, "markdown"))
 			fprintf(out, "%s\n", notes.v[i]);

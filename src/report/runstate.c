@@ -89,8 +89,8 @@ static const struct kvb_variant_state *find(const struct kvb_run_state *rs, cons
 	return NULL;
 }
 
-int kvb_run_state_check(const struct kvb_run_state *rs, const struct kvb_report *r, struct kvb_strv *notes,
-			struct kvb_error *err)
+int kvb_run_state_check(const struct kvb_run_state *rs, const struct kvb_report *r, int with_running,
+			struct kvb_strv *notes, struct kvb_error *err)
 {
 	if (r->variants.n && !has_results(r, 0)) {
 		const struct kvb_variant_state *b = find(rs, r->variants.v[0]);
@@ -109,6 +109,8 @@ int kvb_run_state_check(const struct kvb_run_state *rs, const struct kvb_report 
 	for (size_t v = 0; v < r->variants.n; v++) {
 		const struct kvb_variant_state *st = find(rs, r->variants.v[v]);
 		int any = has_results(r, v);
+		if (st && !with_running && !strcmp(st->run_status, "running") && strcmp(st->status, "failed"))
+			continue;
 		if (st && (!strcmp(st->status, "failed") || st->jobs_ok < st->jobs)) {
 			char *w = why(st);
 			kvb_strv_pushf(notes, "note: variant '%s' %s%s", st->name, w,

@@ -37,10 +37,12 @@ void kvb_run_state_release(struct kvb_run_state *rs);
  * without a single result is an error (KVB_EINPUT) naming why it has none and
  * the variants that could be the baseline (--baseline); never a silent stand-in.
  * Otherwise writes one "note:" line per variant that failed, has failed jobs or
- * has no results to notes (owned strings pushed), and returns KVB_OK.
+ * has no results to notes (owned strings pushed), and returns KVB_OK. Variants of a
+ * run that is still going get a note only when with_running is set (a table read by a
+ * person says how far the run is; a CSV polled by a script need not say it each time).
  */
-int kvb_run_state_check(const struct kvb_run_state *rs, const struct kvb_report *r, struct kvb_strv *notes,
-			struct kvb_error *err);
+int kvb_run_state_check(const struct kvb_run_state *rs, const struct kvb_report *r, int with_running,
+			struct kvb_strv *notes, struct kvb_error *err);
 
 /* The message for a report with no group: what exists (workloads, metrics) and each run's status. */
 int kvb_run_state_explain_empty(struct kvb_store *s, const struct kvb_report_opts *o, const struct kvb_report *r,
