@@ -9,6 +9,7 @@
 #include "workload/workload.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <gsl/gsl_errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -164,6 +165,8 @@ int main(int argc, char **argv)
 	/* A closed stdout (`kvbench diff | head`) must be a write error we handle, not a death
 	 * that leaves a run 'running' with its knobs applied. */
 	signal(SIGPIPE, SIG_IGN);
+	/* getopt's own "unrecognized option" would come before ours, which names the option meant */
+	opterr = 0;
 	if (argc < 2) {
 		list_help(stderr);
 		return KVB_EUSAGE;

@@ -36,7 +36,7 @@ int cmd_agenda(int argc, char **argv)
 		else if (c == 'p')
 			plat_name = optarg;
 		else
-			return kvb_cli_usage("agenda", "unknown option");
+			return kvb_cli_bad_option("agenda", opts, argv);
 	}
 	if (optind + 2 != argc || strcmp(argv[optind], "check"))
 		return kvb_cli_usage("agenda", "expected `agenda check FILE`");

@@ -59,7 +59,7 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'f': o.format = optarg; break;
 		case 'l': o.layout = optarg; break;
-		default: return kvb_cli_usage("diff", "unknown option");
+		default: return kvb_cli_bad_option("diff", opts, argv);
 		}
 	}
 	if (optind < argc)

@@ -35,7 +35,7 @@ int cmd_export(int argc, char **argv)
 		} else if (c == 'c') {
 			channel = optarg;
 		} else
-			return kvb_cli_usage("export", "unknown option");
+			return kvb_cli_bad_option("export", opts, argv);
 	}
 	if (optind + 1 == argc && !strcmp(argv[optind], "samples")) {
 		if (!job)

@@ -25,7 +25,7 @@ int cmd_query(int argc, char **argv)
 		else if (c == 'f')
 			format = optarg;
 		else
-			return kvb_cli_usage("query", "unknown option");
+			return kvb_cli_bad_option("query", opts, argv);
 	}
 	if (optind != argc - 1)
 		return kvb_cli_usage("query", "expected exactly one SQL statement");

@@ -125,7 +125,7 @@ int cmd_run(int argc, char **argv)
 		case 'N': nodiff = 1; break;
 		case 'U': unverified = 1; break;
 		case 'K': keep_going = 1; break;
-		default: return kvb_cli_usage("run", "unknown option");
+		default: return kvb_cli_bad_option("run", opts, argv);
 		}
 	}
 	for (int i = optind; i < argc; i++) {

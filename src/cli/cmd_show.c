@@ -64,7 +64,7 @@ int cmd_show(int argc, char **argv)
 			if (kvb_parse_i64(optarg, &run) || run < 1)
 				return kvb_cli_usage("show", "--run '%s': expected a run id", optarg);
 		} else
-			return kvb_cli_usage("show", "unknown option");
+			return kvb_cli_bad_option("show", opts, argv);
 	}
 	if (optind != argc - 1)
 		return kvb_cli_usage("show", "expected one of runs, variants, jobs, metrics, events");

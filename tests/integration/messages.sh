@@ -35,4 +35,8 @@ check "and the file stays empty" test ! -s "$T/empty.db"
 check "no WAL files left beside it" test ! -e "$T/empty.db-wal" -a ! -e "$T/empty.db-shm"
 "$KVB" show job -d "$T/empty.db" >/dev/null 2>"$T/e11"
 check "show: did you mean" grep -q "(did you mean 'jobs'?)" "$T/e11"
+"$KVB" diff --metrics time >/dev/null 2>"$T/e12"; rc=$?
+check "unknown option: exit 2 and did you mean (rc $rc)" test "$rc" -eq 2 -a "$(head -1 "$T/e12")" = "kvbench diff: unknown option '--metrics' (did you mean '--metric'?)"
+"$KVB" run a.yaml -p >/dev/null 2>"$T/e13"
+check "an option without its value says so" grep -q "kvbench run: option '-p' needs a value" "$T/e13"
 finish
