@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int print_diag(struct kvb_diag *d)
 {
@@ -143,6 +144,12 @@ int cmd_run(int argc, char **argv)
 		return kvb_cli_usage("run", "missing -p PLATFORM (`kvbench platform list` shows them)");
 
 	if (resume) {
+		if (access(kvb_cli_db(db), F_OK)) {
+			/* opening it read-write would create an empty database just to find nothing in it */
+			rc = kvb_error_set(&err, KVB_EINPUT, "%s: no such results database, so no run to resume%s",
+					   kvb_cli_db(db), db ? "" : " (give it with -d DB or $KVB_DB)");
+			goto fail;
+		}
 		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err)))
 			goto fail;
 		if (!resume_run && (rc = kvb_store_latest_run(st, &resume_run, &err)))

@@ -38,5 +38,9 @@ check "an event records old and new kernel" grep -q "variant 'patch' repaired on
 "$KVB" diff -d "$T/r.db" >"$T/o5" 2>/dev/null
 check "diff compares both now" grep -q "| patch " "$T/o5"
 "$KVB" run --resume -d "$T/none.db" -V "patch=$T/Image" >/dev/null 2>"$T/e6"; rc=$?
-check "resume of a DB without runs says so (rc $rc)" grep -q "none.db has no run to resume (start one with" "$T/e6"
+check "resume of a missing DB says so (rc $rc)" grep -q "none.db: no such results database, so no run to resume" "$T/e6"
+check "and does not create it" test ! -e "$T/none.db"
+"$KVB" import csv /dev/null -d "$T/empty.db" >/dev/null 2>&1
+"$KVB" run --resume -d "$T/empty.db" >/dev/null 2>"$T/e7"
+check "resume of a DB without runs says how to start one" grep -q "empty.db has no run to resume (start one with" "$T/e7"
 finish
