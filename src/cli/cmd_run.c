@@ -126,7 +126,10 @@ int cmd_run(int argc, char **argv)
 		case 'N': nodiff = 1; break;
 		case 'U': unverified = 1; break;
 		case 'K': keep_going = 1; break;
-		default: return kvb_cli_bad_option("run", opts, argv);
+		default:
+			kvb_buf_release(&cmdline); /* a usage error frees like any other exit (ASan) */
+			kvb_strv_release(&variants);
+			return kvb_cli_bad_option("run", opts, argv);
 		}
 	}
 	for (int i = optind; i < argc; i++) {
