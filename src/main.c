@@ -1,5 +1,7 @@
 /* Implements kvbench's entry point: the command table, help, and the only exit. */
 #include "cli/cli.h"
+#include "cli/help.h"
+#include "core/suggest.h"
 #include "core/log.h"
 #include "flash/flash.h"
 #include "instrument/instrument.h"
@@ -8,6 +10,7 @@
 
 #include <assert.h>
 #include <errno.h>
+#include <getopt.h>
 #include <gsl/gsl_errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -18,17 +21,24 @@
 const struct kvb_cmd kvb_commands[] = {
 	{ "run", cmd_run, "run an agenda on a platform and store the results",
 	  "usage: kvbench run AGENDA -p PLATFORM [-V NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]]...\n"
-	  "                   [-d DB] [--rounds N] [--dry-run] [--no-diff]\n"
-	  "       kvbench run --resume [RUN] [-d DB]\n\n"
+	  "                   [-d DB] [--rounds N] [--dry-run] [--no-diff] [--keep-going]\n"
+	  "       kvbench run --resume [RUN] [-d DB] [-p PLATFORM] [-V NAME=KERNEL[,...]]...\n\n"
 	  "  -p, --platform NAME   platform name or path to platform.yaml\n"
 	  "  -V, --variant SPEC    add a variant (repeatable); overrides an agenda variant of that name\n"
 	  "  -d, --db PATH         results database (default $KVB_DB or ./kvbench.db)\n"
 	  "      --rounds N        split iterations into N rounds run A B A B (each round is a boot)\n"
-	  "      --resume [RUN]    continue an interrupted run (default: the latest)\n"
+	  "      --resume [RUN]    continue an interrupted run (default: the latest); with -V NAME=KERNEL a\n"
+	  "                        variant that failed gets new files and its jobs run again (refused for\n"
+	  "                        a variant that has results); -p when the platform moved\n"
 	  "      --dry-run         print the plan and exit\n"
 	  "      --no-diff         do not print the diff table at the end\n"
 	  "      --max-jobs N      stop after N jobs as if interrupted (for testing resume)\n"
-	  "      --allow-unverified  accept artifact URLs that come without a sha256\n" },
+	  "      --allow-unverified  accept artifact URLs that come without a sha256\n"
+	  "      --keep-going      run even when the preflight found problems (missing kernel file, tool\n"
+	  "                        not on the board ...): the variants that can run, run\n\n"
+	  "  Before the first flash (and with --dry-run) every variant file is checked (exists, readable,\n"
+	  "  sha256, URL answers), the platform's files (connection.key ...) and, when the board answers,\n"
+	  "  the tools the agenda's workloads need. A problem stops the run (exit 3) unless --keep-going.\n" },
 	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A]\n"
@@ -41,12 +51,16 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  < alpha); \"(1 boot)\" marks it when the variants ran in different boots. verdict: better /\n"
 	  "  worse (significant, from lower_is_better), ~ (no significant change).\n"
 	  "  --by KEY spreads a classifier into columns (cgroup_depth -> root, level1, ...).\n"
+	  "  --layout wide --by KEY: the mailing-list table, one per metric: rows are KEY's values (root,\n"
+	  "  level1, ...), columns `mean(±cov%)` per variant and the diff per variant (* significant).\n"
+	  "  --metric GLOB is repeatable (`--metric ops_per_sec --metric time`: pipe and hackbench together).\n"
 	  "  --format json carries every statistic, p-value, CI and the raw values.\n" },
 	{ "show", cmd_show, "list runs, variants, jobs or metrics",
-	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
+	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S]\n"
+	  "                   [--format table|markdown|csv]\n\n"
 	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n" },
 	{ "query", cmd_query, "read-only SQL over the results views",
-	  "usage: kvbench query [-d DB] \"SQL\"\n\n"
+	  "usage: kvbench query [-d DB] [--format table|markdown|csv] \"SQL\"\n\n"
 	  "  Views: results (one row per metric, classifiers as JSON), jobs, comparison.\n"
 	  "  The database is opened read-only: statements that write are refused.\n" },
 	{ "platform", cmd_platform, "list, show, check or create platforms",
@@ -55,8 +69,10 @@ const struct kvb_cmd kvb_commands[] = {
 	  "       kvbench platform check NAME\n"
 	  "       kvbench platform new NAME --from BASE [--dir DIR]\n" },
 	{ "agenda", cmd_agenda, "validate an agenda and print its jobs",
-	  "usage: kvbench agenda check FILE [-p PLATFORM] [--rounds N]\n\n"
-	  "  -p, --platform NAME   plan as `run -p NAME` would (its default rounds)\n"
+	  "usage: kvbench agenda check FILE [-p PLATFORM] [-V NAME=KERNEL[,...]]... [--rounds N]\n\n"
+	  "  -p, --platform NAME   plan as `run -p NAME` would (its default rounds) and run the preflight:\n"
+	  "                        variant files, the platform's files, the tools on the board (exit 3 on a problem)\n"
+	  "  -V, --variant SPEC    add a variant as `run -V` does\n"
 	  "      --rounds N        plan with N rounds\n" },
 	{ "import", cmd_import, "bring outside results in (long-format CSV)",
 	  "usage: kvbench import csv FILE [-d DB]\n\n"
@@ -124,7 +140,8 @@ static void list_help(FILE *f)
 	for (int e = KVB_OK; e <= KVB_ERR_LAST; e++)
 		fprintf(f, "  %d %s\n", e, kvb_strerror((enum kvb_err)e));
 	fprintf(f, "\n`kvbench help COMMAND`, `kvbench help WORKLOAD`, `kvbench help TYPE` (connection type) or\n"
-		   "`kvbench help METHOD` (flash method) for details.\n");
+		   "`kvbench help METHOD` (flash method), `kvbench help INSTRUMENT` or `kvbench help variant`\n"
+		   "for details; `man kvbench` has all of them.\n");
 }
 
 /* `kvbench help TYPE|METHOD`: a connection type's and/or a flash method's keys (qemu is both).
@@ -165,8 +182,9 @@ static int help(const char *what)
 	}
 	if (help_backend(what))
 		return KVB_OK;
-	fprintf(stderr, "kvbench: no help for '%s'\n", what);
-	return KVB_EUSAGE;
+	if (kvb_help_topic(what, stdout) == KVB_OK)
+		return KVB_OK;
+	return kvb_help_unknown(what, stderr);
 }
 
 int main(int argc, char **argv)
@@ -177,6 +195,8 @@ int main(int argc, char **argv)
 	/* A closed stdout (`kvbench diff | head`) must be a write error we handle, not a death
 	 * that leaves a run 'running' with its knobs applied. */
 	signal(SIGPIPE, SIG_IGN);
+	/* getopt's own "unrecognized option" would come before ours, which names the option meant */
+	opterr = 0;
 	if (argc < 2) {
 		list_help(stderr);
 		return KVB_EUSAGE;
@@ -191,6 +211,16 @@ int main(int argc, char **argv)
 		if (argc < 3) {
 			list_help(stdout);
 			rc = KVB_OK;
+		} else if (!strcmp(argv[2], "--man") || !strcmp(argv[2], "--bash-completion") ||
+			   !strcmp(argv[2], "--topics")) {
+			/* generated at build time (CMakeLists.txt) and installed by scripts/setup */
+			if (argv[2][2] == 'm')
+				kvb_help_man(stdout);
+			else if (argv[2][2] == 'b')
+				kvb_help_bash_completion(stdout);
+			else
+				kvb_help_list_topics(stdout);
+			rc = KVB_OK;
 		} else {
 			rc = help(argv[2]);
 		}
@@ -200,7 +230,13 @@ int main(int argc, char **argv)
 			if (!strcmp(c->name, argv[1]))
 				break;
 		if (!c->name) {
-			fprintf(stderr, "kvbench: '%s' is not a command (see `kvbench --help`)\n", argv[1]);
+			const char *names[32];
+			size_t n = 0;
+			char dym[128];
+			for (c = kvb_commands; c->name && n < 32; c++)
+				names[n++] = c->name;
+			fprintf(stderr, "kvbench: '%s' is not a command%s (see `kvbench --help`)\n", argv[1],
+				kvb_did_you_mean(dym, sizeof(dym), argv[1], names, n));
 			return KVB_EUSAGE;
 		}
 		/* `kvbench CMD --help` is `kvbench help CMD` */

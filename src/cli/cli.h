@@ -29,6 +29,13 @@ int cmd_export(int argc, char **argv);
 
 /* The results DB path: -d value, else $KVB_DB, else ./kvbench.db. */
 const char *kvb_cli_db(const char *opt);
+struct kvb_store;
+/* kvb_store_open(kvb_cli_db(opt)); when no -d was given and the file is not there, the message says how to name one. */
+int kvb_cli_open_db(struct kvb_store **st, const char *opt, int readonly, struct kvb_error *err);
+struct option;
+/* After getopt_long returned '?' (main sets opterr = 0): "unknown option '--metrics' (did you mean
+ * '--metric'?)" or "option '--db' needs a value", as a usage error (KVB_EUSAGE). */
+int kvb_cli_bad_option(const char *cmd, const struct option *opts, char **argv);
 /* Prints "kvbench: error: msg" and returns code. */
 int kvb_cli_fail(const struct kvb_error *err);
 /* Usage error for a command: prints the message and a pointer to `kvbench help NAME`. */

@@ -4,6 +4,7 @@
 #include "config/platform.h"
 #include "engine/engine.h"
 #include "engine/plan.h"
+#include "engine/preflight.h"
 #include "report/box.h"
 
 #include <getopt.h>
@@ -16,22 +17,26 @@ int cmd_agenda(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "platform", required_argument, NULL, 'p' },
+		{ "variant", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kvb_agenda a;
 	struct kvb_diag d;
 	struct kvb_plan plan;
 	struct kvb_box b;
-	int c, rc, rounds = 0;
+	int c, rc, rounds = 0, pre_rc = KVB_OK;
 	const char *plat_name = NULL;
+	struct kvb_strv variants = KVB_STRV_INIT;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:", opts, NULL)) != -1) {
-		if (c == 'r')
+	while ((c = getopt_long(argc, argv, "p:V:", opts, NULL)) != -1) {
+		if (c == 'V')
+			kvb_strv_push(&variants, optarg);
+		else if (c == 'r')
 			rounds = atoi(optarg) > 0 ? atoi(optarg) : 1;
 		else if (c == 'p')
 			plat_name = optarg;
 		else
-			return kvb_cli_usage("agenda", "unknown option");
+			return kvb_cli_bad_option("agenda", opts, argv);
 	}
 	if (optind + 2 != argc || strcmp(argv[optind], "check"))
 		return kvb_cli_usage("agenda", "expected `agenda check FILE`");
@@ -48,8 +53,17 @@ int cmd_agenda(int argc, char **argv)
 		return KVB_EINPUT;
 	}
 	kvb_diag_release(&d);
+	for (size_t i = 0; i < variants.n; i++) {
+		struct kvb_error err;
+		if (kvb_agenda_add_variant_arg(&a, variants.v[i], &err)) {
+			kvb_strv_release(&variants);
+			kvb_agenda_release(&a);
+			return kvb_cli_fail(&err);
+		}
+	}
+	kvb_strv_release(&variants);
 	kvb_agenda_default_variant(&a);
-	if (plat_name && !rounds) {
+	if (plat_name) {
 		struct kvb_platform p;
 		struct kvb_diag pd;
 		kvb_diag_init(&pd, NULL);
@@ -61,7 +75,14 @@ int cmd_agenda(int argc, char **argv)
 			kvb_agenda_release(&a);
 			return KVB_EINPUT;
 		}
-		rounds = kvb_engine_default_rounds(&p, &a);
+		if (!rounds)
+			rounds = kvb_engine_default_rounds(&p, &a);
+		{
+			struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
+			kvb_preflight_run(&a, &p, 0, 1, &pf);
+			pre_rc = kvb_preflight_report(&pf, stderr);
+			kvb_preflight_release(&pf);
+		}
 		kvb_diag_release(&pd);
 		kvb_platform_release(&p);
 	}
@@ -103,5 +124,5 @@ int cmd_agenda(int argc, char **argv)
 	kvb_box_release(&b);
 	kvb_plan_release(&plan);
 	kvb_agenda_release(&a);
-	return KVB_OK;
+	return pre_rc;
 }

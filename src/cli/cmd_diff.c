@@ -21,6 +21,8 @@ int cmd_diff(int argc, char **argv)
 	};
 	struct kvb_diff_opts o;
 	int64_t runs[64];
+	const char *metrics[64]; /* --metric is repeatable: pipe and hackbench in one table */
+	size_t nmetrics = 0;
 	size_t nruns = 0;
 	const char *db = NULL;
 	struct kvb_store *st = NULL;
@@ -42,7 +44,11 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'b': o.sel.baseline = optarg; break;
 		case 'B': o.sel.by = optarg; break;
-		case 'm': o.sel.metric_glob = optarg; break;
+		case 'm':
+			if (nmetrics == KVB_ARRAY_SIZE(metrics))
+				return kvb_cli_usage("diff", "--metric: at most %zu patterns", KVB_ARRAY_SIZE(metrics));
+			metrics[nmetrics++] = optarg;
+			break;
 		case 'w': o.sel.workload = optarg; break;
 		case 's':
 			if (kvb_stat_parse(optarg, &o.stat))
@@ -54,14 +60,16 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'f': o.format = optarg; break;
 		case 'l': o.layout = optarg; break;
-		default: return kvb_cli_usage("diff", "unknown option");
+		default: return kvb_cli_bad_option("diff", opts, argv);
 		}
 	}
 	if (optind < argc)
 		return kvb_cli_usage("diff", "unexpected argument '%s'", argv[optind]);
+	o.sel.metric_globs = metrics;
+	o.sel.nmetric_globs = nmetrics;
 	o.sel.runs = runs;
 	o.sel.nruns = nruns;
-	rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err);
+	rc = kvb_cli_open_db(&st, db, 1, &err);
 	if (!rc)
 		kvb_report_pload_warn(st, runs, nruns); /* rt-app variants calibrated differently */
 	if (rc || (rc = kvb_diff_print(st, &o, stdout, &err)))

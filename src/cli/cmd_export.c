@@ -35,12 +35,12 @@ int cmd_export(int argc, char **argv)
 		} else if (c == 'c') {
 			channel = optarg;
 		} else
-			return kvb_cli_usage("export", "unknown option");
+			return kvb_cli_bad_option("export", opts, argv);
 	}
 	if (optind + 1 == argc && !strcmp(argv[optind], "samples")) {
 		if (!job)
 			return kvb_cli_usage("export", "export samples needs --job ID");
-		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) ||
+		if ((rc = kvb_cli_open_db(&st, db, 1, &err)) ||
 		    (rc = kvb_store_samples_export_csv(st, job, channel, stdout, NULL, &err)))
 			kvb_cli_fail(&err);
 		kvb_store_close(st);
@@ -48,7 +48,7 @@ int cmd_export(int argc, char **argv)
 	}
 	if (optind + 1 != argc || strcmp(argv[optind], "csv"))
 		return kvb_cli_usage("export", "expected `export csv` or `export samples --job ID`");
-	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) || (rc = kvb_csv_export(st, run, stdout, &err)))
+	if ((rc = kvb_cli_open_db(&st, db, 1, &err)) || (rc = kvb_csv_export(st, run, stdout, &err)))
 		kvb_cli_fail(&err);
 	kvb_store_close(st);
 	return rc;

@@ -57,7 +57,7 @@ static int import_energy(int argc, char **argv)
 		} else if (c == 'x') {
 			io.cut_to_job = 1;
 		} else {
-			return kvb_cli_usage("import", "unknown option");
+			return kvb_cli_bad_option("import", opts, argv);
 		}
 	}
 	if (optind + 2 != argc || strcmp(argv[optind], "energy"))
@@ -118,7 +118,7 @@ int cmd_import(int argc, char **argv)
 		else if (c == 'V')
 			variant = optarg;
 		else
-			return kvb_cli_usage("import", "unknown option");
+			return kvb_cli_bad_option("import", opts, argv);
 	}
 	if (optind + 2 != argc || (strcmp(argv[optind], "csv") && strcmp(argv[optind], "wa3")))
 		return kvb_cli_usage("import", "expected `import csv FILE [--variant NAME]`, `import wa3 DIR --variant NAME` "

@@ -3,6 +3,7 @@
 #include "config/platform.h"
 #include "core/util.h"
 #include "engine/identity.h"
+#include "engine/preflight.h"
 #include "target/target.h"
 #include "workload/workload.h"
 
@@ -75,6 +76,15 @@ static int check(struct kvb_platform *p)
 	       p->flash_method, p->boot_timeout_s);
 	for (size_t i = 0; i < p->nclusters; i++)
 		printf("  cluster %-8s cpus %s\n", p->clusters[i].name, p->clusters[i].cpus);
+	{
+		struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
+		size_t n = kvb_preflight_platform(p, &pf);
+		for (size_t i = 0; i < n; i++)
+			printf("problem: %s\n", pf.problems.v[i]);
+		kvb_preflight_release(&pf);
+		if (n)
+			return KVB_EINPUT;
+	}
 	if (kvb_target_find(p->conn_type)->caps & KVB_TARGET_OWNS_BOARD) {
 		printf("reachability: not checked (connection %s starts the board itself: `kvbench run` boots it)\n",
 		       p->conn_type);
@@ -159,14 +169,16 @@ static int new_platform(int argc, char **argv)
 		return KVB_EINPUT;
 	}
 	fprintf(f, "# Made by `kvbench platform new %s --from %s`; edit connection, flash and topology.\n", name, from);
-	/* Replace the top-level `name:` line; keep everything else (comments included). */
+	/* Replace the top-level `name:` line. Whole-line comments describe the base board (its
+	 * hardware, how its files were made): they would be wrong here, so they stay behind;
+	 * a comment after a value explains that value and goes with it. */
 	for (char *line = text.data, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		if (!strncmp(line, "name:", 5))
 			fprintf(f, "name: %s\n", name);
-		else
+		else if (line[strspn(line, " \t")] != '#')
 			fprintf(f, "%s\n", line);
 	}
 	fclose(f);

@@ -25,13 +25,13 @@ int cmd_query(int argc, char **argv)
 		else if (c == 'f')
 			format = optarg;
 		else
-			return kvb_cli_usage("query", "unknown option");
+			return kvb_cli_bad_option("query", opts, argv);
 	}
 	if (optind != argc - 1)
 		return kvb_cli_usage("query", "expected exactly one SQL statement");
 	if (strcmp(format, "table") && strcmp(format, "markdown") && strcmp(format, "csv"))
 		return kvb_cli_usage("query", "--format '%s': expected table, markdown or csv", format);
-	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) ||
+	if ((rc = kvb_cli_open_db(&st, db, 1, &err)) ||
 	    (rc = kvb_sql_print(st, argv[optind], -1, format, stdout, &rows, &err)))
 		kvb_cli_fail(&err);
 	kvb_store_close(st);

@@ -5,12 +5,15 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "engine/engine.h"
+#include "engine/preflight.h"
+#include "engine/repair.h"
 #include "report/diff.h"
 
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int print_diag(struct kvb_diag *d)
 {
@@ -24,8 +27,8 @@ static int print_diag(struct kvb_diag *d)
 }
 
 /* Loads a stored run's agenda and platform for --resume. */
-static int load_stored(struct kvb_store *st, int64_t run, struct kvb_agenda *a, struct kvb_platform *p, int *rounds,
-		       struct kvb_error *err)
+static int load_stored(struct kvb_store *st, int64_t run, const char *plat_override, struct kvb_agenda *a,
+		       struct kvb_platform *p, int *rounds, struct kvb_error *err)
 {
 	sqlite3_stmt *q;
 	char *aj = NULL, *path = NULL, *plat = NULL, *status = NULL;
@@ -58,7 +61,10 @@ static int load_stored(struct kvb_store *st, int64_t run, struct kvb_agenda *a, 
 	kvb_doc_release(&doc);
 	d.doc = NULL;
 	if (!rc)
-		rc = kvb_platform_load(p, plat, &d);
+		rc = kvb_platform_load(p, plat_override ? plat_override : plat, &d);
+	if (rc && !plat_override && p->name == NULL && d.msgs.n)
+		kvb_strv_pushf(&d.msgs, "run %lld was made on platform '%s': give its name or path with `--resume -p`",
+			       (long long)run, plat);
 	if (rc)
 		print_diag(&d);
 	kvb_diag_release(&d);
@@ -80,12 +86,12 @@ int cmd_run(int argc, char **argv)
 		{ "db", required_argument, NULL, 'd' },       { "rounds", required_argument, NULL, 'r' },
 		{ "resume", no_argument, NULL, 'R' },         { "dry-run", no_argument, NULL, 'n' },
 		{ "no-diff", no_argument, NULL, 'N' },        { "max-jobs", required_argument, NULL, 'M' },
-		{ "allow-unverified", no_argument, NULL, 'U' },
+		{ "allow-unverified", no_argument, NULL, 'U' }, { "keep-going", no_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *plat_name = NULL, *db = NULL, *agenda_file = NULL;
 	struct kvb_strv variants = KVB_STRV_INIT;
-	int rounds = 0, resume = 0, dry = 0, nodiff = 0, max_jobs = 0, unverified = 0, c, rc;
+	int rounds = 0, resume = 0, dry = 0, nodiff = 0, max_jobs = 0, unverified = 0, keep_going = 0, pre_rc = 0, c, rc;
 	int64_t resume_run = 0, run_id = 0;
 	struct kvb_agenda a;
 	struct kvb_platform p;
@@ -119,7 +125,11 @@ int cmd_run(int argc, char **argv)
 		case 'n': dry = 1; break;
 		case 'N': nodiff = 1; break;
 		case 'U': unverified = 1; break;
-		default: return kvb_cli_usage("run", "unknown option");
+		case 'K': keep_going = 1; break;
+		default:
+			kvb_buf_release(&cmdline); /* a usage error frees like any other exit (ASan) */
+			kvb_strv_release(&variants);
+			return kvb_cli_bad_option("run", opts, argv);
 		}
 	}
 	for (int i = optind; i < argc; i++) {
@@ -137,14 +147,29 @@ int cmd_run(int argc, char **argv)
 		return kvb_cli_usage("run", "missing -p PLATFORM (`kvbench platform list` shows them)");
 
 	if (resume) {
+		if (access(kvb_cli_db(db), F_OK)) {
+			/* opening it read-write would create an empty database just to find nothing in it */
+			rc = kvb_error_set(&err, KVB_EINPUT, "%s: no such results database, so no run to resume%s",
+					   kvb_cli_db(db), db ? "" : " (give it with -d DB or $KVB_DB)");
+			goto fail;
+		}
 		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err)))
 			goto fail;
 		if (!resume_run && (rc = kvb_store_latest_run(st, &resume_run, &err)))
 			goto fail;
+		if (!resume_run) {
+			rc = kvb_error_set(&err, KVB_EINPUT, "%s has no run to resume (start one with `kvbench run AGENDA -p "
+					   "PLATFORM -d %s`)", st->path, st->path);
+			goto fail;
+		}
 		if (rounds)
 			kvb_warn("--rounds is ignored with --resume: the run keeps the rounds it was planned with");
-		if ((rc = load_stored(st, resume_run, &a, &p, &rounds, &err)))
+		if ((rc = load_stored(st, resume_run, plat_name, &a, &p, &rounds, &err)))
 			goto fail;
+		/* -V on resume: new files for a variant that failed (refused for one with results) */
+		for (size_t i = 0; i < variants.n; i++)
+			if ((rc = kvb_repair_variant(st, resume_run, &a, variants.v[i], unverified, &err)))
+				goto fail;
 	} else {
 		struct kvb_diag d;
 		kvb_diag_init(&d, NULL);
@@ -171,6 +196,20 @@ int cmd_run(int argc, char **argv)
 			if ((rc = kvb_agenda_add_variant_arg(&a, variants.v[i], &err)))
 				goto fail;
 		kvb_agenda_default_variant(&a);
+		{
+			/* before the first flash: a missing kernel costs seconds here, hours of boots later */
+			struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
+			kvb_preflight_run(&a, &p, unverified, 1, &pf);
+			rc = kvb_preflight_report(&pf, stderr);
+			kvb_preflight_release(&pf);
+			if (rc && dry) {
+				pre_rc = rc;
+			} else if (rc && !keep_going) {
+				fprintf(stderr, "kvbench: nothing was run; fix the above, or `--keep-going` to run what can run\n");
+				goto out;
+			}
+			rc = KVB_OK;
+		}
 		if (!dry && ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err))))
 			goto fail;
 	}
@@ -182,8 +221,11 @@ int cmd_run(int argc, char **argv)
 		};
 		rc = kvb_engine_run(&ro, &run_id, &err);
 	}
-	if (dry)
+	if (dry) {
+		if (!rc)
+			rc = pre_rc;
 		goto out;
+	}
 	if (rc && rc != KVB_EJOBS)
 		goto fail;
 	if (rc == KVB_EJOBS)

@@ -1,5 +1,6 @@
 /* Implements `kvbench show runs|variants|jobs|metrics|events`: human listings of the store. */
 #include "cli/cli.h"
+#include "core/suggest.h"
 #include "core/util.h"
 #include "report/sqltable.h"
 
@@ -63,16 +64,21 @@ int cmd_show(int argc, char **argv)
 			if (kvb_parse_i64(optarg, &run) || run < 1)
 				return kvb_cli_usage("show", "--run '%s': expected a run id", optarg);
 		} else
-			return kvb_cli_usage("show", "unknown option");
+			return kvb_cli_bad_option("show", opts, argv);
 	}
 	if (optind != argc - 1)
 		return kvb_cli_usage("show", "expected one of runs, variants, jobs, metrics, events");
 	for (i = 0; i < KVB_ARRAY_SIZE(listings); i++)
 		if (!strcmp(listings[i].what, argv[optind]))
 			break;
-	if (i == KVB_ARRAY_SIZE(listings))
-		return kvb_cli_usage("show", "'%s': expected one of runs, variants, jobs, metrics, events", argv[optind]);
-	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)))
+	if (i == KVB_ARRAY_SIZE(listings)) {
+		char *near = kvb_suggest_choices(argv[optind], "runs|variants|jobs|metrics|events");
+		rc = kvb_cli_usage("show", "'%s': expected one of runs, variants, jobs, metrics, events%s%s%s", argv[optind],
+				   near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		free(near);
+		return rc;
+	}
+	if ((rc = kvb_cli_open_db(&st, db, 1, &err)))
 		goto out;
 	/* ?1 appears twice in the SQL: one bound value; 0 means all runs. */
 	if (status) {

@@ -1,6 +1,7 @@
 /* Implements agenda loading: WA3 keys, precedence, sections x workloads x sweeps expansion. */
 #include "config/agenda.h"
 #include "config/wa3.h"
+#include "config/specid.h"
 #include "core/error.h"
 #include "workload/workload.h"
 
@@ -47,7 +48,7 @@ static const struct kvb_keydef section_keys[] = {
 
 static const struct kvb_keydef workload_keys[] = {
 	{ "name", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "workload (kvbench --help lists them)" },
-	{ "id", KVB_T_STR, NULL, NULL, 0, "spec id (default wk1, wk2, ...)" },
+	{ "id", KVB_T_STR, NULL, NULL, 0, "spec id (default: the workload name; hackbench1, hackbench2 when it repeats)" },
 	{ "label", KVB_T_STR, NULL, NULL, 0, "display label" },
 	{ "iterations", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE, "iterations of this spec" },
 	{ "params", KVB_T_MAP, NULL, NULL, 0, "workload parameters" },
@@ -185,6 +186,7 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 			 const struct xsection *sec, const struct kvb_runtime *grt, const cJSON *gcls,
 			 const cJSON *gparams, int giter, int validate, struct kvb_diag *d)
 {
+	(void)auto_idx; /* ids are workload names now (config/specid.h); kept so callers stay as they are */
 	const cJSON *name, *sweep;
 	const struct kvb_workload_ops *ops;
 	struct kvb_spec base;
@@ -213,7 +215,10 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 			char *np = cJSON_IsString(e) ? kvb_xstrdup(path) : kvb_path_key(path, "name");
 			for (size_t i = 0; kvb_workloads[i]; i++)
 				kvb_buf_addf(&known, "%s%s", i ? ", " : "", kvb_workloads[i]->name);
-			kvb_diag_at(d, np, "unknown workload \"%s\" (known: %s)", name->valuestring, known.data);
+			char *near = kvb_suggest_workload(name->valuestring);
+			kvb_diag_at(d, np, "unknown workload \"%s\" (known: %s)%s", name->valuestring, known.data,
+				    near ? near : "");
+			free(near);
 			kvb_buf_release(&known);
 			free(np);
 		}
@@ -223,7 +228,9 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 	base.ops = ops;
 	{
 		const char *id = cJSON_IsObject(e) ? kvb_get_str(e, "id", NULL) : NULL;
-		char *own = id ? kvb_xstrdup(id) : kvb_xasprintf("wk%d", auto_idx);
+		char *own = id ? kvb_xstrdup(id)
+			       : kvb_spec_default_id(e, cJSON_GetObjectItemCaseSensitive(a->raw, "workloads"),
+						     sec && sec->nwl ? sec->wl[0].node : NULL);
 		base.id = sec ? kvb_xasprintf("%s-%s", sec->id, own) : kvb_xstrdup(own);
 		free(own);
 	}

@@ -262,6 +262,18 @@ static int expecting_key(struct yctx *c)
 	return c->depth > 0 && cJSON_IsObject(c->st[c->depth - 1].node) && !c->st[c->depth - 1].key;
 }
 
+/* The error is at a tab in the leading whitespace of its line (libyaml: "cannot start any token"). */
+static int tab_at_line_start(const char *text, size_t len, size_t at)
+{
+	size_t i = at < len ? at : len;
+	while (i > 0 && text[i - 1] != '\n')
+		i--;
+	for (; i < len && (text[i] == ' ' || text[i] == '\t'); i++)
+		if (text[i] == '\t')
+			return 1;
+	return 0;
+}
+
 static int yaml_load(struct kvb_doc *doc, const char *text, size_t len, struct kvb_diag *d)
 {
 	yaml_parser_t p;
@@ -284,6 +296,9 @@ static int yaml_load(struct kvb_doc *doc, const char *text, size_t len, struct k
 					     p.problem ? p.problem : "unknown");
 				if (p.context)
 					kvb_buf_addf(&b, " %s (line %zu)", p.context, p.context_mark.line + 1);
+				if (tab_at_line_start(text, len, p.problem_mark.index))
+					kvb_buf_addf(&b, "; line %zu is indented with a tab: YAML indents with spaces only",
+						     p.problem_mark.line + 1);
 				kvb_strv_push(&d->msgs, b.data);
 				kvb_buf_release(&b);
 			}

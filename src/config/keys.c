@@ -1,5 +1,6 @@
 /* Implements table-driven key/type checks for configuration mappings. */
 #include "config/keys.h"
+#include "core/suggest.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -72,8 +73,12 @@ int kvb_value_check(const cJSON *v, const char *path, const struct kvb_keydef *d
 	if (def->choices && (cJSON_IsString(v) || cJSON_IsNumber(v))) {
 		char *s = kvb_node_str(v);
 		int good = choice_ok(def->choices, s);
-		if (!good)
-			kvb_diag_at(d, path, "expected one of %s, got \"%s\"", def->choices, s);
+		if (!good) {
+			char *near = kvb_suggest_choices(s, def->choices);
+			kvb_diag_at(d, path, "expected one of %s, got \"%s\"%s%s%s", def->choices, s,
+				    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+			free(near);
+		}
 		free(s);
 		return !good;
 	}
@@ -92,7 +97,13 @@ int kvb_keys_check(const cJSON *obj, const char *path, const struct kvb_keydef *
 		const struct kvb_keydef *def = kvb_keydef_find(defs, kv->string);
 		char *p = kvb_path_key(path, kv->string);
 		if (!def) {
-			kvb_diag_at(d, p, "unknown key '%s'", kv->string);
+			struct kvb_strv keys = KVB_STRV_INIT;
+			char dym[160];
+			for (const struct kvb_keydef *k = defs; k && k->key; k++)
+				kvb_strv_push(&keys, k->key);
+			kvb_diag_at(d, p, "unknown key '%s'%s", kv->string,
+				    kvb_did_you_mean(dym, sizeof(dym), kv->string, (const char *const *)keys.v, keys.n));
+			kvb_strv_release(&keys);
 			errors++;
 		} else {
 			errors += kvb_value_check(kv, p, def, d);

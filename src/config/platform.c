@@ -1,5 +1,6 @@
 /* Implements platform.yaml loading and validation (DESIGN.md §4). */
 #include "config/platform.h"
+#include "core/suggest.h"
 #include "core/error.h"
 #include "core/util.h"
 #include "flash/flash.h"
@@ -135,10 +136,17 @@ static void check_backend_keys(const cJSON *map, const char *section, const char
 			continue;
 		path = kvb_path_key(section, kv->string);
 		def = kvb_keydef_find(keys, kv->string);
-		if (!def)
-			kvb_diag_at(d, path, "unknown key '%s' for %s %s", kv->string, what, name);
-		else
+		if (!def) {
+			struct kvb_strv known = KVB_STRV_INIT;
+			char dym[160];
+			for (const struct kvb_keydef *k = keys; k && k->key; k++)
+				kvb_strv_push(&known, k->key);
+			kvb_diag_at(d, path, "unknown key '%s' for %s %s%s", kv->string, what, name,
+				    kvb_did_you_mean(dym, sizeof(dym), kv->string, (const char *const *)known.v, known.n));
+			kvb_strv_release(&known);
+		} else {
 			kvb_value_check(kv, path, def, d);
+		}
 		free(path);
 	}
 	for (const struct kvb_keydef *def = keys; def && def->key; def++)
@@ -167,7 +175,10 @@ static void check_connection(struct kvb_platform *p, struct kvb_diag *d)
 		struct kvb_buf names = KVB_BUF_INIT;
 		for (size_t i = 0; kvb_targets[i]; i++)
 			kvb_buf_addf(&names, "%s%s", i ? "|" : "", kvb_targets[i]->name);
-		kvb_diag_at(d, "connection.type", "unknown target type \"%s\" (known: %s)", tname, names.data);
+		char *near = kvb_suggest_choices(tname, names.data);
+		kvb_diag_at(d, "connection.type", "unknown target type \"%s\" (known: %s)%s%s%s", tname, names.data,
+			    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+		free(near);
 		kvb_buf_release(&names);
 		free(tname);
 		return;
@@ -295,6 +306,38 @@ static void warn_readable_secret(const struct kvb_platform *p, struct kvb_diag *
 	free(path);
 }
 
+static void collect_name(const char *name, const char *dir, void *arg)
+{
+	(void)dir;
+	kvb_strv_push(arg, name);
+}
+
+/* For a path that is not a platform: the platform directories beside it ("DIR/NAME"), as candidates. */
+static void sibling_platforms(const char *path, struct kvb_strv *out)
+{
+	char *copy = kvb_xstrdup(path), *slash;
+	struct dirent *de;
+	DIR *dir;
+	while ((slash = strrchr(copy, '/')) && slash[1] == '\0' && slash != copy)
+		*slash = '\0'; /* "plt/" -> "plt" */
+	slash = strrchr(copy, '/');
+	if (slash) {
+		*slash = '\0';
+		dir = opendir(slash == copy ? "/" : copy);
+		while (dir && (de = readdir(dir))) {
+			char *cand = kvb_xasprintf("%s/%s", copy, de->d_name), *f;
+			if (de->d_name[0] != '.' && (f = platform_file_in(cand))) {
+				kvb_strv_push(out, cand);
+				free(f);
+			}
+			free(cand);
+		}
+		if (dir)
+			closedir(dir);
+	}
+	free(copy);
+}
+
 int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d)
 {
 	char *dir = NULL, *file = NULL;
@@ -313,9 +356,17 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	} else if ((dir = kvb_platform_find_dir(name_or_path))) {
 		file = platform_file_in(dir);
 	} else {
-		kvb_strv_pushf(&d->msgs, "platform '%s' not found (searched $KVB_PLATFORM_PATH, ./platforms, %s/platforms; "
+		struct kvb_strv names = KVB_STRV_INIT;
+		char dym[300];
+		kvb_platform_each(collect_name, &names);
+		if (strchr(name_or_path, '/'))
+			sibling_platforms(name_or_path, &names);
+		kvb_strv_pushf(&d->msgs, "platform '%s' not found%s (searched $KVB_PLATFORM_PATH, ./platforms, %s/platforms; "
 					 "`kvbench platform list` shows the known ones)",
-			       name_or_path, KVB_SOURCE_DIR);
+			       name_or_path,
+			       kvb_did_you_mean(dym, sizeof(dym), name_or_path, (const char *const *)names.v, names.n),
+			       KVB_SOURCE_DIR);
+		kvb_strv_release(&names);
 		return KVB_EINPUT;
 	}
 	{

@@ -816,7 +816,8 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 		for (size_t v = 0; v < e.a->nvariants; v++)
 			if (!e.variant_failed[v] && !interrupted)
 				kvb_store_variant_status(e.st, e.variant_ids[v], "ok", NULL, &e2);
-		if (kvb_store_run_status(e.st, e.run_id, status, 1, &e2))
+		if (kvb_store_run_status(e.st, e.run_id, status,
+					 o->resume_run > 0 && !e.done ? KVB_RUN_FINISHED_AT_LAST_JOB : 1, &e2))
 			kvb_err("%s", e2.msg);
 		kvb_store_event(e.st, e.run_id, "info", "run finished: %s", status);
 		if (interrupted)

@@ -4,6 +4,8 @@
 #include "core/log.h"
 #include "core/utf8.h"
 #include "report/box.h"
+#include "report/mailtable.h"
+#include "report/runstate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -473,6 +475,28 @@ static void print_json(const struct kvb_report *r, const struct kvb_diff_opts *o
 	cJSON_Delete(root);
 }
 
+/* Failed or partial variants above the table (stderr for csv/json); a baseline without results is an error. */
+static int diff_run_notes(struct kvb_store *s, const struct kvb_report *r, const char *f, FILE *out,
+			  struct kvb_error *err)
+{
+	struct kvb_run_state rs;
+	struct kvb_strv notes = KVB_STRV_INIT;
+	int rc = kvb_run_state_load(s, r->runs, r->nruns, &rs, err);
+	if (!rc)
+		rc = kvb_run_state_check(&rs, r, !strcmp(f, "table") || !strcmp(f, "markdown"), &notes, err);
+	for (size_t i = 0; i < notes.n; i++) {
+		if (!strcmp(f, "table") || !strcmp(f, "markdown"))
+			fprintf(out, "%s\n", notes.v[i]);
+		else
+			kvb_warn("%s", notes.v[i] + strlen("note: "));
+	}
+	if (notes.n && !strcmp(f, "markdown"))
+		fputc('\n', out);
+	kvb_strv_release(&notes);
+	kvb_run_state_release(&rs);
+	return rc;
+}
+
 int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out, struct kvb_error *err)
 {
 	struct kvb_report r;
@@ -487,11 +511,17 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		kvb_report_release(&r);
 		return rc;
 	}
+	if ((rc = diff_run_notes(s, &r, f, out, err))) {
+		kvb_report_release(&r);
+		return rc;
+	}
 	g_full_precision = !strcmp(f, "csv");
 	kvb_event_notes_load(s, r.runs, r.nruns, &g_notes, err);
 	g_notes.by = o->sel.by;
 	if (!strcmp(f, "json"))
 		print_json(&r, o, out);
+	else if (o->sel.by && o->layout && !strcmp(o->layout, "wide"))
+		kvb_mailtable_print(&r, o, out, &one_boot);
 	else if (o->sel.by)
 		print_by(&r, o, out, &one_boot);
 	else if (o->layout && !strcmp(o->layout, "wide"))

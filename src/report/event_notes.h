@@ -7,7 +7,7 @@
 #ifndef KVB_EVENT_NOTES_H
 #define KVB_EVENT_NOTES_H
 
-#include "report/model.h"
+#include "report/groups.h"
 #include "store/store.h"
 
 #include <stdio.h>

@@ -1,6 +1,8 @@
 /* Implements loading results from the store and grouping them for comparison. */
 #include "report/groups.h"
+#include "core/suggest.h"
 #include "core/util.h"
+#include "report/runstate.h"
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
@@ -91,6 +93,18 @@ static void make_labels(struct kvb_report *r)
 	}
 }
 
+int kvb_report_metric_wanted(const struct kvb_report_opts *o, const char *metric)
+{
+	if (!o->metric_glob && !o->nmetric_globs)
+		return 1;
+	if (o->metric_glob && !fnmatch(o->metric_glob, metric, 0))
+		return 1;
+	for (size_t i = 0; i < o->nmetric_globs; i++)
+		if (!fnmatch(o->metric_globs[i], metric, 0))
+			return 1;
+	return 0;
+}
+
 int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r, struct kvb_error *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -139,7 +153,10 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 			struct kvb_buf names = KVB_BUF_INIT;
 			for (size_t i = 0; i < r->variants.n; i++)
 				kvb_buf_addf(&names, "%s%s", i ? ", " : "", r->variants.v[i]);
-			rc = kvb_error_set(err, KVB_EUSAGE, "--baseline '%s': no such variant (variants: %s)", o->baseline,
+			char dym[160];
+			rc = kvb_error_set(err, KVB_EUSAGE, "--baseline '%s': no such variant%s (variants: %s)", o->baseline,
+					   kvb_did_you_mean(dym, sizeof(dym), o->baseline, (const char *const *)r->variants.v,
+							    r->variants.n),
 					   names.data);
 			kvb_buf_release(&names);
 			return rc;
@@ -173,7 +190,7 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 
 			if (o->workload && strcmp(o->workload, workload))
 				continue;
-			if (o->metric_glob && fnmatch(o->metric_glob, metric, 0))
+			if (!kvb_report_metric_wanted(o, metric))
 				continue;
 			c = cJSON_Parse(cls ? cls : "{}");
 			if (!c)
@@ -204,7 +221,7 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 	}
 	sqlite3_finalize(st);
 	if (!r->ngroups)
-		return kvb_error_set(err, KVB_EUSAGE, "no results match (run%s", r->nruns > 1 ? "s given)" : " has no metrics that match)");
+		return kvb_run_state_explain_empty(s, o, r, err);
 	if (o->by) {
 		/* --by a classifier no group has is a typo, not a table with one "-" column */
 		int seen = 0;
@@ -226,7 +243,9 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 			}
 			for (size_t k = 0; k < keys.n; k++)
 				kvb_buf_addf(&names, "%s%s", k ? ", " : "", keys.v[k]);
-			kvb_error_set(err, KVB_EUSAGE, "--by '%s': no result has that classifier (classifiers: %s)", o->by,
+			char dym[160];
+			kvb_error_set(err, KVB_EUSAGE, "--by '%s': no result has that classifier%s (classifiers: %s)", o->by,
+				      kvb_did_you_mean(dym, sizeof(dym), o->by, (const char *const *)keys.v, keys.n),
 				      names.len ? names.data : "none");
 			kvb_buf_release(&names);
 			kvb_strv_release(&keys);

@@ -21,6 +21,8 @@ struct kvb_report_opts {
 	size_t nruns;
 	const char *baseline;      /* variant name; NULL = first variant */
 	const char *metric_glob;   /* fnmatch pattern on metric names, or NULL */
+	const char *const *metric_globs; /* more patterns (--metric repeated): a metric matching any is kept */
+	size_t nmetric_globs;
 	const char *workload;      /* only this workload, or NULL */
 	const char *by;            /* classifier spread into columns (excluded from the group key), or NULL */
 };
@@ -54,6 +56,9 @@ struct kvb_report {
 /* Loads and groups. KVB_EINPUT when the baseline is unknown or nothing matches. */
 int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r, struct kvb_error *err);
 void kvb_report_release(struct kvb_report *r);
+
+/* 1 when metric passes the --metric patterns (metric_glob or any of metric_globs; none given: all). */
+int kvb_report_metric_wanted(const struct kvb_report_opts *o, const char *metric);
 
 /* Human label for a --by value: cgroup_depth 0..3 -> root, level1..level3; else the value. */
 const char *kvb_by_label(const char *key, const char *value, char *buf, size_t n);

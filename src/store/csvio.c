@@ -170,6 +170,16 @@ int kvb_csv_import(struct kvb_store *s, const char *file, int64_t *run_id, struc
 		goto out;
 	}
 	{
+		/* a header and no row (or only blank lines) would become an empty run that diff then reports */
+		size_t rows = 0;
+		for (size_t i = 1; i < r.n; i++)
+			rows += !(r.rows[i].f.n == 1 && !r.rows[i].f.v[0][0]);
+		if (!rows) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: no rows after the header: nothing imported", file);
+			goto out;
+		}
+	}
+	{
 		struct kvb_run_info ri = { .agenda_path = file, .platform = "import", .rounds = 1, .status = "imported",
 					   .command_line = "kvbench import csv", .exec_order = "by_iteration" };
 		if ((rc = kvb_store_begin(s, err)))

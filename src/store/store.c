@@ -7,6 +7,7 @@
 #include "core/sha256.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +93,9 @@ int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struc
 		rc = kvb_error_set(err, KVB_ESTORE, "%s: cannot open results database: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (readonly && !access(path, W_OK)) {
+	struct stat sb;
+	/* an empty file is not an older kvbench DB: migrating would write a schema into it */
+	if (readonly && !access(path, W_OK) && !stat(path, &sb) && sb.st_size > 0) {
 		/* A DB written by an older kvbench lacks newer views: migrate it once (schema only,
 		 * no result is touched), then open it read-only as asked. */
 		struct kvb_store *rw = NULL;
@@ -242,6 +245,11 @@ int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int6
 
 int kvb_store_run_status(struct kvb_store *s, int64_t run_id, const char *status, int finished, struct kvb_error *err)
 {
+	if (finished == KVB_RUN_FINISHED_AT_LAST_JOB)
+		return run_stmt(s, err, NULL,
+				"UPDATE run SET status = ?1, finished_ns = coalesce((SELECT max(end_ns) FROM job"
+				" WHERE run_id = ?2), started_ns) WHERE id = ?2",
+				"ti", status, run_id);
 	if (finished)
 		return run_stmt(s, err, NULL, "UPDATE run SET status = ?, finished_ns = ? WHERE id = ?", "tii", status,
 				(int64_t)kvb_wall_ns(), run_id);

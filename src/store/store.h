@@ -59,6 +59,11 @@ struct kvb_run_info {
 	const char *status;  /* "running" or "imported" */
 };
 int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int64_t *run_id, struct kvb_error *err);
+/*
+ * finished: 0 = still going (finished_ns NULL); 1 = finished now; KVB_RUN_FINISHED_AT_LAST_JOB =
+ * finished when its last job ended (a --resume that ran no job must not lengthen the run).
+ */
+#define KVB_RUN_FINISHED_AT_LAST_JOB 2
 int kvb_store_run_status(struct kvb_store *s, int64_t run_id, const char *status, int finished, struct kvb_error *err);
 /* Latest run id (0 if none). */
 int kvb_store_latest_run(struct kvb_store *s, int64_t *run_id, struct kvb_error *err);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Variant artifacts: local paths hashed, URLs (file://, http:// from a loopback server)
 # fetched into the sha256 cache, unverified URLs and mismatches refused, sha256 stored.
+# (--keep-going: past the preflight, which would stop these runs first; see preflight.sh)
 . "$(dirname "$0")/lib.sh"
 export KVB_CACHE_DIR=$T/cache
 head -c 300000 /dev/urandom >"$T/Image"
@@ -18,7 +19,7 @@ YAML
 check "local kernel path accepted (rc $rc)" test "$rc" -eq 0
 check "its sha256 is stored with the variant" test "$(q "$T/1.db" "select kernel_sha256 from variant")" = "$sha"
 check "an image without a version string is reported" grep -q "identity check will only compare the cmdline" "$T/err1"
-"$KVB" run "$T/a.yaml" -p "$T/plat" -d "$T/2.db" -V "bad=$T/Image,sha256=$(printf '0%.0s' $(seq 64))" --no-diff 2>"$T/err2"; rc=$?
+"$KVB" run "$T/a.yaml" -p "$T/plat" -d "$T/2.db" --keep-going -V "bad=$T/Image,sha256=$(printf '0%.0s' $(seq 64))" --no-diff 2>"$T/err2"; rc=$?
 check "sha256 mismatch fails the run (rc $rc)" test "$rc" -eq 1
 check "mismatch message names both hashes" grep -q "has sha256 $sha, expected 0000" "$T/err2"
 check "variant marked failed" test "$(q "$T/2.db" "select status from variant")" = "failed"
@@ -41,7 +42,7 @@ check "http fetch cached" test -f "$T/cache/artifacts/$sha"
 kill "$srv"; wait "$srv" 2>/dev/null
 "$KVB" run "$T/a.yaml" -p "$T/plat" -d "$T/6.db" -V "h=http://127.0.0.1:$port/Image,sha256=$sha" --no-diff 2>/dev/null; rc=$?
 check "cached artifact reused with the server gone (rc $rc)" test "$rc" -eq 0
-"$KVB" run "$T/a.yaml" -p "$T/plat" -d "$T/7.db" -V "h=http://127.0.0.1:$port/Other,sha256=$(printf 'a%.0s' $(seq 64))" --no-diff 2>"$T/err7"; rc=$?
+"$KVB" run "$T/a.yaml" -p "$T/plat" -d "$T/7.db" --keep-going -V "h=http://127.0.0.1:$port/Other,sha256=$(printf 'a%.0s' $(seq 64))" --no-diff 2>"$T/err7"; rc=$?
 check "unreachable URL fails the variant (rc $rc)" test "$rc" -eq 1
 check "download error says why" grep -q "cannot fetch 'http://127.0.0.1:$port/Other'" "$T/err7"
 "$KVB" run "$T/a.yaml" -p local -d "$T/8.db" -V "k=$T/Image" --no-diff 2>"$T/err8"; rc=$?

@@ -30,6 +30,13 @@ kvb_test(test_adb integration/test_adb.c integration 110)
 add_dependencies(test_adb adbd_sim)
 target_link_libraries(test_adb PRIVATE kvb_adb_fixture)
 kvb_script_test(it_fetch integration/fetch.sh integration 180)
+kvb_script_test(it_preflight integration/preflight.sh integration 120)
+kvb_script_test(it_diff_truth integration/diff_truth.sh integration 120)
+kvb_script_test(it_mailtable integration/mailtable.sh integration 60)
+kvb_script_test(it_resume_repair integration/resume_repair.sh integration 120)
+kvb_script_test(it_messages integration/messages.sh integration 60)
+kvb_script_test(it_small_fixes integration/small_fixes.sh integration 60)
+kvb_script_test(it_help_docs integration/help_docs.sh integration 60)
 kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
 
 # Boots Debian kernels on the qemu-x86_64 board (label qemu): builds the board on

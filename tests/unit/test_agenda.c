@@ -38,7 +38,7 @@ static void test_agenda__precedence_workload_over_section_over_global(void)
 		      "  - name: sched_pipe\n");
 	CHECK(rc == KVB_OK);
 	CHECK(a.nspecs == 2);
-	CHECK_STR(a.specs[0].id, "low-wk1");
+	CHECK_STR(a.specs[0].id, "low-hackbench");
 	CHECK_STR(a.specs[0].section, "low");
 	CHECK(a.specs[0].iterations == 4);  /* workload > section */
 	CHECK(a.specs[1].iterations == 2);  /* section > global */
@@ -66,7 +66,7 @@ static void test_agenda__sweep_expands_to_one_spec_per_value_with_classifier(voi
 	CHECK_STR(cls(&a.specs[7], "cgroup_depth"), "3");
 	CHECK(a.specs[7].rt.cgroup_depth == 3);
 	CHECK(kvb_get_int(a.specs[7].params, "loops", 0) == 2000);
-	CHECK_STR(a.specs[2].id, "wk1;cgroup_depth=1;loops=1000");
+	CHECK_STR(a.specs[2].id, "sched_pipe;cgroup_depth=1;loops=1000");
 	kvb_agenda_release(&a);
 	kvb_diag_release(&d);
 }
@@ -210,7 +210,37 @@ static void test_agenda__variant_knobs_and_command_line_variants(void)
 	kvb_diag_release(&d);
 }
 
+/* Spec ids are what the user wrote (issue 18): the workload name, numbered only when it repeats in one expansion. */
+static void test_agenda__spec_ids_default_to_the_workload_name(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	CHECK(!load(&a, &d, "i.yaml",
+		    "workloads:\n  - name: hackbench\n  - name: sched_pipe\n  - hackbench\n  - {name: sched_messaging, id: mine}\n"));
+	CHECK(a.nspecs == 4);
+	CHECK_STR(a.specs[0].id, "hackbench1");
+	CHECK_STR(a.specs[1].id, "sched_pipe");
+	CHECK_STR(a.specs[2].id, "hackbench2");
+	CHECK_STR(a.specs[3].id, "mine");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	/* a section's own entry counts with the agenda's: low has two hackbench, high one */
+	CHECK(!load(&a, &d, "s.yaml",
+		    "sections:\n  - id: low\n    workloads: [hackbench]\n  - id: high\nworkloads: [hackbench, sched_pipe]\n"));
+	CHECK(a.nspecs == 5);
+	for (size_t i = 0; i < a.nspecs; i++) {
+		const char *id = a.specs[i].id;
+		CHECK(!strcmp(id, "low-hackbench1") || !strcmp(id, "low-hackbench2") || !strcmp(id, "low-sched_pipe") ||
+		      !strcmp(id, "high-hackbench") || !strcmp(id, "high-sched_pipe"));
+		for (size_t j = 0; j < i; j++)
+			CHECK(strcmp(id, a.specs[j].id));
+	}
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
 #define TESTS                                                                                                          \
+	T(test_agenda__spec_ids_default_to_the_workload_name)                                                          \
 	T(test_agenda__precedence_workload_over_section_over_global)                                                   \
 	T(test_agenda__sweep_expands_to_one_spec_per_value_with_classifier)                                            \
 	T(test_agenda__json_and_yaml_give_the_same_specs)                                                              \

@@ -1,0 +1,24 @@
+/*
+ * Help beyond `help COMMAND` and `help WORKLOAD` (issue 18): instruments and
+ * the variant keys as topics, the list of every topic, "no help for X" with
+ * a suggestion, and the man page and bash completion, all generated from the
+ * command table (main.c) and the key tables of the registries, so they cannot
+ * drift from what the code accepts.
+ */
+#ifndef KVB_CLI_HELP_H
+#define KVB_CLI_HELP_H
+
+#include <stdio.h>
+
+/* Help for an instrument type or "variant"; KVB_OK, or -1 when what is no such topic. */
+int kvb_help_topic(const char *what, FILE *f);
+/* One topic name per line (commands, workloads, instruments, variant): for completion. */
+void kvb_help_list_topics(FILE *f);
+/* "no help for 'x' (did you mean 'y'?)" and every topic; returns KVB_EUSAGE. */
+int kvb_help_unknown(const char *what, FILE *f);
+/* kvbench(1) in roff. */
+void kvb_help_man(FILE *f);
+/* A bash completion script (commands, their options, option values listed as a|b|c in the usage, topics). */
+void kvb_help_bash_completion(FILE *f);
+
+#endif

@@ -1,0 +1,237 @@
+/* Implements the preflight: variant files, platform files and target tools, checked before the first flash. */
+#include "engine/preflight.h"
+#include "core/error.h"
+#include "core/sha256.h"
+#include "flash/fetch.h"
+#include "target/target.h"
+#include "workload/workload.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Seconds a URL gets to answer a HEAD, and the board to answer at all (it may be off: that is only a note). */
+#define PREFLIGHT_URL_TIMEOUT_S 15L
+#define PREFLIGHT_PROBE_MS 5000u
+
+static int is_url(const char *s)
+{
+	return strstr(s, "://") != NULL;
+}
+
+/* A readable regular file, or the reason it is not (owned), NULL when fine. */
+static char *file_problem(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return kvb_xasprintf("'%s' does not exist (%s)", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return kvb_xasprintf("'%s' is not a regular file", path);
+	if (access(path, R_OK))
+		return kvb_xasprintf("'%s' is not readable (%s)", path, strerror(errno));
+	return NULL;
+}
+
+/* HEAD (GET for servers that refuse HEAD is not tried: a 405 is reported as is). NULL when reachable, else why. */
+static char *url_problem(const char *url)
+{
+	char ebuf[CURL_ERROR_SIZE] = "";
+	char *why = NULL;
+	CURL *c;
+	CURLcode cc;
+	if (!strncmp(url, "file://", 7))
+		return file_problem(url + 7);
+	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+		return kvb_xasprintf("'%s': only http, https and file URLs are fetched", url);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	c = curl_easy_init();
+	if (!c) {
+		curl_global_cleanup();
+		return kvb_xasprintf("'%s': cannot start libcurl", url);
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, PREFLIGHT_URL_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	cc = curl_easy_perform(c);
+	if (cc != CURLE_OK)
+		why = kvb_xasprintf("'%s' is not reachable: %s", url, *ebuf ? ebuf : curl_easy_strerror(cc));
+	curl_easy_cleanup(c);
+	curl_global_cleanup();
+	return why;
+}
+
+/* The artifact cache already holds a file of this sha256 (a URL need not answer then). */
+static int cached(const char *sha)
+{
+	char *dir = kvb_fetch_cache_dir(), lower[65], hex[65];
+	size_t i;
+	int64_t bytes;
+	int hit;
+	for (i = 0; sha[i] && i < 64; i++)
+		lower[i] = (char)tolower((unsigned char)sha[i]);
+	lower[i] = '\0';
+	char *path = kvb_xasprintf("%s/%s", dir, lower);
+	hit = !kvb_sha256_file(path, hex, &bytes) && !strcmp(hex, lower);
+	free(path);
+	free(dir);
+	return hit;
+}
+
+static void check_variant(const struct kvb_variant *v, const struct kvb_platform *p, int allow_unverified,
+			  struct kvb_preflight *pf)
+{
+	static const char *const names[KVB_VF_N] = { "kernel", "dtb", "initrd", "boot_image", "modules" };
+	const char *src[KVB_VF_N] = { v->kernel, v->dtb, v->initrd, v->boot_image, v->modules };
+	if ((v->kernel || v->boot_image) && p && !strcmp(p->flash_method, "none"))
+		kvb_strv_pushf(&pf->problems,
+			       "variant '%s' gives a kernel, but platform %s cannot install kernels (flash method none)",
+			       v->name, p->name);
+	for (int i = 0; i < KVB_VF_N; i++) {
+		const char *sha = i == KVB_VF_KERNEL ? v->sha256 : NULL;
+		char *why = NULL;
+		if (!src[i])
+			continue;
+		if (!is_url(src[i])) {
+			why = file_problem(src[i]);
+			if (!why && sha) {
+				struct kvb_fetched f;
+				struct kvb_error err;
+				if (kvb_fetch(src[i], sha, 0, names[i], &f, &err))
+					why = kvb_xstrdup(err.msg + strlen(names[i]) + 2); /* "kernel: " is said below */
+				kvb_fetched_release(&f);
+			}
+		} else if (!sha && !allow_unverified) {
+			why = kvb_xasprintf("refusing URL '%s' without a sha256 (give sha256, or --allow-unverified)", src[i]);
+		} else if (!(sha && cached(sha))) {
+			why = url_problem(src[i]);
+		}
+		if (why)
+			kvb_strv_pushf(&pf->problems, "variant '%s' %s: %s", v->name, names[i], why);
+		free(why);
+	}
+}
+
+/* "~/x" -> $HOME/x; relative -> the platform directory (as the ssh backend reads them). Owned. */
+static char *platform_path(const struct kvb_platform *p, const char *s)
+{
+	const char *home = getenv("HOME");
+	if (s[0] == '~' && s[1] == '/')
+		return kvb_xasprintf("%s%s", home && *home ? home : "", s + 1);
+	if (s[0] == '/' || !p->dir)
+		return kvb_xstrdup(s);
+	return kvb_xasprintf("%s/%s", p->dir, s);
+}
+
+size_t kvb_preflight_platform(const struct kvb_platform *p, struct kvb_preflight *pf)
+{
+	/* connection keys that name a local file the connection cannot work without */
+	static const char *const file_keys[] = { "key", "known_hosts" };
+	size_t before = pf->problems.n;
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(file_keys); i++) {
+		const char *s = kvb_get_str(p->conn, file_keys[i], NULL);
+		char *path, *why;
+		if (!s || !*s)
+			continue;
+		path = platform_path(p, s);
+		why = file_problem(path);
+		if (why)
+			kvb_strv_pushf(&pf->problems, "%s: connection.%s: %s", p->file, file_keys[i], why);
+		free(why);
+		free(path);
+	}
+	return pf->problems.n - before;
+}
+
+/* The tools the agenda's workloads need, each once. */
+static void needed_tools(const struct kvb_agenda *a, struct kvb_strv *tools, struct kvb_strv *users)
+{
+	for (size_t s = 0; s < a->nspecs; s++) {
+		const struct kvb_workload_ops *w = a->specs[s].ops;
+		for (size_t k = 0; w && w->needs && w->needs[k]; k++) {
+			size_t i;
+			for (i = 0; i < tools->n && strcmp(tools->v[i], w->needs[k]); i++)
+				;
+			if (i == tools->n) {
+				kvb_strv_push(tools, w->needs[k]);
+				kvb_strv_push(users, w->name);
+			}
+		}
+	}
+}
+
+static void probe_tools(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_preflight *pf)
+{
+	struct kvb_strv tools = KVB_STRV_INIT, users = KVB_STRV_INIT;
+	struct kvb_target t;
+	struct kvb_error err;
+	struct kvb_exec_result r;
+	needed_tools(a, &tools, &users);
+	if (!tools.n)
+		goto out;
+	/* a qemu board exists only once `run` boots a variant: nothing to ask before */
+	if (!strcmp(p->conn_type, "qemu")) {
+		kvb_strv_pushf(&pf->notes, "tools on the target not checked: the %s board is booted by `kvbench run`",
+			       p->name);
+		goto out;
+	}
+	memset(&t, 0, sizeof(t));
+	if (kvb_target_open(&t, p, &err) || kvb_target_wait_ready(&t, PREFLIGHT_PROBE_MS, &err)) {
+		kvb_strv_pushf(&pf->notes, "tools on the target not checked: %s does not answer now (%s)", p->name,
+			       err.msg);
+		kvb_target_close(&t);
+		goto out;
+	}
+	kvb_exec_result_init(&r);
+	for (size_t i = 0; i < tools.n; i++) {
+		const char *argv[] = { "sh", "-c", "command -v \"$1\"", "kvb-check", tools.v[i], NULL };
+		if (kvb_target_exec(&t, argv, 10000, &r, &err))
+			kvb_strv_pushf(&pf->notes, "tool '%s' not checked on %s: %s", tools.v[i], p->name, err.msg);
+		else if (r.exit_code)
+			kvb_strv_pushf(&pf->problems, "workload %s needs '%s', which is not on the PATH of %s", users.v[i],
+				       tools.v[i], p->name);
+	}
+	kvb_exec_result_release(&r);
+	kvb_target_close(&t);
+out:
+	kvb_strv_release(&tools);
+	kvb_strv_release(&users);
+}
+
+size_t kvb_preflight_run(const struct kvb_agenda *a, const struct kvb_platform *p, int allow_unverified,
+			 int probe_target, struct kvb_preflight *pf)
+{
+	for (size_t v = 0; v < a->nvariants; v++)
+		check_variant(&a->variants[v], p, allow_unverified, pf);
+	if (p) {
+		kvb_preflight_platform(p, pf);
+		if (probe_target)
+			probe_tools(a, p, pf);
+	}
+	return pf->problems.n;
+}
+
+int kvb_preflight_report(const struct kvb_preflight *pf, FILE *f)
+{
+	for (size_t i = 0; i < pf->notes.n; i++)
+		fprintf(f, "kvbench: preflight: %s\n", pf->notes.v[i]);
+	for (size_t i = 0; i < pf->problems.n; i++)
+		fprintf(f, "kvbench: preflight: %s\n", pf->problems.v[i]);
+	if (pf->problems.n)
+		fprintf(f, "kvbench: preflight: %zu problem%s\n", pf->problems.n, pf->problems.n == 1 ? "" : "s");
+	return pf->problems.n ? KVB_EINPUT : KVB_OK;
+}
+
+void kvb_preflight_release(struct kvb_preflight *pf)
+{
+	kvb_strv_release(&pf->problems);
+	kvb_strv_release(&pf->notes);
+}

@@ -1,0 +1,25 @@
+/*
+ * The mailing-list table (`diff --layout wide --by KEY`), the shape of the
+ * posts kvbench was born from (shared/seeds 000, 001):
+ *
+ *   sched_pipe ops_per_sec (ops/s), higher is better
+ *   | cgroup_depth | base mean(±cov)  | patch mean(±cov) | patch diff |
+ *   | root         | 59652(±0.18%)    | 59876(±0.24%)    |     +0.38% |
+ *   | level1       | 55608(±0.27%)    | 55923(±0.24%)    |    +0.57%* |
+ *
+ * One table per (workload, metric, other classifiers), in the order of the
+ * --metric patterns; rows are the KEY values (cgroup_depth 0.. as root,
+ * level1..); per variant the statistic (--stat) with its CoV, then per
+ * non-baseline variant the % difference with `*` when significant (the
+ * verdict of kvb_cell_compute). csv: one table, full precision, with
+ * workload/metric/classifier columns instead of titles.
+ */
+#ifndef KVB_REPORT_MAILTABLE_H
+#define KVB_REPORT_MAILTABLE_H
+
+#include "report/diff.h"
+
+/* Renders r (loaded with o->sel.by set) to out; *one_boot |= any single-boot comparison. */
+void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts *o, FILE *out, int *one_boot);
+
+#endif

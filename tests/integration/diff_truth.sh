@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `kvbench diff` tells the truth about the run (issue 18): a failed baseline is an error
+# naming the choices (never a silent stand-in), failed or partial variants are stated
+# above the table, and "no results" says what exists and what happened to the variants.
+. "$(dirname "$0")/lib.sh"
+head -c 4096 /dev/urandom >"$T/Image"
+mkdir -p "$T/plat"
+printf '#!/bin/sh\nexit 0\n' >"$T/plat/flash"
+chmod +x "$T/plat/flash"
+printf 'name: hooked\nconnection: {type: local}\nflash: {method: command, command: flash}\n' >"$T/plat/platform.yaml"
+cat >"$T/a.yaml" <<'YAML'
+config: {iterations: 2}
+workloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]
+YAML
+run() { "$KVB" run "$T/a.yaml" -p "$T/plat" --keep-going --no-diff "$@" >/dev/null 2>&1; }
+run -d "$T/1.db" -V "base=$T/Missing" -V "patch=$T/Image" -V "other=$T/Image"
+"$KVB" diff -d "$T/1.db" >"$T/o1" 2>"$T/e1"; rc=$?
+check "failed baseline: diff refuses (rc $rc, want 3)" test "$rc" -eq 3
+check "it names the baseline and why it has no results" grep -q "baseline variant 'base' has no results here (failed: variant 'base' kernel: cannot read '$T/Missing'" "$T/e1"
+check "it names the choices" grep -q "compare against another with --baseline: patch, other" "$T/e1"
+check "and prints no table with a stand-in baseline" test ! -s "$T/o1"
+"$KVB" diff -d "$T/1.db" --baseline patch >"$T/o2" 2>"$T/e2"; rc=$?
+check "--baseline patch works (rc $rc)" test "$rc" -eq 0
+check "the failed variant is stated above the table" grep -q "^note: variant 'base' failed: variant 'base' kernel" <(head -1 "$T/o2")
+check "and said to be missing from it" grep -q "not in the table" "$T/o2"
+run -d "$T/2.db" -V "base=$T/Image" -V "patch=$T/Missing"
+"$KVB" diff -d "$T/2.db" --format markdown >"$T/o3" 2>"$T/e3"; rc=$?
+check "failed non-baseline: table still printed (rc $rc)" grep -q "| hackbench" "$T/o3"
+check "markdown: the note comes first" grep -q "^note: variant 'patch' failed" <(head -1 "$T/o3")
+"$KVB" diff -d "$T/2.db" --format csv >"$T/o4" 2>"$T/e4"
+check "csv: the note goes to stderr, not into the CSV" sh -c "! grep -q note '$T/o4' && grep -q \"variant 'patch' failed\" '$T/e4'"
+run -d "$T/3.db" -V "a=$T/Missing" -V "b=$T/Missing2"
+"$KVB" diff -d "$T/3.db" >"$T/o5" 2>"$T/e5"; rc=$?
+check "nothing stored: exit 3 (rc $rc)" test "$rc" -eq 3
+check "says the run's status and each variant's fate" grep -q "run 1 has no results (incomplete): variant 'a' failed: .*; variant 'b' failed" "$T/e5"
+"$KVB" diff -d "$T/2.db" --metric nosuch >/dev/null 2>"$T/e6"; rc=$?
+check "a metric filter that matches nothing lists the metrics (rc $rc)" grep -q "no results match --metric 'nosuch' (workloads: hackbench; metrics: time)" "$T/e6"
+finish

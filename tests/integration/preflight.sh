@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Preflight (issue 18): a missing or wrong variant file, an unreachable URL, a missing ssh
+# key and a tool missing on the board are reported by `agenda check -p`, `run --dry-run`
+# and `run` before anything is flashed; `run` stops unless --keep-going.
+. "$(dirname "$0")/lib.sh"
+export KVB_CACHE_DIR=$T/cache
+head -c 4096 /dev/urandom >"$T/Image"
+sha=$(sha256sum "$T/Image" | cut -d' ' -f1)
+mkdir -p "$T/plat"
+# a hook flasher that records every flash: the proof that nothing was flashed
+printf '#!/bin/sh\necho "$KVB_VARIANT" >> "%s/flashed"\n' "$T" >"$T/plat/flash"
+chmod +x "$T/plat/flash"
+printf 'name: hooked\nconnection: {type: local}\nflash: {method: command, command: flash}\n' >"$T/plat/platform.yaml"
+cat >"$T/a.yaml" <<'YAML'
+config: {iterations: 1}
+workloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]
+YAML
+V="-V a=$T/Image -V b=$T/Imaeg"
+"$KVB" agenda check "$T/a.yaml" -p "$T/plat" $V >/dev/null 2>"$T/e1"; rc=$?
+check "agenda check -p: missing kernel is exit 3 (rc $rc)" test "$rc" -eq 3
+check "agenda check -p names the variant and the file" grep -q "variant 'b' kernel: '$T/Imaeg' does not exist" "$T/e1"
+"$KVB" run "$T/a.yaml" -p "$T/plat" $V --dry-run >"$T/o2" 2>"$T/e2"; rc=$?
+check "run --dry-run: exit 3 (rc $rc)" test "$rc" -eq 3
+check "run --dry-run still prints the plan" grep -q "round 1" "$T/o2"
+check "run --dry-run names the problem" grep -q "variant 'b' kernel" "$T/e2"
+"$KVB" run "$T/a.yaml" -p "$T/plat" $V -d "$T/1.db" >/dev/null 2>"$T/e3"; rc=$?
+check "run: stops with exit 3 (rc $rc)" test "$rc" -eq 3
+check "run: nothing was flashed" test ! -e "$T/flashed"
+check "run: no database written" test ! -e "$T/1.db"
+check "run: says how to go on anyway" grep -q -- "--keep-going" "$T/e3"
+"$KVB" run "$T/a.yaml" -p "$T/plat" $V -d "$T/2.db" --keep-going --no-diff >/dev/null 2>"$T/e4"; rc=$?
+check "run --keep-going runs the good variant (rc $rc)" test "$rc" -eq 1 -a "$(cat "$T/flashed" 2>/dev/null)" = a
+check "run --keep-going: the bad variant failed" test "$(q "$T/2.db" "select status from variant where name='b'")" = failed
+rm -f "$T/flashed"
+# a wrong sha256 for a local file
+"$KVB" agenda check "$T/a.yaml" -p "$T/plat" -V "a=$T/Image,sha256=$(printf '0%.0s' $(seq 64))" >/dev/null 2>"$T/e5"; rc=$?
+check "sha256 mismatch caught by agenda check (rc $rc)" grep -q "has sha256 $sha, expected 0000" "$T/e5"
+"$KVB" agenda check "$T/a.yaml" -p "$T/plat" -V "a=$T/Image,sha256=$sha" >/dev/null 2>"$T/e6"; rc=$?
+check "the right sha256 passes (rc $rc)" test "$rc" -eq 0
+# URLs: refused without sha256, unreachable with one
+"$KVB" agenda check "$T/a.yaml" -p "$T/plat" -V "u=http://127.0.0.1:9/Image" >/dev/null 2>"$T/e7"; rc=$?
+check "URL without sha256 refused before the run (rc $rc)" grep -q "refusing URL 'http://127.0.0.1:9/Image' without a sha256" "$T/e7"
+"$KVB" agenda check "$T/a.yaml" -p "$T/plat" -V "u=http://127.0.0.1:9/Image,sha256=$sha" >/dev/null 2>"$T/e8"; rc=$?
+check "unreachable URL reported (rc $rc)" grep -q "'http://127.0.0.1:9/Image' is not reachable" "$T/e8"
+"$KVB" agenda check "$T/a.yaml" -p "$T/plat" -V "u=file://$T/Image,sha256=$sha" >/dev/null 2>"$T/e9"; rc=$?
+check "readable file:// URL passes (rc $rc)" test "$rc" -eq 0
+# a tool the workload needs is not on the board: PATH without hackbench
+mkdir -p "$T/bin"; ln -s "$(command -v sh)" "$T/bin/sh"
+PATH=$T/bin "$KVB" agenda check "$T/a.yaml" -p "$T/plat" -V "a=$T/Image" >/dev/null 2>"$T/e10"; rc=$?
+check "missing tool on the board is a problem (rc $rc)" grep -q "workload hackbench needs 'hackbench', which is not on the PATH of hooked" "$T/e10"
+# the platform's ssh key file
+mkdir -p "$T/sshplat"
+printf 'name: b\nconnection: {type: ssh, host: 127.0.0.1, port: 9, key: id_nokey, connect_timeout_s: 1}\n' >"$T/sshplat/platform.yaml"
+"$KVB" agenda check "$T/a.yaml" -p "$T/sshplat" >/dev/null 2>"$T/e11"; rc=$?
+check "missing ssh key file is a problem (rc $rc)" grep -q "connection.key: '$T/sshplat/id_nokey' does not exist" "$T/e11"
+check "an unreachable board is only a note" grep -q "tools on the target not checked: b does not answer now" "$T/e11"
+"$KVB" platform check "$T/sshplat" >"$T/o12" 2>&1; rc=$?
+check "platform check flags the missing key (rc $rc)" grep -q "id_nokey' does not exist" "$T/o12"
+# a relative platform path: the hook is found (it used to be looked up twice relative)
+(cd "$T" && "$KVB" run a.yaml -p plat -V "a=Image" -d 3.db --no-diff >/dev/null 2>"$T/e13"); rc=$?
+check "relative -p PLATFORM: the hook runs (rc $rc)" test "$rc" -eq 0
+finish

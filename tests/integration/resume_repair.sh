@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Repairable runs (issue 18): `run --resume -V NAME=KERNEL` gives a failed variant new
+# files (recorded with their sha256, identity checked by the engine as on any boot) and
+# runs its jobs; -V for a variant with results, or an unknown one, is refused with why.
+. "$(dirname "$0")/lib.sh"
+head -c 4096 /dev/urandom >"$T/Image"
+head -c 4096 /dev/urandom >"$T/Image2"
+sha=$(sha256sum "$T/Image" | cut -d' ' -f1)
+mkdir -p "$T/plat"
+printf '#!/bin/sh\necho "$KVB_VARIANT $KVB_KERNEL" >> "%s/flashed"\n' "$T" >"$T/plat/flash"
+chmod +x "$T/plat/flash"
+printf 'name: hooked\nconnection: {type: local}\nflash: {method: command, command: flash}\n' >"$T/plat/platform.yaml"
+cat >"$T/a.yaml" <<'YAML'
+config: {iterations: 2}
+workloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]
+YAML
+"$KVB" run "$T/a.yaml" -p "$T/plat" -d "$T/r.db" --keep-going --no-diff -V "base=$T/Image" -V "patch=$T/Imaeg" >/dev/null 2>&1
+check "setup: patch failed" test "$(q "$T/r.db" "select status from variant where name='patch'")" = failed
+"$KVB" run --resume -d "$T/r.db" -V "patch=$T/Image" >/dev/null 2>"$T/e0"; rc=$?
+check "a platform given by path: resume says to give -p (rc $rc)" grep -q "give its name or path with \`--resume -p\`" "$T/e0"
+"$KVB" run --resume -d "$T/r.db" -p "$T/plat" -V "nosuch=$T/Image" >/dev/null 2>"$T/e1"; rc=$?
+check "unknown variant refused (rc $rc)" test "$rc" -eq 2
+check "naming the run's variants" grep -q "run 1 has no variant 'nosuch' (its variants: base, patch)" "$T/e1"
+"$KVB" run --resume -d "$T/r.db" -p "$T/plat" -V "base=$T/Image2" >/dev/null 2>"$T/e2"; rc=$?
+check "a variant with results keeps its kernel (rc $rc)" test "$rc" -eq 2
+check "and the message says why" grep -q "variant 'base' of run 1 already has 2 finished jobs from kernel '$T/Image'; new files under the same name would put two kernels in one column" "$T/e2"
+"$KVB" run --resume -d "$T/r.db" -p "$T/plat" -V "patch=$T/Missing" >/dev/null 2>"$T/e3"; rc=$?
+check "a replacement that is missing too is refused (rc $rc)" test "$rc" -eq 3
+check "and changes nothing" test "$(q "$T/r.db" "select kernel from variant where name='patch'")" = "$T/Imaeg"
+rm -f "$T/flashed"
+"$KVB" run --resume -d "$T/r.db" -p "$T/plat" -V "patch=$T/Image" --no-diff >/dev/null 2>"$T/e4"; rc=$?
+check "the repaired run completes (rc $rc)" test "$rc" -eq 0
+check "only the repaired variant was flashed, with the new file" test "$(cat "$T/flashed")" = "patch $T/Image"
+check "the variant row has the new kernel and its sha256" test "$(q "$T/r.db" "select kernel || ' ' || kernel_sha256 || ' ' || status from variant where name='patch'")" = "$T/Image $sha ok"
+check "its jobs ran" test "$(q "$T/r.db" "select count(*) from jobs where variant='patch' and status='ok'")" = 2
+check "the run is ok now" test "$(q "$T/r.db" "select status from run")" = ok
+check "an event records old and new kernel" grep -q "variant 'patch' repaired on resume: kernel '$T/Imaeg' -> '$T/Image'" <(q "$T/r.db" "select message from event")
+"$KVB" diff -d "$T/r.db" >"$T/o5" 2>/dev/null
+check "diff compares both now" grep -q "| patch " "$T/o5"
+"$KVB" run --resume -d "$T/none.db" -V "patch=$T/Image" >/dev/null 2>"$T/e6"; rc=$?
+check "resume of a missing DB says so (rc $rc)" grep -q "none.db: no such results database, so no run to resume" "$T/e6"
+check "and does not create it" test ! -e "$T/none.db"
+"$KVB" import csv /dev/null -d "$T/empty.db" >/dev/null 2>&1
+"$KVB" run --resume -d "$T/empty.db" >/dev/null 2>"$T/e7"
+check "resume of a DB without runs says how to start one" grep -q "empty.db has no run to resume (start one with" "$T/e7"
+finish
