@@ -9,6 +9,7 @@
 #include "config/agenda.h"
 #include "config/platform.h"
 #include "core/buf.h"
+#include "core/spawn.h"
 #include "core/util.h"
 #include "engine/engine.h"
 #include "flash/flash.h"
@@ -165,6 +166,45 @@ static void test_capabilities__targets_say_what_they_are(void)
 	}
 }
 
+/* stdout of `kvbench help WHAT` (exit status in *rc). Owned. */
+static char *help_of(const char *what, int *rc)
+{
+	const char *bd = getenv("KVB_BUILD_DIR");
+	char *bin = kvb_xasprintf("%s/kvbench", bd ? bd : ".");
+	const char *argv[] = { bin, "help", what, NULL };
+	struct kvb_spawn_opts o = { .argv = argv, .timeout_ms = 60000 };
+	struct kvb_exec_result r;
+	struct kvb_error err;
+	char *out;
+	kvb_exec_result_init(&r);
+	*rc = kvb_spawn_run(&o, &r, &err) ? -1 : r.exit_code;
+	out = kvb_buf_detach(&r.out);
+	kvb_exec_result_release(&r);
+	free(bin);
+	return out;
+}
+
+static void test_capabilities__help_lists_a_backends_own_keys(void)
+{
+	int rc;
+	char *h = help_of("ssh-copy", &rc);
+	CHECK(rc == 0);
+	CHECK_CONTAINS(h, "flash method ssh-copy: ");
+	CHECK_CONTAINS(h, "  boot_path ");
+	CHECK(!strstr(h, "partitions")); /* fastboot's key is not listed under ssh-copy */
+	free(h);
+	/* qemu is a connection type and a flash method: both are listed */
+	h = help_of("qemu", &rc);
+	CHECK(rc == 0);
+	CHECK_CONTAINS(h, "connection type qemu: ");
+	CHECK_CONTAINS(h, "  memory_mb ");
+	CHECK_CONTAINS(h, "flash method qemu: ");
+	free(h);
+	h = help_of("no-such-backend", &rc);
+	CHECK(rc == KVB_EUSAGE);
+	free(h);
+}
+
 #define TESTS                                                                                          \
 	T(test_capabilities__default_rounds_come_from_the_flasher)                                     \
 	T(test_capabilities__a_flashers_key_is_refused_under_another_method)                           \
@@ -172,5 +212,6 @@ static void test_capabilities__targets_say_what_they_are(void)
 	T(test_capabilities__flash_method_choices_are_the_registry)                                    \
 	T(test_capabilities__flashers_say_whether_they_install_kernels)                                \
 	T(test_capabilities__qemu_flasher_needs_a_connection_that_owns_the_board)                      \
-	T(test_capabilities__targets_say_what_they_are)
+	T(test_capabilities__targets_say_what_they_are)                                                \
+	T(test_capabilities__help_lists_a_backends_own_keys)
 #include "test_main.h"
