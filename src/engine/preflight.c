@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/sha256.h"
 #include "flash/fetch.h"
+#include "flash/flash.h"
 #include "target/target.h"
 #include "workload/workload.h"
 
@@ -91,10 +92,10 @@ static void check_variant(const struct kvb_variant *v, const struct kvb_platform
 {
 	static const char *const names[KVB_VF_N] = { "kernel", "dtb", "initrd", "boot_image", "modules" };
 	const char *src[KVB_VF_N] = { v->kernel, v->dtb, v->initrd, v->boot_image, v->modules };
-	if ((v->kernel || v->boot_image) && p && !strcmp(p->flash_method, "none"))
+	if ((v->kernel || v->boot_image) && p && !(kvb_flasher_find(p->flash_method)->caps & KVB_FLASH_INSTALLS_KERNEL))
 		kvb_strv_pushf(&pf->problems,
-			       "variant '%s' gives a kernel, but platform %s cannot install kernels (flash method none)",
-			       v->name, p->name);
+			       "variant '%s' gives a kernel, but platform %s cannot install kernels (flash method %s)",
+			       v->name, p->name, p->flash_method);
 	for (int i = 0; i < KVB_VF_N; i++) {
 		const char *sha = i == KVB_VF_KERNEL ? v->sha256 : NULL;
 		char *why = NULL;
@@ -178,7 +179,7 @@ static void probe_tools(const struct kvb_agenda *a, const struct kvb_platform *p
 	if (!tools.n)
 		goto out;
 	/* a qemu board exists only once `run` boots a variant: nothing to ask before */
-	if (!strcmp(p->conn_type, "qemu")) {
+	if (kvb_target_find(p->conn_type)->caps & KVB_TARGET_OWNS_BOARD) {
 		kvb_strv_pushf(&pf->notes, "tools on the target not checked: the %s board is booted by `kvbench run`",
 			       p->name);
 		goto out;
