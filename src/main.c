@@ -74,14 +74,20 @@ const struct kvb_cmd kvb_commands[] = {
 	  "                        variant files, the platform's files, the tools on the board (exit 3 on a problem)\n"
 	  "  -V, --variant SPEC    add a variant as `run -V` does\n"
 	  "      --rounds N        plan with N rounds\n" },
-	{ "import", cmd_import, "bring outside results in (long-format CSV)",
+	{ "import", cmd_import, "bring outside results in (long-format CSV, WA3 results)",
 	  "usage: kvbench import csv FILE [-d DB]\n\n"
 	  "  Columns: variant, workload, metric, value [, units, lower_is_better, iteration, boot|round, section];\n"
 	  "  any other column is a classifier. Bad rows are reported with their line; nothing is imported then.\n"
+	  "usage: kvbench import csv results.csv --variant NAME [-d DB]\n"
+	  "       kvbench import wa3 DIR --variant NAME [-d DB]\n\n"
+	  "  WA3's results.csv or output directory (which name no kernel) as variant NAME: one job per WA3 job id\n"
+	  "  and iteration with all its metrics; the directory also gives status, retries, classifiers and\n"
+	  "  lower_is_better.\n"
 	  "usage: kvbench import energy FILE --job ID [-d DB] [--format csv|aep|acme|monsoon] [--units W|mW|uW]\n"
 	  "                             [--rate HZ] [--channel NAME] [--cut]\n\n"
-	  "  Attaches a probe recording to a stored job (streamed; any size). csv: `time,CHAN,...` header, time in s\n"
-	  "  (time_ms/_us/_ns suffixes), values in W unless the column says name(mW). Relative times start at the\n"
+	  "  Attaches a probe recording to a stored job (streamed; any size). csv: a header naming a time column\n"
+	  "  (time, time_ms/_us/_ns, timestamp...) in s unless named, values in W unless the column says name(mW);\n"
+	  "  acme: iio-capture's own CSV or devlib's post-processed one. Relative times start at the\n"
 	  "  job's start; --cut keeps only samples within the job. Channels of the same name are replaced.\n" },
 	{ "export", cmd_export, "take results out (long-format CSV, the import format)",
 	  "usage: kvbench export csv [-d DB] [--run ID]\n"

@@ -138,8 +138,11 @@ int cmd_import(int argc, char **argv)
 				   : kvb_csv_import(st, argv[optind + 1], &run, &err)))
 			kvb_cli_fail(&err);
 		else
-			printf("imported %s as run %lld%s\n", argv[optind + 1], (long long)run,
-			       skipped ? " (run-level metrics, which belong to no job, not imported)" : "");
+			printf("imported %s as run %lld%s%s\n", argv[optind + 1], (long long)run,
+			       skipped ? " (run-level metrics, which belong to no job, not imported)" : "",
+			       wa3csv ? "; results.csv does not say lower_is_better: every metric is stored as higher "
+					"is better (`kvbench import wa3 DIR` reads it from result.json)"
+				      : "");
 	}
 	kvb_store_close(st);
 	return rc;

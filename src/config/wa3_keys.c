@@ -16,10 +16,13 @@
  *    merged into kvbench's `instruments` list; WA3 instrument names with a
  *    kvbench counterpart are renamed (trace-cmd -> ftrace), the others
  *    (output processors, Android-only instruments) dropped with a warning.
+ *  - Run-wide boot_parameters: added to every declared variant's kernel
+ *    command line (boot_params_to_variants).
  *  - Run settings with no meaning here (run_name, project, reboot_policy,
  *    device, ...), plugin configuration blocks (`trace-cmd: {...}`,
- *    `csv: {...}`), section/config `label`, boot parameters: dropped with
- *    one warning naming each key.
+ *    `csv: {...}`), section/config `label`, per-job boot parameters and
+ *    run-wide ones without declared variants: dropped with one warning
+ *    naming each key.
  *  - Runtime parameters: cpuN_governor / cpuN_frequency / cpuN_min_frequency
  *    / cpuN_max_frequency become sysfs knobs on cpuN's cpufreq files (what
  *    devlib writes); other WA3 runtime parameters with no kvbench knob
@@ -601,11 +604,60 @@ static void entries(struct wa3 *w, cJSON *list, const char *path)
 	}
 }
 
+/*
+ * Run-wide boot_parameters {k: v} become kernel command line words "k=v" (a true value: "k")
+ * added to every variant the agenda declares: on a platform that flashes they are booted
+ * with, elsewhere the identity check fails the variant saying the option is missing from
+ * /proc/cmdline. Without declared variants they stay a warning (variants[].cmdline).
+ */
+static void boot_params_to_variants(struct wa3 *w, cJSON *r, const char *cfgname)
+{
+	cJSON *cfg = get(r, cfgname), *bp, *vs = get(r, "variants");
+	const char *key = "boot_parameters";
+	struct kvb_buf words = KVB_BUF_INIT;
+	char *p;
+	if (!cJSON_IsObject(cfg))
+		return;
+	bp = get(cfg, key);
+	if (!bp) {
+		key = "boot_params";
+		bp = get(cfg, key);
+	}
+	if (!cJSON_IsObject(bp) || !cJSON_IsArray(vs) || !vs->child)
+		return;
+	for (const cJSON *kv = bp->child; kv; kv = kv->next) {
+		char *v = cJSON_IsTrue(kv) ? NULL : kvb_node_str(kv);
+		if (cJSON_IsFalse(kv) || cJSON_IsNull(kv)) {
+			free(v);
+			continue;
+		}
+		kvb_buf_addf(&words, "%s%s%s%s", words.len ? " " : "", kv->string, v ? "=" : "", v ? v : "");
+		free(v);
+	}
+	for (cJSON *v = vs->child; v && words.len; v = v->next) {
+		const char *old = cJSON_IsObject(v) ? kvb_get_str(v, "cmdline", NULL) : NULL;
+		char *cl;
+		if (!cJSON_IsObject(v))
+			continue;
+		cl = old && *old ? kvb_xasprintf("%s %s", old, words.data) : kvb_xstrdup(words.data);
+		cJSON_DeleteItemFromObjectCaseSensitive(v, "cmdline");
+		cJSON_AddStringToObject(v, "cmdline", cl);
+		free(cl);
+	}
+	p = kvb_path_key(cfgname, key);
+	kvb_diag_warn_at(w->d, p, "WA3 %s added to every variant's kernel command line: '%s'", key, words.data);
+	free(p);
+	kvb_buf_release(&words);
+	cJSON_DeleteItemFromObjectCaseSensitive(cfg, key);
+}
+
 cJSON *kvb_wa3_normalize(const cJSON *root, const char *file, struct kvb_diag *d)
 {
 	struct wa3 w = { .d = d };
 	cJSON *r = cJSON_Duplicate(root, 1), *s;
 	includes(&w, r, file ? file : "", "", 0);
+	boot_params_to_variants(&w, r, "config");
+	boot_params_to_variants(&w, r, "global");
 	config(&w, get(r, "config"), "config");
 	config(&w, get(r, "global"), "global");
 	entries(&w, get(r, "workloads"), "workloads");

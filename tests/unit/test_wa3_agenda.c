@@ -149,6 +149,17 @@ static void test_wa3__spellings_of_kvbench_workloads_are_honoured(void)
 	CHECK_CONTAINS(warns, "config.label: ignored: WA3 key 'label' has no meaning outside a workload entry");
 	kvb_agenda_release(&a);
 	kvb_diag_release(&d);
+	/* Run-wide boot parameters go onto every declared variant's command line. */
+	CHECK(load_text(&a, &d,
+			"global: {boot_parameters: {os_mode: mp_a15_bootcluster, quiet: true}}\n"
+			"variants: [{name: a, cmdline: 'maxcpus=2'}, {name: b}]\n"
+			"workloads: [hackbench]\n") == KVB_OK);
+	CHECK(a.nvariants == 2);
+	CHECK_STR(a.variants[0].cmdline, "maxcpus=2 os_mode=mp_a15_bootcluster quiet");
+	CHECK_STR(a.variants[1].cmdline, "os_mode=mp_a15_bootcluster quiet");
+	CHECK_CONTAINS(joined(&d.warnings), "global.boot_parameters: WA3 boot_parameters added to every variant's kernel");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
 	/* What kvbench cannot apply is an error; an unknown workload still lists the known ones. */
 	CHECK(load_text(&a, &d,
 			"workloads:\n"
