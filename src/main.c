@@ -31,7 +31,7 @@ const struct kvb_cmd kvb_commands[] = {
 	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A]\n"
-	  "                    [--format table|markdown|csv|json] [--layout long|wide]\n\n"
+	  "                    [--format table|markdown|csv|json|html] [--layout long|wide]\n\n"
 	  "  Columns: n values, boots they came from, the statistic (--stat), stdev (n-1), CoV,\n"
 	  "  perc_diff = (variant - baseline) / baseline x 100 (raw sign: read it with lower_is_better),\n"
 	  "  p and verdict. With >= 2 boots per variant, p is Welch's on the boot means and a change is\n"
@@ -43,9 +43,10 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  --format json carries every statistic, p-value, CI and the raw values.\n" },
 	{ "show", cmd_show, "list runs, variants, jobs or metrics",
 	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
-	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n" },
+	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n"
+	  "  --format F   table (default), markdown, csv, json (rows as objects) or html\n" },
 	{ "query", cmd_query, "read-only SQL over the results views",
-	  "usage: kvbench query [-d DB] \"SQL\"\n\n"
+	  "usage: kvbench query [-d DB] [--format table|markdown|csv|json|html] \"SQL\"\n\n"
 	  "  Views: results (one row per metric, classifiers as JSON), jobs, comparison.\n"
 	  "  The database is opened read-only: statements that write are refused.\n" },
 	{ "platform", cmd_platform, "list, show, check or create platforms",

@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "core/util.h"
 #include "report/diff.h"
+#include "report/format.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -58,6 +59,8 @@ int cmd_diff(int argc, char **argv)
 	}
 	if (optind < argc)
 		return kvb_cli_usage("diff", "unexpected argument '%s'", argv[optind]);
+	if (!kvb_format_find(o.format, &err))
+		return kvb_cli_usage("diff", "%s", err.msg);
 	o.sel.runs = runs;
 	o.sel.nruns = nruns;
 	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) || (rc = kvb_diff_print(st, &o, stdout, &err)))

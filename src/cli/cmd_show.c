@@ -1,6 +1,7 @@
 /* Implements `kvbench show runs|variants|jobs|metrics|events`: human listings of the store. */
 #include "cli/cli.h"
 #include "core/util.h"
+#include "report/format.h"
 #include "report/sqltable.h"
 
 #include <getopt.h>
@@ -72,6 +73,8 @@ int cmd_show(int argc, char **argv)
 			break;
 	if (i == KVB_ARRAY_SIZE(listings))
 		return kvb_cli_usage("show", "'%s': expected one of runs, variants, jobs, metrics, events", argv[optind]);
+	if (!kvb_format_find(format, &err))
+		return kvb_cli_usage("show", "%s", err.msg);
 	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)))
 		goto out;
 	/* ?1 appears twice in the SQL: one bound value; 0 means all runs. */
