@@ -41,6 +41,16 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  worse (significant, from lower_is_better), ~ (no significant change).\n"
 	  "  --by KEY spreads a classifier into columns (cgroup_depth -> root, level1, ...).\n"
 	  "  --format json carries every statistic, p-value, CI and the raw values.\n" },
+	{ "report", cmd_report, "write one self-contained HTML page: metadata, failures, diff tables and plots",
+	  "usage: kvbench report [-d DB] [--run ID]... [--baseline VARIANT] -o FILE.html [--format F] [--max-points N]\n\n"
+	  "  Run metadata (platform, agenda, kernels with sha256, the identity seen after each boot, cmdline,\n"
+	  "  knobs), failures and events, the diff table with verdicts, and plots drawn with d3 (Debian\n"
+	  "  node-d3, inlined): samples per metric as dots over a box coloured by boot, Jankbench\n"
+	  "  frame-duration CDFs (keep_frames), power over time per channel per job (decimated to N points,\n"
+	  "  default 1000) and energy per job, rt-app slack and wake-up latency CDFs per task.\n"
+	  "  The page needs no network. It is written to a temporary file renamed to FILE. -o - writes stdout.\n"
+	  "  --format: html (default), table, markdown or json (the same sections, without plots in text).\n"
+	  "  Exit 1 (page still written) when the runs have no result at all.\n" },
 	{ "show", cmd_show, "list runs, variants, jobs or metrics",
 	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
 	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n"

@@ -509,8 +509,8 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 {
 	struct kvb_report r;
 	struct kvb_box table;
-	struct kvb_doc_section sec;
-	struct kvb_doc doc;
+	struct kvb_out_section sec;
+	struct kvb_out doc;
 	cJSON *json = NULL;
 	char *legend = NULL;
 	int rc, one_boot = 0;

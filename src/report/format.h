@@ -1,7 +1,7 @@
 /*
  * The registry of output formats shared by `diff`, `show`, `query` and
  * `report` (DESIGN.md §8, §12): table, markdown, csv, json, html, each
- * {name, summary, render}. A command builds a kvb_doc (titled sections, each
+ * {name, summary, render}. A command builds a kvb_out (titled sections, each
  * a paragraph, a table and/or a plot) and hands it to the renderer the user
  * named; an unknown name is rejected with the list (kvb_format_find).
  *
@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 /* One part of a document. Every member may be NULL / 0. Borrowed pointers. */
-struct kvb_doc_section {
+struct kvb_out_section {
 	const char *heading;          /* "Failures", "hackbench time (s)" */
 	const char *text;             /* a paragraph of plain text (escaped by html) */
 	const struct kvb_box *table;  /* a table */
@@ -29,9 +29,9 @@ struct kvb_doc_section {
 	const char *id;               /* stable anchor / key for json and html, or NULL */
 };
 
-struct kvb_doc {
+struct kvb_out {
 	const char *title;            /* page title (html), heading of the json form */
-	const struct kvb_doc_section *sec;
+	const struct kvb_out_section *sec;
 	size_t nsec;
 	const cJSON *json;            /* the producer's own JSON form (diff's statistics), or NULL:
 				       * json then writes the sections' tables as arrays of row objects */
@@ -42,7 +42,7 @@ struct kvb_format {
 	const char *name;
 	const char *summary;
 	/* Writes d to out. Errors: KVB_EUSAGE when the format cannot hold d (csv of several tables), KVB_EINPUT. */
-	int (*render)(const struct kvb_doc *d, FILE *out, struct kvb_error *err);
+	int (*render)(const struct kvb_out *d, FILE *out, struct kvb_error *err);
 };
 
 /* NULL-terminated, in the order `--help` lists them. */

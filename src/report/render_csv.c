@@ -1,7 +1,7 @@
 /* Implements the "csv" format: one table, RFC 4180, raw full-precision cells (box.c). */
 #include "report/format.h"
 
-static int render(const struct kvb_doc *d, FILE *out, struct kvb_error *err)
+static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 {
 	const struct kvb_box *t = NULL;
 	size_t n = 0;

@@ -85,7 +85,7 @@ static int inline_d3(FILE *f, struct kvb_error *err)
 	return KVB_OK;
 }
 
-static int render(const struct kvb_doc *d, FILE *out, struct kvb_error *err)
+static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 {
 	size_t plots = 0;
 	int rc = KVB_OK;
@@ -108,7 +108,7 @@ static int render(const struct kvb_doc *d, FILE *out, struct kvb_error *err)
 		fputs("</nav>\n", out);
 	}
 	for (size_t i = 0; i < d->nsec; i++) {
-		const struct kvb_doc_section *s = &d->sec[i];
+		const struct kvb_out_section *s = &d->sec[i];
 		if (s->plot) {
 			fprintf(out, "<figure class=\"kvb-plot\" id=\"plot-%zu\"><script type=\"application/json\">", ++plots);
 			json_inline(out, s->plot);

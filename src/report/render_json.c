@@ -24,7 +24,7 @@ static cJSON *rows(const struct kvb_box *b)
 	return a;
 }
 
-static int render(const struct kvb_doc *d, FILE *out, struct kvb_error *err)
+static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 {
 	cJSON *root;
 	char *s;
@@ -39,7 +39,7 @@ static int render(const struct kvb_doc *d, FILE *out, struct kvb_error *err)
 		if (d->title)
 			cJSON_AddStringToObject(root, "title", d->title);
 		for (size_t i = 0; i < d->nsec; i++) {
-			const struct kvb_doc_section *sc = &d->sec[i];
+			const struct kvb_out_section *sc = &d->sec[i];
 			cJSON *o = cJSON_CreateObject();
 			if (sc->id)
 				cJSON_AddStringToObject(o, "id", sc->id);

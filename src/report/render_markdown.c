@@ -1,11 +1,11 @@
 /* Implements the "markdown" format: GitHub tables (box.c), ## headings. */
 #include "report/format.h"
 
-static int render(const struct kvb_doc *d, FILE *out, struct kvb_error *err)
+static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 {
 	(void)err;
 	for (size_t i = 0; i < d->nsec; i++) {
-		const struct kvb_doc_section *s = &d->sec[i];
+		const struct kvb_out_section *s = &d->sec[i];
 		if (!d->plain && s->heading)
 			fprintf(out, "%s## %s\n\n", i ? "\n" : "", s->heading);
 		if (s->text)

@@ -82,8 +82,8 @@ int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const
 		   FILE *out, size_t *rows, struct kvb_error *err)
 {
 	const struct kvb_format *fmt = kvb_format_find(format ? format : "table", err);
-	struct kvb_doc_section sec;
-	struct kvb_doc doc;
+	struct kvb_out_section sec;
+	struct kvb_out doc;
 	struct kvb_box b;
 	int rc;
 	*rows = 0;
