@@ -39,8 +39,8 @@ int cmd_report(int argc, char **argv)
 		case 'o': o.out_path = optarg; break;
 		case 'f': o.format = optarg; break;
 		case 'P':
-			if (kvb_parse_i64(optarg, &v) || v < 10 || v > 100000)
-				return kvb_cli_usage("report", "--max-points '%s': expected 10..100000", optarg);
+			if (kvb_parse_i64(optarg, &v) || v < 2 || v > 100000)
+				return kvb_cli_usage("report", "--max-points '%s': expected 2..100000", optarg);
 			o.max_points = (size_t)v;
 			break;
 		default: return kvb_cli_usage("report", "unknown option");

@@ -308,22 +308,21 @@ static int rtapp_cdfs(struct kvb_store *s, struct page *p, struct kvb_error *err
 		const char *path = (const char *)sqlite3_column_text(st, 0), *variant = (const char *)sqlite3_column_text(st, 1);
 		struct kvb_rtapp_log log;
 		struct kvb_error e2;
-		const char *base = strrchr(path, '/');
-		char *task = kvb_xstrdup(base ? base + 1 : path), *dot;
+		char *task = NULL, *dash;
+		long index;
 		files++;
-		/* "<basename>-<thread>-<index>.log": the task is <thread> */
-		if ((dot = strstr(task, ".log")))
-			*dot = '\0';
-		if ((dot = strrchr(task, '-')))
-			*dot = '\0';
+		/* "rt-app-<thread>-<index>.log" (rt_app.c's log_basename); instances are "<task>-<n>" */
+		if (kvb_rtapp_log_name(path, "rt-app", &task, &index))
+			task = kvb_xstrdup(path);
+		else if ((dash = strrchr(task, '-')) && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1))
+			*dash = '\0';
 		kvb_rtapp_log_init(&log);
 		if (kvb_rtapp_log_load(&log, path, &e2)) {
 			kvb_buf_addf(&bad, "%s%s", bad.len ? "; " : "", e2.msg);
 		} else {
-			const char *t = strchr(task, '-') ? strchr(task, '-') + 1 : task;
 			for (size_t i = 0; i < log.n; i++) {
-				series_add(&slack, t, variant, (double)log.rows[i].slack_us);
-				series_add(&wu, t, variant, (double)log.rows[i].wu_lat_us);
+				series_add(&slack, task, variant, (double)log.rows[i].slack_us);
+				series_add(&wu, task, variant, (double)log.rows[i].wu_lat_us);
 			}
 		}
 		kvb_rtapp_log_release(&log);
@@ -385,8 +384,26 @@ static int chunk_add(struct buckets *b, const unsigned char *blob, size_t len, i
 {
 	if (t_next > t0 && (t0 - b->t0_ns) / b->width_ns == (t_next - 1 - b->t0_ns) / b->width_ns && len >= 1 + 4 * (size_t)n &&
 	    blob[0] == KVB_CHUNK_ENCODING) {
-		for (uint32_t i = 0; i < n; i++)
-			bucket_add(b, t0, f32le(blob + 1 + 4 * (size_t)i));
+		double lo = INFINITY, hi = -INFINITY, sum = 0;
+		int64_t k = (t0 - b->t0_ns) / b->width_ns;
+		if (k < 0)
+			k = 0;
+		if ((size_t)k >= b->n)
+			k = (int64_t)b->n - 1;
+		for (uint32_t i = 0; i < n; i++) {
+			double v = f32le(blob + 1 + 4 * (size_t)i);
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+			sum += v;
+		}
+		if (n) {
+			if (!b->cnt[k] || lo < b->min[k])
+				b->min[k] = lo;
+			if (!b->cnt[k] || hi > b->max[k])
+				b->max[k] = hi;
+			b->sum[k] += sum;
+			b->cnt[k] += n;
+		}
 		return 0;
 	}
 	if (n > *cap) {

@@ -54,3 +54,8 @@ kvb_script_test(it_security integration/security.sh integration 240)
 kvb_test(test_hostkey ${CMAKE_CURRENT_LIST_DIR}/test_hostkey.c integration 110)
 target_link_libraries(test_hostkey PRIVATE kvb_sshd_fixture)
 kvb_script_test(it_faults integration/faults.sh integration 240)
+
+# report: the format registry and `kvbench report` (text checks, bad input); the page in
+# Debian's headless chromium has its own label (browser: about 1-2 min, a real rt-app run).
+kvb_script_test(it_report integration/report.sh integration 300)
+kvb_script_test(it_report_browser integration/report_browser.sh browser 900)

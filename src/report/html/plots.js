@@ -12,7 +12,7 @@
  */
 (function () {
   'use strict';
-  var W = 640, H = 300, M = { t: 30, r: 110, b: 42, l: 64 };
+  var W = 560, H = 300, M = { t: 30, r: 110, b: 42, l: 64 };
   var colour = d3.scaleOrdinal(d3.schemeCategory10);
 
   function frame(fig, p) {
