@@ -422,41 +422,45 @@ static int chunk_add(struct buckets *b, const unsigned char *blob, size_t len, i
 static int channel_buckets(struct kvb_store *s, int64_t id, struct buckets *b, struct kvb_error *err)
 {
 	sqlite3_stmt *st;
-	unsigned char *prev = NULL;
-	size_t prev_len = 0, prev_cap = 0;
-	int64_t prev_t0 = 0, *tbuf = NULL;
-	uint32_t prev_n = 0, cap = 0;
+	int64_t *starts = NULL, *tbuf = NULL;
+	size_t nstarts = 0, alloc = 0, i = 0;
+	uint32_t cap = 0;
 	float *vbuf = NULL;
-	int have = 0, rc = KVB_OK;
-	if (sqlite3_prepare_v2(s->db, "SELECT t0_ns, n, blob FROM energy_chunk WHERE channel_id = ? ORDER BY seq", -1, &st,
-			       NULL) != SQLITE_OK)
+	int step, rc = KVB_OK;
+	/* chunk start times first (a chunk ends before the next starts): reads no blob */
+	if (sqlite3_prepare_v2(s->db, "SELECT t0_ns FROM energy_chunk WHERE channel_id = ? ORDER BY seq", -1, &st, NULL) !=
+	    SQLITE_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
 	sqlite3_bind_int64(st, 1, id);
-	for (;;) {
-		int step = sqlite3_step(st);
-		int64_t t0 = step == SQLITE_ROW ? sqlite3_column_int64(st, 0) : INT64_MAX;
-		if (have && chunk_add(b, prev, prev_len, prev_t0, prev_n, t0, &tbuf, &vbuf, &cap)) {
-			rc = kvb_error_set(err, KVB_ESTORE, "%s: energy channel %lld: corrupt sample chunk", s->path, (long long)id);
-			break;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (nstarts == alloc) {
+			alloc = alloc ? 2 * alloc : 1024;
+			starts = kvb_xrealloc(starts, alloc * sizeof(*starts));
 		}
-		if (step != SQLITE_ROW) {
-			if (step != SQLITE_DONE)
-				rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-			break;
-		}
-		prev_t0 = t0;
-		prev_n = (uint32_t)sqlite3_column_int64(st, 1);
-		prev_len = (size_t)sqlite3_column_bytes(st, 2);
-		if (prev_len > prev_cap) {
-			prev_cap = prev_len;
-			prev = kvb_xrealloc(prev, prev_cap);
-		}
-		if (prev_len)
-			memcpy(prev, sqlite3_column_blob(st, 2), prev_len);
-		have = 1;
+		starts[nstarts++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_finalize(st);
-	free(prev);
+	if (sqlite3_prepare_v2(s->db, "SELECT t0_ns, n, blob FROM energy_chunk WHERE channel_id = ? ORDER BY seq", -1, &st,
+			       NULL) != SQLITE_OK) {
+		free(starts);
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	}
+	sqlite3_bind_int64(st, 1, id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t t0 = sqlite3_column_int64(st, 0), t_next = i + 1 < nstarts ? starts[i + 1] : INT64_MAX;
+		const unsigned char *blob = sqlite3_column_blob(st, 2);
+		i++;
+		if (chunk_add(b, blob, (size_t)sqlite3_column_bytes(st, 2), t0, (uint32_t)sqlite3_column_int64(st, 1),
+			      t_next, &tbuf, &vbuf, &cap)) {
+			rc = kvb_error_set(err, KVB_ESTORE, "%s: energy channel %lld: corrupt sample chunk", s->path,
+					   (long long)id);
+			break;
+		}
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	free(starts);
 	free(tbuf);
 	free(vbuf);
 	return rc;
@@ -477,6 +481,8 @@ static int power_plots(struct kvb_store *s, struct page *p, size_t max_points, s
 			       -1, &st, NULL) != SQLITE_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
 	sqlite3_bind_text(st, 1, p->runs_json, -1, SQLITE_STATIC);
+	/* an hour at 10 kHz is ~0.7 GB of chunks: map the file rather than copy it through read() */
+	sqlite3_exec(s->db, "PRAGMA mmap_size = 4294967296", NULL, NULL, NULL);
 	while (rc == KVB_OK && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), jid = sqlite3_column_int64(st, 1);
 		int64_t t_first = sqlite3_column_int64(st, 5), t_last = sqlite3_column_int64(st, 6);
