@@ -47,7 +47,8 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  knobs), failures and events, the diff table with verdicts, and plots drawn with d3 (Debian\n"
 	  "  node-d3, inlined): samples per metric as dots over a box coloured by boot, Jankbench\n"
 	  "  frame-duration CDFs (keep_frames), power over time per channel per job (decimated to N points,\n"
-	  "  default 1000) and energy per job, rt-app slack and wake-up latency CDFs per task.\n"
+	  "  default 1000) and energy per job, rt-app slack and wake-up latency CDFs per task, per-CPU\n"
+	  "  utilisation and frequency residency where the util and cpufreq instruments ran.\n"
 	  "  The page needs no network. It is written to a temporary file renamed to FILE. -o - writes stdout.\n"
 	  "  --format: html (default), table, markdown or json (the same sections, without plots in text).\n"
 	  "  Exit 1 (page still written) when the runs have no result at all.\n" },

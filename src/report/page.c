@@ -132,6 +132,8 @@ static void metric_plots(struct page *p, const struct kvb_report *r)
 		"sample within 1.5 IQR). Boot-to-boot spread shows as colour bands.";
 	for (size_t gi = 0; gi < r->ngroups; gi++) {
 		const struct kvb_group *g = &r->groups[gi];
+		if (!strcmp(g->metric, "util_mean") || !strcmp(g->metric, "freq_residency"))
+			continue; /* drawn per CPU / per frequency below (cpu_plots) */
 		char *title = kvb_xasprintf("%s %s%s%s%s%s%s", g->workload, g->metric, *g->units ? " (" : "", g->units,
 					    *g->units ? ")" : "", *g->label ? " " : "", g->label);
 		cJSON *pl = plot_new("dotbox", title, "variant", g->units), *groups = cJSON_CreateArray();
@@ -597,6 +599,105 @@ static int energy_plots(struct kvb_store *s, struct page *p, struct kvb_error *e
 	return KVB_OK;
 }
 
+/*
+ * Where the util and cpufreq instruments ran: per workload, util_mean of every
+ * job per (CPU, variant) as dots over boxes; per (workload, cluster), the mean
+ * residency per frequency per variant, stacked to 100 %.
+ */
+static int cpu_plots(struct kvb_store *s, struct page *p, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	cJSON *pl = NULL, *groups = NULL, *g = NULL;
+	char *key = NULL, *gname = NULL;
+	int rc = KVB_OK, any = 0;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT r.workload, json_extract(r.classifiers, '$.cpu') AS cpu, r.variant, r.value,"
+			       " r.run_id * 100000 + r.boot FROM results r JOIN variant v ON v.run_id = r.run_id AND v.name = r.variant"
+			       " WHERE r.metric = 'util_mean' AND r.run_id IN (SELECT value FROM json_each(?1))"
+			       " ORDER BY r.workload, CAST(cpu AS INTEGER), cpu, v.position, r.metric_id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_bind_text(st, 1, p->runs_json, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *w = (const char *)sqlite3_column_text(st, 0), *cpu = (const char *)sqlite3_column_text(st, 1);
+		char *gn = kvb_xasprintf("cpu%s %s", cpu ? cpu : "?", (const char *)sqlite3_column_text(st, 2));
+		char b[48];
+		if (!any++)
+			add(p, "Per-CPU utilisation and frequency residency", "cpu")->text =
+				"Where the util and cpufreq instruments ran: each job's mean utilisation per CPU and "
+				"variant (dots, colour: boot), and the mean time at each frequency per cluster.";
+		if (!key || strcmp(key, w)) {
+			char *title = kvb_xasprintf("%s: util_mean per CPU", w);
+			free(key);
+			key = kvb_xstrdup(w);
+			pl = plot_new("dotbox", title, "CPU and variant", "%");
+			groups = cJSON_AddArrayToObject(pl, "groups");
+			add_plot(p, pl, "busy time of each CPU during the job");
+			free(title);
+			free(gname);
+			gname = NULL;
+		}
+		if (!gname || strcmp(gname, gn)) {
+			free(gname);
+			gname = kvb_xstrdup(gn);
+			g = cJSON_CreateObject();
+			cJSON_AddStringToObject(g, "name", gn);
+			cJSON_AddArrayToObject(g, "values");
+			cJSON_AddArrayToObject(g, "boots");
+			cJSON_AddItemToArray(groups, g);
+		}
+		boot_label(b, sizeof(b), sqlite3_column_int64(st, 4), p->nruns);
+		cJSON_AddItemToArray(cJSON_GetObjectItem(g, "values"), num6(sqlite3_column_double(st, 3)));
+		cJSON_AddItemToArray(cJSON_GetObjectItem(g, "boots"), cJSON_CreateString(b));
+		free(gn);
+	}
+	sqlite3_finalize(st);
+	free(key);
+	free(gname);
+	key = NULL;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT r.workload || ' cluster ' || coalesce(json_extract(r.classifiers, '$.cluster'), '?'),"
+			       " r.variant, json_extract(r.classifiers, '$.freq_mhz') AS f, avg(r.value)"
+			       " FROM results r JOIN variant v ON v.run_id = r.run_id AND v.name = r.variant"
+			       " WHERE r.metric = 'freq_residency' AND r.run_id IN (SELECT value FROM json_each(?1))"
+			       " GROUP BY 1, 2, 3 ORDER BY 1, min(v.position), 2, CAST(f AS INTEGER)",
+			       -1, &st, NULL) != SQLITE_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_bind_text(st, 1, p->runs_json, -1, SQLITE_STATIC);
+	g = NULL;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
+		cJSON *bar;
+		if (!any++)
+			add(p, "Per-CPU utilisation and frequency residency", "cpu")->text =
+				"Where the util and cpufreq instruments ran: each job's mean utilisation per CPU and "
+				"variant (dots, colour: boot), and the mean time at each frequency per cluster.";
+		if (!key || strcmp(key, k)) {
+			char *title = kvb_xasprintf("%s: frequency residency", k);
+			free(key);
+			key = kvb_xstrdup(k);
+			pl = plot_new("stack", title, "variant", "% of the job");
+			groups = cJSON_AddArrayToObject(pl, "bars");
+			add_plot(p, pl, "mean over the variant's jobs of the time at each frequency (MHz)");
+			free(title);
+			g = NULL;
+		}
+		if (!g || strcmp(cJSON_GetObjectItem(g, "name")->valuestring, v)) {
+			g = cJSON_CreateObject();
+			cJSON_AddStringToObject(g, "name", v);
+			cJSON_AddArrayToObject(g, "parts");
+			cJSON_AddItemToArray(groups, g);
+		}
+		bar = cJSON_CreateObject();
+		cJSON_AddStringToObject(bar, "name", (const char *)sqlite3_column_text(st, 2));
+		cJSON_AddItemToObject(bar, "value", num6(sqlite3_column_double(st, 3)));
+		cJSON_AddItemToArray(cJSON_GetObjectItem(g, "parts"), bar);
+	}
+	sqlite3_finalize(st);
+	free(key);
+	return rc;
+}
+
 /* The DB must carry every migration this kvbench knows: a read-only older DB lacks views the page reads. */
 static int check_schema(struct kvb_store *s, struct kvb_error *err)
 {
@@ -774,7 +875,7 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		add(&p, "Comparison", "comparison")->text = "no results: every job failed (see Failures)";
 	}
 	if ((rc = jank_cdfs(s, &p, err)) || (rc = power_plots(s, &p, o->max_points ? o->max_points : 1000, err)) ||
-	    (rc = energy_plots(s, &p, err)) || (rc = rtapp_cdfs(s, &p, err)))
+	    (rc = energy_plots(s, &p, err)) || (rc = rtapp_cdfs(s, &p, err)) || (rc = cpu_plots(s, &p, err)))
 		goto out;
 	/*
 	 * Series and bisect runs (DESIGN.md §10): a plot of kind "along" (plots.js)

@@ -6,8 +6,8 @@
  * sample as dots over a box coloured by boot; Jankbench frame-duration CDFs
  * (keep_frames artifacts); power over time per channel per job, decimated,
  * and energy per job per variant; rt-app slack and wake-up latency CDFs per
- * task (rt-app-log artifacts); per-CPU util and frequency residency come as
- * per-metric plots of the cpustat/cpufreq instruments' metrics.
+ * task (rt-app-log artifacts); where the util and cpufreq instruments ran,
+ * util_mean per CPU and the frequency residency stacked per variant.
  * The document is rendered by any format of the registry (report/format.h);
  * html draws the plots.
  */

@@ -11,7 +11,8 @@ Checks, from chromium's own outputs (no page cooperation):
     background traffic, if any, does not);
   - every <figure class="kvb-plot"> was drawn, and per plot the marks in the DOM after
     scripts ran equal the data points in its spec (dotbox: one circle.kvb-mark per value;
-    cdf and lines: one path.kvb-mark per series with one vertex per point);
+    stack: one rect.kvb-mark per part; cdf and lines: one path.kvb-mark per series with one
+    vertex per point);
   - with --boxes, the box of each named (plot title, group) has the given q1, median, q3.
 Writes ARTIFACT_DIR/<page name>.png (a screenshot) and .dom.html. Prints one line per
 check and "N passed, M failed"; exits 1 on any failure.
@@ -48,7 +49,7 @@ class Dom(html.parser.HTMLParser):
         if tag == "body":
             self.body = a
         if tag == "figure" and "kvb-plot" in cls:
-            self.figs.append({"id": a.get("id"), "drawn": a.get("data-drawn"), "json": "", "circles": 0,
+            self.figs.append({"id": a.get("id"), "drawn": a.get("data-drawn"), "json": "", "circles": 0, "rects": 0,
                               "paths": [], "boxes": []})
             self.in_fig = True
             return
@@ -63,6 +64,8 @@ class Dom(html.parser.HTMLParser):
             fig["paths"].append({"series": a.get("data-series"), "d": a.get("d") or ""})
         elif tag == "rect" and "kvb-box" in cls:
             fig["boxes"].append(a)
+        elif tag == "rect" and "kvb-mark" in cls:
+            fig["rects"] += 1
 
     def handle_endtag(self, tag):
         if tag == "script":
@@ -155,6 +158,9 @@ def main():
                 check(fig["circles"] == want, "%s: %d dots drawn for %d values" % (title, fig["circles"], want))
                 check(len(fig["boxes"]) == len(spec["groups"]),
                       "%s: %d boxes for %d groups" % (title, len(fig["boxes"]), len(spec["groups"])))
+            elif spec["kind"] == "stack":
+                want = sum(len(b["parts"]) for b in spec["bars"])
+                check(fig["rects"] == want, "%s: %d bar parts drawn for %d values" % (title, fig["rects"], want))
             elif spec["kind"] in ("cdf", "lines"):
                 key = "values" if spec["kind"] == "cdf" else "t"
                 want = [(s["name"], len(s[key])) for s in spec["series"]]

@@ -5,6 +5,7 @@
 # host), writes their report pages and has report_browser.py load each one from file://:
 # no console message, no network request, every plot drawn with as many marks as data
 # points, the known boxes' quartiles, a screenshot kept in build/test-artifacts/report/.
+# Also util/cpufreq metrics imported as CSV (per-CPU dots, stacked frequency residency).
 # A negative control (a page that logs, throws and fetches) must fail the same checks.
 . "$(dirname "$0")/lib.sh"
 SIM=${KVB_BUILD_DIR:-build}/tests/sim/probe_sim
@@ -33,6 +34,28 @@ check "its power traces are decimated to 1000 points" \
   test "$(grep -o '"t":\[[^]]*\]' "$T/known.html" | head -1 | tr ',' '\n' | wc -l)" -eq 1000
 $CHECK "$T/known.html" "$ART" --boxes '{"bench time (s)|a": [3.75, 8.5, 12.75], "bench time (s)|b": [11, 13, 14]}'
 check "known dataset page: browser checks pass" test $? -eq 0
+
+# Per-CPU utilisation and frequency residency (metrics of the util and cpufreq instruments).
+{
+  echo "variant,workload,metric,value,units,lower_is_better,iteration,boot,cpu,cluster,freq_mhz"
+  for v in a b; do for i in 1 2 3; do for c in 0 1; do
+    echo "$v,bench,util_mean,$((10 * i + c)),%,0,$i,1,$c,,"; done; done; done
+  echo "a,bench,freq_residency,60,%,0,1,1,,little,500"; echo "a,bench,freq_residency,40,%,0,1,1,,little,1000"
+  echo "a,bench,freq_residency,40,%,0,2,1,,little,500"; echo "a,bench,freq_residency,60,%,0,2,1,,little,1000"
+  echo "b,bench,freq_residency,20,%,0,1,1,,little,500"; echo "b,bench,freq_residency,80,%,0,1,1,,little,1000"
+} >"$T/cpu.csv"
+"$KVB" import csv "$T/cpu.csv" -d "$T/cpu.db" >/dev/null
+"$KVB" report -d "$T/cpu.db" -o "$T/cpu.html"
+check "cpu report exits 0" test $? -eq 0
+"$KVB" report -d "$T/cpu.db" -o - --format json >"$T/cpu.json"
+check "util per (CPU, variant) and residency averaged per frequency (a: 60/40 and 40/60 -> 50/50)" \
+  python3 -c "
+import json,sys
+p=[x['plot'] for x in json.load(open(sys.argv[1]))['sections'] if 'plot' in x]
+assert [(g['name'], g['values']) for g in p[0]['groups']] == [('cpu0 a', [10,20,30]), ('cpu0 b', [10,20,30]), ('cpu1 a', [11,21,31]), ('cpu1 b', [11,21,31])], p[0]
+assert [(b['name'], [(q['name'], q['value']) for q in b['parts']]) for b in p[1]['bars']] == [('a', [('500', 50), ('1000', 50)]), ('b', [('500', 20), ('1000', 80)])], p[1]" "$T/cpu.json"
+$CHECK "$T/cpu.html" "$ART"
+check "cpu page: browser checks pass" test $? -eq 0
 
 # A real rt-app run on this host: slack and wake-up latency CDFs per task from its logs.
 # (Its own workdir: the shipped local platform's is shared with any other run 1 on this host.)

@@ -6,9 +6,11 @@
  *            whiskers) per group with every value as a dot coloured by boot
  *   cdf    : {series: [{name, values[]}]}  empirical CDF per series
  *   lines  : {series: [{name, t[], y[], lo[], hi[]}]}  y over t with a lo..hi band
+ *   stack  : {bars: [{name, parts: [{name, value}]}]}  stacked bars (frequency residency, %)
  *   along  : {series: [{name, x[], y[]}]}  a metric along commits (series/bisect runs)
- * Data marks carry class kvb-mark (one circle per value, or one path whose
- * vertices are the points) so a test can count them against the spec.
+ * Data marks carry class kvb-mark (one circle per value, one rect per stacked
+ * part, or one path whose vertices are the points) so a test can count them
+ * against the spec.
  */
 (function () {
   'use strict';
@@ -131,7 +133,28 @@
     legend(f, p.series.map(function (s) { return s.name; }));
   }
 
-  var kinds = { dotbox: dotbox, cdf: cdf, lines: lines, along: along };
+  function stack(fig, p) {
+    var f = frame(fig, p);
+    var x = d3.scaleBand().domain(p.bars.map(function (b) { return b.name; })).range([0, f.w]).padding(0.3);
+    var top = d3.max(p.bars, function (b) { return d3.sum(b.parts, function (q) { return q.value; }); });
+    var y = d3.scaleLinear().domain([0, Math.max(100, top)]).range([f.h, 0]);
+    var names = [];
+    axes(f, x, y, p);
+    p.bars.forEach(function (b) {
+      var acc = 0;
+      b.parts.forEach(function (q) {
+        if (names.indexOf(q.name) < 0) names.push(q.name);
+        f.g.append('rect').attr('class', 'kvb-mark').attr('x', x(b.name)).attr('width', x.bandwidth())
+          .attr('y', y(acc + q.value)).attr('height', Math.max(0, y(acc) - y(acc + q.value)))
+          .attr('fill', colour(q.name)).attr('data-part', q.name).attr('data-value', q.value)
+          .append('title').text(b.name + ' ' + q.name + ': ' + q.value);
+        acc += q.value;
+      });
+    });
+    legend(f, names);
+  }
+
+  var kinds = { dotbox: dotbox, cdf: cdf, lines: lines, along: along, stack: stack };
   var drawn = 0;
   document.querySelectorAll('figure.kvb-plot').forEach(function (fig) {
     var p = JSON.parse(fig.querySelector('script[type="application/json"]').textContent);
