@@ -125,15 +125,26 @@ static void boot_label(char *buf, size_t n, int64_t boot, int nruns)
 }
 
 /* Per metric group: every sample per variant over its box, coloured by boot. */
+/* util_mean and freq_residency are drawn per CPU / per frequency instead (cpu_plots). */
+static int own_plot(const struct kvb_group *g)
+{
+	return !strcmp(g->metric, "util_mean") || !strcmp(g->metric, "freq_residency");
+}
+
 static void metric_plots(struct page *p, const struct kvb_report *r)
 {
+	size_t n = 0;
+	for (size_t gi = 0; gi < r->ngroups; gi++)
+		n += !own_plot(&r->groups[gi]);
+	if (!n)
+		return;
 	add(p, "Samples per metric", "samples")->text =
 		"Every sample per variant as a dot (colour: boot) over its box (quartiles; whiskers to the furthest "
 		"sample within 1.5 IQR). Boot-to-boot spread shows as colour bands.";
 	for (size_t gi = 0; gi < r->ngroups; gi++) {
 		const struct kvb_group *g = &r->groups[gi];
-		if (!strcmp(g->metric, "util_mean") || !strcmp(g->metric, "freq_residency"))
-			continue; /* drawn per CPU / per frequency below (cpu_plots) */
+		if (own_plot(g))
+			continue;
 		char *title = kvb_xasprintf("%s %s%s%s%s%s%s", g->workload, g->metric, *g->units ? " (" : "", g->units,
 					    *g->units ? ")" : "", *g->label ? " " : "", g->label);
 		cJSON *pl = plot_new("dotbox", title, "variant", g->units), *groups = cJSON_CreateArray();
