@@ -790,7 +790,7 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	struct page p;
 	struct kvb_out doc;
 	int64_t latest = 0, nres = 0, njobs = 0, nfailed = 0;
-	char *title = NULL, *legend = NULL;
+	char *title = NULL, *legend = NULL, *runs_text = NULL;
 	int rc, one_boot = 0, loaded = 0;
 
 	memset(&p, 0, sizeof(p));
@@ -894,7 +894,11 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	 * their commit per variant.
 	 */
 
-	title = kvb_xasprintf("kvbench report: run%s %s", o->nruns > 1 ? "s" : "", runs.data);
+	/* "[1,2]" -> "1, 2" for people */
+	runs_text = kvb_xstrndup(runs.data + 1, runs.len - 2);
+	for (char *c = strchr(runs_text, ','); c; c = strchr(c + 1, ','))
+		*c = ' ';
+	title = kvb_xasprintf("kvbench report: run%s %s", o->nruns > 1 ? "s" : "", runs_text);
 	memset(&doc, 0, sizeof(doc));
 	doc.title = title;
 	doc.sec = p.sec;
@@ -903,7 +907,7 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		goto out;
 	if (!nres)
 		rc = kvb_error_set(err, KVB_EJOBS, "run%s %s: no results, %lld of %lld jobs failed (the report shows the failures)",
-				   o->nruns > 1 ? "s" : "", runs.data, (long long)nfailed, (long long)njobs);
+				   o->nruns > 1 ? "s" : "", runs_text, (long long)nfailed, (long long)njobs);
 out:
 	if (table) {
 		kvb_box_release(table);
@@ -913,6 +917,7 @@ out:
 		kvb_report_release(&r);
 	free(legend);
 	free(title);
+	free(runs_text);
 	page_release(&p);
 	kvb_buf_release(&runs);
 	return rc;

@@ -4,6 +4,8 @@
 static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 {
 	(void)err;
+	if (!d->plain && d->title)
+		fprintf(out, "# %s\n\n", d->title);
 	for (size_t i = 0; i < d->nsec; i++) {
 		const struct kvb_out_section *s = &d->sec[i];
 		if (!d->plain && s->heading)
