@@ -3,6 +3,7 @@
 #include "core/log.h"
 #include "flash/flash.h"
 #include "instrument/instrument.h"
+#include "report/format.h"
 #include "target/target.h"
 #include "workload/workload.h"
 
@@ -129,6 +130,9 @@ static void list_help(FILE *f)
 		for (size_t i = 0; kvb_instruments[i]; i++)
 			fprintf(f, "  %-16s %s\n", kvb_instruments[i]->name, kvb_instruments[i]->summary);
 	}
+	fprintf(f, "\noutput formats (diff, show, query, report --format):\n");
+	for (size_t i = 0; kvb_formats[i]; i++)
+		fprintf(f, "  %-16s %s\n", kvb_formats[i]->name, kvb_formats[i]->summary);
 	fprintf(f, "\nexit status: 0 ok, 1 run had failed jobs, 2 usage, 3 bad input file,\n"
 		   "             4 target/connection, 5 results database\n"
 		   "\n`kvbench help COMMAND` or `kvbench help WORKLOAD` for details.\n");

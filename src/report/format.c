@@ -7,18 +7,6 @@ const struct kvb_format *const kvb_formats[] = {
 	&kvb_format_table, &kvb_format_markdown, &kvb_format_csv, &kvb_format_json, &kvb_format_html, NULL,
 };
 
-const char *kvb_format_names(void)
-{
-	static char names[128];
-	if (!names[0]) {
-		size_t len = 0;
-		for (size_t i = 0; kvb_formats[i]; i++)
-			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? "|" : "",
-						kvb_formats[i]->name);
-	}
-	return names;
-}
-
 const struct kvb_format *kvb_format_find(const char *name, struct kvb_error *err)
 {
 	char list[128];

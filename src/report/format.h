@@ -54,9 +54,6 @@ extern const struct kvb_format *const kvb_formats[];
  */
 const struct kvb_format *kvb_format_find(const char *name, struct kvb_error *err);
 
-/* "table|markdown|csv|json|html" for usage lines (static storage). */
-const char *kvb_format_names(void);
-
 /* Renderers (one file each: render_<name>.c). */
 extern const struct kvb_format kvb_format_table, kvb_format_markdown, kvb_format_csv, kvb_format_json,
 	kvb_format_html;
