@@ -5,6 +5,7 @@
 #include "core/log.h"
 #include "flash/flash.h"
 #include "instrument/instrument.h"
+#include "report/format.h"
 #include "target/target.h"
 #include "workload/workload.h"
 
@@ -42,7 +43,7 @@ const struct kvb_cmd kvb_commands[] = {
 	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A]\n"
-	  "                    [--format table|markdown|csv|json] [--layout long|wide]\n\n"
+	  "                    [--format table|markdown|csv|json|html] [--layout long|wide]\n\n"
 	  "  Columns: n values, boots they came from, the statistic (--stat), stdev (n-1), CoV,\n"
 	  "  perc_diff = (variant - baseline) / baseline x 100 (raw sign: read it with lower_is_better),\n"
 	  "  p and verdict. With >= 2 boots per variant, p is Welch's on the boot means and a change is\n"
@@ -55,12 +56,23 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  level1, ...), columns `mean(±cov%)` per variant and the diff per variant (* significant).\n"
 	  "  --metric GLOB is repeatable (`--metric ops_per_sec --metric time`: pipe and hackbench together).\n"
 	  "  --format json carries every statistic, p-value, CI and the raw values.\n" },
+	{ "report", cmd_report, "write one self-contained HTML page: metadata, failures, diff tables and plots",
+	  "usage: kvbench report [-d DB] [--run ID]... [--baseline VARIANT] -o FILE.html [--format F] [--max-points N]\n\n"
+	  "  Run metadata (platform, agenda, kernels with sha256, the identity seen after each boot, cmdline,\n"
+	  "  knobs), failures and events, the diff table with verdicts, and plots drawn with d3 (Debian\n"
+	  "  node-d3, inlined): samples per metric as dots over a box coloured by boot, Jankbench\n"
+	  "  frame-duration CDFs (keep_frames), power over time per channel per job (decimated to N points,\n"
+	  "  default 1000) and energy per job, rt-app slack and wake-up latency CDFs per task, per-CPU\n"
+	  "  utilisation and frequency residency where the util and cpufreq instruments ran.\n"
+	  "  The page needs no network. It is written to a temporary file renamed to FILE. -o - writes stdout.\n"
+	  "  --format: html (default), table, markdown or json (the same sections, without plots in text).\n"
+	  "  Exit 1 (page still written) when the runs have no result at all.\n" },
 	{ "show", cmd_show, "list runs, variants, jobs or metrics",
-	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S]\n"
-	  "                   [--format table|markdown|csv]\n\n"
-	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n" },
+	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
+	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n"
+	  "  --format F   table (default), markdown, csv, json (rows as objects) or html\n" },
 	{ "query", cmd_query, "read-only SQL over the results views",
-	  "usage: kvbench query [-d DB] [--format table|markdown|csv] \"SQL\"\n\n"
+	  "usage: kvbench query [-d DB] [--format table|markdown|csv|json|html] \"SQL\"\n\n"
 	  "  Views: results (one row per metric, classifiers as JSON), jobs, comparison.\n"
 	  "  The database is opened read-only: statements that write are refused.\n" },
 	{ "platform", cmd_platform, "list, show, check or create platforms",
@@ -142,6 +154,9 @@ static void list_help(FILE *f)
 		for (size_t i = 0; kvb_instruments[i]; i++)
 			fprintf(f, "  %-16s %s\n", kvb_instruments[i]->name, kvb_instruments[i]->summary);
 	}
+	fprintf(f, "\noutput formats (diff, show, query, report --format):\n");
+	for (size_t i = 0; kvb_formats[i]; i++)
+		fprintf(f, "  %-16s %s\n", kvb_formats[i]->name, kvb_formats[i]->summary);
 	fprintf(f, "\nexit status:\n");
 	for (int e = KVB_OK; e <= KVB_ERR_LAST; e++)
 		fprintf(f, "  %d %s\n", e, kvb_strerror((enum kvb_err)e));

@@ -3,6 +3,7 @@
 #include "report/pload.h"
 #include "core/util.h"
 #include "report/diff.h"
+#include "report/format.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -67,6 +68,8 @@ int cmd_diff(int argc, char **argv)
 		return kvb_cli_usage("diff", "unexpected argument '%s'", argv[optind]);
 	o.sel.metric_globs = metrics;
 	o.sel.nmetric_globs = nmetrics;
+	if (!kvb_format_find(o.format, &err))
+		return kvb_cli_usage("diff", "%s", err.msg);
 	o.sel.runs = runs;
 	o.sel.nruns = nruns;
 	rc = kvb_cli_open_db(&st, db, 1, &err);

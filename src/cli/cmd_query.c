@@ -1,5 +1,6 @@
 /* Implements `kvbench query`: one read-only SQL statement over the results views. */
 #include "cli/cli.h"
+#include "report/format.h"
 #include "report/sqltable.h"
 
 #include <getopt.h>
@@ -29,8 +30,8 @@ int cmd_query(int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return kvb_cli_usage("query", "expected exactly one SQL statement");
-	if (strcmp(format, "table") && strcmp(format, "markdown") && strcmp(format, "csv"))
-		return kvb_cli_usage("query", "--format '%s': expected table, markdown or csv", format);
+	if (!kvb_format_find(format, &err))
+		return kvb_cli_usage("query", "%s", err.msg);
 	if ((rc = kvb_cli_open_db(&st, db, 1, &err)) ||
 	    (rc = kvb_sql_print(st, argv[optind], -1, format, stdout, &rows, &err)))
 		kvb_cli_fail(&err);

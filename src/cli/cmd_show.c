@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "core/suggest.h"
 #include "core/util.h"
+#include "report/format.h"
 #include "report/sqltable.h"
 
 #include <getopt.h>
@@ -78,6 +79,8 @@ int cmd_show(int argc, char **argv)
 		free(near);
 		return rc;
 	}
+	if (!kvb_format_find(format, &err))
+		return kvb_cli_usage("show", "%s", err.msg);
 	if ((rc = kvb_cli_open_db(&st, db, 1, &err)))
 		goto out;
 	/* ?1 appears twice in the SQL: one bound value; 0 means all runs. */

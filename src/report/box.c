@@ -22,13 +22,26 @@ void kvb_box_header(struct kvb_box *b, size_t col, const char *title, enum kvb_a
 	b->align[col] = a;
 }
 
+void kvb_box_cell_raw(struct kvb_box *b, const char *display, const char *raw, enum kvb_cell_kind kind)
+{
+	/* every table, markdown, CSV and JSON cell passes here: printed text is valid UTF-8 (core/utf8.h) */
+	char *d = kvb_utf8_clean(display ? display : "", display ? strlen(display) : 0);
+	char *r = kvb_utf8_clean(raw ? raw : "", raw ? strlen(raw) : 0);
+	kvb_strv_push(&b->cells, d);
+	kvb_strv_push(&b->raw, r);
+	free(d);
+	free(r);
+	if (b->raw.n > b->kind_alloc) {
+		b->kind_alloc = b->kind_alloc ? 2 * b->kind_alloc : 64;
+		b->kind = kvb_xrealloc(b->kind, b->kind_alloc);
+	}
+	b->kind[b->raw.n - 1] = (unsigned char)kind;
+	b->nrows = (b->cells.n + b->ncols - 1) / b->ncols;
+}
+
 void kvb_box_cell(struct kvb_box *b, const char *text)
 {
-	/* every table, markdown and CSV cell passes here: printed text is valid UTF-8 (core/utf8.h) */
-	char *clean = kvb_utf8_clean(text ? text : "", text ? strlen(text) : 0);
-	kvb_strv_push(&b->cells, clean);
-	free(clean);
-	b->nrows = (b->cells.n + b->ncols - 1) / b->ncols;
+	kvb_box_cell_raw(b, text, text, KVB_CELL_TEXT);
 }
 
 void kvb_box_cellf(struct kvb_box *b, const char *fmt, ...)
@@ -55,6 +68,23 @@ static const char *cell(const struct kvb_box *b, size_t r, size_t c)
 {
 	size_t i = r * b->ncols + c;
 	return i < b->cells.n ? b->cells.v[i] : "";
+}
+
+const char *kvb_box_at(const struct kvb_box *b, size_t r, size_t c)
+{
+	return cell(b, r, c);
+}
+
+const char *kvb_box_raw_at(const struct kvb_box *b, size_t r, size_t c)
+{
+	size_t i = r * b->ncols + c;
+	return i < b->raw.n ? b->raw.v[i] : "";
+}
+
+enum kvb_cell_kind kvb_box_kind_at(const struct kvb_box *b, size_t r, size_t c)
+{
+	size_t i = r * b->ncols + c;
+	return i < b->raw.n ? (enum kvb_cell_kind)b->kind[i] : KVB_CELL_TEXT;
 }
 
 static void rule(const struct kvb_box *b, const size_t *w, FILE *f)
@@ -158,7 +188,7 @@ void kvb_box_print_csv(const struct kvb_box *b, FILE *f)
 		for (size_t c = 0; c < b->ncols; c++) {
 			if (c)
 				fputc(',', f);
-			kvb_csv_field(f, cell(b, r, c));
+			kvb_csv_field(f, kvb_box_raw_at(b, r, c));
 		}
 		fputc('\n', f);
 	}
@@ -168,6 +198,8 @@ void kvb_box_release(struct kvb_box *b)
 {
 	kvb_strv_release(&b->head);
 	kvb_strv_release(&b->cells);
+	kvb_strv_release(&b->raw);
+	free(b->kind);
 	free(b->align);
 	memset(b, 0, sizeof(*b));
 }

@@ -6,6 +6,7 @@
 #include "report/box.h"
 #include "report/mailtable.h"
 #include "report/runstate.h"
+#include "report/format.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -28,22 +29,35 @@ const char *kvb_stat_name(enum kvb_stat s)
 	return names[s];
 }
 
-/* CSV output is for scripts: full precision instead of display rounding. */
-static int g_full_precision;
 static struct kvb_event_notes g_notes; /* events of the shown jobs: footnotes (report/event_notes.h) */
 
 const char *kvb_fmt_num(double x, char *buf, size_t n)
 {
 	double a = fabs(x);
 	if (isnan(x))
-		snprintf(buf, n, g_full_precision ? "" : "-");
-	else if (g_full_precision)
-		snprintf(buf, n, "%.17g", x);
+		snprintf(buf, n, "-");
 	else if (a >= 10000)
 		snprintf(buf, n, "%.0f", x);
 	else
 		snprintf(buf, n, "%.4g", x); /* 4 significant digits: 0.02801, 1.523, 26.44, 189.9 */
 	return buf;
+}
+
+const char *kvb_fmt_raw(double x, char *buf, size_t n)
+{
+	if (isnan(x))
+		snprintf(buf, n, "%s", "");
+	else
+		snprintf(buf, n, "%.17g", x);
+	return buf;
+}
+
+/* A number cell: rounded for people, full precision for csv and json. */
+static void num_cell(struct kvb_box *b, double x)
+{
+	char d[64], raw[64];
+	kvb_box_cell_raw(b, kvb_fmt_num(x, d, sizeof(d)), kvb_fmt_raw(x, raw, sizeof(raw)),
+			 isnan(x) ? KVB_CELL_NULL : KVB_CELL_NUM);
 }
 
 static double pick(const struct kvb_summary *s, enum kvb_stat st)
@@ -122,16 +136,25 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 	free(iv);
 }
 
-static void fmt_diff(char *buf, size_t n, const struct kvb_cell_stats *cs)
+/* perc_diff for people ("+1.23%*") and, when raw is set, for scripts ("1.2345678901234567"). */
+static void fmt_diff(char *buf, size_t n, const struct kvb_cell_stats *cs, int raw)
 {
 	if (!cs->has_cmp)
-		snprintf(buf, n, g_full_precision ? "0" : "0.00%%");
+		snprintf(buf, n, raw ? "0" : "0.00%%");
 	else if (isnan(cs->diff_pct))
 		snprintf(buf, n, "-");
-	else if (g_full_precision)
+	else if (raw)
 		snprintf(buf, n, "%.17g", cs->diff_pct);
 	else
 		snprintf(buf, n, "%+.2f%%%s", cs->diff_pct, cs->significant ? "*" : "");
+}
+
+static void diff_cell(struct kvb_box *b, const struct kvb_cell_stats *cs)
+{
+	char d[64], raw[64];
+	fmt_diff(d, sizeof(d), cs, 0);
+	fmt_diff(raw, sizeof(raw), cs, 1);
+	kvb_box_cell_raw(b, d, raw, cs->has_cmp && isnan(cs->diff_pct) ? KVB_CELL_TEXT : KVB_CELL_NUM);
 }
 
 static void fmt_p(char *buf, size_t n, const struct kvb_cell_stats *cs)
@@ -168,18 +191,15 @@ static void metric_title(char *buf, size_t n, const struct kvb_group *g)
 		 est ? " estimated" : "");
 }
 
-static void emit(const struct kvb_box *b, const char *format, FILE *out)
+/* Hands the finished table to the caller (b is left empty). */
+static void emit(struct kvb_box *b, struct kvb_box *dst)
 {
-	if (!strcmp(format, "markdown"))
-		kvb_box_print_markdown(b, out);
-	else if (!strcmp(format, "csv"))
-		kvb_box_print_csv(b, out);
-	else
-		kvb_box_print(b, out);
+	*dst = *b;
+	memset(b, 0, sizeof(*b));
 }
 
 /* Long layout: one row per (group, variant), like the psql tables in mailing-list posts. */
-static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o, FILE *out, int *one_boot)
+static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *out, int *one_boot)
 {
 	int labels = any_labels(r);
 	size_t nc = labels ? 12 : 11, col = 0;
@@ -203,7 +223,6 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 		const struct kvb_group *g = &r->groups[gi];
 		for (size_t v = 0; v < r->variants.n; v++) {
 			struct kvb_cell_stats cs;
-			char n1[64], n2[64];
 			kvb_cell_compute(r, g, v, o->stat, o->alpha, &cs);
 			if (!cs.ok)
 				continue;
@@ -216,31 +235,32 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 			kvb_box_cellf(&b, "%s%s", r->variants.v[v], kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)));
 			kvb_box_cellf(&b, "%zu", cs.s.n);
 			kvb_box_cellf(&b, "%zu", cs.boots);
-			kvb_box_cell(&b, kvb_fmt_num(cs.value, n1, sizeof(n1)));
-			kvb_box_cell(&b, kvb_fmt_num(cs.s.stdev, n2, sizeof(n2)));
-			if (isnan(cs.s.cov_pct))
-				kvb_box_cell(&b, g_full_precision ? "" : "-");
-			else if (g_full_precision)
-				kvb_box_cellf(&b, "%.17g", cs.s.cov_pct);
-			else
-				kvb_box_cellf(&b, "%.2f%%", cs.s.cov_pct);
-			fmt_diff(t, sizeof(t), &cs);
-			kvb_box_cell(&b, t);
-			if (cs.has_cmp)
+			num_cell(&b, cs.value);
+			num_cell(&b, cs.s.stdev);
+			if (isnan(cs.s.cov_pct)) {
+				kvb_box_cell_raw(&b, "-", "", KVB_CELL_NULL);
+			} else {
+				char d[64], raw[64];
+				snprintf(d, sizeof(d), "%.2f%%", cs.s.cov_pct);
+				kvb_box_cell_raw(&b, d, kvb_fmt_raw(cs.s.cov_pct, raw, sizeof(raw)), KVB_CELL_NUM);
+			}
+			diff_cell(&b, &cs);
+			if (cs.has_cmp) {
 				fmt_p(t, sizeof(t), &cs);
-			else
-				snprintf(t, sizeof(t), "%s", g_full_precision ? "" : " ");
-			kvb_box_cell(&b, t);
+				kvb_box_cell_raw(&b, t, t, strcmp(t, "-") ? KVB_CELL_NUM : KVB_CELL_TEXT);
+			} else {
+				kvb_box_cell_raw(&b, " ", "", KVB_CELL_NULL);
+			}
 			fmt_verdict(t, sizeof(t), &cs);
 			kvb_box_cell(&b, t);
 		}
 	}
-	emit(&b, o->format, out);
+	emit(&b, out);
 	kvb_box_release(&b);
 }
 
 /* Wide layout: one row per group; per variant `mean ± cov%` and, after the baseline, `diff%` (lkp/mmtests). */
-static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o, FILE *out, int *one_boot)
+static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *out, int *one_boot)
 {
 	int labels = any_labels(r);
 	size_t nv = r->variants.n, nc = 2 + (labels ? 1 : 0) + 1 + 2 * (nv - 1), col = 0;
@@ -268,26 +288,29 @@ static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o
 			kvb_box_cell(&b, g->label);
 		for (size_t v = 0; v < nv; v++) {
 			struct kvb_cell_stats cs;
-			char n1[64];
+			char n1[64], r1[64], d[400], raw[96];
 			kvb_cell_compute(r, g, v, o->stat, o->alpha, &cs);
 			*one_boot |= cs.one_boot;
 			kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)); /* footnote marks, "" without */
-			if (!cs.ok)
+			if (!cs.ok) {
 				kvb_box_cell(&b, "-");
-			else if (isnan(cs.s.cov_pct))
-				kvb_box_cellf(&b, "%s%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), t);
-			else
-				kvb_box_cellf(&b, "%s ± %.1f%%%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), cs.s.cov_pct, t);
+			} else if (isnan(cs.s.cov_pct)) {
+				snprintf(d, sizeof(d), "%s%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), t);
+				kvb_box_cell_raw(&b, d, kvb_fmt_raw(cs.value, r1, sizeof(r1)), KVB_CELL_NUM);
+			} else {
+				snprintf(d, sizeof(d), "%s ± %.1f%%%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), cs.s.cov_pct, t);
+				snprintf(raw, sizeof(raw), "%s ± %.1f%%", kvb_fmt_raw(cs.value, r1, sizeof(r1)), cs.s.cov_pct);
+				kvb_box_cell_raw(&b, d, raw, KVB_CELL_TEXT);
+			}
 			if (v) {
 				if (cs.has_cmp)
-					fmt_diff(t, sizeof(t), &cs);
+					diff_cell(&b, &cs);
 				else
-					snprintf(t, sizeof(t), "-");
-				kvb_box_cell(&b, t);
+					kvb_box_cell(&b, "-");
 			}
 		}
 	}
-	emit(&b, o->format, out);
+	emit(&b, out);
 	kvb_box_release(&b);
 }
 
@@ -312,7 +335,7 @@ static const struct kvb_group *row_group(const struct kvb_report *r, const char 
 }
 
 /* --by KEY: one row per (metric, other classifiers, variant), one column per KEY value: `value (diff%)`. */
-static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, FILE *out, int *one_boot)
+static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *out, int *one_boot)
 {
 	struct kvb_strv vals = KVB_STRV_INIT, rows = KVB_STRV_INIT;
 	struct kvb_box b;
@@ -357,7 +380,7 @@ static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, 
 			for (size_t k = 0; k < vals.n; k++) {
 				const struct kvb_group *g = row_group(r, rows.v[ri], vals.v[k]);
 				struct kvb_cell_stats cs;
-				char n1[64], d[64];
+				char n1[64], d[64], r1[64], rd[64], disp[160], raw[160];
 				if (!g) {
 					kvb_box_cell(&b, "-");
 					continue;
@@ -368,13 +391,16 @@ static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, 
 					kvb_box_cell(&b, "-");
 					continue;
 				}
-				fmt_diff(d, sizeof(d), &cs);
-				kvb_box_cellf(&b, "%s (%s)%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), d,
-					      kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)));
+				fmt_diff(d, sizeof(d), &cs, 0);
+				fmt_diff(rd, sizeof(rd), &cs, 1);
+				snprintf(disp, sizeof(disp), "%s (%s)%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), d,
+					 kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)));
+				snprintf(raw, sizeof(raw), "%s (%s)", kvb_fmt_raw(cs.value, r1, sizeof(r1)), rd);
+				kvb_box_cell_raw(&b, disp, raw, KVB_CELL_TEXT);
 			}
 		}
 	}
-	emit(&b, o->format, out);
+	emit(&b, out);
 	kvb_box_release(&b);
 	kvb_strv_release(&vals);
 	kvb_strv_release(&rows);
@@ -386,7 +412,7 @@ static cJSON *num(double x)
 }
 
 /* JSON carries every statistic and p-value (a notebook needs nothing else). */
-static void print_json(const struct kvb_report *r, const struct kvb_diff_opts *o, FILE *out)
+cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 {
 	cJSON *root = cJSON_CreateObject(), *groups = cJSON_CreateArray(), *runs = cJSON_CreateArray();
 	for (size_t i = 0; i < r->nruns; i++)
@@ -467,12 +493,24 @@ static void print_json(const struct kvb_report *r, const struct kvb_diff_opts *o
 		cJSON_AddItemToArray(groups, jg);
 	}
 	cJSON_AddItemToObject(root, "groups", groups);
-	char *raw = cJSON_Print(root), *s = kvb_utf8_clean(raw, strlen(raw)); /* JSON must be UTF-8 (RFC 8259) */
-	free(raw);
-	fputs(s, out);
-	fputc('\n', out);
-	free(s);
-	cJSON_Delete(root);
+	return root;
+}
+
+void kvb_diff_table(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *table, int *one_boot)
+{
+	if (o->sel.by)
+		print_by(r, o, table, one_boot);
+	else if (o->layout && !strcmp(o->layout, "wide"))
+		print_wide(r, o, table, one_boot);
+	else
+		print_long(r, o, table, one_boot);
+}
+
+char *kvb_diff_legend(const struct kvb_diff_opts *o)
+{
+	return kvb_xasprintf("* significant at alpha %g; p: Welch on boot means (>= 2 boots; with the bootstrap CI of the "
+			     "ratio) or max(Welch, Mann-Whitney) (1 boot); ~ no significant change",
+			     o->alpha);
 }
 
 /* Failed or partial variants above the table (stderr for csv/json); a baseline without results is an error. */
@@ -500,10 +538,15 @@ static int diff_run_notes(struct kvb_store *s, const struct kvb_report *r, const
 int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out, struct kvb_error *err)
 {
 	struct kvb_report r;
+	struct kvb_box table;
+	struct kvb_out_section sec;
+	struct kvb_out doc;
+	cJSON *json = NULL;
+	char *legend = NULL;
 	int rc, one_boot = 0;
-	const char *f = o->format ? o->format : "table";
-	if (strcmp(f, "table") && strcmp(f, "markdown") && strcmp(f, "csv") && strcmp(f, "json"))
-		return kvb_error_set(err, KVB_EUSAGE, "--format '%s': expected table, markdown, csv or json", f);
+	const struct kvb_format *fmt = kvb_format_find(o->format ? o->format : "table", err);
+	if (!fmt)
+		return KVB_EUSAGE;
 	if (o->layout && strcmp(o->layout, "long") && strcmp(o->layout, "wide"))
 		return kvb_error_set(err, KVB_EUSAGE, "--layout '%s': expected long or wide", o->layout);
 	rc = kvb_report_load(s, &o->sel, &r, err);
@@ -511,33 +554,49 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		kvb_report_release(&r);
 		return rc;
 	}
-	if ((rc = diff_run_notes(s, &r, f, out, err))) {
+	if ((rc = diff_run_notes(s, &r, fmt->name, out, err))) {
 		kvb_report_release(&r);
 		return rc;
 	}
-	g_full_precision = !strcmp(f, "csv");
 	kvb_event_notes_load(s, r.runs, r.nruns, &g_notes, err);
 	g_notes.by = o->sel.by;
-	if (!strcmp(f, "json"))
-		print_json(&r, o, out);
-	else if (o->sel.by && o->layout && !strcmp(o->layout, "wide"))
+	if (fmt != &kvb_format_json && fmt != &kvb_format_html && o->sel.by && o->layout && !strcmp(o->layout, "wide")) {
+		/* the mailing-list table (report/mailtable.h): one table per metric, its own text forms */
 		kvb_mailtable_print(&r, o, out, &one_boot);
-	else if (o->sel.by)
-		print_by(&r, o, out, &one_boot);
-	else if (o->layout && !strcmp(o->layout, "wide"))
-		print_wide(&r, o, out, &one_boot);
+		kvb_event_notes_print(&g_notes, fmt->name, out);
+		kvb_event_notes_release(&g_notes);
+		if (one_boot)
+			kvb_warn("some comparisons have a single boot per variant: kernel and boot effects cannot be separated "
+				 "(run with --rounds 2 or more)");
+		kvb_report_release(&r);
+		return KVB_OK;
+	}
+	memset(&table, 0, sizeof(table));
+	memset(&sec, 0, sizeof(sec));
+	memset(&doc, 0, sizeof(doc));
+	/* the statistics are computed once: the json form carries them all, the others show the table */
+	if (fmt == &kvb_format_json)
+		json = kvb_diff_json(&r, o);
 	else
-		print_long(&r, o, out, &one_boot);
-	if (!strcmp(f, "table") || !strcmp(f, "markdown"))
-		fprintf(out, "%s* significant at alpha %g; p: Welch on boot means (>= 2 boots; with the bootstrap CI of the "
-			     "ratio) or max(Welch, Mann-Whitney) (1 boot); ~ no significant change\n",
-			!strcmp(f, "markdown") ? "\n" : "", o->alpha);
-	if (!strcmp(f, "table") || !strcmp(f, "markdown"))
-		kvb_event_notes_print(&g_notes, f, out);
+		kvb_diff_table(&r, o, &table, &one_boot);
+	legend = kvb_diff_legend(o);
+	sec.table = &table;
+	sec.footer = legend;
+	doc.title = "kvbench diff";
+	doc.sec = &sec;
+	doc.nsec = 1;
+	doc.json = json;
+	doc.plain = 1;
+	rc = fmt->render(&doc, out, err);
+	if (!rc && (fmt == &kvb_format_table || fmt == &kvb_format_markdown))
+		kvb_event_notes_print(&g_notes, fmt->name, out);
 	kvb_event_notes_release(&g_notes);
 	if (one_boot)
 		kvb_warn("some comparisons have a single boot per variant: kernel and boot effects cannot be separated "
 			 "(run with --rounds 2 or more)");
+	cJSON_Delete(json);
+	free(legend);
+	kvb_box_release(&table);
 	kvb_report_release(&r);
-	return KVB_OK;
+	return rc;
 }

@@ -13,16 +13,18 @@
 #ifndef KVB_DIFF_H
 #define KVB_DIFF_H
 
+#include "report/box.h"
 #include "report/groups.h"
 #include "stats/stats.h"
 
+#include <cjson/cJSON.h>
 #include <stdio.h>
 
 enum kvb_stat { KVB_STAT_MEAN, KVB_STAT_MEDIAN, KVB_STAT_MAX, KVB_STAT_MIN, KVB_STAT_P95 };
 
 struct kvb_diff_opts {
 	struct kvb_report_opts sel;
-	const char *format;  /* table | markdown | csv | json */
+	const char *format;  /* a name in the format registry (report/format.h); NULL = table */
 	const char *layout;  /* long (default) | wide */
 	enum kvb_stat stat;
 	double alpha;
@@ -55,7 +57,16 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 /* Loads, computes and prints. Returns KVB_OK, KVB_EINPUT (nothing matches / bad option) or KVB_ESTORE. */
 int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out, struct kvb_error *err);
 
-/* Compact number for tables (3-4 significant digits, no exponent for usual ranges). */
+/* Compact number for tables (3-4 significant digits, no exponent for usual ranges); NaN is "-". */
 const char *kvb_fmt_num(double x, char *buf, size_t n);
+/* Full precision for scripts ("%.17g"); NaN is "". */
+const char *kvb_fmt_raw(double x, char *buf, size_t n);
+
+/* The diff table of a loaded report (long, wide or --by layout) into *table (caller releases). */
+void kvb_diff_table(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *table, int *one_boot);
+/* The legend printed under the table (caller frees). */
+char *kvb_diff_legend(const struct kvb_diff_opts *o);
+/* Every statistic, p-value, CI and raw value of a loaded report (caller cJSON_Delete()s). */
+cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o);
 
 #endif

@@ -1,7 +1,8 @@
-/* Implements printing SQL result rows through the box renderer. */
+/* Implements SQL result rows as a table rendered by any format of the registry. */
 #include "report/sqltable.h"
-#include "report/box.h"
+#include "report/format.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int kvb_sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const char *format, FILE *out, size_t *rows,
@@ -10,8 +11,8 @@ int kvb_sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const 
 	return kvb_sql_print2(s, sql, bind_run, NULL, format, out, rows, err);
 }
 
-int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text, const char *format,
-		   FILE *out, size_t *rows, struct kvb_error *err)
+int kvb_sql_box(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text, struct kvb_box *box,
+		size_t *rows, struct kvb_error *err)
 {
 	sqlite3_stmt *st;
 	struct kvb_box b;
@@ -44,12 +45,23 @@ int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		for (int c = 0; c < ncol; c++) {
 			int t = sqlite3_column_type(st, c);
-			if (t == SQLITE_NULL)
-				kvb_box_cell(&b, "");
-			else if (t == SQLITE_FLOAT)
-				kvb_box_cellf(&b, "%.10g", sqlite3_column_double(st, c));
-			else
+			char d[64], raw[64];
+			if (t == SQLITE_NULL) {
+				kvb_box_cell_raw(&b, "", "", KVB_CELL_NULL);
+			} else if (t == SQLITE_FLOAT) {
+				/* 10 digits on screen; csv and json get the double at full precision */
+				snprintf(d, sizeof(d), "%.10g", sqlite3_column_double(st, c));
+				/* the shortest text that reads back as the same double */
+				snprintf(raw, sizeof(raw), "%.15g", sqlite3_column_double(st, c));
+				if (strtod(raw, NULL) != sqlite3_column_double(st, c))
+					snprintf(raw, sizeof(raw), "%.17g", sqlite3_column_double(st, c));
+				kvb_box_cell_raw(&b, d, raw, KVB_CELL_NUM);
+			} else if (t == SQLITE_INTEGER) {
+				snprintf(d, sizeof(d), "%lld", (long long)sqlite3_column_int64(st, c));
+				kvb_box_cell_raw(&b, d, d, KVB_CELL_NUM);
+			} else {
 				kvb_box_cell(&b, (const char *)sqlite3_column_text(st, c));
+			}
 			if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
 				b.align[c] = KVB_ALIGN_RIGHT;
 		}
@@ -62,12 +74,31 @@ int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const
 		return KVB_EINPUT;
 	}
 	sqlite3_finalize(st);
-	if (!format || !strcmp(format, "table"))
-		kvb_box_print(&b, out);
-	else if (!strcmp(format, "markdown"))
-		kvb_box_print_markdown(&b, out);
-	else
-		kvb_box_print_csv(&b, out);
-	kvb_box_release(&b);
+	*box = b;
 	return KVB_OK;
+}
+
+int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text, const char *format,
+		   FILE *out, size_t *rows, struct kvb_error *err)
+{
+	const struct kvb_format *fmt = kvb_format_find(format ? format : "table", err);
+	struct kvb_out_section sec;
+	struct kvb_out doc;
+	struct kvb_box b;
+	int rc;
+	*rows = 0;
+	if (!fmt)
+		return KVB_EUSAGE;
+	if ((rc = kvb_sql_box(s, sql, bind_run, bind_text, &b, rows, err)))
+		return rc;
+	memset(&sec, 0, sizeof(sec));
+	memset(&doc, 0, sizeof(doc));
+	sec.table = &b;
+	doc.title = "kvbench";
+	doc.sec = &sec;
+	doc.nsec = 1;
+	doc.plain = 1;
+	rc = fmt->render(&doc, out, err);
+	kvb_box_release(&b);
+	return rc;
 }

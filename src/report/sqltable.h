@@ -3,14 +3,17 @@
 #define KVB_SQLTABLE_H
 
 #include "core/error.h"
+#include "report/box.h"
 #include "store/store.h"
 
 #include <stdio.h>
 
 /*
  * Runs sql (with int64 bind_run bound to ?1 when bind_run >= 0) and
- * prints every row. format: table | markdown | csv. *rows receives the count.
- * Returns KVB_OK, or KVB_EINPUT for SQL errors (message quotes SQLite's).
+ * prints every row in format (a name in report/format.h's registry; NULL =
+ * table). *rows receives the count. Returns KVB_OK, KVB_EUSAGE for an
+ * unknown format (before running anything), or KVB_EINPUT for SQL errors
+ * (message quotes SQLite's).
  */
 int kvb_sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const char *format, FILE *out, size_t *rows,
 		  struct kvb_error *err);
@@ -18,5 +21,13 @@ int kvb_sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const 
 /* Same with a text parameter bound to ?2. */
 int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text, const char *format,
 		   FILE *out, size_t *rows, struct kvb_error *err);
+
+/*
+ * Runs sql as above and fills *box (initialised here, caller releases) with
+ * the column names and rows: integers and reals are number cells (display
+ * %.10g, raw the shortest text that reads back exactly), NULL a null cell. *rows receives the count.
+ */
+int kvb_sql_box(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text, struct kvb_box *box,
+		size_t *rows, struct kvb_error *err);
 
 #endif

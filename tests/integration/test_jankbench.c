@@ -731,6 +731,83 @@ static void test_jankbench__agenda_run_and_diff_tables(void)
 	CHECK(sim_stop(&d) == 0);
 }
 
+/*
+ * `kvbench report` draws one frame-duration CDF per test from the keep_frames
+ * artifacts (jankbench-frames.csv), a series per variant holding every frame of
+ * both reps: base (start 1) 10 12 40 | 10 12 30, fast (start 2) 10 12 30 14 | 10 12 20 14.
+ */
+static void test_jankbench__report_draws_frame_cdfs_from_kept_frames(void)
+{
+	static const double base[] = { 10, 12, 40, 10, 12, 30 }, fast[] = { 10, 12, 30, 14, 10, 12, 20, 14 };
+	struct simdev d;
+	const char *build = getenv("KVB_BUILD_DIR") ? getenv("KVB_BUILD_DIR") : "build";
+	char *kvb = kvb_xasprintf("%s/kvbench", build), *plat, *dbf, *agenda, *out = NULL;
+	cJSON *doc, *plot = NULL;
+	sim_start(&d);
+	for (int n = 1; n <= 2; n++) {
+		char *p = kvb_xasprintf("%s/fixtures/%d.db", d.state, n);
+		sqlite3 *db = fixture_open(p, 1);
+		for (int r = 0; r < 2; r++) {
+			fixture_add(db, "list_view", r, 10, 0);
+			fixture_add(db, "list_view", r, 12, 0);
+			fixture_add(db, "list_view", r, (n == 2 ? 30 : 40) - 10 * r, 1);
+			if (n == 2)
+				fixture_add(db, "list_view", r, 14, 0);
+		}
+		sqlite3_close(db);
+		free(p);
+	}
+	plat = kvb_xasprintf("%s/platform.yaml", d.a.dir);
+	dbf = kvb_xasprintf("%s/report.db", d.a.dir);
+	agenda = kvb_xasprintf("%s/frames.yaml", d.a.dir);
+	write_file(agenda,
+		   "config: {iterations: 1}\nworkloads:\n  - name: jankbench\n    id: list_view\n"
+		   "    params: {test_ids: [list_view], reps: 2, keep_frames: true}\n",
+		   0644);
+	{
+		const char *argv[] = { kvb, "run", agenda, "-p", plat, "-d", dbf, "-V", "base=,cpus=0", "-V", "fast=,cpus=0-1",
+				       "--rounds", "1", "--no-diff", NULL };
+		int rc = kvb_adbsim_run(argv, &out, 100000);
+		if (rc)
+			fprintf(stderr, "%s\n", out);
+		CHECK(rc == 0);
+		free(out);
+	}
+	{
+		const char *argv[] = { kvb, "report", "-d", dbf, "-o", "-", "--format", "json", NULL };
+		CHECK(kvb_adbsim_run(argv, &out, 30000) == 0);
+	}
+	doc = cJSON_Parse(out);
+	CHECK(doc != NULL);
+	cJSON_ArrayForEach(plot, cJSON_GetObjectItem(doc, "sections"))
+	{
+		cJSON *p = cJSON_GetObjectItem(plot, "plot"), *t = p ? cJSON_GetObjectItem(p, "title") : NULL;
+		if (cJSON_IsString(t) && !strcmp(t->valuestring, "list_view: frame duration CDF"))
+			break;
+	}
+	CHECK(plot != NULL);
+	if (plot) {
+		cJSON *series = cJSON_GetObjectItem(cJSON_GetObjectItem(plot, "plot"), "series");
+		CHECK(cJSON_GetArraySize(series) == 2);
+		for (int v = 0; v < 2 && cJSON_GetArraySize(series) == 2; v++) {
+			cJSON *sr = cJSON_GetArrayItem(series, v), *vals = cJSON_GetObjectItem(sr, "values");
+			const double *want = v ? fast : base;
+			int n = v ? 8 : 6;
+			CHECK_STR(cJSON_GetObjectItem(sr, "name")->valuestring, v ? "fast" : "base");
+			CHECK(cJSON_GetArraySize(vals) == n);
+			for (int i = 0; i < n && i < cJSON_GetArraySize(vals); i++)
+				CHECK(cJSON_GetArrayItem(vals, i)->valuedouble == want[i]);
+		}
+	}
+	cJSON_Delete(doc);
+	free(out);
+	free(kvb);
+	free(plat);
+	free(dbf);
+	free(agenda);
+	CHECK(sim_stop(&d) == 0);
+}
+
 #define TESTS                                                             \
 	T(test_jankbench__run_gives_the_fixture_statistics_exactly)         \
 	T(test_jankbench__never_finishing_app_fails_at_its_timeout)         \
@@ -739,5 +816,6 @@ static void test_jankbench__agenda_run_and_diff_tables(void)
 	T(test_jankbench__app_leaving_the_foreground_ends_the_wait)         \
 	T(test_jankbench__installs_the_apk_when_the_app_is_missing)         \
 	T(test_jankbench__refuses_a_target_that_is_not_adb)                 \
-	T(test_jankbench__agenda_run_and_diff_tables)
+	T(test_jankbench__agenda_run_and_diff_tables)                       \
+	T(test_jankbench__report_draws_frame_cdfs_from_kept_frames)
 #include "test_main.h"

@@ -1,0 +1,61 @@
+/*
+ * The registry of output formats shared by `diff`, `show`, `query` and
+ * `report` (DESIGN.md §8, §12): table, markdown, csv, json, html, each
+ * {name, summary, render}. A command builds a kvb_out (titled sections, each
+ * a paragraph, a table and/or a plot) and hands it to the renderer the user
+ * named; an unknown name is rejected with the list (kvb_format_find).
+ *
+ * Precision travels with each cell, not in a global switch: a table cell has
+ * a display text (rounded, for people) and a raw text (full precision, for
+ * scripts; box.h). table, markdown and html show the display text; csv and
+ * json write the raw one.
+ */
+#ifndef KVB_FORMAT_H
+#define KVB_FORMAT_H
+
+#include "core/error.h"
+#include "report/box.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+/* One part of a document. Every member may be NULL / 0. Borrowed pointers. */
+struct kvb_out_section {
+	const char *heading;          /* "Failures", "hackbench time (s)" */
+	const char *text;             /* a paragraph of plain text (escaped by html) */
+	const struct kvb_box *table;  /* a table */
+	const char *footer;           /* legend printed under the table (table, markdown, html) */
+	const cJSON *plot;            /* a plot spec for the html renderer (render_html.c), ignored elsewhere */
+	const char *id;               /* stable anchor / key for json and html, or NULL */
+};
+
+struct kvb_out {
+	const char *title;            /* page title (html), heading of the json form */
+	const struct kvb_out_section *sec;
+	size_t nsec;
+	const cJSON *json;            /* the producer's own JSON form (diff's statistics), or NULL:
+				       * json then writes the sections' tables as arrays of row objects */
+	int plain;                    /* 1: a single bare table (diff, show, query): no headings in text formats */
+};
+
+struct kvb_format {
+	const char *name;
+	const char *summary;
+	/* Writes d to out. Errors: KVB_EUSAGE when the format cannot hold d (csv of several tables), KVB_EINPUT. */
+	int (*render)(const struct kvb_out *d, FILE *out, struct kvb_error *err);
+};
+
+/* NULL-terminated, in the order `--help` lists them. */
+extern const struct kvb_format *const kvb_formats[];
+
+/*
+ * The format called name; NULL (and err says "--format 'x': unknown; formats:
+ * table, markdown, ...", code KVB_EUSAGE) when there is none.
+ */
+const struct kvb_format *kvb_format_find(const char *name, struct kvb_error *err);
+
+/* Renderers (one file each: render_<name>.c). */
+extern const struct kvb_format kvb_format_table, kvb_format_markdown, kvb_format_csv, kvb_format_json,
+	kvb_format_html;
+
+#endif

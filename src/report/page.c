@@ -1,0 +1,277 @@
+/* Implements `kvbench report`: the page's sections in order, the per-metric plots, and the atomic write. */
+#include "report/page.h"
+#include "report/page_build.h"
+#include "core/util.h"
+#include "report/diff.h"
+#include "report/format.h"
+#include "report/groups.h"
+#include "report/sqltable.h"
+#include "store/schema.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* util_mean and freq_residency are drawn per CPU / per frequency instead (cpu_plots). */
+static int own_plot(const struct kvb_group *g)
+{
+	return !strcmp(g->metric, "util_mean") || !strcmp(g->metric, "freq_residency");
+}
+
+void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
+{
+	size_t n = 0;
+	for (size_t gi = 0; gi < r->ngroups; gi++)
+		n += !own_plot(&r->groups[gi]);
+	if (!n)
+		return;
+	kvb_page_add(p, "Samples per metric", "samples")->text =
+		"Every sample per variant as a dot (colour: boot) over its box (quartiles; whiskers to the furthest "
+		"sample within 1.5 IQR). Boot-to-boot spread shows as colour bands.";
+	for (size_t gi = 0; gi < r->ngroups; gi++) {
+		const struct kvb_group *g = &r->groups[gi];
+		if (own_plot(g))
+			continue;
+		char *title = kvb_xasprintf("%s %s%s%s%s%s%s", g->workload, g->metric, *g->units ? " (" : "", g->units,
+					    *g->units ? ")" : "", *g->label ? " " : "", g->label);
+		cJSON *pl = kvb_plot_new("dotbox", title, "variant", g->units), *groups = cJSON_CreateArray();
+		for (size_t v = 0; v < r->variants.n; v++) {
+			const struct kvb_cell *c = &g->cells[v];
+			cJSON *jg, *vals, *boots;
+			if (!c->n)
+				continue;
+			jg = cJSON_CreateObject();
+			vals = cJSON_CreateArray();
+			boots = cJSON_CreateArray();
+			cJSON_AddStringToObject(jg, "name", r->variants.v[v]);
+			for (size_t i = 0; i < c->n; i++) {
+				char b[48];
+				kvb_plot_boot_label(b, sizeof(b), c->boot[i], p->nruns);
+				cJSON_AddItemToArray(vals, kvb_plot_num(c->v[i]));
+				cJSON_AddItemToArray(boots, cJSON_CreateString(b));
+			}
+			cJSON_AddItemToObject(jg, "values", vals);
+			cJSON_AddItemToObject(jg, "boots", boots);
+			cJSON_AddItemToArray(groups, jg);
+		}
+		cJSON_AddItemToObject(pl, "groups", groups);
+		kvb_page_plot(p, pl, g->lower_is_better ? "lower is better" : "higher is better");
+		free(title);
+	}
+}
+
+/* The DB must carry every migration this kvbench knows: a read-only older DB lacks views the page reads. */
+static int check_schema(struct kvb_store *s, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	int have = 0, want = 0;
+	while (kvb_migrations[want].name)
+		want++;
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		have = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (have < want)
+		return kvb_error_set(err, KVB_ESTORE,
+				     "%s: results schema version %d is older than this kvbench's (%d) and the file is "
+				     "read-only; make it writable once (any kvbench command then migrates it) or copy it",
+				     s->path, have, want);
+	return KVB_OK;
+}
+
+static int count(struct kvb_store *s, const char *sql, const char *runs_json, int64_t *n, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	*n = 0;
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_bind_text(st, 1, runs_json, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return KVB_OK;
+}
+
+/* Renders d to a temporary file beside path and renames it into place ("-": stdout). */
+static int write_atomic(const struct kvb_format *fmt, const struct kvb_out *d, const char *path, struct kvb_error *err)
+{
+	char *tmp;
+	FILE *f;
+	int fd, rc;
+	if (!strcmp(path, "-")) {
+		rc = fmt->render(d, stdout, err);
+		return rc;
+	}
+	tmp = kvb_xasprintf("%s.XXXXXX", path);
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(tmp);
+		return rc;
+	}
+	rc = fmt->render(d, f, err);
+	if (fflush(f) || ferror(f)) {
+		if (!rc)
+			rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", tmp, strerror(errno));
+	}
+	if (fclose(f) && !rc)
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", tmp, strerror(errno));
+	if (!rc) {
+		/* mkstemp made it 0600: give the page the mode a plain fopen would have */
+		mode_t um = umask(0);
+		umask(um);
+		chmod(tmp, 0666 & ~um);
+	}
+	if (!rc && rename(tmp, path))
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kvb_error *err)
+{
+	const struct kvb_format *fmt = kvb_format_find(o->format ? o->format : "html", err);
+	struct kvb_buf runs = KVB_BUF_INIT;
+	struct kvb_report r;
+	struct kvb_diff_opts d;
+	struct kvb_box *table = NULL;
+	struct kvb_page p;
+	struct kvb_out doc;
+	int64_t latest = 0, nres = 0, njobs = 0, nfailed = 0;
+	char *title = NULL, *legend = NULL, *runs_text = NULL;
+	int rc, one_boot = 0, loaded = 0;
+
+	memset(&p, 0, sizeof(p));
+	memset(&r, 0, sizeof(r));
+	if (!fmt)
+		return KVB_EUSAGE;
+	if ((rc = check_schema(s, err)))
+		return rc;
+	kvb_buf_addf(&runs, "[");
+	if (o->nruns) {
+		for (size_t i = 0; i < o->nruns; i++) {
+			int64_t n;
+			char *q = kvb_xasprintf("SELECT count(*) FROM run WHERE id = %lld AND ?1 IS NOT NULL", (long long)o->runs[i]);
+			rc = count(s, q, "", &n, err);
+			free(q);
+			if (rc)
+				goto out;
+			if (!n) {
+				rc = kvb_error_set(err, KVB_EINPUT, "%s: run %lld not found", s->path, (long long)o->runs[i]);
+				goto out;
+			}
+			kvb_buf_addf(&runs, "%s%lld", i ? "," : "", (long long)o->runs[i]);
+		}
+	} else {
+		if ((rc = kvb_store_latest_run(s, &latest, err)))
+			goto out;
+		if (!latest) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: no runs yet: nothing to report", s->path);
+			goto out;
+		}
+		kvb_buf_addf(&runs, "%lld", (long long)latest);
+	}
+	kvb_buf_addf(&runs, "]");
+	p.runs_json = runs.data;
+	p.nruns = o->nruns ? (int)o->nruns : 1;
+	if ((rc = count(s, "SELECT count(*) FROM results WHERE run_id IN (SELECT value FROM json_each(?1))", runs.data,
+			&nres, err)) ||
+	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1))", runs.data, &njobs,
+			err)) ||
+	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1)) AND status <> 'ok'",
+			runs.data, &nfailed, err)))
+		goto out;
+
+	/* metadata */
+	if ((rc = kvb_page_sql(&p, s, "Runs", "runs",
+			  "SELECT r.id AS run, datetime(r.started_ns / 1000000000, 'unixepoch') AS started, r.status,"
+			  " r.platform, r.agenda_path AS agenda, r.rounds, r.exec_order AS execution_order,"
+			  " r.kvbench_version AS kvbench, r.hostname AS host, r.command_line"
+			  " FROM run r WHERE r.id IN (SELECT value FROM json_each(?2)) ORDER BY r.id",
+			  "no runs", NULL, err)) ||
+	    (rc = kvb_page_sql(&p, s, "Variants", "variants",
+			  "SELECT v.run_id AS run, v.name AS variant, v.status, v.kernel, v.kernel_sha256 AS sha256,"
+			  " v.cmdline, v.expected_release, v.runtime_json AS knobs, v.error"
+			  " FROM variant v WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position",
+			  "no variants", NULL, err)) ||
+	    (rc = kvb_page_sql(&p, s, "Boots: the kernel seen after each boot", "boots",
+			  "SELECT v.run_id AS run, v.name AS variant, b.round AS boot, b.status,"
+			  " b.running_release AS release, b.running_version AS version, b.running_cmdline AS cmdline, b.error"
+			  " FROM boot b JOIN variant v ON v.id = b.variant_id"
+			  " WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position, b.round",
+			  "no boots recorded (imported results, or a platform that is not flashed)", NULL, err)) ||
+	    (rc = kvb_page_sql(&p, s, "Failures", "failures",
+			  "SELECT job_id AS job, run_id AS run, variant, boot, workload, iteration, status, attempts, error"
+			  " FROM jobs WHERE run_id IN (SELECT value FROM json_each(?2)) AND status <> 'ok' ORDER BY run_id, seq",
+			  "no failed jobs", NULL, err)) ||
+	    (rc = kvb_page_sql(&p, s, "Events", "events",
+			  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, level, message FROM event"
+			  " WHERE run_id IN (SELECT value FROM json_each(?2)) ORDER BY id",
+			  "no events", NULL, err)))
+		goto out;
+
+	/* comparison and plots */
+	if (nres) {
+		memset(&d, 0, sizeof(d));
+		d.sel.runs = o->nruns ? o->runs : &latest;
+		d.sel.nruns = o->nruns ? o->nruns : 1;
+		d.sel.baseline = o->baseline;
+		d.alpha = KVB_STATS_ALPHA;
+		if ((rc = kvb_report_load(s, &d.sel, &r, err)))
+			goto out;
+		loaded = 1;
+		table = kvb_xcalloc(1, sizeof(*table));
+		kvb_diff_table(&r, &d, table, &one_boot);
+		legend = kvb_diff_legend(&d);
+		struct kvb_out_section *sec = kvb_page_add(&p, "Comparison", "comparison");
+		sec->table = table;
+		sec->footer = legend;
+		if (one_boot)
+			sec->text = "Some comparisons have a single boot per variant: kernel and boot effects cannot be "
+				    "separated (run with --rounds 2 or more).";
+		kvb_page_metric_plots(&p, &r);
+	} else {
+		kvb_page_add(&p, "Comparison", "comparison")->text = "no results: every job failed (see Failures)";
+	}
+	if ((rc = kvb_page_jank_cdfs(s, &p, err)) || (rc = kvb_page_power_plots(s, &p, o->max_points ? o->max_points : 1000, err)) ||
+	    (rc = kvb_page_energy_plots(s, &p, err)) || (rc = kvb_page_rtapp_cdfs(s, &p, err)) || (rc = kvb_page_cpu_plots(s, &p, err)))
+		goto out;
+	/*
+	 * Series and bisect runs (DESIGN.md §10): a plot of kind "along" (plots.js)
+	 * of each metric along the commits goes here, once those runs record
+	 * their commit per variant.
+	 */
+
+	/* "[1,2]" -> "1, 2" for people */
+	runs_text = kvb_xstrndup(runs.data + 1, runs.len - 2);
+	for (char *c = strchr(runs_text, ','); c; c = strchr(c + 1, ','))
+		*c = ' ';
+	title = kvb_xasprintf("kvbench report: run%s %s", o->nruns > 1 ? "s" : "", runs_text);
+	memset(&doc, 0, sizeof(doc));
+	doc.title = title;
+	doc.sec = p.sec;
+	doc.nsec = p.n;
+	if ((rc = write_atomic(fmt, &doc, o->out_path, err)))
+		goto out;
+	if (!nres)
+		rc = kvb_error_set(err, KVB_EJOBS, "run%s %s: no results, %lld of %lld jobs failed (the report shows the failures)",
+				   o->nruns > 1 ? "s" : "", runs_text, (long long)nfailed, (long long)njobs);
+out:
+	if (table) {
+		kvb_box_release(table);
+		free(table);
+	}
+	if (loaded)
+		kvb_report_release(&r);
+	free(legend);
+	free(title);
+	free(runs_text);
+	kvb_page_release(&p);
+	kvb_buf_release(&runs);
+	return rc;
+}

@@ -1,0 +1,245 @@
+/* Implements the report's energy plots: power over time decimated into buckets, energy per job per variant. */
+#include "report/page_build.h"
+#include "core/samples.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Min, max and mean per time bucket of one channel. */
+struct buckets {
+	size_t n;
+	int64_t t0_ns, width_ns;
+	double *min, *max, *sum;
+	uint64_t *cnt;
+};
+
+static void bucket_add(struct buckets *b, int64_t t_ns, double v)
+{
+	int64_t k = (t_ns - b->t0_ns) / b->width_ns;
+	if (k < 0)
+		k = 0;
+	if ((size_t)k >= b->n)
+		k = (int64_t)b->n - 1;
+	if (!b->cnt[k] || v < b->min[k])
+		b->min[k] = v;
+	if (!b->cnt[k] || v > b->max[k])
+		b->max[k] = v;
+	b->sum[k] += v;
+	b->cnt[k]++;
+}
+
+static float f32le(const unsigned char *p)
+{
+	uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	float f;
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/*
+ * Adds one stored chunk (samples.h encoding 1). When the whole chunk lies in
+ * one bucket (it starts there and the next chunk starts there too) only its
+ * float32 values are read; otherwise it is decoded with its timestamps.
+ */
+static int chunk_add(struct buckets *b, const unsigned char *blob, size_t len, int64_t t0, uint32_t n, int64_t t_next,
+		     int64_t **tbuf, float **vbuf, uint32_t *cap)
+{
+	if (t_next > t0 && (t0 - b->t0_ns) / b->width_ns == (t_next - 1 - b->t0_ns) / b->width_ns && len >= 1 + 4 * (size_t)n &&
+	    blob[0] == KVB_CHUNK_ENCODING) {
+		double lo = INFINITY, hi = -INFINITY, sum = 0;
+		int64_t k = (t0 - b->t0_ns) / b->width_ns;
+		if (k < 0)
+			k = 0;
+		if ((size_t)k >= b->n)
+			k = (int64_t)b->n - 1;
+		for (uint32_t i = 0; i < n; i++) {
+			double v = f32le(blob + 1 + 4 * (size_t)i);
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+			sum += v;
+		}
+		if (n) {
+			if (!b->cnt[k] || lo < b->min[k])
+				b->min[k] = lo;
+			if (!b->cnt[k] || hi > b->max[k])
+				b->max[k] = hi;
+			b->sum[k] += sum;
+			b->cnt[k] += n;
+		}
+		return 0;
+	}
+	if (n > *cap) {
+		*cap = n;
+		*tbuf = kvb_xrealloc(*tbuf, n * sizeof(**tbuf));
+		*vbuf = kvb_xrealloc(*vbuf, n * sizeof(**vbuf));
+	}
+	if (kvb_chunk_decode(blob, len, t0, n, *tbuf, *vbuf))
+		return -1;
+	for (uint32_t i = 0; i < n; i++)
+		bucket_add(b, (*tbuf)[i], (*vbuf)[i]);
+	return 0;
+}
+
+/* Reads channel id's chunks into b. KVB_ESTORE on a corrupt chunk. */
+static int channel_buckets(struct kvb_store *s, int64_t id, struct buckets *b, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	int64_t *starts = NULL, *tbuf = NULL;
+	size_t nstarts = 0, alloc = 0, i = 0;
+	uint32_t cap = 0;
+	float *vbuf = NULL;
+	int step, rc = KVB_OK;
+	/* chunk start times first (a chunk ends before the next starts): reads no blob */
+	if (sqlite3_prepare_v2(s->db, "SELECT t0_ns FROM energy_chunk WHERE channel_id = ? ORDER BY seq", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_bind_int64(st, 1, id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (nstarts == alloc) {
+			alloc = alloc ? 2 * alloc : 1024;
+			starts = kvb_xrealloc(starts, alloc * sizeof(*starts));
+		}
+		starts[nstarts++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(s->db, "SELECT t0_ns, n, blob FROM energy_chunk WHERE channel_id = ? ORDER BY seq", -1, &st,
+			       NULL) != SQLITE_OK) {
+		free(starts);
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	}
+	sqlite3_bind_int64(st, 1, id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t t0 = sqlite3_column_int64(st, 0), t_next = i + 1 < nstarts ? starts[i + 1] : INT64_MAX;
+		const unsigned char *blob = sqlite3_column_blob(st, 2);
+		i++;
+		if (chunk_add(b, blob, (size_t)sqlite3_column_bytes(st, 2), t0, (uint32_t)sqlite3_column_int64(st, 1),
+			      t_next, &tbuf, &vbuf, &cap)) {
+			rc = kvb_error_set(err, KVB_ESTORE, "%s: energy channel %lld: corrupt sample chunk", s->path,
+					   (long long)id);
+			break;
+		}
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	free(starts);
+	free(tbuf);
+	free(vbuf);
+	return rc;
+}
+
+/* Power over time per job (one trace per channel, decimated to max_points buckets: mean line, min..max band). */
+int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_points, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	int64_t job = -1;
+	cJSON *pl = NULL, *arr = NULL;
+	int rc = KVB_OK, any = 0;
+	if ((rc = kvb_page_query(s, p,
+				    "SELECT c.id, c.job_id, v.name, c.name, c.units, c.t_first_ns, c.t_last_ns, j.workload,"
+				    " j.iteration, j.round, c.estimated FROM energy_channel c JOIN job j ON j.id = c.job_id"
+				    " JOIN variant v ON v.id = j.variant_id WHERE j.run_id IN (SELECT value FROM json_each(?1))"
+				    " AND c.n_samples > 0 ORDER BY c.job_id, c.id",
+				    &st, err)))
+		return rc;
+	/* an hour at 10 kHz is ~0.7 GB of chunks: map the file rather than copy it through read() */
+	sqlite3_exec(s->db, "PRAGMA mmap_size = 4294967296", NULL, NULL, NULL);
+	while (rc == KVB_OK && sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), jid = sqlite3_column_int64(st, 1);
+		int64_t t_first = sqlite3_column_int64(st, 5), t_last = sqlite3_column_int64(st, 6);
+		const char *units = (const char *)sqlite3_column_text(st, 4);
+		struct buckets b;
+		cJSON *ser, *jt, *jy, *jlo, *jhi;
+		if (!any++)
+			kvb_page_add(p, "Power over time", "power")->text =
+				"Per job and channel: mean power per time bucket (line) and its min..max (band), "
+				"decimated to what a screen shows.";
+		if (jid != job) {
+			char *title = kvb_xasprintf("job %lld: %s %s iteration %lld boot %lld", (long long)jid,
+						    (const char *)sqlite3_column_text(st, 2),
+						    (const char *)sqlite3_column_text(st, 7), sqlite3_column_int64(st, 8),
+						    sqlite3_column_int64(st, 9));
+			char *ylab = kvb_xasprintf("power (%s)", units ? units : "");
+			pl = kvb_plot_new("lines", title, "time since the first sample (s)", ylab);
+			arr = cJSON_AddArrayToObject(pl, "series");
+			kvb_page_plot(p, pl, sqlite3_column_int(st, 10) ? "estimated from an energy model" : NULL);
+			free(title);
+			free(ylab);
+			job = jid;
+		}
+		memset(&b, 0, sizeof(b));
+		b.n = max_points;
+		b.t0_ns = t_first;
+		b.width_ns = (t_last - t_first) / (int64_t)max_points + 1;
+		b.min = kvb_xcalloc(b.n, sizeof(double));
+		b.max = kvb_xcalloc(b.n, sizeof(double));
+		b.sum = kvb_xcalloc(b.n, sizeof(double));
+		b.cnt = kvb_xcalloc(b.n, sizeof(uint64_t));
+		rc = channel_buckets(s, id, &b, err);
+		ser = cJSON_CreateObject();
+		cJSON_AddStringToObject(ser, "name", (const char *)sqlite3_column_text(st, 3));
+		jt = cJSON_AddArrayToObject(ser, "t");
+		jy = cJSON_AddArrayToObject(ser, "y");
+		jlo = cJSON_AddArrayToObject(ser, "lo");
+		jhi = cJSON_AddArrayToObject(ser, "hi");
+		for (size_t k = 0; k < b.n; k++) {
+			if (!b.cnt[k])
+				continue;
+			cJSON_AddItemToArray(jt, kvb_plot_num(((double)k + 0.5) * (double)b.width_ns / 1e9));
+			cJSON_AddItemToArray(jy, kvb_plot_num(b.sum[k] / (double)b.cnt[k]));
+			cJSON_AddItemToArray(jlo, kvb_plot_num(b.min[k]));
+			cJSON_AddItemToArray(jhi, kvb_plot_num(b.max[k]));
+		}
+		cJSON_AddItemToArray(arr, ser);
+		free(b.min);
+		free(b.max);
+		free(b.sum);
+		free(b.cnt);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Energy per job per variant: per channel, each job's energy as a dot over the variant's box. */
+int kvb_page_energy_plots(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	struct kvb_strv chans = KVB_STRV_INIT;
+	int rc;
+	if ((rc = kvb_page_query(s, p,
+				    "SELECT DISTINCT c.name FROM energy_channel c JOIN job j ON j.id = c.job_id"
+				    " WHERE j.run_id IN (SELECT value FROM json_each(?1)) AND c.energy_j IS NOT NULL ORDER BY c.name",
+				    &st, err)))
+		return rc;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		kvb_strv_push(&chans, (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (!chans.n)
+		return KVB_OK;
+	kvb_page_add(p, "Energy per job", "energy")->text = "Energy of each job (dot, colour: boot) per variant and channel.";
+	if ((rc = kvb_page_query(s, p,
+				    "SELECT v.name, c.energy_j, j.run_id * 100000 + j.round FROM energy_channel c"
+				    " JOIN job j ON j.id = c.job_id JOIN variant v ON v.id = j.variant_id"
+				    " WHERE j.run_id IN (SELECT value FROM json_each(?1)) AND c.name = ?2"
+				    " AND c.energy_j IS NOT NULL ORDER BY j.run_id, v.position, j.seq",
+				    &st, err))) {
+		kvb_strv_release(&chans);
+		return rc;
+	}
+	for (size_t c = 0; c < chans.n; c++) {
+		char *title = kvb_xasprintf("energy per job, channel %s", chans.v[c]);
+		cJSON *pl = kvb_plot_new("dotbox", title, "variant", "J"), *groups = cJSON_AddArrayToObject(pl, "groups");
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, p->runs_json, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, chans.v[c], -1, SQLITE_STATIC);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			kvb_plot_dot(groups, (const char *)sqlite3_column_text(st, 0), sqlite3_column_double(st, 1),
+				     sqlite3_column_int64(st, 2), p->nruns);
+		kvb_page_plot(p, pl, "lower is better");
+		free(title);
+	}
+	sqlite3_finalize(st);
+	kvb_strv_release(&chans);
+	return KVB_OK;
+}
