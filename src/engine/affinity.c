@@ -2,6 +2,7 @@
 #include "engine/affinity.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,13 +52,28 @@ int kvb_cpulist_to_mask(const char *list, char **hex, struct kvb_error *err)
 	return KVB_OK;
 }
 
-static int works(struct kvb_target *t, const char *const *argv)
+/* 1 when argv exits 0 on the target; else why (the end of its stderr) in why[] */
+static int works(struct kvb_target *t, const char *const *argv, char *why, size_t n)
 {
 	struct kvb_exec_result r;
-	struct kvb_error ignore;
-	int ok;
+	struct kvb_error e;
+	int ok, rc;
 	kvb_exec_result_init(&r);
-	ok = !kvb_target_exec(t, argv, 30000, &r, &ignore) && r.exit_code == 0;
+	rc = kvb_target_exec(t, argv, 30000, &r, &e);
+	ok = !rc && r.exit_code == 0;
+	if (!ok && rc) {
+		snprintf(why, n, "%.200s", e.msg);
+	} else if (!ok) {
+		size_t len = r.err.len;
+		const char *p = r.err.data ? r.err.data : "";
+		while (len && (p[len - 1] == '\n' || p[len - 1] == '\r'))
+			len--;
+		if (len > 160) {
+			p += len - 160;
+			len = 160;
+		}
+		snprintf(why, n, "exit %d%s%.*s", r.exit_code, len ? ": " : "", (int)len, p);
+	}
 	kvb_exec_result_release(&r);
 	return ok;
 }
@@ -71,17 +87,18 @@ int kvb_affinity_wrap(struct kvb_target *t, const char *list, struct kvb_strv *w
 	{
 		const char *longform[] = { "taskset", "-c", list, "true", NULL };
 		const char *maskform[] = { "taskset", mask, "true", NULL };
-		if (works(t, longform)) {
+		char why_long[256] = "", why_mask[256] = "";
+		if (works(t, longform, why_long, sizeof(why_long))) {
 			kvb_strv_push(wrap, "taskset");
 			kvb_strv_push(wrap, "-c");
 			kvb_strv_push(wrap, list);
-		} else if (works(t, maskform)) {
+		} else if (works(t, maskform, why_mask, sizeof(why_mask))) {
 			kvb_strv_push(wrap, "taskset");
 			kvb_strv_push(wrap, mask);
 		} else {
 			rc = kvb_error_set(err, KVB_ETARGET,
-					   "cpus '%s': neither `taskset -c %s` nor `taskset %s` (mask) works on the target", list,
-					   list, mask);
+					   "cpus '%s': cannot set the affinity: `taskset -c %s`: %s; `taskset %s` (mask): %s", list,
+					   list, why_long, mask, why_mask);
 		}
 	}
 	free(mask);

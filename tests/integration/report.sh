@@ -76,8 +76,8 @@ assert abs(s['t'][0] - 2.49998) < 1e-4 and abs(s['t'][1] - 7.49993) < 1e-4, s['t
 # Bad input.
 sqlite3 "$T/empty.db" "select 1" >/dev/null
 "$KVB" report -d "$T/empty.db" -o "$T/e.html" 2>"$T/e"; rc=$?
-check "empty DB: exit 3" test $rc -eq 3
-check "empty DB: says there are no runs" grep -q "no runs yet" "$T/e"
+check "empty DB: exit 5 (a 0-byte file is not a results DB, and stays untouched)" test $rc -eq 5
+check "empty DB: says it is not a results database" grep -q "not a kvbench results database" "$T/e"
 check "empty DB: no page" test ! -e "$T/e.html"
 
 mkdir -p "$T/local"
