@@ -3,6 +3,7 @@
 #include "core/log.h"
 #include "core/buf.h"
 #include "core/util.h"
+#include "engine/affinity.h"
 #include "engine/cpufreq_plan.h"
 
 #include <stdlib.h>
@@ -198,10 +199,10 @@ int kvb_knobs_apply(struct kvb_target *t, const struct kvb_runtime *rt, const ch
 		}
 		free(procs);
 	}
-	if (rt->cpus) {
-		kvb_strv_push(&k->wrap, "taskset");
-		kvb_strv_push(&k->wrap, "-c");
-		kvb_strv_push(&k->wrap, rt->cpus);
+	if (rt->cpus && (rc = kvb_affinity_wrap(t, rt->cpus, &k->wrap, err))) {
+		struct kvb_error ignore;
+		kvb_knobs_restore(t, k, &ignore);
+		return rc;
 	}
 	return KVB_OK;
 }

@@ -1,6 +1,7 @@
 /* Tests for board behaviour from the field: cgroup hierarchies (Android, Debian hybrid), ... */
 #include "core/error.h"
 #include "core/utf8.h"
+#include "engine/affinity.h"
 #include "engine/cgroup.h"
 #include "engine/cpufreq_plan.h"
 
@@ -210,6 +211,23 @@ static void test_utf8__invalid_bytes_become_one_fffd_each(void)
 	CHECK(!kvb_utf8_valid("caf\xe9", 4));
 }
 
+static void test_affinity__cpu_list_to_toybox_hex_mask(void)
+{
+	static const char *const cases[][2] = { { "0-3,6", "4f" }, { "4-7", "f0" }, { "0", "1" }, { "1", "2" },
+						{ "63", "8000000000000000" }, { "0,64", "10000000000000001" } };
+	struct kvb_error err;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *m = NULL;
+		CHECK(kvb_cpulist_to_mask(cases[i][0], &m, &err) == KVB_OK);
+		CHECK_STR(m, cases[i][1]);
+		free(m);
+	}
+	char *m = NULL;
+	CHECK(kvb_cpulist_to_mask("1,x", &m, &err) == KVB_EINPUT);
+	CHECK(kvb_cpulist_to_mask("3-1", &m, &err) == KVB_EINPUT);
+	CHECK(m == NULL);
+}
+
 #define TESTS                                                                                          \
 	T(test_cgroup__android_uses_v1_cpuctl_not_cgroup2)                                             \
 	T(test_cgroup__debian_hybrid_uses_sys_fs_cgroup_cpu)                                           \
@@ -219,5 +237,6 @@ static void test_utf8__invalid_bytes_become_one_fffd_each(void)
 	T(test_cpufreq__governor_before_its_tunables)                                                  \
 	T(test_cpufreq__offline_policy_skipped_with_warning)                                           \
 	T(test_cpufreq__per_cluster_governor_then_frequency)                                           \
-	T(test_utf8__invalid_bytes_become_one_fffd_each)
+	T(test_utf8__invalid_bytes_become_one_fffd_each)                                               \
+	T(test_affinity__cpu_list_to_toybox_hex_mask)
 #include "test_main.h"

@@ -1,0 +1,21 @@
+/*
+ * The affinity wrapper for the `cpus` knob. util-linux and newer toybox
+ * take `taskset -c LIST CMD`; older toybox (Android before 7, busybox
+ * builds without the long form) only `taskset MASK CMD` with MASK in hex
+ * (bit N = CPU N). kvbench asks the target which form works
+ * (`taskset -c LIST true`, then `taskset MASK true`) and fails the job when
+ * neither does.
+ */
+#ifndef KVB_AFFINITY_H
+#define KVB_AFFINITY_H
+
+#include "core/error.h"
+#include "core/util.h"
+#include "target/target.h"
+
+/* "0-3,6" -> "4f" (lower-case hex, no 0x). KVB_EINPUT for a malformed list or a CPU above 1023. */
+int kvb_cpulist_to_mask(const char *list, char **hex, struct kvb_error *err);
+/* Appends the working taskset prefix for list to wrap ("taskset -c LIST" or "taskset MASK"). */
+int kvb_affinity_wrap(struct kvb_target *t, const char *list, struct kvb_strv *wrap, struct kvb_error *err);
+
+#endif
