@@ -45,6 +45,7 @@ struct adb_priv {
 	char *server_port; /* decimal, or NULL for adb's default */
 	int connect;
 	int shell_v2;      /* 1 the device has shell protocol v2, 0 legacy (adb_legacy.h), -1 not asked yet */
+	int su_form;       /* connection.root su: 0 off, 1 `su 0 sh -c CMD` (AOSP su), 2 `su -c CMD` (SuperSU, Magisk) */
 };
 
 static const struct kvb_keydef adb_conn_keys[] = {
@@ -52,7 +53,9 @@ static const struct kvb_keydef adb_conn_keys[] = {
 	{ "adb", KVB_T_STR, "adb", NULL, 0, "adb client binary" },
 	{ "adb_server_port", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE, "port of the adb server to use (adb -P)" },
 	{ "connect", KVB_T_BOOL, NULL, NULL, 0, "run `adb connect SERIAL` first (default: true when serial has ':')" },
-	{ "root", KVB_T_BOOL, "false", NULL, 0, "run `adb root` when opening" },
+	{ "root", KVB_T_SCALAR, "none", NULL, 0,
+	  "adb: `adb root` when opening (also: true); su: every command through the device's su (rooted production "
+	  "builds; the working form is found at connect); none (also: false)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -232,6 +235,8 @@ static void adb_close(struct kvb_target *t)
 	t->priv = NULL;
 }
 
+static int adb_find_su(struct kvb_target *t, struct kvb_error *err);
+
 static int adb_open(struct kvb_target *t, struct kvb_error *err)
 {
 	const cJSON *c = t->plat ? t->plat->conn : NULL;
@@ -266,8 +271,18 @@ static int adb_open(struct kvb_target *t, struct kvb_error *err)
 	}
 	if (p->connect && (rc = adb_connect_once(t, err)))
 		goto out;
-	if (kvb_get_bool(c, "root", 0))
-		rc = kvb_adb_root(t, 60000, err);
+	{
+		const cJSON *rn = cJSON_GetObjectItemCaseSensitive(c, "root");
+		char *root = rn ? kvb_node_str(rn) : kvb_xstrdup("none");
+		if (!strcmp(root, "adb") || !strcmp(root, "true"))
+			rc = kvb_adb_root(t, 60000, err);
+		else if (!strcmp(root, "su"))
+			rc = adb_find_su(t, err);
+		else if (strcmp(root, "none") && strcmp(root, "false"))
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: connection.root '%s': expected adb, su or none",
+					   t->plat && t->plat->file ? t->plat->file : "platform", root);
+		free(root);
+	}
 out:
 	if (rc)
 		adb_close(t);
@@ -290,8 +305,71 @@ static void adb_probe_shell(struct kvb_target *t)
 	kvb_exec_result_release(&r);
 }
 
+static int adb_exec_as(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		       struct kvb_error *err);
+
 static int adb_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
 		    struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	struct kvb_buf joined = KVB_BUF_INIT;
+	int rc;
+	if (!p->su_form || !argv || !argv[0])
+		return adb_exec_as(t, argv, timeout_ms, r, err);
+	/* connection.root su: the whole command line is one argument of su (one more level of quoting) */
+	kvb_shell_join(&joined, argv);
+	{
+		const char *aosp[] = { "su", "0", "sh", "-c", joined.data, NULL };
+		const char *dash_c[] = { "su", "-c", joined.data, NULL };
+		rc = adb_exec_as(t, p->su_form == 1 ? aosp : dash_c, timeout_ms, r, err);
+	}
+	kvb_buf_release(&joined);
+	return rc;
+}
+
+/*
+ * connection.root su: finds the su form that gives uid 0. AOSP's su (userdebug
+ * builds, system/extras/su) takes `su UID COMMAND...` and has no -c; SuperSU and
+ * Magisk take `su -c 'COMMAND'`.
+ */
+static int adb_find_su(struct kvb_target *t, struct kvb_error *err)
+{
+	struct adb_priv *p = t->priv;
+	static const char *const aosp[] = { "su", "0", "id", "-u", NULL };
+	static const char *const dash_c[] = { "su", "-c", "id -u", NULL };
+	const char *const *forms[] = { aosp, dash_c };
+	struct kvb_buf seen = KVB_BUF_INIT;
+	struct kvb_exec_result r;
+	int rc = KVB_OK;
+	kvb_exec_result_init(&r);
+	for (int i = 0; i < 2 && !p->su_form; i++) {
+		struct kvb_error e;
+		if ((rc = adb_exec_as(t, forms[i], 30000, &r, &e))) {
+			*err = e;
+			break;
+		}
+		while (r.out.len && strchr(" \r\n", r.out.data[r.out.len - 1]))
+			r.out.data[--r.out.len] = '\0';
+		if (r.exit_code == 0 && !strcmp(r.out.data, "0"))
+			p->su_form = i + 1;
+		else
+			kvb_buf_addf(&seen, "%s`%s` exit %d: %.120s%.120s", seen.len ? "; " : "",
+				     i ? "su -c 'id -u'" : "su 0 id -u", r.exit_code, r.out.data, r.err.data);
+	}
+	if (!rc && !p->su_form)
+		rc = kvb_error_set(err, KVB_ETARGET,
+				   "connection.root su: no su form gives uid 0 on '%s' (tried `su 0 id -u` as AOSP su, "
+				   "`su -c 'id -u'` as SuperSU/Magisk): %s",
+				   p->serial, seen.data);
+	else if (!rc)
+		kvb_debug("adb: '%s': root through `%s`", p->serial, p->su_form == 1 ? "su 0 sh -c" : "su -c");
+	kvb_exec_result_release(&r);
+	kvb_buf_release(&seen);
+	return rc;
+}
+
+static int adb_exec_as(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+		       struct kvb_error *err)
 {
 	struct adb_priv *p = t->priv;
 	struct kvb_buf cmd = KVB_BUF_INIT;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void write_text(const char *path, const char *text)
@@ -441,6 +442,88 @@ static void test_adb__pre_n_device_reads_like_a_v2_device(void)
 	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
+/* Opens a target on d's device with connection.root set to root; returns kvb_target_open's code. */
+static int open_with_root(struct kvb_adbsim *d, const char *root, struct kvb_platform *plat, struct kvb_target *t,
+			  struct kvb_error *e)
+{
+	struct kvb_diag diag;
+	char *yaml = kvb_xasprintf("name: su\nconnection: {type: adb, serial: \"%s\", adb_server_port: %d, root: %s}\n",
+				   d->serial, kvb_adbsim_server_port(), root);
+	char *p = kvb_xasprintf("%s/su.yaml", d->dir);
+	int rc;
+	write_text(p, yaml);
+	kvb_diag_init(&diag, NULL);
+	CHECK(kvb_platform_load(plat, p, &diag) == KVB_OK);
+	kvb_diag_release(&diag);
+	rc = kvb_target_open(t, plat, e);
+	free(yaml);
+	free(p);
+	return rc;
+}
+
+/*
+ * A rooted production phone: adbd is not root, su is. AOSP's su takes `su UID CMD...` (no -c);
+ * SuperSU/Magisk take `su -c 'CMD'`. The sim's su scripts log their arguments and run the command.
+ */
+static void test_adb__root_su_finds_the_working_form(void)
+{
+	static const char *const forms[] = {
+		"#!/bin/sh\necho \"$*\" >>\"$ADBD_SIM_DIR/su.log\"\n"
+		"case \"$1\" in [0-9]*) shift; exec \"$@\";; *) echo \"su: unknown user $1\" >&2; exit 1;; esac\n",
+		"#!/bin/sh\necho \"$*\" >>\"$ADBD_SIM_DIR/su.log\"\n"
+		"[ \"$1\" = -c ] || { echo \"usage: su -c CMD\" >&2; exit 2; }\nexec sh -c \"$2\"\n",
+	};
+	for (int f = 0; f < 3; f++) {
+		struct kvb_adbsim d;
+		struct kvb_platform plat;
+		struct kvb_target t;
+		struct kvb_exec_result r;
+		struct kvb_error e;
+		char *su, *logp, *log;
+		const char *argv[] = { "sh", "-c", "echo \"it's $0\"", "me", NULL };
+		CHECK(kvb_adbsim_start(&d, "/tmp/kvb-adbsim-XXXXXX", NULL) == 0);
+		su = sim_path(&d, ".adbd_sim/bin/su");
+		logp = sim_path(&d, ".adbd_sim/su.log");
+		/* f == 2: a production build without su (the sandbox would otherwise find the host's) */
+		write_text(su, f < 2 ? forms[f] : "#!/bin/sh\necho \"/system/bin/sh: su: not found\" >&2\nexit 127\n");
+		chmod(su, 0755);
+		if (f == 2) {
+			/* no su on the device: the open fails and says what it tried */
+			CHECK(open_with_root(&d, "su", &plat, &t, &e) == KVB_ETARGET);
+			CHECK_CONTAINS(e.msg, "connection.root su: no su form gives uid 0");
+			CHECK_CONTAINS(e.msg, "`su 0 id -u` exit 127");
+		} else {
+			CHECK(open_with_root(&d, "su", &plat, &t, &e) == KVB_OK);
+			kvb_exec_result_init(&r);
+			CHECK(kvb_target_exec(&t, argv, 20000, &r, &e) == KVB_OK);
+			CHECK_STR(r.out.data, "it's me\n");
+			kvb_exec_result_release(&r);
+			log = read_text(logp);
+			/* the probe, then the command, each through su in the form that worked */
+			CHECK_CONTAINS(log, f == 0 ? "0 sh -c 'sh' '-c'" : "-c 'sh' '-c'");
+			free(log);
+		}
+		kvb_target_close(&t);
+		kvb_platform_release(&plat);
+		free(su);
+		free(logp);
+		CHECK(kvb_adbsim_stop(&d) == 0);
+	}
+	/* an unknown value is a platform error */
+	{
+		struct kvb_adbsim d;
+		struct kvb_platform plat;
+		struct kvb_target t;
+		struct kvb_error e;
+		CHECK(kvb_adbsim_start(&d, "/tmp/kvb-adbsim-XXXXXX", NULL) == 0);
+		CHECK(open_with_root(&d, "sudo", &plat, &t, &e) == KVB_EINPUT);
+		CHECK_CONTAINS(e.msg, "connection.root 'sudo': expected adb, su or none");
+		kvb_target_close(&t);
+		kvb_platform_release(&plat);
+		CHECK(kvb_adbsim_stop(&d) == 0);
+	}
+}
+
 static void test_adb__open_fails_for_unreachable_device(void)
 {
 	struct kvb_adbsim d;
@@ -505,5 +588,6 @@ static void test_adb__open_fails_for_unreachable_device(void)
 	T(test_adb__root_accepts_already_root_device)                   \
 	T(test_adb__legacy_shell_still_gives_exit_status)               \
 	T(test_adb__pre_n_device_reads_like_a_v2_device)                \
+	T(test_adb__root_su_finds_the_working_form)                     \
 	T(test_adb__open_fails_for_unreachable_device)
 #include "test_main.h"
