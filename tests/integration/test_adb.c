@@ -524,6 +524,52 @@ static void test_adb__root_su_finds_the_working_form(void)
 	}
 }
 
+/* The whole loop on a pre-N device through the real kvbench: identity read, a sysfs knob written
+ * and restored, sched_pipe run and parsed, nothing with a stray "\r". */
+static void test_adb__kvbench_run_on_a_pre_n_device(void)
+{
+	const char *build = getenv("KVB_BUILD_DIR") ? getenv("KVB_BUILD_DIR") : "build";
+	const char *opts[] = { "--no-shell-v2", NULL };
+	struct kvb_adbsim d;
+	char *kvb = kvb_xasprintf("%s/kvbench", build), *agenda, *text, *knob, *dbf, *out = NULL;
+	sim_start(&d, opts);
+	CHECK(d.open_rc == 0);
+	knob = sim_path(&d, "sys_knob");
+	write_text(knob, "old\n");
+	agenda = kvb_xasprintf("%s/a.yaml", d.dir);
+	dbf = kvb_xasprintf("%s/r.db", d.dir);
+	text = kvb_xasprintf("workloads: [{name: sched_pipe, params: {loops: 2000}}]\n"
+			     "variants: [{name: legacy, sysfs: {\"%s\": new}}]\n", knob);
+	write_text(agenda, text);
+	{
+		char *pf = kvb_xasprintf("%s/platform.yaml", d.dir);
+		const char *argv[] = { kvb, "run", agenda, "-p", pf, "-d", dbf, "--rounds", "1", "--no-diff", NULL };
+		int rc = kvb_adbsim_run(argv, &out, 100000);
+		CHECK(rc == 0);
+		if (rc)
+			fprintf(stderr, "%s\n", out);
+		free(out);
+		free(pf);
+	}
+	{
+		const char *argv[] = { kvb, "query", "-d", dbf, "-f", "csv",
+				       "select status || ':' || (select count(*) from metric m where m.job_id = job.id)"
+				       " || ':' || (select running_release from boot limit 1) from job", NULL };
+		CHECK(kvb_adbsim_run(argv, &out, 30000) == 0);
+		CHECK_CONTAINS(out, "ok:3:");
+		CHECK(strchr(out, '\r') == NULL);
+		free(out);
+	}
+	text = read_text(knob);
+	CHECK_STR(text, "old"); /* restored as read (kvbench trims the value it saved), without a "\r" */
+	free(text);
+	free(knob);
+	free(agenda);
+	free(dbf);
+	free(kvb);
+	CHECK(kvb_adbsim_stop(&d) == 0);
+}
+
 static void test_adb__open_fails_for_unreachable_device(void)
 {
 	struct kvb_adbsim d;
@@ -589,5 +635,6 @@ static void test_adb__open_fails_for_unreachable_device(void)
 	T(test_adb__legacy_shell_still_gives_exit_status)               \
 	T(test_adb__pre_n_device_reads_like_a_v2_device)                \
 	T(test_adb__root_su_finds_the_working_form)                     \
+	T(test_adb__kvbench_run_on_a_pre_n_device)                      \
 	T(test_adb__open_fails_for_unreachable_device)
 #include "test_main.h"
