@@ -79,6 +79,7 @@ const struct kvb_keydef kvb_variant_keys[] = {
 	{ "sysctl", KVB_T_MAP, NULL, NULL, 0, "knob: sysctl values" },
 	{ "sysfs", KVB_T_MAP, NULL, NULL, 0, "knob: sysfs values" },
 	{ "governor", KVB_T_STR, NULL, NULL, 0, "knob: cpufreq governor" },
+	{ "cpufreq", KVB_T_MAP, NULL, NULL, 0, "knob: per-cluster cpufreq {CLUSTER: {governor, min_freq, max_freq, frequency}}" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 

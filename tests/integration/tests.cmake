@@ -59,3 +59,4 @@ kvb_script_test(it_cgroups_android integration/cgroups_android.sh integration 18
 kvb_script_test(it_paths integration/paths.sh integration 120)
 kvb_script_test(it_utf8 integration/utf8.sh integration 60)
 kvb_script_test(it_taskset_old integration/taskset_old.sh integration 60)
+kvb_script_test(it_cpufreq_ns integration/cpufreq_ns.sh integration 60)
