@@ -269,12 +269,13 @@ static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o
 			char n1[64];
 			kvb_cell_compute(r, g, v, o->stat, o->alpha, &cs);
 			*one_boot |= cs.one_boot;
+			kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)); /* footnote marks, "" without */
 			if (!cs.ok)
 				kvb_box_cell(&b, "-");
 			else if (isnan(cs.s.cov_pct))
-				kvb_box_cellf(&b, "%s", kvb_fmt_num(cs.value, n1, sizeof(n1)));
+				kvb_box_cellf(&b, "%s%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), t);
 			else
-				kvb_box_cellf(&b, "%s ± %.1f%%", kvb_fmt_num(cs.value, n1, sizeof(n1)), cs.s.cov_pct);
+				kvb_box_cellf(&b, "%s ± %.1f%%%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), cs.s.cov_pct, t);
 			if (v) {
 				if (cs.has_cmp)
 					fmt_diff(t, sizeof(t), &cs);
@@ -366,7 +367,8 @@ static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, 
 					continue;
 				}
 				fmt_diff(d, sizeof(d), &cs);
-				kvb_box_cellf(&b, "%s (%s)", kvb_fmt_num(cs.value, n1, sizeof(n1)), d);
+				kvb_box_cellf(&b, "%s (%s)%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), d,
+					      kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)));
 			}
 		}
 	}

@@ -67,6 +67,8 @@ check "the retry warning is an event of the cut job" test \
 check "show events lists the job of each warning" grep -Eq "\| *[0-9]+ *\| warning *\| .*attempt 1 failed" "$T/events"
 "$KVB" diff -d "$db" --metric ops_per_sec >"$T/diff" 2>&1
 check "diff footnotes the cell measured by the retried job" sh -c "grep -Eq '\| first \[[0-9]+\] ' '$T/diff' && grep -Eq '^\[[0-9]+\] warning: first, sched_pipe, job [0-9]+: .*attempt 1 failed' '$T/diff'"
+"$KVB" diff -d "$db" --metric ops_per_sec --layout wide >"$T/wide" 2>&1
+check "diff --layout wide footnotes the cell too" grep -Eq '± [0-9.]+% \[[0-9]+\]' "$T/wide"
 check "run marked incomplete" test "$(q "$db" "select status from run")" = "incomplete"
 [ "$fail" -eq 0 ] || { echo "--- kvbench stderr:" >&2; cat "$T/err" >&2; }
 finish
