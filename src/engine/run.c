@@ -445,11 +445,7 @@ static int run_job(struct engine *e, size_t idx)
 			fputc('\n', stderr);
 		kvb_warn("[job %zu/%zu] %s %s #%d attempt %d failed: %s", e->done + 1, e->todo,
 			 e->a->variants[j->variant].name, j->spec->id, j->iteration, attempt, err.msg);
-		if (attempt < max_attempts) {
-			struct kvb_error e2;
-			if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, a0, kvb_wall_ns(), &e2))
-				kvb_err("%s", e2.msg);
-		}
+		int64_t a1 = kvb_wall_ns();
 		if (rc == KVB_ETARGET && !target_alive(e)) {
 			/* The board stopped answering: give it its boot timeout to come back. */
 			struct kvb_error e3;
@@ -462,6 +458,12 @@ static int run_job(struct engine *e, size_t idx)
 		}
 		if (g_signals || e->knob_failed)
 			break;
+		/* a retry follows: this attempt gets its own row (the last one is written with the job) */
+		if (attempt < max_attempts) {
+			struct kvb_error e2;
+			if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, a0, a1, &e2))
+				kvb_err("%s", e2.msg);
+		}
 	}
 	{
 		/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */

@@ -236,6 +236,7 @@ static void adb_close(struct kvb_target *t)
 }
 
 static int adb_find_su(struct kvb_target *t, struct kvb_error *err);
+static void adb_probe_shell(struct kvb_target *t);
 
 static int adb_open(struct kvb_target *t, struct kvb_error *err)
 {
@@ -271,6 +272,8 @@ static int adb_open(struct kvb_target *t, struct kvb_error *err)
 	}
 	if (p->connect && (rc = adb_connect_once(t, err)))
 		goto out;
+	/* the shell protocol now, while nothing waits on a deadline (asked again at the first exec if unanswered) */
+	adb_probe_shell(t);
 	{
 		const cJSON *rn = cJSON_GetObjectItemCaseSensitive(c, "root");
 		char *root = rn ? kvb_node_str(rn) : kvb_xstrdup("none");

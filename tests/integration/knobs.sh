@@ -28,6 +28,7 @@ check "failed job makes exit 1" test "$rc" -eq 1
 # the cpus knob is checked before the workload (engine/affinity.h): a knob the board cannot
 # apply fails the same way every time, so it is not retried (retries: it_faults_ssh)
 check "1 attempt (knob failures are not retried)" test "$(q "$T/f.db" "select attempts from job")" = "1"
+check "and one attempt row, not two" test "$(q "$T/f.db" "select count(*) from job_attempt")" = "1"
 check "job failed with taskset's reason" sh -c "q() { \"$KVB\" query -d \"$T/f.db\" -f csv \"\$1\" | tail -n +2; }; q 'select error from job' | grep -qi 'taskset'"
 # sysctl written during the job and restored after
 old=$(cat /proc/sys/kernel/sched_rr_timeslice_ms)

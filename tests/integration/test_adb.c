@@ -560,6 +560,7 @@ static void test_adb__kvbench_run_on_a_pre_n_device(void)
 		CHECK(strchr(out, '\r') == NULL);
 		free(out);
 	}
+	free(text);
 	text = read_text(knob);
 	CHECK_STR(text, "old"); /* restored as read (kvbench trims the value it saved), without a "\r" */
 	free(text);
