@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/util.h"
 
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -15,6 +16,8 @@ struct side {
 	size_t *start; /* nboots offsets into val */
 	size_t *len;   /* nboots run counts */
 	size_t n, nboots;
+	double *mean;  /* nboots boot means */
+	double *se;    /* nboots: sd of a resampled boot mean, sqrt(plug-in variance / len) */
 };
 
 struct tagged {
@@ -51,10 +54,23 @@ static void side_init(struct side *s, const double *x, const int *boot, size_t n
 		s->len[s->nboots - 1]++;
 	}
 	free(t);
+	s->mean = kvb_xmalloc((s->nboots ? s->nboots : 1) * sizeof(double));
+	s->se = kvb_xmalloc((s->nboots ? s->nboots : 1) * sizeof(double));
+	for (size_t k = 0; k < s->nboots; k++) {
+		const double *x = s->val + s->start[k];
+		s->mean[k] = gsl_stats_mean(x, 1, s->len[k]);
+		/* plug-in (divide by n) variance: the variance of the empirical distribution resampled from */
+		double var = s->len[k] >= 2 ? gsl_stats_variance_m(x, 1, s->len[k], s->mean[k]) *
+						      (double)(s->len[k] - 1) / (double)s->len[k]
+					    : 0;
+		s->se[k] = sqrt(var / (double)s->len[k]);
+	}
 }
 
 static void side_release(struct side *s)
 {
+	free(s->mean);
+	free(s->se);
 	free(s->val);
 	free(s->start);
 	free(s->len);
@@ -82,7 +98,15 @@ static void side_spread(const struct side *s, const double *means, double *withi
 	*between = s->nboots >= 2 ? gsl_stats_sd(means, 1, s->nboots) : NAN;
 }
 
-/* Mean of one two-level resample: nboots boots with replacement, then each boot's runs with replacement. */
+/*
+ * Mean of one two-level resample: nboots boots with replacement, then each
+ * boot's runs with replacement. A boot with more than KVB_STATS_BOOT_RUNS_EXACT
+ * runs does not draw them one by one: the mean of len draws with replacement
+ * from its runs has mean m_k and variance (plug-in variance)/len, and by the
+ * central limit theorem is close to normal at that size, so it is drawn as
+ * m_k + se_k * Z (Z from gsl_ran_gaussian_ziggurat). That makes a resample cost
+ * O(boots), not O(runs) (issue 14: 97 % of `diff` time on 25,000 runs a side).
+ */
 static double side_resample_mean(const struct side *s, gsl_rng *rng)
 {
 	double sum = 0;
@@ -90,8 +114,12 @@ static double side_resample_mean(const struct side *s, gsl_rng *rng)
 	for (size_t k = 0; k < s->nboots; k++) {
 		size_t g = gsl_rng_uniform_int(rng, s->nboots);
 		const double *x = s->val + s->start[g];
-		for (size_t r = 0; r < s->len[g]; r++)
-			sum += x[gsl_rng_uniform_int(rng, s->len[g])];
+		if (s->len[g] > KVB_STATS_BOOT_RUNS_EXACT) {
+			sum += (double)s->len[g] * (s->mean[g] + s->se[g] * gsl_ran_gaussian_ziggurat(rng, 1.0));
+		} else {
+			for (size_t r = 0; r < s->len[g]; r++)
+				sum += x[gsl_rng_uniform_int(rng, s->len[g])];
+		}
 		cnt += s->len[g];
 	}
 	return sum / (double)cnt;

@@ -33,6 +33,13 @@ struct kvb_error;
 #define KVB_STATS_RESAMPLES 10000u
 /* Bootstrap seed the CLI uses so that two `kvbench diff` calls print the same table. */
 #define KVB_STATS_SEED 20130601ul
+/*
+ * Runs per boot above which the hierarchical bootstrap draws a boot's resampled
+ * mean from its normal approximation instead of drawing every run (see
+ * kvb_stats_hier_bootstrap). 32: the smallest size at which the CLT is the
+ * usual working assumption and above every run count in the calibrations.
+ */
+#define KVB_STATS_BOOT_RUNS_EXACT 32
 /* Largest per-sample size for which the exact Mann-Whitney distribution is used. */
 #define KVB_STATS_MW_EXACT_MAX 20
 
@@ -155,7 +162,10 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
  * reasonable time", two-level resampling). One resample, for each side
  * independently: draw as many boots as the side has, with replacement; for
  * each drawn boot draw as many runs as that boot has, with replacement, from
- * its runs; the side's statistic is the mean of all drawn runs. The resample's
+ * its runs; the side's statistic is the mean of all drawn runs. (A boot with
+ * more than KVB_STATS_BOOT_RUNS_EXACT runs has its drawn-runs mean taken from
+ * the normal distribution with the same mean and variance, plug-in variance
+ * over run count, so a resample costs O(boots) whatever the runs per boot.) The resample's
  * statistic is mean_v* / mean_b*. The CI is the percentile interval: the
  * alpha/2 and 1-alpha/2 quantiles (gsl_stats_quantile_from_sorted_data) of
  * the sorted resampled ratios.

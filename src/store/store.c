@@ -84,6 +84,8 @@ int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struc
 	int flags = readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	int rc = KVB_OK;
 
+	/* no global allocation counters (a mutex per malloc); refused, harmlessly, once SQLite is initialised */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	s->path = kvb_xstrdup(path);
 	s->readonly = readonly;
 	s->lock_fd = -1;
@@ -137,6 +139,8 @@ void kvb_store_close(struct kvb_store *s)
 		return;
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(s->stmt_cache); i++)
+		sqlite3_finalize(s->stmt_cache[i].st);
 	if (s->db)
 		sqlite3_close(s->db);
 	free(s->path);
@@ -188,12 +192,37 @@ char *kvb_store_artifact_dir(const struct kvb_store *s, int64_t run_id)
 }
 
 /* Prepares, binds varargs by type letters (i=int64, t=text or NULL, d=double), steps, finalizes. */
+/*
+ * The prepared statement for sql, from the store's cache (reset, bindings
+ * cleared) or newly prepared and cached in the first free slot. *cached says
+ * whether the caller must reset rather than finalize it. NULL on a prepare error.
+ */
+static sqlite3_stmt *stmt_get(struct kvb_store *s, const char *sql, int *cached)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	for (i = 0; i < KVB_ARRAY_SIZE(s->stmt_cache) && s->stmt_cache[i].st; i++)
+		if (!strcmp(s->stmt_cache[i].sql, sql)) {
+			*cached = 1;
+			sqlite3_clear_bindings(s->stmt_cache[i].st);
+			return s->stmt_cache[i].st;
+		}
+	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK)
+		return NULL;
+	*cached = i < KVB_ARRAY_SIZE(s->stmt_cache);
+	if (*cached) {
+		s->stmt_cache[i].sql = sql; /* callers pass string literals */
+		s->stmt_cache[i].st = st;
+	}
+	return st;
+}
+
 static int run_stmt(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, const char *sql, const char *types, ...)
 {
 	sqlite3_stmt *st;
 	va_list ap;
-	int rc;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+	int rc, cached = 0;
+	if (!(st = stmt_get(s, sql, &cached)))
 		return db_err(s, err, "preparing statement");
 	va_start(ap, types);
 	for (int i = 0; types[i]; i++) {
@@ -202,8 +231,9 @@ static int run_stmt(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, 
 		case 'd': sqlite3_bind_double(st, i + 1, va_arg(ap, double)); break;
 		default: {
 			const char *t = va_arg(ap, const char *);
+			/* STATIC: the statement is reset (or finalized) before this call returns */
 			if (t)
-				sqlite3_bind_text(st, i + 1, t, -1, SQLITE_TRANSIENT);
+				sqlite3_bind_text(st, i + 1, t, -1, SQLITE_STATIC);
 			else
 				sqlite3_bind_null(st, i + 1);
 		}
@@ -211,9 +241,19 @@ static int run_stmt(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, 
 	}
 	va_end(ap);
 	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return db_err(s, err, "writing");
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		/* the message first: reset/finalize keep it, but say so explicitly */
+		int erc = db_err(s, err, "writing");
+		if (cached)
+			sqlite3_reset(st);
+		else
+			sqlite3_finalize(st);
+		return erc;
+	}
+	if (cached)
+		sqlite3_reset(st);
+	else
+		sqlite3_finalize(st);
 	if (rowid)
 		*rowid = sqlite3_last_insert_rowid(s->db);
 	return KVB_OK;
@@ -414,23 +454,26 @@ int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, co
 	return rc;
 }
 
-int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
-			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err)
+/* kvb_store_job_write (fresh == 0) or kvb_store_job_write_new (fresh == 1). */
+static int job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+		     const struct kvb_metrics *m, const cJSON *classifiers, int fresh, struct kvb_error *err)
 {
-	int rc;
-	rc = run_stmt(s, err, NULL,
-		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = ?, end_ns = ? WHERE id = ?", "ttiiii",
-		      o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
-	if (!rc)
+	int rc = KVB_OK;
+	if (!fresh)
+		rc = run_stmt(s, err, NULL,
+			      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = ?, end_ns = ? WHERE id = ?",
+			      "ttiiii", o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
+	/* an imported (fresh) row was never attempted here: no attempt history to keep */
+	if (!rc && !fresh)
 		rc = run_stmt(s, err, NULL,
 			      "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
 			      "iittii", job_id, (int64_t)o->attempts, o->status, o->error, o->start_ns, o->end_ns);
 	/* Classifiers from the plan are replaced so a redone job (resume) stores them once. */
-	if (!rc)
+	if (!rc && !fresh)
 		rc = run_stmt(s, err, NULL, "DELETE FROM classifier WHERE job_id = ?", "i", job_id);
-	if (!rc)
+	if (!rc && !fresh)
 		rc = run_stmt(s, err, NULL, "DELETE FROM metric WHERE job_id = ?", "i", job_id);
-	if (!rc)
+	if (!rc && !fresh)
 		rc = run_stmt(s, err, NULL, "DELETE FROM artifact WHERE job_id = ?", "i", job_id);
 	if (!rc)
 		rc = add_classifiers(s, job_id, 0, classifiers, err);
@@ -445,9 +488,21 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 		rc = run_stmt(s, err, NULL, "INSERT INTO artifact(job_id, run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?,?)",
 			      "iittti", job_id, run_id, m->art[i].kind, m->art[i].path,
 			      m->art[i].sha256, m->art[i].bytes);
-	if (!rc)
+	if (!rc && (!fresh || (m && m->samples)))
 		rc = kvb_store_samples_replace(s, job_id, m ? m->samples : NULL, err);
 	return rc;
+}
+
+int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err)
+{
+	return job_write(s, run_id, job_id, o, m, classifiers, 0, err);
+}
+
+int kvb_store_job_write_new(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+			    const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err)
+{
+	return job_write(s, run_id, job_id, o, m, classifiers, 1, err);
 }
 
 int kvb_store_run_artifact(struct kvb_store *s, int64_t run_id, const char *kind, const char *path, struct kvb_error *err)

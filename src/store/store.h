@@ -23,6 +23,12 @@ struct kvb_store {
 	char *path;
 	int readonly;
 	int lock_fd;  /* "<db>.lock" held with flock while this process runs a run; -1 when not */
+	/* Prepared statements of the store's own writes, kept across calls (keyed by SQL text): a
+	 * 100,000-row import spent most of its time re-parsing the same INSERTs (issue 14). */
+	struct {
+		const char *sql;
+		sqlite3_stmt *st;
+	} stmt_cache[32];
 };
 
 /* Opens (creating and migrating when !readonly) the DB at path. readonly uses SQLITE_OPEN_READONLY
@@ -120,6 +126,15 @@ struct kvb_job_outcome {
  */
 int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
 			 const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err);
+
+/*
+ * The writes of a job row inserted in this same transaction (import) WITH its
+ * final status, error, attempts and times: as kvb_store_job_write, minus the
+ * job UPDATE, the job_attempt row (nothing was attempted here) and the deletes of earlier metrics, classifiers, artifacts and
+ * samples that a fresh job cannot have.
+ */
+int kvb_store_job_write_new(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+			    const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err);
 
 /* The writes of kvb_store_job_commit without its transaction (caller holds one; used by import). */
 int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
