@@ -30,7 +30,7 @@ const struct kvb_cmd kvb_commands[] = {
 	  "      --allow-unverified  accept artifact URLs that come without a sha256\n" },
 	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
-	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A]\n"
+	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A] [--margin PCT]\n"
 	  "                    [--format table|markdown|csv|json] [--layout long|wide]\n\n"
 	  "  Columns: n values, boots they came from, the statistic (--stat), stdev (n-1), CoV,\n"
 	  "  perc_diff = (variant - baseline) / baseline x 100 (raw sign: read it with lower_is_better),\n"
@@ -38,7 +38,9 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  significant (*) when that p < alpha AND the hierarchical-bootstrap 95% CI of the ratio\n"
 	  "  excludes 1. With one boot, p is the larger of Welch's and Mann-Whitney's (both must be\n"
 	  "  < alpha); \"(1 boot)\" marks it when the variants ran in different boots. verdict: better /\n"
-	  "  worse (significant, from lower_is_better), ~ (no significant change).\n"
+	  "  worse (significant, from lower_is_better), same (the 95% CI of the ratio within +-margin:\n"
+	  "  --margin PCT, else the agenda's config.margins, else 1%), undecided (~N boots: the boots per\n"
+	  "  variant estimated to decide it). cliff: Cliff's delta; a dagger marks multimodal runs.\n"
 	  "  --by KEY spreads a classifier into columns (cgroup_depth -> root, level1, ...).\n"
 	  "  --format json carries every statistic, p-value, CI and the raw values.\n" },
 	{ "show", cmd_show, "list runs, variants, jobs or metrics",

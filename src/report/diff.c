@@ -2,6 +2,7 @@
 #include "report/diff.h"
 #include "core/log.h"
 #include "report/box.h"
+#include "report/verdict.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -70,6 +71,37 @@ static size_t boot_ids(const struct kvb_cell *c, int *ids)
 	return nb;
 }
 
+/*
+ * The three-way verdict of a compared cell (DESIGN.md §11). "same" is judged
+ * on the wider of the bootstrap CI and Fieller's CI on the boot means (the
+ * bootstrap's alone is too narrow with few boots, stats.h), or with one boot
+ * on Fieller's CI of the runs; Cliff's delta is taken over the runs.
+ */
+static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kvb_cell_stats *out)
+{
+	struct kvb_verdict_in in = { .significant = out->significant, .margin = g->margin > 0 ? g->margin : KVB_VERDICT_MARGIN,
+				     .lower_is_better = g->lower_is_better, .ratio = NAN };
+	if (out->naive_ok)
+		out->cliffs = kvb_stats_cliffs_delta(out->c.mw_u, out->c.nb, out->c.nv);
+	if (out->boot_ok) {
+		in.ratio = out->b.ratio;
+		in.ci_lo = fmin(out->b.ci_lo, out->b.boot_ratio_ci_lo); /* NAN (unbounded) stays NAN */
+		in.ci_hi = fmax(out->b.ci_hi, out->b.boot_ratio_ci_hi);
+		if (isnan(out->b.boot_ratio_ci_lo))
+			in.ci_lo = in.ci_hi = NAN;
+		in.boots = bboots < out->boots ? bboots : out->boots;
+	} else if (out->naive_ok) {
+		in.ratio = out->c.ratio;
+		in.ci_lo = out->c.ratio_ci_lo;
+		in.ci_hi = out->c.ratio_ci_hi;
+		in.boots = 1;
+	}
+	out->same_lo = in.ci_lo;
+	out->same_hi = in.ci_hi;
+	kvb_verdict_judge(&in, &out->v3);
+	out->verdict = out->naive_ok || out->boot_ok ? out->v3.name : "n<2";
+}
+
 void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, size_t v, enum kvb_stat stat,
 		      double alpha, struct kvb_cell_stats *out)
 {
@@ -83,6 +115,9 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 		return;
 	out->ok = 1;
 	out->value = pick(&out->s, stat);
+	out->cliffs = out->same_lo = out->same_hi = NAN;
+	if (kvb_stats_count_modes(c->v, c->n, &out->modes, NULL))
+		out->modes = 1;
 	iv = kvb_xcalloc(c->n + 1, sizeof(*iv));
 	out->boots = boot_ids(c, iv);
 	if (v == 0 || !b->n) {
@@ -107,12 +142,7 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 		/* Both sides in one and the same boot (knob-only variants): no boot confound to warn about. */
 		out->one_boot = !(bboots == 1 && out->boots == 1 && b->boot[0] == c->boot[0]);
 	}
-	if (!out->naive_ok && !out->boot_ok)
-		out->verdict = "n<2";
-	else if (out->significant)
-		out->verdict = ((out->diff_pct < 0) == (g->lower_is_better != 0)) ? "better" : "worse";
-	else
-		out->verdict = "~";
+	kvb_cell_verdict(g, bboots, out);
 	free(ib);
 	free(iv);
 }
@@ -141,10 +171,7 @@ static void fmt_p(char *buf, size_t n, const struct kvb_cell_stats *cs)
 
 static void fmt_verdict(char *buf, size_t n, const struct kvb_cell_stats *cs)
 {
-	if (!cs->has_cmp)
-		snprintf(buf, n, "baseline");
-	else
-		snprintf(buf, n, "%s%s", cs->verdict, cs->one_boot ? " (1 boot)" : "");
+	kvb_verdict_cell(buf, n, cs);
 }
 
 static int any_labels(const struct kvb_report *r)
@@ -177,7 +204,7 @@ static void emit(const struct kvb_box *b, const char *format, FILE *out)
 static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o, FILE *out, int *one_boot)
 {
 	int labels = any_labels(r);
-	size_t nc = labels ? 12 : 11, col = 0;
+	size_t nc = labels ? 13 : 12, col = 0;
 	struct kvb_box b;
 	char t[256];
 	kvb_box_init(&b, nc);
@@ -193,6 +220,7 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 	kvb_box_header(&b, col++, "cov", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "perc_diff", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "p", KVB_ALIGN_RIGHT);
+	kvb_box_header(&b, col++, "cliff", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "verdict", KVB_ALIGN_LEFT);
 	for (size_t gi = 0; gi < r->ngroups; gi++) {
 		const struct kvb_group *g = &r->groups[gi];
@@ -225,6 +253,8 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 				fmt_p(t, sizeof(t), &cs);
 			else
 				snprintf(t, sizeof(t), "%s", g_full_precision ? "" : " ");
+			kvb_box_cell(&b, t);
+			kvb_verdict_cliffs_cell(t, sizeof(t), &cs);
 			kvb_box_cell(&b, t);
 			fmt_verdict(t, sizeof(t), &cs);
 			kvb_box_cell(&b, t);
@@ -454,6 +484,7 @@ static void print_json(const struct kvb_report *r, const struct kvb_diff_opts *o
 				cJSON_AddStringToObject(jv, "verdict", cs.verdict);
 				cJSON_AddStringToObject(jv, "unit", cs.boot_ok ? "boot" : "run (1 boot)");
 			}
+			kvb_verdict_json(jv, g, &cs);
 			cJSON_AddItemToArray(vs, jv);
 		}
 		cJSON_AddItemToObject(jg, "variants", vs);
@@ -481,6 +512,10 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		kvb_report_release(&r);
 		return rc;
 	}
+	if ((rc = kvb_report_set_margins(s, &r, o->margin, err))) {
+		kvb_report_release(&r);
+		return rc;
+	}
 	g_full_precision = !strcmp(f, "csv");
 	if (!strcmp(f, "json"))
 		print_json(&r, o, out);
@@ -491,9 +526,7 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 	else
 		print_long(&r, o, out, &one_boot);
 	if (!strcmp(f, "table") || !strcmp(f, "markdown"))
-		fprintf(out, "%s* significant at alpha %g; p: Welch on boot means (>= 2 boots; with the bootstrap CI of the "
-			     "ratio) or max(Welch, Mann-Whitney) (1 boot); ~ no significant change\n",
-			!strcmp(f, "markdown") ? "\n" : "", o->alpha);
+		kvb_verdict_legend(out, &r, o);
 	if (one_boot)
 		kvb_warn("some comparisons have a single boot per variant: kernel and boot effects cannot be separated "
 			 "(run with --rounds 2 or more)");

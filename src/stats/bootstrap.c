@@ -185,13 +185,16 @@ int kvb_stats_hier_bootstrap(const double *b, const int *b_boot, size_t nb, cons
 	side_spread(&sb, means_b, &r->within_sd_b, &r->between_sd_b);
 	side_spread(&sv, means_v, &r->within_sd_v, &r->between_sd_v);
 	r->boot_welch_t = r->boot_welch_df = r->boot_welch_p = NAN;
+	r->boot_ratio_ci_lo = r->boot_ratio_ci_hi = NAN;
 	if (sb.nboots >= 2 && sv.nboots >= 2) {
-		struct kvb_welch w;
-		if ((rc = kvb_stats_welch(means_b, sb.nboots, means_v, sv.nboots, alpha, &w, err)))
+		struct kvb_compare c;
+		if ((rc = kvb_stats_compare(means_b, sb.nboots, means_v, sv.nboots, alpha, &c, err)))
 			goto out;
-		r->boot_welch_t = w.t;
-		r->boot_welch_df = w.df;
-		r->boot_welch_p = w.p;
+		r->boot_welch_t = c.welch_t;
+		r->boot_welch_df = c.welch_df;
+		r->boot_welch_p = c.welch_p;
+		r->boot_ratio_ci_lo = c.ratio_ci_lo;
+		r->boot_ratio_ci_hi = c.ratio_ci_hi;
 	}
 
 out:

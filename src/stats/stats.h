@@ -189,6 +189,10 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
  *  boot_welch_t, boot_welch_df, boot_welch_p  Welch's t-test (as
  *                kvb_stats_welch) on the per-boot means, each boot one value
  *                whatever its run count; NAN when either side has < 2 boots
+ *  boot_ratio_ci_lo, boot_ratio_ci_hi  Fieller's (1 - alpha) CI of the ratio
+ *                on the per-boot means with Welch's df (as kvb_stats_compare
+ *                on the boot means): the calibrated CI with few boots; NAN
+ *                when unbounded or either side has < 2 boots
  *
  * Calibration, measured (A/A, 8 runs per boot, between-boot sd 2 %, within
  * 0.3 %, 400 trials, alpha 0.05; share of trials `significant`):
@@ -212,6 +216,7 @@ struct kvb_boot_cmp {
 	double within_sd_b, between_sd_b, within_sd_v, between_sd_v;
 	size_t boots_b, boots_v;
 	double boot_welch_t, boot_welch_df, boot_welch_p;
+	double boot_ratio_ci_lo, boot_ratio_ci_hi;
 	unsigned resamples; /* resamples actually drawn */
 };
 
