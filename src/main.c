@@ -43,6 +43,13 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  variant estimated to decide it). cliff: Cliff's delta; a dagger marks multimodal runs.\n"
 	  "  --by KEY spreads a classifier into columns (cgroup_depth -> root, level1, ...).\n"
 	  "  --format json carries every statistic, p-value, CI and the raw values.\n" },
+	{ "plan", cmd_plan, "runs per boot and boots needed, from the variance in a DB",
+	  "usage: kvbench plan [-d DB] [--run ID] [--metric GLOB] [--workload NAME] [--detect PCT] [--alpha A]\n"
+	  "                    [--boot-cost S] [--run-cost S]\n\n"
+	  "  Per metric and variant with >= 2 boots: boot-to-boot and run-to-run variance components,\n"
+	  "  the boot and job times measured in the DB, Kalibera & Jones' optimal runs per boot and the\n"
+	  "  boots per variant that detect a --detect PCT change (default 5) with 80% power.\n"
+	  "  --boot-cost/--run-cost give the costs in seconds where the DB has none (imported results).\n" },
 	{ "show", cmd_show, "list runs, variants, jobs or metrics",
 	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
 	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n" },

@@ -51,6 +51,17 @@ check "--margin 0.02: m_same no longer fits" test "$(field m_same verdict)" = "u
 check "--margin in JSON" test "$(field m_same margin_pct)" = "0.02"
 "$KVB" diff -d "$T/v.db" --margin -1 >/dev/null 2>&1; rc=$?
 check "--margin -1 is a usage error" test "$rc" -eq 2
+# kvbench plan, by hand for m_undec base: runs 100/104/97/101 + (-0.1 -0.05 0 0.05 0.1): S1^2 = 0.025/4,
+# boot means' variance 25/3, T2^2 = 25/3 - S1^2/5 = 8.33208: boot sd 2.887/100.5 = 2.87 %, run sd 0.08 %;
+# K&J runs/boot ceil(sqrt(40/2 x 0.00625/8.332)) = 1
+"$KVB" plan -d "$T/v.db" --boot-cost 40 --run-cost 2 --metric m_undec >"$T/plan"; rc=$?
+check "plan ok" test "$rc" -eq 0
+check "plan: components, costs and K&J runs/boot by hand" \
+  grep -Eq '^\| w +\| m_undec +\| base +\| +4 \| +5\.0 \| +100\.5 \| +2\.87 \| +0\.08 \| +40\.0 \| +2\.00 \| +1 \|' "$T/plan"
+printf 'variant,workload,metric,value\na,w,m,1\na,w,m,2\nb,w,m,1\nb,w,m,2\n' >"$T/one.csv"
+"$KVB" import csv "$T/one.csv" -d "$T/one.db" >/dev/null 2>&1
+"$KVB" plan -d "$T/one.db" >/dev/null 2>"$T/err"; rc=$?
+check "plan with one boot: exit 3 and says why" sh -c "test $rc -eq 3 && grep -q 'rounds 2' '$T/err'"
 # the agenda's config.margins, per metric (an imported run keeps none: write one in)
 "$KVB" query -d "$T/v.db" "select 1" >/dev/null
 sqlite3 "$T/v.db" "update run set agenda_json = '{\"config\":{\"margins\":{\"m_same\":0.05,\"default\":3}}}'"
