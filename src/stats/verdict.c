@@ -1,5 +1,7 @@
 /* Implements the three-way verdict, Cliff's delta and O'Brien-Fleming alpha spending (see verdict.h). */
 #include "stats/verdict.h"
+#include "stats/stats.h"
+#include "core/error.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -66,4 +68,18 @@ double kvb_alpha_look(double alpha, unsigned k, unsigned K)
 	if (!K || !k || k > K)
 		return 0;
 	return kvb_alpha_spent_obf(alpha, (double)k / K) - kvb_alpha_spent_obf(alpha, (double)(k - 1) / K);
+}
+
+int kvb_seq_judge(const double *mb, size_t kb, const double *mv, size_t kv, double nominal, double margin,
+		  int lower_is_better, struct kvb_verdict *out, struct kvb_error *err)
+{
+	struct kvb_compare c;
+	int rc = kvb_stats_compare(mb, kb, mv, kv, nominal, &c, err);
+	if (rc)
+		return rc;
+	struct kvb_verdict_in in = { .significant = c.welch_p < nominal, .ratio = c.ratio, .ci_lo = c.ratio_ci_lo,
+				     .ci_hi = c.ratio_ci_hi, .boots = kb < kv ? kb : kv, .margin = margin,
+				     .lower_is_better = lower_is_better };
+	kvb_verdict_judge(&in, out);
+	return KVB_OK;
 }

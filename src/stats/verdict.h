@@ -110,6 +110,30 @@ double kvb_alpha_spent_obf(double alpha, double t);
 double kvb_alpha_look(double alpha, unsigned k, unsigned K);
 
 /*
+ * Exact nominal two-sided levels of K equally spaced looks for the
+ * O'Brien-Fleming-type spending function above: nominal[k-1] = 2 Q(c_k /
+ * sqrt(k)) where |S_k| >= c_k stops at look k and the boundaries c_k make
+ * P(first crossing at look k | no change) = alpha(k/K) - alpha((k-1)/K) for
+ * the partial sums S_k of independent N(0, 1) steps, by recursive numerical
+ * integration (Armitage, McPherson & Rowe 1969; 401-point trapezoid grid).
+ * Unlike kvb_alpha_look's increments these use the looks' correlation: for
+ * K = 10, alpha 0.05 the last look is tested at ~0.04, not ~0.011. Returns
+ * 0, or -1 for K == 0, alpha outside (0, 1) or no memory.
+ */
+int kvb_seq_bounds(double alpha, unsigned K, double *nominal);
+
+/*
+ * One look of a sequential comparison (`run --until-decided`) on per-boot
+ * means mb[0..kb-1] (baseline) and mv[0..kv-1] (variant), tested at the
+ * look's nominal level (kvb_alpha_look): a change when Welch's p on the boot
+ * means is below it; "same" when Fieller's (1 - nominal) CI of the ratio of
+ * the boot means lies within 1 +- margin; else undecided (out->boots_needed
+ * as kvb_verdict_judge). Needs kb, kv >= 2. Errors: KVB_EINPUT.
+ */
+int kvb_seq_judge(const double *mb, size_t kb, const double *mv, size_t kv, double nominal, double margin,
+		  int lower_is_better, struct kvb_verdict *out, struct kvb_error *err);
+
+/*
  * Two-level plan for one metric and variant (Kalibera & Jones 2013, ISMM,
  * "Rigorous benchmarking in reasonable time", two levels: boots and runs).
  * Input: the runs grouped by boot (x[i] with boot id boot[i]), the cost of a
