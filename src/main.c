@@ -27,7 +27,12 @@ const struct kvb_cmd kvb_commands[] = {
 	  "      --dry-run         print the plan and exit\n"
 	  "      --no-diff         do not print the diff table at the end\n"
 	  "      --max-jobs N      stop after N jobs as if interrupted (for testing resume)\n"
-	  "      --allow-unverified  accept artifact URLs that come without a sha256\n" },
+	  "      --allow-unverified  accept artifact URLs that come without a sha256\n"
+	  "      --until-decided   after every round re-judge and stop when every comparison is better,\n"
+	  "                        worse or same (alpha spending: Lan-DeMets O'Brien-Fleming type);\n"
+	  "                        iterations are split over --max-rounds N rounds (default 10);\n"
+	  "                        --margin PCT (default 1), --max-time DUR (90s, 30m, 2h),\n"
+	  "                        --metric WORKLOAD/METRIC (repeatable; default every metric)\n" },
 	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A] [--margin PCT]\n"
