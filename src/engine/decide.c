@@ -2,6 +2,7 @@
 #include "engine/decide.h"
 #include "core/log.h"
 #include "report/model.h"
+#include "stats/stats.h"
 #include "stats/verdict.h"
 
 #include <cjson/cJSON.h>
@@ -98,17 +99,13 @@ static int chosen(const struct kvb_decide_opts *d, const struct kvb_group *g)
 /* The units of a cell: its boot means when it has >= 2 boots, else its runs. Returns the count; *u owned. */
 static size_t units(const struct kvb_cell *c, double **u)
 {
-	int64_t *ids = kvb_xcalloc(c->n + 1, sizeof(*ids));
-	double *sum = kvb_xcalloc(c->n + 1, sizeof(*sum));
-	size_t *cnt = kvb_xcalloc(c->n + 1, sizeof(*cnt)), nb = 0;
+	int *ids = kvb_xcalloc(c->n + 1, sizeof(*ids));
+	size_t nb = kvb_stats_dense_ids(c->boot, c->n, ids);
+	double *sum = kvb_xcalloc(nb + 1, sizeof(*sum));
+	size_t *cnt = kvb_xcalloc(nb + 1, sizeof(*cnt));
 	for (size_t i = 0; i < c->n; i++) {
-		size_t k;
-		for (k = 0; k < nb && ids[k] != c->boot[i]; k++)
-			;
-		if (k == nb)
-			ids[nb++] = c->boot[i];
-		sum[k] += c->v[i];
-		cnt[k]++;
+		sum[ids[i]] += c->v[i];
+		cnt[ids[i]]++;
 	}
 	*u = kvb_xcalloc(c->n + 1, sizeof(double));
 	if (nb >= 2) {

@@ -56,19 +56,7 @@ static double pick(const struct kvb_summary *s, enum kvb_stat st)
 /* Maps int64 boot ids to small ints for the bootstrap; returns the number of distinct boots. */
 static size_t boot_ids(const struct kvb_cell *c, int *ids)
 {
-	size_t nb = 0;
-	int64_t *seen = kvb_xcalloc(c->n + 1, sizeof(*seen));
-	for (size_t i = 0; i < c->n; i++) {
-		size_t k;
-		for (k = 0; k < nb; k++)
-			if (seen[k] == c->boot[i])
-				break;
-		if (k == nb)
-			seen[nb++] = c->boot[i];
-		ids[i] = (int)k;
-	}
-	free(seen);
-	return nb;
+	return kvb_stats_dense_ids(c->boot, c->n, ids);
 }
 
 /*

@@ -2,6 +2,7 @@
 #include "report/plan.h"
 #include "report/box.h"
 #include "report/diff.h"
+#include "stats/stats.h"
 #include "stats/verdict.h"
 #include "store/store.h"
 
@@ -60,8 +61,7 @@ int kvb_plan_print(struct kvb_store *s, const struct kvb_plan_opts *o, FILE *out
 			if (c->n < 2)
 				continue;
 			ids = kvb_xmalloc(c->n * sizeof(int));
-			for (size_t i = 0; i < c->n; i++)
-				ids[i] = (int)(c->boot[i] % 100000) + (int)(c->boot[i] / 100000) * 1000; /* run, round */
+			kvb_stats_dense_ids(c->boot, c->n, ids);
 			double bc = o->boot_cost_s > 0 ? o->boot_cost_s
 							: mean_s(s, "SELECT avg(b.ready_ns - b.started_ns) / 1e9 FROM boot b JOIN variant v"
 								    " ON v.id = b.variant_id WHERE v.run_id = ?1 AND v.name = ?2"

@@ -97,14 +97,15 @@ void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_
 		md ? "\n" : "", o->alpha, mtxt);
 	for (size_t gi = 0; gi < r->ngroups; gi++)
 		for (size_t v = 0; v < r->variants.n; v++) {
-			struct kvb_cell_stats cs;
-			kvb_cell_compute(r, &r->groups[gi], v, o->stat, o->alpha, &cs);
-			if (!multimodal(&cs))
+			const struct kvb_cell *c = &r->groups[gi].cells[v];
+			size_t modes = 1;
+			/* the modes alone (the rest of kvb_cell_compute was done for the table) */
+			if (!c->n || kvb_stats_count_modes(c->v, c->n, &modes, NULL) || modes < 2)
 				continue;
 			if (!any++)
 				fprintf(out, "%s\u2020 multimodal samples (a mean summarises several populations; plot the runs):\n",
 					md ? "\n" : "");
-			fprintf(out, "%s  %s %s %s: %zu modes in %zu runs\n", md ? "-" : "", r->groups[gi].workload,
-				r->groups[gi].metric, r->variants.v[v], cs.modes, cs.s.n);
+			fprintf(out, "%s%s %s %s: %zu modes in %zu runs\n", md ? "- " : "  ", r->groups[gi].workload,
+				r->groups[gi].metric, r->variants.v[v], modes, c->n);
 		}
 }

@@ -18,6 +18,7 @@ struct side {
 	size_t n, nboots;
 	double *mean;  /* nboots boot means */
 	double *se;    /* nboots: sd of a resampled boot mean, sqrt(plug-in variance / len) */
+	double grand, grand_sd; /* run-weighted mean; sd of the side's resampled mean (many boots) */
 };
 
 struct tagged {
@@ -65,6 +66,13 @@ static void side_init(struct side *s, const double *x, const int *boot, size_t n
 					    : 0;
 		s->se[k] = sqrt(var / (double)s->len[k]);
 	}
+	s->grand = n ? gsl_stats_mean(s->val, 1, n) : 0;
+	double acc = 0;
+	for (size_t k = 0; k < s->nboots; k++) {
+		double L = (double)s->len[k], d = s->mean[k] - s->grand;
+		acc += L * L * (d * d + s->se[k] * s->se[k]); /* se_k^2 = pvar_k / L_k */
+	}
+	s->grand_sd = n ? sqrt(acc) / (double)n : 0;
 }
 
 static void side_release(struct side *s)
@@ -111,6 +119,8 @@ static double side_resample_mean(const struct side *s, gsl_rng *rng)
 {
 	double sum = 0;
 	size_t cnt = 0;
+	if (s->nboots > KVB_STATS_BOOTS_EXACT)
+		return s->grand + s->grand_sd * gsl_ran_gaussian_ziggurat(rng, 1.0);
 	for (size_t k = 0; k < s->nboots; k++) {
 		size_t g = gsl_rng_uniform_int(rng, s->nboots);
 		const double *x = s->val + s->start[g];
@@ -206,4 +216,47 @@ out:
 	side_release(&sb);
 	side_release(&sv);
 	return rc;
+}
+
+struct id_at {
+	int64_t id;
+	size_t i;
+};
+
+static int cmp_id_at(const void *pa, const void *pb)
+{
+	const struct id_at *a = pa, *b = pb;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+size_t kvb_stats_dense_ids(const int64_t *ids, size_t n, int *out)
+{
+	struct id_at *t = kvb_xmalloc((n ? n : 1) * sizeof(*t));
+	size_t *first = kvb_xmalloc((n ? n : 1) * sizeof(*first)), ng = 0;
+	int *rank;
+	for (size_t i = 0; i < n; i++)
+		t[i] = (struct id_at){ ids[i], i };
+	qsort(t, n, sizeof(*t), cmp_id_at);
+	/* group g (in id order) first appears at index first[g]; rank groups by that */
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || t[i].id != t[i - 1].id)
+			first[ng++] = t[i].i;
+		out[t[i].i] = (int)(ng - 1);
+	}
+	struct id_at *order = kvb_xmalloc((ng ? ng : 1) * sizeof(*order));
+	for (size_t g = 0; g < ng; g++)
+		order[g] = (struct id_at){ (int64_t)first[g], g };
+	qsort(order, ng, sizeof(*order), cmp_id_at);
+	rank = kvb_xmalloc((ng ? ng : 1) * sizeof(*rank));
+	for (size_t r = 0; r < ng; r++)
+		rank[order[r].i] = (int)r;
+	for (size_t i = 0; i < n; i++)
+		out[i] = rank[out[i]];
+	free(t);
+	free(first);
+	free(order);
+	free(rank);
+	return ng;
 }

@@ -17,17 +17,16 @@ int kvb_twolevel_components(const double *x, const int *boot, size_t n, double b
 		return rc;
 	if (!boot)
 		return kvb_error_set(err, KVB_EINPUT, "sample has no boot ids");
-	/* boot ids -> dense index (few boots: a linear scan is fine) */
-	int *ids = kvb_xmalloc(n * sizeof(int));
-	size_t nb = 0;
+	/* boot ids -> dense index */
+	int64_t *ids = kvb_xmalloc(n * sizeof(*ids));
+	int *dense = kvb_xmalloc(n * sizeof(int));
+	for (size_t i = 0; i < n; i++)
+		ids[i] = boot[i];
+	size_t nb = kvb_stats_dense_ids(ids, n, dense);
 	double *sum = kvb_xcalloc(n, sizeof(double)), *ss = kvb_xcalloc(n, sizeof(double));
 	size_t *cnt = kvb_xcalloc(n, sizeof(size_t)), *which = kvb_xmalloc(n * sizeof(size_t));
 	for (size_t i = 0; i < n; i++) {
-		size_t k;
-		for (k = 0; k < nb && ids[k] != boot[i]; k++)
-			;
-		if (k == nb)
-			ids[nb++] = boot[i];
+		size_t k = (size_t)dense[i];
 		which[i] = k;
 		sum[k] += x[i];
 		cnt[k]++;
@@ -65,6 +64,7 @@ int kvb_twolevel_components(const double *x, const int *boot, size_t n, double b
 		p->runs_per_boot = NAN;
 out:
 	free(ids);
+	free(dense);
 	free(sum);
 	free(ss);
 	free(cnt);

@@ -537,6 +537,53 @@ static void test_bootstrap__many_runs_per_boot_match_run_by_run_resampling(void)
 	gsl_rng_free(rng);
 }
 
+/*
+ * A side with more than KVB_STATS_BOOTS_EXACT boots draws its whole resampled
+ * mean from the normal approximation (cost O(1) per resample). 200 boots of 3
+ * runs a side, skewed boot levels (exponential): the CI must match the
+ * run-by-run bootstrap's within a tenth of its half-width.
+ */
+static void test_bootstrap__many_boots_match_run_by_run_resampling(void)
+{
+	enum { NB = 200, RUNS = 3, N = NB * RUNS, R = 4000 };
+	static double b[N], v[N], ratios[R];
+	static int ib[N], iv[N];
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct kvb_boot_cmp r;
+	gsl_rng_set(rng, 9);
+	for (int k = 0; k < NB; k++) {
+		double lb = 100 * (0.95 + 0.05 * gsl_ran_exponential(rng, 1.0)), lv = 102 * (0.95 + 0.05 * gsl_ran_exponential(rng, 1.0));
+		for (int i = 0; i < RUNS; i++) {
+			b[k * RUNS + i] = lb + gsl_ran_gaussian(rng, 1.0);
+			v[k * RUNS + i] = lv + gsl_ran_gaussian(rng, 1.0);
+			ib[k * RUNS + i] = iv[k * RUNS + i] = k;
+		}
+	}
+	CHECK(NB > KVB_STATS_BOOTS_EXACT);
+	CHECK(kvb_stats_hier_bootstrap(b, ib, N, v, iv, N, R, 78, 0.05, &r, NULL) == KVB_OK);
+	for (int t = 0; t < R; t++) {
+		double mb = ref_side_mean(rng, b, NB, RUNS);
+		ratios[t] = ref_side_mean(rng, v, NB, RUNS) / mb;
+	}
+	gsl_sort(ratios, 1, R);
+	double lo = gsl_stats_quantile_from_sorted_data(ratios, 1, R, 0.025);
+	double hi = gsl_stats_quantile_from_sorted_data(ratios, 1, R, 0.975), half = (hi - lo) / 2;
+	fprintf(stderr, "  200 boots: fast CI [%.5f, %.5f], run-by-run CI [%.5f, %.5f]\n", r.ci_lo, r.ci_hi, lo, hi);
+	CHECK(fabs(r.ci_lo - lo) < 0.1 * half);
+	CHECK(fabs(r.ci_hi - hi) < 0.1 * half);
+	gsl_rng_free(rng);
+}
+
+/* Dense ids keep the order of first appearance: {7, 3, 7, 9, 3} -> {0, 1, 0, 2, 1}. */
+static void test_dense_ids__order_of_first_appearance(void)
+{
+	const int64_t ids[] = { 7, 3, 7, 9, 3 };
+	int out[5];
+	CHECK(kvb_stats_dense_ids(ids, 5, out) == 3);
+	CHECK(out[0] == 0 && out[1] == 1 && out[2] == 0 && out[3] == 2 && out[4] == 1);
+	CHECK(kvb_stats_dense_ids(ids, 0, out) == 0);
+}
+
 #define TESTS                                                                                                          \
 	T(test_summary__even_n_median_p95_hmean)                                                                       \
 	T(test_summary__odd_n_median_and_p95)                                                                          \
@@ -561,5 +608,7 @@ static void test_bootstrap__many_runs_per_boot_match_run_by_run_resampling(void)
 	T(test_bootstrap__single_boot_reports_one_boot)                                                                \
 	T(test_bootstrap__rejects_bad_input)                                                                           \
 	T(test_bootstrap__aa_with_boot_noise_rarely_significant)                                                       \
-	T(test_bootstrap__many_runs_per_boot_match_run_by_run_resampling)
+	T(test_bootstrap__many_runs_per_boot_match_run_by_run_resampling)                                              \
+	T(test_bootstrap__many_boots_match_run_by_run_resampling)                                                      \
+	T(test_dense_ids__order_of_first_appearance)
 #include "test_main.h"
