@@ -18,6 +18,7 @@ const struct kvb_cmd kvb_commands[] = {
 	{ "run", cmd_run, "run an agenda on a platform and store the results",
 	  "usage: kvbench run AGENDA -p PLATFORM [-V NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]]...\n"
 	  "                   [-d DB] [--rounds N] [--dry-run] [--no-diff]\n"
+	  "                   [--until-decided [--margin PCT] [--max-rounds N] [--max-time DUR] [--metric W/M]...]\n"
 	  "       kvbench run --resume [RUN] [-d DB]\n\n"
 	  "  -p, --platform NAME   platform name or path to platform.yaml\n"
 	  "  -V, --variant SPEC    add a variant (repeatable); overrides an agenda variant of that name\n"

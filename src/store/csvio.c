@@ -131,7 +131,7 @@ struct import {
 	struct kvb_buf msgs;
 	struct kvb_strv variants; /* in order of first appearance */
 	int64_t *vids, run_id;
-	sqlite3_stmt *job_st;
+	sqlite3_stmt *job_st, *cls_st, *met_st;
 };
 
 static int blank(const struct rec *r)
@@ -211,6 +211,19 @@ static int check_rec(const struct rec *row, size_t index, void *ctx, struct kvb_
 	return KVB_OK;
 }
 
+/* One job classifier row (key, value) of job. */
+static int add_cls(struct import *im, int64_t job, const char *key, const char *value, struct kvb_error *err)
+{
+	sqlite3_stmt *st = im->cls_st;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, job);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, value, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", im->s->path, sqlite3_errmsg(im->s->db));
+	return KVB_OK;
+}
+
 /*
  * Pass 2 (inside the import's transaction): one job per row. It carries the
  * row's classifiers; metric rows of one job are not regrouped because a
@@ -220,10 +233,7 @@ static int import_rec(const struct rec *row, size_t index, void *ctx, struct kvb
 {
 	struct import *im = ctx;
 	const int *idx = im->idx;
-	struct kvb_metrics m;
-	struct kvb_job_outcome o = { .status = "ok", .attempts = 1 };
 	sqlite3_stmt *st = im->job_st;
-	cJSON *cls;
 	int64_t it = 1, boot = 1, job;
 	double v;
 	char its[32];
@@ -251,27 +261,35 @@ static int import_rec(const struct rec *row, size_t index, void *ctx, struct kvb
 	if (sqlite3_step(st) != SQLITE_DONE)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", im->s->path, sqlite3_errmsg(im->s->db));
 	job = sqlite3_last_insert_rowid(im->s->db);
-	cls = cJSON_CreateObject();
-	cJSON_AddStringToObject(cls, "variant", fld(row, idx[C_VARIANT]));
+	/* the rows kvb_store_job_write would write for a fresh job (job classifiers, one metric; no attempt
+	 * history: nothing was attempted here),
+	 * bound straight from the record: no JSON or metric list per row */
 	snprintf(its, sizeof(its), "%lld", (long long)it);
-	cJSON_AddStringToObject(cls, "iteration", its);
-	if (idx[C_SECTION] >= 0 && fld(row, idx[C_SECTION])[0])
-		cJSON_AddStringToObject(cls, "section", fld(row, idx[C_SECTION]));
-	for (size_t c = 0; c < row->n; c++) {
+	rc = add_cls(im, job, "variant", fld(row, idx[C_VARIANT]), err);
+	if (!rc)
+		rc = add_cls(im, job, "iteration", its, err);
+	if (!rc && idx[C_SECTION] >= 0 && fld(row, idx[C_SECTION])[0])
+		rc = add_cls(im, job, "section", fld(row, idx[C_SECTION]), err);
+	for (size_t c = 0; !rc && c < row->n; c++) {
 		int known = 0;
 		for (int kc = 0; kc < C_N; kc++)
 			known |= idx[kc] == (int)c;
 		if (!known && fld(row, c)[0])
-			cJSON_AddStringToObject(cls, im->header.v[c], fld(row, c));
+			rc = add_cls(im, job, im->header.v[c], fld(row, c), err);
 	}
-	kvb_metrics_init(&m);
+	if (rc)
+		return rc;
 	kvb_parse_double(fld(row, idx[C_VALUE]), &v);
-	kvb_metrics_add(&m, fld(row, idx[C_METRIC]), v, idx[C_UNITS] >= 0 ? fld(row, idx[C_UNITS]) : "",
-			idx[C_LIB] >= 0 && (!strcmp(fld(row, idx[C_LIB]), "1") || !strcmp(fld(row, idx[C_LIB]), "true")));
-	rc = kvb_store_job_write_new(im->s, im->run_id, job, &o, &m, cls, err);
-	kvb_metrics_release(&m);
-	cJSON_Delete(cls);
-	return rc;
+	st = im->met_st;
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, job);
+	sqlite3_bind_text(st, 2, fld(row, idx[C_METRIC]), -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 3, v);
+	sqlite3_bind_text(st, 4, idx[C_UNITS] >= 0 ? fld(row, idx[C_UNITS]) : "", -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 5, idx[C_LIB] >= 0 && (!strcmp(fld(row, idx[C_LIB]), "1") || !strcmp(fld(row, idx[C_LIB]), "true")));
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", im->s->path, sqlite3_errmsg(im->s->db));
+	return KVB_OK;
 }
 
 /*
@@ -323,7 +341,12 @@ int kvb_csv_import(struct kvb_store *s, const char *file, int64_t *run_id, struc
 		if (sqlite3_prepare_v3(s->db,
 				       "INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, label, section,"
 				       " iteration, status, attempts) VALUES(?,?,?,?,?,?,?,?,?,'ok',1)",
-				       -1, SQLITE_PREPARE_PERSISTENT, &im.job_st, NULL) != SQLITE_OK) {
+				       -1, SQLITE_PREPARE_PERSISTENT, &im.job_st, NULL) != SQLITE_OK ||
+		    sqlite3_prepare_v3(s->db, "INSERT INTO classifier(job_id, key, value) VALUES(?,?,?)", -1,
+				       SQLITE_PREPARE_PERSISTENT, &im.cls_st, NULL) != SQLITE_OK ||
+		    sqlite3_prepare_v3(s->db,
+				       "INSERT INTO metric(job_id, name, value, units, lower_is_better) VALUES(?,?,?,?,?)", -1,
+				       SQLITE_PREPARE_PERSISTENT, &im.met_st, NULL) != SQLITE_OK) {
 			rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
 			goto rollback;
 		}
@@ -338,6 +361,8 @@ rollback:
 	kvb_store_rollback(s);
 out:
 	sqlite3_finalize(im.job_st);
+	sqlite3_finalize(im.cls_st);
+	sqlite3_finalize(im.met_st);
 	if (fk_off)
 		kvb_store_exec(s, "PRAGMA foreign_keys = ON", NULL);
 	free(im.vids);

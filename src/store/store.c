@@ -454,26 +454,23 @@ int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, co
 	return rc;
 }
 
-/* kvb_store_job_write (fresh == 0) or kvb_store_job_write_new (fresh == 1). */
-static int job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
-		     const struct kvb_metrics *m, const cJSON *classifiers, int fresh, struct kvb_error *err)
+int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
+			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err)
 {
-	int rc = KVB_OK;
-	if (!fresh)
-		rc = run_stmt(s, err, NULL,
-			      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = ?, end_ns = ? WHERE id = ?",
-			      "ttiiii", o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
-	/* an imported (fresh) row was never attempted here: no attempt history to keep */
-	if (!rc && !fresh)
+	int rc;
+	rc = run_stmt(s, err, NULL,
+		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = ?, end_ns = ? WHERE id = ?", "ttiiii",
+		      o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
+	if (!rc)
 		rc = run_stmt(s, err, NULL,
 			      "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
 			      "iittii", job_id, (int64_t)o->attempts, o->status, o->error, o->start_ns, o->end_ns);
 	/* Classifiers from the plan are replaced so a redone job (resume) stores them once. */
-	if (!rc && !fresh)
+	if (!rc)
 		rc = run_stmt(s, err, NULL, "DELETE FROM classifier WHERE job_id = ?", "i", job_id);
-	if (!rc && !fresh)
+	if (!rc)
 		rc = run_stmt(s, err, NULL, "DELETE FROM metric WHERE job_id = ?", "i", job_id);
-	if (!rc && !fresh)
+	if (!rc)
 		rc = run_stmt(s, err, NULL, "DELETE FROM artifact WHERE job_id = ?", "i", job_id);
 	if (!rc)
 		rc = add_classifiers(s, job_id, 0, classifiers, err);
@@ -488,21 +485,9 @@ static int job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const 
 		rc = run_stmt(s, err, NULL, "INSERT INTO artifact(job_id, run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?,?)",
 			      "iittti", job_id, run_id, m->art[i].kind, m->art[i].path,
 			      m->art[i].sha256, m->art[i].bytes);
-	if (!rc && (!fresh || (m && m->samples)))
+	if (!rc)
 		rc = kvb_store_samples_replace(s, job_id, m ? m->samples : NULL, err);
 	return rc;
-}
-
-int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
-			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err)
-{
-	return job_write(s, run_id, job_id, o, m, classifiers, 0, err);
-}
-
-int kvb_store_job_write_new(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
-			    const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err)
-{
-	return job_write(s, run_id, job_id, o, m, classifiers, 1, err);
 }
 
 int kvb_store_run_artifact(struct kvb_store *s, int64_t run_id, const char *kind, const char *path, struct kvb_error *err)

@@ -127,15 +127,6 @@ struct kvb_job_outcome {
 int kvb_store_job_commit(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
 			 const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err);
 
-/*
- * The writes of a job row inserted in this same transaction (import) WITH its
- * final status, error, attempts and times: as kvb_store_job_write, minus the
- * job UPDATE, the job_attempt row (nothing was attempted here) and the deletes of earlier metrics, classifiers, artifacts and
- * samples that a fresh job cannot have.
- */
-int kvb_store_job_write_new(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
-			    const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err);
-
 /* The writes of kvb_store_job_commit without its transaction (caller holds one; used by import). */
 int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, const struct kvb_job_outcome *o,
 			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err);
