@@ -21,25 +21,25 @@ struct side {
 	double grand, grand_sd; /* run-weighted mean; sd of the side's resampled mean (many boots) */
 };
 
-struct tagged {
-	int boot;
+struct id_at {
+	int64_t id;
 	size_t i;
 };
 
-static int cmp_tagged(const void *pa, const void *pb)
+static int cmp_id_at(const void *pa, const void *pb)
 {
-	const struct tagged *a = pa, *b = pb;
-	if (a->boot != b->boot)
-		return a->boot < b->boot ? -1 : 1;
+	const struct id_at *a = pa, *b = pb;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
 static void side_init(struct side *s, const double *x, const int *boot, size_t n)
 {
-	struct tagged *t = kvb_xmalloc(n * sizeof(*t));
+	struct id_at *t = kvb_xmalloc((n ? n : 1) * sizeof(*t));
 	for (size_t i = 0; i < n; i++)
-		t[i] = (struct tagged){ boot[i], i };
-	qsort(t, n, sizeof(*t), cmp_tagged);
+		t[i] = (struct id_at){ boot[i], i };
+	qsort(t, n, sizeof(*t), cmp_id_at);
 
 	s->n = n;
 	s->val = kvb_xmalloc(n * sizeof(double));
@@ -48,7 +48,7 @@ static void side_init(struct side *s, const double *x, const int *boot, size_t n
 	s->nboots = 0;
 	for (size_t i = 0; i < n; i++) {
 		s->val[i] = x[t[i].i];
-		if (i == 0 || t[i].boot != t[i - 1].boot) {
+		if (i == 0 || t[i].id != t[i - 1].id) {
 			s->start[s->nboots] = i;
 			s->len[s->nboots++] = 0;
 		}
@@ -216,19 +216,6 @@ out:
 	side_release(&sb);
 	side_release(&sv);
 	return rc;
-}
-
-struct id_at {
-	int64_t id;
-	size_t i;
-};
-
-static int cmp_id_at(const void *pa, const void *pb)
-{
-	const struct id_at *a = pa, *b = pb;
-	if (a->id != b->id)
-		return a->id < b->id ? -1 : 1;
-	return a->i < b->i ? -1 : a->i > b->i;
 }
 
 size_t kvb_stats_dense_ids(const int64_t *ids, size_t n, int *out)

@@ -498,6 +498,27 @@ static double ref_side_mean(gsl_rng *rng, const double *x, int nboots, int runs)
 	return sum / ((double)nboots * runs);
 }
 
+/* Checks the CI of kvb_stats_hier_bootstrap on (b, v) against the run-by-run reference, within a tenth of its half-width. */
+static void check_against_run_by_run(gsl_rng *rng, const double *b, const int *ib, const double *v, const int *iv, int nb,
+				     int runs, unsigned long seed, const char *what)
+{
+	enum { R = 4000 };
+	static double ratios[R];
+	struct kvb_boot_cmp r;
+	size_t n = (size_t)nb * (size_t)runs;
+	CHECK(kvb_stats_hier_bootstrap(b, ib, n, v, iv, n, R, seed, 0.05, &r, NULL) == KVB_OK);
+	for (int t = 0; t < R; t++) {
+		double mb = ref_side_mean(rng, b, nb, runs);
+		ratios[t] = ref_side_mean(rng, v, nb, runs) / mb;
+	}
+	gsl_sort(ratios, 1, R);
+	double lo = gsl_stats_quantile_from_sorted_data(ratios, 1, R, 0.025);
+	double hi = gsl_stats_quantile_from_sorted_data(ratios, 1, R, 0.975), half = (hi - lo) / 2;
+	fprintf(stderr, "  %s: fast CI [%.5f, %.5f], run-by-run CI [%.5f, %.5f]\n", what, r.ci_lo, r.ci_hi, lo, hi);
+	CHECK(fabs(r.ci_lo - lo) < 0.1 * half);
+	CHECK(fabs(r.ci_hi - hi) < 0.1 * half);
+}
+
 /*
  * Boots with more than KVB_STATS_BOOT_RUNS_EXACT runs have their resampled
  * mean drawn from its normal approximation (issue 14: cost independent of
@@ -509,12 +530,11 @@ static double ref_side_mean(gsl_rng *rng, const double *x, int nboots, int runs)
  */
 static void test_bootstrap__many_runs_per_boot_match_run_by_run_resampling(void)
 {
-	enum { NB = 4, RUNS = 400, N = NB * RUNS, R = 4000 };
-	static double b[N], v[N], ratios[R];
+	enum { NB = 4, RUNS = 400, N = NB * RUNS };
+	static double b[N], v[N];
 	static int ib[N], iv[N];
 	const double lb[NB] = { 100, 103, 98, 101 }, lv[NB] = { 104, 99, 102, 105 };
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	struct kvb_boot_cmp r;
 	gsl_rng_set(rng, 5);
 	for (int k = 0; k < NB; k++)
 		for (int i = 0; i < RUNS; i++) {
@@ -523,17 +543,7 @@ static void test_bootstrap__many_runs_per_boot_match_run_by_run_resampling(void)
 			ib[k * RUNS + i] = iv[k * RUNS + i] = k;
 		}
 	CHECK(RUNS > KVB_STATS_BOOT_RUNS_EXACT);
-	CHECK(kvb_stats_hier_bootstrap(b, ib, N, v, iv, N, R, 77, 0.05, &r, NULL) == KVB_OK);
-	for (int t = 0; t < R; t++) {
-		double mb = ref_side_mean(rng, b, NB, RUNS);
-		ratios[t] = ref_side_mean(rng, v, NB, RUNS) / mb;
-	}
-	gsl_sort(ratios, 1, R);
-	double lo = gsl_stats_quantile_from_sorted_data(ratios, 1, R, 0.025);
-	double hi = gsl_stats_quantile_from_sorted_data(ratios, 1, R, 0.975), half = (hi - lo) / 2;
-	fprintf(stderr, "  400 runs/boot: fast CI [%.5f, %.5f], run-by-run CI [%.5f, %.5f]\n", r.ci_lo, r.ci_hi, lo, hi);
-	CHECK(fabs(r.ci_lo - lo) < 0.1 * half);
-	CHECK(fabs(r.ci_hi - hi) < 0.1 * half);
+	check_against_run_by_run(rng, b, ib, v, iv, NB, RUNS, 77, "400 runs/boot");
 	gsl_rng_free(rng);
 }
 
@@ -545,11 +555,10 @@ static void test_bootstrap__many_runs_per_boot_match_run_by_run_resampling(void)
  */
 static void test_bootstrap__many_boots_match_run_by_run_resampling(void)
 {
-	enum { NB = 200, RUNS = 3, N = NB * RUNS, R = 4000 };
-	static double b[N], v[N], ratios[R];
+	enum { NB = 200, RUNS = 3, N = NB * RUNS };
+	static double b[N], v[N];
 	static int ib[N], iv[N];
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	struct kvb_boot_cmp r;
 	gsl_rng_set(rng, 9);
 	for (int k = 0; k < NB; k++) {
 		double lb = 100 * (0.95 + 0.05 * gsl_ran_exponential(rng, 1.0)), lv = 102 * (0.95 + 0.05 * gsl_ran_exponential(rng, 1.0));
@@ -560,17 +569,7 @@ static void test_bootstrap__many_boots_match_run_by_run_resampling(void)
 		}
 	}
 	CHECK(NB > KVB_STATS_BOOTS_EXACT);
-	CHECK(kvb_stats_hier_bootstrap(b, ib, N, v, iv, N, R, 78, 0.05, &r, NULL) == KVB_OK);
-	for (int t = 0; t < R; t++) {
-		double mb = ref_side_mean(rng, b, NB, RUNS);
-		ratios[t] = ref_side_mean(rng, v, NB, RUNS) / mb;
-	}
-	gsl_sort(ratios, 1, R);
-	double lo = gsl_stats_quantile_from_sorted_data(ratios, 1, R, 0.025);
-	double hi = gsl_stats_quantile_from_sorted_data(ratios, 1, R, 0.975), half = (hi - lo) / 2;
-	fprintf(stderr, "  200 boots: fast CI [%.5f, %.5f], run-by-run CI [%.5f, %.5f]\n", r.ci_lo, r.ci_hi, lo, hi);
-	CHECK(fabs(r.ci_lo - lo) < 0.1 * half);
-	CHECK(fabs(r.ci_hi - hi) < 0.1 * half);
+	check_against_run_by_run(rng, b, ib, v, iv, NB, RUNS, 78, "200 boots");
 	gsl_rng_free(rng);
 }
 
