@@ -23,6 +23,7 @@ const struct kvb_cmd kvb_commands[] = {
 	{ "run", cmd_run, "run an agenda on a platform and store the results",
 	  "usage: kvbench run AGENDA -p PLATFORM [-V NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]]...\n"
 	  "                   [-d DB] [--rounds N] [--dry-run] [--no-diff] [--keep-going]\n"
+	  "                   [--until-decided [--margin PCT] [--max-rounds N] [--max-time DUR] [--metric W/M]...]\n"
 	  "       kvbench run --resume [RUN] [-d DB] [-p PLATFORM] [-V NAME=KERNEL[,...]]...\n\n"
 	  "  -p, --platform NAME   platform name or path to platform.yaml\n"
 	  "  -V, --variant SPEC    add a variant (repeatable); overrides an agenda variant of that name\n"
@@ -39,10 +40,15 @@ const struct kvb_cmd kvb_commands[] = {
 	  "                        not on the board ...): the variants that can run, run\n\n"
 	  "  Before the first flash (and with --dry-run) every variant file is checked (exists, readable,\n"
 	  "  sha256, URL answers), the platform's files (connection.key ...) and, when the board answers,\n"
-	  "  the tools the agenda's workloads need. A problem stops the run (exit 3) unless --keep-going.\n" },
+	  "  the tools the agenda's workloads need. A problem stops the run (exit 3) unless --keep-going.\n"
+	  "      --until-decided   after every round re-judge and stop when every comparison is better,\n"
+	  "                        worse or same (alpha spending: Lan-DeMets O'Brien-Fleming type);\n"
+	  "                        iterations are split over --max-rounds N rounds (default 10);\n"
+	  "                        --margin PCT (default 1), --max-time DUR (90s, 30m, 2h),\n"
+	  "                        --metric WORKLOAD/METRIC (repeatable; default every metric)\n" },
 	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
-	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A]\n"
+	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A] [--margin PCT]\n"
 	  "                    [--format table|markdown|csv|json|html] [--layout long|wide]\n\n"
 	  "  Columns: n values, boots they came from, the statistic (--stat), stdev (n-1), CoV,\n"
 	  "  perc_diff = (variant - baseline) / baseline x 100 (raw sign: read it with lower_is_better),\n"
@@ -50,7 +56,9 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  significant (*) when that p < alpha AND the hierarchical-bootstrap 95% CI of the ratio\n"
 	  "  excludes 1. With one boot, p is the larger of Welch's and Mann-Whitney's (both must be\n"
 	  "  < alpha); \"(1 boot)\" marks it when the variants ran in different boots. verdict: better /\n"
-	  "  worse (significant, from lower_is_better), ~ (no significant change).\n"
+	  "  worse (significant, from lower_is_better), same (the 95% CI of the ratio within +-margin:\n"
+	  "  --margin PCT, else the agenda's config.margins, else 1%), undecided (~N boots: the boots per\n"
+	  "  variant estimated to decide it). cliff: Cliff's delta; a dagger marks multimodal runs.\n"
 	  "  --by KEY spreads a classifier into columns (cgroup_depth -> root, level1, ...).\n"
 	  "  --layout wide --by KEY: the mailing-list table, one per metric: rows are KEY's values (root,\n"
 	  "  level1, ...), columns `mean(±cov%)` per variant and the diff per variant (* significant).\n"
@@ -67,6 +75,13 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  The page needs no network. It is written to a temporary file renamed to FILE. -o - writes stdout.\n"
 	  "  --format: html (default), table, markdown or json (the same sections, without plots in text).\n"
 	  "  Exit 1 (page still written) when the runs have no result at all.\n" },
+	{ "plan", cmd_plan, "runs per boot and boots needed, from the variance in a DB",
+	  "usage: kvbench plan [-d DB] [--run ID] [--metric GLOB] [--workload NAME] [--detect PCT] [--alpha A]\n"
+	  "                    [--boot-cost S] [--run-cost S]\n\n"
+	  "  Per metric and variant with >= 2 boots: boot-to-boot and run-to-run variance components,\n"
+	  "  the boot and job times measured in the DB, Kalibera & Jones' optimal runs per boot and the\n"
+	  "  boots per variant that detect a --detect PCT change (default 5) with 80% power.\n"
+	  "  --boot-cost/--run-cost give the costs in seconds where the DB has none (imported results).\n" },
 	{ "show", cmd_show, "list runs, variants, jobs or metrics",
 	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
 	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n"

@@ -27,6 +27,7 @@ int cmd_agenda(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 /* The results DB path: -d value, else $KVB_DB, else ./kvbench.db. */
 const char *kvb_cli_db(const char *opt);

@@ -18,6 +18,7 @@ int cmd_diff(int argc, char **argv)
 		{ "metric", required_argument, NULL, 'm' },   { "workload", required_argument, NULL, 'w' },
 		{ "stat", required_argument, NULL, 's' },     { "alpha", required_argument, NULL, 'a' },
 		{ "format", required_argument, NULL, 'f' },   { "layout", required_argument, NULL, 'l' },
+		{ "margin", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kvb_diff_opts o;
@@ -58,6 +59,11 @@ int cmd_diff(int argc, char **argv)
 		case 'a':
 			if (kvb_parse_double(optarg, &o.alpha) || !(o.alpha > 0 && o.alpha < 1))
 				return kvb_cli_usage("diff", "--alpha '%s': expected a number between 0 and 1", optarg);
+			break;
+		case 'M':
+			if (kvb_parse_double(optarg, &o.margin) || !(o.margin > 0 && o.margin < 100))
+				return kvb_cli_usage("diff", "--margin '%s': expected a percentage between 0 and 100", optarg);
+			o.margin /= 100;
 			break;
 		case 'f': o.format = optarg; break;
 		case 'l': o.layout = optarg; break;

@@ -1,5 +1,7 @@
 /* Implements `kvbench run`: load agenda and platform, run (or resume), print the diff. */
 #include "cli/cli.h"
+#include "engine/decide.h"
+#include "stats/verdict.h"
 #include "config/agenda.h"
 #include "config/platform.h"
 #include "core/log.h"
@@ -87,6 +89,9 @@ int cmd_run(int argc, char **argv)
 		{ "resume", no_argument, NULL, 'R' },         { "dry-run", no_argument, NULL, 'n' },
 		{ "no-diff", no_argument, NULL, 'N' },        { "max-jobs", required_argument, NULL, 'M' },
 		{ "allow-unverified", no_argument, NULL, 'U' }, { "keep-going", no_argument, NULL, 'K' },
+		{ "until-decided", no_argument, NULL, 'u' },  { "margin", required_argument, NULL, 'g' },
+		{ "max-rounds", required_argument, NULL, 'x' }, { "max-time", required_argument, NULL, 't' },
+		{ "metric", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *plat_name = NULL, *db = NULL, *agenda_file = NULL;
@@ -98,6 +103,8 @@ int cmd_run(int argc, char **argv)
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	struct kvb_buf cmdline = KVB_BUF_INIT;
+	struct kvb_decide_opts dec = { .margin = KVB_VERDICT_MARGIN, .alpha = KVB_STATS_ALPHA, .max_rounds = 10 };
+	int until = 0, dec_found = 0;
 
 	memset(&a, 0, sizeof(a));
 	memset(&p, 0, sizeof(p));
@@ -125,10 +132,27 @@ int cmd_run(int argc, char **argv)
 		case 'n': dry = 1; break;
 		case 'N': nodiff = 1; break;
 		case 'U': unverified = 1; break;
+		case 'u': until = 1; break;
+		case 'g':
+			if (kvb_parse_double(optarg, &dec.margin) || !(dec.margin > 0 && dec.margin < 100))
+				return kvb_buf_release(&cmdline), kvb_strv_release(&variants), kvb_decide_opts_release(&dec), kvb_cli_usage("run", "--margin '%s': expected a percentage between 0 and 100", optarg);
+			dec.margin /= 100;
+			break;
+		case 'x':
+			if (kvb_parse_i64(optarg, &v) || v < 2 || v > 1000)
+				return kvb_buf_release(&cmdline), kvb_strv_release(&variants), kvb_decide_opts_release(&dec), kvb_cli_usage("run", "--max-rounds '%s': expected a number from 2 to 1000", optarg);
+			dec.max_rounds = (int)v;
+			break;
+		case 't':
+			if (kvb_decide_parse_duration(optarg, &dec.max_time_s))
+				return kvb_buf_release(&cmdline), kvb_strv_release(&variants), kvb_decide_opts_release(&dec), kvb_cli_usage("run", "--max-time '%s': expected a duration (90, 90s, 30m, 2h)", optarg);
+			break;
+		case 'm': kvb_strv_push(&dec.metrics, optarg); break;
 		case 'K': keep_going = 1; break;
 		default:
 			kvb_buf_release(&cmdline); /* a usage error frees like any other exit (ASan) */
 			kvb_strv_release(&variants);
+			kvb_decide_opts_release(&dec);
 			return kvb_cli_bad_option("run", opts, argv);
 		}
 	}
@@ -141,6 +165,10 @@ int cmd_run(int argc, char **argv)
 		else
 			return kvb_cli_usage("run", "unexpected argument '%s'", argv[i]);
 	}
+	if (until && rounds)
+		return kvb_cli_usage("run", "--until-decided plans --max-rounds rounds: drop --rounds");
+	if (!until && (dec.metrics.n || dec.max_time_s > 0))
+		return kvb_cli_usage("run", "--metric and --max-time go with --until-decided");
 	if (!resume && !agenda_file)
 		return kvb_cli_usage("run", "missing AGENDA");
 	if (!resume && !plat_name)
@@ -170,6 +198,13 @@ int cmd_run(int argc, char **argv)
 		for (size_t i = 0; i < variants.n; i++)
 			if ((rc = kvb_repair_variant(st, resume_run, &a, variants.v[i], unverified, &err)))
 				goto fail;
+		/* a run started --until-decided goes on with its stored rule */
+		if (until)
+			kvb_warn("--until-decided options are ignored with --resume: the run keeps the rule it was started with");
+		kvb_decide_opts_release(&dec);
+		if ((rc = kvb_decide_load(st, resume_run, &dec, &dec_found, &err)))
+			goto fail;
+		until = dec_found;
 	} else {
 		struct kvb_diag d;
 		kvb_diag_init(&d, NULL);
@@ -217,8 +252,11 @@ int cmd_run(int argc, char **argv)
 		struct kvb_run_opts ro = {
 			.agenda = &a, .plat = &p, .store = st, .rounds = rounds, .resume_run = resume_run,
 			.dry_run = dry, .command_line = cmdline.data, .max_jobs = max_jobs,
-			.allow_unverified = unverified,
+			.allow_unverified = unverified, .decide = until ? &dec : NULL,
 		};
+		/* one look after every round: the rounds are the looks (iterations split over them as --rounds) */
+		if (until && !resume)
+			ro.rounds = dec.max_rounds;
 		rc = kvb_engine_run(&ro, &run_id, &err);
 	}
 	if (dry) {
@@ -231,7 +269,7 @@ int cmd_run(int argc, char **argv)
 	if (rc == KVB_EJOBS)
 		kvb_err("%s", err.msg);
 	if (!nodiff && run_id && a.nvariants > 0) {
-		struct kvb_diff_opts d = { .format = "table", .alpha = KVB_STATS_ALPHA };
+		struct kvb_diff_opts d = { .format = "table", .alpha = KVB_STATS_ALPHA, .margin = until ? dec.margin : 0 };
 		struct kvb_error e2;
 		d.sel.runs = &run_id;
 		d.sel.nruns = 1;
@@ -248,5 +286,6 @@ out:
 		kvb_platform_release(&p);
 	kvb_strv_release(&variants);
 	kvb_buf_release(&cmdline);
+	kvb_decide_opts_release(&dec);
 	return rc;
 }

@@ -2,6 +2,7 @@
 #include "config/agenda.h"
 #include "config/wa3.h"
 #include "config/specid.h"
+#include "config/margins.h"
 #include "core/error.h"
 #include "workload/workload.h"
 
@@ -30,6 +31,7 @@ static const struct kvb_keydef config_keys[] = {
 	{ "instruments", KVB_T_STRLIST, NULL, NULL, 0, "instruments to enable; ~name disables" },
 	{ "augmentations", KVB_T_STRLIST, NULL, NULL, 0, "WA3 alias of instruments" },
 	{ "rounds", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE, "split iterations into N rounds run A B A B" },
+	{ "margins", KVB_T_MAP, NULL, NULL, 0, "\"same\" verdict margin, %: {default: 1, METRIC or WORKLOAD/METRIC: PCT}" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -575,6 +577,11 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 	}
 	if (cJSON_IsObject(cfg)) {
 		kvb_keys_check(cfg, cfgname, config_keys, d);
+		{
+			char *mp = kvb_path_key(cfgname, "margins");
+			kvb_margins_check(cJSON_GetObjectItemCaseSensitive(cfg, "margins"), mp, d);
+			free(mp);
+		}
 		giter = (int)kvb_get_int(cfg, "iterations", 1);
 		if (giter < 1)
 			giter = 1;

@@ -19,6 +19,8 @@
 #include "config/platform.h"
 #include "store/store.h"
 
+struct kvb_decide_opts;
+
 struct kvb_run_opts {
 	struct kvb_agenda *agenda;        /* loaded (variants included) */
 	struct kvb_platform *plat;        /* loaded */
@@ -29,6 +31,7 @@ struct kvb_run_opts {
 	const char *command_line;         /* stored with the run */
 	int max_jobs;                     /* testing aid: stop (as if interrupted) after N jobs; 0 = no limit */
 	int allow_unverified;             /* accept artifact URLs without a sha256 */
+	const struct kvb_decide_opts *decide; /* --until-decided rule (engine/decide.h), or NULL */
 };
 
 /*

@@ -1,5 +1,6 @@
 /* Implements the run loop: rounds x variants x jobs, retries, interruption, resume. */
 #include "engine/engine.h"
+#include "engine/decide.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "engine/identity.h"
@@ -300,6 +301,22 @@ static void skip_jobs(struct engine *e, size_t v, int round, const char *why)
 	}
 }
 
+/* --until-decided: the look after round r; when it says stop, the rest of the plan is skipped. */
+static int until_decided_stop(struct engine *e, int r)
+{
+	struct kvb_error err;
+	int stop = 0;
+	char why[96];
+	if (kvb_decide_look(e->st, e->run_id, e->o->decide, r, (double)(kvb_mono_ns() - e->t0_ns) / 1e9, &stop, &err))
+		kvb_err("%s", err.msg);
+	if (!stop)
+		return 0;
+	snprintf(why, sizeof(why), "not needed: decided after round %d (--until-decided)", r);
+	for (size_t v = 0; v < e->a->nvariants; v++)
+		skip_jobs(e, v, 0, why);
+	return 1;
+}
+
 static void fail_variant(struct engine *e, size_t v, const char *why)
 {
 	struct kvb_error err;
@@ -595,6 +612,8 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 		rc = kvb_store_run_begin(e->st, &ri, &e->run_id, err);
 		free(aj);
 		free(pj);
+		if (!rc && o->decide)
+			rc = kvb_decide_save(e->st, e->run_id, o->decide, err);
 		if (rc)
 			return rc;
 		for (size_t v = 0; v < e->a->nvariants && !rc; v++) {
@@ -802,6 +821,8 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 			if (g_signals)
 				interrupted = 1;
 		}
+		if (o->decide && !interrupted && !store_failed && until_decided_stop(&e, r))
+			break;
 	}
 	if (e.tty)
 		fputc('\n', stderr);

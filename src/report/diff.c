@@ -7,6 +7,7 @@
 #include "report/mailtable.h"
 #include "report/runstate.h"
 #include "report/format.h"
+#include "report/verdict.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,19 +75,38 @@ static double pick(const struct kvb_summary *s, enum kvb_stat st)
 /* Maps int64 boot ids to small ints for the bootstrap; returns the number of distinct boots. */
 static size_t boot_ids(const struct kvb_cell *c, int *ids)
 {
-	size_t nb = 0;
-	int64_t *seen = kvb_xcalloc(c->n + 1, sizeof(*seen));
-	for (size_t i = 0; i < c->n; i++) {
-		size_t k;
-		for (k = 0; k < nb; k++)
-			if (seen[k] == c->boot[i])
-				break;
-		if (k == nb)
-			seen[nb++] = c->boot[i];
-		ids[i] = (int)k;
+	return kvb_stats_dense_ids(c->boot, c->n, ids);
+}
+
+/*
+ * The three-way verdict of a compared cell (DESIGN.md §11). "same" is judged
+ * on the wider of the bootstrap CI and Fieller's CI on the boot means (the
+ * bootstrap's alone is too narrow with few boots, stats.h), or with one boot
+ * on Fieller's CI of the runs; Cliff's delta is taken over the runs.
+ */
+static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kvb_cell_stats *out)
+{
+	struct kvb_verdict_in in = { .significant = out->significant, .margin = g->margin > 0 ? g->margin : KVB_VERDICT_MARGIN,
+				     .lower_is_better = g->lower_is_better, .ratio = NAN };
+	if (out->naive_ok)
+		out->cliffs = kvb_stats_cliffs_delta(out->c.mw_u, out->c.nb, out->c.nv);
+	if (out->boot_ok) {
+		in.ratio = out->b.ratio;
+		in.ci_lo = fmin(out->b.ci_lo, out->b.boot_ratio_ci_lo); /* NAN (unbounded) stays NAN */
+		in.ci_hi = fmax(out->b.ci_hi, out->b.boot_ratio_ci_hi);
+		if (isnan(out->b.boot_ratio_ci_lo))
+			in.ci_lo = in.ci_hi = NAN;
+		in.boots = bboots < out->boots ? bboots : out->boots;
+	} else if (out->naive_ok) {
+		in.ratio = out->c.ratio;
+		in.ci_lo = out->c.ratio_ci_lo;
+		in.ci_hi = out->c.ratio_ci_hi;
+		in.boots = 1;
 	}
-	free(seen);
-	return nb;
+	out->same_lo = in.ci_lo;
+	out->same_hi = in.ci_hi;
+	kvb_verdict_judge(&in, &out->v3);
+	out->verdict = out->naive_ok || out->boot_ok ? out->v3.name : "n<2";
 }
 
 void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, size_t v, enum kvb_stat stat,
@@ -102,6 +122,9 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 		return;
 	out->ok = 1;
 	out->value = pick(&out->s, stat);
+	out->cliffs = out->same_lo = out->same_hi = NAN;
+	if (kvb_stats_count_modes(c->v, c->n, &out->modes, NULL))
+		out->modes = 1;
 	iv = kvb_xcalloc(c->n + 1, sizeof(*iv));
 	out->boots = boot_ids(c, iv);
 	if (v == 0 || !b->n) {
@@ -126,12 +149,7 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 		/* Both sides in one and the same boot (knob-only variants): no boot confound to warn about. */
 		out->one_boot = !(bboots == 1 && out->boots == 1 && b->boot[0] == c->boot[0]);
 	}
-	if (!out->naive_ok && !out->boot_ok)
-		out->verdict = "n<2";
-	else if (out->significant)
-		out->verdict = ((out->diff_pct < 0) == (g->lower_is_better != 0)) ? "better" : "worse";
-	else
-		out->verdict = "~";
+	kvb_cell_verdict(g, bboots, out);
 	free(ib);
 	free(iv);
 }
@@ -169,10 +187,7 @@ static void fmt_p(char *buf, size_t n, const struct kvb_cell_stats *cs)
 
 static void fmt_verdict(char *buf, size_t n, const struct kvb_cell_stats *cs)
 {
-	if (!cs->has_cmp)
-		snprintf(buf, n, "baseline");
-	else
-		snprintf(buf, n, "%s%s", cs->verdict, cs->one_boot ? " (1 boot)" : "");
+	kvb_verdict_cell(buf, n, cs);
 }
 
 static int any_labels(const struct kvb_report *r)
@@ -202,7 +217,7 @@ static void emit(struct kvb_box *b, struct kvb_box *dst)
 static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *out, int *one_boot)
 {
 	int labels = any_labels(r);
-	size_t nc = labels ? 12 : 11, col = 0;
+	size_t nc = labels ? 13 : 12, col = 0;
 	struct kvb_box b;
 	char t[256];
 	kvb_box_init(&b, nc);
@@ -218,6 +233,7 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 	kvb_box_header(&b, col++, "cov", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "perc_diff", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "p", KVB_ALIGN_RIGHT);
+	kvb_box_header(&b, col++, "cliff", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "verdict", KVB_ALIGN_LEFT);
 	for (size_t gi = 0; gi < r->ngroups; gi++) {
 		const struct kvb_group *g = &r->groups[gi];
@@ -251,6 +267,8 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 			} else {
 				kvb_box_cell_raw(&b, " ", "", KVB_CELL_NULL);
 			}
+			kvb_verdict_cliffs_cell(t, sizeof(t), &cs);
+			kvb_box_cell(&b, t);
 			fmt_verdict(t, sizeof(t), &cs);
 			kvb_box_cell(&b, t);
 		}
@@ -487,6 +505,7 @@ cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 				cJSON_AddStringToObject(jv, "verdict", cs.verdict);
 				cJSON_AddStringToObject(jv, "unit", cs.boot_ok ? "boot" : "run (1 boot)");
 			}
+			kvb_verdict_json(jv, g, &cs);
 			cJSON_AddItemToArray(vs, jv);
 		}
 		cJSON_AddItemToObject(jg, "variants", vs);
@@ -506,11 +525,21 @@ void kvb_diff_table(const struct kvb_report *r, const struct kvb_diff_opts *o, s
 		print_long(r, o, table, one_boot);
 }
 
-char *kvb_diff_legend(const struct kvb_diff_opts *o)
+char *kvb_diff_legend(const struct kvb_report *r, const struct kvb_diff_opts *o)
 {
-	return kvb_xasprintf("* significant at alpha %g; p: Welch on boot means (>= 2 boots; with the bootstrap CI of the "
-			     "ratio) or max(Welch, Mann-Whitney) (1 boot); ~ no significant change",
-			     o->alpha);
+	/* the verdict legend and the multimodality footnotes (report/verdict.h), as one footer text */
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return kvb_xstrdup("");
+	kvb_verdict_legend(f, r, o);
+	fclose(f);
+	while (len && text[len - 1] == '\n')
+		text[--len] = '\0';
+	if (text[0] == '\n')
+		memmove(text, text + 1, len);
+	return text;
 }
 
 /* Failed or partial variants above the table (stderr for csv/json); a baseline without results is an error. */
@@ -571,6 +600,11 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		kvb_report_release(&r);
 		return KVB_OK;
 	}
+	if ((rc = kvb_report_set_margins(s, &r, o->margin, err))) {
+		kvb_report_release(&r);
+		kvb_event_notes_release(&g_notes);
+		return rc;
+	}
 	memset(&table, 0, sizeof(table));
 	memset(&sec, 0, sizeof(sec));
 	memset(&doc, 0, sizeof(doc));
@@ -579,7 +613,7 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		json = kvb_diff_json(&r, o);
 	else
 		kvb_diff_table(&r, o, &table, &one_boot);
-	legend = kvb_diff_legend(o);
+	legend = kvb_diff_legend(&r, o);
 	sec.table = &table;
 	sec.footer = legend;
 	doc.title = "kvbench diff";

@@ -16,6 +16,7 @@
 #include "report/box.h"
 #include "report/groups.h"
 #include "stats/stats.h"
+#include "stats/verdict.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ struct kvb_diff_opts {
 	const char *layout;  /* long (default) | wide */
 	enum kvb_stat stat;
 	double alpha;
+	double margin;       /* --margin as a fraction, for every group; 0 = the agenda's or KVB_VERDICT_MARGIN */
 };
 
 /* Statistics of one cell and its comparison with the baseline cell. */
@@ -43,14 +45,18 @@ struct kvb_cell_stats {
 	struct kvb_boot_cmp b;     /* boots as units (valid when boot_ok) */
 	int boot_ok;
 	int significant;
-	const char *verdict;       /* "better", "worse", "~", "" (baseline) */
+	const char *verdict;       /* "better", "worse", "same", "undecided", "n<2", "" (baseline) */
 	int one_boot;              /* verdict came from the naive test with a single boot */
+	struct kvb_verdict v3;     /* three-way verdict with the boots estimate (has_cmp) */
+	double same_lo, same_hi;   /* the ratio CI "same" was judged on (NAN: none/unbounded) */
+	double cliffs;             /* Cliff's delta of the runs, variant vs baseline (NAN: none) */
+	size_t modes;              /* modes of this cell's runs (kvb_stats_count_modes) */
 };
 
 int kvb_stat_parse(const char *s, enum kvb_stat *out);
 const char *kvb_stat_name(enum kvb_stat s);
 
-/* Computes stats for group g, variant index v (0 = baseline). */
+/* Computes stats for group g, variant index v (0 = baseline); "same" uses g->margin. */
 void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, size_t v, enum kvb_stat stat,
 		      double alpha, struct kvb_cell_stats *out);
 
@@ -65,7 +71,7 @@ const char *kvb_fmt_raw(double x, char *buf, size_t n);
 /* The diff table of a loaded report (long, wide or --by layout) into *table (caller releases). */
 void kvb_diff_table(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *table, int *one_boot);
 /* The legend printed under the table (caller frees). */
-char *kvb_diff_legend(const struct kvb_diff_opts *o);
+char *kvb_diff_legend(const struct kvb_report *r, const struct kvb_diff_opts *o);
 /* Every statistic, p-value, CI and raw value of a loaded report (caller cJSON_Delete()s). */
 cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o);
 

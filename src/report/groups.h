@@ -42,6 +42,7 @@ struct kvb_group {
 	char *by_value;   /* value of the --by classifier, or NULL */
 	char *cls_json;   /* all group classifiers as a JSON object string */
 	struct kvb_cell *cells;  /* one per variant, index as in kvb_report.variants */
+	double margin;    /* "same" verdict margin, fraction (0: KVB_VERDICT_MARGIN); see report/verdict.h */
 };
 
 struct kvb_report {

@@ -5,6 +5,7 @@
 #include "report/diff.h"
 #include "report/format.h"
 #include "report/groups.h"
+#include "report/verdict.h"
 #include "report/sqltable.h"
 #include "store/schema.h"
 
@@ -225,9 +226,11 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		if ((rc = kvb_report_load(s, &d.sel, &r, err)))
 			goto out;
 		loaded = 1;
+		if ((rc = kvb_report_set_margins(s, &r, 0, err)))
+			goto out;
 		table = kvb_xcalloc(1, sizeof(*table));
 		kvb_diff_table(&r, &d, table, &one_boot);
-		legend = kvb_diff_legend(&d);
+		legend = kvb_diff_legend(&r, &d);
 		struct kvb_out_section *sec = kvb_page_add(&p, "Comparison", "comparison");
 		sec->table = table;
 		sec->footer = legend;

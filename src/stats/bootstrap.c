@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/util.h"
 
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -15,27 +16,30 @@ struct side {
 	size_t *start; /* nboots offsets into val */
 	size_t *len;   /* nboots run counts */
 	size_t n, nboots;
+	double *mean;  /* nboots boot means */
+	double *se;    /* nboots: sd of a resampled boot mean, sqrt(plug-in variance / len) */
+	double grand, grand_sd; /* run-weighted mean; sd of the side's resampled mean (many boots) */
 };
 
-struct tagged {
-	int boot;
+struct id_at {
+	int64_t id;
 	size_t i;
 };
 
-static int cmp_tagged(const void *pa, const void *pb)
+static int cmp_id_at(const void *pa, const void *pb)
 {
-	const struct tagged *a = pa, *b = pb;
-	if (a->boot != b->boot)
-		return a->boot < b->boot ? -1 : 1;
+	const struct id_at *a = pa, *b = pb;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
 static void side_init(struct side *s, const double *x, const int *boot, size_t n)
 {
-	struct tagged *t = kvb_xmalloc(n * sizeof(*t));
+	struct id_at *t = kvb_xmalloc((n ? n : 1) * sizeof(*t));
 	for (size_t i = 0; i < n; i++)
-		t[i] = (struct tagged){ boot[i], i };
-	qsort(t, n, sizeof(*t), cmp_tagged);
+		t[i] = (struct id_at){ boot[i], i };
+	qsort(t, n, sizeof(*t), cmp_id_at);
 
 	s->n = n;
 	s->val = kvb_xmalloc(n * sizeof(double));
@@ -44,17 +48,37 @@ static void side_init(struct side *s, const double *x, const int *boot, size_t n
 	s->nboots = 0;
 	for (size_t i = 0; i < n; i++) {
 		s->val[i] = x[t[i].i];
-		if (i == 0 || t[i].boot != t[i - 1].boot) {
+		if (i == 0 || t[i].id != t[i - 1].id) {
 			s->start[s->nboots] = i;
 			s->len[s->nboots++] = 0;
 		}
 		s->len[s->nboots - 1]++;
 	}
 	free(t);
+	s->mean = kvb_xmalloc((s->nboots ? s->nboots : 1) * sizeof(double));
+	s->se = kvb_xmalloc((s->nboots ? s->nboots : 1) * sizeof(double));
+	for (size_t k = 0; k < s->nboots; k++) {
+		const double *x = s->val + s->start[k];
+		s->mean[k] = gsl_stats_mean(x, 1, s->len[k]);
+		/* plug-in (divide by n) variance: the variance of the empirical distribution resampled from */
+		double var = s->len[k] >= 2 ? gsl_stats_variance_m(x, 1, s->len[k], s->mean[k]) *
+						      (double)(s->len[k] - 1) / (double)s->len[k]
+					    : 0;
+		s->se[k] = sqrt(var / (double)s->len[k]);
+	}
+	s->grand = n ? gsl_stats_mean(s->val, 1, n) : 0;
+	double acc = 0;
+	for (size_t k = 0; k < s->nboots; k++) {
+		double L = (double)s->len[k], d = s->mean[k] - s->grand;
+		acc += L * L * (d * d + s->se[k] * s->se[k]); /* se_k^2 = pvar_k / L_k */
+	}
+	s->grand_sd = n ? sqrt(acc) / (double)n : 0;
 }
 
 static void side_release(struct side *s)
 {
+	free(s->mean);
+	free(s->se);
 	free(s->val);
 	free(s->start);
 	free(s->len);
@@ -82,16 +106,30 @@ static void side_spread(const struct side *s, const double *means, double *withi
 	*between = s->nboots >= 2 ? gsl_stats_sd(means, 1, s->nboots) : NAN;
 }
 
-/* Mean of one two-level resample: nboots boots with replacement, then each boot's runs with replacement. */
+/*
+ * Mean of one two-level resample: nboots boots with replacement, then each
+ * boot's runs with replacement. A boot with more than KVB_STATS_BOOT_RUNS_EXACT
+ * runs does not draw them one by one: the mean of len draws with replacement
+ * from its runs has mean m_k and variance (plug-in variance)/len, and by the
+ * central limit theorem is close to normal at that size, so it is drawn as
+ * m_k + se_k * Z (Z from gsl_ran_gaussian_ziggurat). That makes a resample cost
+ * O(boots), not O(runs) (issue 14: 97 % of `diff` time on 25,000 runs a side).
+ */
 static double side_resample_mean(const struct side *s, gsl_rng *rng)
 {
 	double sum = 0;
 	size_t cnt = 0;
+	if (s->nboots > KVB_STATS_BOOTS_EXACT)
+		return s->grand + s->grand_sd * gsl_ran_gaussian_ziggurat(rng, 1.0);
 	for (size_t k = 0; k < s->nboots; k++) {
 		size_t g = gsl_rng_uniform_int(rng, s->nboots);
 		const double *x = s->val + s->start[g];
-		for (size_t r = 0; r < s->len[g]; r++)
-			sum += x[gsl_rng_uniform_int(rng, s->len[g])];
+		if (s->len[g] > KVB_STATS_BOOT_RUNS_EXACT) {
+			sum += (double)s->len[g] * (s->mean[g] + s->se[g] * gsl_ran_gaussian_ziggurat(rng, 1.0));
+		} else {
+			for (size_t r = 0; r < s->len[g]; r++)
+				sum += x[gsl_rng_uniform_int(rng, s->len[g])];
+		}
 		cnt += s->len[g];
 	}
 	return sum / (double)cnt;
@@ -157,13 +195,16 @@ int kvb_stats_hier_bootstrap(const double *b, const int *b_boot, size_t nb, cons
 	side_spread(&sb, means_b, &r->within_sd_b, &r->between_sd_b);
 	side_spread(&sv, means_v, &r->within_sd_v, &r->between_sd_v);
 	r->boot_welch_t = r->boot_welch_df = r->boot_welch_p = NAN;
+	r->boot_ratio_ci_lo = r->boot_ratio_ci_hi = NAN;
 	if (sb.nboots >= 2 && sv.nboots >= 2) {
-		struct kvb_welch w;
-		if ((rc = kvb_stats_welch(means_b, sb.nboots, means_v, sv.nboots, alpha, &w, err)))
+		struct kvb_compare c;
+		if ((rc = kvb_stats_compare(means_b, sb.nboots, means_v, sv.nboots, alpha, &c, err)))
 			goto out;
-		r->boot_welch_t = w.t;
-		r->boot_welch_df = w.df;
-		r->boot_welch_p = w.p;
+		r->boot_welch_t = c.welch_t;
+		r->boot_welch_df = c.welch_df;
+		r->boot_welch_p = c.welch_p;
+		r->boot_ratio_ci_lo = c.ratio_ci_lo;
+		r->boot_ratio_ci_hi = c.ratio_ci_hi;
 	}
 
 out:
@@ -175,4 +216,34 @@ out:
 	side_release(&sb);
 	side_release(&sv);
 	return rc;
+}
+
+size_t kvb_stats_dense_ids(const int64_t *ids, size_t n, int *out)
+{
+	struct id_at *t = kvb_xmalloc((n ? n : 1) * sizeof(*t));
+	size_t *first = kvb_xmalloc((n ? n : 1) * sizeof(*first)), ng = 0;
+	int *rank;
+	for (size_t i = 0; i < n; i++)
+		t[i] = (struct id_at){ ids[i], i };
+	qsort(t, n, sizeof(*t), cmp_id_at);
+	/* group g (in id order) first appears at index first[g]; rank groups by that */
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || t[i].id != t[i - 1].id)
+			first[ng++] = t[i].i;
+		out[t[i].i] = (int)(ng - 1);
+	}
+	struct id_at *order = kvb_xmalloc((ng ? ng : 1) * sizeof(*order));
+	for (size_t g = 0; g < ng; g++)
+		order[g] = (struct id_at){ (int64_t)first[g], g };
+	qsort(order, ng, sizeof(*order), cmp_id_at);
+	rank = kvb_xmalloc((ng ? ng : 1) * sizeof(*rank));
+	for (size_t r = 0; r < ng; r++)
+		rank[order[r].i] = (int)r;
+	for (size_t i = 0; i < n; i++)
+		out[i] = rank[out[i]];
+	free(t);
+	free(first);
+	free(order);
+	free(rank);
+	return ng;
 }

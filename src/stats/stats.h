@@ -24,6 +24,7 @@
 #define KVB_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct kvb_error;
 
@@ -33,6 +34,19 @@ struct kvb_error;
 #define KVB_STATS_RESAMPLES 10000u
 /* Bootstrap seed the CLI uses so that two `kvbench diff` calls print the same table. */
 #define KVB_STATS_SEED 20130601ul
+/*
+ * Runs per boot above which the hierarchical bootstrap draws a boot's resampled
+ * mean from its normal approximation instead of drawing every run (see
+ * kvb_stats_hier_bootstrap). 32: the smallest size at which the CLT is the
+ * usual working assumption and above every run count in the calibrations.
+ */
+#define KVB_STATS_BOOT_RUNS_EXACT 32
+/*
+ * Boots per side above which a resample's side mean is drawn at once from its
+ * normal approximation (see kvb_stats_hier_bootstrap), so a resample costs
+ * O(1) however many boots and runs a side has.
+ */
+#define KVB_STATS_BOOTS_EXACT 64
 /* Largest per-sample size for which the exact Mann-Whitney distribution is used. */
 #define KVB_STATS_MW_EXACT_MAX 20
 
@@ -155,7 +169,16 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
  * reasonable time", two-level resampling). One resample, for each side
  * independently: draw as many boots as the side has, with replacement; for
  * each drawn boot draw as many runs as that boot has, with replacement, from
- * its runs; the side's statistic is the mean of all drawn runs. The resample's
+ * its runs; the side's statistic is the mean of all drawn runs. (A boot with
+ * more than KVB_STATS_BOOT_RUNS_EXACT runs has its drawn-runs mean taken from
+ * the normal distribution with the same mean and variance, plug-in variance
+ * over run count, so a resample costs O(boots) whatever the runs per boot. A
+ * side with more than KVB_STATS_BOOTS_EXACT boots has its whole resampled mean
+ * drawn from the normal distribution with the two-level bootstrap's mean and
+ * variance, by the delta method for the run-weighted mean of B boots drawn
+ * with replacement: mean m (the run-weighted mean), variance
+ * sum_j L_j^2 ((m_j - m)^2 + pvar_j / L_j) / N^2 over boots j with L_j runs,
+ * mean m_j and plug-in variance pvar_j, N runs in all.) The resample's
  * statistic is mean_v* / mean_b*. The CI is the percentile interval: the
  * alpha/2 and 1-alpha/2 quantiles (gsl_stats_quantile_from_sorted_data) of
  * the sorted resampled ratios.
@@ -179,6 +202,10 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
  *  boot_welch_t, boot_welch_df, boot_welch_p  Welch's t-test (as
  *                kvb_stats_welch) on the per-boot means, each boot one value
  *                whatever its run count; NAN when either side has < 2 boots
+ *  boot_ratio_ci_lo, boot_ratio_ci_hi  Fieller's (1 - alpha) CI of the ratio
+ *                on the per-boot means with Welch's df (as kvb_stats_compare
+ *                on the boot means): the calibrated CI with few boots; NAN
+ *                when unbounded or either side has < 2 boots
  *
  * Calibration, measured (A/A, 8 runs per boot, between-boot sd 2 %, within
  * 0.3 %, 400 trials, alpha 0.05; share of trials `significant`):
@@ -202,11 +229,19 @@ struct kvb_boot_cmp {
 	double within_sd_b, between_sd_b, within_sd_v, between_sd_v;
 	size_t boots_b, boots_v;
 	double boot_welch_t, boot_welch_df, boot_welch_p;
+	double boot_ratio_ci_lo, boot_ratio_ci_hi;
 	unsigned resamples; /* resamples actually drawn */
 };
 
 int kvb_stats_hier_bootstrap(const double *b, const int *b_boot, size_t nb, const double *v, const int *v_boot,
 			     size_t nv, unsigned resamples, unsigned long seed, double alpha, struct kvb_boot_cmp *r,
 			     struct kvb_error *err);
+
+/*
+ * Dense ids: out[i] = the rank (0-based, in order of first appearance) of
+ * ids[i] among the distinct values of ids[0..n-1]; returns how many there are.
+ * O(n log n) (sorting), whatever the number of distinct values.
+ */
+size_t kvb_stats_dense_ids(const int64_t *ids, size_t n, int *out);
 
 #endif

@@ -85,6 +85,8 @@ int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struc
 	int flags = readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	int rc = KVB_OK;
 
+	/* no global allocation counters (a mutex per malloc); refused, harmlessly, once SQLite is initialised */
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 	s->path = kvb_xstrdup(path);
 	s->readonly = readonly;
 	s->lock_fd = -1;
@@ -140,6 +142,8 @@ void kvb_store_close(struct kvb_store *s)
 		return;
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(s->stmt_cache); i++)
+		sqlite3_finalize(s->stmt_cache[i].st);
 	if (s->db)
 		sqlite3_close(s->db);
 	free(s->path);
@@ -199,12 +203,37 @@ char *kvb_store_artifact_dir(const struct kvb_store *s, int64_t run_id)
 }
 
 /* Prepares, binds varargs by type letters (i=int64, t=text or NULL, d=double), steps, finalizes. */
+/*
+ * The prepared statement for sql, from the store's cache (reset, bindings
+ * cleared) or newly prepared and cached in the first free slot. *cached says
+ * whether the caller must reset rather than finalize it. NULL on a prepare error.
+ */
+static sqlite3_stmt *stmt_get(struct kvb_store *s, const char *sql, int *cached)
+{
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	for (i = 0; i < KVB_ARRAY_SIZE(s->stmt_cache) && s->stmt_cache[i].st; i++)
+		if (!strcmp(s->stmt_cache[i].sql, sql)) {
+			*cached = 1;
+			sqlite3_clear_bindings(s->stmt_cache[i].st);
+			return s->stmt_cache[i].st;
+		}
+	if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) != SQLITE_OK)
+		return NULL;
+	*cached = i < KVB_ARRAY_SIZE(s->stmt_cache);
+	if (*cached) {
+		s->stmt_cache[i].sql = sql; /* callers pass string literals */
+		s->stmt_cache[i].st = st;
+	}
+	return st;
+}
+
 static int run_stmt(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, const char *sql, const char *types, ...)
 {
 	sqlite3_stmt *st;
 	va_list ap;
-	int rc;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+	int rc, cached = 0;
+	if (!(st = stmt_get(s, sql, &cached)))
 		return db_err(s, err, "preparing statement");
 	va_start(ap, types);
 	for (int i = 0; types[i]; i++) {
@@ -213,8 +242,9 @@ static int run_stmt(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, 
 		case 'd': sqlite3_bind_double(st, i + 1, va_arg(ap, double)); break;
 		default: {
 			const char *t = va_arg(ap, const char *);
+			/* STATIC: the statement is reset (or finalized) before this call returns */
 			if (t)
-				sqlite3_bind_text(st, i + 1, t, -1, SQLITE_TRANSIENT);
+				sqlite3_bind_text(st, i + 1, t, -1, SQLITE_STATIC);
 			else
 				sqlite3_bind_null(st, i + 1);
 		}
@@ -222,9 +252,19 @@ static int run_stmt(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, 
 	}
 	va_end(ap);
 	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return db_err(s, err, "writing");
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		/* the message first: reset/finalize keep it, but say so explicitly */
+		int erc = db_err(s, err, "writing");
+		if (cached)
+			sqlite3_reset(st);
+		else
+			sqlite3_finalize(st);
+		return erc;
+	}
+	if (cached)
+		sqlite3_reset(st);
+	else
+		sqlite3_finalize(st);
 	if (rowid)
 		*rowid = sqlite3_last_insert_rowid(s->db);
 	return KVB_OK;

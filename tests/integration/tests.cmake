@@ -4,6 +4,8 @@ kvb_script_test(it_bad_agendas integration/bad_agendas.sh integration 120)
 kvb_script_test(it_resume integration/resume.sh integration 300)
 kvb_script_test(it_knobs integration/knobs.sh integration 120)
 kvb_script_test(it_cyclictest_local integration/cyclictest_local.sh integration 180)
+kvb_script_test(it_verdict integration/verdict.sh integration 120)
+kvb_script_test(it_until_decided integration/until_decided.sh integration 300)
 kvb_test(test_rt_app_local integration/test_rt_app_local.c integration 120)
 
 # The sshd fixture: a real OpenSSH server on loopback, for every test that needs an ssh board.

@@ -6,6 +6,8 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <string.h>
 
@@ -484,6 +486,103 @@ static void test_bootstrap__aa_with_boot_noise_rarely_significant(void)
 	CHECK(bw >= trials / 100 && bw <= trials / 10);
 }
 
+/* The run-by-run two-level resample of stats.h, written out plainly: the reference for the fast path. */
+static double ref_side_mean(gsl_rng *rng, const double *x, int nboots, int runs)
+{
+	double sum = 0;
+	for (int k = 0; k < nboots; k++) {
+		const double *bx = x + (size_t)gsl_rng_uniform_int(rng, (unsigned long)nboots) * (size_t)runs;
+		for (int r = 0; r < runs; r++)
+			sum += bx[gsl_rng_uniform_int(rng, (unsigned long)runs)];
+	}
+	return sum / ((double)nboots * runs);
+}
+
+/* Checks the CI of kvb_stats_hier_bootstrap on (b, v) against the run-by-run reference, within a tenth of its half-width. */
+static void check_against_run_by_run(gsl_rng *rng, const double *b, const int *ib, const double *v, const int *iv, int nb,
+				     int runs, unsigned long seed, const char *what)
+{
+	enum { R = 4000 };
+	static double ratios[R];
+	struct kvb_boot_cmp r;
+	size_t n = (size_t)nb * (size_t)runs;
+	CHECK(kvb_stats_hier_bootstrap(b, ib, n, v, iv, n, R, seed, 0.05, &r, NULL) == KVB_OK);
+	for (int t = 0; t < R; t++) {
+		double mb = ref_side_mean(rng, b, nb, runs);
+		ratios[t] = ref_side_mean(rng, v, nb, runs) / mb;
+	}
+	gsl_sort(ratios, 1, R);
+	double lo = gsl_stats_quantile_from_sorted_data(ratios, 1, R, 0.025);
+	double hi = gsl_stats_quantile_from_sorted_data(ratios, 1, R, 0.975), half = (hi - lo) / 2;
+	fprintf(stderr, "  %s: fast CI [%.5f, %.5f], run-by-run CI [%.5f, %.5f]\n", what, r.ci_lo, r.ci_hi, lo, hi);
+	CHECK(fabs(r.ci_lo - lo) < 0.1 * half);
+	CHECK(fabs(r.ci_hi - hi) < 0.1 * half);
+}
+
+/*
+ * Boots with more than KVB_STATS_BOOT_RUNS_EXACT runs have their resampled
+ * mean drawn from its normal approximation (issue 14: cost independent of
+ * runs per boot). On skewed runs (exponential within a boot, 4 boots x 400
+ * runs a side, boot levels 3 % apart) its CI must match the run-by-run
+ * bootstrap's to within a tenth of the CI's half-width (Monte Carlo noise of
+ * 4000 resamples is a few %); a fast path that forgot the within-boot
+ * variance, or the between-boot draw, misses by far more.
+ */
+static void test_bootstrap__many_runs_per_boot_match_run_by_run_resampling(void)
+{
+	enum { NB = 4, RUNS = 400, N = NB * RUNS };
+	static double b[N], v[N];
+	static int ib[N], iv[N];
+	const double lb[NB] = { 100, 103, 98, 101 }, lv[NB] = { 104, 99, 102, 105 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 5);
+	for (int k = 0; k < NB; k++)
+		for (int i = 0; i < RUNS; i++) {
+			b[k * RUNS + i] = lb[k] * (0.9 + 0.1 * gsl_ran_exponential(rng, 1.0));
+			v[k * RUNS + i] = lv[k] * (0.9 + 0.1 * gsl_ran_exponential(rng, 1.0));
+			ib[k * RUNS + i] = iv[k * RUNS + i] = k;
+		}
+	CHECK(RUNS > KVB_STATS_BOOT_RUNS_EXACT);
+	check_against_run_by_run(rng, b, ib, v, iv, NB, RUNS, 77, "400 runs/boot");
+	gsl_rng_free(rng);
+}
+
+/*
+ * A side with more than KVB_STATS_BOOTS_EXACT boots draws its whole resampled
+ * mean from the normal approximation (cost O(1) per resample). 200 boots of 3
+ * runs a side, skewed boot levels (exponential): the CI must match the
+ * run-by-run bootstrap's within a tenth of its half-width.
+ */
+static void test_bootstrap__many_boots_match_run_by_run_resampling(void)
+{
+	enum { NB = 200, RUNS = 3, N = NB * RUNS };
+	static double b[N], v[N];
+	static int ib[N], iv[N];
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 9);
+	for (int k = 0; k < NB; k++) {
+		double lb = 100 * (0.95 + 0.05 * gsl_ran_exponential(rng, 1.0)), lv = 102 * (0.95 + 0.05 * gsl_ran_exponential(rng, 1.0));
+		for (int i = 0; i < RUNS; i++) {
+			b[k * RUNS + i] = lb + gsl_ran_gaussian(rng, 1.0);
+			v[k * RUNS + i] = lv + gsl_ran_gaussian(rng, 1.0);
+			ib[k * RUNS + i] = iv[k * RUNS + i] = k;
+		}
+	}
+	CHECK(NB > KVB_STATS_BOOTS_EXACT);
+	check_against_run_by_run(rng, b, ib, v, iv, NB, RUNS, 78, "200 boots");
+	gsl_rng_free(rng);
+}
+
+/* Dense ids keep the order of first appearance: {7, 3, 7, 9, 3} -> {0, 1, 0, 2, 1}. */
+static void test_dense_ids__order_of_first_appearance(void)
+{
+	const int64_t ids[] = { 7, 3, 7, 9, 3 };
+	int out[5];
+	CHECK(kvb_stats_dense_ids(ids, 5, out) == 3);
+	CHECK(out[0] == 0 && out[1] == 1 && out[2] == 0 && out[3] == 2 && out[4] == 1);
+	CHECK(kvb_stats_dense_ids(ids, 0, out) == 0);
+}
+
 #define TESTS                                                                                                          \
 	T(test_summary__even_n_median_p95_hmean)                                                                       \
 	T(test_summary__odd_n_median_and_p95)                                                                          \
@@ -507,5 +606,8 @@ static void test_bootstrap__aa_with_boot_noise_rarely_significant(void)
 	T(test_bootstrap__same_seed_same_result_and_boot_order_irrelevant)                                             \
 	T(test_bootstrap__single_boot_reports_one_boot)                                                                \
 	T(test_bootstrap__rejects_bad_input)                                                                           \
-	T(test_bootstrap__aa_with_boot_noise_rarely_significant)
+	T(test_bootstrap__aa_with_boot_noise_rarely_significant)                                                       \
+	T(test_bootstrap__many_runs_per_boot_match_run_by_run_resampling)                                              \
+	T(test_bootstrap__many_boots_match_run_by_run_resampling)                                                      \
+	T(test_dense_ids__order_of_first_appearance)
 #include "test_main.h"

@@ -1,0 +1,123 @@
+/*
+ * Simulates A/A and A/B sequences of `kvbench run` on a board with the QEMU
+ * board's spread (boot level sd 3 %, run sd 1 % within a boot, 5 runs per
+ * boot) and judges each one two ways:
+ *  fixed       all ROUNDS rounds, then `kvbench diff`'s rule (hierarchical
+ *              bootstrap CI of the ratio excludes 1 AND Welch on boot means
+ *              p < alpha; 1000 resamples), then the three-way verdict
+ *  sequential  `run --until-decided`: after each round from the 2nd, the look's
+ *              nominal level from Lan-DeMets O'Brien-Fleming-type spending
+ *              (kvb_seq_bounds) on the boot means (kvb_seq_judge); stop at
+ *              the first decision
+ * Prints, per design: false-positive rate on A/A (goal <= alpha), power for a
+ * 5 % shift on A/B (goal >= 90 %), "same" and undecided shares, mean boots per
+ * variant used. Usage: verdict_sim [SEQUENCES [ROUNDS [SEED]]] (default 1000 10 1).
+ */
+#include "stats/stats.h"
+#include "stats/verdict.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+
+enum { RUNS = 5, MAXR = 64 };
+static const double BOOT_SD = 0.03, RUN_SD = 0.01, ALPHA = 0.05, MARGIN = 0.01;
+
+struct tally {
+	int change, wrong_dir, same, undecided;
+	double boots;
+};
+
+/* One boot: RUNS runs around a level drawn for this boot; stores the runs and returns their mean. */
+static double boot(gsl_rng *rng, double mu, double *runs)
+{
+	double level = mu * (1 + gsl_ran_gaussian_ziggurat(rng, BOOT_SD)), sum = 0;
+	for (int r = 0; r < RUNS; r++)
+		sum += runs[r] = level * (1 + gsl_ran_gaussian_ziggurat(rng, RUN_SD));
+	return sum / RUNS;
+}
+
+static void count(struct tally *t, const struct kvb_verdict *v, double shift, double boots)
+{
+	/* lower_is_better = 1: a +5 % shift is "worse" */
+	if (v->kind == KVB_VERDICT_WORSE || v->kind == KVB_VERDICT_BETTER) {
+		t->change++;
+		t->wrong_dir += shift > 0 && v->kind == KVB_VERDICT_BETTER;
+	}
+	t->same += v->kind == KVB_VERDICT_SAME;
+	t->undecided += v->kind == KVB_VERDICT_UNDECIDED;
+	t->boots += boots;
+}
+
+int main(int argc, char **argv)
+{
+	int nseq = argc > 1 ? atoi(argv[1]) : 1000, rounds = argc > 2 ? atoi(argv[2]) : 10;
+	unsigned long seed = argc > 3 ? strtoul(argv[3], NULL, 10) : 1;
+	if (nseq < 1 || rounds < 2 || rounds > MAXR) {
+		fprintf(stderr, "usage: verdict_sim [SEQUENCES [ROUNDS(2-%d) [SEED]]]\n", MAXR);
+		return 2;
+	}
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, seed);
+	static double xb[MAXR * RUNS], xv[MAXR * RUNS], mb[MAXR], mv[MAXR];
+	static int ib[MAXR * RUNS], iv[MAXR * RUNS];
+	struct tally fixed[2] = { 0 }, seq[2] = { 0 };
+	double nominal[MAXR];
+	if (kvb_seq_bounds(ALPHA, (unsigned)rounds, nominal))
+		return 2;
+	for (int ab = 0; ab < 2; ab++) {
+		double shift = ab ? 0.05 : 0;
+		for (int s = 0; s < nseq; s++) {
+			int decided_at = 0;
+			struct kvb_verdict sv = { .kind = KVB_VERDICT_UNDECIDED };
+			for (int k = 0; k < rounds; k++) {
+				mb[k] = boot(rng, 100, xb + k * RUNS);
+				mv[k] = boot(rng, 100 * (1 + shift), xv + k * RUNS);
+				for (int r = 0; r < RUNS; r++)
+					ib[k * RUNS + r] = iv[k * RUNS + r] = k;
+				if (!decided_at && k >= 1) {
+					if (kvb_seq_judge(mb, (size_t)k + 1, mv, (size_t)k + 1, nominal[k], MARGIN, 1, &sv, NULL) == 0 &&
+					    sv.kind != KVB_VERDICT_UNDECIDED)
+						decided_at = k + 1;
+				}
+			}
+			count(&seq[ab], &sv, shift, decided_at ? decided_at : rounds);
+			/* fixed: all rounds, diff's rule */
+			struct kvb_boot_cmp bc;
+			struct kvb_verdict fv = { .kind = KVB_VERDICT_UNDECIDED };
+			size_t n = (size_t)rounds * RUNS;
+			if (kvb_stats_hier_bootstrap(xb, ib, n, xv, iv, n, 1000, seed * 7919 + (unsigned long)s, ALPHA, &bc, NULL) == 0) {
+				double lo = bc.ci_lo < bc.boot_ratio_ci_lo ? bc.ci_lo : bc.boot_ratio_ci_lo;
+				double hi = bc.ci_hi > bc.boot_ratio_ci_hi ? bc.ci_hi : bc.boot_ratio_ci_hi;
+				struct kvb_verdict_in in = { .significant = bc.significant && bc.boot_welch_p < ALPHA,
+							     .ratio = bc.ratio, .ci_lo = lo, .ci_hi = hi, .boots = (size_t)rounds,
+							     .margin = MARGIN, .lower_is_better = 1 };
+				kvb_verdict_judge(&in, &fv);
+			}
+			count(&fixed[ab], &fv, shift, rounds);
+		}
+	}
+	printf("verdict simulation: %d A/A + %d A/B sequences, up to %d rounds (1 boot per variant each),\n"
+	       "  %d runs per boot, boot sd %.0f %%, run sd %.0f %%, alpha %.2f, same-margin %.0f %%, A/B shift +5 %%\n",
+	       nseq, nseq, rounds, RUNS, BOOT_SD * 100, RUN_SD * 100, ALPHA, MARGIN * 100);
+	printf("  %-34s %9s %9s %8s %9s %10s\n", "design", "A/A FP", "A/B power", "A/B same", "A/B undec", "mean boots");
+	const char *names[2] = { "fixed rounds + diff rule", "--until-decided (OBF spending)" };
+	struct tally *t[2] = { fixed, seq };
+	for (int d = 0; d < 2; d++)
+		printf("  %-34s %8.1f%% %8.1f%% %7.1f%% %8.1f%% %5.1f / %.1f\n", names[d], 100.0 * t[d][0].change / nseq,
+		       100.0 * (t[d][1].change - t[d][1].wrong_dir) / nseq, 100.0 * t[d][1].same / nseq,
+		       100.0 * t[d][1].undecided / nseq, t[d][0].boots / nseq, t[d][1].boots / nseq);
+	printf("  (mean boots: A/A / A/B, per variant)\n");
+	int ok = 1;
+	for (int d = 0; d < 2; d++) {
+		double fp = (double)t[d][0].change / nseq, pw = (double)(t[d][1].change - t[d][1].wrong_dir) / nseq;
+		/* goal: FP <= alpha, allowing the Monte Carlo error of nseq trials (2 standard errors) */
+		int fp_ok = fp <= ALPHA + 2 * sqrt(ALPHA * (1 - ALPHA) / nseq), pw_ok = pw >= 0.90;
+		printf("  %-34s FP <= alpha: %s, power >= 90 %%: %s\n", names[d], fp_ok ? "ok" : "MISSED", pw_ok ? "ok" : "MISSED");
+		ok &= fp_ok && pw_ok;
+	}
+	gsl_rng_free(rng);
+	return ok ? 0 : 1;
+}

@@ -1,0 +1,197 @@
+/* Implements the --until-decided look after each round: sequential verdicts with O'Brien-Fleming alpha spending. */
+#include "engine/decide.h"
+#include "core/log.h"
+#include "report/groups.h"
+#include "stats/stats.h"
+#include "stats/verdict.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void kvb_decide_opts_release(struct kvb_decide_opts *d)
+{
+	kvb_strv_release(&d->metrics);
+}
+
+int kvb_decide_parse_duration(const char *s, double *seconds)
+{
+	char *end;
+	double x = strtod(s, &end);
+	double mul = !*end ? 1 : !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600 : 0;
+	if (end == s || !mul || !(x > 0) || !isfinite(x))
+		return -1;
+	*seconds = x * mul;
+	return 0;
+}
+
+int kvb_decide_save(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	cJSON *m = cJSON_CreateArray();
+	char *mj;
+	int rc = KVB_OK;
+	for (size_t i = 0; i < d->metrics.n; i++)
+		cJSON_AddItemToArray(m, cJSON_CreateString(d->metrics.v[i]));
+	mj = cJSON_PrintUnformatted(m);
+	cJSON_Delete(m);
+	if (sqlite3_prepare_v2(s->db,
+			       "INSERT INTO run_decide(run_id, margin, alpha, max_rounds, max_time_s, metrics_json)"
+			       " VALUES(?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
+		free(mj);
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	}
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_double(st, 2, d->margin);
+	sqlite3_bind_double(st, 3, d->alpha);
+	sqlite3_bind_int(st, 4, d->max_rounds);
+	if (d->max_time_s > 0)
+		sqlite3_bind_double(st, 5, d->max_time_s);
+	else
+		sqlite3_bind_null(st, 5);
+	sqlite3_bind_text(st, 6, mj, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	free(mj);
+	return rc;
+}
+
+int kvb_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide_opts *d, int *found, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	memset(d, 0, sizeof(*d));
+	*found = 0;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT margin, alpha, max_rounds, coalesce(max_time_s, 0), metrics_json FROM run_decide"
+			       " WHERE run_id = ?", -1, &st, NULL) != SQLITE_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_bind_int64(st, 1, run_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *m = cJSON_Parse((const char *)sqlite3_column_text(st, 4)), *x;
+		*found = 1;
+		d->margin = sqlite3_column_double(st, 0);
+		d->alpha = sqlite3_column_double(st, 1);
+		d->max_rounds = sqlite3_column_int(st, 2);
+		d->max_time_s = sqlite3_column_double(st, 3);
+		cJSON_ArrayForEach(x, m)
+			if (cJSON_IsString(x))
+				kvb_strv_push(&d->metrics, x->valuestring);
+		cJSON_Delete(m);
+	}
+	sqlite3_finalize(st);
+	return KVB_OK;
+}
+
+static int chosen(const struct kvb_decide_opts *d, const struct kvb_group *g)
+{
+	char wm[512];
+	if (!d->metrics.n)
+		return 1;
+	snprintf(wm, sizeof(wm), "%s/%s", g->workload, g->metric);
+	for (size_t i = 0; i < d->metrics.n; i++)
+		if (!strcmp(d->metrics.v[i], wm) || !strcmp(d->metrics.v[i], g->metric))
+			return 1;
+	return 0;
+}
+
+/* The units of a cell: its boot means when it has >= 2 boots, else its runs. Returns the count; *u owned. */
+static size_t units(const struct kvb_cell *c, double **u)
+{
+	int *ids = kvb_xcalloc(c->n + 1, sizeof(*ids));
+	size_t nb = kvb_stats_dense_ids(c->boot, c->n, ids);
+	double *sum = kvb_xcalloc(nb + 1, sizeof(*sum));
+	size_t *cnt = kvb_xcalloc(nb + 1, sizeof(*cnt));
+	for (size_t i = 0; i < c->n; i++) {
+		sum[ids[i]] += c->v[i];
+		cnt[ids[i]]++;
+	}
+	*u = kvb_xcalloc(c->n + 1, sizeof(double));
+	if (nb >= 2) {
+		for (size_t k = 0; k < nb; k++)
+			(*u)[k] = sum[k] / (double)cnt[k];
+	} else {
+		memcpy(*u, c->v, c->n * sizeof(double));
+		nb = c->n;
+	}
+	free(ids);
+	free(sum);
+	free(cnt);
+	return nb;
+}
+
+static int store_outcome(struct kvb_store *s, int64_t run_id, int round, const char *outcome, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = KVB_OK;
+	if (sqlite3_prepare_v2(s->db, "UPDATE run_decide SET decided_round = ?, outcome = ? WHERE run_id = ?", -1, &st,
+			       NULL) != SQLITE_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_bind_int(st, 1, round);
+	sqlite3_bind_text(st, 2, outcome, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, run_id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, int round, double elapsed_s,
+		    int *stop, struct kvb_error *err)
+{
+	struct kvb_report r;
+	struct kvb_report_opts sel = { .runs = &run_id, .nruns = 1 };
+	struct kvb_error lerr;
+	double *nominal;
+	int rc = KVB_OK, compared = 0, decided = 0;
+	*stop = 0;
+	if (round < 1 || round > d->max_rounds)
+		return KVB_OK;
+	nominal = kvb_xcalloc((size_t)d->max_rounds, sizeof(double));
+	if (kvb_seq_bounds(d->alpha, (unsigned)d->max_rounds, nominal)) {
+		free(nominal);
+		return kvb_error_set(err, KVB_EINPUT, "--until-decided: cannot compute boundaries for %d looks", d->max_rounds);
+	}
+	if (kvb_report_load(s, &sel, &r, &lerr)) {
+		/* nothing stored yet (every job failed): nothing to judge, go on */
+		kvb_report_release(&r);
+		free(nominal);
+		return KVB_OK;
+	}
+	for (size_t gi = 0; gi < r.ngroups; gi++) {
+		const struct kvb_group *g = &r.groups[gi];
+		if (!chosen(d, g))
+			continue;
+		for (size_t v = 1; v < r.variants.n; v++) {
+			double *ub, *uv;
+			size_t nb = units(&g->cells[0], &ub), nv = units(&g->cells[v], &uv);
+			struct kvb_verdict vd = { .kind = KVB_VERDICT_UNDECIDED, .name = "undecided", .boots_needed = NAN };
+			compared++;
+			if (nb >= 2 && nv >= 2)
+				kvb_seq_judge(ub, nb, uv, nv, nominal[round - 1], d->margin, g->lower_is_better, &vd, NULL);
+			decided += vd.kind != KVB_VERDICT_UNDECIDED;
+			kvb_info("round %d of at most %d: %s/%s %s vs %s: %s (look level %.3g)", round, d->max_rounds,
+				 g->workload, g->metric, r.variants.v[v], r.variants.v[0], vd.name, nominal[round - 1]);
+			free(ub);
+			free(uv);
+		}
+	}
+	kvb_report_release(&r);
+	free(nominal);
+	if (compared && decided == compared) {
+		*stop = 1;
+		kvb_store_event(s, run_id, "info", "until-decided: all %d comparisons decided after round %d", compared, round);
+		rc = store_outcome(s, run_id, round, "decided", err);
+	} else if (d->max_time_s > 0 && elapsed_s >= d->max_time_s) {
+		*stop = 1;
+		kvb_store_event(s, run_id, "warning", "until-decided: time budget %.0f s spent after round %d, %d of %d decided",
+				d->max_time_s, round, decided, compared);
+		kvb_warn("--max-time spent after round %d: %d of %d comparisons decided", round, decided, compared);
+		rc = store_outcome(s, run_id, round, "budget", err);
+	} else if (round == d->max_rounds) {
+		kvb_warn("--max-rounds %d spent: %d of %d comparisons decided", round, decided, compared);
+		rc = store_outcome(s, run_id, round, "budget", err);
+	}
+	return rc;
+}

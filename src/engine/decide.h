@@ -1,0 +1,49 @@
+/*
+ * `kvbench run --until-decided` (DESIGN.md §11): after every round, re-judge
+ * the chosen metrics with a group-sequential rule and stop the run when each
+ * comparison (every variant against the baseline) is decided or the budget is
+ * spent.
+ *
+ * Repeated looks are corrected by alpha spending: Lan & DeMets (1983) with the
+ * O'Brien-Fleming-type spending function, exact boundaries for max_rounds
+ * equally spaced looks (kvb_seq_bounds, stats/verdict.h); look k tests at
+ * nominal[k-1] (kvb_seq_judge: Welch on boot means, Fieller's CI for "same").
+ * Where boots cannot be told apart (a platform whose flash method is none:
+ * results.boot is 1) runs are the units, as in `kvbench diff`.
+ * The rule is stored with the run (results-schema/0008) so --resume keeps it.
+ */
+#ifndef KVB_DECIDE_H
+#define KVB_DECIDE_H
+
+#include "core/util.h"
+#include "store/store.h"
+
+struct kvb_decide_opts {
+	double margin;          /* fraction */
+	double alpha;
+	int max_rounds;         /* >= 2 */
+	double max_time_s;      /* 0 = no budget */
+	struct kvb_strv metrics; /* "WORKLOAD/METRIC" (or "METRIC"); empty = every metric */
+};
+
+void kvb_decide_opts_release(struct kvb_decide_opts *d);
+
+/* "90", "90s", "30m", "2h" -> seconds (> 0). Returns 0, or -1 on anything else. */
+int kvb_decide_parse_duration(const char *s, double *seconds);
+
+/* Stores d for run_id (a new run). Errors: KVB_ESTORE. */
+int kvb_decide_save(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, struct kvb_error *err);
+
+/* Loads the rule of run_id into *d (*found 0 when the run was not started with one). Errors: KVB_ESTORE. */
+int kvb_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide_opts *d, int *found, struct kvb_error *err);
+
+/*
+ * The look after `round` (1-based) of run_id: judges every chosen comparison
+ * on the results stored so far, logs one line each, records an event, and
+ * sets *stop when all are decided or elapsed_s >= max_time_s (outcome stored).
+ * Comparisons with fewer than 2 units a side stay undecided. Errors: KVB_ESTORE.
+ */
+int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, int round, double elapsed_s,
+		    int *stop, struct kvb_error *err);
+
+#endif

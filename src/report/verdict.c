@@ -1,0 +1,111 @@
+/* Implements the verdict column, its JSON fields, legend and multimodality footnote of `kvbench diff`. */
+#include "report/verdict.h"
+#include "config/margins.h"
+#include "store/store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double override, struct kvb_error *err)
+{
+	cJSON *agenda = NULL;
+	if (override <= 0 && r->nruns) {
+		sqlite3_stmt *st;
+		if (sqlite3_prepare_v2(s->db, "SELECT agenda_json FROM run WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+			return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+		sqlite3_bind_int64(st, 1, r->runs[0]);
+		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+			agenda = cJSON_Parse((const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+	}
+	for (size_t i = 0; i < r->ngroups; i++) {
+		struct kvb_group *g = &r->groups[i];
+		g->margin = override > 0 ? override : kvb_margin_from_agenda(agenda, g->workload, g->metric);
+		if (!(g->margin > 0))
+			g->margin = KVB_VERDICT_MARGIN;
+	}
+	cJSON_Delete(agenda);
+	return KVB_OK;
+}
+
+static int multimodal(const struct kvb_cell_stats *cs)
+{
+	return cs->ok && cs->modes > 1;
+}
+
+void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
+{
+	char need[48] = "";
+	const char *mm = multimodal(cs) ? " \u2020" : "";
+	if (!cs->has_cmp) {
+		snprintf(buf, n, "baseline%s", mm);
+		return;
+	}
+	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && !isnan(cs->v3.boots_needed))
+		snprintf(need, sizeof(need), " (~%.0f boots)", cs->v3.boots_needed);
+	snprintf(buf, n, "%s%s%s%s", cs->verdict, need, cs->one_boot ? " (1 boot)" : "", mm);
+}
+
+void kvb_verdict_cliffs_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
+{
+	if (!cs->has_cmp || isnan(cs->cliffs))
+		snprintf(buf, n, "%s", cs->has_cmp ? "-" : "");
+	else
+		snprintf(buf, n, "%+.2f", cs->cliffs);
+}
+
+static cJSON *num_or_null(double x)
+{
+	return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
+}
+
+void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cell_stats *cs)
+{
+	cJSON_AddNumberToObject(jv, "modes", (double)cs->modes);
+	cJSON_AddBoolToObject(jv, "multimodal", multimodal(cs));
+	if (!cs->has_cmp)
+		return;
+	cJSON_AddItemToObject(jv, "boots_needed", num_or_null(cs->v3.boots_needed));
+	/* rounded: 0.03 * 100 is 3.0000000000000004 in binary */
+	cJSON_AddNumberToObject(jv, "margin_pct", round((g->margin > 0 ? g->margin : KVB_VERDICT_MARGIN) * 1e11) / 1e9);
+	cJSON_AddItemToObject(jv, "same_ci95_lo", num_or_null(cs->same_lo));
+	cJSON_AddItemToObject(jv, "same_ci95_hi", num_or_null(cs->same_hi));
+	cJSON_AddItemToObject(jv, "cliffs_delta", num_or_null(cs->cliffs));
+	cJSON_AddStringToObject(jv, "cliffs_magnitude", kvb_stats_cliffs_label(cs->cliffs));
+}
+
+void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_diff_opts *o)
+{
+	int md = o->format && !strcmp(o->format, "markdown"), any = 0;
+	double m = o->margin > 0 ? o->margin : (r->ngroups ? r->groups[0].margin : KVB_VERDICT_MARGIN);
+	int same_margin = 1;
+	for (size_t i = 1; i < r->ngroups; i++)
+		same_margin &= r->groups[i].margin == r->groups[0].margin;
+	char mtxt[64];
+	if (same_margin)
+		snprintf(mtxt, sizeof(mtxt), "+-%.3g %%", m * 100);
+	else
+		snprintf(mtxt, sizeof(mtxt), "+-the metric's margin");
+	fprintf(out,
+		"%sverdict: better/worse = a real change (* at alpha %g: with >= 2 boots the bootstrap CI of the ratio "
+		"excludes 1 and Welch on boot means agrees, its p shown; with 1 boot Welch and Mann-Whitney agree, the "
+		"larger p shown); same = the 95 %% CI of the ratio lies within %s; undecided = neither yet, "
+		"(~N boots) estimates the boots per variant that would decide it\n"
+		"cliff: Cliff's delta of the runs, P(variant > baseline) - P(variant < baseline); |d| < 0.15 negligible, "
+		"< 0.33 small, < 0.47 medium, else large\n",
+		md ? "\n" : "", o->alpha, mtxt);
+	for (size_t gi = 0; gi < r->ngroups; gi++)
+		for (size_t v = 0; v < r->variants.n; v++) {
+			const struct kvb_cell *c = &r->groups[gi].cells[v];
+			size_t modes = 1;
+			/* the modes alone (the rest of kvb_cell_compute was done for the table) */
+			if (!c->n || kvb_stats_count_modes(c->v, c->n, &modes, NULL) || modes < 2)
+				continue;
+			if (!any++)
+				fprintf(out, "%s\u2020 multimodal samples (a mean summarises several populations; plot the runs):\n",
+					md ? "\n" : "");
+			fprintf(out, "%s%s %s %s: %zu modes in %zu runs\n", md ? "- " : "  ", r->groups[gi].workload,
+				r->groups[gi].metric, r->variants.v[v], modes, c->n);
+		}
+}

@@ -1,0 +1,37 @@
+/*
+ * The three-way verdict in reports (DESIGN.md §11): margins per group, the
+ * verdict cell text, its JSON fields, the legend and the multimodality
+ * footnote. The statistics are in stats/verdict.h; kvb_cell_compute fills
+ * struct kvb_cell_stats.v3, .cliffs and .modes.
+ */
+#ifndef KVB_REPORT_VERDICT_H
+#define KVB_REPORT_VERDICT_H
+
+#include "report/diff.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+
+/*
+ * Sets every group's margin: `override` (a fraction, from --margin) when > 0,
+ * else the agenda's config.margins of the report's first run (results-schema
+ * run.agenda_json), else KVB_VERDICT_MARGIN. Errors: KVB_ESTORE.
+ */
+int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double override, struct kvb_error *err);
+
+/* "better", "worse", "same", "undecided (~12 boots)", "n<2", "baseline", plus " (1 boot)" and "†" (multimodal). */
+void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs);
+
+/* Cliff's delta as "+0.42" ("-" when none). */
+void kvb_verdict_cliffs_cell(char *buf, size_t n, const struct kvb_cell_stats *cs);
+
+/* Adds boots_needed, margin_pct, same_ci95_lo/hi, cliffs_delta, cliffs_magnitude, modes, multimodal to jv. */
+void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cell_stats *cs);
+
+/*
+ * The legend under a table (table/markdown: what every verdict and mark
+ * means) and, when any cell of r is multimodal, a footnote naming each one.
+ */
+void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_diff_opts *o);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * The three-way verdict of DESIGN.md §11 and what it rests on: effect size
+ * (Cliff's delta), sample shape (mode count), repeated looks (alpha spending)
+ * and planning (variance components, Kalibera & Jones runs per boot, boots for
+ * a given power).
+ *
+ * Conventions as stats.h: variant over baseline, plain arrays never kept, no
+ * allocation the caller owns, distributions from GSL. Margins and changes are
+ * fractions here (0.01 = 1 %); the CLI takes percent.
+ */
+#ifndef KVB_VERDICT_H
+#define KVB_VERDICT_H
+
+#include <stddef.h>
+
+struct kvb_error;
+
+/* Default margin of "same": the ratio's CI inside 1 +- 1 %. */
+#define KVB_VERDICT_MARGIN 0.01
+
+/*
+ * Cliff's delta (Cliff 1993), variant against baseline: P(v > b) - P(v < b)
+ * over all (b, v) pairs, in [-1, 1], positive when the variant tends to be
+ * larger. From the variant's Mann-Whitney U (ties counting 1/2, as
+ * struct kvb_mannwhitney): delta = 2 u / (n_b n_v) - 1.
+ */
+double kvb_stats_cliffs_delta(double u, size_t nb, size_t nv);
+
+/*
+ * Magnitude of |delta|: "negligible" < 0.15 <= "small" < 0.33 <= "medium"
+ * < 0.47 <= "large" (Romano et al. 2006 thresholds as Mozilla treeherder's
+ * perf/stats.py rounds them). "-" for NAN. Static string.
+ */
+const char *kvb_stats_cliffs_label(double delta);
+
+/*
+ * Number of modes of x[0..n-1], counted the way Mozilla treeherder's
+ * perf/stats.py count_modes does (facts read there, code ours): a Gaussian
+ * kernel density estimate with Silverman's bandwidth 0.9 min(sd, IQR/1.34)
+ * n^-1/5, evaluated on a 1024-point grid by linear binning and a truncated
+ * kernel; smoothed again with a Gaussian of sigma 2 grid points; peaks kept
+ * when their prominence (scipy.signal's definition) reaches the 90th
+ * percentile of |dy/dx| clipped to [2 %, 20 %] of the highest density, and
+ * when at least 5 % of the grid's range from a higher kept peak. The data
+ * are standardised first so the count does not depend on the metric's units.
+ * Fewer than 10 values, or all equal: 1 (nothing to tell).
+ * Errors: KVB_EINPUT for NULL or non-finite values.
+ */
+int kvb_stats_count_modes(const double *x, size_t n, size_t *modes, struct kvb_error *err);
+
+enum kvb_verdict_kind {
+	KVB_VERDICT_NONE,      /* no comparison (the baseline, or too few values) */
+	KVB_VERDICT_BETTER,    /* a real change, in the good direction for the metric */
+	KVB_VERDICT_WORSE,     /* a real change, in the bad direction */
+	KVB_VERDICT_SAME,      /* the CI of the ratio lies inside 1 +- margin */
+	KVB_VERDICT_UNDECIDED, /* neither: more boots needed */
+};
+
+/*
+ * What the verdict is judged from (all ratios variant / baseline).
+ *  significant   the change test's answer (the caller's rule: bootstrap CI and
+ *                Welch on boot means, or the naive pair with one boot)
+ *  ratio         point estimate
+ *  ci_lo, ci_hi  the (1 - alpha) CI of the ratio "same" must fit in (NAN: unbounded)
+ *  boots         boots per variant behind it (the smaller side); 1 means runs
+ *                were the unit and no boots estimate can be made
+ *  margin        fraction, > 0
+ *  lower_is_better  of the metric
+ */
+struct kvb_verdict_in {
+	int significant;
+	double ratio, ci_lo, ci_hi;
+	size_t boots;
+	double margin;
+	int lower_is_better;
+};
+
+/*
+ * kind, its name ("better", "worse", "same", "undecided", ""), and for
+ * undecided the estimated boots per variant at which it would be decided:
+ * the CI half-width h shrinks as 1/sqrt(boots), so with d = |ratio - 1| a
+ * change shows at boots (h/d)^2 and "same" at boots (h/(margin - d))^2; the
+ * smaller of the two that exist, rounded up, at least boots + 1. NAN when no
+ * estimate can be made (one boot, unbounded CI).
+ */
+struct kvb_verdict {
+	enum kvb_verdict_kind kind;
+	const char *name;
+	double boots_needed;
+};
+
+void kvb_verdict_judge(const struct kvb_verdict_in *in, struct kvb_verdict *out);
+
+/*
+ * Alpha spending for repeated looks (Lan & DeMets 1983), O'Brien-Fleming
+ * type spending function: alpha(t) = 2 - 2 Phi(z_{1-alpha/2} / sqrt(t)) for
+ * information fraction t in (0, 1] (alpha(1) = alpha). Returns the cumulative
+ * alpha spent by t.
+ */
+double kvb_alpha_spent_obf(double alpha, double t);
+
+/*
+ * The nominal level of look k of at most K (1-based): the increment
+ * alpha(k/K) - alpha((k-1)/K). Testing each look at its increment keeps the
+ * family-wise false-positive rate <= alpha by Bonferroni's inequality
+ * whatever the correlation between looks; it is conservative against the
+ * exact Lan-DeMets boundaries (which need the looks' joint distribution,
+ * Armitage, McPherson & Rowe 1969). Needs 1 <= k <= K.
+ */
+double kvb_alpha_look(double alpha, unsigned k, unsigned K);
+
+/*
+ * Exact nominal two-sided levels of K equally spaced looks for the
+ * O'Brien-Fleming-type spending function above: nominal[k-1] = 2 Q(c_k /
+ * sqrt(k)) where |S_k| >= c_k stops at look k and the boundaries c_k make
+ * P(first crossing at look k | no change) = alpha(k/K) - alpha((k-1)/K) for
+ * the partial sums S_k of independent N(0, 1) steps, by recursive numerical
+ * integration (Armitage, McPherson & Rowe 1969; 401-point trapezoid grid).
+ * Unlike kvb_alpha_look's increments these use the looks' correlation: for
+ * K = 10, alpha 0.05 the last look is tested at ~0.04, not ~0.011. Returns
+ * 0, or -1 for K == 0, alpha outside (0, 1) or no memory.
+ */
+int kvb_seq_bounds(double alpha, unsigned K, double *nominal);
+
+/*
+ * One look of a sequential comparison (`run --until-decided`) on per-boot
+ * means mb[0..kb-1] (baseline) and mv[0..kv-1] (variant), tested at the
+ * look's nominal level (kvb_alpha_look): a change when Welch's p on the boot
+ * means is below it; "same" when Fieller's (1 - nominal) CI of the ratio of
+ * the boot means lies within 1 +- margin; else undecided (out->boots_needed
+ * as kvb_verdict_judge). Needs kb, kv >= 2. Errors: KVB_EINPUT.
+ */
+int kvb_seq_judge(const double *mb, size_t kb, const double *mv, size_t kv, double nominal, double margin,
+		  int lower_is_better, struct kvb_verdict *out, struct kvb_error *err);
+
+/*
+ * Two-level plan for one metric and variant (Kalibera & Jones 2013, ISMM,
+ * "Rigorous benchmarking in reasonable time", two levels: boots and runs).
+ * Input: the runs grouped by boot (x[i] with boot id boot[i]), the cost of a
+ * boot (s: flash + reboot + wait, per boot) and of a run (s: one job).
+ *  s_run2    S1^2: pooled within-boot variance (n - 1 divisors)
+ *  s_boot2   S2^2: variance of the boot means
+ *  t_boot2   T2^2 = S2^2 - S1^2 / n_bar: the boot-to-boot variance component
+ *            (clipped at 0; n_bar the mean runs per boot)
+ *  runs_per_boot  K&J's optimum ceil(sqrt((boot_cost / run_cost) *
+ *            S1^2 / T2^2)) (>= 1; NAN when T2^2 == 0: boots do not vary, so
+ *            one boot with many runs is best)
+ *  boots_for(detect)  see kvb_twolevel_boots
+ */
+struct kvb_twolevel {
+	size_t n, boots;
+	double mean, runs_per_boot_now;
+	double s_run2, s_boot2, t_boot2;
+	double boot_cost_s, run_cost_s;
+	double runs_per_boot;
+};
+
+/* Needs >= 2 boots with >= 2 runs in at least one. Errors: KVB_EINPUT. */
+int kvb_twolevel_components(const double *x, const int *boot, size_t n, double boot_cost_s, double run_cost_s,
+			struct kvb_twolevel *p, struct kvb_error *err);
+
+/*
+ * Boots per variant needed to detect a relative change `detect` (0.05 = 5 %)
+ * with power `power` at two-sided level alpha, each boot running `runs`
+ * runs: the smallest k >= 2 with
+ *   (t_{1-alpha/2, 2k-2} + t_{power, 2k-2})^2 * 2 (T2^2 + S1^2 / runs) / k <= (detect * mean)^2
+ * (Welch on boot means, equal variances, t quantiles from GSL). Returns 0
+ * when more than 10000 would be needed (or the plan has no spread: 2).
+ */
+unsigned kvb_twolevel_boots(const struct kvb_twolevel *p, double runs, double detect, double alpha, double power);
+
+#endif

@@ -1,0 +1,142 @@
+/* Unit tests for the --until-decided look (engine/decide.c) on a real SQLite results DB. */
+#include "engine/decide.h"
+#include "store/csvio.h"
+#include "stats/verdict.h"
+#include "test.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static char dir[64];
+
+/*
+ * An imported run with 4 boots x 3 runs per variant (boot = round column):
+ * m_worse +10 % on every run, m_undec boots 100/104/97/101 vs 99/103/101/96.
+ */
+static struct kvb_store *open_db(int64_t *run)
+{
+	struct kvb_store *st = NULL;
+	struct kvb_error err;
+	char csv[128], db[128];
+	snprintf(dir, sizeof(dir), "/tmp/kvb-test-decide-XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(csv, sizeof(csv), "%s/in.csv", dir);
+	snprintf(db, sizeof(db), "%s/r.db", dir);
+	FILE *f = fopen(csv, "w");
+	const double lb[4] = { 100, 104, 97, 101 }, lv[4] = { 99, 103, 101, 96 };
+	fputs("variant,workload,metric,value,units,lower_is_better,iteration,boot\n", f);
+	for (int v = 0; v < 2; v++)
+		for (int b = 0; b < 4; b++)
+			for (int r = 0; r < 3; r++) {
+				double d = (r - 1) * 0.05;
+				fprintf(f, "%s,w,m_worse,%g,s,1,%d,%d\n", v ? "new" : "base", (100 + d) * (v ? 1.1 : 1), b * 3 + r + 1, b + 1);
+				fprintf(f, "%s,w,m_undec,%g,s,1,%d,%d\n", v ? "new" : "base", (v ? lv : lb)[b] + d, b * 3 + r + 1, b + 1);
+			}
+	fclose(f);
+	CHECK(kvb_store_open(&st, db, 0, &err) == KVB_OK);
+	CHECK(kvb_csv_import(st, csv, run, &err) == KVB_OK);
+	return st;
+}
+
+static void cleanup(struct kvb_store *st)
+{
+	char cmd[128];
+	kvb_store_close(st);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK(system(cmd) == 0);
+}
+
+static void test_decide__stops_when_every_chosen_metric_is_decided(void)
+{
+	int64_t run = 0;
+	struct kvb_store *st = open_db(&run);
+	struct kvb_decide_opts d = { .margin = 0.01, .alpha = 0.05, .max_rounds = 4 }, back;
+	struct kvb_error err;
+	int stop = -1, found = 0;
+	kvb_strv_push(&d.metrics, "w/m_worse");
+	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
+	CHECK(kvb_decide_load(st, run, &back, &found, &err) == KVB_OK);
+	CHECK(found && back.max_rounds == 4 && back.margin == 0.01 && back.metrics.n == 1);
+	CHECK_STR(back.metrics.v[0], "w/m_worse");
+	/* look 4 of 4 tests at ~0.041: +10 % with 4 boots a side is decided */
+	CHECK(kvb_decide_look(st, run, &d, 4, 1, &stop, &err) == KVB_OK);
+	CHECK(stop == 1);
+	sqlite3_stmt *s;
+	CHECK(sqlite3_prepare_v2(st->db, "SELECT decided_round, outcome FROM run_decide WHERE run_id = ?", -1, &s, NULL) == SQLITE_OK);
+	sqlite3_bind_int64(s, 1, run);
+	CHECK(sqlite3_step(s) == SQLITE_ROW);
+	CHECK(sqlite3_column_int(s, 0) == 4);
+	CHECK_STR((const char *)sqlite3_column_text(s, 1), "decided");
+	sqlite3_finalize(s);
+	/* no look outside 1..max_rounds */
+	CHECK(kvb_decide_look(st, run, &d, 5, 1, &stop, &err) == KVB_OK);
+	CHECK(stop == 0);
+	kvb_decide_opts_release(&d);
+	kvb_decide_opts_release(&back);
+	cleanup(st);
+}
+
+static void test_decide__undecided_metric_runs_on_until_the_time_budget(void)
+{
+	int64_t run = 0;
+	struct kvb_store *st = open_db(&run);
+	struct kvb_decide_opts d = { .margin = 0.01, .alpha = 0.05, .max_rounds = 10, .max_time_s = 60 };
+	struct kvb_error err;
+	int stop = -1;
+	/* every metric: m_undec (a 0.75 % difference under 3 % boot noise) keeps the run going */
+	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 4, 10, &stop, &err) == KVB_OK);
+	CHECK(stop == 0);
+	CHECK(kvb_decide_look(st, run, &d, 4, 61, &stop, &err) == KVB_OK);
+	CHECK(stop == 1); /* budget spent */
+	double sec;
+	CHECK(kvb_decide_parse_duration("30m", &sec) == 0 && sec == 1800);
+	CHECK(kvb_decide_parse_duration("2h", &sec) == 0 && sec == 7200);
+	CHECK(kvb_decide_parse_duration("90", &sec) == 0 && sec == 90);
+	CHECK(kvb_decide_parse_duration("5d", &sec) == -1);
+	CHECK(kvb_decide_parse_duration("-3s", &sec) == -1);
+	kvb_decide_opts_release(&d);
+	cleanup(st);
+}
+
+/* Exact boundaries: the K looks' crossing probabilities under no change add up to alpha (Monte Carlo, 40000 paths). */
+static void test_seq_bounds__family_wise_rate_is_alpha(void)
+{
+	double nominal[10];
+	CHECK(kvb_seq_bounds(0.05, 10, nominal) == 0);
+	CHECK(fabs(nominal[0] - kvb_alpha_spent_obf(0.05, 0.1)) < 1e-12);
+	for (int k = 1; k < 10; k++)
+		CHECK(nominal[k] > nominal[k - 1]);
+	CHECK(nominal[9] > 0.03 && nominal[9] < 0.05); /* Bonferroni increments would give 0.011 */
+	double one[1];
+	CHECK(kvb_seq_bounds(0.05, 1, one) == 0 && fabs(one[0] - 0.05) < 1e-12);
+	CHECK(kvb_seq_bounds(0.05, 0, one) == -1);
+	/* partial sums of N(0,1) steps; z_k = S_k / sqrt(k); reject at the first |z_k| beyond nominal[k] */
+	unsigned long x = 12345;
+	int rejected = 0, n = 40000;
+	for (int t = 0; t < n; t++) {
+		double s = 0;
+		for (int k = 1; k <= 10; k++) {
+			/* Box-Muller on a small LCG: enough for a rate */
+			x = x * 6364136223846793005ul + 1442695040888963407ul;
+			double u1 = ((x >> 11) + 0.5) / 9007199254740992.0;
+			x = x * 6364136223846793005ul + 1442695040888963407ul;
+			double u2 = ((x >> 11) + 0.5) / 9007199254740992.0;
+			s += sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+			double z = fabs(s) / sqrt((double)k), p = erfc(z / sqrt(2));
+			if (p < nominal[k - 1]) {
+				rejected++;
+				break;
+			}
+		}
+	}
+	fprintf(stderr, "  10 looks, no change: %d of %d rejected (%.2f %%)\n", rejected, n, 100.0 * rejected / n);
+	CHECK(fabs((double)rejected / n - 0.05) < 0.005); /* 4.6 standard errors */
+}
+
+#define TESTS                                                                                                          \
+	T(test_decide__stops_when_every_chosen_metric_is_decided)                                                      \
+	T(test_decide__undecided_metric_runs_on_until_the_time_budget)                                                 \
+	T(test_seq_bounds__family_wise_rate_is_alpha)
+#include "test_main.h"

@@ -1,0 +1,130 @@
+/* Unit tests for the three-way verdict, Cliff's delta, mode counting, alpha spending and the K&J plan. */
+#include "stats/stats.h"
+#include "stats/verdict.h"
+#include "core/error.h"
+#include "test.h"
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+/* b = {1,2,3}, v = {2,3,4}: of 9 pairs v wins 6, ties 2, loses 1: delta = (6 - 1) / 9. */
+static void test_cliffs__hand_counted_pairs(void)
+{
+	const double b[] = { 1, 2, 3 }, v[] = { 2, 3, 4 };
+	struct kvb_mannwhitney m;
+	CHECK(kvb_stats_mannwhitney(b, 3, v, 3, &m, NULL) == KVB_OK);
+	double d = kvb_stats_cliffs_delta(m.u, 3, 3);
+	CHECK(fabs(d - 5.0 / 9.0) < 1e-12);
+	CHECK_STR(kvb_stats_cliffs_label(d), "large");
+	CHECK(fabs(kvb_stats_cliffs_delta(9 - m.u, 3, 3) + 5.0 / 9.0) < 1e-12); /* swapped: sign flips */
+	CHECK_STR(kvb_stats_cliffs_label(0.149), "negligible");
+	CHECK_STR(kvb_stats_cliffs_label(-0.2), "small");
+	CHECK_STR(kvb_stats_cliffs_label(0.4), "medium");
+	CHECK_STR(kvb_stats_cliffs_label(NAN), "-");
+}
+
+static void test_modes__one_normal_two_separated_normals_any_units(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[400], y[400];
+	size_t m;
+	gsl_rng_set(rng, 3);
+	for (int i = 0; i < 400; i++)
+		x[i] = 70 + gsl_ran_gaussian(rng, 1.0);
+	CHECK(kvb_stats_count_modes(x, 400, &m, NULL) == KVB_OK);
+	CHECK(m == 1);
+	/* boots landing in two modes: half the runs 6 sd above the other half */
+	for (int i = 0; i < 400; i++)
+		x[i] = (i % 2 ? 76 : 70) + gsl_ran_gaussian(rng, 1.0);
+	CHECK(kvb_stats_count_modes(x, 400, &m, NULL) == KVB_OK);
+	CHECK(m == 2);
+	for (int i = 0; i < 400; i++)
+		y[i] = x[i] * 1e-6; /* the same data in seconds instead of microseconds */
+	CHECK(kvb_stats_count_modes(y, 400, &m, NULL) == KVB_OK);
+	CHECK(m == 2);
+	CHECK(kvb_stats_count_modes(x, 9, &m, NULL) == KVB_OK);
+	CHECK(m == 1); /* too few to tell */
+	x[5] = NAN;
+	CHECK(kvb_stats_count_modes(x, 400, &m, NULL) == KVB_EINPUT);
+	gsl_rng_free(rng);
+}
+
+static void test_verdict__better_worse_same_undecided_with_boots_estimate(void)
+{
+	struct kvb_verdict v;
+	struct kvb_verdict_in in = { .significant = 1, .ratio = 1.05, .ci_lo = 1.03, .ci_hi = 1.07, .boots = 3,
+				     .margin = 0.01, .lower_is_better = 1 };
+	kvb_verdict_judge(&in, &v);
+	CHECK(v.kind == KVB_VERDICT_WORSE);
+	in.lower_is_better = 0;
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "better");
+	in = (struct kvb_verdict_in){ .ratio = 1.001, .ci_lo = 0.995, .ci_hi = 1.004, .boots = 3, .margin = 0.01 };
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "same");
+	CHECK(isnan(v.boots_needed));
+	in.margin = 0.004; /* the same CI no longer fits a 0.4 % margin */
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "undecided");
+	/* h = 0.025, d = 0.002: same at 3 (0.025/0.008)^2 = 29.3 -> 30 boots; a change at 469 */
+	in = (struct kvb_verdict_in){ .ratio = 1.002, .ci_lo = 0.977, .ci_hi = 1.027, .boots = 3, .margin = 0.01 };
+	kvb_verdict_judge(&in, &v);
+	CHECK(v.kind == KVB_VERDICT_UNDECIDED);
+	CHECK(v.boots_needed == 30);
+	in.boots = 1; /* runs as units: no boots estimate */
+	kvb_verdict_judge(&in, &v);
+	CHECK(isnan(v.boots_needed));
+	in = (struct kvb_verdict_in){ .ratio = 1.002, .ci_lo = NAN, .ci_hi = NAN, .boots = 3, .margin = 0.01 };
+	kvb_verdict_judge(&in, &v);
+	CHECK(v.kind == KVB_VERDICT_UNDECIDED && isnan(v.boots_needed));
+}
+
+/* O'Brien-Fleming spending: alpha(0.5) = 2 - 2 Phi(1.95996 / sqrt(0.5)) = 0.0055746; increments add up to alpha. */
+static void test_alpha__obrien_fleming_spending(void)
+{
+	CHECK(fabs(kvb_alpha_spent_obf(0.05, 0.5) - 0.0055746) < 1e-6);
+	CHECK(fabs(kvb_alpha_spent_obf(0.05, 1) - 0.05) < 1e-15);
+	CHECK(kvb_alpha_look(0.05, 1, 10) < 1e-9); /* 5.7e-10: nothing is decided at the first of 10 looks */
+	double sum = 0;
+	for (unsigned k = 1; k <= 10; k++) {
+		double a = kvb_alpha_look(0.05, k, 10);
+		CHECK(a > 0);
+		sum += a;
+	}
+	CHECK(fabs(sum - 0.05) < 1e-12);
+	CHECK(kvb_alpha_look(0.05, 11, 10) == 0);
+}
+
+/*
+ * Boots {10,12} {20,22} {15,17}: S1^2 = 6/3 = 2, boot means 11 21 16 so
+ * S2^2 = 25, T2^2 = 25 - 2/2 = 24. Boot 40 s, run 2 s: runs per boot
+ * ceil(sqrt(20 * 2 / 24)) = 2. Detecting 50 % of the mean 16 (8) with 2 runs
+ * per boot: variance 24 + 1 = 25; with t tables, k = 7 gives
+ * (2.179 + 0.873)^2 * 50 / 7 = 66.5 > 64 and k = 8 gives 56.7 <= 64: 8 boots.
+ */
+static void test_twolevel__variance_components_runs_per_boot_and_boots(void)
+{
+	const double x[] = { 10, 12, 20, 22, 15, 17 };
+	const int id[] = { 1, 1, 2, 2, 3, 3 };
+	struct kvb_twolevel p;
+	struct kvb_error e;
+	CHECK(kvb_twolevel_components(x, id, 6, 40, 2, &p, NULL) == KVB_OK);
+	CHECK(p.boots == 3 && p.n == 6);
+	CHECK(fabs(p.s_run2 - 2) < 1e-12);
+	CHECK(fabs(p.s_boot2 - 25) < 1e-12);
+	CHECK(fabs(p.t_boot2 - 24) < 1e-12);
+	CHECK(p.runs_per_boot == 2);
+	CHECK(kvb_twolevel_boots(&p, 2, 0.5, 0.05, 0.8) == 8);
+	CHECK(kvb_twolevel_boots(&p, 2, 0.0001, 0.05, 0.8) == 0); /* out of reach */
+	const int one[] = { 1, 1, 1, 1, 1, 1 };
+	CHECK(kvb_twolevel_components(x, one, 6, 40, 2, &p, &e) == KVB_EINPUT);
+	CHECK(strstr(e.msg, "2 boots") != NULL);
+}
+
+#define TESTS                                                                                                          \
+	T(test_cliffs__hand_counted_pairs)                                                                             \
+	T(test_modes__one_normal_two_separated_normals_any_units)                                                      \
+	T(test_verdict__better_worse_same_undecided_with_boots_estimate)                                               \
+	T(test_alpha__obrien_fleming_spending)                                                                         \
+	T(test_twolevel__variance_components_runs_per_boot_and_boots)
+#include "test_main.h"
