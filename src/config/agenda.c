@@ -35,6 +35,11 @@ static const struct kvb_keydef config_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
+const struct kvb_keydef *kvb_agenda_config_keydefs(void)
+{
+	return config_keys;
+}
+
 static const struct kvb_keydef section_keys[] = {
 	{ "id", KVB_T_STR, NULL, NULL, 0, "section id (default s1, s2, ...)" },
 	{ "classifiers", KVB_T_MAP, NULL, NULL, 0, "labels added to the section's jobs" },

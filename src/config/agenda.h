@@ -82,4 +82,8 @@ void kvb_agenda_default_variant(struct kvb_agenda *a);
 
 const char *kvb_exec_order_name(enum kvb_exec_order o);
 
+/* The keys `config:` (alias `global:`) takes, for readers that must tell kvbench's own keys from
+ * WA3's (config/wa3_keys.c). Static; terminated by a NULL key. */
+const struct kvb_keydef *kvb_agenda_config_keydefs(void);
+
 #endif

@@ -39,6 +39,7 @@
  * applied as asked and unreadable includes.
  */
 #include "config/wa3.h"
+#include "config/agenda.h"
 #include "config/keys.h"
 #include "config/runtime.h"
 #include "core/buf.h"
@@ -471,11 +472,12 @@ static void jobspec(struct wa3 *w, cJSON *o, const char *path, enum level lv)
 
 static int is_known_config_key(const char *k)
 {
-	static const char *const keys[] = { "iterations", "execution_order", "max_retries", "runtime_params",
-					    "runtime_parameters", "workload_parameters", "classifiers", "instruments",
-					    "rounds", NULL };
-	for (int i = 0; keys[i]; i++)
-		if (!strcmp(keys[i], k))
+	/* kvbench's own config keys (config/agenda.c's table), and WA3's spellings of them */
+	static const char *const wa3[] = { "runtime_parameters", "workload_parameters", "instruments", NULL };
+	if (kvb_keydef_find(kvb_agenda_config_keydefs(), k))
+		return 1;
+	for (int i = 0; wa3[i]; i++)
+		if (!strcmp(wa3[i], k))
 			return 1;
 	return 0;
 }
