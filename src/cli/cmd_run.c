@@ -120,12 +120,18 @@ int cmd_run(int argc, char **argv)
 		case 'd': db = optarg; break;
 		case 'r':
 			if (kvb_parse_i64(optarg, &v) || v < 1 || v > 1000)
-				return kvb_cli_usage("run", "--rounds '%s': expected a number from 1 to 1000", optarg);
+				{
+					rc = kvb_cli_usage("run", "--rounds '%s': expected a number from 1 to 1000", optarg);
+					goto out; /* usage errors free like any other exit */
+				}
 			rounds = (int)v;
 			break;
 		case 'M':
 			if (kvb_parse_i64(optarg, &v) || v < 1)
-				return kvb_cli_usage("run", "--max-jobs '%s': expected a positive number", optarg);
+				{
+					rc = kvb_cli_usage("run", "--max-jobs '%s': expected a positive number", optarg);
+					goto out; /* usage errors free like any other exit */
+				}
 			max_jobs = (int)v;
 			break;
 		case 'R': resume = 1; break;
@@ -135,17 +141,26 @@ int cmd_run(int argc, char **argv)
 		case 'u': until = 1; break;
 		case 'g':
 			if (kvb_parse_double(optarg, &dec.margin) || !(dec.margin > 0 && dec.margin < 100))
-				return kvb_buf_release(&cmdline), kvb_strv_release(&variants), kvb_decide_opts_release(&dec), kvb_cli_usage("run", "--margin '%s': expected a percentage between 0 and 100", optarg);
+				{
+					rc = kvb_cli_usage("run", "--margin '%s': expected a percentage between 0 and 100", optarg);
+					goto out; /* usage errors free like any other exit */
+				}
 			dec.margin /= 100;
 			break;
 		case 'x':
 			if (kvb_parse_i64(optarg, &v) || v < 2 || v > 1000)
-				return kvb_buf_release(&cmdline), kvb_strv_release(&variants), kvb_decide_opts_release(&dec), kvb_cli_usage("run", "--max-rounds '%s': expected a number from 2 to 1000", optarg);
+				{
+					rc = kvb_cli_usage("run", "--max-rounds '%s': expected a number from 2 to 1000", optarg);
+					goto out; /* usage errors free like any other exit */
+				}
 			dec.max_rounds = (int)v;
 			break;
 		case 't':
 			if (kvb_decide_parse_duration(optarg, &dec.max_time_s))
-				return kvb_buf_release(&cmdline), kvb_strv_release(&variants), kvb_decide_opts_release(&dec), kvb_cli_usage("run", "--max-time '%s': expected a duration (90, 90s, 30m, 2h)", optarg);
+				{
+					rc = kvb_cli_usage("run", "--max-time '%s': expected a duration (90, 90s, 30m, 2h)", optarg);
+					goto out; /* usage errors free like any other exit */
+				}
 			break;
 		case 'm': kvb_strv_push(&dec.metrics, optarg); break;
 		case 'K': keep_going = 1; break;
@@ -163,16 +178,31 @@ int cmd_run(int argc, char **argv)
 		else if (!agenda_file)
 			agenda_file = argv[i];
 		else
-			return kvb_cli_usage("run", "unexpected argument '%s'", argv[i]);
+			{
+				rc = kvb_cli_usage("run", "unexpected argument '%s'", argv[i]);
+				goto out; /* usage errors free like any other exit */
+			}
 	}
 	if (until && rounds)
-		return kvb_cli_usage("run", "--until-decided plans --max-rounds rounds: drop --rounds");
+		{
+			rc = kvb_cli_usage("run", "--until-decided plans --max-rounds rounds: drop --rounds");
+			goto out; /* usage errors free like any other exit */
+		}
 	if (!until && (dec.metrics.n || dec.max_time_s > 0))
-		return kvb_cli_usage("run", "--metric and --max-time go with --until-decided");
+		{
+			rc = kvb_cli_usage("run", "--metric and --max-time go with --until-decided");
+			goto out; /* usage errors free like any other exit */
+		}
 	if (!resume && !agenda_file)
-		return kvb_cli_usage("run", "missing AGENDA");
+		{
+			rc = kvb_cli_usage("run", "missing AGENDA");
+			goto out; /* usage errors free like any other exit */
+		}
 	if (!resume && !plat_name)
-		return kvb_cli_usage("run", "missing -p PLATFORM (`kvbench platform list` shows them)");
+		{
+			rc = kvb_cli_usage("run", "missing -p PLATFORM (`kvbench platform list` shows them)");
+			goto out; /* usage errors free like any other exit */
+		}
 
 	if (resume) {
 		if (access(kvb_cli_db(db), F_OK)) {
