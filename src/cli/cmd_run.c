@@ -4,6 +4,7 @@
 #include "config/platform.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "kbuild/prepare.h"
 #include "engine/engine.h"
 #include "report/diff.h"
 
@@ -81,6 +82,8 @@ int cmd_run(int argc, char **argv)
 		{ "resume", no_argument, NULL, 'R' },         { "dry-run", no_argument, NULL, 'n' },
 		{ "no-diff", no_argument, NULL, 'N' },        { "max-jobs", required_argument, NULL, 'M' },
 		{ "allow-unverified", no_argument, NULL, 'U' },
+		{ "series", required_argument, NULL, 'S' },   { "series-file", required_argument, NULL, 'F' },
+		{ "repo", required_argument, NULL, 'G' },     { "allow-dirty", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *plat_name = NULL, *db = NULL, *agenda_file = NULL;
@@ -92,7 +95,10 @@ int cmd_run(int argc, char **argv)
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	struct kvb_buf cmdline = KVB_BUF_INIT;
+	struct kvb_prepare_opts prep = { 0 };
+	struct kvb_build_set builds;
 
+	memset(&builds, 0, sizeof(builds));
 	memset(&a, 0, sizeof(a));
 	memset(&p, 0, sizeof(p));
 	kvb_error_clear(&err);
@@ -119,6 +125,10 @@ int cmd_run(int argc, char **argv)
 		case 'n': dry = 1; break;
 		case 'N': nodiff = 1; break;
 		case 'U': unverified = 1; break;
+		case 'S': prep.series = optarg; break;
+		case 'F': prep.series_file = optarg; break;
+		case 'G': prep.repo = optarg; break;
+		case 'D': prep.allow_dirty = 1; break;
 		default: return kvb_cli_usage("run", "unknown option");
 		}
 	}
@@ -133,6 +143,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (!resume && !agenda_file)
 		return kvb_cli_usage("run", "missing AGENDA");
+	if (prep.series && prep.series_file)
+		return kvb_cli_usage("run", "--series and --series-file exclude each other");
 	if (!resume && !plat_name)
 		return kvb_cli_usage("run", "missing -p PLATFORM (`kvbench platform list` shows them)");
 
@@ -174,11 +186,18 @@ int cmd_run(int argc, char **argv)
 		if (!dry && ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err))))
 			goto fail;
 	}
+	if (resume && (prep.series || prep.series_file))
+		kvb_warn("--series is ignored with --resume: the run keeps the commits it was planned with");
+	if (resume)
+		prep.series = prep.series_file = NULL;
+	/* git variants (and --series) are built before the engine sees them: DESIGN.md §10 */
+	if (!dry && (rc = kvb_build_prepare(&a, &prep, &builds, &err)))
+		goto fail;
 	{
 		struct kvb_run_opts ro = {
 			.agenda = &a, .plat = &p, .store = st, .rounds = rounds, .resume_run = resume_run,
 			.dry_run = dry, .command_line = cmdline.data, .max_jobs = max_jobs,
-			.allow_unverified = unverified,
+			.allow_unverified = unverified, .on_variants = kvb_build_record, .on_variants_arg = &builds,
 		};
 		rc = kvb_engine_run(&ro, &run_id, &err);
 	}
@@ -201,6 +220,7 @@ fail:
 	kvb_cli_fail(&err);
 out:
 	kvb_store_close(st);
+	kvb_build_set_release(&builds);
 	kvb_agenda_release(&a);
 	if (p.file || p.name)
 		kvb_platform_release(&p);
