@@ -2,6 +2,7 @@
 #include "cli/cli.h"
 #include "core/util.h"
 #include "report/diff.h"
+#include "report/series.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@ int cmd_diff(int argc, char **argv)
 		{ "metric", required_argument, NULL, 'm' },   { "workload", required_argument, NULL, 'w' },
 		{ "stat", required_argument, NULL, 's' },     { "alpha", required_argument, NULL, 'a' },
 		{ "format", required_argument, NULL, 'f' },   { "layout", required_argument, NULL, 'l' },
+		{ "series", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kvb_diff_opts o;
@@ -24,7 +26,7 @@ int cmd_diff(int argc, char **argv)
 	const char *db = NULL;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
-	int c, rc;
+	int c, rc, series = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.format = "table";
@@ -53,6 +55,7 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'f': o.format = optarg; break;
 		case 'l': o.layout = optarg; break;
+		case 'S': series = 1; break;
 		default: return kvb_cli_usage("diff", "unknown option");
 		}
 	}
@@ -60,7 +63,7 @@ int cmd_diff(int argc, char **argv)
 		return kvb_cli_usage("diff", "unexpected argument '%s'", argv[optind]);
 	o.sel.runs = runs;
 	o.sel.nruns = nruns;
-	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) || (rc = kvb_diff_print(st, &o, stdout, &err)))
+	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) || (rc = (series ? kvb_series_print : kvb_diff_print)(st, &o, stdout, &err)))
 		kvb_cli_fail(&err);
 	kvb_store_close(st);
 	return rc;

@@ -114,6 +114,20 @@ static void add_series_variant(struct kvb_agenda *a, const char *repo, const cha
 	cJSON_AddItemToObject(v->raw, "git", git);
 }
 
+void kvb_build_set_variants(struct kvb_agenda *a, const char *repo, const char *const *shas, size_t n)
+{
+	/* the old variants go through the agenda's own release, via a scratch agenda */
+	struct kvb_agenda old;
+	memset(&old, 0, sizeof(old));
+	old.variants = a->variants;
+	old.nvariants = a->nvariants;
+	a->variants = NULL;
+	a->nvariants = 0;
+	kvb_agenda_release(&old);
+	for (size_t i = 0; i < n; i++)
+		add_series_variant(a, repo, shas[i]);
+}
+
 /* Reads a --series-file: one revision a line; '#' starts a comment. */
 static int read_series_file(const char *file, const char *repo, struct kvb_strv *shas, struct kvb_error *err)
 {
@@ -172,24 +186,13 @@ static int expand_series(struct kvb_agenda *a, const struct kvb_prepare_opts *o,
 		goto out;
 	if (a->nvariants)
 		kvb_warn("--series: the agenda's %zu variant(s) are replaced by the %zu commits", a->nvariants, shas.n);
-	{
-		/* release the old variants through the agenda's own release: move them into a scratch agenda */
-		struct kvb_agenda old;
-		memset(&old, 0, sizeof(old));
-		old.variants = a->variants;
-		old.nvariants = a->nvariants;
-		a->variants = NULL;
-		a->nvariants = 0;
-		kvb_agenda_release(&old);
-	}
-	for (size_t i = 0; i < shas.n; i++) {
+	for (size_t i = 0; i < shas.n; i++)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(shas.v[i], shas.v[j])) {
 				rc = kvb_error_set(err, KVB_EINPUT, "the series lists commit %.12s twice", shas.v[i]);
 				goto out;
 			}
-		add_series_variant(a, repo, shas.v[i]);
-	}
+	kvb_build_set_variants(a, repo, (const char *const *)shas.v, shas.n);
 out:
 	kvb_strv_release(&shas);
 	free(repo);
@@ -199,7 +202,7 @@ out:
 int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, struct kvb_build_set *set,
 		      struct kvb_error *err)
 {
-	struct kvb_build_opts bo = { .cache_root = o->cache_root, .cancel = &set->cancel };
+	struct kvb_build_opts bo = { .cache_root = o->cache_root, .cancel = o->cancel ? o->cancel : &set->cancel };
 	struct kvb_strv checked = KVB_STRV_INIT;
 	const char *repo_arg;
 	int rc = KVB_OK, series = o->series || o->series_file;
@@ -218,7 +221,8 @@ int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, st
 	if (series && (rc = expand_series(a, o, repo_arg, err)))
 		return rc;
 	set->items = kvb_xcalloc(a->nvariants + 1, sizeof(*set->items));
-	kvb_build_signals_catch(&set->cancel);
+	if (!o->cancel)
+		kvb_build_signals_catch(&set->cancel);
 	for (size_t i = 0; i < a->nvariants && !rc; i++) {
 		struct kvb_variant *v = &a->variants[i];
 		const cJSON *git = cJSON_GetObjectItemCaseSensitive(v->raw, "git");
@@ -291,7 +295,8 @@ int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, st
 		if (it->res.files[KVB_BOUT_MODULES] && !v->modules)
 			v->modules = kvb_xstrdup(it->res.files[KVB_BOUT_MODULES]);
 	}
-	kvb_build_signals_restore();
+	if (!o->cancel)
+		kvb_build_signals_restore();
 	kvb_strv_release(&checked);
 	return rc;
 }

@@ -40,6 +40,7 @@ struct kvb_prepare_opts {
 	int allow_dirty;         /* build committed revisions of a repository with uncommitted changes */
 	const char *cache_root;  /* NULL = default (kbuild.h) */
 	const cJSON *platform_build; /* the platform's build: block (defaults), or NULL */
+	volatile int *cancel;    /* the caller's Ctrl-C flag (its handler stays), or NULL: catch SIGINT here */
 };
 
 /*
@@ -50,6 +51,8 @@ struct kvb_prepare_opts {
  */
 int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, struct kvb_build_set *set,
 		      struct kvb_error *err);
+/* Replaces a's variants by one git variant per commit (named by 10 hex digits) of repo. */
+void kvb_build_set_variants(struct kvb_agenda *a, const char *repo, const char *const *shas, size_t n);
 /* kvb_run_opts.on_variants: writes variant_build rows and copies build logs into the run's artifacts. */
 int kvb_build_record(void *set, struct kvb_store *st, int64_t run_id, struct kvb_error *err);
 void kvb_build_set_release(struct kvb_build_set *set);
