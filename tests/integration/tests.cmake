@@ -55,3 +55,6 @@ kvb_test(test_hostkey ${CMAKE_CURRENT_LIST_DIR}/test_hostkey.c integration 110)
 target_link_libraries(test_hostkey PRIVATE kvb_sshd_fixture)
 kvb_script_test(it_faults integration/faults.sh integration 240)
 kvb_script_test(it_kbuild_inputs integration/kbuild_inputs.sh integration 180)
+# Kernels built from Debian's linux-source-6.1 (cold: one full tinyconfig build, then
+# incremental steps), bisected and compared on the QEMU board. Slow: its own label.
+kvb_script_test(it_kbuild_qemu integration/kbuild_qemu.sh kbuild 3600)
