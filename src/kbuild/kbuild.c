@@ -566,10 +566,8 @@ static int checkout(const char *repo, const char *src, const char *sha, struct k
 	struct kvb_exec_result r;
 	int rc;
 	if (!kvb_is_dir(src)) {
-		const char *argv[] = { "clone", "--quiet", "--shared", "--no-checkout", repo, src, NULL };
 		char *tmp = kvb_xasprintf("%s.tmp", src);
 		const char *argv2[] = { "clone", "--quiet", "--shared", "--no-checkout", repo, tmp, NULL };
-		(void)argv;
 		rm_rf(tmp);
 		kvb_exec_result_init(&r);
 		rc = kvb_git(repo, argv2, &r, NULL, err);
