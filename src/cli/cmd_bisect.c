@@ -147,7 +147,7 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 	struct kvb_agenda a;
 	struct kvb_diag d;
 	struct kvb_build_set set;
-	struct kvb_prepare_opts po = { .allow_dirty = 1, .repo = b->repo, .cancel = &b->cancel };
+	struct kvb_prepare_opts po = { .allow_dirty = 1, .repo = b->repo, .cancel = &b->cancel, .platform_file = b->plat.file };
 	const char *const shas[] = { sha };
 	int rc;
 	sqlite3_stmt *q;
@@ -165,6 +165,7 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 		goto out;
 	}
 	kvb_build_set_variants(&a, b->repo, shas, 1);
+	po.platform_build = b->plat.doc.root ? cJSON_GetObjectItemCaseSensitive(b->plat.doc.root, "build") : NULL;
 	if ((rc = kvb_build_prepare(&a, &po, &set, err)))
 		goto out;
 	{

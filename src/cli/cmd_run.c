@@ -191,6 +191,8 @@ int cmd_run(int argc, char **argv)
 	if (resume)
 		prep.series = prep.series_file = NULL;
 	/* git variants (and --series) are built before the engine sees them: DESIGN.md §10 */
+	prep.platform_build = p.doc.root ? cJSON_GetObjectItemCaseSensitive(p.doc.root, "build") : NULL;
+	prep.platform_file = p.file;
 	if (!dry && (rc = kvb_build_prepare(&a, &prep, &builds, &err)))
 		goto fail;
 	{

@@ -52,11 +52,12 @@ static char *dir_of(const char *file)
 	return d;
 }
 
-int kvb_build_spec_from_agenda(const struct kvb_agenda *a, const cJSON *platform_build, struct kvb_build_spec *spec,
-			       struct kvb_error *err)
+int kvb_build_spec_from_agenda(const struct kvb_agenda *a, const cJSON *platform_build, const char *platform_file,
+			       struct kvb_build_spec *spec, struct kvb_error *err)
 {
 	const cJSON *b = a->raw ? cJSON_GetObjectItemCaseSensitive(a->raw, "build") : NULL;
-	char *base = dir_of(a->file), *path = kvb_xasprintf("%s: build", a->file ? a->file : "agenda");
+	const char *file = b || !platform_build ? a->file : platform_file;
+	char *base = dir_of(file), *path = kvb_xasprintf("%s: build", file ? file : "agenda");
 	struct kvb_diag d;
 	int rc;
 	kvb_diag_init(&d, NULL);
@@ -212,7 +213,7 @@ int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, st
 		ngit += cJSON_GetObjectItemCaseSensitive(a->variants[i].raw, "git") != NULL;
 	if (!series && !ngit)
 		return KVB_OK;
-	if ((rc = kvb_build_spec_from_agenda(a, o->platform_build, &set->spec, err)))
+	if ((rc = kvb_build_spec_from_agenda(a, o->platform_build, o->platform_file, &set->spec, err)))
 		return rc;
 	if (!set->spec.outputs[KVB_BOUT_KERNEL])
 		return kvb_error_set(err, KVB_EINPUT, "%s: git variants need a build: block with outputs: {kernel: PATH}",

@@ -39,7 +39,8 @@ struct kvb_prepare_opts {
 	const char *repo;        /* --repo, else build.repo, else the git variants' own */
 	int allow_dirty;         /* build committed revisions of a repository with uncommitted changes */
 	const char *cache_root;  /* NULL = default (kbuild.h) */
-	const cJSON *platform_build; /* the platform's build: block (defaults), or NULL */
+	const cJSON *platform_build; /* the platform's build: block (used when the agenda has none), or NULL */
+	const char *platform_file;   /* the platform file: its directory resolves platform_build's paths */
 	volatile int *cancel;    /* the caller's Ctrl-C flag (its handler stays), or NULL: catch SIGINT here */
 };
 
@@ -58,8 +59,8 @@ int kvb_build_record(void *set, struct kvb_store *st, int64_t run_id, struct kvb
 void kvb_build_set_release(struct kvb_build_set *set);
 
 /* Loads the build spec only (bisect uses it with its own revisions). base_dir resolves relative paths. */
-int kvb_build_spec_from_agenda(const struct kvb_agenda *a, const cJSON *platform_build, struct kvb_build_spec *spec,
-			       struct kvb_error *err);
+int kvb_build_spec_from_agenda(const struct kvb_agenda *a, const cJSON *platform_build, const char *platform_file,
+			       struct kvb_build_spec *spec, struct kvb_error *err);
 /* Checks a repository for bisect/run: top level, dirty (refused unless allow_dirty). *top owned. */
 int kvb_build_check_repo(const char *dir, int allow_dirty, char **top, struct kvb_error *err);
 
