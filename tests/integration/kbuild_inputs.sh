@@ -82,4 +82,22 @@ check "no worktree registered in the repository" [ "$(git -C "$R" worktree list 
 check "repository still on main and clean" [ "$(git -C "$R" symbolic-ref --short HEAD)" = main ] && [ -z "$(git -C "$R" status --porcelain --untracked-files=no)" ]
 check "no object directory lock left" [ -z "$(find "$T/cache/kvbench/obj" -name '*.lock')" ]
 check "no half-written image left" [ -z "$(find "$T/cache/kvbench/images" -maxdepth 1 -name '.tmp-*')" ]
+
+# 6. Ctrl-C in the middle of a build: the build stops, the bisect is marked interrupted, nothing is left
+touch "$R/SLOW"; commit "five: slow to build"; echo x >"$R/six"; commit "six"
+"$KVB" bisect "$A" -p "$P" --repo "$R" --good main~1 --bad main --metric sched_pipe/usecs_per_op -d "$T/d.db" \
+  >/dev/null 2>"$T/e" &
+pid=$!
+for _ in $(seq 1200); do [ -n "$(find "$T/cache/kvbench/obj" -maxdepth 1 -name '*.lock')" ] && break; sleep 0.1; done
+check "the slow build started (its lock exists)" [ -n "$(find "$T/cache/kvbench/obj" -maxdepth 1 -name '*.lock')" ]
+kill -INT "$pid"
+wait "$pid"; rc=$?
+check "Ctrl-C: non-zero exit" [ "$rc" != 0 ]
+check "Ctrl-C: the build says interrupted" grep -q "interrupted" "$T/e"
+check "Ctrl-C: bisect marked interrupted, --resume suggested" \
+  [ "$(q "$T/d.db" "SELECT status FROM bisect")" = interrupted ] && grep -q "bisect --resume 1" "$T/e"
+check "Ctrl-C: no lock, no half-written image, no bisect state" \
+  [ -z "$(find "$T/cache/kvbench/obj" -maxdepth 1 -name '*.lock')" ] && \
+  [ -z "$(find "$T/cache/kvbench/images" -maxdepth 1 -name '.tmp-*')" ] && [ ! -e "$R/.git/BISECT_START" ]
+check "Ctrl-C: no build process left" [ -z "$(pgrep -f "$T/f/build.sh")" ]
 finish
