@@ -215,11 +215,13 @@ struct runs {
 /*
  * Compares commit `sha` (its runs) with the good and bad endpoints. Fills
  * r (value, vs_good, vs_bad, boots, and outcome when decided). KVB_EINPUT
- * when the metric is not in the results.
+ * r (value, vs_good, vs_bad, boots, and outcome when decided; once it has max_boots boots the
+ * nearer endpoint decides; 0 = never). KVB_EINPUT when the metric is not in the results.
  */
-static int judge(struct bisect *b, const char *sha, const struct runs *mine, int final, struct step_result *res,
+static int judge(struct bisect *b, const char *sha, const struct runs *mine, int max_boots, struct step_result *res,
 		 struct kvb_error *err)
 {
+	int final;
 	struct kvb_report r;
 	struct kvb_report_opts o = { 0 };
 	int64_t all[70];
@@ -267,6 +269,7 @@ static int judge(struct bisect *b, const char *sha, const struct runs *mine, int
 	res->vs_bad = cb.has_cmp ? cb.diff_pct : (is == ib ? 0 : NAN);
 	res->boots = (int)cg.boots;
 	res->outcome = NULL;
+	final = max_boots > 0 && res->boots >= max_boots;
 	if (!cg.ok) {
 		kvb_report_release(&r);
 		return kvb_error_set(err, KVB_EINPUT, "commit %.12s has no %s results", sha, b->metric);
@@ -490,7 +493,7 @@ static int do_bisect(struct bisect *b, FILE *out, struct kvb_error *err)
 				break;
 			}
 			fails_in_a_row = 0;
-			if ((rc = judge(b, next, &mine, res.boots >= b->max_rounds, &res, err)))
+			if ((rc = judge(b, next, &mine, b->max_rounds, &res, err)))
 				break;
 			if (res.outcome)
 				break;
