@@ -214,7 +214,6 @@ struct runs {
 
 /*
  * Compares commit `sha` (its runs) with the good and bad endpoints. Fills
- * r (value, vs_good, vs_bad, boots, and outcome when decided). KVB_EINPUT
  * r (value, vs_good, vs_bad, boots, and outcome when decided; once it has max_boots boots the
  * nearer endpoint decides; 0 = never). KVB_EINPUT when the metric is not in the results.
  */
