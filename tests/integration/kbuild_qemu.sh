@@ -51,6 +51,14 @@ check "the broken commit shows its build failure" grep -q "${broken:0:12} .*buil
 check "json: the regression is worse than its parent" \
   python3 -c "import json,sys; g=json.load(open('$T/diff.json'))[0]; r=[c for c in g['commits'] if c['commit']=='$reg'][0]; sys.exit(0 if r['vs_parent']=='worse' and r['change_point'] else 1)"
 
+# a "good" that measures worse than "bad": kvb-fixed takes the delay out again
+"$KVB" bisect "$A" -p qemu-x86_64 --repo "$REPO" --good kvb-series --bad kvb-fixed \
+  --metric sched_pipe/usecs_per_op --threshold 20 --rounds 2 -d "$T/k.db" >/dev/null 2>"$T/swap.err"
+rc=$?
+stamp "swapped bisect done (exit $rc)"
+check "good worse than bad: exit 3" [ "$rc" = 3 ]
+check "good worse than bad: says so" grep -q 'measures worse than the "bad"' "$T/swap.err"
+
 check "no bisect state left" [ -z "$(ls "$REPO/.git" | grep -i bisect)" ]
 check "no worktree registered" [ "$(git -C "$REPO" worktree list | wc -l)" = 1 ]
 check "no object directory lock left" [ -z "$(find "${XDG_CACHE_HOME:-$HOME/.cache}/kvbench/obj" -maxdepth 1 -name '*.lock')" ]
