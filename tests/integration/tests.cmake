@@ -58,3 +58,4 @@ kvb_script_test(it_kbuild_inputs integration/kbuild_inputs.sh integration 180)
 # Kernels built from Debian's linux-source-6.1 (cold: one full tinyconfig build, then
 # incremental steps), bisected and compared on the QEMU board. Slow: its own label.
 kvb_script_test(it_kbuild_qemu integration/kbuild_qemu.sh kbuild 3600)
+kvb_script_test(it_series_diff integration/series_diff.sh integration 120)
