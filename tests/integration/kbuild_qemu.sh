@@ -17,10 +17,24 @@ broken=$(git -C "$REPO" log --format=%H --grep='does not build' kvb-series)
 A=$SRC/tests/kbuild/agenda.yaml
 [ -n "$reg" ] && [ -n "$broken" ] || bad "fixture commits found"
 
+# Ctrl-C once the first step is stored, then --resume: git's bisect state is gone in between
 "$KVB" bisect "$A" -p qemu-x86_64 --repo "$REPO" --good kvb-base --bad kvb-series \
-  --metric sched_pipe/usecs_per_op --threshold 20 --rounds 2 --max-rounds 4 -d "$T/k.db" >"$T/bisect.out" 2>"$T/bisect.err"
+  --metric sched_pipe/usecs_per_op --threshold 20 --rounds 2 --max-rounds 4 -d "$T/k.db" >"$T/bisect.out" 2>"$T/bisect.err" &
+pid=$!
+while kill -0 "$pid" 2>/dev/null; do
+  [ "$(q "$T/k.db" "SELECT count(*) FROM bisect_step" 2>/dev/null)" -ge 1 ] 2>/dev/null && break
+  sleep 2
+done
+kill -INT "$pid" 2>/dev/null
+wait "$pid"; rc=$?
+stamp "bisect interrupted (exit $rc)"
+check "interrupted bisect: exit not 0" [ "$rc" != 0 ]
+check "interrupted bisect: status interrupted" [ "$(q "$T/k.db" "SELECT status FROM bisect")" = interrupted ]
+check "interrupted bisect: no bisect state left" [ -z "$(ls "$REPO/.git" | grep -i bisect)" ]
+"$KVB" bisect --resume -d "$T/k.db" >"$T/bisect.out" 2>"$T/bisect.err"
 rc=$?
 stamp "bisect done (exit $rc)"
+cat "$T/bisect.err" | grep -E 'bisect|build .*done|cached' >&2
 cat "$T/bisect.out" >&2
 check "bisect exits 0" [ "$rc" = 0 ]
 check "bisect names the regression commit" grep -q "^first bad commit: $reg " "$T/bisect.out"
