@@ -27,6 +27,8 @@ CREATE TABLE bisect (
   bad_sha       TEXT NOT NULL,
   metric        TEXT NOT NULL,     -- WORKLOAD/METRIC
   threshold_pct REAL NOT NULL,
+  rounds        INTEGER,           -- boots per measurement (NULL = platform default)
+  max_rounds    INTEGER NOT NULL,  -- boots a step may get before the nearer endpoint decides
   agenda_path   TEXT,
   platform      TEXT NOT NULL,
   command_line  TEXT,

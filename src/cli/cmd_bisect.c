@@ -560,9 +560,10 @@ static int load_bisect(struct bisect *b, int64_t id, struct kvb_error *err)
 	int rc = KVB_OK;
 	if (sqlite3_prepare_v2(b->st->db,
 			       id ? "SELECT id, repo, good_sha, bad_sha, metric, threshold_pct, agenda_path, platform, status, "
-				    "good_run_id, bad_run_id, command_line FROM bisect WHERE id = ?"
+				    "good_run_id, bad_run_id, command_line, rounds, max_rounds FROM bisect WHERE id = ?"
 				  : "SELECT id, repo, good_sha, bad_sha, metric, threshold_pct, agenda_path, platform, status, "
-				    "good_run_id, bad_run_id, command_line FROM bisect WHERE ? = 0 ORDER BY id DESC LIMIT 1",
+				    "good_run_id, bad_run_id, command_line, rounds, max_rounds FROM bisect WHERE ? = 0 ORDER BY id DESC "
+				    "LIMIT 1",
 			       -1, &q, NULL) != SQLITE_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", b->st->path, sqlite3_errmsg(b->st->db));
 	sqlite3_bind_int64(q, 1, id);
@@ -583,6 +584,8 @@ static int load_bisect(struct bisect *b, int64_t id, struct kvb_error *err)
 		b->bad_run = sqlite3_column_int64(q, 10);
 		free(b->cmdline);
 		b->cmdline = kvb_xstrdup(sqlite3_column_text(q, 11) ? (const char *)sqlite3_column_text(q, 11) : "kvbench bisect");
+		b->rounds = sqlite3_column_int(q, 12);
+		b->max_rounds = sqlite3_column_int(q, 13);
 	}
 	sqlite3_finalize(q);
 	return rc;
@@ -672,7 +675,12 @@ int cmd_bisect(int argc, char **argv)
 			goto fail;
 		kvb_info("bisect %lld: resuming (%s..%s in %s)", (long long)b.id, b.good, b.bad, b.repo);
 	} else {
-		char *top = NULL;
+		char *top = NULL, *abs = realpath(b.agenda_file, NULL);
+		/* stored for --resume, which may start elsewhere */
+		if (abs) {
+			free(b.agenda_file);
+			b.agenda_file = abs;
+		}
 		if ((rc = kvb_build_check_repo(repo, allow_dirty, &top, &err)))
 			goto fail;
 		b.repo = top;
@@ -730,9 +738,9 @@ int cmd_bisect(int argc, char **argv)
 	if (!resume &&
 	    (rc = sql(&b, &err,
 		      "INSERT INTO bisect(repo, good_sha, bad_sha, metric, threshold_pct, agenda_path, platform, command_line, "
-		      "started_ns) VALUES(?,?,?,?,?,?,?,?,?)",
-		      "ttttdttti", b.repo, b.good, b.bad, b.metric, b.threshold, b.agenda_file, b.plat_name, b.cmdline,
-		      kvb_wall_ns())))
+		      "started_ns, rounds, max_rounds) VALUES(?,?,?,?,?,?,?,?,?,nullif(?, 0),?)",
+		      "ttttdttti" "ii", b.repo, b.good, b.bad, b.metric, b.threshold, b.agenda_file, b.plat_name, b.cmdline,
+		      kvb_wall_ns(), (int64_t)b.rounds, (int64_t)b.max_rounds)))
 		goto fail;
 	if (!resume)
 		b.id = sqlite3_last_insert_rowid(b.st->db);
