@@ -844,6 +844,15 @@ int kvb_build_rev(const struct kvb_build_spec *spec, const char *repo, const cha
 	}
 	if ((rc = lock_take(lockp, &lockfd, err)))
 		goto out;
+	/* another kvbench may have built it while we waited for the lock */
+	if (kvb_is_dir(r->dir) && !read_cached(spec, r)) {
+		kvb_info("build %.12s (%s): cached in %s", sha, r->describe, r->dir);
+		goto out;
+	}
+	for (int i = 0; i < KVB_BOUT_N; i++) {
+		free(r->files[i]);
+		r->files[i] = NULL;
+	}
 	tmpdir = kvb_xasprintf("%s/.tmp-%.12s-%s-%d", imgs, sha, r->key, (int)getpid());
 	rm_rf(tmpdir);
 	if (kvb_mkdir_p(tmpdir, 0755)) {
