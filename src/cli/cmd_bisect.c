@@ -142,7 +142,7 @@ static void bisect_reset(struct bisect *b)
  * interrupted: b->cancel).
  */
 static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_id, char **why, int *booted,
-		   struct kvb_error *err)
+		   struct kvb_error *err) /* *booted: 1 a boot happened, 0 none, -1 the build failed */
 {
 	struct kvb_agenda a;
 	struct kvb_diag d;
@@ -168,6 +168,9 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 	po.platform_build = b->plat.doc.root ? cJSON_GetObjectItemCaseSensitive(b->plat.doc.root, "build") : NULL;
 	if ((rc = kvb_build_prepare(&a, &po, &set, err)))
 		goto out;
+	/* a commit that does not build says nothing about the board */
+	if (set.n && set.items[0].res.error)
+		*booted = -1;
 	{
 		struct kvb_run_opts ro = {
 			.agenda = &a, .plat = &b->plat, .store = b->st, .rounds = rounds, .command_line = cmd,
@@ -189,7 +192,8 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 	if (sqlite3_step(q) == SQLITE_ROW) {
 		const char *rs = (const char *)sqlite3_column_text(q, 0), *vs = (const char *)sqlite3_column_text(q, 1);
 		const char *ve = (const char *)sqlite3_column_text(q, 2);
-		*booted = sqlite3_column_int(q, 3) > 0;
+		if (*booted == 0)
+			*booted = sqlite3_column_int(q, 3) > 0;
 		if (rs && !strcmp(rs, "interrupted")) {
 			b->cancel = 1;
 			rc = kvb_error_set(err, KVB_EJOBS, "run %lld interrupted", (long long)*run_id);
@@ -488,7 +492,8 @@ static int do_bisect(struct bisect *b, FILE *out, struct kvb_error *err)
 				/* untestable: build, flash, boot or identity failed */
 				res.outcome = "skip";
 				snprintf(res.reason, sizeof(res.reason), "%.500s", why);
-				fails_in_a_row = booted ? 0 : fails_in_a_row + 1;
+				/* a boot that never happened twice in a row: the board; a failed build says nothing */
+				fails_in_a_row = booted > 0 ? 0 : booted == 0 ? fails_in_a_row + 1 : fails_in_a_row;
 				break;
 			}
 			fails_in_a_row = 0;
