@@ -19,7 +19,7 @@ A=$SRC/tests/kbuild/agenda.yaml
 
 # Ctrl-C once the first step is stored, then --resume: git's bisect state is gone in between
 "$KVB" bisect "$A" -p qemu-x86_64 --repo "$REPO" --good kvb-base --bad kvb-series \
-  --metric sched_pipe/usecs_per_op --threshold 20 --rounds 2 --max-rounds 4 -d "$T/k.db" >"$T/bisect.out" 2>"$T/bisect.err" &
+  --metric sched_pipe/usecs_per_op --threshold 20 --rounds 4 --max-rounds 6 -d "$T/k.db" >"$T/bisect.out" 2>"$T/bisect.err" &
 pid=$!
 while kill -0 "$pid" 2>/dev/null; do
   [ "$(q "$T/k.db" "SELECT count(*) FROM bisect_step" 2>/dev/null)" -ge 1 ] 2>/dev/null && break
@@ -50,7 +50,7 @@ check "running kernels were the built commits" \
   [ "$(q "$T/k.db" "SELECT count(*) FROM boot b JOIN variant v ON v.id = b.variant_id JOIN variant_build vb ON vb.variant_id = v.id WHERE b.running_version NOT LIKE '#' || substr(vb.commit_sha, 1, 12) || ' %'")" = 0 ]
 q "$T/k.db" "SELECT printf('kbuild: build %s cached=%d %.0f s', substr(commit_sha,1,12), cached, build_s) FROM variant_build" >&2
 
-"$KVB" run "$A" -p qemu-x86_64 --repo "$REPO" --series kvb-base..kvb-series --rounds 2 --no-diff -d "$T/s.db" \
+"$KVB" run "$A" -p qemu-x86_64 --repo "$REPO" --series kvb-base..kvb-series --rounds 3 --no-diff -d "$T/s.db" \
   >"$T/series.out" 2>"$T/series.err"
 rc=$?
 stamp "series run done (exit $rc)"
@@ -67,7 +67,7 @@ check "json: the regression is worse than its parent" \
 
 # a "good" that measures worse than "bad": kvb-fixed takes the delay out again
 "$KVB" bisect "$A" -p qemu-x86_64 --repo "$REPO" --good kvb-series --bad kvb-fixed \
-  --metric sched_pipe/usecs_per_op --threshold 20 --rounds 2 -d "$T/k.db" >/dev/null 2>"$T/swap.err"
+  --metric sched_pipe/usecs_per_op --threshold 20 --rounds 4 -d "$T/k.db" >/dev/null 2>"$T/swap.err"
 rc=$?
 stamp "swapped bisect done (exit $rc)"
 check "good worse than bad: exit 3" [ "$rc" = 3 ]
