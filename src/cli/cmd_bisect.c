@@ -521,7 +521,7 @@ static int do_bisect(struct bisect *b, FILE *out, struct kvb_error *err)
 		if ((rc = sql(b, err,
 			      "INSERT INTO bisect_step(bisect_id, step, commit_sha, run_id, outcome, value, vs_good_pct, "
 			      "vs_bad_pct, rounds, reason) VALUES(?,?,?,?,?,?,?,?,?,?)",
-			      "iitiidddit", b->id, (int64_t)b->step, next, mine.n ? mine.v[mine.n - 1] : (int64_t)0,
+			      "iititdddit", b->id, (int64_t)b->step, next, mine.n ? mine.v[mine.n - 1] : (int64_t)0,
 			      res.outcome, res.value, res.vs_good, res.vs_bad, (int64_t)res.boots, res.reason)))
 			break;
 		kvb_info("bisect step %d: %.12s is %s: %s", b->step, next, res.outcome, res.reason);
