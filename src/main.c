@@ -45,7 +45,22 @@ const struct kvb_cmd kvb_commands[] = {
 	  "                        worse or same (alpha spending: Lan-DeMets O'Brien-Fleming type);\n"
 	  "                        iterations are split over --max-rounds N rounds (default 10);\n"
 	  "                        --margin PCT (default 1), --max-time DUR (90s, 30m, 2h),\n"
-	  "                        --metric WORKLOAD/METRIC (repeatable; default every metric)\n" },
+	  "                        --metric WORKLOAD/METRIC (repeatable; default every metric)\n"
+	  "      --series A..B     one variant per commit A, then A..B (built from git; DESIGN.md 10)\n"
+	  "      --series-file F   the same from a file with one revision a line\n"
+	  "      --repo DIR        repository of --series and of git variants without repo:\n"
+	  "      --allow-dirty     build although the repository has uncommitted changes\n" },
+	{ "bisect", cmd_bisect, "find the commit that made a metric worse: git bisect driven by measured runs",
+	  "usage: kvbench bisect AGENDA -p PLATFORM --repo DIR --good REV --bad REV --metric WORKLOAD/METRIC\n"
+	  "                      [--threshold PCT] [--rounds N] [--max-rounds N] [-d DB] [--allow-dirty]\n"
+	  "       kvbench bisect --resume [ID] [-d DB]\n\n"
+	  "  Measures good and bad (bad must be worse by >= --threshold %, default 5), then lets\n"
+	  "  git bisect pick commits; each is built (the agenda's build: block), booted and measured\n"
+	  "  (a stored run) and judged against both endpoints with the boot-aware verdict: good,\n"
+	  "  bad, skip (build/flash/boot/identity failed) or abort (board unusable). An undecided\n"
+	  "  step gets more rounds up to --max-rounds boots (default 6). The end prints the first\n"
+	  "  bad commit, its change against good and the steps; `git bisect log` is stored.\n"
+	  "  The repository is left as it was (git bisect reset), also after Ctrl-C; --resume goes on.\n" },
 	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A] [--margin PCT]\n"

@@ -20,6 +20,7 @@ extern const struct kvb_cmd kvb_commands[];
 
 int cmd_run(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_query(int argc, char **argv);
 int cmd_platform(int argc, char **argv);

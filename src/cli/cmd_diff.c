@@ -4,6 +4,7 @@
 #include "core/util.h"
 #include "report/diff.h"
 #include "report/format.h"
+#include "report/series.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ int cmd_diff(int argc, char **argv)
 		{ "stat", required_argument, NULL, 's' },     { "alpha", required_argument, NULL, 'a' },
 		{ "format", required_argument, NULL, 'f' },   { "layout", required_argument, NULL, 'l' },
 		{ "margin", required_argument, NULL, 'M' },
+		{ "series", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kvb_diff_opts o;
@@ -29,7 +31,7 @@ int cmd_diff(int argc, char **argv)
 	const char *db = NULL;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
-	int c, rc;
+	int c, rc, series = 0;
 
 	memset(&o, 0, sizeof(o));
 	o.format = "table";
@@ -67,6 +69,7 @@ int cmd_diff(int argc, char **argv)
 			break;
 		case 'f': o.format = optarg; break;
 		case 'l': o.layout = optarg; break;
+		case 'S': series = 1; break;
 		default: return kvb_cli_bad_option("diff", opts, argv);
 		}
 	}
@@ -81,7 +84,7 @@ int cmd_diff(int argc, char **argv)
 	rc = kvb_cli_open_db(&st, db, 1, &err);
 	if (!rc)
 		kvb_report_pload_warn(st, runs, nruns); /* rt-app variants calibrated differently */
-	if (rc || (rc = kvb_diff_print(st, &o, stdout, &err)))
+	if (rc || (rc = (series ? kvb_series_print : kvb_diff_print)(st, &o, stdout, &err)))
 		kvb_cli_fail(&err);
 	kvb_store_close(st);
 	return rc;

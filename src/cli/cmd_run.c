@@ -6,6 +6,7 @@
 #include "config/platform.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "kbuild/prepare.h"
 #include "engine/engine.h"
 #include "engine/preflight.h"
 #include "engine/repair.h"
@@ -92,6 +93,8 @@ int cmd_run(int argc, char **argv)
 		{ "until-decided", no_argument, NULL, 'u' },  { "margin", required_argument, NULL, 'g' },
 		{ "max-rounds", required_argument, NULL, 'x' }, { "max-time", required_argument, NULL, 't' },
 		{ "metric", required_argument, NULL, 'm' },
+		{ "series", required_argument, NULL, 'S' },   { "series-file", required_argument, NULL, 'F' },
+		{ "repo", required_argument, NULL, 'G' },     { "allow-dirty", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *plat_name = NULL, *db = NULL, *agenda_file = NULL;
@@ -105,7 +108,10 @@ int cmd_run(int argc, char **argv)
 	struct kvb_buf cmdline = KVB_BUF_INIT;
 	struct kvb_decide_opts dec = { .margin = KVB_VERDICT_MARGIN, .alpha = KVB_STATS_ALPHA, .max_rounds = 10 };
 	int until = 0, dec_found = 0;
+	struct kvb_prepare_opts prep = { 0 };
+	struct kvb_build_set builds;
 
+	memset(&builds, 0, sizeof(builds));
 	memset(&a, 0, sizeof(a));
 	memset(&p, 0, sizeof(p));
 	kvb_error_clear(&err);
@@ -138,6 +144,10 @@ int cmd_run(int argc, char **argv)
 		case 'n': dry = 1; break;
 		case 'N': nodiff = 1; break;
 		case 'U': unverified = 1; break;
+		case 'S': prep.series = optarg; break;
+		case 'F': prep.series_file = optarg; break;
+		case 'G': prep.repo = optarg; break;
+		case 'D': prep.allow_dirty = 1; break;
 		case 'u': until = 1; break;
 		case 'g':
 			if (kvb_parse_double(optarg, &dec.margin) || !(dec.margin > 0 && dec.margin < 100))
@@ -196,6 +206,11 @@ int cmd_run(int argc, char **argv)
 	if (!resume && !agenda_file)
 		{
 			rc = kvb_cli_usage("run", "missing AGENDA");
+			goto out; /* usage errors free like any other exit */
+		}
+	if (prep.series && prep.series_file)
+		{
+			rc = kvb_cli_usage("run", "--series and --series-file exclude each other");
 			goto out; /* usage errors free like any other exit */
 		}
 	if (!resume && !plat_name)
@@ -278,11 +293,21 @@ int cmd_run(int argc, char **argv)
 		if (!dry && ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err))))
 			goto fail;
 	}
+	if (resume && (prep.series || prep.series_file))
+		kvb_warn("--series is ignored with --resume: the run keeps the commits it was planned with");
+	if (resume)
+		prep.series = prep.series_file = NULL;
+	/* git variants (and --series) are built before the engine sees them: DESIGN.md §10 */
+	prep.platform_build = p.doc.root ? cJSON_GetObjectItemCaseSensitive(p.doc.root, "build") : NULL;
+	prep.platform_file = p.file;
+	if (!dry && (rc = kvb_build_prepare(&a, &prep, &builds, &err)))
+		goto fail;
 	{
 		struct kvb_run_opts ro = {
 			.agenda = &a, .plat = &p, .store = st, .rounds = rounds, .resume_run = resume_run,
 			.dry_run = dry, .command_line = cmdline.data, .max_jobs = max_jobs,
 			.allow_unverified = unverified, .decide = until ? &dec : NULL,
+			.on_variants = kvb_build_record, .on_variants_arg = &builds,
 		};
 		/* one look after every round: the rounds are the looks (iterations split over them as --rounds) */
 		if (until && !resume)
@@ -311,6 +336,7 @@ fail:
 	kvb_cli_fail(&err);
 out:
 	kvb_store_close(st);
+	kvb_build_set_release(&builds);
 	kvb_agenda_release(&a);
 	if (p.file || p.name)
 		kvb_platform_release(&p);

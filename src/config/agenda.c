@@ -15,6 +15,7 @@ static const struct kvb_keydef top_keys[] = {
 	{ "sections", KVB_T_LIST, NULL, NULL, 0, "list of sections; every workload runs in every section" },
 	{ "workloads", KVB_T_LIST, NULL, NULL, 0, "list of workload entries" },
 	{ "variants", KVB_T_LIST, NULL, NULL, 0, "kernels / knob sets to compare" },
+	{ "build", KVB_T_MAP, NULL, NULL, 0, "how git variants are built (src/kbuild/kbuild.h: config, make_args, outputs)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -81,6 +82,7 @@ const struct kvb_keydef kvb_variant_keys[] = {
 	{ "cmdline", KVB_T_STR, NULL, NULL, 0, "extra kernel command line" },
 	{ "boot_image", KVB_T_STR, NULL, NULL, 0, "ready-made Android boot.img" },
 	{ "modules", KVB_T_STR, NULL, NULL, 0, "modules tarball" },
+	{ "git", KVB_T_MAP, NULL, NULL, 0, "{repo, rev}: build the kernel from this revision (needs a build: block)" },
 	{ "runtime_params", KVB_T_MAP, NULL, NULL, 0, "runtime knobs of this variant" },
 	{ "runtime", KVB_T_MAP, NULL, NULL, 0, "alias of runtime_params" },
 	{ "cpus", KVB_T_STR, NULL, NULL, 0, "knob: CPU list for every workload" },
@@ -762,6 +764,7 @@ static void variant_release(struct kvb_variant *v)
 	free(v->modules);
 	free(v->expected_release);
 	free(v->expected_version);
+	free(v->unusable);
 	for (int i = 0; i < KVB_VF_N; i++)
 		free(v->local[i]);
 	kvb_runtime_release(&v->rt);

@@ -50,6 +50,7 @@ struct kvb_variant {
 	char local_sha256[5][65];
 	char *expected_release; /* uname -r the image should give (read from the image when fetched), or NULL */
 	char *expected_version; /* uname -v likewise, or NULL */
+	char *unusable;         /* why the variant cannot run (its build failed), or NULL: the engine fails it */
 	struct kvb_runtime rt;  /* applied over every job's knobs (a variant wins: it is what is compared) */
 	cJSON *raw;             /* owned copy of the entry as written */
 };

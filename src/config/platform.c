@@ -22,6 +22,7 @@ static const struct kvb_keydef platform_keys[] = {
 	{ "boot", KVB_T_MAP, NULL, NULL, 0, "{timeout_s, ready, expect}" },
 	{ "topology", KVB_T_MAP, NULL, NULL, 0, "{clusters: [{name, cpus}]}" },
 	{ "setup", KVB_T_MAP, NULL, NULL, 0, "runtime knobs applied after every boot (governor, sysfs, sysctl)" },
+	{ "build", KVB_T_MAP, NULL, NULL, 0, "how git variants are built when the agenda has no build: (src/kbuild/kbuild.h)" },
 	{ "instruments", KVB_T_MAP, NULL, NULL, 0, "instruments available on this board" },
 	{ "workdir", KVB_T_STR, "/tmp/kvbench", NULL, 0, "directory on the target for pushed files" },
 	{ "energy_model", KVB_T_MAP, NULL, NULL, 0, "per cluster frequency (kHz) -> active power (mW)" },

@@ -32,6 +32,10 @@ struct kvb_run_opts {
 	int max_jobs;                     /* testing aid: stop (as if interrupted) after N jobs; 0 = no limit */
 	int allow_unverified;             /* accept artifact URLs without a sha256 */
 	const struct kvb_decide_opts *decide; /* --until-decided rule (engine/decide.h), or NULL */
+	/* Called once a new run's variants are stored (not on --resume), e.g. to record what git
+	 * variants were built from (src/kbuild/prepare.h); an error stops the run. */
+	int (*on_variants)(void *arg, struct kvb_store *st, int64_t run_id, struct kvb_error *err);
+	void *on_variants_arg;
 };
 
 /*

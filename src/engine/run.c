@@ -541,7 +541,7 @@ static void resolve_variant(struct engine *e, struct kvb_variant *v, char **why)
 	const char *src[KVB_VF_N] = { v->kernel, v->dtb, v->initrd, v->boot_image, v->modules };
 	static const char *const names[KVB_VF_N] = { "kernel", "dtb", "initrd", "boot_image", "modules" };
 	struct kvb_error err;
-	*why = NULL;
+	*why = v->unusable ? kvb_xstrdup(v->unusable) : NULL;
 	for (int i = 0; i < KVB_VF_N && !*why; i++) {
 		struct kvb_fetched f;
 		char what[256];
@@ -638,6 +638,8 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 			cJSON_Delete(rtj);
 		}
 		if (rc)
+			return rc;
+		if (o->on_variants && (rc = o->on_variants(o->on_variants_arg, e->st, e->run_id, err)))
 			return rc;
 	}
 	for (size_t i = 0; i < e->plan.n; i++) {

@@ -76,3 +76,8 @@ kvb_script_test(it_cpufreq_ns integration/cpufreq_ns.sh integration 60)
 # Debian's headless chromium has its own label (browser: about 1-2 min, a real rt-app run).
 kvb_script_test(it_report integration/report.sh integration 300)
 kvb_script_test(it_report_browser integration/report_browser.sh browser 900)
+kvb_script_test(it_kbuild_inputs integration/kbuild_inputs.sh integration 180)
+# Kernels built from Debian's linux-source-6.1 (cold: one full tinyconfig build, then
+# incremental steps), bisected and compared on the QEMU board. Slow: its own label.
+kvb_script_test(it_kbuild_qemu integration/kbuild_qemu.sh kbuild 3600)
+kvb_script_test(it_series_diff integration/series_diff.sh integration 120)

@@ -1,0 +1,367 @@
+/* Implements git variants of a run: series expansion, building, and recording what each variant was built from. */
+#include "kbuild/prepare.h"
+#include "kbuild/git.h"
+#include "core/buf.h"
+#include "core/log.h"
+#include "store/store.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static volatile int *g_flag;
+static struct sigaction g_old_int, g_old_term;
+static int g_caught;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	if (g_flag)
+		*g_flag = 1;
+}
+
+void kvb_build_signals_catch(volatile int *flag)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	g_flag = flag;
+	sigaction(SIGINT, &sa, &g_old_int);
+	sigaction(SIGTERM, &sa, &g_old_term);
+	g_caught = 1;
+}
+
+void kvb_build_signals_restore(void)
+{
+	if (!g_caught)
+		return;
+	sigaction(SIGINT, &g_old_int, NULL);
+	sigaction(SIGTERM, &g_old_term, NULL);
+	g_caught = 0;
+	g_flag = NULL;
+}
+
+static char *dir_of(const char *file)
+{
+	char *c = kvb_xstrdup(file ? file : "."), *d = kvb_xstrdup(dirname(c));
+	free(c);
+	return d;
+}
+
+int kvb_build_spec_from_agenda(const struct kvb_agenda *a, const cJSON *platform_build, const char *platform_file,
+			       struct kvb_build_spec *spec, struct kvb_error *err)
+{
+	const cJSON *b = a->raw ? cJSON_GetObjectItemCaseSensitive(a->raw, "build") : NULL;
+	const char *file = b || !platform_build ? a->file : platform_file;
+	char *base = dir_of(file), *path = kvb_xasprintf("%s: build", file ? file : "agenda");
+	struct kvb_diag d;
+	int rc;
+	kvb_diag_init(&d, NULL);
+	rc = kvb_build_spec_load(spec, b ? b : platform_build, path, base, &d);
+	if (rc) {
+		struct kvb_buf m = KVB_BUF_INIT;
+		for (size_t i = 0; i < d.msgs.n; i++)
+			kvb_buf_addf(&m, "%s%s", i ? "; " : "", d.msgs.v[i]);
+		kvb_error_set(err, KVB_EINPUT, "%s", m.data ? m.data : "bad build block");
+		kvb_buf_release(&m);
+	}
+	kvb_diag_release(&d);
+	free(base);
+	free(path);
+	return rc;
+}
+
+int kvb_build_check_repo(const char *dir, int allow_dirty, char **top, struct kvb_error *err)
+{
+	char *what = NULL;
+	int dirty, rc;
+	if ((rc = kvb_git_toplevel(dir, top, err)))
+		return rc;
+	dirty = kvb_git_dirty(*top, &what, err);
+	if (dirty < 0)
+		rc = KVB_EINPUT;
+	else if (dirty && !allow_dirty)
+		rc = kvb_error_set(err, KVB_EINPUT,
+				   "%s has uncommitted changes, which a build of a commit would not contain (%s): commit "
+				   "or stash them, or pass --allow-dirty",
+				   *top, what);
+	else if (dirty)
+		kvb_warn("%s has uncommitted changes; they are not part of what gets built", *top);
+	free(what);
+	if (rc) {
+		free(*top);
+		*top = NULL;
+	}
+	return rc;
+}
+
+static void add_series_variant(struct kvb_agenda *a, const char *repo, const char *sha)
+{
+	struct kvb_variant *v;
+	cJSON *git = cJSON_CreateObject();
+	a->variants = kvb_xrealloc(a->variants, (a->nvariants + 1) * sizeof(*a->variants));
+	v = &a->variants[a->nvariants++];
+	memset(v, 0, sizeof(*v));
+	v->name = kvb_xstrndup(sha, 10);
+	kvb_runtime_init(&v->rt);
+	v->raw = cJSON_CreateObject();
+	cJSON_AddStringToObject(v->raw, "name", v->name);
+	cJSON_AddStringToObject(git, "repo", repo);
+	cJSON_AddStringToObject(git, "rev", sha);
+	cJSON_AddItemToObject(v->raw, "git", git);
+}
+
+void kvb_build_set_variants(struct kvb_agenda *a, const char *repo, const char *const *shas, size_t n)
+{
+	/* the old variants go through the agenda's own release, via a scratch agenda */
+	struct kvb_agenda old;
+	memset(&old, 0, sizeof(old));
+	old.variants = a->variants;
+	old.nvariants = a->nvariants;
+	a->variants = NULL;
+	a->nvariants = 0;
+	kvb_agenda_release(&old);
+	for (size_t i = 0; i < n; i++)
+		add_series_variant(a, repo, shas[i]);
+}
+
+/* Reads a --series-file: one revision a line; '#' starts a comment. */
+static int read_series_file(const char *file, const char *repo, struct kvb_strv *shas, struct kvb_error *err)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	int line = 0, rc = KVB_OK;
+	if (kvb_buf_read_file(&b, file))
+		return kvb_error_set(err, KVB_EINPUT, "%s: cannot read: %s", file, strerror(errno));
+	for (char *save = NULL, *l = strtok_r(b.data ? b.data : (char *)"", "\n", &save); l && !rc;
+	     l = strtok_r(NULL, "\n", &save)) {
+		char sha[41], *e;
+		line++;
+		*(l + strcspn(l, "#")) = '\0';
+		while (*l == ' ' || *l == '\t')
+			l++;
+		for (e = l + strlen(l); e > l && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'); e--)
+			e[-1] = '\0';
+		if (!*l)
+			continue;
+		if (strchr(l, ' ') || strchr(l, '\t'))
+			rc = kvb_error_set(err, KVB_EINPUT, "%s:%d: '%s': one revision a line", file, line, l);
+		else if ((rc = kvb_git_commit(repo, l, sha, err)))
+			kvb_error_prefix(err, "%s:%d", file, line);
+		else
+			kvb_strv_push(shas, sha);
+	}
+	kvb_buf_release(&b);
+	if (!rc && shas->n < 2)
+		rc = kvb_error_set(err, KVB_EINPUT, "%s: a series needs at least two revisions", file);
+	return rc;
+}
+
+static int expand_series(struct kvb_agenda *a, const struct kvb_prepare_opts *o, const char *repo_arg,
+			 struct kvb_error *err)
+{
+	struct kvb_strv shas = KVB_STRV_INIT;
+	char *repo = NULL;
+	int rc;
+	if (!repo_arg)
+		return kvb_error_set(err, KVB_EUSAGE, "--series needs the repository: --repo DIR or build: {repo: DIR}");
+	if ((rc = kvb_build_check_repo(repo_arg, o->allow_dirty, &repo, err)))
+		return rc;
+	for (size_t i = 0; i < a->nvariants; i++)
+		if (a->variants[i].kernel || a->variants[i].boot_image ||
+		    cJSON_GetObjectItemCaseSensitive(a->variants[i].raw, "git")) {
+			rc = kvb_error_set(err, KVB_EUSAGE,
+					   "%s: variant '%s' names a kernel, but --series makes one variant per commit: "
+					   "remove the agenda's kernel variants",
+					   a->file, a->variants[i].name);
+			goto out;
+		}
+	if (o->series)
+		rc = kvb_git_series(repo, o->series, &shas, err);
+	else
+		rc = read_series_file(o->series_file, repo, &shas, err);
+	if (rc)
+		goto out;
+	if (a->nvariants)
+		kvb_warn("--series: the agenda's %zu variant(s) are replaced by the %zu commits", a->nvariants, shas.n);
+	for (size_t i = 0; i < shas.n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(shas.v[i], shas.v[j])) {
+				rc = kvb_error_set(err, KVB_EINPUT, "the series lists commit %.12s twice", shas.v[i]);
+				goto out;
+			}
+	kvb_build_set_variants(a, repo, (const char *const *)shas.v, shas.n);
+out:
+	kvb_strv_release(&shas);
+	free(repo);
+	return rc;
+}
+
+int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, struct kvb_build_set *set,
+		      struct kvb_error *err)
+{
+	struct kvb_build_opts bo = { .cache_root = o->cache_root, .cancel = o->cancel ? o->cancel : &set->cancel };
+	struct kvb_strv checked = KVB_STRV_INIT;
+	const char *repo_arg;
+	int rc = KVB_OK, series = o->series || o->series_file;
+	size_t ngit = 0;
+
+	for (size_t i = 0; i < a->nvariants; i++)
+		ngit += cJSON_GetObjectItemCaseSensitive(a->variants[i].raw, "git") != NULL;
+	if (!series && !ngit)
+		return KVB_OK;
+	if ((rc = kvb_build_spec_from_agenda(a, o->platform_build, o->platform_file, &set->spec, err)))
+		return rc;
+	if (!set->spec.outputs[KVB_BOUT_KERNEL])
+		return kvb_error_set(err, KVB_EINPUT, "%s: git variants need a build: block with outputs: {kernel: PATH}",
+				     a->file ? a->file : "agenda");
+	repo_arg = o->repo ? o->repo : set->spec.repo;
+	if (series && (rc = expand_series(a, o, repo_arg, err)))
+		return rc;
+	set->items = kvb_xcalloc(a->nvariants + 1, sizeof(*set->items));
+	if (!o->cancel)
+		kvb_build_signals_catch(&set->cancel);
+	for (size_t i = 0; i < a->nvariants && !rc; i++) {
+		struct kvb_variant *v = &a->variants[i];
+		const cJSON *git = cJSON_GetObjectItemCaseSensitive(v->raw, "git");
+		const char *vrepo, *rev;
+		struct kvb_build_item *it;
+		char sha[41], *top = NULL;
+		if (!git)
+			continue;
+		if (v->kernel || v->boot_image) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: variant '%s' gives both git: and a kernel", a->file, v->name);
+			break;
+		}
+		vrepo = kvb_get_str(git, "repo", repo_arg);
+		rev = kvb_get_str(git, "rev", NULL);
+		if (!vrepo || !rev) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: variant '%s': git needs {repo: DIR, rev: REVISION}%s",
+					   a->file, v->name, vrepo ? "" : " (or build.repo / --repo)");
+			break;
+		}
+		{
+			int seen = 0;
+			char *tl = NULL;
+			struct kvb_error e2;
+			if (!kvb_git_toplevel(vrepo, &tl, &e2)) {
+				for (size_t j = 0; j < checked.n; j++)
+					seen |= !strcmp(checked.v[j], tl);
+			}
+			free(tl);
+			if (seen) {
+				rc = kvb_git_toplevel(vrepo, &top, err);
+			} else if (!(rc = kvb_build_check_repo(vrepo, o->allow_dirty || series, &top, err))) {
+				kvb_strv_push(&checked, top);
+			}
+		}
+		if (rc || (rc = kvb_git_commit(top, rev, sha, err))) {
+			if (rc)
+				kvb_error_prefix(err, "variant '%s'", v->name);
+			free(top);
+			break;
+		}
+		it = &set->items[set->n++];
+		it->variant = kvb_xstrdup(v->name);
+		it->repo = top;
+		it->rev = kvb_xstrdup(rev);
+		it->series_pos = series ? (int)i : -1;
+		{
+			char *spec = kvb_xasprintf("%s^", sha), *line = NULL;
+			const char *argv[] = { "rev-parse", "--verify", "--quiet", spec, NULL };
+			struct kvb_error e2;
+			if (!kvb_git_line(top, argv, &line, NULL, &e2) && strlen(line) == 40)
+				memcpy(it->parent, line, 41);
+			free(line);
+			free(spec);
+		}
+		kvb_info("variant %s: %s at %.12s (%zu/%zu)", v->name, top, sha, set->n, a->nvariants);
+		rc = kvb_build_rev(&set->spec, top, sha, &bo, &it->res, err);
+		if (rc) {
+			kvb_error_prefix(err, "variant '%s'", v->name);
+			break;
+		}
+		if (it->res.error) {
+			v->unusable = kvb_xstrdup(it->res.error);
+			continue;
+		}
+		v->kernel = kvb_xstrdup(it->res.files[KVB_BOUT_KERNEL]);
+		if (it->res.files[KVB_BOUT_DTB] && !v->dtb)
+			v->dtb = kvb_xstrdup(it->res.files[KVB_BOUT_DTB]);
+		if (it->res.files[KVB_BOUT_INITRD] && !v->initrd)
+			v->initrd = kvb_xstrdup(it->res.files[KVB_BOUT_INITRD]);
+		if (it->res.files[KVB_BOUT_MODULES] && !v->modules)
+			v->modules = kvb_xstrdup(it->res.files[KVB_BOUT_MODULES]);
+	}
+	if (!o->cancel)
+		kvb_build_signals_restore();
+	kvb_strv_release(&checked);
+	return rc;
+}
+
+int kvb_build_record(void *arg, struct kvb_store *st, int64_t run_id, struct kvb_error *err)
+{
+	struct kvb_build_set *set = arg;
+	char *artdir = kvb_store_artifact_dir(st, run_id);
+	int rc = KVB_OK;
+	for (size_t i = 0; i < set->n && !rc; i++) {
+		struct kvb_build_item *it = &set->items[i];
+		int64_t vid = 0;
+		sqlite3_stmt *q;
+		if ((rc = kvb_store_variant_find(st, run_id, it->variant, &vid, err)) || !vid)
+			break;
+		if (sqlite3_prepare_v2(st->db,
+				       "INSERT OR REPLACE INTO variant_build(variant_id, repo, rev, commit_sha, describe, subject, "
+				       "parent_sha, series_pos, config_hash, toolchain, build_s, cached, build_log, error) "
+				       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+				       -1, &q, NULL) != SQLITE_OK)
+			return kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
+		sqlite3_bind_int64(q, 1, vid);
+		sqlite3_bind_text(q, 2, it->repo, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 3, it->rev, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 4, it->res.sha, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 5, it->res.describe, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 6, it->res.subject, -1, SQLITE_TRANSIENT);
+		if (it->parent[0])
+			sqlite3_bind_text(q, 7, it->parent, -1, SQLITE_TRANSIENT);
+		if (it->series_pos >= 0)
+			sqlite3_bind_int(q, 8, it->series_pos);
+		sqlite3_bind_text(q, 9, it->res.key, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(q, 10, it->res.toolchain, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_double(q, 11, it->res.build_s);
+		sqlite3_bind_int(q, 12, it->res.cached);
+		sqlite3_bind_text(q, 13, it->res.log, -1, SQLITE_TRANSIENT);
+		if (it->res.error)
+			sqlite3_bind_text(q, 14, it->res.error, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(q) != SQLITE_DONE)
+			rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
+		sqlite3_finalize(q);
+		/* the build log is an artifact of the run: a copy, so a cache purge does not lose it */
+		if (!rc && artdir && it->res.log && kvb_is_file(it->res.log)) {
+			char *comp = kvb_path_component(it->variant);
+			char *dst = kvb_xasprintf("%s/build-%s.log", artdir, comp);
+			if (!kvb_copy_file(it->res.log, dst))
+				rc = kvb_store_run_artifact(st, run_id, "build-log", dst, err);
+			free(dst);
+			free(comp);
+		}
+	}
+	free(artdir);
+	return rc;
+}
+
+void kvb_build_set_release(struct kvb_build_set *set)
+{
+	for (size_t i = 0; i < set->n; i++) {
+		free(set->items[i].variant);
+		free(set->items[i].repo);
+		free(set->items[i].rev);
+		kvb_build_result_release(&set->items[i].res);
+	}
+	free(set->items);
+	kvb_build_spec_release(&set->spec);
+	memset((void *)set, 0, sizeof(*set));
+}

@@ -1,0 +1,230 @@
+/* Implements `kvbench diff --series`: per commit vs first and vs parent, and E-Divisive change points. */
+#include "report/series.h"
+#include "core/buf.h"
+#include "stats/changepoint.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct commit_info {
+	char *sha, *subject, *error;
+};
+
+/* variant_build rows of the run, indexed like r->variants; 0 rows -> not a series run. */
+static int load_commits(struct kvb_store *s, int64_t run, const struct kvb_report *r, struct commit_info *ci,
+			size_t *found, struct kvb_error *err)
+{
+	sqlite3_stmt *q;
+	*found = 0;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT v.name, b.commit_sha, b.subject, b.error FROM variant v JOIN variant_build b "
+			       "ON b.variant_id = v.id WHERE v.run_id = ?",
+			       -1, &q, NULL) != SQLITE_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	sqlite3_bind_int64(q, 1, run);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(q, 0);
+		for (size_t i = 0; i < r->variants.n; i++)
+			if (!strcmp(r->variants.v[i], name)) {
+				ci[i].sha = kvb_xstrdup((const char *)sqlite3_column_text(q, 1));
+				ci[i].subject = kvb_xstrdup(sqlite3_column_text(q, 2) ? (const char *)sqlite3_column_text(q, 2) : "");
+				ci[i].error = sqlite3_column_text(q, 3) ? kvb_xstrdup((const char *)sqlite3_column_text(q, 3)) : NULL;
+				(*found)++;
+			}
+	}
+	sqlite3_finalize(q);
+	return KVB_OK;
+}
+
+size_t kvb_series_changepoints(const struct kvb_report *r, const struct kvb_group *g, size_t *first_commit,
+			       double *p, size_t max)
+{
+	size_t nobs = 0, ncp = 0, cap = 0;
+	double *x = NULL;
+	size_t *grp = NULL;
+	struct kvb_cp cps[8];
+	struct kvb_error err;
+	/* one observation per (commit, boot): the mean of the boot's runs (boots are the unit, DESIGN.md §8) */
+	for (size_t v = 0; v < r->variants.n; v++) {
+		const struct kvb_cell *c = &g->cells[v];
+		for (size_t i = 0; i < c->n; i++) {
+			int dup = 0;
+			double sum = 0;
+			size_t k = 0;
+			for (size_t j = 0; j < i; j++)
+				dup |= c->boot[j] == c->boot[i];
+			if (dup)
+				continue;
+			for (size_t j = i; j < c->n; j++)
+				if (c->boot[j] == c->boot[i]) {
+					sum += c->v[j];
+					k++;
+				}
+			if (nobs == cap) {
+				cap = cap ? 2 * cap : 32;
+				x = kvb_xrealloc(x, cap * sizeof(*x));
+				grp = kvb_xrealloc(grp, cap * sizeof(*grp));
+			}
+			x[nobs] = sum / (double)k;
+			grp[nobs++] = v;
+		}
+	}
+	if (nobs >= 4 && !kvb_changepoints(x, grp, nobs, NULL, cps, &ncp, &err)) {
+		if (ncp > max)
+			ncp = max;
+		for (size_t i = 0; i < ncp; i++) {
+			first_commit[i] = cps[i].group;
+			p[i] = cps[i].p;
+		}
+	} else {
+		ncp = 0;
+	}
+	free(x);
+	free(grp);
+	return ncp;
+}
+
+static void fmt_cmp(char *buf, size_t n, const struct kvb_cell_stats *cs)
+{
+	if (!cs->ok)
+		snprintf(buf, n, "-");
+	else if (!cs->has_cmp)
+		snprintf(buf, n, "(base)");
+	else if (isnan(cs->diff_pct))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%+.2f%%%s %s%s", cs->diff_pct, cs->significant ? "*" : "", cs->verdict,
+			 cs->one_boot ? " (1 boot)" : "");
+}
+
+void kvb_series_compare(const struct kvb_report *r, const struct kvb_group *g, size_t b, size_t v, enum kvb_stat stat,
+			double alpha, struct kvb_cell_stats *cs)
+{
+	struct kvb_group pair = *g;
+	struct kvb_cell cells[2] = { g->cells[b], g->cells[v] };
+	pair.cells = cells;
+	kvb_cell_compute(r, &pair, b == v ? 0 : 1, stat, alpha, cs);
+}
+
+int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out, struct kvb_error *err)
+{
+	struct kvb_report r;
+	struct commit_info *ci;
+	size_t found = 0;
+	int rc, json = o->format && !strcmp(o->format, "json");
+	cJSON *jroot = json ? cJSON_CreateArray() : NULL;
+
+	if (o->format && strcmp(o->format, "table") && !json)
+		return kvb_error_set(err, KVB_EUSAGE, "diff --series: --format '%s': expected table or json", o->format);
+	if (o->sel.nruns > 1)
+		return kvb_error_set(err, KVB_EUSAGE, "diff --series reads one run (give one --run)");
+	if (o->sel.baseline)
+		return kvb_error_set(err, KVB_EUSAGE, "diff --series: the first commit is the baseline (no --baseline)");
+	memset(&r, 0, sizeof(r));
+	if ((rc = kvb_report_load(s, &o->sel, &r, err)))
+		return rc;
+	ci = kvb_xcalloc(r.variants.n + 1, sizeof(*ci));
+	if ((rc = load_commits(s, r.runs[0], &r, ci, &found, err)))
+		goto out;
+	if (!found) {
+		rc = kvb_error_set(err, KVB_EINPUT, "%s: run %lld was not built from git (no series: use `kvbench run "
+						    "--series A..B`)",
+				   s->path, (long long)r.runs[0]);
+		goto out;
+	}
+	for (size_t gi = 0; gi < r.ngroups; gi++) {
+		const struct kvb_group *g = &r.groups[gi];
+		size_t cp[8], ncp, parent = 0, have_parent = 0;
+		double cpp[8];
+		cJSON *jg = NULL, *jrows = NULL;
+		ncp = kvb_series_changepoints(&r, g, cp, cpp, 8);
+		if (json) {
+			jg = cJSON_CreateObject();
+			cJSON_AddStringToObject(jg, "workload", g->workload);
+			cJSON_AddStringToObject(jg, "metric", g->metric);
+			cJSON_AddStringToObject(jg, "units", g->units ? g->units : "");
+			cJSON_AddBoolToObject(jg, "lower_is_better", g->lower_is_better);
+			if (g->label && *g->label)
+				cJSON_AddStringToObject(jg, "classifiers", g->label);
+			jrows = cJSON_AddArrayToObject(jg, "commits");
+			cJSON_AddItemToArray(jroot, jg);
+		} else {
+			fprintf(out, "%s/%s%s%s%s (%s, %s is better); change points: E-Divisive (Matteson & James 2014)\n",
+				g->workload, g->metric, g->label && *g->label ? " [" : "", g->label ? g->label : "",
+				g->label && *g->label ? "]" : "", g->units ? g->units : "", g->lower_is_better ? "lower" : "higher");
+			fprintf(out, "  %-3s %-12s %-40s %4s %10s  %-26s %-26s %s\n", "#", "commit", "subject", "n", "mean",
+				"vs first", "vs parent", "change");
+		}
+		for (size_t v = 0; v < r.variants.n; v++) {
+			struct kvb_cell_stats first, par;
+			char mean[32], vf[64], vp[64], change[64] = "";
+			const char *sha = ci[v].sha ? ci[v].sha : r.variants.v[v];
+			kvb_series_compare(&r, g, 0, v, o->stat, o->alpha, &first);
+			memset(&par, 0, sizeof(par));
+			if (have_parent && first.ok)
+				kvb_series_compare(&r, g, parent, v, o->stat, o->alpha, &par);
+			for (size_t k = 0; k < ncp; k++)
+				if (cp[k] == v)
+					snprintf(change, sizeof(change), "<< shift (p=%.3f)", cpp[k]);
+			if (first.ok)
+				kvb_fmt_num(first.value, mean, sizeof(mean));
+			else
+				snprintf(mean, sizeof(mean), "%s", ci[v].error ? "build failed" : "no data");
+			fmt_cmp(vf, sizeof(vf), &first);
+			if (!have_parent || !first.ok)
+				snprintf(vp, sizeof(vp), "%s", first.ok ? "(base)" : "-");
+			else
+				fmt_cmp(vp, sizeof(vp), &par);
+			if (json) {
+				cJSON *row = cJSON_CreateObject();
+				cJSON_AddStringToObject(row, "commit", sha);
+				cJSON_AddStringToObject(row, "subject", ci[v].subject ? ci[v].subject : "");
+				cJSON_AddNumberToObject(row, "n", (double)(first.ok ? first.s.n : 0));
+				if (first.ok)
+					cJSON_AddNumberToObject(row, "mean", first.value);
+				if (first.has_cmp && !isnan(first.diff_pct)) {
+					cJSON_AddNumberToObject(row, "vs_first_pct", first.diff_pct);
+					cJSON_AddStringToObject(row, "vs_first", first.verdict);
+				}
+				if (par.has_cmp && !isnan(par.diff_pct)) {
+					cJSON_AddStringToObject(row, "parent", ci[parent].sha ? ci[parent].sha : r.variants.v[parent]);
+					cJSON_AddNumberToObject(row, "vs_parent_pct", par.diff_pct);
+					cJSON_AddStringToObject(row, "vs_parent", par.verdict);
+				}
+				cJSON_AddBoolToObject(row, "change_point", change[0] != '\0');
+				if (ci[v].error)
+					cJSON_AddStringToObject(row, "build_error", ci[v].error);
+				cJSON_AddItemToArray(jrows, row);
+			} else {
+				fprintf(out, "  %-3zu %-12.12s %-40.40s %4zu %10s  %-26s %-26s %s\n", v, sha,
+					ci[v].subject ? ci[v].subject : "", first.ok ? first.s.n : 0, mean, vf, vp, change);
+			}
+			if (first.ok) {
+				parent = v;
+				have_parent = 1;
+			}
+		}
+		if (!json)
+			fputc('\n', out);
+	}
+	if (json) {
+		char *txt = cJSON_Print(jroot);
+		fprintf(out, "%s\n", txt);
+		free(txt);
+	} else {
+		fprintf(out, "vs first / vs parent: change of the mean, * significant (boot-aware verdict as in `kvbench "
+			     "diff`); parent = the previous commit with results.\n");
+	}
+out:
+	cJSON_Delete(jroot);
+	for (size_t v = 0; v < r.variants.n; v++) {
+		free(ci[v].sha);
+		free(ci[v].subject);
+		free(ci[v].error);
+	}
+	free(ci);
+	kvb_report_release(&r);
+	return rc;
+}
