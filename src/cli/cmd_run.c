@@ -84,7 +84,9 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *plat_name = NULL, *db = NULL, *agenda_file = NULL;
-	struct kvb_strv variants = KVB_STRV_INIT;
+	struct kvb_strv variants = KVB_STRV_INIT, plats = KVB_STRV_INIT;
+	struct kvb_platform **more = NULL;
+	size_t nmore = 0;
 	int rounds = 0, resume = 0, dry = 0, nodiff = 0, max_jobs = 0, unverified = 0, c, rc;
 	int64_t resume_run = 0, run_id = 0;
 	struct kvb_agenda a;
@@ -102,7 +104,12 @@ int cmd_run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:V:d:", opts, NULL)) != -1) {
 		int64_t v;
 		switch (c) {
-		case 'p': plat_name = optarg; break;
+		case 'p': /* more than once: a pool of boards of one kind (DESIGN.md §13) */
+			if (plat_name)
+				kvb_strv_push(&plats, optarg);
+			else
+				plat_name = optarg;
+			break;
 		case 'V': kvb_strv_push(&variants, optarg); break;
 		case 'd': db = optarg; break;
 		case 'r':
@@ -145,6 +152,8 @@ int cmd_run(int argc, char **argv)
 			kvb_warn("--rounds is ignored with --resume: the run keeps the rounds it was planned with");
 		if ((rc = load_stored(st, resume_run, &a, &p, &rounds, &err)))
 			goto fail;
+		if (plat_name) /* --resume -p X: X joins the stored platform's pool */
+			kvb_strv_push(&plats, plat_name);
 	} else {
 		struct kvb_diag d;
 		kvb_diag_init(&d, NULL);
@@ -174,11 +183,26 @@ int cmd_run(int argc, char **argv)
 		if (!dry && ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err))))
 			goto fail;
 	}
+	if (plats.n) {
+		struct kvb_diag d;
+		kvb_diag_init(&d, NULL);
+		more = kvb_xcalloc(plats.n, sizeof(*more));
+		for (size_t i = 0; i < plats.n && !rc; i++) {
+			more[nmore] = kvb_xcalloc(1, sizeof(**more));
+			rc = kvb_platform_load(more[nmore++], plats.v[i], &d);
+		}
+		print_diag(&d);
+		kvb_diag_release(&d);
+		if (rc) {
+			rc = KVB_EINPUT;
+			goto out;
+		}
+	}
 	{
 		struct kvb_run_opts ro = {
 			.agenda = &a, .plat = &p, .store = st, .rounds = rounds, .resume_run = resume_run,
 			.dry_run = dry, .command_line = cmdline.data, .max_jobs = max_jobs,
-			.allow_unverified = unverified,
+			.allow_unverified = unverified, .more_plats = more, .nmore_plats = nmore,
 		};
 		rc = kvb_engine_run(&ro, &run_id, &err);
 	}
@@ -204,6 +228,12 @@ out:
 	kvb_agenda_release(&a);
 	if (p.file || p.name)
 		kvb_platform_release(&p);
+	for (size_t i = 0; i < nmore; i++) {
+		kvb_platform_release(more[i]);
+		free(more[i]);
+	}
+	free(more);
+	kvb_strv_release(&plats);
 	kvb_strv_release(&variants);
 	kvb_buf_release(&cmdline);
 	return rc;

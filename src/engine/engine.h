@@ -29,6 +29,8 @@ struct kvb_run_opts {
 	const char *command_line;         /* stored with the run */
 	int max_jobs;                     /* testing aid: stop (as if interrupted) after N jobs; 0 = no limit */
 	int allow_unverified;             /* accept artifact URLs without a sha256 */
+	struct kvb_platform *const *more_plats; /* -p given more than once: more boards of plat's kind (pool.c) */
+	size_t nmore_plats;
 };
 
 /*

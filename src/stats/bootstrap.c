@@ -1,5 +1,6 @@
 /* Implements the two-level (boots, then runs) bootstrap of a ratio of means, Kalibera & Jones 2013. */
 #include "stats/stats.h"
+#include "stats/board.h"
 #include "core/error.h"
 #include "core/util.h"
 
@@ -15,26 +16,30 @@ struct side {
 	size_t *start; /* nboots offsets into val */
 	size_t *len;   /* nboots run counts */
 	size_t n, nboots;
+	size_t *slo, *slen; /* per boot: its board's boots [slo, slo + slen) (stats/board.h) */
 };
 
 struct tagged {
-	int boot;
+	int board, boot;
 	size_t i;
 };
 
 static int cmp_tagged(const void *pa, const void *pb)
 {
 	const struct tagged *a = pa, *b = pb;
+	if (a->board != b->board)
+		return a->board < b->board ? -1 : 1;
 	if (a->boot != b->boot)
 		return a->boot < b->boot ? -1 : 1;
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-static void side_init(struct side *s, const double *x, const int *boot, size_t n)
+static void side_init(struct side *s, const double *x, const int *boot, const int *board, size_t n)
 {
 	struct tagged *t = kvb_xmalloc(n * sizeof(*t));
+	int *board_of_boot = kvb_xmalloc((n + 1) * sizeof(int));
 	for (size_t i = 0; i < n; i++)
-		t[i] = (struct tagged){ boot[i], i };
+		t[i] = (struct tagged){ board ? board[i] : 0, boot[i], i };
 	qsort(t, n, sizeof(*t), cmp_tagged);
 
 	s->n = n;
@@ -44,12 +49,17 @@ static void side_init(struct side *s, const double *x, const int *boot, size_t n
 	s->nboots = 0;
 	for (size_t i = 0; i < n; i++) {
 		s->val[i] = x[t[i].i];
-		if (i == 0 || t[i].boot != t[i - 1].boot) {
+		if (i == 0 || t[i].boot != t[i - 1].boot || t[i].board != t[i - 1].board) {
+			board_of_boot[s->nboots] = t[i].board;
 			s->start[s->nboots] = i;
 			s->len[s->nboots++] = 0;
 		}
 		s->len[s->nboots - 1]++;
 	}
+	s->slo = kvb_xmalloc((s->nboots + 1) * sizeof(size_t));
+	s->slen = kvb_xmalloc((s->nboots + 1) * sizeof(size_t));
+	kvb_stats_board_strata(board_of_boot, s->nboots, s->slo, s->slen);
+	free(board_of_boot);
 	free(t);
 }
 
@@ -58,6 +68,8 @@ static void side_release(struct side *s)
 	free(s->val);
 	free(s->start);
 	free(s->len);
+	free(s->slo);
+	free(s->slen);
 }
 
 /* Mean of each boot's runs, into means[0..nboots-1]. */
@@ -88,7 +100,7 @@ static double side_resample_mean(const struct side *s, gsl_rng *rng)
 	double sum = 0;
 	size_t cnt = 0;
 	for (size_t k = 0; k < s->nboots; k++) {
-		size_t g = gsl_rng_uniform_int(rng, s->nboots);
+		size_t g = kvb_stats_board_draw(rng, s->slo[k], s->slen[k]);
 		const double *x = s->val + s->start[g];
 		for (size_t r = 0; r < s->len[g]; r++)
 			sum += x[gsl_rng_uniform_int(rng, s->len[g])];
@@ -108,6 +120,13 @@ int kvb_stats_hier_bootstrap(const double *b, const int *b_boot, size_t nb, cons
 			     size_t nv, unsigned resamples, unsigned long seed, double alpha, struct kvb_boot_cmp *r,
 			     struct kvb_error *err)
 {
+	return kvb_stats_hier_bootstrap_boards(b, b_boot, NULL, nb, v, v_boot, NULL, nv, resamples, seed, alpha, r, err);
+}
+
+int kvb_stats_hier_bootstrap_boards(const double *b, const int *b_boot, const int *b_board, size_t nb, const double *v,
+				    const int *v_boot, const int *v_board, size_t nv, unsigned resamples,
+				    unsigned long seed, double alpha, struct kvb_boot_cmp *r, struct kvb_error *err)
+{
 	int rc = 0;
 	struct side sb = { 0 }, sv = { 0 };
 	gsl_rng *rng = NULL;
@@ -124,8 +143,8 @@ int kvb_stats_hier_bootstrap(const double *b, const int *b_boot, size_t nb, cons
 	if (!resamples)
 		resamples = KVB_STATS_RESAMPLES;
 
-	side_init(&sb, b, b_boot, nb);
-	side_init(&sv, v, v_boot, nv);
+	side_init(&sb, b, b_boot, b_board, nb);
+	side_init(&sv, v, v_boot, v_board, nv);
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!rng) {
 		rc = kvb_error_set(err, KVB_EINPUT, "cannot allocate random number generator");

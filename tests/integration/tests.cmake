@@ -54,3 +54,6 @@ kvb_script_test(it_security integration/security.sh integration 240)
 kvb_test(test_hostkey ${CMAKE_CURRENT_LIST_DIR}/test_hostkey.c integration 110)
 target_link_libraries(test_hostkey PRIVATE kvb_sshd_fixture)
 kvb_script_test(it_faults integration/faults.sh integration 240)
+
+# Board pools (DESIGN.md §13) over two real sshd boards on loopback, one killed mid-run.
+kvb_script_test(it_pool_ssh integration/pool_ssh.sh integration 300)
