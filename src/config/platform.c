@@ -17,7 +17,7 @@ static const struct kvb_keydef platform_keys[] = {
 	{ "description", KVB_T_STR, NULL, NULL, 0, "one line shown by `platform list`" },
 	{ "connection", KVB_T_MAP, NULL, NULL, 0, "how to reach the board: {type: local|ssh|adb|qemu, ...} (required unless boards: gives one per board)" },
 	{ "boards", KVB_T_LIST, NULL, NULL, 0, "a pool of boards of this kind: [{name, connection}], each connection laid over `connection` (DESIGN.md §13)" },
-	{ "flash", KVB_T_MAP, NULL, NULL, 0, "how to install a variant: {method: none|qemu|fastboot|ssh-copy|command, ...}" },
+	{ "flash", KVB_T_MAP, NULL, NULL, 0, "how to install a variant: {method: none|qemu|fastboot|ssh-copy|command|lava, ...}" },
 	{ "boot", KVB_T_MAP, NULL, NULL, 0, "{timeout_s, ready, expect}" },
 	{ "topology", KVB_T_MAP, NULL, NULL, 0, "{clusters: [{name, cpus}]}" },
 	{ "setup", KVB_T_MAP, NULL, NULL, 0, "runtime knobs applied after every boot (governor, sysfs, sysctl)" },
@@ -30,7 +30,7 @@ static const struct kvb_keydef platform_keys[] = {
 static const struct kvb_keydef conn_type_key = { "type", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "target backend" };
 
 static const struct kvb_keydef flash_keys[] = {
-	{ "method", KVB_T_STR, "none", "none|qemu|fastboot|ssh-copy|command", 0, "flasher backend" },
+	{ "method", KVB_T_STR, "none", "none|qemu|fastboot|ssh-copy|command|lava", 0, "flasher backend" },
 	{ "partitions", KVB_T_MAP, "{boot: boot_image}", NULL, 0,
 	  "fastboot: {partition: kernel|dtb|initrd|boot_image|modules}, flashed in this order" },
 	{ "fastboot_serial", KVB_T_STR, NULL, NULL, 0,

@@ -2,7 +2,9 @@
 #include "engine/pool.h"
 #include "core/buf.h"
 #include "core/log.h"
+#include "config/keys.h"
 #include "core/util.h"
+#include "target/target.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -69,13 +71,19 @@ int kvb_pool_list_build(struct kvb_pool_list *l, const struct kvb_platform *plat
 					     p->file, p->name, p->conn_type, p->flash_method, plat->name, plat->conn_type,
 					     plat->flash_method);
 		}
+		const struct kvb_target_ops *ops = kvb_target_find(p->conn_type);
+		long par = p->nboards ? 1 : (long)kvb_get_int(p->conn, "parallel", 1);
+		if (ops && ops->batch)
+			l->batch = 1;
+		if (par > 1)
+			nb = (size_t)par;
 		for (size_t i = 0; i < nb; i++) {
 			struct kvb_pool_board *b;
 			const char *base = p->nboards ? p->boards[i].name : p->name;
 			l->v = kvb_xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
 			b = &l->v[l->n++];
 			memset(b, 0, sizeof(*b));
-			b->name = kvb_xstrdup(base);
+			b->name = par > 1 ? kvb_xasprintf("%s/%zu", base, i + 1) : kvb_xstrdup(base);
 			for (size_t j = 0; j + 1 < l->n; j++)
 				if (!strcmp(l->v[j].name, b->name)) {
 					/* two -p files naming the same platform: keep both, told apart by position */
@@ -83,7 +91,7 @@ int kvb_pool_list_build(struct kvb_pool_list *l, const struct kvb_platform *plat
 					b->name = kvb_xasprintf("%s#%zu", base, l->n);
 					break;
 				}
-			kvb_platform_board_view(p, i, &b->plat);
+			kvb_platform_board_view(p, par > 1 ? 0 : i, &b->plat);
 			b->plat.name = b->name;
 		}
 	}
@@ -301,6 +309,13 @@ static void *board_thread(void *arg)
 			pthread_cond_broadcast(&p->cv);
 			break;
 		}
+		if (rc == KVB_EJOBS) {
+			/* the unit's own failure (a LAVA job that failed): final, and no fault of the board */
+			pthread_mutex_lock(&p->mu);
+			unit_fail(p, bs, u, err.msg);
+			pthread_cond_broadcast(&p->cv);
+			continue;
+		}
 		if (rc) {
 			pthread_mutex_lock(&p->mu);
 			bs->fail_vmask |= 1ull << (u->v % 64);
@@ -408,7 +423,7 @@ int kvb_pool_run(const struct kvb_pool_hooks *h, void *eng, const struct kvb_poo
 		}
 	}
 	pthread_mutex_lock(&p.mu);
-	if (live > 1 && plan->rounds < (int)live)
+	if (live > 1 && !l->batch && plan->rounds < (int)live) /* LAVA slots are not boards: LAVA picks */
 		say(&p, &p.boards[0], "warning",
 		    "%d round(s) on %zu boards: not every board can run every variant, so a board effect may look like "
 		    "a kernel effect; use --rounds %zu or more",

@@ -39,10 +39,12 @@ struct kvb_pool_board {
 struct kvb_pool_list {
 	struct kvb_pool_board *v;
 	size_t n;
+	int batch;  /* the boards are a batch target's (LAVA): always run through the pool */
 };
 
 /*
- * The boards of a run: every board of plat (its boards:, or plat itself),
+ * The boards of a run: every board of plat (its boards:, or plat itself;
+ * a connection with `parallel: N` counts N times, "<name>/1".."<name>/N"),
  * then those of each extra platform (-p given more than once). Extra
  * platforms must be of plat's kind (same connection type and flash method):
  * KVB_EINPUT naming the file otherwise. The views borrow from the platforms,
@@ -63,7 +65,8 @@ struct kvb_pool_hooks {
 	void *(*worker_new)(void *eng, const struct kvb_pool_board *b, struct kvb_error *err);
 	/* Connects to the board (before any unit). */
 	int (*connect)(void *w, struct kvb_error *err);
-	/* Flash + boot + identity of (variant, round) on the worker's board. KVB_ESTORE stops the run. */
+	/* Flash + boot + identity of (variant, round) on the worker's board. KVB_ESTORE stops the run;
+	 * KVB_EJOBS is the unit's own failure (a LAVA job that failed): no other board tries it. */
 	int (*bring_up)(void *w, size_t variant, int round, struct kvb_error *err);
 	/* Runs and commits plan job idx: 0 done (ok or failed), 1 the board was lost (job left pending,
 	 * reason in err), 2 results cannot be stored (the run stops). */

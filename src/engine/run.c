@@ -85,6 +85,8 @@ struct engine {
 	const char *board;    /* board of a pool (pool.c), or NULL on one board */
 	struct engine *parent;/* the run's engine when this is a pool worker */
 	char *lost_why;       /* pool worker: why the board was lost in the last job (owned) */
+	int64_t lava_job_id;  /* batch target (LAVA): the job of the current boot, or 0 */
+	char lava_url[512];
 };
 
 static void progress(struct engine *e, const struct kvb_plan_job *j, const char *what)
@@ -380,6 +382,8 @@ out:
 	b.running_version = id.version;
 	b.running_cmdline = id.cmdline;
 	b.board = e->board;
+	b.lava_job_id = e->lava_job_id;
+	b.lava_url = e->lava_url[0] ? e->lava_url : NULL;
 	{
 		struct kvb_error e2;
 		if (kvb_store_boot_record(e->st, e->variant_ids[v], &b, &e2))
@@ -713,11 +717,76 @@ static int pool_connect(void *wp, struct kvb_error *err)
 		return err->code;
 	w->target.cancel = &g_cancel;
 	w->target_open = 1;
+	if (w->target.ops->batch && w->instr.n)
+		return kvb_error_set(err, KVB_EINPUT, "%s: instruments cannot run inside a %s job (yet): run without them",
+				     w->plat->file, w->target.ops->name);
 	return KVB_OK;
+}
+
+/*
+ * A batch target (LAVA, target.h): the unit is run once with the target
+ * recording, sent as one job, then brought up and its jobs run as on a live
+ * board, the target answering from the job's output. KVB_EJOBS: the job's own
+ * failure, final (another board would not do better).
+ */
+static int batch_bring_up(struct engine *w, size_t v, int round, struct kvb_error *err)
+{
+	const struct kvb_target_batch_ops *b = w->target.ops->batch;
+	struct kvb_batch_result res;
+	struct kvb_identity id;
+	struct kvb_error ignore;
+	char key[32], name[256];
+	char *bdir = boot_dir(w, v, round);
+	int rc;
+
+	memset(&id, 0, sizeof(id));
+	b->record(&w->target);
+	b->mark(&w->target, "identity");
+	kvb_identity_check(&w->target, &w->a->variants[v], &id, &ignore);
+	kvb_identity_release(&id);
+	for (size_t i = 0; i < w->plan.n; i++) {
+		struct kvb_metrics m;
+		if (w->plan.jobs[i].variant != v || w->plan.jobs[i].round != round || is_final(w->rows[i].status))
+			continue;
+		snprintf(key, sizeof(key), "job %zu", i);
+		b->mark(&w->target, key);
+		kvb_metrics_init(&m);
+		attempt_job(w, &w->plan.jobs[i], w->rows[i].attempts + 1, &m, &ignore);
+		kvb_metrics_release(&m);
+	}
+	snprintf(name, sizeof(name), "kvbench run %lld variant %s round %d", (long long)w->run_id,
+		 w->a->variants[v].name, round);
+	if (kvb_mkdir_nofollow(bdir, 0755)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", bdir, strerror(errno));
+		free(bdir);
+		return rc;
+	}
+	{
+		struct kvb_batch_unit u = { &w->a->variants[v], round, name, bdir, &g_signals };
+		rc = b->run(&w->target, &u, &res, err);
+	}
+	w->lava_job_id = res.job_id;
+	snprintf(w->lava_url, sizeof(w->lava_url), "%s", res.url);
+	if (res.log_path[0] && kvb_store_run_artifact(w->st, w->run_id, "lava-log", res.log_path, &ignore))
+		kvb_warn("%s", ignore.msg);
+	free(bdir);
+	if (rc) {
+		struct kvb_boot_row br = { .round = round, .started_ns = kvb_wall_ns(), .ready_ns = kvb_wall_ns(),
+					   .status = "failed", .error = err->msg, .board = w->board,
+					   .lava_job_id = res.job_id, .lava_url = res.url[0] ? res.url : NULL };
+		if (kvb_store_boot_record(w->st, w->variant_ids[v], &br, &ignore))
+			kvb_err("%s", ignore.msg);
+		return res.final ? (err->code = KVB_EJOBS) : rc;
+	}
+	b->mark(&w->target, "identity");
+	return bring_up(w, v, round, err);
 }
 
 static int pool_bring_up(void *wp, size_t v, int round, struct kvb_error *err)
 {
+	struct engine *w = wp;
+	if (w->target.ops->batch)
+		return batch_bring_up(w, v, round, err);
 	return bring_up(wp, v, round, err);
 }
 
@@ -725,6 +794,11 @@ static int pool_job(void *wp, size_t idx, struct kvb_error *err)
 {
 	struct engine *w = wp;
 	int ab;
+	char key[32];
+	if (w->target.ops->batch) { /* the job's commands in the batch's output */
+		snprintf(key, sizeof(key), "job %zu", idx);
+		w->target.ops->batch->mark(&w->target, key);
+	}
 	/* job numbers in log lines count the whole pool's jobs */
 	w->done = __atomic_load_n(&w->parent->done, __ATOMIC_SEQ_CST);
 	ab = run_job(w, idx);
@@ -888,9 +962,9 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	sigaction(SIGTERM, &sa, &old_term);
 	e.t0_ns = kvb_mono_ns();
 
-	if (pool.n > 1 && (rc = pool_run(&e, &pool, &interrupted, &store_failed, err))) /* pool.c: boards in parallel */
+	if ((pool.n > 1 || pool.batch) && (rc = pool_run(&e, &pool, &interrupted, &store_failed, err))) /* pool.c */
 		store_failed = 1, snprintf(e.store_err, sizeof(e.store_err), "%.1000s", err->msg);
-	for (int r = 1; pool.n <= 1 && r <= e.plan.rounds && !interrupted && !store_failed; r++) {
+	for (int r = 1; pool.n <= 1 && !pool.batch && r <= e.plan.rounds && !interrupted && !store_failed; r++) {
 		for (size_t v = 0; v < e.a->nvariants && !interrupted && !store_failed; v++) {
 			size_t pending = 0;
 			for (size_t i = 0; i < e.plan.n; i++)
