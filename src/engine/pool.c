@@ -309,6 +309,14 @@ static void *board_thread(void *arg)
 			pthread_cond_broadcast(&p->cv);
 			break;
 		}
+		if (rc && p->h->interrupted(p->eng)) {
+			/* Ctrl-C during the boot (a LAVA job cancelled): the unit stays for --resume */
+			pthread_mutex_lock(&p->mu);
+			u->state = UNIT_QUEUED;
+			p->stop = p->interrupted = 1;
+			pthread_cond_broadcast(&p->cv);
+			break;
+		}
 		if (rc == KVB_EJOBS) {
 			/* the unit's own failure (a LAVA job that failed): final, and no fault of the board */
 			pthread_mutex_lock(&p->mu);
