@@ -73,13 +73,16 @@ check "Ctrl-C: exit 1 (rc $rc)" test "$rc" -eq 1
 check "Ctrl-C: LAVA job $id canceled" test "$(api "jobs/$id/" | field health)" = "Canceled"
 check "Ctrl-C: run interrupted" test "$(q "$T/c.db" "select status from run")" = "interrupted"
 
-# 3. the quick-start agenda through LAVA
+# 3. the quick-start agenda through LAVA (KVB_LAVA_ITERATIONS=N runs N iterations instead of
+# its 5, for loaded machines where a TCG guest gets a small share of a core)
+n=${KVB_LAVA_ITERATIONS:-5}
+sed "s/^  iterations: 5$/  iterations: $n/" "$SRC/agendas/quickstart.yaml" >"$T/quickstart.yaml"
 t1=$(date +%s)
-"$KVB" run "$SRC/agendas/quickstart.yaml" -p "$PLATFORM" -V "cloud=$kc,initrd=$ic" -V "generic=$kg,initrd=$ig" \
+"$KVB" run "$T/quickstart.yaml" -p "$PLATFORM" -V "cloud=$kc,initrd=$ic" -V "generic=$kg,initrd=$ig" \
   -V "generic-1cpu=$kg,initrd=$ig" -d "$T/q.db" --rounds 2 >"$T/q.out" 2>"$T/q.err"; rc=$?
 t_run=$(( $(date +%s) - t1 ))
 check "quick-start through LAVA exits 0 (rc $rc, $t_run s)" test "$rc" -eq 0
-check "60 jobs ok" test "$(q "$T/q.db" "select count(*) from job where status='ok'")" = "60"
+check "$((6 * n)) jobs ok" test "$(q "$T/q.db" "select count(*) from job where status='ok'")" = "$((6 * n))"
 check "6 boots, each a LAVA job with its page" test "$(q "$T/q.db" "select count(*) from boot where status='ok' and lava_job_id > 0 and lava_url like '${LAVA_URL}scheduler/job/%'")" = "6"
 check "the cloud kernel ran where asked" test "$(q "$T/q.db" "select distinct b.running_release from boot b join variant v on v.id=b.variant_id where v.name='cloud'")" = "$(basename "$(dirname "$(dirname "$kc")")")"
 check "generic-1cpu booted with maxcpus=1" test "$(q "$T/q.db" "select count(*) from boot b join variant v on v.id=b.variant_id where v.name='generic-1cpu' and b.running_cmdline like '%maxcpus=1%'")" = "2"
