@@ -87,6 +87,7 @@ struct engine {
 	char *lost_why;       /* pool worker: why the board was lost in the last job (owned) */
 	int64_t lava_job_id;  /* batch target (LAVA): the job of the current boot, or 0 */
 	char lava_url[512];
+	char device[128];     /* batch target: the device the boot ran on (its board), or "" */
 };
 
 static void progress(struct engine *e, const struct kvb_plan_job *j, const char *what)
@@ -136,7 +137,7 @@ static cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j)
 	cJSON_AddStringToObject(c, "iteration", it);
 	if (e->board) {
 		cJSON_DeleteItemFromObjectCaseSensitive(c, "board");
-		cJSON_AddStringToObject(c, "board", e->board);
+		cJSON_AddStringToObject(c, "board", e->device[0] ? e->device : e->board);
 	}
 	return c;
 }
@@ -381,7 +382,7 @@ out:
 	b.running_release = id.release;
 	b.running_version = id.version;
 	b.running_cmdline = id.cmdline;
-	b.board = e->board;
+	b.board = e->device[0] ? e->device : e->board;
 	b.lava_job_id = e->lava_job_id;
 	b.lava_url = e->lava_url[0] ? e->lava_url : NULL;
 	{
@@ -767,12 +768,13 @@ static int batch_bring_up(struct engine *w, size_t v, int round, struct kvb_erro
 	}
 	w->lava_job_id = res.job_id;
 	snprintf(w->lava_url, sizeof(w->lava_url), "%s", res.url);
+	snprintf(w->device, sizeof(w->device), "%s", res.device); /* LAVA chose the board */
 	if (res.log_path[0] && kvb_store_run_artifact(w->st, w->run_id, "lava-log", res.log_path, &ignore))
 		kvb_warn("%s", ignore.msg);
 	free(bdir);
 	if (rc) {
 		struct kvb_boot_row br = { .round = round, .started_ns = kvb_wall_ns(), .ready_ns = kvb_wall_ns(),
-					   .status = "failed", .error = err->msg, .board = w->board,
+					   .status = "failed", .error = err->msg, .board = w->device[0] ? w->device : w->board,
 					   .lava_job_id = res.job_id, .lava_url = res.url[0] ? res.url : NULL };
 		if (kvb_store_boot_record(w->st, w->variant_ids[v], &br, &ignore))
 			kvb_err("%s", ignore.msg);

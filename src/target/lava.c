@@ -453,6 +453,7 @@ static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct
 		kvb_info("LAVA job %lld: %s (%s)", (long long)id, u->name, res->url);
 		if ((rc = follow(st, u, id, &j, err)))
 			break;
+		snprintf(res->device, sizeof(res->device), "%s", j.device);
 		if (!strcmp(j.health, "Canceled") && kvb_lava_job_logs(&st->api, id, &log, err)) {
 			/* cancelled before it ran: LAVA has no log for it (404) */
 			rc = kvb_error_set(err, KVB_EJOBS, "LAVA job %lld was canceled before it ran", (long long)id);

@@ -45,6 +45,7 @@ struct kvb_batch_unit {
 struct kvb_batch_result {
 	int64_t job_id;            /* LAVA job id, or 0 */
 	char url[512];             /* the job's page, or "" */
+	char device[128];          /* the device LAVA ran it on (the board of this boot), or "" */
 	char log_path[1024];       /* the batch's log, saved under artifact_dir, or "" */
 	int final;                 /* on failure: 1 when retrying elsewhere cannot help (the job's own failure) */
 };
