@@ -182,16 +182,26 @@ static void board_leaves(struct pool *p, struct board_state *bs, const char *why
 }
 
 /*
- * Lock held. The queued unit for bs: skip units bs has tried and those of
- * failed variants; prefer the variant bs has run least (balance), then the
- * earliest round, then plan order.
+ * Lock held. The queued unit for bs: skip units bs has tried, those of failed
+ * variants, and those of a variant bs has run more often than another board
+ * that could take it; prefer the variant bs has run least, then the earliest
+ * round, then plan order.
  */
 static struct unit *pick(struct pool *p, struct board_state *bs)
 {
 	struct unit *best = NULL;
 	for (size_t k = 0; k < p->nunits; k++) {
 		struct unit *u = &p->units[k];
+		size_t least = SIZE_MAX;
 		if (u->state != UNIT_QUEUED || (u->tried & (1ull << bs->idx)) || p->variant_dead[u->v])
+			continue;
+		/* balance: a board runs a variant again only once every board that could take this unit
+		 * has run it as often (it waits for them rather than run the variant twice while another
+		 * board has not run it at all) */
+		for (size_t i = 0; i < p->nboards; i++)
+			if (p->boards[i].in_pool && !(u->tried & (1ull << i)) && p->boards[i].runs[u->v] < least)
+				least = p->boards[i].runs[u->v];
+		if (bs->runs[u->v] > least)
 			continue;
 		if (!best || bs->runs[u->v] < bs->runs[best->v] ||
 		    (bs->runs[u->v] == bs->runs[best->v] && u->round < best->round))
