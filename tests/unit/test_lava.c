@@ -3,11 +3,13 @@
 #include "core/error.h"
 #include "core/util.h"
 #include "target/lava_api.h"
+#include "workload/workload.h"
 
 #include "test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static char *slurp(const char *name)
 {
@@ -72,15 +74,15 @@ static void test_lava__incomplete_log_gives_the_error_type_and_message(void)
 }
 
 struct got {
-	size_t n, k[8];
-	int rc[8];
-	char out[8][256], err[8][256];
+	size_t n, k[16];
+	int rc[16];
+	char out[16][256], err[16][256];
 };
 
 static void on_cmd(void *arg, size_t k, int rc, const char *out, const char *err)
 {
 	struct got *g = arg;
-	if (g->n < 8) {
+	if (g->n < 16) {
 		g->k[g->n] = k;
 		g->rc[g->n] = rc;
 		snprintf(g->out[g->n], sizeof(g->out[0]), "%s", out);
@@ -115,9 +117,37 @@ static void test_lava__markers_ignore_the_shells_trace_and_kernel_lines(void)
 	cJSON_Delete(e);
 }
 
+static void test_lava__kvbench_job_log_gives_every_command_and_parses(void)
+{
+	char *text = slurp("kvbench-job.log.yaml");
+	cJSON *e = NULL;
+	struct kvb_error err;
+	struct got g = { 0 };
+	struct kvb_metrics m;
+	CHECK(text && kvb_lava_log_parse(text, &e, &err) == KVB_OK);
+	/* 3 identity commands + 4 jobs x (mkdir, workload, rm) */
+	CHECK(kvb_lava_log_commands(e, on_cmd, &g) == 15);
+	CHECK(g.k[0] == 0 && g.rc[0] == 0);
+	CHECK_STR(g.out[0], "6.1.0-57-cloud-amd64\n");
+	CHECK_STR(g.out[2], "console=ttyS0,115200 root=/dev/vda rw loglevel=6 panic=-1\n");
+	CHECK(g.k[4] == 4 && g.rc[4] == 0);
+	CHECK_STR(g.out[4], "Running in process mode with 4 groups using 40 file descriptors each (== 160 tasks)\n"
+			    "Each sender will pass 200 messages of 100 bytes\nTime: 300.914\n");
+	/* the workload's own parser reads it as from a live board */
+	kvb_metrics_init(&m);
+	CHECK(kvb_parse_hackbench(g.out[4], &m, &err) == KVB_OK);
+	CHECK(m.n >= 1 && !strcmp(m.v[0].name, "time"));
+	if (m.n)
+		CHECK_NEAR(m.v[0].value, 300.914, 1e-9);
+	kvb_metrics_release(&m);
+	cJSON_Delete(e);
+	free(text);
+}
+
 #define TESTS                                                                                                          \
 	T(test_lava__api_reasons_are_lavas_own_words)                                                                  \
 	T(test_lava__complete_log_parses_every_entry)                                                                  \
 	T(test_lava__incomplete_log_gives_the_error_type_and_message)                                                  \
-	T(test_lava__markers_ignore_the_shells_trace_and_kernel_lines)
+	T(test_lava__markers_ignore_the_shells_trace_and_kernel_lines)                                                 \
+	T(test_lava__kvbench_job_log_gives_every_command_and_parses)
 #include "test_main.h"
