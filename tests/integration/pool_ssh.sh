@@ -32,6 +32,8 @@ variants: [{name: one, cpus: "0"}, {name: two, cpus: "0-1"}]
 YAML
 
 # 1. boards: in a platform
+"$KVB" platform check pool2 >"$T/check" 2>&1; rc=$?
+check "platform check probes every board (rc $rc)" sh -c "test $rc -eq 0 && grep -q '^board left:' '$T/check' && grep -q '^board right:' '$T/check' && test \$(grep -c '^reachable: kernel' '$T/check') -eq 2"
 db=$T/p.db
 "$KVB" run "$T/a.yaml" -p pool2 -d "$db" --rounds 2 >"$T/out" 2>"$T/err"; rc=$?
 check "pool run exits 0 (rc $rc)" test "$rc" -eq 0
@@ -94,5 +96,7 @@ check "every job skipped" test "$(q "$db" "select count(*) from job where status
 check "variants failed with the boards' reasons" test "$(q "$db" "select count(*) from variant where status='failed' and error like 'no board left in the pool (left: %right: %'")" = "2"
 check "both boards left the pool" test "$(q "$db" "select count(*) from event where message like 'board % leaves the pool:%'")" = "2"
 check "run marked incomplete" test "$(q "$db" "select status from run")" = "incomplete"
+"$KVB" platform check pool2 >"$T/check2" 2>&1; rc=$?
+check "platform check with every board down exits 4 (rc $rc)" sh -c "test $rc -eq 4 && test \$(grep -c '^unreachable: ' '$T/check2') -eq 2"
 [ "$fail" -eq 0 ] || { for f in err err2 err3 err4; do echo "--- $f:" >&2; cat "$T/$f" >&2; done; }
 finish
