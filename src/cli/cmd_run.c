@@ -98,7 +98,9 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *plat_name = NULL, *db = NULL, *agenda_file = NULL;
-	struct kvb_strv variants = KVB_STRV_INIT;
+	struct kvb_strv variants = KVB_STRV_INIT, plats = KVB_STRV_INIT;
+	struct kvb_platform **more = NULL;
+	size_t nmore = 0;
 	int rounds = 0, resume = 0, dry = 0, nodiff = 0, max_jobs = 0, unverified = 0, keep_going = 0, pre_rc = 0, c, rc;
 	int64_t resume_run = 0, run_id = 0;
 	struct kvb_agenda a;
@@ -121,7 +123,12 @@ int cmd_run(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:V:d:", opts, NULL)) != -1) {
 		int64_t v;
 		switch (c) {
-		case 'p': plat_name = optarg; break;
+		case 'p': /* more than once: a pool of boards of one kind (DESIGN.md §13) */
+			if (plat_name)
+				kvb_strv_push(&plats, optarg);
+			else
+				plat_name = optarg;
+			break;
 		case 'V': kvb_strv_push(&variants, optarg); break;
 		case 'd': db = optarg; break;
 		case 'r':
@@ -177,6 +184,7 @@ int cmd_run(int argc, char **argv)
 		default:
 			kvb_buf_release(&cmdline); /* a usage error frees like any other exit (ASan) */
 			kvb_strv_release(&variants);
+			kvb_strv_release(&plats);
 			kvb_decide_opts_release(&dec);
 			return kvb_cli_bad_option("run", opts, argv);
 		}
@@ -250,6 +258,7 @@ int cmd_run(int argc, char **argv)
 		if ((rc = kvb_decide_load(st, resume_run, &dec, &dec_found, &err)))
 			goto fail;
 		until = dec_found;
+		/* --resume -p X: X is the stored platform (found by path); a further -p joins its pool */
 	} else {
 		struct kvb_diag d;
 		kvb_diag_init(&d, NULL);
@@ -302,12 +311,28 @@ int cmd_run(int argc, char **argv)
 	prep.platform_file = p.file;
 	if (!dry && (rc = kvb_build_prepare(&a, &prep, &builds, &err)))
 		goto fail;
+	if (plats.n) {
+		struct kvb_diag d;
+		kvb_diag_init(&d, NULL);
+		more = kvb_xcalloc(plats.n, sizeof(*more));
+		for (size_t i = 0; i < plats.n && !rc; i++) {
+			more[nmore] = kvb_xcalloc(1, sizeof(**more));
+			rc = kvb_platform_load(more[nmore++], plats.v[i], &d);
+		}
+		print_diag(&d);
+		kvb_diag_release(&d);
+		if (rc) {
+			rc = KVB_EINPUT;
+			goto out;
+		}
+	}
 	{
 		struct kvb_run_opts ro = {
 			.agenda = &a, .plat = &p, .store = st, .rounds = rounds, .resume_run = resume_run,
 			.dry_run = dry, .command_line = cmdline.data, .max_jobs = max_jobs,
 			.allow_unverified = unverified, .decide = until ? &dec : NULL,
 			.on_variants = kvb_build_record, .on_variants_arg = &builds,
+			.more_plats = more, .nmore_plats = nmore,
 		};
 		/* one look after every round: the rounds are the looks (iterations split over them as --rounds) */
 		if (until && !resume)
@@ -340,6 +365,12 @@ out:
 	kvb_agenda_release(&a);
 	if (p.file || p.name)
 		kvb_platform_release(&p);
+	for (size_t i = 0; i < nmore; i++) {
+		kvb_platform_release(more[i]);
+		free(more[i]);
+	}
+	free(more);
+	kvb_strv_release(&plats);
 	kvb_strv_release(&variants);
 	kvb_buf_release(&cmdline);
 	kvb_decide_opts_release(&dec);

@@ -17,7 +17,8 @@
 static const struct kvb_keydef platform_keys[] = {
 	{ "name", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "platform name (matches its directory)" },
 	{ "description", KVB_T_STR, NULL, NULL, 0, "one line shown by `platform list`" },
-	{ "connection", KVB_T_MAP, NULL, NULL, KVB_KEY_REQUIRED, "how to reach the board: {type: TYPE, ...}; `kvbench help TYPE` lists a type's keys" },
+	{ "connection", KVB_T_MAP, NULL, NULL, 0, "how to reach the board: {type: TYPE, ...} (required unless boards: gives one per board); `kvbench help TYPE` lists a type's keys" },
+	{ "boards", KVB_T_LIST, NULL, NULL, 0, "a pool of boards of this kind: [{name, connection}], each connection laid over `connection` (DESIGN.md §13)" },
 	{ "flash", KVB_T_MAP, NULL, NULL, 0, "how to install a variant: {method: METHOD, ...}; `kvbench help METHOD` lists a method's keys" },
 	{ "boot", KVB_T_MAP, NULL, NULL, 0, "{timeout_s, ready, expect}" },
 	{ "topology", KVB_T_MAP, NULL, NULL, 0, "{clusters: [{name, cpus}]}" },
@@ -155,20 +156,24 @@ static void check_backend_keys(const cJSON *map, const char *section, const char
 			kvb_diag_at(d, section, "missing required key '%s' for %s %s", def->key, what, name);
 }
 
-static void check_connection(struct kvb_platform *p, struct kvb_diag *d)
+/* Checks one connection mapping found at `where` ("connection", "boards[1].connection"); *type_out gets its backend name. */
+static void check_connection(const cJSON *conn, const char *where, const char **type_out, struct kvb_diag *d)
 {
 	const cJSON *type;
 	const struct kvb_target_ops *ops;
-	char *tname;
-	if (!cJSON_IsObject(p->conn))
+	char *tname, *tpath;
+	if (!cJSON_IsObject(conn))
 		return;
-	type = cJSON_GetObjectItemCaseSensitive(p->conn, "type");
+	type = cJSON_GetObjectItemCaseSensitive(conn, "type");
 	if (!type) {
-		kvb_diag_at(d, "connection", "missing required key 'type'");
+		kvb_diag_at(d, where, "missing required key 'type'");
 		return;
 	}
-	if (kvb_value_check(type, "connection.type", &conn_type_key, d))
+	tpath = kvb_path_key(where, "type");
+	if (kvb_value_check(type, tpath, &conn_type_key, d)) {
+		free(tpath);
 		return;
+	}
 	/* a string-typed key also accepts a YAML number (`type: 3`): compare its text */
 	tname = kvb_node_str(type);
 	ops = kvb_target_find(tname);
@@ -177,16 +182,18 @@ static void check_connection(struct kvb_platform *p, struct kvb_diag *d)
 		for (size_t i = 0; kvb_targets[i]; i++)
 			kvb_buf_addf(&names, "%s%s", i ? "|" : "", kvb_targets[i]->name);
 		char *near = kvb_suggest_choices(tname, names.data);
-		kvb_diag_at(d, "connection.type", "unknown target type \"%s\" (known: %s)%s%s%s", tname, names.data,
+		kvb_diag_at(d, tpath, "unknown target type \"%s\" (known: %s)%s%s%s", tname, names.data,
 			    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 		free(near);
 		kvb_buf_release(&names);
 		free(tname);
+		free(tpath);
 		return;
 	}
 	free(tname);
-	p->conn_type = ops->name;
-	check_backend_keys(p->conn, "connection", "type", ops->conn_keys, "connection type", ops->name, d);
+	free(tpath);
+	*type_out = ops->name;
+	check_backend_keys(conn, where, "type", ops->conn_keys, "connection type", ops->name, d);
 }
 
 /* flash: {method, ...}: the method is one of kvb_flashers[] (the choices listed from that
@@ -339,6 +346,72 @@ static void sibling_platforms(const char *path, struct kvb_strv *out)
 	free(copy);
 }
 
+static const struct kvb_keydef board_keys[] = {
+	{ "name", KVB_T_STR, NULL, NULL, 0, "board name (stored per boot; default <platform>#<index>)" },
+	{ "connection", KVB_T_MAP, NULL, NULL, KVB_KEY_REQUIRED, "keys laid over the platform's connection for this board" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+/*
+ * boards: [{name, connection}] (DESIGN.md §13): every board's connection is the
+ * platform's `connection` with the board's keys laid over it, checked as a
+ * whole. Boards are of one kind: one connection type for all.
+ */
+static void load_boards(struct kvb_platform *p, struct kvb_diag *d)
+{
+	const cJSON *list = cJSON_GetObjectItemCaseSensitive(p->doc.root, "boards");
+	size_t n = (size_t)cJSON_GetArraySize(list);
+	if (!cJSON_IsArray(list) || !n) {
+		kvb_diag_at(d, "boards", "must be a non-empty list of {name, connection}");
+		return;
+	}
+	p->boards = kvb_xcalloc(n, sizeof(*p->boards));
+	for (const cJSON *b = list->child; b; b = b->next) {
+		char *where = kvb_xasprintf("boards[%zu]", p->nboards), *cwhere;
+		struct kvb_board *bd = &p->boards[p->nboards++];
+		const cJSON *bc = cJSON_GetObjectItemCaseSensitive(b, "connection");
+		const char *name = kvb_get_str(b, "name", NULL);
+		if (!cJSON_IsObject(b) || kvb_keys_check(b, where, board_keys, d) || !cJSON_IsObject(bc)) {
+			if (!cJSON_IsObject(b))
+				kvb_diag_at(d, where, "must be a mapping {name, connection}");
+			free(where);
+			continue;
+		}
+		bd->name = name ? kvb_xstrdup(name) : kvb_xasprintf("%s#%zu", p->name, p->nboards);
+		for (size_t k = 0; k + 1 < p->nboards; k++)
+			if (p->boards[k].name && !strcmp(p->boards[k].name, bd->name))
+				kvb_diag_at(d, where, "board name '%s' is used twice", bd->name);
+		bd->conn = p->conn ? cJSON_Duplicate(p->conn, 1) : cJSON_CreateObject();
+		for (const cJSON *kv = bc->child; kv; kv = kv->next) {
+			cJSON_DeleteItemFromObjectCaseSensitive(bd->conn, kv->string);
+			cJSON_AddItemToObject(bd->conn, kv->string, cJSON_Duplicate(kv, 1));
+		}
+		cwhere = kvb_path_key(where, "connection");
+		bd->conn_type = "local";
+		check_connection(bd->conn, cwhere, &bd->conn_type, d);
+		if (p->nboards > 1 && strcmp(bd->conn_type, p->boards[0].conn_type))
+			kvb_diag_at(d, cwhere, "type %s differs from boards[0]'s %s: a pool holds boards of one kind",
+				    bd->conn_type, p->boards[0].conn_type);
+		free(cwhere);
+		free(where);
+	}
+	if (p->nboards && p->boards[0].conn) {
+		p->conn = p->boards[0].conn;
+		p->conn_type = p->boards[0].conn_type;
+	}
+}
+
+void kvb_platform_board_view(const struct kvb_platform *p, size_t i, struct kvb_platform *out)
+{
+	*out = *p;
+	out->boards = NULL;
+	out->nboards = 0;
+	if (i < p->nboards && p->boards[i].conn) {
+		out->conn = p->boards[i].conn;
+		out->conn_type = p->boards[i].conn_type;
+	}
+}
+
 int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d)
 {
 	char *dir = NULL, *file = NULL;
@@ -390,7 +463,12 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 		p->name = kvb_xstrdup("?");
 	p->conn = cJSON_GetObjectItemCaseSensitive(root, "connection");
 	p->conn_type = "local";
-	check_connection(p, d);
+	if (cJSON_GetObjectItemCaseSensitive(root, "boards"))
+		load_boards(p, d);
+	else if (!p->conn)
+		kvb_diag_at(d, "", "missing required key 'connection'");
+	else
+		check_connection(p->conn, "connection", &p->conn_type, d);
 	p->flash = cJSON_GetObjectItemCaseSensitive(root, "flash");
 	p->flash_method = "none";
 	if (p->flash)
@@ -416,6 +494,11 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 
 void kvb_platform_release(struct kvb_platform *p)
 {
+	for (size_t i = 0; i < p->nboards; i++) {
+		free(p->boards[i].name);
+		cJSON_Delete(p->boards[i].conn);
+	}
+	free(p->boards);
 	for (size_t i = 0; i < p->nclusters; i++) {
 		free(p->clusters[i].name);
 		free(p->clusters[i].cpus);

@@ -13,6 +13,13 @@ struct kvb_cluster {
 	char *cpus;  /* CPU list "0-3" */
 };
 
+/* One board of a pool (`boards:`, DESIGN.md §13). */
+struct kvb_board {
+	char *name;            /* boards[i].name, or "<platform>#<i+1>"; owned */
+	cJSON *conn;           /* owned: the platform's connection with the board's keys laid over it */
+	const char *conn_type; /* backend name of conn */
+};
+
 struct kvb_platform {
 	char *name;
 	char *dir;            /* directory holding platform.yaml (hooks live beside it) */
@@ -30,6 +37,8 @@ struct kvb_platform {
 	struct kvb_runtime setup;  /* applied once per boot */
 	const cJSON *instruments;  /* instruments mapping or NULL */
 	const char *workdir;       /* directory on the target for kvbench's files, default /tmp/kvbench */
+	struct kvb_board *boards;  /* `boards:` (owned), or NULL: one board, reached by conn */
+	size_t nboards;            /* with boards, conn/conn_type are boards[0]'s */
 };
 
 /* Directory searched for platforms: $KVB_PLATFORM_PATH (colon list), then ./platforms, then the source tree's. */
@@ -39,6 +48,13 @@ struct kvb_platform {
  */
 int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d);
 void kvb_platform_release(struct kvb_platform *p);
+
+/*
+ * *out = p as seen by board i of its pool: a shallow copy (borrows everything
+ * from p, never released) whose conn/conn_type are board i's. i beyond the
+ * pool (or no boards:) gives p itself.
+ */
+void kvb_platform_board_view(const struct kvb_platform *p, size_t i, struct kvb_platform *out);
 
 /*
  * Secrets in a platform file (ssh `passphrase`, a probe's `password` ...):

@@ -36,6 +36,8 @@ struct kvb_run_opts {
 	 * variants were built from (src/kbuild/prepare.h); an error stops the run. */
 	int (*on_variants)(void *arg, struct kvb_store *st, int64_t run_id, struct kvb_error *err);
 	void *on_variants_arg;
+	struct kvb_platform *const *more_plats; /* -p given more than once: more boards of plat's kind (pool.c) */
+	size_t nmore_plats;
 };
 
 /*

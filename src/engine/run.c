@@ -6,6 +6,7 @@
 #include "engine/identity.h"
 #include "engine/knobs.h"
 #include "engine/plan.h"
+#include "engine/pool.h"
 #include "flash/fetch.h"
 #include "flash/flash.h"
 #include "flash/bootimg.h"
@@ -84,6 +85,12 @@ struct engine {
 	char store_err[KVB_ERRMSG_MAX / 2]; /* why the last job could not be stored */
 	int64_t cur_job_id;   /* the job running now (events name it), 0 between jobs */
 	char *job_cgroup;     /* cgroup_depth: the leaf the last attempt's workload ran in */
+	const char *board;    /* board of a pool (pool.c), or NULL on one board */
+	struct engine *parent;/* the run's engine when this is a pool worker */
+	char *lost_why;       /* pool worker: why the board was lost in the last job (owned) */
+	int64_t lava_job_id;  /* batch target (LAVA): the job of the current boot, or 0 */
+	char lava_url[512];
+	char device[128];     /* batch target: the device the boot ran on (its board), or "" */
 };
 
 /* Every error and warning printed during a run is an event row (DESIGN.md §5). */
@@ -104,8 +111,8 @@ static void progress(struct engine *e, const struct kvb_plan_job *j, const char 
 		snprintf(eta, sizeof(eta), " ETA %llum%02llus", (unsigned long long)(left_s / 60),
 			 (unsigned long long)(left_s % 60));
 	}
-	/* A terminal gets one live line; logs get one line per finished job (run_job). */
-	if (e->tty)
+	/* A terminal gets one live line; logs get one line per finished job (run_job). A pool draws its own. */
+	if (e->tty && !e->board)
 		fprintf(stderr, "\r\033[K[job %zu/%zu] %s %s #%d (round %d)%s %s", e->done + 1, e->todo, vname,
 			j->spec->id, j->iteration, j->round, eta, what);
 }
@@ -139,6 +146,10 @@ static cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j)
 	snprintf(it, sizeof(it), "%d", j->iteration);
 	cJSON_DeleteItemFromObjectCaseSensitive(c, "iteration");
 	cJSON_AddStringToObject(c, "iteration", it);
+	if (e->board) {
+		cJSON_DeleteItemFromObjectCaseSensitive(c, "board");
+		cJSON_AddStringToObject(c, "board", e->device[0] ? e->device : e->board);
+	}
 	return c;
 }
 
@@ -403,6 +414,9 @@ out:
 	b.running_release = id.release;
 	b.running_version = id.version;
 	b.running_cmdline = id.cmdline;
+	b.board = e->device[0] ? e->device : e->board;
+	b.lava_job_id = e->lava_job_id;
+	b.lava_url = e->lava_url[0] ? e->lava_url : NULL;
 	{
 		struct kvb_error e2;
 		if (kvb_store_boot_record(e->st, e->variant_ids[v], &b, &e2))
@@ -431,6 +445,9 @@ static int run_job(struct engine *e, size_t idx)
 	struct kvb_metrics m;
 	cJSON *cls = job_classifiers(e, j);
 	int rc = KVB_ETARGET;
+
+	if (e->parent) /* in a pool, attempts made on a board that was lost do not count against the job */
+		max_attempts += row->attempts;
 
 	kvb_error_clear(&err);
 	e->cur_job_id = row->id;
@@ -482,6 +499,18 @@ static int run_job(struct engine *e, size_t idx)
 				kvb_err("%s", e2.msg);
 		}
 	}
+	if (abandon == 1 && e->parent) {
+		/* a pool's board was lost, not the job: it stays pending and moves to another board (pool.c) */
+		struct kvb_error e2;
+		if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, start, kvb_wall_ns(), &e2))
+			kvb_err("%s", e2.msg);
+		free(e->lost_why);
+		e->lost_why = kvb_xstrdup(err.msg);
+		row->attempts = attempt;
+		kvb_metrics_release(&m);
+		cJSON_Delete(cls);
+		return 1;
+	}
 	{
 		/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
 		struct kvb_job_outcome o = {
@@ -513,9 +542,9 @@ static int run_job(struct engine *e, size_t idx)
 	e->done++;
 	if (!e->tty && !rc) {
 		/* one line with the headline metric */
-		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d) %s", e->done, e->todo,
-			e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round,
-			e->instr_err ? "instrument-failed" : "ok");
+		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d%s%s) %s", e->done, e->todo,
+			e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round, e->board ? ", board " : "",
+			e->board ? e->board : "", e->instr_err ? "instrument-failed" : "ok");
 		if (m.n)
 			fprintf(stderr, ": %s %.6g %s", m.v[0].name, m.v[0].value, m.v[0].units);
 		fputc('\n', stderr);
@@ -710,13 +739,218 @@ static int is_final(const char *status)
 	return strcmp(status, "pending") && strcmp(status, "running");
 }
 
+/*
+ * The pool's seam (pool.h): a worker is a copy of the engine bound to one
+ * board, with its own target, instruments and SQLite connection; the plan,
+ * rows and variant arrays are shared (a unit's rows are touched by one worker
+ * at a time, under the pool's hand-over).
+ */
+static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct kvb_error *err)
+{
+	struct engine *e = eng, *w = kvb_xmalloc(sizeof(*w));
+	*w = *e;
+	w->parent = e;
+	w->board = b->name;
+	w->plat = (struct kvb_platform *)&b->plat;
+	w->target_open = 0;
+	w->failures = 0;
+	w->done = 0;
+	w->instr_err = NULL;
+	w->lost_why = NULL;
+	memset(&w->instr, 0, sizeof(w->instr));
+	if (kvb_instr_set_build(&w->instr, w->plat, w->a->instruments, err) ||
+	    kvb_store_open(&w->st, e->st->path, 0, err)) {
+		kvb_instr_set_release(&w->instr);
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+static int pool_connect(void *wp, struct kvb_error *err)
+{
+	struct engine *w = wp;
+	if (kvb_target_open(&w->target, w->plat, err))
+		return err->code;
+	w->target.cancel = &g_cancel;
+	w->target_open = 1;
+	if (w->target.ops->batch && w->instr.n)
+		return kvb_error_set(err, KVB_EINPUT, "%s: instruments cannot run inside a %s job (yet): run without them",
+				     w->plat->file, w->target.ops->name);
+	return KVB_OK;
+}
+
+/*
+ * A batch target (LAVA, target.h): the unit is run once with the target
+ * recording, sent as one job, then brought up and its jobs run as on a live
+ * board, the target answering from the job's output. KVB_EJOBS: the job's own
+ * failure, final (another board would not do better).
+ */
+static int batch_bring_up(struct engine *w, size_t v, int round, struct kvb_error *err)
+{
+	const struct kvb_target_batch_ops *b = w->target.ops->batch;
+	struct kvb_batch_result res;
+	struct kvb_identity id;
+	struct kvb_error ignore;
+	char key[32], name[256];
+	char *bdir = boot_dir(w, v, round);
+	int rc;
+
+	memset(&id, 0, sizeof(id));
+	b->record(&w->target);
+	b->mark(&w->target, "identity");
+	kvb_identity_check(&w->target, &w->a->variants[v], &id, &ignore);
+	kvb_identity_release(&id);
+	for (size_t i = 0; i < w->plan.n; i++) {
+		struct kvb_metrics m;
+		if (w->plan.jobs[i].variant != v || w->plan.jobs[i].round != round || is_final(w->rows[i].status))
+			continue;
+		snprintf(key, sizeof(key), "job %zu", i);
+		b->mark(&w->target, key);
+		kvb_metrics_init(&m);
+		attempt_job(w, &w->plan.jobs[i], w->rows[i].attempts + 1, &m, &ignore);
+		kvb_metrics_release(&m);
+	}
+	snprintf(name, sizeof(name), "kvbench run %lld variant %s round %d", (long long)w->run_id,
+		 w->a->variants[v].name, round);
+	if (kvb_mkdir_nofollow(bdir, 0755)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", bdir, strerror(errno));
+		free(bdir);
+		return rc;
+	}
+	{
+		struct kvb_batch_unit u = { &w->a->variants[v], round, name, bdir, &g_signals };
+		rc = b->run(&w->target, &u, &res, err);
+	}
+	w->lava_job_id = res.job_id;
+	snprintf(w->lava_url, sizeof(w->lava_url), "%s", res.url);
+	snprintf(w->device, sizeof(w->device), "%s", res.device); /* LAVA chose the board */
+	if (res.log_path[0] && kvb_store_run_artifact(w->st, w->run_id, "lava-log", res.log_path, &ignore))
+		kvb_warn("%s", ignore.msg);
+	free(bdir);
+	if (rc) {
+		struct kvb_boot_row br = { .round = round, .started_ns = kvb_wall_ns(), .ready_ns = kvb_wall_ns(),
+					   .status = "failed", .error = err->msg, .board = w->device[0] ? w->device : w->board,
+					   .lava_job_id = res.job_id, .lava_url = res.url[0] ? res.url : NULL };
+		if (kvb_store_boot_record(w->st, w->variant_ids[v], &br, &ignore))
+			kvb_err("%s", ignore.msg);
+		if (res.final)
+			err->code = KVB_EJOBS;
+		return res.final ? KVB_EJOBS : rc;
+	}
+	b->mark(&w->target, "identity");
+	return bring_up(w, v, round, err);
+}
+
+static int pool_bring_up(void *wp, size_t v, int round, struct kvb_error *err)
+{
+	struct engine *w = wp;
+	if (w->target.ops->batch)
+		return batch_bring_up(w, v, round, err);
+	return bring_up(wp, v, round, err);
+}
+
+static int pool_job(void *wp, size_t idx, struct kvb_error *err)
+{
+	struct engine *w = wp;
+	int ab;
+	char key[32];
+	if (w->target.ops->batch) { /* the job's commands in the batch's output */
+		snprintf(key, sizeof(key), "job %zu", idx);
+		w->target.ops->batch->mark(&w->target, key);
+	}
+	/* job numbers in log lines count the whole pool's jobs */
+	w->done = __atomic_load_n(&w->parent->done, __ATOMIC_SEQ_CST);
+	ab = run_job(w, idx);
+	if (ab != 1)
+		__atomic_fetch_add(&w->parent->done, 1, __ATOMIC_SEQ_CST);
+	if (ab == 1)
+		kvb_error_set(err, KVB_ETARGET, "%s", w->lost_why ? w->lost_why : "target stopped answering");
+	return ab;
+}
+
+static int pool_pending(void *eng, size_t idx)
+{
+	return !is_final(((struct engine *)eng)->rows[idx].status);
+}
+
+static void pool_unit_failed(void *wp, size_t v, int round, const char *why)
+{
+	struct engine *w = wp;
+	struct kvb_error err;
+	skip_jobs(w, v, round, why);
+	if (w->variant_failed[v])
+		return;
+	w->variant_failed[v] = 1;
+	w->failures++;
+	kvb_err("variant %s failed: %s", w->a->variants[v].name, why);
+	kvb_store_event(w->st, w->run_id, "error", "variant %s failed: %s", w->a->variants[v].name, why);
+	if (kvb_store_variant_status(w->st, w->variant_ids[v], "failed", why, &err))
+		kvb_err("%s", err.msg);
+}
+
+static void pool_event(void *wp, const char *level, const char *msg)
+{
+	struct engine *w = wp;
+	if (!strcmp(level, "error"))
+		kvb_err("%s", msg);
+	else if (!strcmp(level, "warning"))
+		kvb_warn("%s", msg);
+	else
+		kvb_info("%s", msg);
+	kvb_store_event(w->st, w->run_id, level, "%s", msg);
+}
+
+static int pool_interrupted(void *eng)
+{
+	struct engine *e = eng;
+	size_t done = 0;
+	for (size_t i = 0; e->o->max_jobs && i < e->plan.n; i++)
+		done += is_final(e->rows[i].status) && e->rows[i].attempts > 0;
+	return g_signals || (e->o->max_jobs && (int)done >= e->o->max_jobs);
+}
+
+static void pool_worker_free(void *eng, void *wp)
+{
+	struct engine *e = eng, *w = wp;
+	e->failures += w->failures;
+	if (w->store_err[0])
+		memcpy(e->store_err, w->store_err, sizeof(e->store_err));
+	if (w->target_open)
+		kvb_target_close(&w->target);
+	kvb_instr_set_release(&w->instr);
+	free(w->instr_err);
+	free(w->lost_why);
+	kvb_store_close(w->st);
+	free(w);
+}
+
+static int pool_run(struct engine *e, const struct kvb_pool_list *l, int *interrupted, int *store_failed,
+		    struct kvb_error *err)
+{
+	static const struct kvb_pool_hooks hooks = {
+		.worker_new = pool_worker_new, .connect = pool_connect, .bring_up = pool_bring_up, .job = pool_job,
+		.pending = pool_pending, .unit_failed = pool_unit_failed, .event = pool_event,
+		.interrupted = pool_interrupted, .worker_free = pool_worker_free,
+	};
+	const char **names = kvb_xcalloc(e->a->nvariants + 1, sizeof(*names));
+	int rc;
+	for (size_t v = 0; v < e->a->nvariants; v++)
+		names[v] = e->a->variants[v].name;
+	rc = kvb_pool_run(&hooks, e, l, &e->plan, e->a->nvariants, names, e->tty, interrupted, store_failed, err);
+	free(names);
+	return rc;
+}
+
 int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err)
 {
 	struct engine e;
 	struct sigaction sa, old_int, old_term;
 	int rc, interrupted = 0, store_failed = 0;
+	struct kvb_pool_list pool;
 
 	memset(&e, 0, sizeof(e));
+	memset(&pool, 0, sizeof(pool));
 	e.o = o;
 	e.a = o->agenda;
 	e.plat = o->plat;
@@ -748,12 +982,17 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 						     "differ only in runtime knobs",
 						     e.a->variants[v].name, e.plat->name);
 	}
+	if ((rc = kvb_pool_list_build(&pool, e.plat, o->more_plats, o->nmore_plats, err))) {
+		kvb_instr_set_release(&e.instr);
+		return rc;
+	}
 	rc = setup_run(&e, err);
 	*run_id = e.run_id;
 	if (!rc)
 		kvb_log_set_hook(log_to_events, &e);
 	if (rc) {
 		release_engine(&e);
+		kvb_pool_list_release(&pool);
 		return rc;
 	}
 	snprintf(e.tag, sizeof(e.tag), "run%lld", (long long)e.run_id);
@@ -768,6 +1007,7 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 		kvb_store_run_status(e.st, e.run_id, "interrupted", 1, &e2);
 		kvb_log_set_hook(NULL, NULL);
 		release_engine(&e);
+		kvb_pool_list_release(&pool);
 		return rc;
 	}
 	for (size_t i = 0; i < e.plan.n; i++)
@@ -785,7 +1025,9 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	sigaction(SIGTERM, &sa, &old_term);
 	e.t0_ns = kvb_mono_ns();
 
-	for (int r = 1; r <= e.plan.rounds && !interrupted && !store_failed; r++) {
+	if ((pool.n > 1 || pool.batch) && (rc = pool_run(&e, &pool, &interrupted, &store_failed, err))) /* pool.c */
+		store_failed = 1, snprintf(e.store_err, sizeof(e.store_err), "%.1000s", err->msg);
+	for (int r = 1; pool.n <= 1 && !pool.batch && r <= e.plan.rounds && !interrupted && !store_failed; r++) {
 		for (size_t v = 0; v < e.a->nvariants && !interrupted && !store_failed; v++) {
 			size_t pending = 0;
 			for (size_t i = 0; i < e.plan.n; i++)
@@ -858,5 +1100,6 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 					 : KVB_OK;
 	kvb_log_set_hook(NULL, NULL);
 	release_engine(&e);
+	kvb_pool_list_release(&pool);
 	return rc;
 }

@@ -8,6 +8,7 @@ extern const struct kvb_flasher_ops kvb_flasher_qemu;
 extern const struct kvb_flasher_ops kvb_flasher_fastboot;
 extern const struct kvb_flasher_ops kvb_flasher_ssh_copy;
 extern const struct kvb_flasher_ops kvb_flasher_command;
+extern const struct kvb_flasher_ops kvb_flasher_lava;
 
 const struct kvb_flasher_ops *const kvb_flashers[] = {
 	&kvb_flasher_none,
@@ -15,6 +16,7 @@ const struct kvb_flasher_ops *const kvb_flashers[] = {
 	&kvb_flasher_fastboot,
 	&kvb_flasher_ssh_copy,
 	&kvb_flasher_command,
+	&kvb_flasher_lava,
 	NULL,
 };
 

@@ -140,8 +140,9 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 	out->diff_pct = bv != 0 ? (out->value - bv) / bv * 100.0 : NAN;
 	out->naive_ok = !kvb_stats_compare(b->v, b->n, c->v, c->n, alpha, &out->c, NULL);
 	if (bboots >= 2 && out->boots >= 2)
-		out->boot_ok = !kvb_stats_hier_bootstrap(b->v, ib, b->n, c->v, iv, c->n, KVB_STATS_RESAMPLES,
-							 KVB_STATS_SEED, alpha, &out->b, NULL);
+		out->boot_ok = !kvb_stats_hier_bootstrap_boards(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n,
+								KVB_STATS_RESAMPLES, KVB_STATS_SEED, alpha, &out->b,
+								NULL); /* boards above boots (§13) */
 	if (out->boot_ok) {
 		out->significant = out->b.significant && out->b.boot_welch_p < alpha;
 	} else if (out->naive_ok) {

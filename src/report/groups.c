@@ -16,7 +16,8 @@
  * one job (Jankbench runs EXTRA_RUN_COUNT reps per app start; WA3 names it
  * rep too). Values differing only in these pool into one cell.
  */
-static const char *const sample_keys[] = { "variant", "iteration", "rep", "pload_ns" /* diff warns on a mismatch */ };
+/* Keys that tell samples apart, not groups; board (a pool's, DESIGN.md §13) is a level of the samples too. */
+static const char *const sample_keys[] = { "variant", "iteration", "rep", "board", "pload_ns" /* diff warns on a mismatch */ };
 
 static size_t variant_index(struct kvb_report *r, const char *name)
 {
@@ -51,13 +52,28 @@ static struct kvb_group *group_get(struct kvb_report *r, const char *key, const 
 	return g;
 }
 
-static void cell_add(struct kvb_cell *c, double v, int64_t boot)
+static void cell_add(struct kvb_cell *c, double v, int64_t boot, int board)
 {
 	c->v = kvb_xrealloc(c->v, (c->n + 1) * sizeof(*c->v));
 	c->boot = kvb_xrealloc(c->boot, (c->n + 1) * sizeof(*c->boot));
+	c->board = kvb_xrealloc(c->board, (c->n + 1) * sizeof(*c->board));
 	c->v[c->n] = v;
 	c->boot[c->n] = boot;
+	c->board[c->n] = board;
 	c->n++;
+}
+
+/* Index of a `board` classifier's value in r->boards (added when new); 0 for results without one. */
+static int board_index(struct kvb_report *r, const cJSON *v)
+{
+	size_t i;
+	if (!cJSON_IsString(v))
+		return 0;
+	for (i = 0; i < r->boards.n; i++)
+		if (!strcmp(r->boards.v[i], v->valuestring))
+			return (int)i + 1;
+	kvb_strv_push(&r->boards, v->valuestring);
+	return (int)r->boards.n;
 }
 
 /* Labels: per (workload, metric), the classifier keys whose values differ between groups. */
@@ -185,6 +201,7 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 			int64_t boot = sqlite3_column_int64(st, 8) * 100000 + sqlite3_column_int64(st, 6);
 			double value = sqlite3_column_double(st, 7);
 			cJSON *c, *key_cls;
+			int board;
 			char *by_value = NULL, *kc;
 			struct kvb_buf key = KVB_BUF_INIT;
 
@@ -195,8 +212,12 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 			c = cJSON_Parse(cls ? cls : "{}");
 			if (!c)
 				c = cJSON_CreateObject();
+			board = board_index(r, cJSON_GetObjectItemCaseSensitive(c, "board"));
+			if (board) /* boots of different boards are different boots, even in the same round */
+				boot += (int64_t)board * 1000000000000LL;
 			for (size_t k = 0; k < KVB_ARRAY_SIZE(sample_keys); k++)
-				cJSON_DeleteItemFromObjectCaseSensitive(c, sample_keys[k]);
+				if (!(o->by && !strcmp(o->by, "board") && !strcmp(sample_keys[k], "board")))
+					cJSON_DeleteItemFromObjectCaseSensitive(c, sample_keys[k]); /* --by board spreads it */
 			key_cls = cJSON_Duplicate(c, 1);
 			if (o->by) {
 				cJSON *bv = cJSON_GetObjectItemCaseSensitive(c, o->by);
@@ -210,7 +231,7 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 			{
 				size_t vi = variant_index(r, variant);
 				struct kvb_group *g = group_get(r, key.data, workload, metric, units, lib, by_value, kc);
-				cell_add(&g->cells[vi], value, boot);
+				cell_add(&g->cells[vi], value, boot, board);
 			}
 			free(kc);
 			free(by_value);
@@ -263,6 +284,7 @@ void kvb_report_release(struct kvb_report *r)
 		for (size_t v = 0; v < r->variants.n; v++) {
 			free(g->cells[v].v);
 			free(g->cells[v].boot);
+			free(g->cells[v].board);
 		}
 		free(g->cells);
 		free(g->key);
@@ -276,6 +298,7 @@ void kvb_report_release(struct kvb_report *r)
 	free(r->groups);
 	free(r->runs);
 	kvb_strv_release(&r->variants);
+	kvb_strv_release(&r->boards);
 	memset(r, 0, sizeof(*r));
 }
 

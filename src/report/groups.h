@@ -32,6 +32,7 @@ struct kvb_cell {
 	size_t n;
 	double *v;
 	int64_t *boot;
+	int *board;   /* per value: 1 + index into kvb_report.boards, 0 without a board (one-board runs) */
 };
 
 struct kvb_group {
@@ -52,6 +53,7 @@ struct kvb_report {
 	size_t ngroups;
 	int64_t *runs;
 	size_t nruns;
+	struct kvb_strv boards;    /* names of a pool's boards seen in the results (DESIGN.md §13) */
 };
 
 /* Loads and groups. KVB_EINPUT when the baseline is unknown or nothing matches. */

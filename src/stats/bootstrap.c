@@ -1,5 +1,6 @@
 /* Implements the two-level (boots, then runs) bootstrap of a ratio of means, Kalibera & Jones 2013. */
 #include "stats/stats.h"
+#include "stats/board.h"
 #include "core/error.h"
 #include "core/util.h"
 
@@ -19,26 +20,30 @@ struct side {
 	double *mean;  /* nboots boot means */
 	double *se;    /* nboots: sd of a resampled boot mean, sqrt(plug-in variance / len) */
 	double grand, grand_sd; /* run-weighted mean; sd of the side's resampled mean (many boots) */
+	size_t *slo, *slen; /* per boot: its board's boots [slo, slo + slen) (stats/board.h) */
 };
 
 struct id_at {
-	int64_t id;
+	int64_t board, id;
 	size_t i;
 };
 
 static int cmp_id_at(const void *pa, const void *pb)
 {
 	const struct id_at *a = pa, *b = pb;
+	if (a->board != b->board)
+		return a->board < b->board ? -1 : 1;
 	if (a->id != b->id)
 		return a->id < b->id ? -1 : 1;
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-static void side_init(struct side *s, const double *x, const int *boot, size_t n)
+static void side_init(struct side *s, const double *x, const int *boot, const int *board, size_t n)
 {
 	struct id_at *t = kvb_xmalloc((n ? n : 1) * sizeof(*t));
+	int *board_of_boot = kvb_xmalloc((n + 1) * sizeof(int));
 	for (size_t i = 0; i < n; i++)
-		t[i] = (struct id_at){ boot[i], i };
+		t[i] = (struct id_at){ board ? board[i] : 0, boot[i], i };
 	qsort(t, n, sizeof(*t), cmp_id_at);
 
 	s->n = n;
@@ -48,12 +53,17 @@ static void side_init(struct side *s, const double *x, const int *boot, size_t n
 	s->nboots = 0;
 	for (size_t i = 0; i < n; i++) {
 		s->val[i] = x[t[i].i];
-		if (i == 0 || t[i].id != t[i - 1].id) {
+		if (i == 0 || t[i].id != t[i - 1].id || t[i].board != t[i - 1].board) {
+			board_of_boot[s->nboots] = (int)t[i].board;
 			s->start[s->nboots] = i;
 			s->len[s->nboots++] = 0;
 		}
 		s->len[s->nboots - 1]++;
 	}
+	s->slo = kvb_xmalloc((s->nboots + 1) * sizeof(size_t));
+	s->slen = kvb_xmalloc((s->nboots + 1) * sizeof(size_t));
+	kvb_stats_board_strata(board_of_boot, s->nboots, s->slo, s->slen);
+	free(board_of_boot);
 	free(t);
 	s->mean = kvb_xmalloc((s->nboots ? s->nboots : 1) * sizeof(double));
 	s->se = kvb_xmalloc((s->nboots ? s->nboots : 1) * sizeof(double));
@@ -82,6 +92,8 @@ static void side_release(struct side *s)
 	free(s->val);
 	free(s->start);
 	free(s->len);
+	free(s->slo);
+	free(s->slen);
 }
 
 /* Mean of each boot's runs, into means[0..nboots-1]. */
@@ -122,7 +134,7 @@ static double side_resample_mean(const struct side *s, gsl_rng *rng)
 	if (s->nboots > KVB_STATS_BOOTS_EXACT)
 		return s->grand + s->grand_sd * gsl_ran_gaussian_ziggurat(rng, 1.0);
 	for (size_t k = 0; k < s->nboots; k++) {
-		size_t g = gsl_rng_uniform_int(rng, s->nboots);
+		size_t g = kvb_stats_board_draw(rng, s->slo[k], s->slen[k]);
 		const double *x = s->val + s->start[g];
 		if (s->len[g] > KVB_STATS_BOOT_RUNS_EXACT) {
 			sum += (double)s->len[g] * (s->mean[g] + s->se[g] * gsl_ran_gaussian_ziggurat(rng, 1.0));
@@ -146,6 +158,13 @@ int kvb_stats_hier_bootstrap(const double *b, const int *b_boot, size_t nb, cons
 			     size_t nv, unsigned resamples, unsigned long seed, double alpha, struct kvb_boot_cmp *r,
 			     struct kvb_error *err)
 {
+	return kvb_stats_hier_bootstrap_boards(b, b_boot, NULL, nb, v, v_boot, NULL, nv, resamples, seed, alpha, r, err);
+}
+
+int kvb_stats_hier_bootstrap_boards(const double *b, const int *b_boot, const int *b_board, size_t nb, const double *v,
+				    const int *v_boot, const int *v_board, size_t nv, unsigned resamples,
+				    unsigned long seed, double alpha, struct kvb_boot_cmp *r, struct kvb_error *err)
+{
 	int rc = 0;
 	struct side sb = { 0 }, sv = { 0 };
 	gsl_rng *rng = NULL;
@@ -162,8 +181,8 @@ int kvb_stats_hier_bootstrap(const double *b, const int *b_boot, size_t nb, cons
 	if (!resamples)
 		resamples = KVB_STATS_RESAMPLES;
 
-	side_init(&sb, b, b_boot, nb);
-	side_init(&sv, v, v_boot, nv);
+	side_init(&sb, b, b_boot, b_board, nb);
+	side_init(&sv, v, v_boot, v_board, nv);
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
 	if (!rng) {
 		rc = kvb_error_set(err, KVB_EINPUT, "cannot allocate random number generator");
@@ -224,7 +243,7 @@ size_t kvb_stats_dense_ids(const int64_t *ids, size_t n, int *out)
 	size_t *first = kvb_xmalloc((n ? n : 1) * sizeof(*first)), ng = 0;
 	int *rank;
 	for (size_t i = 0; i < n; i++)
-		t[i] = (struct id_at){ ids[i], i };
+		t[i] = (struct id_at){ 0, ids[i], i };
 	qsort(t, n, sizeof(*t), cmp_id_at);
 	/* group g (in id order) first appears at index first[g]; rank groups by that */
 	for (size_t i = 0; i < n; i++) {
@@ -234,7 +253,7 @@ size_t kvb_stats_dense_ids(const int64_t *ids, size_t n, int *out)
 	}
 	struct id_at *order = kvb_xmalloc((ng ? ng : 1) * sizeof(*order));
 	for (size_t g = 0; g < ng; g++)
-		order[g] = (struct id_at){ (int64_t)first[g], g };
+		order[g] = (struct id_at){ 0, (int64_t)first[g], g };
 	qsort(order, ng, sizeof(*order), cmp_id_at);
 	rank = kvb_xmalloc((ng ? ng : 1) * sizeof(*rank));
 	for (size_t r = 0; r < ng; r++)

@@ -244,4 +244,15 @@ int kvb_stats_hier_bootstrap(const double *b, const int *b_boot, size_t nb, cons
  */
 size_t kvb_stats_dense_ids(const int64_t *ids, size_t n, int *out);
 
+/*
+* The same with boards above boots (DESIGN.md §13, stats/board.h): b_board[i]
+ * is the board run i ran on (any ints; NULL: one board). Boots are resampled
+ * within their board (stratified), runs within their boot. With one board
+ * (NULL, or every value equal) the result is bit-identical to
+ * kvb_stats_hier_bootstrap. A boot id seen on two boards counts as two boots.
+ */
+int kvb_stats_hier_bootstrap_boards(const double *b, const int *b_boot, const int *b_board, size_t nb, const double *v,
+				    const int *v_boot, const int *v_board, size_t nv, unsigned resamples,
+				    unsigned long seed, double alpha, struct kvb_boot_cmp *r, struct kvb_error *err);
+
 #endif

@@ -345,9 +345,10 @@ int kvb_store_boot_record(struct kvb_store *s, int64_t variant_id, const struct 
 {
 	return run_stmt(s, err, NULL,
 			"INSERT OR REPLACE INTO boot(variant_id, round, started_ns, ready_ns, status, error,"
-			" running_release, running_version, running_cmdline) VALUES(?,?,?,?,?,?,?,?,?)",
-			"iiiittttt", variant_id, (int64_t)b->round, b->started_ns, b->ready_ns, b->status, b->error,
-			b->running_release, b->running_version, b->running_cmdline);
+			" running_release, running_version, running_cmdline, board, lava_job_id, lava_url)"
+			" VALUES(?,?,?,?,?,?,?,?,?,?,NULLIF(?,0),?)",
+			"iiiittttttit", variant_id, (int64_t)b->round, b->started_ns, b->ready_ns, b->status, b->error,
+			b->running_release, b->running_version, b->running_cmdline, b->board, b->lava_job_id, b->lava_url);
 }
 
 int kvb_store_plan_add(struct kvb_store *s, int64_t run_id, struct kvb_job_row *rows, size_t n, struct kvb_error *err)

@@ -94,6 +94,9 @@ struct kvb_boot_row {
 	int64_t started_ns, ready_ns;
 	const char *status, *error;
 	const char *running_release, *running_version, *running_cmdline;
+	const char *board;        /* pool board name, or NULL (one board) */
+	int64_t lava_job_id;      /* LAVA job id, or 0 */
+	const char *lava_url;     /* LAVA job page, or NULL */
 };
 int kvb_store_boot_record(struct kvb_store *s, int64_t variant_id, const struct kvb_boot_row *b, struct kvb_error *err);
 

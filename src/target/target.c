@@ -9,12 +9,14 @@ extern const struct kvb_target_ops kvb_target_local;
 extern const struct kvb_target_ops kvb_target_ssh;
 extern const struct kvb_target_ops kvb_target_adb;
 extern const struct kvb_target_ops kvb_target_qemu;
+extern const struct kvb_target_ops kvb_target_lava;
 
 const struct kvb_target_ops *const kvb_targets[] = {
 	&kvb_target_local,
 	&kvb_target_ssh,
 	&kvb_target_adb,
 	&kvb_target_qemu,
+	&kvb_target_lava,
 	NULL,
 };
 

@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/spawn.h"
 
+#include <signal.h>
 #include <stdint.h>
 
 struct kvb_platform;
@@ -36,6 +37,40 @@ enum kvb_target_caps {
 	KVB_TARGET_ANDROID = 1u << 1,
 };
 
+struct kvb_variant;
+
+/*
+ * A target whose commands do not run one by one but as one batch per boot
+ * (LAVA: a job definition per (variant, round), DESIGN.md §13). The engine
+ * asks for this capability (ops->batch != NULL): it runs the unit once with
+ * the target recording (exec answers exit 0 and no output), runs the batch,
+ * then runs the unit again with exec answering from the batch's output, so
+ * workloads, identity checks and parsers are the same code as on a live board.
+ */
+struct kvb_batch_unit {
+	const struct kvb_variant *variant;
+	int round;
+	const char *name;          /* job name, e.g. "kvbench run 3 variant base round 1" */
+	const char *artifact_dir;  /* where the batch's log is kept */
+	volatile sig_atomic_t *stop; /* set when the run is interrupted: the batch is cancelled */
+};
+struct kvb_batch_result {
+	int64_t job_id;            /* LAVA job id, or 0 */
+	char url[512];             /* the job's page, or "" */
+	char device[128];          /* the device LAVA ran it on (the board of this boot), or "" */
+	char log_path[1024];       /* the batch's log, saved under artifact_dir, or "" */
+	int final;                 /* on failure: 1 when retrying elsewhere cannot help (the job's own failure) */
+};
+struct kvb_target_batch_ops {
+	/* Forget what was recorded; record from now on. */
+	void (*record)(struct kvb_target *t);
+	/* Names the commands that follow (record), or goes back to the first command of that name (replay). */
+	void (*mark)(struct kvb_target *t, const char *key);
+	/* Runs what was recorded; afterwards exec replays. KVB_ETARGET/KVB_EJOBS with the batch's own reason. */
+	int (*run)(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
+		   struct kvb_error *err);
+};
+
 struct kvb_target_ops {
 	const char *name;                  /* connection.type in platform.yaml */
 	const char *summary;               /* one line for --help */
@@ -51,6 +86,7 @@ struct kvb_target_ops {
 	/* Waits until the board answers and its ready check passes, up to timeout_ms. */
 	int (*wait_ready)(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err);
 	void (*close)(struct kvb_target *t);
+	const struct kvb_target_batch_ops *batch; /* non-NULL: commands run as one batch per boot (see above) */
 };
 
 struct kvb_target {

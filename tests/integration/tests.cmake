@@ -81,3 +81,11 @@ kvb_script_test(it_kbuild_inputs integration/kbuild_inputs.sh integration 180)
 # incremental steps), bisected and compared on the QEMU board. Slow: its own label.
 kvb_script_test(it_kbuild_qemu integration/kbuild_qemu.sh kbuild 3600)
 kvb_script_test(it_series_diff integration/series_diff.sh integration 120)
+
+# Board pools (DESIGN.md §13) over two real sshd boards on loopback, one killed mid-run.
+kvb_script_test(it_pool_ssh integration/pool_ssh.sh integration 300)
+
+# kvbench through a real LAVA lab (scripts/lava-lab: lava-server 2023.01, PostgreSQL, one
+# worker, two qemu devices): bad input, Ctrl-C, and the quick-start agenda. Slow: label lava.
+kvb_script_test(it_lava_lab integration/lava_lab.sh lava 5400)
+set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)

@@ -1,0 +1,289 @@
+/* Implements LAVA's REST API v0.2 client (libcurl) and the reading of its job logs. */
+#include "target/lava_api.h"
+#include "config/doc.h"
+#include "config/keys.h"
+#include "core/buf.h"
+#include "core/util.h"
+
+#include <curl/curl.h>
+#include <stdlib.h>
+#include <string.h>
+
+static size_t on_body(char *p, size_t sz, size_t n, void *arg)
+{
+	kvb_buf_add((struct kvb_buf *)arg, p, sz * n);
+	return sz * n;
+}
+
+int kvb_lava_http(const struct kvb_lava_api *a, const char *method, const char *path, const char *body, long *status,
+		  char **resp, struct kvb_error *err)
+{
+	CURL *c = curl_easy_init();
+	struct curl_slist *h = NULL;
+	struct kvb_buf b = KVB_BUF_INIT, auth = KVB_BUF_INIT;
+	char *url = kvb_xasprintf("%s%s", a->url, path);
+	char cerr[CURL_ERROR_SIZE] = "";
+	CURLcode cc;
+	int rc = KVB_OK;
+
+	*resp = NULL;
+	*status = 0;
+	if (!c) {
+		free(url);
+		return kvb_error_set(err, KVB_ETARGET, "LAVA %s: curl_easy_init failed", a->url);
+	}
+	kvb_buf_addf(&auth, "Authorization: Token %s", a->token ? a->token : "");
+	h = curl_slist_append(h, auth.data);
+	h = curl_slist_append(h, "Accept: application/json");
+	if (body)
+		h = curl_slist_append(h, "Content-Type: application/json");
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 10L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, a->timeout_s > 0 ? a->timeout_s : 60L);
+	if (!strcmp(method, "POST")) {
+		curl_easy_setopt(c, CURLOPT_POST, 1L);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body ? body : "");
+	}
+	cc = curl_easy_perform(c);
+	if (cc != CURLE_OK) {
+		rc = kvb_error_set(err, KVB_ETARGET, "LAVA %s unreachable: %s", url, cerr[0] ? cerr : curl_easy_strerror(cc));
+	} else {
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+		kvb_buf_addf(&b, "%s", ""); /* NUL-terminated even when empty */
+		*resp = kvb_buf_detach(&b);
+	}
+	/* the Authorization header held the token: wipe it */
+	memset(auth.data, 0, auth.len);
+	kvb_buf_release(&auth);
+	kvb_buf_release(&b);
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	free(url);
+	return rc;
+}
+
+char *kvb_lava_api_reason(long status, const char *body)
+{
+	cJSON *j = cJSON_Parse(body ? body : "");
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(j, "detail");
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
+	char *s;
+	if (cJSON_IsString(d))
+		s = kvb_xasprintf("HTTP %ld: %s", status, d->valuestring);
+	else if (cJSON_IsString(m))
+		s = kvb_xasprintf("HTTP %ld: %s", status, m->valuestring);
+	else
+		s = kvb_xasprintf("HTTP %ld: %.200s", status, body ? body : "");
+	cJSON_Delete(j);
+	return s;
+}
+
+/* GET or POST and require a 2xx JSON answer; *out the parsed body (owned). */
+static int call_json(const struct kvb_lava_api *a, const char *method, const char *path, const char *body,
+		     const char *what, cJSON **out, struct kvb_error *err)
+{
+	long status;
+	char *resp;
+	int rc = kvb_lava_http(a, method, path, body, &status, &resp, err);
+	*out = NULL;
+	if (rc)
+		return rc;
+	if (status < 200 || status >= 300) {
+		char *why = kvb_lava_api_reason(status, resp);
+		rc = kvb_error_set(err, KVB_ETARGET, "LAVA %s: %s: %s", a->url, what, why);
+		free(why);
+	} else if (!(*out = cJSON_Parse(resp))) {
+		rc = kvb_error_set(err, KVB_ETARGET, "LAVA %s: %s: not JSON: %.200s", a->url, what, resp);
+	}
+	free(resp);
+	return rc;
+}
+
+int kvb_lava_submit(const struct kvb_lava_api *a, const char *definition, int64_t *job_id, struct kvb_error *err)
+{
+	cJSON *req = cJSON_CreateObject(), *resp = NULL;
+	const cJSON *ids;
+	char *body;
+	int rc;
+	cJSON_AddStringToObject(req, "definition", definition);
+	body = cJSON_PrintUnformatted(req);
+	cJSON_Delete(req);
+	rc = call_json(a, "POST", "api/v0.2/jobs/", body, "submitting a job", &resp, err);
+	free(body);
+	if (rc)
+		return rc;
+	ids = cJSON_GetObjectItemCaseSensitive(resp, "job_ids");
+	if (!cJSON_IsArray(ids) || !cJSON_IsNumber(cJSON_GetArrayItem(ids, 0)))
+		rc = kvb_error_set(err, KVB_ETARGET, "LAVA %s: submitting a job: no job_ids in the answer", a->url);
+	else
+		*job_id = (int64_t)cJSON_GetArrayItem(ids, 0)->valuedouble;
+	cJSON_Delete(resp);
+	return rc;
+}
+
+static void copy_str(char *dst, size_t n, const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	snprintf(dst, n, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+int kvb_lava_job_get(const struct kvb_lava_api *a, int64_t job_id, struct kvb_lava_job *j, struct kvb_error *err)
+{
+	char path[64], what[64];
+	cJSON *resp;
+	int rc;
+	snprintf(path, sizeof(path), "api/v0.2/jobs/%lld/", (long long)job_id);
+	snprintf(what, sizeof(what), "job %lld", (long long)job_id);
+	if ((rc = call_json(a, "GET", path, NULL, what, &resp, err)))
+		return rc;
+	copy_str(j->state, sizeof(j->state), resp, "state");
+	copy_str(j->health, sizeof(j->health), resp, "health");
+	copy_str(j->device, sizeof(j->device), resp, "actual_device");
+	copy_str(j->failure_comment, sizeof(j->failure_comment), resp, "failure_comment");
+	cJSON_Delete(resp);
+	if (!j->state[0])
+		return kvb_error_set(err, KVB_ETARGET, "LAVA %s: job %lld: no state in the answer", a->url,
+				     (long long)job_id);
+	return KVB_OK;
+}
+
+int kvb_lava_job_logs(const struct kvb_lava_api *a, int64_t job_id, char **text, struct kvb_error *err)
+{
+	char path[64];
+	long status;
+	int rc;
+	snprintf(path, sizeof(path), "api/v0.2/jobs/%lld/logs/", (long long)job_id);
+	if ((rc = kvb_lava_http(a, "GET", path, NULL, &status, text, err)))
+		return rc;
+	if (status < 200 || status >= 300) {
+		char *why = kvb_lava_api_reason(status, *text);
+		rc = kvb_error_set(err, KVB_ETARGET, "LAVA %s: logs of job %lld: %s", a->url, (long long)job_id, why);
+		free(why);
+		free(*text);
+		*text = NULL;
+	}
+	return rc;
+}
+
+int kvb_lava_job_cancel(const struct kvb_lava_api *a, int64_t job_id, struct kvb_error *err)
+{
+	char path[64], what[64];
+	cJSON *resp;
+	int rc;
+	snprintf(path, sizeof(path), "api/v0.2/jobs/%lld/cancel/", (long long)job_id);
+	snprintf(what, sizeof(what), "cancelling job %lld", (long long)job_id);
+	rc = call_json(a, "GET", path, NULL, what, &resp, err);
+	cJSON_Delete(resp);
+	return rc;
+}
+
+int kvb_lava_log_parse(const char *text, cJSON **entries, struct kvb_error *err)
+{
+	/* the log is a top-level sequence; the loader wants a mapping: put it under one key */
+	struct kvb_buf b = KVB_BUF_INIT;
+	struct kvb_doc doc;
+	struct kvb_diag d;
+	int rc;
+	*entries = NULL;
+	kvb_buf_addf(&b, "log:\n%s", text);
+	kvb_diag_init(&d, NULL);
+	rc = kvb_doc_parse(&doc, "LAVA job log", b.data, b.len, &d);
+	if (rc) {
+		rc = kvb_error_set(err, KVB_EINPUT, "%s", d.msgs.n ? d.msgs.v[0] : "LAVA job log does not parse");
+	} else {
+		cJSON *log = cJSON_GetObjectItemCaseSensitive(doc.root, "log");
+		if (cJSON_IsNull(log) || !log)
+			*entries = cJSON_CreateArray();
+		else if (!cJSON_IsArray(log))
+			rc = kvb_error_set(err, KVB_EINPUT, "LAVA job log: not a list of entries");
+		else
+			*entries = cJSON_Duplicate(log, 1);
+		kvb_doc_release(&doc);
+	}
+	kvb_diag_release(&d);
+	kvb_buf_release(&b);
+	return rc;
+}
+
+int kvb_lava_log_failure(const cJSON *entries, char *type, size_t ntype, char *msg, size_t nmsg)
+{
+	const cJSON *e, *found = NULL;
+	type[0] = msg[0] = '\0';
+	cJSON_ArrayForEach(e, entries)
+	{
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "msg");
+		if (!cJSON_IsObject(m))
+			continue;
+		if (!strcmp(kvb_get_str(e, "lvl", ""), "results") && !strcmp(kvb_get_str(m, "definition", ""), "lava") &&
+		    !strcmp(kvb_get_str(m, "case", ""), "job"))
+			found = m;
+	}
+	if (!found)
+		return 0;
+	copy_str(type, ntype, found, "error_type");
+	copy_str(msg, nmsg, found, "error_msg");
+	return !strcmp(kvb_get_str(found, "result", ""), "fail");
+}
+
+struct cmd_acc {
+	long k;          /* command being read, -1 none */
+	int rc, have_rc;
+	struct kvb_buf out, err;
+};
+
+size_t kvb_lava_log_commands(const cJSON *entries,
+			     void (*cb)(void *arg, size_t k, int rc, const char *out, const char *err), void *arg)
+{
+	static const char prefix[] = "KVB-X ";
+	struct cmd_acc a = { .k = -1 };
+	const cJSON *e;
+	size_t n = 0;
+	cJSON_ArrayForEach(e, entries)
+	{
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "msg");
+		const char *line, *rest;
+		char *end;
+		long k;
+		size_t len;
+		if (!cJSON_IsString(m) || strcmp(kvb_get_str(e, "lvl", ""), "target"))
+			continue;
+		line = m->valuestring;
+		if (strncmp(line, prefix, sizeof(prefix) - 1))
+			continue;
+		k = strtol(line + sizeof(prefix) - 1, &end, 10);
+		if (end == line + sizeof(prefix) - 1 || *end != ' ' || k < 0)
+			continue;
+		rest = end + 1;
+		len = strlen(rest);
+		while (len && (rest[len - 1] == '\r' || rest[len - 1] == '\n'))
+			len--;
+		if (len >= 5 && !strncmp(rest, "BEGIN", 5)) {
+			a.k = k;
+			a.have_rc = 0;
+			kvb_buf_reset(&a.out);
+			kvb_buf_reset(&a.err);
+		} else if (k != a.k) {
+			continue; /* a line of a command whose BEGIN was lost */
+		} else if (len >= 2 && (rest[0] == 'O' || rest[0] == 'E') && rest[1] == ' ') {
+			kvb_buf_add(rest[0] == 'O' ? &a.out : &a.err, rest + 2, len - 2);
+			kvb_buf_add(rest[0] == 'O' ? &a.out : &a.err, "\n", 1);
+		} else if (len >= 3 && !strncmp(rest, "RC ", 3)) {
+			a.rc = atoi(rest + 3);
+			a.have_rc = 1;
+		} else if (len >= 3 && !strncmp(rest, "END", 3) && a.have_rc) {
+			kvb_buf_addf(&a.out, "%s", "");
+			kvb_buf_addf(&a.err, "%s", "");
+			cb(arg, (size_t)k, a.rc, a.out.data, a.err.data);
+			n++;
+			a.k = -1;
+		}
+	}
+	kvb_buf_release(&a.out);
+	kvb_buf_release(&a.err);
+	return n;
+}

@@ -1,0 +1,82 @@
+/*
+ * LAVA's REST API v0.2 and job logs, as lava-server 2023.01 (Debian bookworm)
+ * serves them; the formats were read from that version's lava_rest_app and
+ * captured from it (tests/fixtures/field/lava/, PROVENANCE):
+ *  - POST {url}api/v0.2/jobs/ {"definition": YAML}  -> {"message", "job_ids": [N]};
+ *    400 {"message": "Devices unavailable: Device type 'x' is unavailable."}
+ *  - GET  {url}api/v0.2/jobs/N/        -> {"id", "state", "health", "actual_device",
+ *    "failure_comment", ...}; state Submitted|Scheduling|Scheduled|Running|Canceling|
+ *    Finished, health Unknown|Complete|Incomplete|Canceled
+ *  - GET  {url}api/v0.2/jobs/N/logs/   -> the job log: YAML, one entry a line,
+ *    `- {"dt": ..., "lvl": "target"|"debug"|"results"|"error"|..., "msg": ...}`
+ *  - GET  {url}api/v0.2/jobs/N/cancel/ -> {"message": "Job cancel signal sent."}
+ *  - bad token: 403 {"detail": "Invalid token."}; unknown job: 404 {"detail": "Not found."}
+ * Authentication: "Authorization: Token <token>" (token from the environment, never stored).
+ */
+#ifndef KVB_LAVA_API_H
+#define KVB_LAVA_API_H
+
+#include "core/error.h"
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+struct kvb_lava_api {
+	const char *url;    /* server root with trailing '/', e.g. http://127.0.0.1:8000/ (borrowed) */
+	const char *token;  /* API token (borrowed; never logged) */
+	long timeout_s;     /* bound on one HTTP request */
+};
+
+/*
+ * One request: method GET or POST (body JSON, may be NULL), path below url
+ * ("api/v0.2/jobs/"). *status gets the HTTP status, *resp the body (owned,
+ * NUL-terminated). KVB_ETARGET when the server cannot be reached (the
+ * message names the URL and libcurl's reason); an HTTP error status is not an
+ * error here (see kvb_lava_api_reason).
+ */
+int kvb_lava_http(const struct kvb_lava_api *a, const char *method, const char *path, const char *body, long *status,
+		  char **resp, struct kvb_error *err);
+
+/* LAVA's own words for a failed request: "detail" or "message" of the JSON body, else the body. Owned. */
+char *kvb_lava_api_reason(long status, const char *body);
+
+/* Submits a job definition (YAML or JSON text); *job_id its id. KVB_ETARGET with LAVA's reason. */
+int kvb_lava_submit(const struct kvb_lava_api *a, const char *definition, int64_t *job_id, struct kvb_error *err);
+
+/* A job's state and health (LAVA's display names) and device (may be ""). */
+struct kvb_lava_job {
+	char state[32], health[32], device[128];
+	char failure_comment[512];
+};
+int kvb_lava_job_get(const struct kvb_lava_api *a, int64_t job_id, struct kvb_lava_job *j, struct kvb_error *err);
+/* The job's log text (YAML), owned in *text. */
+int kvb_lava_job_logs(const struct kvb_lava_api *a, int64_t job_id, char **text, struct kvb_error *err);
+int kvb_lava_job_cancel(const struct kvb_lava_api *a, int64_t job_id, struct kvb_error *err);
+
+/*
+ * Parses a job log into a cJSON array of {dt, lvl, msg} (owned in *entries).
+ * The log is YAML (a sequence; results entries carry `!` tags): it is read with
+ * the same YAML loader as agendas. KVB_EINPUT when it does not parse.
+ */
+int kvb_lava_log_parse(const char *text, cJSON **entries, struct kvb_error *err);
+
+/*
+ * The job's own verdict in its log: the last `results` entry of definition
+ * "lava", case "job": error_type ("Infrastructure", "Job", "Test", "Bug",
+ * "Configuration", "Canceled"...) and error_msg, copied into the buffers (""
+ * when absent). Returns 1 when such an entry says fail, 0 otherwise.
+ */
+int kvb_lava_log_failure(const cJSON *entries, char *type, size_t ntype, char *msg, size_t nmsg);
+
+/*
+ * The kvbench markers in the target's output (lvl "target" lines), written by
+ * the test shell kvb_lava_definition() builds, for command k:
+ *   KVB-X k BEGIN | KVB-X k O <stdout line> | KVB-X k E <stderr line> | KVB-X k RC <status> | KVB-X k END
+ * cb is called once per complete command (BEGIN..END with RC) with its output.
+ * Lines without the prefix (kernel messages, the shell's echo of its input) are
+ * skipped. Returns the number of complete commands.
+ */
+size_t kvb_lava_log_commands(const cJSON *entries,
+			     void (*cb)(void *arg, size_t k, int rc, const char *out, const char *err), void *arg);
+
+#endif
