@@ -8,7 +8,7 @@ int kvb_log_level = KVB_LOG_INFO;
 
 static void (*g_hook)(void *arg, enum kvb_log_level lvl, const char *msg);
 static void *g_hook_arg;
-static int g_in_hook;
+static _Thread_local int g_in_hook; /* per thread: board pools log from several */
 
 void kvb_log_set_hook(void (*hook)(void *arg, enum kvb_log_level lvl, const char *msg), void *arg)
 {

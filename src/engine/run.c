@@ -93,10 +93,15 @@ struct engine {
 	char device[128];     /* batch target: the device the boot ran on (its board), or "" */
 };
 
-/* Every error and warning printed during a run is an event row (DESIGN.md §5). */
+/* The engine working on this thread: a pool runs one per board (pool.c), each with its own store
+ * connection and current job; set where a thread starts engine work (bring_up, run_job, pool events). */
+static _Thread_local struct engine *g_thread_engine;
+
+/* Every error and warning printed during a run is an event row (DESIGN.md §5), written through
+ * the store connection of the engine of the thread that printed it. */
 static void log_to_events(void *arg, enum kvb_log_level lvl, const char *msg)
 {
-	struct engine *e = arg;
+	struct engine *e = g_thread_engine ? g_thread_engine : arg;
 	if (e->st && e->run_id > 0)
 		kvb_store_event_job(e->st, e->run_id, e->cur_job_id, lvl == KVB_LOG_ERROR ? "error" : "warning", msg);
 }
@@ -360,6 +365,7 @@ static char *boot_dir(struct engine *e, size_t v, int round)
 /* Flash + boot + identity for (variant, round). */
 static int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err)
 {
+	g_thread_engine = e;
 	const struct kvb_flasher_ops *fl = kvb_flasher_find(e->plat->flash_method);
 	struct kvb_flash_ctx fc;
 	struct kvb_boot_row b;
@@ -437,6 +443,7 @@ out:
  */
 static int run_job(struct engine *e, size_t idx)
 {
+	g_thread_engine = e;
 	const struct kvb_plan_job *j = &e->plan.jobs[idx];
 	struct kvb_job_row *row = &e->rows[idx];
 	int max_attempts = e->a->max_retries + 1, attempt = row->attempts, abandon = 0;
@@ -892,13 +899,16 @@ static void pool_unit_failed(void *wp, size_t v, int round, const char *why)
 static void pool_event(void *wp, const char *level, const char *msg)
 {
 	struct engine *w = wp;
-	if (!strcmp(level, "error"))
+	g_thread_engine = w;
+	/* errors and warnings become event rows through the run's log hook (log_to_events) */
+	if (!strcmp(level, "error")) {
 		kvb_err("%s", msg);
-	else if (!strcmp(level, "warning"))
+	} else if (!strcmp(level, "warning")) {
 		kvb_warn("%s", msg);
-	else
+	} else {
 		kvb_info("%s", msg);
-	kvb_store_event(w->st, w->run_id, level, "%s", msg);
+		kvb_store_event(w->st, w->run_id, level, "%s", msg);
+	}
 }
 
 static int pool_interrupted(void *eng)

@@ -72,9 +72,10 @@ for s in s1 s2; do printf '  reconnect_deadline_s: 6\nboot: {timeout_s: 6}\n' >>
 db=$T/k.db
 "$KVB" run "$T/b.yaml" -p "$T/s1/platform.yaml" -p "$T/s2/platform.yaml" -d "$db" --rounds 2 --no-diff >"$T/out3" 2>"$T/err3" &
 run=$!
-# wait until the second board (sshd-fixture#2) is in the middle of a job, then take it away
+# wait until the second board (sshd-fixture#2) is in the middle of a job of its FIRST unit, then
+# take it away: a unit of its own is then still to come, so the loss cannot race the run's end
 for i in $(seq 600); do
-  [ "$(q "$db" "select count(*) from job j join boot b on b.variant_id=j.variant_id and b.round=j.round where j.status='running' and b.board='sshd-fixture#2'" 2>/dev/null)" = "1" ] && break
+  [ "$(q "$db" "select count(*) from job j join boot b on b.variant_id=j.variant_id and b.round=j.round where j.status='running' and b.board='sshd-fixture#2' and (select count(*) from boot where board='sshd-fixture#2') = 1" 2>/dev/null)" = "1" ] && break
   sleep 0.1
 done
 bash "$fx" stop "$T/s2" >/dev/null 2>&1
