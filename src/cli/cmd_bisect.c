@@ -480,6 +480,7 @@ static int do_bisect(struct bisect *b, FILE *out, struct kvb_error *err)
 		free(line);
 		b->step++;
 		memset(&res, 0, sizeof(res));
+		res.value = res.vs_good = res.vs_bad = NAN; /* stored as NULL for a step never measured */
 		kvb_info("bisect step %d: %.12s %s", b->step, next, strchr(ans, '\n') ? strchr(ans, '\n') + 1 : "");
 		for (;;) {
 			int64_t run = 0;
