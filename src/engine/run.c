@@ -898,9 +898,10 @@ static void pool_unit_failed(void *wp, size_t v, int round, const char *why)
 
 static void pool_event(void *wp, const char *level, const char *msg)
 {
-	struct engine *w = wp;
+	struct engine *w = wp, *prev = g_thread_engine;
+	/* errors and warnings become event rows through the run's log hook (log_to_events), under
+	 * the board's engine while this message is logged (any thread may say it, pool.c) */
 	g_thread_engine = w;
-	/* errors and warnings become event rows through the run's log hook (log_to_events) */
 	if (!strcmp(level, "error")) {
 		kvb_err("%s", msg);
 	} else if (!strcmp(level, "warning")) {
@@ -909,6 +910,7 @@ static void pool_event(void *wp, const char *level, const char *msg)
 		kvb_info("%s", msg);
 		kvb_store_event(w->st, w->run_id, level, "%s", msg);
 	}
+	g_thread_engine = prev;
 }
 
 static int pool_interrupted(void *eng)
@@ -923,6 +925,8 @@ static int pool_interrupted(void *eng)
 static void pool_worker_free(void *eng, void *wp)
 {
 	struct engine *e = eng, *w = wp;
+	if (g_thread_engine == w)
+		g_thread_engine = NULL; /* this thread logs for the run's engine again */
 	e->failures += w->failures;
 	if (w->store_err[0])
 		memcpy(e->store_err, w->store_err, sizeof(e->store_err));
@@ -1016,6 +1020,7 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 				   (long long)e.run_id, strerror(errno));
 		kvb_store_run_status(e.st, e.run_id, "interrupted", 1, &e2);
 		kvb_log_set_hook(NULL, NULL);
+	g_thread_engine = NULL;
 		release_engine(&e);
 		kvb_pool_list_release(&pool);
 		return rc;
@@ -1109,6 +1114,7 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 						      (long long)e.run_id, e.failures, interrupted ? ", interrupted" : "")
 					 : KVB_OK;
 	kvb_log_set_hook(NULL, NULL);
+	g_thread_engine = NULL;
 	release_engine(&e);
 	kvb_pool_list_release(&pool);
 	return rc;

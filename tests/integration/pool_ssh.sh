@@ -52,6 +52,7 @@ check "diff --by board: one row per variant" test "$(grep -c '^| sched_pipe' "$T
 # 2. interrupted pool, then --resume runs only the units with jobs left
 db=$T/r.db
 "$KVB" run "$T/a.yaml" -p pool2 -d "$db" --rounds 2 --max-jobs 3 --no-diff >/dev/null 2>"$T/err1"; rc=$?
+[ "$rc" -eq 1 ] || cat "$T/err1" >&2
 check "interrupted pool run exits 1 (rc $rc)" test "$rc" -eq 1
 left=$(q "$db" "select count(*) from (select distinct variant_id, round from job where status in ('pending','running'))")
 check "some units left to do ($left)" test "$left" -ge 1 -a "$left" -lt 4
@@ -82,6 +83,8 @@ bash "$fx" stop "$T/s2" >/dev/null 2>&1
 wait "$run"; rc=$?
 check "run with a lost board exits 0: every job ran elsewhere (rc $rc)" test "$rc" -eq 0
 check "16 jobs ok" test "$(q "$db" "select count(*) from job where status='ok'")" = "16"
+[ "$(q "$db" "select count(*) from event where message like 'board sshd-fixture#2 leaves the pool:%'")" = 1 ] || {
+  echo "--- the run's log:" >&2; cat "$T/err3" >&2; q "$db" "select id, level, message from event" >&2; }
 check "the lost board left the pool with an event" test "$(q "$db" "select count(*) from event where level='error' and message like 'board sshd-fixture#2 leaves the pool:%'")" = "1"
 check "the unit went to the other board (event)" test "$(q "$db" "select count(*) from event where message like '%goes to another board%'")" -ge 1
 check "the lost job's attempt is kept with its reason" test "$(q "$db" "select count(*) from job_attempt where status='failed' and error <> ''")" -ge 1

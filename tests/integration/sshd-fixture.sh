@@ -164,15 +164,20 @@ cmd_sessions() {
 }
 
 cmd_stop() {
-	local dir=$1 pid i
+	local dir=$1 pid i sessions
 	pid=$(listener_pid "$dir") || return 0
-	cmd_signal "$dir" KILL
-	kill -s TERM "$pid" 2>/dev/null || true
-	for ((i = 0; i < 100; i++)); do
+	# Freeze the listener before its sessions go, so a client that sees its session die
+	# cannot reconnect in the gap (it would otherwise get a fresh session at once); then
+	# the sessions, then the listener itself: the port refuses once this returns.
+	sessions=$(descendants "$pid")
+	kill -s STOP "$pid" 2>/dev/null || true
+	# shellcheck disable=SC2086
+	for p in $sessions $(descendants "$pid"); do kill -s KILL "$p" 2>/dev/null || true; done
+	kill -s KILL "$pid" 2>/dev/null || true
+	for ((i = 0; i < 250; i++)); do
 		alive "$pid" || break
 		sleep 0.02
 	done
-	kill -s KILL "$pid" 2>/dev/null || true
 	rm -f "$dir/sshd.pid"
 }
 
