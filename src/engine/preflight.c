@@ -179,6 +179,12 @@ static void probe_tools(const struct kvb_agenda *a, const struct kvb_platform *p
 	if (!tools.n)
 		goto out;
 	/* a qemu board exists only once `run` boots a variant: nothing to ask before */
+	/* a batch target (LAVA) runs commands only inside its job: nothing to ask before either */
+	if (kvb_target_find(p->conn_type)->batch) {
+		kvb_strv_pushf(&pf->notes, "tools on the target not checked: %s runs commands only inside its jobs",
+			       p->name);
+		goto out;
+	}
 	if (kvb_target_find(p->conn_type)->caps & KVB_TARGET_OWNS_BOARD) {
 		kvb_strv_pushf(&pf->notes, "tools on the target not checked: the %s board is booted by `kvbench run`",
 			       p->name);
