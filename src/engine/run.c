@@ -226,7 +226,10 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	int rc;
 
 	adir = kvb_xasprintf("%s/job-%04d-a%d", e->artdir, j->seq, attempt);
-	rdir = kvb_xasprintf("%s/run-%lld/job-%04d", e->plat->workdir, (long long)e->run_id, j->seq);
+	/* the host's pid keeps two kvbench processes apart when they share a board's workdir
+	 * (two DBs on one host both have a run 1) */
+	rdir = kvb_xasprintf("%s/run-%lld-%ld/job-%04d", e->plat->workdir, (long long)e->run_id, (long)getpid(),
+			     j->seq);
 	if (kvb_mkdir_nofollow(adir, 0755)) {
 		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", adir, strerror(errno));
 		free(adir);
