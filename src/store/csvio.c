@@ -1,5 +1,6 @@
 /* Implements long-format CSV import (libcsv) and export of results. */
 #include "store/csvio.h"
+#include "store/batch.h"
 #include "config/keys.h"
 #include "core/buf.h"
 #include "core/util.h"
@@ -178,10 +179,8 @@ struct import {
 	struct kvb_buf msgs;
 	struct kvb_strv variants; /* in order of first appearance */
 	int64_t *vids, run_id;
-	sqlite3_stmt *job_st, *met_st;
-	sqlite3_stmt **cls_st; /* cls_st[k]: one INSERT of k + 1 classifier rows, prepared when first needed */
-	size_t ncls_st;
-	const char **cls_kv;   /* a row's classifier keys and values, reused */
+	int64_t next_job; /* the id of the next job row: written explicitly, so rows can be batched */
+	struct kvb_batch jobs, classifiers, metrics;
 };
 
 static int blank(const struct rec *r)
@@ -221,9 +220,6 @@ static int import_header(struct import *im, const struct rec *row)
 		}
 	/* nothing is imported from a file with errors; without the columns rows cannot be checked */
 	im->header_bad = im->nerr > 0;
-	im->cls_kv = kvb_xcalloc(2 * (row->n + 3), sizeof(*im->cls_kv));
-	im->ncls_st = row->n + 3; /* variant, iteration, section and every other column */
-	im->cls_st = kvb_xcalloc(im->ncls_st, sizeof(*im->cls_st));
 	return im->nerr ? KVB_EINPUT : KVB_OK;
 }
 
@@ -276,29 +272,13 @@ static int variant_id(struct import *im, const char *name, int64_t *id, struct k
 	return KVB_OK;
 }
 
-/* The job classifier rows (key, value pairs in im->cls_kv) of job in one statement: one step for all of them. */
-static int insert_classifiers(struct import *im, int64_t job, size_t n, struct kvb_error *err)
+/* One job classifier row (metric_id NULL). */
+static int add_classifier(struct import *im, int64_t job, const char *key, const char *value, struct kvb_error *err)
 {
-	sqlite3_stmt **st = &im->cls_st[n - 1];
-	if (!*st) {
-		struct kvb_buf sql = KVB_BUF_INIT;
-		kvb_buf_adds(&sql, "INSERT OR FAIL INTO classifier(job_id, key, value) VALUES(?1,?,?)");
-		for (size_t i = 1; i < n; i++)
-			kvb_buf_adds(&sql, ",(?1,?,?)");
-		int ok = sqlite3_prepare_v3(im->s->db, sql.data, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) == SQLITE_OK;
-		kvb_buf_release(&sql);
-		if (!ok)
-			return store_fail(im, err);
-	}
-	sqlite3_bind_int64(*st, 1, job);
-	for (size_t i = 0; i < 2 * n; i++)
-		sqlite3_bind_text(*st, (int)i + 2, im->cls_kv[i], -1, SQLITE_STATIC);
-	if (sqlite3_step(*st) != SQLITE_DONE) {
-		sqlite3_reset(*st);
-		return store_fail(im, err);
-	}
-	sqlite3_reset(*st);
-	return KVB_OK;
+	kvb_batch_int(&im->classifiers, job);
+	kvb_batch_text(&im->classifiers, key);
+	kvb_batch_text(&im->classifiers, value);
+	return kvb_batch_row_end(&im->classifiers, err);
 }
 
 /*
@@ -311,11 +291,9 @@ static int insert_classifiers(struct import *im, int64_t job, size_t n, struct k
 static int insert_row(struct import *im, const struct rec *row, size_t index, struct kvb_error *err)
 {
 	const int *idx = im->idx;
-	sqlite3_stmt *st = im->job_st;
 	const char *section = idx[C_SECTION] >= 0 && fld(row, idx[C_SECTION])[0] ? fld(row, idx[C_SECTION]) : NULL;
 	const char *lib = idx[C_LIB] >= 0 ? fld(row, idx[C_LIB]) : "0";
-	int64_t it = 1, boot = 1, vid, job;
-	size_t ncls = 0;
+	int64_t it = 1, boot = 1, vid, job = im->next_job++;
 	double v;
 	char its[32];
 	int rc;
@@ -325,47 +303,40 @@ static int insert_row(struct import *im, const struct rec *row, size_t index, st
 		kvb_parse_i64(fld(row, idx[C_BOOT]), &boot);
 	if ((rc = variant_id(im, fld(row, idx[C_VARIANT]), &vid, err)))
 		return rc;
-	sqlite3_bind_int64(st, 1, im->run_id);
-	sqlite3_bind_int64(st, 2, vid);
-	sqlite3_bind_int64(st, 3, (int64_t)index);
-	sqlite3_bind_int64(st, 4, boot);
-	sqlite3_bind_text(st, 5, fld(row, idx[C_WORKLOAD]), -1, SQLITE_STATIC); /* spec_id, workload, label */
-	if (section)
-		sqlite3_bind_text(st, 6, section, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 6);
-	sqlite3_bind_int64(st, 7, it);
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE)
-		return store_fail(im, err);
-	job = sqlite3_last_insert_rowid(im->s->db);
+	kvb_batch_int(&im->jobs, job);
+	kvb_batch_int(&im->jobs, im->run_id);
+	kvb_batch_int(&im->jobs, vid);
+	kvb_batch_int(&im->jobs, (int64_t)index); /* seq */
+	kvb_batch_int(&im->jobs, boot);           /* round */
+	for (int i = 0; i < 3; i++)               /* spec_id, workload, label */
+		kvb_batch_text(&im->jobs, fld(row, idx[C_WORKLOAD]));
+	kvb_batch_text(&im->jobs, section);
+	kvb_batch_int(&im->jobs, it);
+	kvb_batch_text(&im->jobs, "ok");
+	kvb_batch_int(&im->jobs, 1); /* attempts */
+	if ((rc = kvb_batch_row_end(&im->jobs, err)))
+		return rc;
 
 	snprintf(its, sizeof(its), "%lld", (long long)it);
-	im->cls_kv[ncls++] = "variant", im->cls_kv[ncls++] = fld(row, idx[C_VARIANT]);
-	im->cls_kv[ncls++] = "iteration", im->cls_kv[ncls++] = its;
-	if (section)
-		im->cls_kv[ncls++] = "section", im->cls_kv[ncls++] = section;
+	if ((rc = add_classifier(im, job, "variant", fld(row, idx[C_VARIANT]), err)) ||
+	    (rc = add_classifier(im, job, "iteration", its, err)) ||
+	    (section && (rc = add_classifier(im, job, "section", section, err))))
+		return rc;
 	for (size_t c = 0; c < row->n; c++) {
 		int known = 0;
 		for (int kc = 0; kc < C_N; kc++)
 			known |= idx[kc] == (int)c;
-		if (!known && fld(row, c)[0])
-			im->cls_kv[ncls++] = im->header.v[c], im->cls_kv[ncls++] = fld(row, c);
+		if (!known && fld(row, c)[0] && (rc = add_classifier(im, job, im->header.v[c], fld(row, c), err)))
+			return rc;
 	}
-	if ((rc = insert_classifiers(im, job, ncls / 2, err)))
-		return rc;
 
 	kvb_parse_double(fld(row, idx[C_VALUE]), &v);
-	st = im->met_st;
-	sqlite3_bind_int64(st, 1, job);
-	sqlite3_bind_text(st, 2, fld(row, idx[C_METRIC]), -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 3, v);
-	sqlite3_bind_text(st, 4, idx[C_UNITS] >= 0 ? fld(row, idx[C_UNITS]) : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 5, !strcmp(lib, "1") || !strcmp(lib, "true"));
-	rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? KVB_OK : store_fail(im, err);
+	kvb_batch_int(&im->metrics, job);
+	kvb_batch_text(&im->metrics, fld(row, idx[C_METRIC]));
+	kvb_batch_double(&im->metrics, v);
+	kvb_batch_text(&im->metrics, idx[C_UNITS] >= 0 ? fld(row, idx[C_UNITS]) : "");
+	kvb_batch_int(&im->metrics, !strcmp(lib, "1") || !strcmp(lib, "true"));
+	return kvb_batch_row_end(&im->metrics, err);
 }
 
 /*
@@ -394,34 +365,42 @@ static int import_rec(const struct rec *row, size_t index, void *ctx, struct kvb
 }
 
 /*
- * Opens the import's one transaction: the run row and the prepared
- * statements. Foreign-key checks are off for it: every id written comes from
- * a row inserted in this transaction, and the lookups (one per row and table)
- * would only re-check that, at a third of the import's time.
+ * Opens the import's one transaction: the run row and the batched inserts.
+ * Foreign-key checks are off for it: every id written comes from a row
+ * inserted in this transaction, and the lookups (one per row and table)
+ * would only re-check that, at a third of the import's time. Job ids are
+ * given explicitly from max(id) + 1, the id SQLite would pick (no
+ * AUTOINCREMENT; BEGIN IMMEDIATE holds the write lock), so a job's
+ * classifier and metric rows can be batched before the job row is written.
  */
 static int import_begin(struct import *im, struct kvb_error *err)
 {
 	struct kvb_run_info ri = { .agenda_path = im->file, .platform = "import", .rounds = 1, .status = "imported",
 				   .command_line = "kvbench import csv", .exec_order = "by_iteration" };
+	sqlite3_stmt *st;
 	int rc;
+	kvb_batch_init(&im->jobs, im->s,
+		       "INSERT OR FAIL INTO job(id, run_id, variant_id, seq, round, spec_id, workload, label, section,"
+		       " iteration, status, attempts) VALUES", 12);
+	kvb_batch_init(&im->classifiers, im->s, "INSERT OR FAIL INTO classifier(job_id, key, value) VALUES", 3);
+	kvb_batch_init(&im->metrics, im->s,
+		       "INSERT OR FAIL INTO metric(job_id, name, value, units, lower_is_better) VALUES", 5);
 	if ((rc = kvb_store_exec(im->s, "PRAGMA foreign_keys = OFF", err)) || (rc = kvb_store_begin(im->s, err)))
 		return rc;
 	if ((rc = kvb_store_run_begin(im->s, &ri, &im->run_id, err)))
 		return rc;
-	if (sqlite3_prepare_v3(im->s->db,
-			       "INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, label, section,"
-			       " iteration, status, attempts) VALUES(?1,?2,?3,?4,?5,?5,?5,?6,?7,'ok',1)",
-			       -1, SQLITE_PREPARE_PERSISTENT, &im->job_st, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v3(im->s->db,
-			       "INSERT INTO metric(job_id, name, value, units, lower_is_better) VALUES(?,?,?,?,?)", -1,
-			       SQLITE_PREPARE_PERSISTENT, &im->met_st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(im->s->db, "SELECT coalesce(max(id), 0) + 1 FROM job", -1, &st, NULL) != SQLITE_OK)
 		return store_fail(im, err);
-	return KVB_OK;
+	rc = sqlite3_step(st) == SQLITE_ROW ? KVB_OK : store_fail(im, err);
+	im->next_job = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc;
 }
 
 /* Commits a file without errors and with rows; anything else is the caller's rollback with err set. */
 static int import_finish(struct import *im, struct kvb_error *err)
 {
+	int rc;
 	if (!im->header.n)
 		return kvb_error_set(err, KVB_EINPUT, "%s:1: empty file (expected a header row)", im->file);
 	if (im->nerr)
@@ -430,17 +409,17 @@ static int import_finish(struct import *im, struct kvb_error *err)
 	/* a header and no row (or only blank lines) would become an empty run that diff then reports */
 	if (!im->nrows)
 		return kvb_error_set(err, KVB_EINPUT, "%s: no rows after the header: nothing imported", im->file);
+	if ((rc = kvb_batch_flush(&im->jobs, err)) || (rc = kvb_batch_flush(&im->classifiers, err)) ||
+	    (rc = kvb_batch_flush(&im->metrics, err)))
+		return rc;
 	return kvb_store_commit(im->s, err);
 }
 
 static void import_release(struct import *im)
 {
-	sqlite3_finalize(im->job_st);
-	sqlite3_finalize(im->met_st);
-	for (size_t i = 0; i < im->ncls_st; i++)
-		sqlite3_finalize(im->cls_st[i]);
-	free(im->cls_st);
-	free(im->cls_kv);
+	kvb_batch_release(&im->jobs);
+	kvb_batch_release(&im->classifiers);
+	kvb_batch_release(&im->metrics);
 	free(im->vids);
 	kvb_strv_release(&im->header);
 	kvb_strv_release(&im->variants);
