@@ -1,5 +1,6 @@
 /* Implements the ordering of cpufreq and sysfs knob writes (governors first, offline policies skipped). */
 #include "engine/cpufreq_plan.h"
+#include "core/buf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -91,6 +92,7 @@ static int plan_clusters(const struct kvb_runtime *rt, const struct policies *ps
 	static const char *const freq_keys[][2] = { { "max_freq", "scaling_max_freq" },
 						    { "min_freq", "scaling_min_freq" },
 						    { "frequency", "scaling_setspeed" } };
+	int rc;
 	for (const cJSON *c = rt->cpufreq ? rt->cpufreq->child : NULL; c; c = c->next) {
 		const struct kvb_cluster *k = NULL;
 		long first;
@@ -98,9 +100,13 @@ static int plan_clusters(const struct kvb_runtime *rt, const struct policies *ps
 		for (size_t i = 0; i < ncl && !k; i++)
 			if (!strcmp(cl[i].name, c->string))
 				k = &cl[i];
-		if (!k)
-			return kvb_error_set(err, KVB_EINPUT, "cpufreq: cluster '%s' is not in the platform's topology.clusters",
-					     c->string);
+		if (!k) {
+			char *known = kvb_clusters_known(cl, ncl);
+			rc = kvb_error_set(err, KVB_EINPUT, "cpufreq: cluster '%s' is not in the platform's topology.clusters (%s)",
+					   c->string, known);
+			free(known);
+			return rc;
+		}
 		first = strtol(k->cpus, NULL, 10);
 		for (pi = 0; pi < ps->dir.n; pi++)
 			if (cpu_in(ps->related.v[pi], first) || cpu_in(ps->affected.v[pi], first))
@@ -131,6 +137,17 @@ static int plan_clusters(const struct kvb_runtime *rt, const struct policies *ps
 		}
 	}
 	return KVB_OK;
+}
+
+char *kvb_clusters_known(const struct kvb_cluster *cl, size_t ncl)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	kvb_buf_addf(&b, "known: ");
+	for (size_t i = 0; i < ncl; i++)
+		kvb_buf_addf(&b, "%s%s", i ? ", " : "", cl[i].name);
+	if (!ncl)
+		kvb_buf_addf(&b, "none declared");
+	return kvb_buf_detach(&b);
 }
 
 int kvb_cpufreq_plan(const struct kvb_runtime *rt, const char *policies, const struct kvb_cluster *clusters,

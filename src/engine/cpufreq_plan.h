@@ -34,6 +34,8 @@ extern const char *const kvb_cpufreq_list_argv[];
  */
 int kvb_cpufreq_plan(const struct kvb_runtime *rt, const char *policies, const struct kvb_cluster *clusters,
 		     size_t nclusters, struct kvb_write_plan *p, struct kvb_error *err);
+/* "known: little, big" (or "known: none declared"), for messages; caller frees. */
+char *kvb_clusters_known(const struct kvb_cluster *cl, size_t ncl);
 void kvb_write_plan_release(struct kvb_write_plan *p);
 
 #endif
