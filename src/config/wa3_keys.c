@@ -484,7 +484,8 @@ static void runtime(struct wa3 *w, cJSON *rp, const char *path)
 		}
 		if (is_unapplied(kv->string)) {
 			char *p = kvb_path_key(path, kv->string), *key = kvb_xstrdup(kv->string);
-			warn_once(w, p, "runtime parameter", key, "cannot be applied: its jobs will fail");
+			kvb_diag_warn_at(w->d, p, "WA3 runtime parameter '%s' cannot be applied, its jobs will fail: %s", key,
+					 kvb_runtime_unapplied_reason(key));
 			put2(rp, "wa3_unapplied", key, cJSON_DetachItemViaPointer(rp, kv));
 			free(key);
 			free(p);

@@ -220,7 +220,7 @@ static void test_wa3__cluster_runtime_params_become_cpufreq_knobs(void)
 	CHECK(kvb_runtime_check_applicable(&a.specs[1].rt, &err) == KVB_EINPUT);
 	CHECK_CONTAINS(err.msg, "runtime parameter 'num_big_cores' cannot be applied: CPU hotplug");
 	CHECK_CONTAINS(kvb_runtime_unapplied_reason("big_gov_tunables"), "governor tunables");
-	CHECK_CONTAINS(joined(&d.warnings), "ignored: WA3 runtime parameter 'num_big_cores' cannot be applied: its jobs will fail");
+	CHECK_CONTAINS(joined(&d.warnings), "runtime_parameters.num_big_cores: WA3 runtime parameter 'num_big_cores' cannot be applied, its jobs will fail: CPU hotplug");
 	kvb_agenda_release(&a);
 	kvb_diag_release(&d);
 }
