@@ -13,7 +13,8 @@ const struct kvb_keydef kvb_runtime_keys[] = {
 	{ "sysfile_values", KVB_T_MAP, NULL, NULL, 0, "WA3 alias of sysfs" },
 	{ "governor", KVB_T_STR, NULL, NULL, 0, "cpufreq governor for every policy" },
 	{ "cpufreq", KVB_T_MAP, NULL, NULL, 0,
-	  "per cluster (topology.clusters): {little: {governor: schedutil, min_freq: KHZ, max_freq: KHZ, frequency: KHZ}}" },
+	  "per cluster (topology.clusters): {little: {governor: schedutil, min_freq: KHZ, max_freq: KHZ, frequency: KHZ, "
+	  "tunables: {rate_limit_us: 500}}}" },
 	{ "wa3_unapplied", KVB_T_MAP, NULL, NULL, 0,
 	  "WA3 runtime parameters kvbench cannot apply (CPU hotplug, governor tunables): a job carrying one fails" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
@@ -127,7 +128,7 @@ int kvb_runtime_merge_json(struct kvb_runtime *rt, const cJSON *obj, const char 
 		} else if (!strcmp(kv->string, "governor") && cJSON_IsString(kv)) {
 			set_str(&rt->governor, kv->valuestring);
 		} else if (!strcmp(kv->string, "cpufreq") && cJSON_IsObject(kv)) {
-			static const char *const ok[] = { "governor", "min_freq", "max_freq", "frequency", NULL };
+			static const char *const ok[] = { "governor", "min_freq", "max_freq", "frequency", "tunables", NULL };
 			for (const cJSON *c = kv->child; c; c = c->next) {
 				char *cp = kvb_path_key(p, c->string);
 				if (!cJSON_IsObject(c)) {
@@ -138,10 +139,22 @@ int kvb_runtime_merge_json(struct kvb_runtime *rt, const cJSON *obj, const char 
 					int known = 0;
 					for (int i = 0; ok[i]; i++)
 						known |= !strcmp(ok[i], e->string);
-					if (!known || (!cJSON_IsString(e) && !cJSON_IsNumber(e))) {
+					int tunables = known && !strcmp(e->string, "tunables");
+					if (tunables && cJSON_IsObject(e)) {
+						for (const cJSON *t = e->child; t; t = t->next)
+							if ((!cJSON_IsString(t) && !cJSON_IsNumber(t)) || strchr(t->string, '/') ||
+							    !strcmp(t->string, "..")) {
+								char *tp = kvb_path_key(cp, "tunables"), *ep = kvb_path_key(tp, t->string);
+								kvb_diag_at(d, ep, "expected a tunable file name and a scalar value");
+								free(ep);
+								free(tp);
+								errors++;
+							}
+					} else if (!known || tunables || (!cJSON_IsString(e) && !cJSON_IsNumber(e))) {
 						char *ep = kvb_path_key(cp, e->string);
-						kvb_diag_at(d, ep, known ? "expected a scalar value"
-									 : "unknown cpufreq key (known: governor, min_freq, max_freq, frequency)");
+						kvb_diag_at(d, ep, tunables ? "expected a mapping {TUNABLE: value}"
+							    : known ? "expected a scalar value"
+								    : "unknown cpufreq key (known: governor, min_freq, max_freq, frequency, tunables)");
 						free(ep);
 						errors++;
 					}
@@ -203,7 +216,8 @@ const char *kvb_runtime_unapplied_reason(const char *key)
 		return "CPU hotplug (WA3 rt-hotplug): kvbench has no hotplug knob; boot the variant with the CPUs "
 		       "wanted (e.g. maxcpus= in variants[].cmdline) or write /sys/devices/system/cpu/cpuN/online with sysfs";
 	if (strstr(key, "tunables"))
-		return "governor tunables (WA3 rt-cpufreq): their files depend on the governor and policy; write them "
+		return "governor tunables for every CPU or one CPU (WA3 rt-cpufreq): kvbench sets them per cluster "
+		       "(cpufreq: {CLUSTER: {governor, tunables}}, WA3 CLUSTER_gov_tunables with CLUSTER_governor) or "
 		       "with sysfs: {/sys/devices/system/cpu/cpufreq/policyN/GOVERNOR/TUNABLE: VALUE}";
 	if (strstr(key, "frequency"))
 		return "a frequency for every CPU (WA3 rt-cpufreq): kvbench sets frequencies per cluster "

@@ -7,8 +7,9 @@
  *   sysctl        {name: value}, written to /proc/sys before, restored after
  *   sysfs         {path: value} (WA3 alias: sysfile_values), same
  *   governor      cpufreq scaling_governor for every policy with an online CPU
- *   cpufreq       {CLUSTER: {governor, min_freq, max_freq, frequency}} per
- *                 topology.clusters name (kHz); engine/cpufreq_plan.h
+ *   cpufreq       {CLUSTER: {governor, min_freq, max_freq, frequency,
+ *                 tunables: {NAME: value}}} per topology.clusters name (kHz);
+ *                 engine/cpufreq_plan.h
  *   wa3_unapplied {WA3 key: value}: WA3 runtime parameters kvbench has no
  *                 knob for (CPU hotplug, governor tunables, all-CPU
  *                 frequencies; config/wa3_keys.c puts them here): a job
@@ -26,7 +27,7 @@ struct kvb_runtime {
 	cJSON *sysctl;     /* owned object name -> scalar, or NULL */
 	cJSON *sysfs;      /* owned object path -> scalar, or NULL */
 	char *governor;    /* owned, NULL = unset */
-	cJSON *cpufreq;    /* owned object cluster -> {governor, min_freq, max_freq, frequency}, or NULL */
+	cJSON *cpufreq;    /* owned object cluster -> {governor, min_freq, max_freq, frequency, tunables}, or NULL */
 	cJSON *unapplied;  /* owned object WA3 key -> value (wa3_unapplied), or NULL */
 };
 

@@ -26,11 +26,12 @@
  *  - Runtime parameters: cpuN_governor / cpuN_frequency / cpuN_min_frequency
  *    / cpuN_max_frequency become sysfs knobs on cpuN's cpufreq files (what
  *    devlib writes); NAME_governor / NAME_frequency / NAME_min_frequency /
- *    NAME_max_frequency the per-cluster cpufreq knob (NAME checked against
- *    topology.clusters by preflight and when applied); CPU hotplug
- *    (num_cores, num_NAME_cores, cpuN_online), governor tunables and
- *    all-CPU frequencies go to wa3_unapplied, which fails their jobs; the
- *    rest (Android settings, WA2 names) are dropped with a warning.
+ *    NAME_max_frequency / NAME_gov_tunables the per-cluster cpufreq knob
+ *    (NAME checked against topology.clusters by preflight and when
+ *    applied); CPU hotplug (num_cores, num_NAME_cores, cpuN_online),
+ *    all-CPU and one-CPU governor tunables and all-CPU frequencies go to
+ *    wa3_unapplied, which fails their jobs; the rest (Android settings, WA2
+ *    names) are dropped with a warning.
  *  - Plugin names match ignoring case and '-' / '_' (rt_app = rt-app).
  *  - Workload parameters of WA3's hackbench, rt-app and jankbench are
  *    renamed to kvbench's (rt-app duration -> duration_s, jankbench loops
@@ -411,8 +412,8 @@ static int ends_with(const char *s, const char *suffix, size_t *stem)
 
 /*
  * WA3's CpufreqRuntimeConfig names per core name / cluster (runtime_config.py, commit 251c263c):
- * NAME_governor, NAME_frequency, NAME_min_frequency, NAME_max_frequency -> cpufreq knob
- * {NAME: {governor|frequency|min_freq|max_freq}} (kHz as in WA3). NAME is checked against the
+ * NAME_governor, NAME_frequency, NAME_min_frequency, NAME_max_frequency, NAME_gov_tunables ->
+ * cpufreq knob {NAME: {governor|frequency|min_freq|max_freq|tunables}} (kHz as in WA3). NAME is checked against the
  * platform's topology.clusters before the run (engine/preflight.c) and when the job applies it.
  * Returns the cluster name (owned) and sets *sub, or NULL.
  */
@@ -421,7 +422,8 @@ static char *cluster_knob(const char *key, const char **sub)
 	static const char *const m[][2] = { { "_min_frequency", "min_freq" },
 					    { "_max_frequency", "max_freq" },
 					    { "_frequency", "frequency" },
-					    { "_governor", "governor" } };
+					    { "_governor", "governor" },
+					    { "_gov_tunables", "tunables" } };
 	size_t stem;
 	for (size_t i = 0; i < KVB_ARRAY_SIZE(m); i++)
 		if (ends_with(key, m[i][0], &stem)) {
@@ -433,8 +435,9 @@ static char *cluster_knob(const char *key, const char **sub)
 
 /*
  * WA3 runtime parameters with no kvbench knob that change how the job runs: CPU hotplug
- * (num_cores, num_NAME_cores, cpuN_online: HotplugRuntimeConfig), governor tunables and
- * all-CPU frequencies (CpufreqRuntimeConfig). They go to wa3_unapplied: the job fails.
+ * (num_cores, num_NAME_cores, cpuN_online: HotplugRuntimeConfig), all-CPU or one-CPU
+ * governor tunables and all-CPU frequencies (CpufreqRuntimeConfig). They go to
+ * wa3_unapplied: the job fails.
  */
 static int is_unapplied(const char *key)
 {
@@ -448,7 +451,8 @@ static int is_unapplied(const char *key)
 		return 1;
 	if (!strncmp(key, "cpu", 3) && ends_with(key, "_online", &stem))
 		return 1;
-	return ends_with(key, "_gov_tunables", &stem);
+	/* cpuN_gov_tunables: one CPU's policy (its directory is unknown here) */
+	return !strncmp(key, "cpu", 3) && isdigit((unsigned char)key[3]) && ends_with(key, "_gov_tunables", &stem);
 }
 
 static void runtime(struct wa3 *w, cJSON *rp, const char *path)

@@ -119,9 +119,24 @@ static int plan_clusters(const struct kvb_runtime *rt, const struct policies *ps
 					     c->string, k->cpus, ps->dir.v[pi]);
 		if (governors) {
 			const cJSON *g = cJSON_GetObjectItemCaseSensitive(c, "governor");
+			const cJSON *tun = cJSON_GetObjectItemCaseSensitive(c, "tunables");
 			if (cJSON_IsString(g)) {
 				char *path = kvb_xasprintf("%s/scaling_governor", ps->dir.v[pi]);
 				add(p, path, g->valuestring);
+				free(path);
+			}
+			/* policyN/GOVERNOR/TUNABLE exists once the governor is set (devlib's
+			 * cpufreq.set_governor_tunables): right after it, named after it */
+			if (tun && tun->child && !cJSON_IsString(g))
+				return kvb_error_set(err, KVB_EINPUT,
+						     "cpufreq: cluster '%s': tunables need the cluster's governor in the same "
+						     "knob (cpufreq.%s.governor; WA3 %s_governor): their directory is named after it",
+						     c->string, c->string, c->string);
+			for (const cJSON *t = tun ? tun->child : NULL; t; t = t->next) {
+				char *path = kvb_xasprintf("%s/%s/%s", ps->dir.v[pi], g->valuestring, t->string);
+				char *val = kvb_node_str(t);
+				add(p, path, val);
+				free(val);
 				free(path);
 			}
 			continue;

@@ -7,9 +7,11 @@
  * (empty affected_cpus) rejects writes: the global `governor` knob skips it
  * with a warning (an event), a per-cluster knob naming it fails the job.
  *
- * Runtime knob `cpufreq: {CLUSTER: {governor, min_freq, max_freq, frequency}}`
- * (kHz, as cpufreq's scaling_* files), CLUSTER a name from topology.clusters;
- * the cluster's policy is the one whose related_cpus holds its first CPU.
+ * Runtime knob `cpufreq: {CLUSTER: {governor, min_freq, max_freq, frequency,
+ * tunables}}` (kHz, as cpufreq's scaling_* files), CLUSTER a name from
+ * topology.clusters; the cluster's policy is the one whose related_cpus holds
+ * its first CPU. tunables {NAME: value} are written to policyN/GOVERNOR/NAME
+ * right after that cluster's governor (which they need in the same knob).
  */
 #ifndef KVB_CPUFREQ_PLAN_H
 #define KVB_CPUFREQ_PLAN_H

@@ -217,9 +217,13 @@ static void test_wa3__cluster_runtime_params_become_cpufreq_knobs(void)
 	CHECK(kvb_runtime_check_applicable(&a.specs[0].rt, &err) == KVB_OK);
 	/* the second job carries hotplug and tunables: it fails, naming the key and why */
 	CHECK(cJSON_GetObjectItem(a.specs[1].rt.unapplied, "num_big_cores")->valueint == 2);
+	/* big_gov_tunables is the cluster's tunables (applied with its governor, or the job fails saying so) */
+	CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(a.specs[1].rt.cpufreq, "big"), "tunables"),
+				  "rate_limit_us")->valueint == 500);
+	CHECK(!cJSON_GetObjectItem(a.specs[1].rt.unapplied, "big_gov_tunables"));
 	CHECK(kvb_runtime_check_applicable(&a.specs[1].rt, &err) == KVB_EINPUT);
 	CHECK_CONTAINS(err.msg, "runtime parameter 'num_big_cores' cannot be applied: CPU hotplug");
-	CHECK_CONTAINS(kvb_runtime_unapplied_reason("big_gov_tunables"), "governor tunables");
+	CHECK_CONTAINS(kvb_runtime_unapplied_reason("cpu4_gov_tunables"), "governor tunables");
 	CHECK_CONTAINS(joined(&d.warnings), "runtime_parameters.num_big_cores: WA3 runtime parameter 'num_big_cores' cannot be applied, its jobs will fail: CPU hotplug");
 	kvb_agenda_release(&a);
 	kvb_diag_release(&d);
