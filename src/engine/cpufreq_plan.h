@@ -36,7 +36,14 @@ extern const char *const kvb_cpufreq_list_argv[];
  */
 int kvb_cpufreq_plan(const struct kvb_runtime *rt, const char *policies, const struct kvb_cluster *clusters,
 		     size_t nclusters, struct kvb_write_plan *p, struct kvb_error *err);
-/* "known: little, big" (or "known: none declared"), for messages; caller frees. */
+/*
+ * The clusters a cpufreq knob key names: the cluster of that name, else every
+ * cluster whose `core` is that core type, as WA3's NAME_governor takes devlib's
+ * core names ("a53" or "cortex-a53" for core: cortex-a53; case ignored).
+ * Indexes into idx (room for ncl); returns how many (0 = none).
+ */
+size_t kvb_clusters_match(const struct kvb_cluster *cl, size_t ncl, const char *name, size_t *idx);
+/* "known: little (cortex-a53), big" (or "known: none declared"), for messages; caller frees. */
 char *kvb_clusters_known(const struct kvb_cluster *cl, size_t ncl);
 void kvb_write_plan_release(struct kvb_write_plan *p);
 

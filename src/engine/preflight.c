@@ -243,16 +243,15 @@ static void check_runtime(const struct kvb_runtime *rt, const char *who, const s
 	for (const cJSON *c = rt->cpufreq ? rt->cpufreq->child : NULL; c; c = c->next) {
 		struct kvb_buf keys = KVB_BUF_INIT;
 		char *known, *body;
-		size_t i;
-		for (i = 0; i < p->nclusters && strcmp(p->clusters[i].name, c->string); i++)
-			;
-		if (i < p->nclusters)
+		size_t *idx = kvb_xcalloc(p->nclusters + 1, sizeof(*idx)), n = kvb_clusters_match(p->clusters, p->nclusters, c->string, idx);
+		free(idx);
+		if (n)
 			continue;
 		for (const cJSON *e = c->child; e; e = e->next)
 			kvb_buf_addf(&keys, "%s'%s_%s'", keys.len ? ", " : "", c->string, wa3_suffix(e->string));
 		known = kvb_clusters_known(p->clusters, p->nclusters);
-		body = kvb_xasprintf("runtime knob cpufreq.%s (WA3 %s): cluster '%s' is not in topology.clusters of "
-				     "platform '%s' (%s)",
+		body = kvb_xasprintf("runtime knob cpufreq.%s (WA3 %s): '%s' names no cluster (name or core type) in "
+				     "topology.clusters of platform '%s' (%s)",
 				     c->string, keys.len ? keys.data : "key", c->string, p->name, known);
 		if (!strv_has(seen, body)) {
 			kvb_strv_push(seen, body);

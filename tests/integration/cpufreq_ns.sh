@@ -57,6 +57,6 @@ check "WA3 little_governor: run ok (rc $(cat "$T/wa3-little.rc"))" test "$(cat "
 check "stored as the per-cluster knob" test "$(q "$T/wa3-little.db" "select json_extract(runtime_json, '$.cpufreq.little.governor') from job")" = performance
 check "policy0's governor put back after it" test "$(cat "$T/wa3.after")" = schedutil
 check "WA3 big_governor on the offline cluster fails the job like cpufreq.big (rc $(cat "$T/wa3-big.rc"))" sh -c "$(declare -f q); test \"\$(cat '$T/wa3-big.rc')\" = 1 && KVB='$KVB' q '$T/wa3-big.db' 'select error from job' | grep -q \"cluster 'big' (2-3): every CPU\""
-check "WA3 a15_governor: a cluster the platform lacks stops the run before it starts (rc $(cat "$T/wa3-a15.rc"))" sh -c "test \"\$(cat '$T/wa3-a15.rc')\" = 3 && grep -q \"WA3 'a15_governor'): cluster 'a15' is not in topology.clusters of platform 'two-clusters' (known: little, big)\" '$T/wa3-a15.err'"
+check "WA3 a15_governor: a cluster the platform lacks stops the run before it starts (rc $(cat "$T/wa3-a15.rc"))" sh -c "test \"\$(cat '$T/wa3-a15.rc')\" = 3 && grep -q \"WA3 'a15_governor'): 'a15' names no cluster (name or core type) in topology.clusters of platform 'two-clusters' (known: little, big)\" '$T/wa3-a15.err'"
 [ "$fail" -eq 0 ] || cat "$T/gov.err" "$T/big.err" "$T/wa3-"*.err >&2
 finish

@@ -241,15 +241,18 @@ static void test_wa3__unknown_cluster_is_named_before_the_run(void)
 			"workloads:\n"
 			"  - name: hackbench\n"
 			"    runtime_parameters: {a15_governor: performance, a15_frequency: 1800000, big_governor: schedutil,\n"
+			"                         A53_governor: powersave,\n"
 			"                         num_little_cores: 2}\n") == KVB_OK);
 	kvb_diag_init(&pd, NULL);
 	CHECK(kvb_platform_load(&p, KVB_SOURCE_DIR "/platforms/hikey960", &pd) == KVB_OK);
 	kvb_preflight_run(&a, &p, 1, 0, &pf);
 	probs = joined(&pf.problems);
-	CHECK_CONTAINS(probs, "job 'hackbench': runtime knob cpufreq.a15 (WA3 'a15_governor', 'a15_frequency'): cluster 'a15' "
-			      "is not in topology.clusters of platform 'hikey960' (known: little, big)");
+	CHECK_CONTAINS(probs, "job 'hackbench': runtime knob cpufreq.a15 (WA3 'a15_governor', 'a15_frequency'): 'a15' names "
+			      "no cluster (name or core type) in topology.clusters of platform 'hikey960' (known: little "
+			      "(cortex-a53), big (cortex-a73))");
 	CHECK_CONTAINS(probs, "WA3 runtime parameter 'num_little_cores' cannot be applied: CPU hotplug");
 	CHECK(!strstr(probs, "cpufreq.big"));
+	CHECK(!strstr(probs, "cpufreq.A53"));  /* WA3's core name: hikey960's little cluster is cortex-a53 */
 	kvb_preflight_release(&pf);
 	kvb_platform_release(&p);
 	kvb_diag_release(&pd);
