@@ -24,15 +24,23 @@ if [ "${1:-}" = build ]; then
     exit 77
   fi
   rm -rf "$probe"
-  cmake -S "$SRC" -B "$FUZZ_BUILD" -DCMAKE_C_COMPILER="$CC_FUZZ" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVB_FUZZ=ON >/dev/null &&
-    cmake --build "$FUZZ_BUILD" -j2 2>&1 | grep -vE '^\[|^make|^-- ' 
-  exit "${PIPESTATUS[0]}"
+  # The stamp says the fuzzers were built: from then on a missing fuzzer is a failure, not a skip.
+  rm -f "$FUZZ_BUILD/kvb-fuzz-built"
+  cmake -S "$SRC" -B "$FUZZ_BUILD" -DCMAKE_C_COMPILER="$CC_FUZZ" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKVB_FUZZ=ON >/dev/null || exit 1
+  cmake --build "$FUZZ_BUILD" -j2 2>&1 | grep -vE '^\[|^make|^-- '
+  rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 0 ] && touch "$FUZZ_BUILD/kvb-fuzz-built"
+  exit "$rc"
 fi
 
 t=${1:?usage: run.sh build | run.sh TARGET SECONDS [DIR]}
 secs=${2:-10}
 bin=$FUZZ_BUILD/fuzz_$t
 if [ ! -x "$bin" ]; then
+  if [ -e "$FUZZ_BUILD/kvb-fuzz-built" ]; then
+    echo "$bin missing although fuzz_build built the fuzzers" >&2
+    exit 1
+  fi
   echo "skipped: $bin not built (clang missing? see the fuzz_build test)"
   exit 77
 fi
@@ -43,11 +51,14 @@ if [ -z "$work" ]; then
 fi
 art=$BUILD/fuzz-artifacts/$t
 mkdir -p "$work" "$art"
-# -timeout: one input taking over 10 s is a hang; -rss_limit_mb: a blow-up is a finding too.
+# -timeout: one input taking over 60 s is a hang (generous: on a loaded 2-core host one input of
+# the seed corpus has taken 11 s, which is load, not a finding); -rss_limit_mb: a blow-up is a
+# finding too. `timeout` ends the fuzzer itself well before ctest's TIMEOUT, so its log is kept.
 # The fuzzers' own temp files go to a private TMPDIR removed afterwards.
 tmp=$(mktemp -d "/tmp/kvb-fuzz-tmp.XXXXXX")
-TMPDIR=$tmp ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:fast_unwind_on_malloc=0" \
-  "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -error_exitcode=1 -timeout_exitcode=1 \
+TMPDIR=$tmp ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1" \
+  timeout --kill-after=10 $((secs + 180)) \
+  "$bin" -max_total_time="$secs" -timeout=60 -rss_limit_mb=2048 -print_final_stats=1 -error_exitcode=1 -timeout_exitcode=1 \
   -artifact_prefix="$art/" "$work" "$SRC/tests/fuzz/corpus/$t" >"$tmp.log" 2>&1
 rc=$?
 rm -rf "$tmp"
