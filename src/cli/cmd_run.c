@@ -82,11 +82,11 @@ out:
 	return rc;
 }
 
-int cmd_run(int argc, char **argv)
+int cmd_run(struct kvb_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "platform", required_argument, NULL, 'p' }, { "variant", required_argument, NULL, 'V' },
-		{ "db", required_argument, NULL, 'd' },       { "rounds", required_argument, NULL, 'r' },
+		{ "rounds", required_argument, NULL, 'r' },
 		{ "resume", no_argument, NULL, 'R' },         { "dry-run", no_argument, NULL, 'n' },
 		{ "no-diff", no_argument, NULL, 'N' },        { "max-jobs", required_argument, NULL, 'M' },
 		{ "allow-unverified", no_argument, NULL, 'U' }, { "keep-going", no_argument, NULL, 'K' },
@@ -97,7 +97,7 @@ int cmd_run(int argc, char **argv)
 		{ "repo", required_argument, NULL, 'G' },     { "allow-dirty", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *plat_name = NULL, *db = NULL, *agenda_file = NULL;
+	const char *plat_name = NULL, *db = cli->db_opt, *agenda_file = NULL;
 	struct kvb_strv variants = KVB_STRV_INIT, plats = KVB_STRV_INIT;
 	struct kvb_platform **more = NULL;
 	size_t nmore = 0;
@@ -117,10 +117,10 @@ int cmd_run(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	memset(&p, 0, sizeof(p));
 	kvb_error_clear(&err);
-	for (int i = 0; i < argc; i++)
-		kvb_buf_addf(&cmdline, "%s%s", i ? " " : "kvbench ", argv[i]);
+	for (int i = 0; i < cli->argc_given; i++) /* as typed, with -d */
+		kvb_buf_addf(&cmdline, "%s%s", i ? " " : "kvbench ", cli->argv_given[i]);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:V:d:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:V:", opts, NULL)) != -1) {
 		int64_t v;
 		switch (c) {
 		case 'p': /* more than once: a pool of boards of one kind (DESIGN.md §13) */
@@ -130,7 +130,6 @@ int cmd_run(int argc, char **argv)
 				plat_name = optarg;
 			break;
 		case 'V': kvb_strv_push(&variants, optarg); break;
-		case 'd': db = optarg; break;
 		case 'r':
 			if (kvb_parse_i64(optarg, &v) || v < 1 || v > 1000)
 				{
@@ -234,7 +233,7 @@ int cmd_run(int argc, char **argv)
 					   kvb_cli_db(db), db ? "" : " (give it with -d DB or $KVB_DB)");
 			goto fail;
 		}
-		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err)))
+		if ((rc = kvb_cli_store(cli, &st, &err)))
 			goto fail;
 		if (!resume_run && (rc = kvb_store_latest_run(st, &resume_run, &err)))
 			goto fail;
@@ -299,7 +298,7 @@ int cmd_run(int argc, char **argv)
 			}
 			rc = KVB_OK;
 		}
-		if (!dry && ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err))))
+		if (!dry && (rc = kvb_cli_store(cli, &st, &err)))
 			goto fail;
 	}
 	if (resume && (prep.series || prep.series_file))
@@ -360,7 +359,6 @@ int cmd_run(int argc, char **argv)
 fail:
 	kvb_cli_fail(&err);
 out:
-	kvb_store_close(st);
 	kvb_build_set_release(&builds);
 	kvb_agenda_release(&a);
 	if (p.file || p.name)

@@ -769,7 +769,7 @@ static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct k
 	w->lost_why = NULL;
 	memset(&w->instr, 0, sizeof(w->instr));
 	if (kvb_instr_set_build(&w->instr, w->plat, w->a->instruments, err) ||
-	    kvb_store_open(&w->st, e->st->path, 0, err)) {
+	    kvb_store_open(&w->st, e->st->path, KVB_STORE_RW, err)) {
 		kvb_instr_set_release(&w->instr);
 		free(w);
 		return NULL;

@@ -79,8 +79,9 @@ static int migrate(struct kvb_store *s, struct kvb_error *err)
 	return KVB_OK;
 }
 
-int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struct kvb_error *err)
+int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode mode, struct kvb_error *err)
 {
+	int readonly = mode == KVB_STORE_RO;
 	struct kvb_store *s = kvb_xcalloc(1, sizeof(*s));
 	int flags = readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	int rc = KVB_OK;
@@ -101,7 +102,7 @@ int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struc
 		/* A DB written by an older kvbench lacks newer views: migrate it once (schema only,
 		 * no result is touched), then open it read-only as asked. */
 		struct kvb_store *rw = NULL;
-		if (kvb_store_open(&rw, path, 0, err) == KVB_OK)
+		if (kvb_store_open(&rw, path, KVB_STORE_RW, err) == KVB_OK)
 			kvb_store_close(rw);
 		kvb_error_clear(err);
 	}
