@@ -647,6 +647,7 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 			.exec_order = kvb_exec_order_name(e->a->order),
 			.max_retries = e->a->max_retries,
 			.command_line = o->command_line,
+			.boots_each_round = kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)),
 		};
 		rc = kvb_store_run_begin(e->st, &ri, &e->run_id, err);
 		free(aj);
