@@ -68,7 +68,7 @@ static int cpu_util_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
 }
 
-int kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len)
+enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len)
 {
 	struct kvb_procstat prev, cur;
 	double *mn = NULL, *mx = NULL, *sum = NULL;
@@ -143,9 +143,9 @@ int kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why
 	free(cnt);
 	if (snaps < 2) {
 		snprintf(why, why_len, "%d usable /proc/stat snapshot%s, need 2", snaps, snaps == 1 ? "" : "s");
-		return -1;
+		return KVB_EINPUT;
 	}
-	return 0;
+	return KVB_OK;
 }
 
 static int cpu_util_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
