@@ -481,6 +481,25 @@ static void xsection_release(struct xsection *x)
 	free(x->wl);
 }
 
+/* The knobs node rp (NULL: none) of obj at path into rt; obj's classifiers, checked, merged into *cls. */
+static void read_knobs_and_classifiers(const cJSON *obj, const cJSON *rp, const char *path, struct kvb_runtime *rt,
+				       cJSON **cls, struct kvb_diag *d)
+{
+	const cJSON *v;
+	if (rp) {
+		char *p = kvb_path_key(path, rp->string);
+		kvb_runtime_merge_json(rt, rp, p, d);
+		free(p);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(obj, "classifiers");
+	if (v) {
+		char *p = kvb_path_key(path, "classifiers");
+		check_classifiers(v, p, d);
+		free(p);
+	}
+	merge_obj(cls, v, 1);
+}
+
 /* Reads one raw section entry into x (validating when asked). */
 static void read_section(struct xsection *x, const cJSON *s, const char *path, int idx, struct kvb_diag *d)
 {
@@ -498,18 +517,7 @@ static void read_section(struct xsection *x, const cJSON *s, const char *path, i
 	v = get2(s, "runtime_params", "runtime_parameters");
 	if (!v)
 		v = cJSON_GetObjectItemCaseSensitive(s, "params");
-	if (v) {
-		char *p = kvb_path_key(path, v->string);
-		kvb_runtime_merge_json(&x->rt, v, p, d);
-		free(p);
-	}
-	v = cJSON_GetObjectItemCaseSensitive(s, "classifiers");
-	if (v) {
-		char *p = kvb_path_key(path, "classifiers");
-		check_classifiers(v, p, d);
-		free(p);
-	}
-	merge_obj(&x->classifiers, v, 1);
+	read_knobs_and_classifiers(s, v, path, &x->rt, &x->classifiers, d);
 	merge_obj(&x->wparams, cJSON_GetObjectItemCaseSensitive(s, "workload_parameters"), 0);
 	v = cJSON_GetObjectItemCaseSensitive(s, "workloads");
 	if (cJSON_IsArray(v)) {
@@ -642,19 +650,8 @@ static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_g
 		else if (!strcmp(v->valuestring, "random"))
 			a->order = KVB_ORDER_RANDOM;
 	}
-	v = get2(cfg, "runtime_params", "runtime_parameters");
-	if (v) {
-		char *p = kvb_path_key(cfgname, v->string);
-		kvb_runtime_merge_json(&g->rt, v, p, d);
-		free(p);
-	}
-	v = cJSON_GetObjectItemCaseSensitive(cfg, "classifiers");
-	if (v) {
-		char *p = kvb_path_key(cfgname, "classifiers");
-		check_classifiers(v, p, d);
-		free(p);
-	}
-	merge_obj(&g->classifiers, v, 1);
+	read_knobs_and_classifiers(cfg, get2(cfg, "runtime_params", "runtime_parameters"), cfgname, &g->rt,
+				   &g->classifiers, d);
 	g->wparams = get2(cfg, "workload_parameters", "workload_params");
 	v = get2(cfg, "instruments", "augmentations");
 	if (v)
