@@ -133,11 +133,13 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  WA3's results.csv or output directory (which name no kernel) as variant NAME: one job per WA3 job id\n"
 	  "  and iteration with all its metrics; the directory also gives status, retries, classifiers and\n"
 	  "  lower_is_better.\n"
-	  "usage: kvbench import energy FILE --job ID [-d DB] [--format csv|aep|acme|monsoon] [--units W|mW|uW]\n"
+	  "usage: kvbench import energy FILE --job ID [-d DB] [--format csv|aep|acme|monsoon|devlib] [--units W|mW|uW]\n"
 	  "                             [--rate HZ] [--channel NAME] [--cut]\n\n"
 	  "  Attaches a probe recording to a stored job (streamed; any size). csv: a header naming a time column\n"
 	  "  (time, time_ms/_us/_ns, timestamp...) in s unless named, values in W unless the column says name(mW);\n"
-	  "  acme: iio-capture's own CSV or devlib's post-processed one. Relative times start at the\n"
+	  "  acme: iio-capture's own CSV or devlib's post-processed one. monsoon: monsoon.py's stdout; devlib:\n"
+	  "  a devlib CSV without time (its monsoon and energy probe CSVs, power columns kept); both need --rate.\n"
+	  "  Relative times start at the\n"
 	  "  job's start; --cut keeps only samples within the job. Channels of the same name are replaced.\n" },
 	{ "export", cmd_export, KVB_CMD_DB_RO, "take results out (long-format CSV, the import format)",
 	  "usage: kvbench export csv [-d DB] [--run ID]\n"

@@ -37,10 +37,10 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 				io.format = KVB_PROBE_AEP;
 			else if (!strcmp(optarg, "acme"))
 				io.format = KVB_PROBE_ACME;
-			else if (!strcmp(optarg, "monsoon"))
-				io.format = KVB_PROBE_MONSOON;
+			else if (!strcmp(optarg, "monsoon") || !strcmp(optarg, "devlib"))
+				io.format = KVB_PROBE_MONSOON;  /* both: samples at --rate, no time (probe.h) */
 			else
-				return kvb_cli_usage("import", "--format '%s': expected csv, aep, acme or monsoon", optarg);
+				return kvb_cli_usage("import", "--format '%s': expected csv, aep, acme, monsoon or devlib", optarg);
 		} else if (c == 'u') {
 			if (!kvb_power_units_to_mw(optarg))
 				return kvb_cli_usage("import", "--units '%s': expected W, mW or uW", optarg);
@@ -61,7 +61,7 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 	if (!job)
 		return kvb_cli_usage("import", "import energy needs --job ID");
 	if (io.format == KVB_PROBE_MONSOON && io.rate_hz <= 0)
-		return kvb_cli_usage("import", "monsoon files have no timestamps: give --rate HZ");
+		return kvb_cli_usage("import", "monsoon and devlib files have no timestamps: give --rate HZ");
 	if ((rc = kvb_cli_store(cli, &st, &err)) ||
 	    (rc = kvb_energy_import_csv(st, job, argv[optind + 1], &io, &ps, &err)))
 		kvb_cli_fail(&err);

@@ -247,6 +247,8 @@ static void load_topology(struct kvb_platform *p, const cJSON *topo, struct kvb_
 		if (!kvb_keys_check(c, path, cluster_keys, d)) {
 			p->clusters[p->nclusters].name = kvb_node_str(cJSON_GetObjectItemCaseSensitive(c, "name"));
 			p->clusters[p->nclusters].cpus = kvb_node_str(cJSON_GetObjectItemCaseSensitive(c, "cpus"));
+			if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(c, "core")))
+				p->clusters[p->nclusters].core = kvb_node_str(cJSON_GetObjectItemCaseSensitive(c, "core"));
 			p->nclusters++;
 		}
 		free(path);
@@ -502,6 +504,7 @@ void kvb_platform_release(struct kvb_platform *p)
 	for (size_t i = 0; i < p->nclusters; i++) {
 		free(p->clusters[i].name);
 		free(p->clusters[i].cpus);
+		free(p->clusters[i].core);
 	}
 	free(p->clusters);
 	kvb_runtime_release(&p->setup);

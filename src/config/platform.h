@@ -11,6 +11,7 @@
 struct kvb_cluster {
 	char *name;  /* "little", "big" */
 	char *cpus;  /* CPU list "0-3" */
+	char *core;  /* core type "cortex-a53", or NULL */
 };
 
 /* One board of a pool (`boards:`, DESIGN.md §13). */

@@ -1,5 +1,6 @@
 /* Implements runtime knobs: validation, merging (later wins) and JSON form. */
 #include "config/runtime.h"
+#include "core/error.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,10 @@ const struct kvb_keydef kvb_runtime_keys[] = {
 	{ "sysfile_values", KVB_T_MAP, NULL, NULL, 0, "WA3 alias of sysfs" },
 	{ "governor", KVB_T_STR, NULL, NULL, 0, "cpufreq governor for every policy" },
 	{ "cpufreq", KVB_T_MAP, NULL, NULL, 0,
-	  "per cluster (topology.clusters): {little: {governor: schedutil, min_freq: KHZ, max_freq: KHZ, frequency: KHZ}}" },
+	  "per cluster (topology.clusters): {little: {governor: schedutil, min_freq: KHZ, max_freq: KHZ, frequency: KHZ, "
+	  "tunables: {rate_limit_us: 500}}}" },
+	{ "wa3_unapplied", KVB_T_MAP, NULL, NULL, 0,
+	  "WA3 runtime parameters kvbench cannot apply (CPU hotplug, governor tunables): a job carrying one fails" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -29,6 +33,7 @@ void kvb_runtime_release(struct kvb_runtime *rt)
 	cJSON_Delete(rt->sysctl);
 	cJSON_Delete(rt->sysfs);
 	cJSON_Delete(rt->cpufreq);
+	cJSON_Delete(rt->unapplied);
 	kvb_runtime_init(rt);
 }
 
@@ -49,6 +54,24 @@ static void merge_map(cJSON **dst, const cJSON *src)
 			cJSON_ReplaceItemInObjectCaseSensitive(*dst, kv->string, copy);
 		else
 			cJSON_AddItemToObject(*dst, kv->string, copy);
+	}
+}
+
+/* cpufreq: per cluster, per key (a section's governor and a job's frequency both hold, as in WA3). */
+static void merge_map2(cJSON **dst, const cJSON *src)
+{
+	if (!src)
+		return;
+	if (!*dst)
+		*dst = cJSON_CreateObject();
+	for (const cJSON *kv = src->child; kv; kv = kv->next) {
+		cJSON *have = cJSON_GetObjectItemCaseSensitive(*dst, kv->string);
+		if (cJSON_IsObject(have) && cJSON_IsObject(kv))
+			merge_map(&have, kv);
+		else if (have)
+			cJSON_ReplaceItemInObjectCaseSensitive(*dst, kv->string, cJSON_Duplicate(kv, 1));
+		else
+			cJSON_AddItemToObject(*dst, kv->string, cJSON_Duplicate(kv, 1));
 	}
 }
 
@@ -105,7 +128,7 @@ int kvb_runtime_merge_json(struct kvb_runtime *rt, const cJSON *obj, const char 
 		} else if (!strcmp(kv->string, "governor") && cJSON_IsString(kv)) {
 			set_str(&rt->governor, kv->valuestring);
 		} else if (!strcmp(kv->string, "cpufreq") && cJSON_IsObject(kv)) {
-			static const char *const ok[] = { "governor", "min_freq", "max_freq", "frequency", NULL };
+			static const char *const ok[] = { "governor", "min_freq", "max_freq", "frequency", "tunables", NULL };
 			for (const cJSON *c = kv->child; c; c = c->next) {
 				char *cp = kvb_path_key(p, c->string);
 				if (!cJSON_IsObject(c)) {
@@ -116,17 +139,31 @@ int kvb_runtime_merge_json(struct kvb_runtime *rt, const cJSON *obj, const char 
 					int known = 0;
 					for (int i = 0; ok[i]; i++)
 						known |= !strcmp(ok[i], e->string);
-					if (!known || (!cJSON_IsString(e) && !cJSON_IsNumber(e))) {
+					int tunables = known && !strcmp(e->string, "tunables");
+					if (tunables && cJSON_IsObject(e)) {
+						for (const cJSON *t = e->child; t; t = t->next)
+							if ((!cJSON_IsString(t) && !cJSON_IsNumber(t)) || strchr(t->string, '/') ||
+							    !strcmp(t->string, "..")) {
+								char *tp = kvb_path_key(cp, "tunables"), *ep = kvb_path_key(tp, t->string);
+								kvb_diag_at(d, ep, "expected a tunable file name and a scalar value");
+								free(ep);
+								free(tp);
+								errors++;
+							}
+					} else if (!known || tunables || (!cJSON_IsString(e) && !cJSON_IsNumber(e))) {
 						char *ep = kvb_path_key(cp, e->string);
-						kvb_diag_at(d, ep, known ? "expected a scalar value"
-									 : "unknown cpufreq key (known: governor, min_freq, max_freq, frequency)");
+						kvb_diag_at(d, ep, tunables ? "expected a mapping {TUNABLE: value}"
+							    : known ? "expected a scalar value"
+								    : "unknown cpufreq key (known: governor, min_freq, max_freq, frequency, tunables)");
 						free(ep);
 						errors++;
 					}
 				}
 				free(cp);
 			}
-			merge_map(&rt->cpufreq, kv);
+			merge_map2(&rt->cpufreq, kv);
+		} else if (!strcmp(kv->string, "wa3_unapplied") && cJSON_IsObject(kv)) {
+			merge_map(&rt->unapplied, kv);
 		}
 		free(p);
 	}
@@ -141,7 +178,8 @@ void kvb_runtime_merge(struct kvb_runtime *dst, const struct kvb_runtime *src)
 		dst->cgroup_depth = src->cgroup_depth;
 	merge_map(&dst->sysctl, src->sysctl);
 	merge_map(&dst->sysfs, src->sysfs);
-	merge_map(&dst->cpufreq, src->cpufreq);
+	merge_map2(&dst->cpufreq, src->cpufreq);
+	merge_map(&dst->unapplied, src->unapplied);
 }
 
 void kvb_runtime_copy(struct kvb_runtime *dst, const struct kvb_runtime *src)
@@ -165,5 +203,33 @@ cJSON *kvb_runtime_to_json(const struct kvb_runtime *rt)
 		cJSON_AddStringToObject(o, "governor", rt->governor);
 	if (rt->cpufreq)
 		cJSON_AddItemToObject(o, "cpufreq", cJSON_Duplicate(rt->cpufreq, 1));
+	if (rt->unapplied)
+		cJSON_AddItemToObject(o, "wa3_unapplied", cJSON_Duplicate(rt->unapplied, 1));
 	return o;
+}
+
+/* Reasons follow WA3's RuntimeConfig classes (wa/framework/target/runtime_config.py, commit 251c263c). */
+const char *kvb_runtime_unapplied_reason(const char *key)
+{
+	size_t n = strlen(key);
+	if ((n > 6 && !strcmp(key + n - 6, "_cores")) || (n > 7 && !strcmp(key + n - 7, "_online")))
+		return "CPU hotplug (WA3 rt-hotplug): kvbench has no hotplug knob; boot the variant with the CPUs "
+		       "wanted (e.g. maxcpus= in variants[].cmdline) or write /sys/devices/system/cpu/cpuN/online with sysfs";
+	if (strstr(key, "tunables"))
+		return "governor tunables for every CPU or one CPU (WA3 rt-cpufreq): kvbench sets them per cluster "
+		       "(cpufreq: {CLUSTER: {governor, tunables}}, WA3 CLUSTER_gov_tunables with CLUSTER_governor) or "
+		       "with sysfs: {/sys/devices/system/cpu/cpufreq/policyN/GOVERNOR/TUNABLE: VALUE}";
+	if (strstr(key, "frequency"))
+		return "a frequency for every CPU (WA3 rt-cpufreq): kvbench sets frequencies per cluster "
+		       "(cpufreq: {CLUSTER: {frequency|min_freq|max_freq}}, WA3 CLUSTER_frequency) or per CPU (cpuN_frequency)";
+	return "kvbench has no knob for it";
+}
+
+int kvb_runtime_check_applicable(const struct kvb_runtime *rt, struct kvb_error *err)
+{
+	const cJSON *kv = rt->unapplied ? rt->unapplied->child : NULL;
+	if (!kv)
+		return KVB_OK;
+	return kvb_error_set(err, KVB_EINPUT, "runtime parameter '%s' cannot be applied: %s", kv->string,
+			     kvb_runtime_unapplied_reason(kv->string));
 }

@@ -7,13 +7,19 @@
  *   sysctl        {name: value}, written to /proc/sys before, restored after
  *   sysfs         {path: value} (WA3 alias: sysfile_values), same
  *   governor      cpufreq scaling_governor for every policy with an online CPU
- *   cpufreq       {CLUSTER: {governor, min_freq, max_freq, frequency}} per
- *                 topology.clusters name (kHz); engine/cpufreq_plan.h
+ *   cpufreq       {CLUSTER: {governor, min_freq, max_freq, frequency,
+ *                 tunables: {NAME: value}}} per topology.clusters name (kHz);
+ *                 engine/cpufreq_plan.h
+ *   wa3_unapplied {WA3 key: value}: WA3 runtime parameters kvbench has no
+ *                 knob for (CPU hotplug, governor tunables, all-CPU
+ *                 frequencies; config/wa3_keys.c puts them here): a job
+ *                 carrying one fails with kvb_runtime_unapplied_reason()
  */
 #ifndef KVB_RUNTIME_H
 #define KVB_RUNTIME_H
 
 #include "config/keys.h"
+#include "core/error.h"
 
 struct kvb_runtime {
 	char *cpus;        /* owned, NULL = unset */
@@ -21,7 +27,8 @@ struct kvb_runtime {
 	cJSON *sysctl;     /* owned object name -> scalar, or NULL */
 	cJSON *sysfs;      /* owned object path -> scalar, or NULL */
 	char *governor;    /* owned, NULL = unset */
-	cJSON *cpufreq;    /* owned object cluster -> {governor, min_freq, max_freq, frequency}, or NULL */
+	cJSON *cpufreq;    /* owned object cluster -> {governor, min_freq, max_freq, frequency, tunables}, or NULL */
+	cJSON *unapplied;  /* owned object WA3 key -> value (wa3_unapplied), or NULL */
 };
 
 extern const struct kvb_keydef kvb_runtime_keys[];
@@ -36,6 +43,16 @@ int kvb_runtime_merge_json(struct kvb_runtime *rt, const cJSON *obj, const char 
 void kvb_runtime_merge(struct kvb_runtime *dst, const struct kvb_runtime *src);
 /* Deep copy. */
 void kvb_runtime_copy(struct kvb_runtime *dst, const struct kvb_runtime *src);
+/*
+ * Why the WA3 runtime parameter `key` (from wa3_unapplied) cannot be applied:
+ * a static sentence naming what kvbench lacks and what to write instead.
+ */
+const char *kvb_runtime_unapplied_reason(const char *key);
+/*
+ * KVB_EINPUT naming the first wa3_unapplied key and its reason (the job
+ * must fail: nothing is silently dropped), else KVB_OK.
+ */
+int kvb_runtime_check_applicable(const struct kvb_runtime *rt, struct kvb_error *err);
 /* As a JSON object (for the DB and `agenda check`); caller owns it. */
 cJSON *kvb_runtime_to_json(const struct kvb_runtime *rt);
 

@@ -25,9 +25,13 @@
  *    naming each key.
  *  - Runtime parameters: cpuN_governor / cpuN_frequency / cpuN_min_frequency
  *    / cpuN_max_frequency become sysfs knobs on cpuN's cpufreq files (what
- *    devlib writes); other WA3 runtime parameters with no kvbench knob
- *    (cluster governors, core counts, Android settings) are dropped with a
- *    warning.
+ *    devlib writes); NAME_governor / NAME_frequency / NAME_min_frequency /
+ *    NAME_max_frequency / NAME_gov_tunables the per-cluster cpufreq knob
+ *    (NAME checked against topology.clusters by preflight and when
+ *    applied); CPU hotplug (num_cores, num_NAME_cores, cpuN_online),
+ *    all-CPU and one-CPU governor tunables and all-CPU frequencies go to
+ *    wa3_unapplied, which fails their jobs; the rest (Android settings, WA2
+ *    names) are dropped with a warning.
  *  - Plugin names match ignoring case and '-' / '_' (rt_app = rt-app).
  *  - Workload parameters of WA3's hackbench, rt-app and jankbench are
  *    renamed to kvbench's (rt-app duration -> duration_s, jankbench loops
@@ -385,13 +389,80 @@ static char *cpu_sysfs(const char *key)
 	return NULL;
 }
 
+/* kv (detached by the caller) into rp[outer][inner] = kv, creating rp[outer] as needed; replaces. */
+static void put2(cJSON *rp, const char *outer, const char *inner, cJSON *kv)
+{
+	cJSON *o = get(rp, outer);
+	if (!cJSON_IsObject(o)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(rp, outer);
+		o = cJSON_AddObjectToObject(rp, outer);
+	}
+	cJSON_DeleteItemFromObjectCaseSensitive(o, inner);
+	cJSON_AddItemToObject(o, inner, kv);
+}
+
+static int ends_with(const char *s, const char *suffix, size_t *stem)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	if (n <= m || strcmp(s + n - m, suffix))
+		return 0;
+	*stem = n - m;
+	return 1;
+}
+
+/*
+ * WA3's CpufreqRuntimeConfig names per core name / cluster (runtime_config.py, commit 251c263c):
+ * NAME_governor, NAME_frequency, NAME_min_frequency, NAME_max_frequency, NAME_gov_tunables ->
+ * cpufreq knob {NAME: {governor|frequency|min_freq|max_freq|tunables}} (kHz as in WA3). NAME is checked against the
+ * platform's topology.clusters before the run (engine/preflight.c) and when the job applies it.
+ * Returns the cluster name (owned) and sets *sub, or NULL.
+ */
+static char *cluster_knob(const char *key, const char **sub)
+{
+	static const char *const m[][2] = { { "_min_frequency", "min_freq" },
+					    { "_max_frequency", "max_freq" },
+					    { "_frequency", "frequency" },
+					    { "_governor", "governor" },
+					    { "_gov_tunables", "tunables" } };
+	size_t stem;
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(m); i++)
+		if (ends_with(key, m[i][0], &stem)) {
+			*sub = m[i][1];
+			return kvb_xstrndup(key, stem);
+		}
+	return NULL;
+}
+
+/*
+ * WA3 runtime parameters with no kvbench knob that change how the job runs: CPU hotplug
+ * (num_cores, num_NAME_cores, cpuN_online: HotplugRuntimeConfig), all-CPU or one-CPU
+ * governor tunables and all-CPU frequencies (CpufreqRuntimeConfig). They go to
+ * wa3_unapplied: the job fails.
+ */
+static int is_unapplied(const char *key)
+{
+	static const char *const whole[] = { "num_cores", "frequency", "min_frequency", "max_frequency",
+					     "gov_tunables", "governor_tunables", NULL };
+	size_t stem;
+	for (int i = 0; whole[i]; i++)
+		if (!strcmp(key, whole[i]))
+			return 1;
+	if (!strncmp(key, "num_", 4) && ends_with(key + 4, "_cores", &stem))
+		return 1;
+	if (!strncmp(key, "cpu", 3) && ends_with(key, "_online", &stem))
+		return 1;
+	/* cpuN_gov_tunables: one CPU's policy (its directory is unknown here) */
+	return !strncmp(key, "cpu", 3) && isdigit((unsigned char)key[3]) && ends_with(key, "_gov_tunables", &stem);
+}
+
 static void runtime(struct wa3 *w, cJSON *rp, const char *path)
 {
 	cJSON *kv, *next;
 	if (!cJSON_IsObject(rp))
 		return;
 	for (kv = rp->child; kv; kv = next) {
-		char *sys;
+		char *sys, *cl;
+		const char *sub;
 		next = kv->next;
 		if (cJSON_IsNull(kv)) {
 			/* WA3 takes an empty value as "not set" (pop_aliased_param returns None). */
@@ -415,11 +486,29 @@ static void runtime(struct wa3 *w, cJSON *rp, const char *path)
 			free(sys);
 			continue;
 		}
+		if (is_unapplied(kv->string)) {
+			char *p = kvb_path_key(path, kv->string), *key = kvb_xstrdup(kv->string);
+			kvb_diag_warn_at(w->d, p, "WA3 runtime parameter '%s' cannot be applied, its jobs will fail: %s", key,
+					 kvb_runtime_unapplied_reason(key));
+			put2(rp, "wa3_unapplied", key, cJSON_DetachItemViaPointer(rp, kv));
+			free(key);
+			free(p);
+			continue;
+		}
+		cl = cluster_knob(kv->string, &sub);
+		if (cl) {
+			cJSON *cf = get(rp, "cpufreq");
+			if (!cJSON_IsObject(get(cf, cl)))
+				put2(rp, "cpufreq", cl, cJSON_CreateObject());
+			put2(get(rp, "cpufreq"), cl, sub, cJSON_DetachItemViaPointer(rp, kv));
+			free(cl);
+			continue;
+		}
 		{
 			char *p = kvb_path_key(path, kv->string);
 			warn_once(w, p, "runtime parameter", kv->string,
-				  "has no kvbench knob (knobs: cpus, cgroup_depth, sysctl, sysfs, governor, cpuN_governor, "
-				  "cpuN_frequency)");
+				  "has no kvbench knob (knobs: cpus, cgroup_depth, sysctl, sysfs, governor, cpufreq, "
+				  "cpuN_governor, cpuN_frequency, CLUSTER_governor, CLUSTER_frequency)");
 			free(p);
 			cJSON_Delete(cJSON_DetachItemViaPointer(rp, kv));
 		}

@@ -1,8 +1,10 @@
 /* Implements the ordering of cpufreq and sysfs knob writes (governors first, offline policies skipped). */
 #include "engine/cpufreq_plan.h"
+#include "core/buf.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 const char *const kvb_cpufreq_list_argv[] = {
 	"sh", "-c",
@@ -84,53 +86,112 @@ static void release_policies(struct policies *ps)
 	kvb_strv_release(&ps->related);
 }
 
-/* Per-cluster writes of one kind (key "governor", or the frequency keys) for every cluster in rt->cpufreq. */
-static int plan_clusters(const struct kvb_runtime *rt, const struct policies *ps, const struct kvb_cluster *cl,
-			 size_t ncl, int governors, struct kvb_write_plan *p, struct kvb_error *err)
+/* One cluster's writes of one kind (key "governor" and tunables, or the frequency keys) for knob c. */
+static int plan_one(const cJSON *c, const struct kvb_cluster *k, const struct policies *ps, int governors,
+		    struct kvb_write_plan *p, struct kvb_error *err)
 {
 	static const char *const freq_keys[][2] = { { "max_freq", "scaling_max_freq" },
 						    { "min_freq", "scaling_min_freq" },
 						    { "frequency", "scaling_setspeed" } };
-	for (const cJSON *c = rt->cpufreq ? rt->cpufreq->child : NULL; c; c = c->next) {
-		const struct kvb_cluster *k = NULL;
-		long first;
-		size_t pi;
-		for (size_t i = 0; i < ncl && !k; i++)
-			if (!strcmp(cl[i].name, c->string))
-				k = &cl[i];
-		if (!k)
-			return kvb_error_set(err, KVB_EINPUT, "cpufreq: cluster '%s' is not in the platform's topology.clusters",
-					     c->string);
-		first = strtol(k->cpus, NULL, 10);
-		for (pi = 0; pi < ps->dir.n; pi++)
-			if (cpu_in(ps->related.v[pi], first) || cpu_in(ps->affected.v[pi], first))
-				break;
-		if (pi == ps->dir.n)
-			return kvb_error_set(err, KVB_ETARGET, "cpufreq: no cpufreq policy holds CPU %ld (cluster '%s')", first,
-					     c->string);
-		if (blank(ps->affected.v[pi]))
-			return kvb_error_set(err, KVB_ETARGET, "cpufreq: cluster '%s' (%s): every CPU of %s is offline",
-					     c->string, k->cpus, ps->dir.v[pi]);
-		if (governors) {
-			const cJSON *g = cJSON_GetObjectItemCaseSensitive(c, "governor");
-			if (cJSON_IsString(g)) {
-				char *path = kvb_xasprintf("%s/scaling_governor", ps->dir.v[pi]);
-				add(p, path, g->valuestring);
-				free(path);
-			}
-			continue;
+	long first = strtol(k->cpus, NULL, 10);
+	size_t pi;
+	for (pi = 0; pi < ps->dir.n; pi++)
+		if (cpu_in(ps->related.v[pi], first) || cpu_in(ps->affected.v[pi], first))
+			break;
+	if (pi == ps->dir.n)
+		return kvb_error_set(err, KVB_ETARGET, "cpufreq: no cpufreq policy holds CPU %ld (cluster '%s')", first,
+				     k->name);
+	if (blank(ps->affected.v[pi]))
+		return kvb_error_set(err, KVB_ETARGET, "cpufreq: cluster '%s' (%s): every CPU of %s is offline", k->name,
+				     k->cpus, ps->dir.v[pi]);
+	if (governors) {
+		const cJSON *g = cJSON_GetObjectItemCaseSensitive(c, "governor");
+		const cJSON *tun = cJSON_GetObjectItemCaseSensitive(c, "tunables");
+		if (cJSON_IsString(g)) {
+			char *path = kvb_xasprintf("%s/scaling_governor", ps->dir.v[pi]);
+			add(p, path, g->valuestring);
+			free(path);
 		}
-		for (size_t f = 0; f < KVB_ARRAY_SIZE(freq_keys); f++) {
-			const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, freq_keys[f][0]);
-			if (v) {
-				char *path = kvb_xasprintf("%s/%s", ps->dir.v[pi], freq_keys[f][1]), *val = kvb_node_str(v);
-				add(p, path, val);
-				free(val);
-				free(path);
-			}
+		/* policyN/GOVERNOR/TUNABLE exists once the governor is set (devlib's
+		 * cpufreq.set_governor_tunables): right after it, named after it */
+		if (tun && tun->child && !cJSON_IsString(g))
+			return kvb_error_set(err, KVB_EINPUT,
+					     "cpufreq: cluster '%s': tunables need the cluster's governor in the same knob "
+					     "(cpufreq.%s.governor; WA3 %s_governor): their directory is named after it",
+					     c->string, c->string, c->string);
+		for (const cJSON *t = tun ? tun->child : NULL; t; t = t->next) {
+			char *path = kvb_xasprintf("%s/%s/%s", ps->dir.v[pi], g->valuestring, t->string);
+			char *val = kvb_node_str(t);
+			add(p, path, val);
+			free(val);
+			free(path);
+		}
+		return KVB_OK;
+	}
+	for (size_t f = 0; f < KVB_ARRAY_SIZE(freq_keys); f++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, freq_keys[f][0]);
+		if (v) {
+			char *path = kvb_xasprintf("%s/%s", ps->dir.v[pi], freq_keys[f][1]), *val = kvb_node_str(v);
+			add(p, path, val);
+			free(val);
+			free(path);
 		}
 	}
 	return KVB_OK;
+}
+
+/* "cortex-a53" -> "a53": the part WA3's core names (devlib's core_names) use. */
+static const char *core_short(const char *core)
+{
+	return strncasecmp(core, "cortex-", 7) ? core : core + 7;
+}
+
+size_t kvb_clusters_match(const struct kvb_cluster *cl, size_t ncl, const char *name, size_t *idx)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ncl; i++)
+		if (!strcmp(cl[i].name, name)) {
+			idx[0] = i;
+			return 1;
+		}
+	for (size_t i = 0; i < ncl; i++)
+		if (cl[i].core && (!strcasecmp(cl[i].core, name) || !strcasecmp(core_short(cl[i].core), name)))
+			idx[n++] = i;
+	return n;
+}
+
+/* Per-cluster writes of one kind for every cluster in rt->cpufreq. */
+static int plan_clusters(const struct kvb_runtime *rt, const struct policies *ps, const struct kvb_cluster *cl,
+			 size_t ncl, int governors, struct kvb_write_plan *p, struct kvb_error *err)
+{
+	int rc = KVB_OK;
+	size_t *idx = kvb_xcalloc(ncl + 1, sizeof(*idx));
+	for (const cJSON *c = rt->cpufreq ? rt->cpufreq->child : NULL; c && !rc; c = c->next) {
+		size_t n = kvb_clusters_match(cl, ncl, c->string, idx);
+		if (!n) {
+			char *known = kvb_clusters_known(cl, ncl);
+			rc = kvb_error_set(err, KVB_EINPUT,
+					   "cpufreq: '%s' names no cluster (name or core type) in the platform's topology.clusters (%s)",
+					   c->string, known);
+			free(known);
+		}
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = plan_one(c, &cl[idx[i]], ps, governors, p, err);
+	}
+	free(idx);
+	return rc;
+}
+
+char *kvb_clusters_known(const struct kvb_cluster *cl, size_t ncl)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	kvb_buf_addf(&b, "known: ");
+	for (size_t i = 0; i < ncl; i++)
+		kvb_buf_addf(&b, "%s%s%s%s%s", i ? ", " : "", cl[i].name, cl[i].core ? " (" : "",
+			     cl[i].core ? cl[i].core : "", cl[i].core ? ")" : "");
+	if (!ncl)
+		kvb_buf_addf(&b, "none declared");
+	return kvb_buf_detach(&b);
 }
 
 int kvb_cpufreq_plan(const struct kvb_runtime *rt, const char *policies, const struct kvb_cluster *clusters,

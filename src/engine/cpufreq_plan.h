@@ -7,9 +7,11 @@
  * (empty affected_cpus) rejects writes: the global `governor` knob skips it
  * with a warning (an event), a per-cluster knob naming it fails the job.
  *
- * Runtime knob `cpufreq: {CLUSTER: {governor, min_freq, max_freq, frequency}}`
- * (kHz, as cpufreq's scaling_* files), CLUSTER a name from topology.clusters;
- * the cluster's policy is the one whose related_cpus holds its first CPU.
+ * Runtime knob `cpufreq: {CLUSTER: {governor, min_freq, max_freq, frequency,
+ * tunables}}` (kHz, as cpufreq's scaling_* files), CLUSTER a name from
+ * topology.clusters; the cluster's policy is the one whose related_cpus holds
+ * its first CPU. tunables {NAME: value} are written to policyN/GOVERNOR/NAME
+ * right after that cluster's governor (which they need in the same knob).
  */
 #ifndef KVB_CPUFREQ_PLAN_H
 #define KVB_CPUFREQ_PLAN_H
@@ -34,6 +36,15 @@ extern const char *const kvb_cpufreq_list_argv[];
  */
 int kvb_cpufreq_plan(const struct kvb_runtime *rt, const char *policies, const struct kvb_cluster *clusters,
 		     size_t nclusters, struct kvb_write_plan *p, struct kvb_error *err);
+/*
+ * The clusters a cpufreq knob key names: the cluster of that name, else every
+ * cluster whose `core` is that core type, as WA3's NAME_governor takes devlib's
+ * core names ("a53" or "cortex-a53" for core: cortex-a53; case ignored).
+ * Indexes into idx (room for ncl); returns how many (0 = none).
+ */
+size_t kvb_clusters_match(const struct kvb_cluster *cl, size_t ncl, const char *name, size_t *idx);
+/* "known: little (cortex-a53), big" (or "known: none declared"), for messages; caller frees. */
+char *kvb_clusters_known(const struct kvb_cluster *cl, size_t ncl);
 void kvb_write_plan_release(struct kvb_write_plan *p);
 
 #endif

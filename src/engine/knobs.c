@@ -141,7 +141,7 @@ int kvb_knobs_check_cgroup(struct kvb_target *t, const struct kvb_knob_state *k,
 int kvb_knobs_apply(struct kvb_target *t, const struct kvb_runtime *rt, const char *tag, struct kvb_knob_state *k,
 		    struct kvb_error *err)
 {
-	int rc = KVB_OK;
+	int rc = kvb_runtime_check_applicable(rt, err);
 	char *procs = NULL;
 
 	for (const cJSON *kv = rt->sysctl ? rt->sysctl->child : NULL; kv && !rc; kv = kv->next) {

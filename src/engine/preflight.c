@@ -1,6 +1,8 @@
 /* Implements the preflight: variant files, platform files and target tools, checked before the first flash. */
 #include "engine/preflight.h"
 #include "core/error.h"
+#include "core/buf.h"
+#include "engine/cpufreq_plan.h"
 #include "core/sha256.h"
 #include "flash/fetch.h"
 #include "flash/flash.h"
@@ -213,12 +215,87 @@ out:
 	kvb_strv_release(&users);
 }
 
+/* WA3's spelling of a cpufreq knob key (config/wa3_keys.c reads it back). */
+static const char *wa3_suffix(const char *sub)
+{
+	static const char *const m[][2] = { { "governor", "governor" },
+					    { "frequency", "frequency" },
+					    { "min_freq", "min_frequency" },
+					    { "max_freq", "max_frequency" } };
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(m); i++)
+		if (!strcmp(sub, m[i][0]))
+			return m[i][1];
+	return sub;
+}
+
+static int strv_has(const struct kvb_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return 1;
+	return 0;
+}
+
+/* One job's (or variant's) knobs: clusters the platform declares, no WA3 parameter kvbench cannot apply. */
+static void check_runtime(const struct kvb_runtime *rt, const char *who, const struct kvb_platform *p,
+			  struct kvb_strv *seen, struct kvb_preflight *pf)
+{
+	for (const cJSON *c = rt->cpufreq ? rt->cpufreq->child : NULL; c; c = c->next) {
+		struct kvb_buf keys = KVB_BUF_INIT;
+		char *known, *body;
+		size_t *idx = kvb_xcalloc(p->nclusters + 1, sizeof(*idx)), n = kvb_clusters_match(p->clusters, p->nclusters, c->string, idx);
+		free(idx);
+		if (n)
+			continue;
+		for (const cJSON *e = c->child; e; e = e->next)
+			kvb_buf_addf(&keys, "%s'%s_%s'", keys.len ? ", " : "", c->string, wa3_suffix(e->string));
+		known = kvb_clusters_known(p->clusters, p->nclusters);
+		body = kvb_xasprintf("runtime knob cpufreq.%s (WA3 %s): '%s' names no cluster (name or core type) in "
+				     "topology.clusters of platform '%s' (%s)",
+				     c->string, keys.len ? keys.data : "key", c->string, p->name, known);
+		if (!strv_has(seen, body)) {
+			kvb_strv_push(seen, body);
+			kvb_strv_pushf(&pf->problems, "%s: %s", who, body);
+		}
+		free(body);
+		free(known);
+		kvb_buf_release(&keys);
+	}
+	for (const cJSON *u = rt->unapplied ? rt->unapplied->child : NULL; u; u = u->next) {
+		char *body = kvb_xasprintf("WA3 runtime parameter '%s' cannot be applied: %s", u->string,
+					   kvb_runtime_unapplied_reason(u->string));
+		if (!strv_has(seen, body)) {
+			kvb_strv_push(seen, body);
+			kvb_strv_pushf(&pf->problems, "%s: %s", who, body);
+		}
+		free(body);
+	}
+}
+
+static void check_knobs(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_preflight *pf)
+{
+	struct kvb_strv seen = KVB_STRV_INIT;
+	check_runtime(&p->setup, "platform setup", p, &seen, pf);
+	for (size_t v = 0; v < a->nvariants; v++) {
+		char *who = kvb_xasprintf("variant '%s'", a->variants[v].name);
+		check_runtime(&a->variants[v].rt, who, p, &seen, pf);
+		free(who);
+	}
+	for (size_t s = 0; s < a->nspecs; s++) {
+		char *who = kvb_xasprintf("job '%s'", a->specs[s].id);
+		check_runtime(&a->specs[s].rt, who, p, &seen, pf);
+		free(who);
+	}
+	kvb_strv_release(&seen);
+}
+
 size_t kvb_preflight_run(const struct kvb_agenda *a, const struct kvb_platform *p, int allow_unverified,
 			 int probe_target, struct kvb_preflight *pf)
 {
 	for (size_t v = 0; v < a->nvariants; v++)
 		check_variant(&a->variants[v], p, allow_unverified, pf);
 	if (p) {
+		check_knobs(a, p, pf);
 		kvb_preflight_platform(p, pf);
 		if (probe_target)
 			probe_tools(a, p, pf);

@@ -10,6 +10,9 @@
  *    whose sha256 is in the artifact cache is fine; any other URL must answer
  *    a HEAD (file:// URLs: the file must be readable);
  *  - a kernel variant on a platform that cannot install kernels (flash none);
+ *  - knobs: every cpufreq cluster (WA3 CLUSTER_governor ...) is in the
+ *    platform's topology.clusters; no WA3 runtime parameter kvbench cannot
+ *    apply (wa3_unapplied: CPU hotplug, governor tunables);
  *  - the platform's own files: connection.key and an explicit
  *    connection.known_hosts must be readable files;
  *  - when probe_target is set and the board answers now (never booting one:

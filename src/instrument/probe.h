@@ -20,7 +20,11 @@
  *    only the "(W)" columns are kept.
  *  - KVB_PROBE_MONSOON: whitespace or comma separated W values, no time:
  *    sample i is at i / rate_hz; an optional first non-numeric line names the
- *    columns (default names output_power, usb_power, col3, ...).
+ *    columns (default names output_power, usb_power, col3, ...). This is
+ *    monsoon.py --includeusb stdout and every devlib MeasurementsCsv without a
+ *    time column (devlib's monsoon and caiman-based energy probe CSVs): named
+ *    SITE_voltage / _current / _energy / _temperature columns are not power
+ *    and are skipped. tests/fixtures/field/{monsoon,aep} hold real captures.
  * Power is converted to mW on the way in.
  *
  * Bad data is an error naming FILE:LINE: a line with too few or too many

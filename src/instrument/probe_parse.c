@@ -254,6 +254,20 @@ static double split_units(char *name)
 	return 0;
 }
 
+/*
+ * devlib's MeasurementsCsv names a column SITE_KIND in SI units (devlib/instrument/__init__.py
+ * MEASUREMENT_TYPES; e.g. its EnergyProbeInstrument writes BAT_current,BAT_power,BAT_voltage in
+ * A, W, V, tests/fixtures/field/aep): only power is a sample channel here.
+ */
+static int not_power(const char *name)
+{
+	static const char *const kinds[] = { "_voltage", "_current", "_energy", "_temperature", NULL };
+	for (int i = 0; kinds[i]; i++)
+		if (ends_with(name, kinds[i]))
+			return 1;
+	return 0;
+}
+
 /* Applies `channels:` (select + rename) and creates the sample channels. names[i] NULL = not a value column. */
 static int bind_columns(struct pstate *ps, char **names, double *scale, int n, struct kvb_error *err)
 {
@@ -456,6 +470,10 @@ static int header(struct pstate *ps, struct kvb_error *err)
 			else
 				names[i] = field_dup(ps, i);
 			scale[i] = 1000;
+			if (!data_line && not_power(names[i])) {
+				free(names[i]);
+				names[i] = NULL;
+			}
 		}
 		break;
 	}

@@ -191,6 +191,18 @@ static void fmt_verdict(char *buf, size_t n, const struct kvb_cell_stats *cs)
 	kvb_verdict_cell(buf, n, cs);
 }
 
+/* The verdict of a compared cell ("-" when the variant has no result or nothing to compare). */
+static void verdict_cell(struct kvb_box *b, const struct kvb_cell_stats *cs)
+{
+	char t[128];
+	if (!cs->has_cmp) {
+		kvb_box_cell_raw(b, "-", "", KVB_CELL_NULL);
+		return;
+	}
+	fmt_verdict(t, sizeof(t), cs);
+	kvb_box_cell(b, t);
+}
+
 static int any_labels(const struct kvb_report *r)
 {
 	for (size_t g = 0; g < r->ngroups; g++)
@@ -282,7 +294,7 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *out, int *one_boot)
 {
 	int labels = any_labels(r);
-	size_t nv = r->variants.n, nc = 2 + (labels ? 1 : 0) + 1 + 2 * (nv - 1), col = 0;
+	size_t nv = r->variants.n, nc = 2 + (labels ? 1 : 0) + 1 + 3 * (nv - 1), col = 0;
 	struct kvb_box b;
 	char t[256];
 	kvb_box_init(&b, nc);
@@ -296,6 +308,8 @@ static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o
 		if (v) {
 			snprintf(t, sizeof(t), "%s %%change", r->variants.v[v]);
 			kvb_box_header(&b, col++, t, KVB_ALIGN_RIGHT);
+			snprintf(t, sizeof(t), "%s verdict", r->variants.v[v]);
+			kvb_box_header(&b, col++, t, KVB_ALIGN_LEFT);
 		}
 	}
 	for (size_t gi = 0; gi < r->ngroups; gi++) {
@@ -326,6 +340,7 @@ static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o
 					diff_cell(&b, &cs);
 				else
 					kvb_box_cell(&b, "-");
+				verdict_cell(&b, &cs);
 			}
 		}
 	}
@@ -353,7 +368,7 @@ static const struct kvb_group *row_group(const struct kvb_report *r, const char 
 	return found;
 }
 
-/* --by KEY: one row per (metric, other classifiers, variant), one column per KEY value: `value (diff%)`. */
+/* --by KEY: one row per (metric, other classifiers, variant), one column per KEY value: `value (diff%) verdict`. */
 static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *out, int *one_boot)
 {
 	struct kvb_strv vals = KVB_STRV_INIT, rows = KVB_STRV_INIT;
@@ -399,7 +414,7 @@ static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, 
 			for (size_t k = 0; k < vals.n; k++) {
 				const struct kvb_group *g = row_group(r, rows.v[ri], vals.v[k]);
 				struct kvb_cell_stats cs;
-				char n1[64], d[64], r1[64], rd[64], disp[160], raw[160];
+				char n1[64], d[64], r1[64], rd[64], verdict[128], disp[320], raw[320];
 				if (!g) {
 					kvb_box_cell(&b, "-");
 					continue;
@@ -412,9 +427,14 @@ static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, 
 				}
 				fmt_diff(d, sizeof(d), &cs, 0);
 				fmt_diff(rd, sizeof(rd), &cs, 1);
-				snprintf(disp, sizeof(disp), "%s (%s)%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), d,
+				verdict[0] = ' ';
+				if (cs.has_cmp)
+					fmt_verdict(verdict + 1, sizeof(verdict) - 1, &cs); /* " better", " undecided (~9 boots)" */
+				else
+					verdict[0] = '\0';
+				snprintf(disp, sizeof(disp), "%s (%s)%s%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), d, verdict,
 					 kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)));
-				snprintf(raw, sizeof(raw), "%s (%s)", kvb_fmt_raw(cs.value, r1, sizeof(r1)), rd);
+				snprintf(raw, sizeof(raw), "%s (%s)%s", kvb_fmt_raw(cs.value, r1, sizeof(r1)), rd, verdict);
 				kvb_box_cell_raw(&b, disp, raw, KVB_CELL_TEXT);
 			}
 		}
@@ -590,9 +610,18 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 	}
 	kvb_event_notes_load(s, r.runs, r.nruns, &g_notes, err);
 	g_notes.by = o->sel.by;
+	if ((rc = kvb_report_set_margins(s, &r, o->margin, err))) {
+		kvb_report_release(&r);
+		kvb_event_notes_release(&g_notes);
+		return rc;
+	}
 	if (fmt != &kvb_format_json && fmt != &kvb_format_html && o->sel.by && o->layout && !strcmp(o->layout, "wide")) {
 		/* the mailing-list table (report/mailtable.h): one table per metric, its own text forms */
 		kvb_mailtable_print(&r, o, out, &one_boot);
+		if (fmt == &kvb_format_table)
+			fputc('\n', out); /* markdown's legend opens with its own blank line */
+		if (fmt != &kvb_format_csv)
+			kvb_verdict_legend(out, &r, o);
 		kvb_event_notes_print(&g_notes, fmt->name, out);
 		kvb_event_notes_release(&g_notes);
 		if (one_boot)
@@ -600,11 +629,6 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 				 "(run with --rounds 2 or more)");
 		kvb_report_release(&r);
 		return KVB_OK;
-	}
-	if ((rc = kvb_report_set_margins(s, &r, o->margin, err))) {
-		kvb_report_release(&r);
-		kvb_event_notes_release(&g_notes);
-		return rc;
 	}
 	memset(&table, 0, sizeof(table));
 	memset(&sec, 0, sizeof(sec));

@@ -1,6 +1,7 @@
 /* Implements the mailing-list table: rows = a classifier's values, columns = mean(±cov%) and diff per variant. */
 #include "report/mailtable.h"
 #include "report/box.h"
+#include "report/verdict.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -51,7 +52,7 @@ static void cells(struct kvb_box *b, const struct kvb_report *r, const struct kv
 {
 	size_t nv = r->variants.n;
 	struct kvb_cell_stats *cs = kvb_xcalloc(nv, sizeof(*cs));
-	char n1[64];
+	char n1[64], vt[128];
 	for (size_t v = 0; v < nv; v++) {
 		if (g)
 			kvb_cell_compute(r, g, v, o->stat, o->alpha, &cs[v]);
@@ -80,6 +81,9 @@ static void cells(struct kvb_box *b, const struct kvb_report *r, const struct kv
 			kvb_box_cellf(b, "%+.2f%%%s", cs[v].diff_pct, cs[v].significant ? "*" : "");
 		if (csv)
 			kvb_box_cell(b, cs[v].has_cmp ? (cs[v].significant ? "1" : "0") : "");
+		if (cs[v].has_cmp)
+			kvb_verdict_cell(vt, sizeof(vt), &cs[v]); /* better, worse, same, undecided (~N boots) */
+		kvb_box_cell(b, cs[v].has_cmp ? vt : csv ? "" : "-");
 	}
 	free(cs);
 }
@@ -103,6 +107,8 @@ static void headers(struct kvb_box *b, size_t *col, const struct kvb_report *r, 
 			snprintf(t, sizeof(t), "%s significant", r->variants.v[v]);
 			kvb_box_header(b, (*col)++, t, KVB_ALIGN_RIGHT);
 		}
+		snprintf(t, sizeof(t), "%s verdict", r->variants.v[v]);
+		kvb_box_header(b, (*col)++, t, KVB_ALIGN_LEFT);
 	}
 }
 
@@ -111,7 +117,7 @@ void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts 
 	struct kvb_strv tables = KVB_STRV_INIT, vals = KVB_STRV_INIT;
 	size_t *first = kvb_xcalloc(r->ngroups + 1, sizeof(*first)), *order;
 	int csv = o->format && !strcmp(o->format, "csv"), md = o->format && !strcmp(o->format, "markdown");
-	size_t nv = r->variants.n, percol = csv ? 2 : 1;
+	size_t nv = r->variants.n, percol = csv ? 2 : 1, perdiff = percol + 1; /* diff [significant] verdict */
 	char t[256];
 
 	for (size_t gi = 0; gi < r->ngroups; gi++) {
@@ -143,7 +149,7 @@ void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts 
 	if (csv) {
 		struct kvb_box b;
 		size_t col = 0;
-		kvb_box_init(&b, 4 + percol * nv + percol * (nv - 1));
+		kvb_box_init(&b, 4 + percol * nv + perdiff * (nv - 1));
 		kvb_box_header(&b, col++, "workload", KVB_ALIGN_LEFT);
 		kvb_box_header(&b, col++, "metric", KVB_ALIGN_LEFT);
 		kvb_box_header(&b, col++, "classifiers", KVB_ALIGN_LEFT);
@@ -174,7 +180,7 @@ void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts 
 				g0->lower_is_better ? "lower" : "higher", *g0->label ? "; " : "", g0->label);
 			if (md)
 				fputc('\n', out);
-			kvb_box_init(&b, 1 + nv + (nv - 1));
+			kvb_box_init(&b, 1 + nv + perdiff * (nv - 1));
 			kvb_box_header(&b, col++, o->sel.by, KVB_ALIGN_LEFT);
 			headers(&b, &col, r, o, 0);
 			for (size_t k = 0; k < vals.n; k++) {

@@ -3,15 +3,16 @@
  * posts kvbench was born from (shared/seeds 000, 001):
  *
  *   sched_pipe ops_per_sec (ops/s), higher is better
- *   | cgroup_depth | base mean(±cov)  | patch mean(±cov) | patch diff |
- *   | root         | 59652(±0.18%)    | 59876(±0.24%)    |     +0.38% |
- *   | level1       | 55608(±0.27%)    | 55923(±0.24%)    |    +0.57%* |
+ *   | cgroup_depth | base mean(±cov)  | patch mean(±cov) | patch diff | patch verdict |
+ *   | root         | 59652(±0.18%)    | 59876(±0.24%)    |     +0.38% | same          |
+ *   | level1       | 55608(±0.27%)    | 55923(±0.24%)    |    +0.57%* | better        |
  *
  * One table per (workload, metric, other classifiers), in the order of the
  * --metric patterns; rows are the KEY values (cgroup_depth 0.. as root,
  * level1..); per variant the statistic (--stat) with its CoV, then per
- * non-baseline variant the % difference with `*` when significant (the
- * verdict of kvb_cell_compute). csv: one table, full precision, with
+ * non-baseline variant the % difference with `*` when significant and the
+ * three-way verdict (kvb_cell_compute; report/verdict.h, whose legend the
+ * caller prints under the tables). csv: one table, full precision, with
  * workload/metric/classifier columns instead of titles.
  */
 #ifndef KVB_REPORT_MAILTABLE_H

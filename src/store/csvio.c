@@ -1,5 +1,6 @@
 /* Implements long-format CSV import (libcsv) and export of results. */
 #include "store/csvio.h"
+#include "store/batch.h"
 #include "config/keys.h"
 #include "core/buf.h"
 #include "core/util.h"
@@ -72,28 +73,31 @@ static void on_record(int c, void *arg)
 }
 
 /*
- * Parses the file held in b record by record, calling fn for each (the
- * header is index 0). Line numbers are 1-based physical lines. Returns the
- * first error: a CSV syntax error (KVB_EINPUT naming the line) or fn's code.
+ * Parses the open file f line by line (getline: memory is the longest line,
+ * not the file), calling fn for each record (the header is index 0). Line
+ * numbers are 1-based physical lines. Returns the first error: a read error,
+ * a CSV syntax error (KVB_EINPUT naming the line) or fn's code.
  */
-static int csv_scan(const char *file, const struct kvb_buf *b, rec_fn fn, void *ctx, struct kvb_error *err)
+static int csv_scan(const char *file, FILE *f, rec_fn fn, void *ctx, struct kvb_error *err)
 {
 	struct csv_parser p;
 	struct scanner sc = { .next_line = 1, .fn = fn, .ctx = ctx, .err = err };
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
 	int rc = KVB_OK;
 	sc.cur.line = 1;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL | CSV_EMPTY_IS_NULL) != 0)
 		return kvb_error_set(err, KVB_EINPUT, "%s: csv_init failed", file);
-	/* Feed line by line so records know the physical line they start on. */
-	for (size_t off = 0; off < b->len && !sc.rc;) {
-		const char *nl = memchr(b->data + off, '\n', b->len - off);
-		size_t len = nl ? (size_t)(nl - (b->data + off)) + 1 : b->len - off;
+	/* Fed line by line so records know the physical line they start on. */
+	while (!sc.rc && (got = getline(&line, &cap, f)) > 0) {
+		size_t len = (size_t)got;
 		/* fields are C strings from here on: a NUL would silently cut one short */
-		if (memchr(b->data + off, '\0', len)) {
+		if (memchr(line, '\0', len)) {
 			rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: NUL byte (not a text file)", file, sc.next_line);
 			break;
 		}
-		if (csv_parse(&p, b->data + off, len, on_field, on_record, &sc) != len) {
+		if (csv_parse(&p, line, len, on_field, on_record, &sc) != len) {
 			rc = csv_error(&p) == CSV_EPARSE
 				     ? kvb_error_set(err, KVB_EINPUT,
 						     "%s:%ld: malformed quoted field (RFC 4180: quote the whole field, "
@@ -102,15 +106,17 @@ static int csv_scan(const char *file, const struct kvb_buf *b, rec_fn fn, void *
 						     csv_strerror(csv_error(&p)));
 			break;
 		}
-		off += len;
 		sc.next_line++;
 		if (!sc.cur.n && sc.cur.line < sc.next_line)
 			sc.cur.line = sc.next_line;
 	}
+	if (!rc && !sc.rc && ferror(f))
+		rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: read error: %s", file, sc.next_line, strerror(errno));
 	if (!rc && !sc.rc && csv_fini(&p, on_field, on_record, &sc) != 0)
 		rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: unterminated quoted field in the record starting here",
 				   file, sc.cur.line);
 	csv_free(&p);
+	free(line);
 	free(sc.cur.arena);
 	free(sc.cur.off);
 	return rc ? rc : sc.rc;
@@ -146,13 +152,13 @@ void kvb_csv_rows_release(struct kvb_csv_rows *r)
 
 int kvb_csv_read(const char *file, struct kvb_csv_rows *r, struct kvb_error *err)
 {
-	struct kvb_buf b = KVB_BUF_INIT;
+	FILE *f;
 	int rc;
 	memset(r, 0, sizeof(*r));
-	if (kvb_buf_read_file(&b, file))
+	if (!(f = fopen(file, "r")))
 		return kvb_error_set(err, KVB_EINPUT, "%s: cannot read: %s", file, strerror(errno));
-	rc = csv_scan(file, &b, collect_rec, r, err);
-	kvb_buf_release(&b);
+	rc = csv_scan(file, f, collect_rec, r, err);
+	fclose(f);
 	if (rc)
 		kvb_csv_rows_release(r); /* the records read before the error are not the caller's to free */
 	return rc;
@@ -162,7 +168,7 @@ enum col { C_VARIANT, C_WORKLOAD, C_METRIC, C_VALUE, C_UNITS, C_LIB, C_ITER, C_B
 static const char *const col_names[] = { "variant", "workload", "metric", "value", "units", "lower_is_better",
 					 "iteration", "boot", "section" };
 
-/* State shared by the two passes over the file. */
+/* State of one import: the header, the rows' verdicts and the open transaction's statements. */
 struct import {
 	const char *file;
 	struct kvb_store *s;
@@ -173,7 +179,8 @@ struct import {
 	struct kvb_buf msgs;
 	struct kvb_strv variants; /* in order of first appearance */
 	int64_t *vids, run_id;
-	sqlite3_stmt *job_st, *cls_st, *met_st;
+	int64_t next_job; /* the id of the next job row: written explicitly, so rows can be batched */
+	struct kvb_batch jobs, classifiers, metrics;
 };
 
 static int blank(const struct rec *r)
@@ -189,237 +196,264 @@ static size_t variant_find(const struct import *im, const char *name)
 	return k;
 }
 
-/* Pass 1: header columns, then every row checked (up to 20 messages kept) and the variants listed. */
-static int check_rec(const struct rec *row, size_t index, void *ctx, struct kvb_error *err)
+static int store_fail(const struct import *im, struct kvb_error *err)
 {
-	struct import *im = ctx;
+	return kvb_error_set(err, KVB_ESTORE, "%s: %s", im->s->path, sqlite3_errmsg(im->s->db));
+}
+
+/* The header: where each known column is; a missing needed column is an error of line 1. */
+static int import_header(struct import *im, const struct rec *row)
+{
+	for (size_t k = 0; k < row->n; k++)
+		kvb_strv_push(&im->header, fld(row, k));
+	for (int c = 0; c < C_N; c++) {
+		im->idx[c] = -1;
+		for (size_t k = 0; k < row->n; k++)
+			if (!strcmp(fld(row, k), col_names[c]) || (c == C_BOOT && !strcmp(fld(row, k), "round")))
+				im->idx[c] = (int)k;
+	}
+	for (int c = 0; c < C_BOOT; c++)
+		if (im->idx[c] < 0 && c != C_UNITS && c != C_LIB && c != C_ITER) {
+			kvb_buf_addf(&im->msgs, "%s%s:1: missing column '%s' (need variant, workload, metric, value)",
+				     im->msgs.len ? "\n" : "", im->file, col_names[c]);
+			im->nerr++;
+		}
+	/* nothing is imported from a file with errors; without the columns rows cannot be checked */
+	im->header_bad = im->nerr > 0;
+	return im->nerr ? KVB_EINPUT : KVB_OK;
+}
+
+/* What is wrong with a data row (why[] may hold the text), or NULL. */
+static const char *row_problem(const struct import *im, const struct rec *row, char *why, size_t n)
+{
 	const int *idx = im->idx;
-	size_t ncols = im->header.n;
 	double v;
 	int64_t it;
-	const char *bad = NULL;
-	char why[256];
-	(void)err;
-	if (index == 0) {
-		for (size_t k = 0; k < row->n; k++)
-			kvb_strv_push(&im->header, fld(row, k));
-		for (int c = 0; c < C_N; c++) {
-			im->idx[c] = -1;
-			for (size_t k = 0; k < row->n; k++)
-				if (!strcmp(fld(row, k), col_names[c]) || (c == C_BOOT && !strcmp(fld(row, k), "round")))
-					im->idx[c] = (int)k;
-		}
-		for (int c = 0; c < C_BOOT; c++)
-			if (im->idx[c] < 0 && c != C_UNITS && c != C_LIB && c != C_ITER) {
-				kvb_buf_addf(&im->msgs, "%s%s:1: missing column '%s' (need variant, workload, metric, value)",
-					     im->msgs.len ? "\n" : "", im->file, col_names[c]);
-				im->nerr++;
-			}
-		/* nothing is imported from a file with errors; without the columns rows cannot be checked */
-		im->header_bad = im->nerr > 0;
-		return im->nerr ? KVB_EINPUT : KVB_OK;
+	if (row->n != im->header.n) {
+		snprintf(why, n, "%zu fields, header has %zu", row->n, im->header.n);
+		return why;
 	}
+	if (kvb_parse_double(fld(row, idx[C_VALUE]), &v) || !isfinite(v)) {
+		snprintf(why, n, "value \"%.40s\" is not a finite number", fld(row, idx[C_VALUE]));
+		return why;
+	}
+	if (!fld(row, idx[C_VARIANT])[0] || !fld(row, idx[C_WORKLOAD])[0] || !fld(row, idx[C_METRIC])[0])
+		return "variant, workload and metric must not be empty";
+	if (idx[C_LIB] >= 0 && strcmp(fld(row, idx[C_LIB]), "0") && strcmp(fld(row, idx[C_LIB]), "1") &&
+	    strcmp(fld(row, idx[C_LIB]), "true") && strcmp(fld(row, idx[C_LIB]), "false")) {
+		snprintf(why, n, "lower_is_better \"%.20s\" is not 0/1/true/false", fld(row, idx[C_LIB]));
+		return why;
+	}
+	if (idx[C_ITER] >= 0 && fld(row, idx[C_ITER])[0] && (kvb_parse_i64(fld(row, idx[C_ITER]), &it) || it < 1)) {
+		snprintf(why, n, "iteration \"%.20s\" is not a positive integer", fld(row, idx[C_ITER]));
+		return why;
+	}
+	if (idx[C_BOOT] >= 0 && fld(row, idx[C_BOOT])[0] && (kvb_parse_i64(fld(row, idx[C_BOOT]), &it) || it < 1)) {
+		snprintf(why, n, "boot \"%.20s\" is not a positive integer", fld(row, idx[C_BOOT]));
+		return why;
+	}
+	return NULL;
+}
+
+/* The variant row of name, added to the run at its first appearance (position = order of appearance). */
+static int variant_id(struct import *im, const char *name, int64_t *id, struct kvb_error *err)
+{
+	size_t k = variant_find(im, name);
+	int rc;
+	if (k == im->variants.n) {
+		struct kvb_variant_row vr = { .name = name, .position = (int)k, .runtime_json = "{}" };
+		kvb_strv_push(&im->variants, name);
+		im->vids = kvb_xrealloc(im->vids, im->variants.n * sizeof(*im->vids));
+		if ((rc = kvb_store_variant_add(im->s, im->run_id, &vr, &im->vids[k], err)) ||
+		    (rc = kvb_store_variant_status(im->s, im->vids[k], "ok", NULL, err)))
+			return rc;
+	}
+	*id = im->vids[k];
+	return KVB_OK;
+}
+
+/* One job classifier row (metric_id NULL). */
+static int add_classifier(struct import *im, int64_t job, const char *key, const char *value, struct kvb_error *err)
+{
+	kvb_batch_int(&im->classifiers, job);
+	kvb_batch_text(&im->classifiers, key);
+	kvb_batch_text(&im->classifiers, value);
+	return kvb_batch_row_end(&im->classifiers, err);
+}
+
+/*
+ * One job per row, with the rows kvb_store_job_write would write for a fresh
+ * job (job classifiers, one metric; no attempt history: nothing was attempted
+ * here), bound straight from the record. Metric rows of one job are not
+ * regrouped: a long-format file does not say which values came from one run
+ * of a tool.
+ */
+static int insert_row(struct import *im, const struct rec *row, size_t index, struct kvb_error *err)
+{
+	const int *idx = im->idx;
+	const char *section = idx[C_SECTION] >= 0 && fld(row, idx[C_SECTION])[0] ? fld(row, idx[C_SECTION]) : NULL;
+	const char *lib = idx[C_LIB] >= 0 ? fld(row, idx[C_LIB]) : "0";
+	int64_t it = 1, boot = 1, vid, job = im->next_job++;
+	double v;
+	char its[32];
+	int rc;
+	if (idx[C_ITER] >= 0 && fld(row, idx[C_ITER])[0])
+		kvb_parse_i64(fld(row, idx[C_ITER]), &it);
+	if (idx[C_BOOT] >= 0 && fld(row, idx[C_BOOT])[0])
+		kvb_parse_i64(fld(row, idx[C_BOOT]), &boot);
+	if ((rc = variant_id(im, fld(row, idx[C_VARIANT]), &vid, err)))
+		return rc;
+	kvb_batch_int(&im->jobs, job);
+	kvb_batch_int(&im->jobs, im->run_id);
+	kvb_batch_int(&im->jobs, vid);
+	kvb_batch_int(&im->jobs, (int64_t)index); /* seq */
+	kvb_batch_int(&im->jobs, boot);           /* round */
+	for (int i = 0; i < 3; i++)               /* spec_id, workload, label */
+		kvb_batch_text(&im->jobs, fld(row, idx[C_WORKLOAD]));
+	kvb_batch_text(&im->jobs, section);
+	kvb_batch_int(&im->jobs, it);
+	kvb_batch_text(&im->jobs, "ok");
+	kvb_batch_int(&im->jobs, 1); /* attempts */
+	if ((rc = kvb_batch_row_end(&im->jobs, err)))
+		return rc;
+
+	snprintf(its, sizeof(its), "%lld", (long long)it);
+	if ((rc = add_classifier(im, job, "variant", fld(row, idx[C_VARIANT]), err)) ||
+	    (rc = add_classifier(im, job, "iteration", its, err)) ||
+	    (section && (rc = add_classifier(im, job, "section", section, err))))
+		return rc;
+	for (size_t c = 0; c < row->n; c++) {
+		int known = 0;
+		for (int kc = 0; kc < C_N; kc++)
+			known |= idx[kc] == (int)c;
+		if (!known && fld(row, c)[0] && (rc = add_classifier(im, job, im->header.v[c], fld(row, c), err)))
+			return rc;
+	}
+
+	kvb_parse_double(fld(row, idx[C_VALUE]), &v);
+	kvb_batch_int(&im->metrics, job);
+	kvb_batch_text(&im->metrics, fld(row, idx[C_METRIC]));
+	kvb_batch_double(&im->metrics, v);
+	kvb_batch_text(&im->metrics, idx[C_UNITS] >= 0 ? fld(row, idx[C_UNITS]) : "");
+	kvb_batch_int(&im->metrics, !strcmp(lib, "1") || !strcmp(lib, "true"));
+	return kvb_batch_row_end(&im->metrics, err);
+}
+
+/*
+ * The record callback of the one pass: the header, then every row checked (up
+ * to 20 messages kept) and, while no row was bad, inserted. A bad row stops
+ * the inserts, not the checking: the user sees every problem at once, and the
+ * transaction is rolled back (import_finish).
+ */
+static int import_rec(const struct rec *row, size_t index, void *ctx, struct kvb_error *err)
+{
+	struct import *im = ctx;
+	char why[256];
+	const char *bad;
+	if (index == 0)
+		return import_header(im, row);
 	if (blank(row))
 		return KVB_OK;
-	if (row->n != ncols) {
-		snprintf(why, sizeof(why), "%zu fields, header has %zu", row->n, ncols);
-		bad = why;
-	} else if (kvb_parse_double(fld(row, idx[C_VALUE]), &v) || !isfinite(v)) {
-		snprintf(why, sizeof(why), "value \"%.40s\" is not a finite number", fld(row, idx[C_VALUE]));
-		bad = why;
-	} else if (!fld(row, idx[C_VARIANT])[0] || !fld(row, idx[C_WORKLOAD])[0] || !fld(row, idx[C_METRIC])[0]) {
-		bad = "variant, workload and metric must not be empty";
-	} else if (idx[C_LIB] >= 0 && strcmp(fld(row, idx[C_LIB]), "0") && strcmp(fld(row, idx[C_LIB]), "1") &&
-		   strcmp(fld(row, idx[C_LIB]), "true") && strcmp(fld(row, idx[C_LIB]), "false")) {
-		snprintf(why, sizeof(why), "lower_is_better \"%.20s\" is not 0/1/true/false", fld(row, idx[C_LIB]));
-		bad = why;
-	} else if (idx[C_ITER] >= 0 && fld(row, idx[C_ITER])[0] &&
-		   (kvb_parse_i64(fld(row, idx[C_ITER]), &it) || it < 1)) {
-		snprintf(why, sizeof(why), "iteration \"%.20s\" is not a positive integer", fld(row, idx[C_ITER]));
-		bad = why;
-	} else if (idx[C_BOOT] >= 0 && fld(row, idx[C_BOOT])[0] &&
-		   (kvb_parse_i64(fld(row, idx[C_BOOT]), &it) || it < 1)) {
-		snprintf(why, sizeof(why), "boot \"%.20s\" is not a positive integer", fld(row, idx[C_BOOT]));
-		bad = why;
-	}
-	if (bad) {
+	if ((bad = row_problem(im, row, why, sizeof(why)))) {
 		if (im->nerr < 20)
 			kvb_buf_addf(&im->msgs, "%s%s:%ld: %s", im->msgs.len ? "\n" : "", im->file, row->line, bad);
 		im->nerr++;
 		return KVB_OK;
 	}
-	if (variant_find(im, fld(row, idx[C_VARIANT])) == im->variants.n)
-		kvb_strv_push(&im->variants, fld(row, idx[C_VARIANT]));
-	return KVB_OK;
-}
-
-/* One job classifier row (key, value) of job. */
-static int add_cls(struct import *im, int64_t job, const char *key, const char *value, struct kvb_error *err)
-{
-	sqlite3_stmt *st = im->cls_st;
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, job);
-	sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, value, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", im->s->path, sqlite3_errmsg(im->s->db));
-	return KVB_OK;
-}
-
-/*
- * Pass 2 (inside the import's transaction): one job per row. It carries the
- * row's classifiers; metric rows of one job are not regrouped because a
- * long-format file does not say which values came from one run of a tool.
- */
-static int import_rec(const struct rec *row, size_t index, void *ctx, struct kvb_error *err)
-{
-	struct import *im = ctx;
-	const int *idx = im->idx;
-	sqlite3_stmt *st = im->job_st;
-	int64_t it = 1, boot = 1, job;
-	double v;
-	char its[32];
-	int rc;
-	if (index == 0 || blank(row))
-		return KVB_OK;
 	im->nrows++;
-	if (idx[C_ITER] >= 0 && fld(row, idx[C_ITER])[0])
-		kvb_parse_i64(fld(row, idx[C_ITER]), &it);
-	if (idx[C_BOOT] >= 0 && fld(row, idx[C_BOOT])[0])
-		kvb_parse_i64(fld(row, idx[C_BOOT]), &boot);
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, im->run_id);
-	sqlite3_bind_int64(st, 2, im->vids[variant_find(im, fld(row, idx[C_VARIANT]))]);
-	sqlite3_bind_int64(st, 3, (int64_t)index);
-	sqlite3_bind_int64(st, 4, boot);
-	sqlite3_bind_text(st, 5, fld(row, idx[C_WORKLOAD]), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, fld(row, idx[C_WORKLOAD]), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 7, fld(row, idx[C_WORKLOAD]), -1, SQLITE_STATIC);
-	if (idx[C_SECTION] >= 0 && fld(row, idx[C_SECTION])[0])
-		sqlite3_bind_text(st, 8, fld(row, idx[C_SECTION]), -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 8);
-	sqlite3_bind_int64(st, 9, it);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", im->s->path, sqlite3_errmsg(im->s->db));
-	job = sqlite3_last_insert_rowid(im->s->db);
-	/* the rows kvb_store_job_write would write for a fresh job (job classifiers, one metric; no attempt
-	 * history: nothing was attempted here),
-	 * bound straight from the record: no JSON or metric list per row */
-	snprintf(its, sizeof(its), "%lld", (long long)it);
-	rc = add_cls(im, job, "variant", fld(row, idx[C_VARIANT]), err);
-	if (!rc)
-		rc = add_cls(im, job, "iteration", its, err);
-	if (!rc && idx[C_SECTION] >= 0 && fld(row, idx[C_SECTION])[0])
-		rc = add_cls(im, job, "section", fld(row, idx[C_SECTION]), err);
-	for (size_t c = 0; !rc && c < row->n; c++) {
-		int known = 0;
-		for (int kc = 0; kc < C_N; kc++)
-			known |= idx[kc] == (int)c;
-		if (!known && fld(row, c)[0])
-			rc = add_cls(im, job, im->header.v[c], fld(row, c), err);
-	}
-	if (rc)
-		return rc;
-	kvb_parse_double(fld(row, idx[C_VALUE]), &v);
-	st = im->met_st;
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, job);
-	sqlite3_bind_text(st, 2, fld(row, idx[C_METRIC]), -1, SQLITE_STATIC);
-	sqlite3_bind_double(st, 3, v);
-	sqlite3_bind_text(st, 4, idx[C_UNITS] >= 0 ? fld(row, idx[C_UNITS]) : "", -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 5, idx[C_LIB] >= 0 && (!strcmp(fld(row, idx[C_LIB]), "1") || !strcmp(fld(row, idx[C_LIB]), "true")));
-	if (sqlite3_step(st) != SQLITE_DONE)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", im->s->path, sqlite3_errmsg(im->s->db));
-	return KVB_OK;
+	return im->nerr ? KVB_OK : insert_row(im, row, index, err);
 }
 
 /*
- * Two passes over the file held in memory (the only O(file) allocation):
- * check every row first, so nothing is imported from a file with errors, then
- * insert in one transaction with prepared statements. Memory is the file's
- * size plus one record, whatever the number of rows.
+ * Opens the import's one transaction: the run row and the batched inserts.
+ * Foreign-key checks are off for it: every id written comes from a row
+ * inserted in this transaction, and the lookups (one per row and table)
+ * would only re-check that, at a third of the import's time. Job ids are
+ * given explicitly from max(id) + 1, the id SQLite would pick (no
+ * AUTOINCREMENT; BEGIN IMMEDIATE holds the write lock), so a job's
+ * classifier and metric rows can be batched before the job row is written.
+ */
+static int import_begin(struct import *im, struct kvb_error *err)
+{
+	struct kvb_run_info ri = { .agenda_path = im->file, .platform = "import", .rounds = 1, .status = "imported",
+				   .command_line = "kvbench import csv", .exec_order = "by_iteration" };
+	sqlite3_stmt *st;
+	int rc;
+	kvb_batch_init(&im->jobs, im->s,
+		       "INSERT OR FAIL INTO job(id, run_id, variant_id, seq, round, spec_id, workload, label, section,"
+		       " iteration, status, attempts) VALUES", 12);
+	kvb_batch_init(&im->classifiers, im->s, "INSERT OR FAIL INTO classifier(job_id, key, value) VALUES", 3);
+	kvb_batch_init(&im->metrics, im->s,
+		       "INSERT OR FAIL INTO metric(job_id, name, value, units, lower_is_better) VALUES", 5);
+	if ((rc = kvb_store_exec(im->s, "PRAGMA foreign_keys = OFF", err)) || (rc = kvb_store_begin(im->s, err)))
+		return rc;
+	if ((rc = kvb_store_run_begin(im->s, &ri, &im->run_id, err)))
+		return rc;
+	if (sqlite3_prepare_v2(im->s->db, "SELECT coalesce(max(id), 0) + 1 FROM job", -1, &st, NULL) != SQLITE_OK)
+		return store_fail(im, err);
+	rc = sqlite3_step(st) == SQLITE_ROW ? KVB_OK : store_fail(im, err);
+	im->next_job = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Commits a file without errors and with rows; anything else is the caller's rollback with err set. */
+static int import_finish(struct import *im, struct kvb_error *err)
+{
+	int rc;
+	if (!im->header.n)
+		return kvb_error_set(err, KVB_EINPUT, "%s:1: empty file (expected a header row)", im->file);
+	if (im->nerr)
+		return kvb_error_set(err, KVB_EINPUT, "%s%s", im->msgs.data,
+				     im->nerr > 20 ? "\n(more errors not shown)" : "");
+	/* a header and no row (or only blank lines) would become an empty run that diff then reports */
+	if (!im->nrows)
+		return kvb_error_set(err, KVB_EINPUT, "%s: no rows after the header: nothing imported", im->file);
+	if ((rc = kvb_batch_flush(&im->jobs, err)) || (rc = kvb_batch_flush(&im->classifiers, err)) ||
+	    (rc = kvb_batch_flush(&im->metrics, err)))
+		return rc;
+	return kvb_store_commit(im->s, err);
+}
+
+static void import_release(struct import *im)
+{
+	kvb_batch_release(&im->jobs);
+	kvb_batch_release(&im->classifiers);
+	kvb_batch_release(&im->metrics);
+	free(im->vids);
+	kvb_strv_release(&im->header);
+	kvb_strv_release(&im->variants);
+	kvb_buf_release(&im->msgs);
+}
+
+/*
+ * One pass over the file, streamed (memory is one line plus SQLite's page
+ * cache, whatever the number of rows), inside one transaction: begin, check
+ * and insert every row, then commit, or roll back when any row was bad so
+ * nothing is imported from a file with errors.
  */
 int kvb_csv_import(struct kvb_store *s, const char *file, int64_t *run_id, struct kvb_error *err)
 {
 	struct import im = { .file = file, .s = s, .header = KVB_STRV_INIT, .msgs = KVB_BUF_INIT,
 			     .variants = KVB_STRV_INIT };
-	struct kvb_buf b = KVB_BUF_INIT;
-	int rc, fk_off = 0;
+	FILE *f = fopen(file, "r");
+	int rc;
 
-	if (kvb_buf_read_file(&b, file))
+	if (!f)
 		return kvb_error_set(err, KVB_EINPUT, "%s: cannot read: %s", file, strerror(errno));
-	rc = csv_scan(file, &b, check_rec, &im, err);
-	if (rc && !im.header_bad)
-		goto out; /* a syntax error: err holds it */
-	if (!im.header.n) {
-		rc = kvb_error_set(err, KVB_EINPUT, "%s:1: empty file (expected a header row)", file);
-		goto out;
+	rc = import_begin(&im, err);
+	if (!rc) {
+		rc = csv_scan(file, f, import_rec, &im, err);
+		if (!rc || im.header_bad)
+			rc = import_finish(&im, err); /* else a syntax or store error: err holds it */
 	}
-	if (im.nerr) {
-		rc = kvb_error_set(err, KVB_EINPUT, "%s%s", im.msgs.data, im.nerr > 20 ? "\n(more errors not shown)" : "");
-		goto out;
-	}
-	{
-		/* a header and no row (or only blank lines) would become an empty run that diff then reports;
-		 * pass 1 lists the variant of every good row, so no variant means no row */
-		if (!im.variants.n) {
-			rc = kvb_error_set(err, KVB_EINPUT, "%s: no rows after the header: nothing imported", file);
-			goto out;
-		}
-	}
-	{
-		struct kvb_run_info ri = { .agenda_path = file, .platform = "import", .rounds = 1, .status = "imported",
-					   .command_line = "kvbench import csv", .exec_order = "by_iteration" };
-		/* every id written below comes from a row inserted in this transaction: the foreign-key
-		 * lookups (one per row and table) would only re-check that, at a third of the import's time */
-		if ((rc = kvb_store_exec(s, "PRAGMA foreign_keys = OFF", err)))
-			goto out;
-		fk_off = 1;
-		if ((rc = kvb_store_begin(s, err)))
-			goto out;
-		/* one transaction for the whole file: kvb_store_run_begin etc. run inside it */
-		if ((rc = kvb_store_run_begin(s, &ri, &im.run_id, err)))
-			goto rollback;
-		im.vids = kvb_xcalloc(im.variants.n + 1, sizeof(*im.vids));
-		for (size_t k = 0; k < im.variants.n; k++) {
-			struct kvb_variant_row vr = { .name = im.variants.v[k], .position = (int)k, .runtime_json = "{}" };
-			if ((rc = kvb_store_variant_add(s, im.run_id, &vr, &im.vids[k], err)) ||
-			    (rc = kvb_store_variant_status(s, im.vids[k], "ok", NULL, err)))
-				goto rollback;
-		}
-		if (sqlite3_prepare_v3(s->db,
-				       "INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, label, section,"
-				       " iteration, status, attempts) VALUES(?,?,?,?,?,?,?,?,?,'ok',1)",
-				       -1, SQLITE_PREPARE_PERSISTENT, &im.job_st, NULL) != SQLITE_OK ||
-		    sqlite3_prepare_v3(s->db, "INSERT INTO classifier(job_id, key, value) VALUES(?,?,?)", -1,
-				       SQLITE_PREPARE_PERSISTENT, &im.cls_st, NULL) != SQLITE_OK ||
-		    sqlite3_prepare_v3(s->db,
-				       "INSERT INTO metric(job_id, name, value, units, lower_is_better) VALUES(?,?,?,?,?)", -1,
-				       SQLITE_PREPARE_PERSISTENT, &im.met_st, NULL) != SQLITE_OK) {
-			rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-			goto rollback;
-		}
-		if ((rc = csv_scan(file, &b, import_rec, &im, err)))
-			goto rollback;
-		if ((rc = kvb_store_commit(s, err)))
-			goto rollback;
+	if (rc)
+		kvb_store_rollback(s);
+	else
 		*run_id = im.run_id;
-		goto out;
-	}
-rollback:
-	kvb_store_rollback(s);
-out:
-	sqlite3_finalize(im.job_st);
-	sqlite3_finalize(im.cls_st);
-	sqlite3_finalize(im.met_st);
-	if (fk_off)
-		kvb_store_exec(s, "PRAGMA foreign_keys = ON", NULL);
-	free(im.vids);
-	kvb_strv_release(&im.header);
-	kvb_strv_release(&im.variants);
-	kvb_buf_release(&im.msgs);
-	kvb_buf_release(&b);
+	import_release(&im);
+	kvb_store_exec(s, "PRAGMA foreign_keys = ON", NULL);
+	fclose(f);
 	return rc;
 }
 

@@ -20,6 +20,10 @@
  * Imports FILE into a new run (status 'imported'). Every bad row is reported
  * in err (up to 20, each "FILE:LINE: ...") and nothing is imported from a
  * file with errors (KVB_EINPUT). *run_id receives the new run.
+ * One pass, streamed, in one transaction (rolled back on any error): memory
+ * is the longest line plus SQLite's page cache, whatever the file's size;
+ * rows are written in batches (store/batch.h). Errors: KVB_EINPUT (file),
+ * KVB_ESTORE (SQLite).
  */
 int kvb_csv_import(struct kvb_store *s, const char *file, int64_t *run_id, struct kvb_error *err);
 

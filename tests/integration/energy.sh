@@ -58,6 +58,14 @@ check "import replaced the channel's metric" test "$(q "$db" "select count(*) ||
 printf 'time,ch0\n0,1\n0.1,nan\n' >"$T/nan.csv"
 "$KVB" import energy "$T/nan.csv" --job "$job" -d "$db" 2>"$T/ierr"; rc=$?
 check "bad import exits 3 naming the line" sh -c "test $rc -eq 3 && grep -q 'nan.csv:3: column 2' '$T/ierr'"
+# A real Arm energy probe capture as devlib writes it (tests/fixtures/field/aep/PROVENANCE): no time,
+# 10 kHz, A/W/V columns; only BAT_power is a channel: 3.5e-6 J over the 9 samples.
+"$KVB" import energy "$SRC/tests/fixtures/field/aep/devlib-energyprobe-samples.csv" --format devlib --rate 10000 \
+  --job "$job" -d "$db" >/dev/null 2>"$T/aerr"; rc=$?
+check "import energy --format devlib exits 0" test "$rc" -eq 0
+check "devlib probe CSV: BAT_power only, 3.5e-6 J" test "$(q "$db" "select group_concat(chan_name) || ' ' || round(energy_j * 1e6, 6) from energy where job_id=$job and chan_name like 'BAT%'")" = "BAT_power 3.5"
+"$KVB" import energy "$SRC/tests/fixtures/field/aep/devlib-energyprobe-samples.csv" --format devlib --job "$job" -d "$db" 2>"$T/rerr"; rc=$?
+check "devlib CSV without --rate is a usage error" sh -c "test $rc -eq 2 && grep -q 'give --rate HZ' '$T/rerr'"
 "$KVB" export samples --job 999 -d "$db" >/dev/null 2>&1; rc=$?
 check "export of a job without samples exits 3" test "$rc" -eq 3
 bdb=$T/b.db

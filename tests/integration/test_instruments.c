@@ -278,6 +278,47 @@ out:
 	kvb_buf_release(&real_shapes);
 }
 
+/* "0.081740": digits, '.', six digits (monsoon.py's "%f"), the whole field. */
+static int monsoon_field(const char *a, size_t n)
+{
+	size_t i = strspn(a, "0123456789");
+	return i > 0 && i + 7 == n && a[i] == '.' && strspn(a + i + 1, "0123456789") >= 6;
+}
+
+/* Every line "W W\n": two monsoon_field()s and one space; returns lines or -1. */
+static long monsoon_lines(const char *d)
+{
+	long n = 0;
+	for (const char *a = d, *e; *a; a = e + 1, n++) {
+		const char *sp;
+		if (!(e = strchr(a, '\n')) || !(sp = memchr(a, ' ', (size_t)(e - a))) ||
+		    !monsoon_field(a, (size_t)(sp - a)) || !monsoon_field(sp + 1, (size_t)(e - sp - 1)))
+			return -1;
+	}
+	return n;
+}
+
+/* probe_sim monsoon writes what monsoon.py --includeusb wrote on a real Monsoon (tests/fixtures/field/monsoon). */
+static void test_meters__monsoon_sim_writes_monsoon_py_lines(void)
+{
+	const char *argv[] = { sim, "monsoon", "--channels", "2", "--duration", "1", "--rate", "500", "-o",
+			       path_in("sim-monsoon.txt"), NULL };
+	struct kvb_spawn_opts o = { .argv = argv, .timeout_ms = 60000 };
+	struct kvb_exec_result r;
+	struct kvb_error err;
+	struct kvb_buf real = KVB_BUF_INIT, got = KVB_BUF_INIT;
+	setup_once();
+	kvb_exec_result_init(&r);
+	CHECK(kvb_spawn_run(&o, &r, &err) == KVB_OK && r.exit_code == 0);
+	CHECK(kvb_buf_read_file(&real, KVB_SOURCE_DIR "/tests/fixtures/field/monsoon/monsoon-py-includeusb-stdout.txt") == 0);
+	CHECK(kvb_buf_read_file(&got, path_in("sim-monsoon.txt")) == 0);
+	CHECK(real.len && monsoon_lines(real.data) == 9);  /* the fixture itself has that form */
+	CHECK(got.len && monsoon_lines(got.data) == 501);  /* 1 s at 500 Hz, both ends */
+	kvb_exec_result_release(&r);
+	kvb_buf_release(&real);
+	kvb_buf_release(&got);
+}
+
 static void test_meters__absolute_times_cut_to_job_window(void)
 {
 	struct kvb_metrics m;
@@ -708,7 +749,8 @@ static void test_session__window_is_the_workload_time(void)
 #define TESTS                                                                                                          \
 	T(test_csv_command__constant_and_step_power_give_15_joules)                                                   \
 	T(test_meters__aep_monsoon_acme_give_15_joules)                                                                \
-	T(test_meters__iio_capture_sim_writes_the_real_format)                                                                \
+	T(test_meters__iio_capture_sim_writes_the_real_format)                                                       \
+	T(test_meters__monsoon_sim_writes_monsoon_py_lines)                                                            \
 	T(test_meters__absolute_times_cut_to_job_window)                                                               \
 	T(test_meters__bad_probe_data_is_an_error_with_line)                                                           \
 	T(test_juno_hwmon__energy_is_counter_delta)                                    \

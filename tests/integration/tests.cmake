@@ -5,6 +5,7 @@ kvb_script_test(it_resume integration/resume.sh integration 300)
 kvb_script_test(it_knobs integration/knobs.sh integration 120)
 kvb_script_test(it_cyclictest_local integration/cyclictest_local.sh integration 180)
 kvb_script_test(it_verdict integration/verdict.sh integration 120)
+kvb_script_test(it_import_csv integration/import_csv.sh integration 120)
 kvb_script_test(it_until_decided integration/until_decided.sh integration 300)
 kvb_test(test_rt_app_local integration/test_rt_app_local.c integration 120)
 
@@ -56,6 +57,8 @@ target_link_libraries(test_jankbench PRIVATE kvb_adb_fixture)
 # Flashers: fastboot (mkbootimg + Debian's fastboot against tests/sim/fastboot_sim, adbd_sim as the board).
 kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 110)
 kvb_test(test_flash ${CMAKE_CURRENT_LIST_DIR}/test_flash.c integration 110)
+# The simulators' bytes against real captures and AOSP's transcripts (tests/fixtures/field/{adb,fastboot}).
+kvb_script_test(it_sim_wire integration/sim_wire.sh integration 60)
 target_link_libraries(test_flash PRIVATE kvb_sshd_fixture)
 
 # harden: bad inputs, shell injection / paths / secrets, host keys, disk full and readers.

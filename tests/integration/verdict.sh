@@ -46,6 +46,39 @@ check "table has the cliff column" grep -q "| cliff |" "$T/table"
 check "table says undecided with a boots estimate" grep -q "undecided (~[0-9]* boots)" "$T/table"
 check "legend explains same" grep -q "same = the 95 % CI of the ratio lies within +-1 %" "$T/table"
 check "footnote names the multimodal cell" grep -q "w m_modes new: 2 modes in 20 runs" "$T/table"
+# The wide and --by layouts carry the same verdicts (issue 14), in every format: the file again with a
+# constant cgroup_depth column (one by-value, "root", so the groups and verdicts are the ones above).
+awk -F, 'NR == 1 { print $0 ",cgroup_depth"; next } { print $0 ",0" }' "$csv" >"$T/by.csv"
+"$KVB" import csv "$T/by.csv" -d "$T/by.db" >/dev/null 2>&1
+"$KVB" diff -d "$T/by.db" --layout wide >"$T/w" 2>/dev/null
+wrow() { grep "| $1 " "$2" | tr -s ' '; }
+check "wide: verdict column" grep -q "| new %change | *new verdict *|" "$T/w"
+check "wide: m_same same" test "$(wrow "m_same (s)" "$T/w")" = "| w | m_same (s) | 100 ± 0.1% | 100 ± 0.1% | +0.00% | same |"
+check "wide: m_worse worse" test "$(wrow "m_worse (s)" "$T/w")" = "| w | m_worse (s) | 100 ± 0.1% | 110 ± 0.1% | +10.00%* | worse |"
+check "wide: m_undec undecided with boots" sh -c "grep '| m_undec (s) ' '$T/w' | grep -Eq '\| undecided \(~[0-9]+ boots\) +\|$'"
+check "wide: the legend" grep -q "^verdict: better/worse" "$T/w"
+"$KVB" diff -d "$T/by.db" --layout wide --format csv >"$T/wc" 2>/dev/null
+check "wide csv: verdict column" test "$(head -1 "$T/wc")" = "workload,metric,base mean ± cov,new mean ± cov,new %change,new verdict"
+check "wide csv: m_worse" grep -qx "w,m_worse (s),100 ± 0.1%,110 ± 0.1%,10,worse" "$T/wc"
+"$KVB" diff -d "$T/by.db" --layout wide --format markdown >"$T/wm" 2>/dev/null
+check "wide markdown: m_same" grep -qx "| w | m_same (s) | 100 ± 0.1% | 100 ± 0.1% | +0.00% | same |" "$T/wm"
+"$KVB" diff -d "$T/by.db" --by cgroup_depth >"$T/b" 2>/dev/null
+check "--by: the variant's cell carries its verdict" test "$(grep '| m_worse (s) .*| new ' "$T/b" | tr -s ' ')" = "| w | m_worse (s) | | new | 110 (+10.00%*) worse |"
+check "--by: the baseline's cell has none" test "$(grep '| m_worse (s) .*| base ' "$T/b" | tr -s ' ')" = "| w | m_worse (s) | | base | 100 (0.00%) |"
+check "--by: same" grep -q "| new *| *100 (+0.00%) same |" "$T/b"
+"$KVB" diff -d "$T/by.db" --by cgroup_depth --format csv >"$T/bc" 2>/dev/null
+check "--by csv: full precision and the verdict" grep -qx "w,m_worse (s),,new,110 (10) worse" "$T/bc"
+"$KVB" diff -d "$T/by.db" --by cgroup_depth --format markdown >"$T/bm" 2>/dev/null
+check "--by markdown: m_same" grep -qx "| w | m_same (s) |  | new | 100 (+0.00%) same |" "$T/bm"
+"$KVB" diff -d "$T/by.db" --layout wide --by cgroup_depth --metric m_worse >"$T/wb" 2>/dev/null
+check "wide --by: verdict column" test "$(grep '^| root ' "$T/wb" | tr -s ' ')" = "| root | 100(±0.07%) | 110(±0.07%) | +10.00%* | worse |"
+"$KVB" diff -d "$T/by.db" --layout wide --by cgroup_depth --format csv >"$T/wbc" 2>/dev/null
+check "wide --by csv: m_same same" grep -Eq "^w,m_same,,0,100,[0-9.]+,100,[0-9.]+,0,0,same$" "$T/wbc"
+"$KVB" diff -d "$T/by.db" --layout wide --by cgroup_depth --metric m_same --margin 0.02 >"$T/wb2" 2>/dev/null
+check "wide --by: --margin 0.02 makes m_same undecided there too" grep -Eq "^\| root .*\| undecided \(~[0-9]+ boots\) +\|$" "$T/wb2"
+"$KVB" diff -d "$T/by.db" --layout wide --by cgroup_depth --format json >"$T/json" 2>/dev/null
+check "wide --by json: the by-value and the verdicts" test "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
+print(" ".join(g["metric"] + "=" + g["cgroup_depth"] + ":" + [v["verdict"] for v in g["variants"] if v["variant"] == "new"][0] for g in d["groups"]))' "$T/json")" = "m_same=0:same m_worse=0:worse m_undec=0:undecided m_modes=0:undecided"
 "$KVB" diff -d "$T/v.db" --format json --margin 0.02 >"$T/json"
 check "--margin 0.02: m_same no longer fits" test "$(field m_same verdict)" = "undecided"
 check "--margin in JSON" test "$(field m_same margin_pct)" = "0.02"

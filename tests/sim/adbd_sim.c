@@ -10,7 +10,10 @@
  *    data_length bytes of payload. data_check is the byte sum of the payload;
  *    peers at version >= 0x01000001 do not check it (we always fill it in).
  *  - CNXN(version, max_payload, "device::key=value;...;features=a,b") answers
- *    the host's CNXN; no AUTH is asked for.
+ *    the host's CNXN; no AUTH is asked for. As a real adbd writes it
+ *    (tests/fixtures/field/adb, checked by tests/integration/sim_wire.py):
+ *    max_payload = min(host's, 1 MiB), the banner without a NUL, data_check
+ *    filled in.
  *  - OPEN(host_id, 0, "service\0") -> OKAY(our_id, host_id) or CLSE(0, host_id)
  *    to refuse; data flows as WRTE(src, dst, bytes), and each WRTE must be
  *    acknowledged by an OKAY before the sender sends the next one on that
@@ -77,7 +80,7 @@ extern char **environ;
 #define A_CLSE 0x45534c43u
 #define A_WRTE 0x45545257u
 #define A_VERSION 0x01000001u /* version that lets peers skip data_check */
-#define SIM_MAX_PAYLOAD (256u * 1024u)
+#define SIM_MAX_PAYLOAD (1024u * 1024u) /* AOSP MAX_PAYLOAD; a real emulator answers a 1 MiB host with 0x100000 */
 #define SYNC_DATA_MAX (64u * 1024u)
 #define OUT_HIGH_WATER (4u * 1024u * 1024u) /* stop reading a child past this much unsent output */
 
@@ -809,7 +812,8 @@ static void handle_message(struct conn *c, uint32_t cmd, uint32_t a0, uint32_t a
 		snprintf(banner, sizeof(banner),
 			 "device::ro.product.name=kvbsim;ro.product.model=kvbsim;ro.product.device=kvbsim;features=%s",
 			 banner_features());
-		send_msg(c, A_CNXN, version, SIM_MAX_PAYLOAD, banner, strlen(banner));
+		/* adbd answers min(host's, its own) (tests/fixtures/field/adb: arg1 0x100000) */
+		send_msg(c, A_CNXN, version, c->max_payload, banner, strlen(banner));
 		c->online = 1;
 		kvb_sim_log("CNXN from host (version %#x, max payload %u)", a0, a1);
 		return;

@@ -169,7 +169,7 @@ static void test_cpufreq__offline_policy_skipped_with_warning(void)
 
 static void test_cpufreq__per_cluster_governor_then_frequency(void)
 {
-	struct kvb_cluster cl[] = { { "little", "0-3" }, { "big", "4-7" } };
+	struct kvb_cluster cl[] = { { "little", "0-3", NULL }, { "big", "4-7", NULL } };
 	struct kvb_runtime rt;
 	struct kvb_write_plan p;
 	struct kvb_error err;
@@ -188,7 +188,54 @@ static void test_cpufreq__per_cluster_governor_then_frequency(void)
 	CHECK_CONTAINS(err.msg, "cluster 'big' (4-7)");
 	/* a name not in topology.clusters */
 	CHECK(kvb_cpufreq_plan(&rt, POLICIES_ONLINE, cl, 1, &p, &err) == KVB_EINPUT);
-	CHECK_CONTAINS(err.msg, "cluster 'big' is not in the platform's topology.clusters");
+	CHECK_CONTAINS(err.msg, "'big' names no cluster (name or core type) in the platform's topology.clusters (known: little)");
+	kvb_runtime_release(&rt);
+}
+
+/* A cluster's governor tunables (WA3 CLUSTER_gov_tunables) go to policyN/GOVERNOR/ right after its governor. */
+static void test_cpufreq__per_cluster_tunables_follow_their_governor(void)
+{
+	struct kvb_cluster cl[] = { { "little", "0-3", NULL }, { "big", "4-7", NULL } };
+	struct kvb_runtime rt;
+	struct kvb_write_plan p;
+	struct kvb_error err;
+	runtime_from(&rt, "{\"cpufreq\": {\"big\": {\"tunables\": {\"rate_limit_us\": 500}, \"governor\": \"schedutil\","
+			  " \"max_freq\": 2362000}}}");
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_ONLINE, cl, 2, &p, &err) == KVB_OK);
+	CHECK(p.paths.n == 3);
+	CHECK_STR(p.paths.v[0], "/sys/devices/system/cpu/cpufreq/policy4/scaling_governor");
+	CHECK_STR(p.paths.v[1], "/sys/devices/system/cpu/cpufreq/policy4/schedutil/rate_limit_us");
+	CHECK_STR(p.values.v[1], "500");
+	CHECK_STR(p.paths.v[2], "/sys/devices/system/cpu/cpufreq/policy4/scaling_max_freq");
+	kvb_write_plan_release(&p);
+	kvb_runtime_release(&rt);
+	/* without the governor the directory is unknown: the job fails, never a guess */
+	runtime_from(&rt, "{\"cpufreq\": {\"big\": {\"tunables\": {\"rate_limit_us\": 500}}}}");
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_ONLINE, cl, 2, &p, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "cluster 'big': tunables need the cluster's governor");
+	kvb_runtime_release(&rt);
+}
+
+/* WA3's NAME_governor takes devlib's core names: a key naming no cluster matches a cluster's core type. */
+static void test_cpufreq__core_type_names_a_cluster(void)
+{
+	struct kvb_cluster cl[] = { { "little", "0-3", "cortex-a53" }, { "big", "4-7", "cortex-a73" } };
+	struct kvb_runtime rt;
+	struct kvb_write_plan p;
+	struct kvb_error err;
+	size_t idx[2];
+	CHECK(kvb_clusters_match(cl, 2, "A73", idx) == 1 && idx[0] == 1);
+	CHECK(kvb_clusters_match(cl, 2, "cortex-a53", idx) == 1 && idx[0] == 0);
+	CHECK(kvb_clusters_match(cl, 2, "a7", idx) == 0);
+	runtime_from(&rt, "{\"cpufreq\": {\"A73\": {\"governor\": \"performance\"}}}");
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_ONLINE, cl, 2, &p, &err) == KVB_OK);
+	CHECK(p.paths.n == 1);
+	CHECK_STR(p.paths.n ? p.paths.v[0] : "", "/sys/devices/system/cpu/cpufreq/policy4/scaling_governor");
+	kvb_write_plan_release(&p);
+	kvb_runtime_release(&rt);
+	runtime_from(&rt, "{\"cpufreq\": {\"a15\": {\"governor\": \"performance\"}}}");
+	CHECK(kvb_cpufreq_plan(&rt, POLICIES_ONLINE, cl, 2, &p, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "(known: little (cortex-a53), big (cortex-a73))");
 	kvb_runtime_release(&rt);
 }
 
@@ -237,6 +284,8 @@ static void test_affinity__cpu_list_to_toybox_hex_mask(void)
 	T(test_cpufreq__governor_before_its_tunables)                                                  \
 	T(test_cpufreq__offline_policy_skipped_with_warning)                                           \
 	T(test_cpufreq__per_cluster_governor_then_frequency)                                           \
+	T(test_cpufreq__per_cluster_tunables_follow_their_governor)                                    \
+	T(test_cpufreq__core_type_names_a_cluster)                                                     \
 	T(test_utf8__invalid_bytes_become_one_fffd_each)                                               \
 	T(test_affinity__cpu_list_to_toybox_hex_mask)
 #include "test_main.h"

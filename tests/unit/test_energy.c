@@ -238,6 +238,70 @@ static void test_parse__real_iio_capture_and_devlib_csv(void)
 	}
 }
 
+/* One rate-clocked parse (monsoon.py stdout, devlib CSVs without time) of a field file. */
+static struct kvb_samples *parse_clocked(const char *path, double rate_hz)
+{
+	struct kvb_probe_parse p = { .format = KVB_PROBE_MONSOON, .path = path, .instrument = "meter", .rate_hz = rate_hz,
+				     .time_mode = KVB_TIME_RELATIVE, .base_ns = 7 };
+	struct kvb_samples *s = kvb_samples_new();
+	struct kvb_error err;
+	if (kvb_probe_parse_file(&p, s, NULL, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		kvb_samples_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/*
+ * Real Monsoon captures (tests/fixtures/field/monsoon/PROVENANCE): devlib's CSV (W, "\r\n",
+ * header output_power,USB_power) and the monsoon.py --includeusb stdout it was made from, at
+ * devlib's 500 Hz. Hand-computed there: output 0.000917452 J, mean 60.0518 mW; USB 7.39e-6 J,
+ * mean 0.462 mW; 9 samples over 16 ms.
+ */
+static void test_parse__real_monsoon_capture_both_forms(void)
+{
+	const char *files[] = { FIELD "/monsoon/devlib-monsoon-samples.csv", FIELD "/monsoon/monsoon-py-includeusb-stdout.txt" };
+	for (int f = 0; f < 2; f++) {
+		struct kvb_samples *s = parse_clocked(files[f], 500);
+		CHECK(s != NULL);
+		if (!s)
+			continue;
+		CHECK(s->n == 2);
+		CHECK_STR(s->ch[0].name, "output_power");
+		CHECK_STR(s->ch[1].name, f ? "usb_power" : "USB_power");
+		CHECK(s->ch[0].n == 9);
+		CHECK_NEAR(kvb_samples_energy_j(&s->ch[0]), 0.000917452, 1e-12);
+		CHECK_NEAR(kvb_samples_mean(&s->ch[0]), 540.466 / 9, 1e-9);
+		CHECK_NEAR(kvb_samples_energy_j(&s->ch[1]), 7.39e-6, 1e-12);
+		CHECK_NEAR(kvb_samples_mean(&s->ch[1]), 0.462, 1e-9);
+		CHECK(s->ch[0].t_first_ns == 7);
+		CHECK(s->ch[0].t_last_ns == 7 + 16000000ll);
+		kvb_samples_free(s);
+	}
+}
+
+/*
+ * A real Arm energy probe capture as devlib's caiman-based EnergyProbeInstrument writes it
+ * (tests/fixtures/field/aep/PROVENANCE): BAT_current (A), BAT_power (W), BAT_voltage (V), no
+ * time, 10 kHz. Only power is a channel (before, current and voltage were read as power too).
+ * Hand-computed: power 0.042 W summed, 0.035 W after the first sample: 3.5e-6 J, mean 4.6667 mW.
+ */
+static void test_parse__real_energy_probe_devlib_csv_keeps_power_only(void)
+{
+	struct kvb_samples *s = parse_clocked(FIELD "/aep/devlib-energyprobe-samples.csv", 10000);
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	CHECK(s->n == 1);
+	CHECK_STR(s->ch[0].name, "BAT_power");
+	CHECK(s->ch[0].n == 9);
+	CHECK_NEAR(kvb_samples_energy_j(&s->ch[0]), 3.5e-6, 1e-12);
+	CHECK_NEAR(kvb_samples_mean(&s->ch[0]), 42.0 / 9, 1e-9);
+	CHECK(s->ch[0].t_last_ns == 7 + 800000ll);
+	kvb_samples_free(s);
+}
+
 static void test_metrics__channels_and_platform_sums(void)
 {
 	struct kvb_samples *s = kvb_samples_new();
@@ -425,6 +489,8 @@ static void test_cpulist__ranges_and_errors(void)
 	T(test_parse__bad_data_names_file_and_line)                                                                   \
 	T(test_parse__last_line_cut_by_sigterm_is_dropped)                                                            \
 	T(test_parse__real_iio_capture_and_devlib_csv)                                                            \
+	T(test_parse__real_monsoon_capture_both_forms) \
+	T(test_parse__real_energy_probe_devlib_csv_keeps_power_only) \
 	T(test_metrics__channels_and_platform_sums)                                                                   \
 	T(test_store__job_commit_keeps_every_sample_and_exports_them)                                                 \
 	T(test_import__attaches_csv_to_job_and_replaces_on_reimport)                                                  \

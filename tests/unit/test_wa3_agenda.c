@@ -3,7 +3,9 @@
  * PROVENANCE) and WA3 spellings of kvbench's own workloads.
  */
 #include "config/agenda.h"
+#include "config/platform.h"
 #include "config/wa3.h"
+#include "engine/preflight.h"
 #include "core/buf.h"
 #include "test.h"
 
@@ -86,7 +88,8 @@ static void test_wa3__test_agenda_fails_only_on_workloads_kvbench_lacks(void)
 	CHECK_CONTAINS(msgs, "unknown workload \"antutu\"");
 	warns = joined(&d.warnings);
 	CHECK_CONTAINS(warns, "test-agenda.yaml:3:9: global.boot_parameters: ignored: WA3 key 'boot_parameters'");
-	CHECK_CONTAINS(warns, "ignored: WA3 runtime parameter 'a7_governor' has no kvbench knob");
+	CHECK(!strstr(warns, "'a7_governor'"));  /* a cluster governor: cpufreq knob, checked against the platform */
+	CHECK_CONTAINS(warns, "ignored: WA3 runtime parameter 'a7_cores' has no kvbench knob");  /* WA2's name */
 	CHECK_CONTAINS(warns, "ignored: WA3 runtime parameter 'os_mode'");
 	kvb_agenda_release(&a);
 	kvb_diag_release(&d);
@@ -143,7 +146,10 @@ static void test_wa3__spellings_of_kvbench_workloads_are_honoured(void)
 	CHECK_CONTAINS(warns, "ignored: WA3 run setting 'allow_phone_home'");
 	CHECK_CONTAINS(warns, "config.trace-cmd: ignored: WA3 plugin configuration 'trace-cmd'");
 	CHECK_CONTAINS(warns, "ignored: WA3 instrument 'csv'");
-	CHECK_CONTAINS(warns, "ignored: WA3 runtime parameter 'big_governor'");
+	/* the section's big_governor is the per-cluster cpufreq knob (no warning) */
+	v = cJSON_GetObjectItem(cJSON_GetObjectItem(a.specs[0].rt.cpufreq, "big"), "governor");
+	CHECK(cJSON_IsString(v) && !strcmp(v->valuestring, "schedutil"));
+	CHECK(!strstr(warns, "'big_governor'"));
 	CHECK_CONTAINS(warns, "ignored: WA3 key 'boot_params'");
 	CHECK_CONTAINS(warns, "ignored: WA3 jankbench parameter 'pull_results_db'");
 	CHECK_CONTAINS(warns, "config.label: ignored: WA3 key 'label' has no meaning outside a workload entry");
@@ -168,6 +174,88 @@ static void test_wa3__spellings_of_kvbench_workloads_are_honoured(void)
 			"  - name: dhry_stone\n") == KVB_EINPUT);
 	CHECK_CONTAINS(joined(&d.msgs), "workloads[0].params.extra_params: WA3 hackbench extra_params cannot be applied");
 	CHECK_CONTAINS(joined(&d.msgs), "unknown workload \"dhry_stone\" (known: hackbench, ");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+/*
+ * WA3's CpufreqRuntimeConfig names per cluster (wa/framework/target/runtime_config.py, commit
+ * 251c263c): NAME_governor / NAME_frequency / NAME_min_frequency / NAME_max_frequency are the
+ * per-cluster cpufreq knob; a section's and a job's keys for one cluster both hold (WA3 merges per
+ * parameter). CPU hotplug (num_NAME_cores, num_cores, cpuN_online) has no kvbench knob: the job
+ * fails with the reason, never runs without it.
+ */
+static void test_wa3__cluster_runtime_params_become_cpufreq_knobs(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	struct kvb_error err;
+	const cJSON *big, *little;
+	int rc = load_text(&a, &d,
+			   "sections:\n"
+			   "  - id: s1\n"
+			   "    runtime_params: {big_governor: userspace, little_max_frequency: 1402000}\n"
+			   "workloads:\n"
+			   "  - name: hackbench\n"
+			   "    runtime_parameters: {big_frequency: 2362000, little_min_frequency: 533000}\n"
+			   "  - name: hackbench\n"
+			   "    id: hp\n"
+			   "    runtime_parameters: {num_big_cores: 2, big_gov_tunables: {rate_limit_us: 500}}\n");
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	CHECK(rc == KVB_OK);
+	if (rc)
+		return;
+	CHECK(a.nspecs == 2);
+	big = cJSON_GetObjectItem(a.specs[0].rt.cpufreq, "big");
+	little = cJSON_GetObjectItem(a.specs[0].rt.cpufreq, "little");
+	CHECK_STR(cJSON_GetObjectItem(big, "governor")->valuestring, "userspace");
+	CHECK(cJSON_GetObjectItem(big, "frequency")->valuedouble == 2362000);
+	CHECK(cJSON_GetObjectItem(little, "max_freq")->valuedouble == 1402000);
+	CHECK(cJSON_GetObjectItem(little, "min_freq")->valuedouble == 533000);
+	CHECK(!a.specs[0].rt.unapplied);
+	CHECK(kvb_runtime_check_applicable(&a.specs[0].rt, &err) == KVB_OK);
+	/* the second job carries hotplug and tunables: it fails, naming the key and why */
+	CHECK(cJSON_GetObjectItem(a.specs[1].rt.unapplied, "num_big_cores")->valueint == 2);
+	/* big_gov_tunables is the cluster's tunables (applied with its governor, or the job fails saying so) */
+	CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(a.specs[1].rt.cpufreq, "big"), "tunables"),
+				  "rate_limit_us")->valueint == 500);
+	CHECK(!cJSON_GetObjectItem(a.specs[1].rt.unapplied, "big_gov_tunables"));
+	CHECK(kvb_runtime_check_applicable(&a.specs[1].rt, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "runtime parameter 'num_big_cores' cannot be applied: CPU hotplug");
+	CHECK_CONTAINS(kvb_runtime_unapplied_reason("cpu4_gov_tunables"), "governor tunables");
+	CHECK_CONTAINS(joined(&d.warnings), "runtime_parameters.num_big_cores: WA3 runtime parameter 'num_big_cores' cannot be applied, its jobs will fail: CPU hotplug");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+/* A cluster the platform does not declare is a preflight problem naming the WA3 key and the known clusters. */
+static void test_wa3__unknown_cluster_is_named_before_the_run(void)
+{
+	struct kvb_agenda a;
+	struct kvb_platform p;
+	struct kvb_diag d, pd;
+	struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
+	const char *probs;
+	CHECK(load_text(&a, &d,
+			"workloads:\n"
+			"  - name: hackbench\n"
+			"    runtime_parameters: {a15_governor: performance, a15_frequency: 1800000, big_governor: schedutil,\n"
+			"                         A53_governor: powersave,\n"
+			"                         num_little_cores: 2}\n") == KVB_OK);
+	kvb_diag_init(&pd, NULL);
+	CHECK(kvb_platform_load(&p, KVB_SOURCE_DIR "/platforms/hikey960", &pd) == KVB_OK);
+	kvb_preflight_run(&a, &p, 1, 0, &pf);
+	probs = joined(&pf.problems);
+	CHECK_CONTAINS(probs, "job 'hackbench': runtime knob cpufreq.a15 (WA3 'a15_governor', 'a15_frequency'): 'a15' names "
+			      "no cluster (name or core type) in topology.clusters of platform 'hikey960' (known: little "
+			      "(cortex-a53), big (cortex-a73))");
+	CHECK_CONTAINS(probs, "WA3 runtime parameter 'num_little_cores' cannot be applied: CPU hotplug");
+	CHECK(!strstr(probs, "cpufreq.big"));
+	CHECK(!strstr(probs, "cpufreq.A53"));  /* WA3's core name: hikey960's little cluster is cortex-a53 */
+	kvb_preflight_release(&pf);
+	kvb_platform_release(&p);
+	kvb_diag_release(&pd);
 	kvb_agenda_release(&a);
 	kvb_diag_release(&d);
 }
@@ -213,5 +301,7 @@ static void test_wa3__field_agendas_fail_only_on_missing_workloads(void)
 	T(test_wa3__include_merges_as_wa3_does)                        \
 	T(test_wa3__test_agenda_fails_only_on_workloads_kvbench_lacks) \
 	T(test_wa3__spellings_of_kvbench_workloads_are_honoured)       \
+	T(test_wa3__cluster_runtime_params_become_cpufreq_knobs)       \
+	T(test_wa3__unknown_cluster_is_named_before_the_run)           \
 	T(test_wa3__field_agendas_fail_only_on_missing_workloads)
 #include "test_main.h"

@@ -57,6 +57,30 @@ static void test_wa3_import__results_csv_one_job_per_id_and_iteration(void)
 	unlink(db);
 }
 
+/* A results.csv WA wrote on a real device (tests/fixtures/field/wa-results-csv/PROVENANCE). */
+static void test_wa3_import__real_results_csv_is_one_job_with_all_its_metrics(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	size_t skipped = 0;
+	int rc = kvb_wa3_csv_import(st, KVB_SOURCE_DIR "/tests/fixtures/field/wa-results-csv/wa2-antutu-results.csv",
+				    "stock", &run, &skipped, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	CHECK(skipped == 0);
+	CHECK(q(st, "SELECT count(*) FROM job") == 1);
+	CHECK(q(st, "SELECT count(*) FROM results") == 19);
+	CHECK(q(st, "SELECT value FROM results WHERE metric = 'Overall_Score'") == 35549);
+	CHECK(q(st, "SELECT value FROM results WHERE metric = 'Overall_Score_2'") == 35437);
+	CHECK(q(st, "SELECT value FROM results WHERE metric = 'execution_time'") == 679.670315981);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE metric = 'execution_time' AND units = 'seconds'") == 1);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE variant = 'stock' AND iteration = 1") == 19);
+	kvb_store_close(st);
+	unlink(db);
+}
+
 static void test_wa3_import__output_directory_keeps_status_classifiers_and_direction(void)
 {
 	struct kvb_store *st = fresh();
@@ -87,5 +111,6 @@ static void test_wa3_import__output_directory_keeps_status_classifiers_and_direc
 
 #define TESTS                                                         \
 	T(test_wa3_import__results_csv_one_job_per_id_and_iteration) \
+	T(test_wa3_import__real_results_csv_is_one_job_with_all_its_metrics) \
 	T(test_wa3_import__output_directory_keeps_status_classifiers_and_direction)
 #include "test_main.h"
