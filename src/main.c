@@ -19,8 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* cmd_bisect still parses its own -d and opens its store (issue 17: moved onto the flags after the
+ * bisect work in flight lands) */
+static int bisect(struct kvb_cli *cli, int argc, char **argv)
+{
+	(void)cli;
+	return cmd_bisect(argc, argv);
+}
+
 const struct kvb_cmd kvb_commands[] = {
-	{ "run", cmd_run, "run an agenda on a platform and store the results",
+	{ "run", cmd_run, KVB_CMD_DB_RW | KVB_CMD_LOCK_RUNS, "run an agenda on a platform and store the results",
 	  "usage: kvbench run AGENDA -p PLATFORM [-V NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]]...\n"
 	  "                   [-d DB] [--rounds N] [--dry-run] [--no-diff] [--keep-going]\n"
 	  "                   [--until-decided [--margin PCT] [--max-rounds N] [--max-time DUR] [--metric W/M]...]\n"
@@ -50,7 +58,7 @@ const struct kvb_cmd kvb_commands[] = {
 	  "      --series-file F   the same from a file with one revision a line\n"
 	  "      --repo DIR        repository of --series and of git variants without repo:\n"
 	  "      --allow-dirty     build although the repository has uncommitted changes\n" },
-	{ "bisect", cmd_bisect, "find the commit that made a metric worse: git bisect driven by measured runs",
+	{ "bisect", bisect, 0, "find the commit that made a metric worse: git bisect driven by measured runs",
 	  "usage: kvbench bisect AGENDA -p PLATFORM --repo DIR --good REV --bad REV --metric WORKLOAD/METRIC\n"
 	  "                      [--threshold PCT] [--rounds N] [--max-rounds N] [-d DB] [--allow-dirty]\n"
 	  "       kvbench bisect --resume [ID] [-d DB]\n\n"
@@ -61,7 +69,7 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  step gets more rounds up to --max-rounds boots (default 6). The end prints the first\n"
 	  "  bad commit, its change against good and the steps; `git bisect log` is stored.\n"
 	  "  The repository is left as it was (git bisect reset), also after Ctrl-C; --resume goes on.\n" },
-	{ "diff", cmd_diff, "compare variants: statistics, % diff and significance",
+	{ "diff", cmd_diff, KVB_CMD_DB_RO, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A] [--margin PCT]\n"
 	  "                    [--format table|markdown|csv|json|html] [--layout long|wide]\n\n"
@@ -79,7 +87,7 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  level1, ...), columns `mean(±cov%)` per variant and the diff per variant (* significant).\n"
 	  "  --metric GLOB is repeatable (`--metric ops_per_sec --metric time`: pipe and hackbench together).\n"
 	  "  --format json carries every statistic, p-value, CI and the raw values.\n" },
-	{ "report", cmd_report, "write one self-contained HTML page: metadata, failures, diff tables and plots",
+	{ "report", cmd_report, KVB_CMD_DB_RO, "write one self-contained HTML page: metadata, failures, diff tables and plots",
 	  "usage: kvbench report [-d DB] [--run ID]... [--baseline VARIANT] -o FILE.html [--format F] [--max-points N]\n\n"
 	  "  Run metadata (platform, agenda, kernels with sha256, the identity seen after each boot, cmdline,\n"
 	  "  knobs), failures and events, the diff table with verdicts, and plots drawn with d3 (Debian\n"
@@ -90,33 +98,33 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  The page needs no network. It is written to a temporary file renamed to FILE. -o - writes stdout.\n"
 	  "  --format: html (default), table, markdown or json (the same sections, without plots in text).\n"
 	  "  Exit 1 (page still written) when the runs have no result at all.\n" },
-	{ "plan", cmd_plan, "runs per boot and boots needed, from the variance in a DB",
+	{ "plan", cmd_plan, KVB_CMD_DB_RO, "runs per boot and boots needed, from the variance in a DB",
 	  "usage: kvbench plan [-d DB] [--run ID] [--metric GLOB] [--workload NAME] [--detect PCT] [--alpha A]\n"
 	  "                    [--boot-cost S] [--run-cost S]\n\n"
 	  "  Per metric and variant with >= 2 boots: boot-to-boot and run-to-run variance components,\n"
 	  "  the boot and job times measured in the DB, Kalibera & Jones' optimal runs per boot and the\n"
 	  "  boots per variant that detect a --detect PCT change (default 5) with 80% power.\n"
 	  "  --boot-cost/--run-cost give the costs in seconds where the DB has none (imported results).\n" },
-	{ "show", cmd_show, "list runs, variants, jobs or metrics",
+	{ "show", cmd_show, KVB_CMD_DB_RO, "list runs, variants, jobs or metrics",
 	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
 	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n"
 	  "  --format F   table (default), markdown, csv, json (rows as objects) or html\n" },
-	{ "query", cmd_query, "read-only SQL over the results views",
+	{ "query", cmd_query, KVB_CMD_DB_RO, "read-only SQL over the results views",
 	  "usage: kvbench query [-d DB] [--format table|markdown|csv|json|html] \"SQL\"\n\n"
 	  "  Views: results (one row per metric, classifiers as JSON), jobs, comparison.\n"
 	  "  The database is opened read-only: statements that write are refused.\n" },
-	{ "platform", cmd_platform, "list, show, check or create platforms",
+	{ "platform", cmd_platform, 0, "list, show, check or create platforms",
 	  "usage: kvbench platform list\n"
 	  "       kvbench platform show NAME\n"
 	  "       kvbench platform check NAME\n"
 	  "       kvbench platform new NAME --from BASE [--dir DIR]\n" },
-	{ "agenda", cmd_agenda, "validate an agenda and print its jobs",
+	{ "agenda", cmd_agenda, 0, "validate an agenda and print its jobs",
 	  "usage: kvbench agenda check FILE [-p PLATFORM] [-V NAME=KERNEL[,...]]... [--rounds N]\n\n"
 	  "  -p, --platform NAME   plan as `run -p NAME` would (its default rounds) and run the preflight:\n"
 	  "                        variant files, the platform's files, the tools on the board (exit 3 on a problem)\n"
 	  "  -V, --variant SPEC    add a variant as `run -V` does\n"
 	  "      --rounds N        plan with N rounds\n" },
-	{ "import", cmd_import, "bring outside results in (long-format CSV, WA3 results)",
+	{ "import", cmd_import, KVB_CMD_DB_RW, "bring outside results in (long-format CSV, WA3 results)",
 	  "usage: kvbench import csv FILE [-d DB]\n\n"
 	  "  Columns: variant, workload, metric, value [, units, lower_is_better, iteration, boot|round, section];\n"
 	  "  any other column is a classifier. Bad rows are reported with their line; nothing is imported then.\n"
@@ -133,11 +141,11 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  a devlib CSV without time (its monsoon and energy probe CSVs, power columns kept); both need --rate.\n"
 	  "  Relative times start at the\n"
 	  "  job's start; --cut keeps only samples within the job. Channels of the same name are replaced.\n" },
-	{ "export", cmd_export, "take results out (long-format CSV, the import format)",
+	{ "export", cmd_export, KVB_CMD_DB_RO, "take results out (long-format CSV, the import format)",
 	  "usage: kvbench export csv [-d DB] [--run ID]\n"
 	  "       kvbench export samples --job ID [--channel NAME] [-d DB]\n\n"
 	  "  samples: every stored energy sample of the job as CSV t_ns,chan_name,value,units.\n" },
-	{ NULL, NULL, NULL, NULL },
+	{ NULL, NULL, 0, NULL, NULL },
 };
 
 const char *kvb_cli_db(const char *opt)
@@ -240,6 +248,23 @@ static int help(const char *what)
 	return kvb_help_unknown(what, stderr);
 }
 
+/* Sets up what the command's flags ask for, runs it, and releases it. */
+static int dispatch(const struct kvb_cmd *c, int argc, char **argv)
+{
+	struct kvb_cli cli = { .cmd = c, .argc_given = argc, .argv_given = argv };
+	int rc;
+	if (c->flags & (KVB_CMD_DB_RO | KVB_CMD_DB_RW)) {
+		if ((rc = kvb_cli_take_db(&cli, &argc))) {
+			kvb_cli_release(&cli);
+			return rc;
+		}
+		argv = cli.argv;
+	}
+	rc = c->fn(&cli, argc, argv);
+	kvb_cli_release(&cli);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	int rc = KVB_EUSAGE;
@@ -296,7 +321,7 @@ int main(int argc, char **argv)
 		for (int i = 2; i < argc; i++)
 			if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 				return help(c->name);
-		rc = c->fn(argc - 1, argv + 1);
+		rc = dispatch(c, argc - 1, argv + 1);
 	}
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
 		/* like git: a reader that went away (`| head`) is not an error worth a message */

@@ -22,6 +22,10 @@ int kvb_cli_bad_option(const char *cmd, const struct option *opts, char **argv)
 	}
 	for (const struct option *o = opts; o->name; o++)
 		kvb_strv_pushf(&names, "--%s", o->name);
+	/* main took -d/--db out of argv for a command with a DB flag: it is still an option to suggest */
+	for (const struct kvb_cmd *c = kvb_commands; c->name; c++)
+		if (!strcmp(c->name, cmd) && (c->flags & (KVB_CMD_DB_RO | KVB_CMD_DB_RW)))
+			kvb_strv_push(&names, "--db");
 	{
 		/* "--metrics=x": suggest on the name alone */
 		char *name = kvb_xstrndup(arg, strcspn(arg, "="));

@@ -9,32 +9,72 @@
 
 #include "core/error.h"
 
+struct kvb_store;
+
+/*
+ * What main sets up for a command, from its flags (git's RUN_SETUP idea):
+ * KVB_CMD_DB_RO / KVB_CMD_DB_RW: main takes -d/--db PATH (and -dPATH,
+ * --db=PATH) out of argv before the command parses its own options, and the
+ * command gets its store from kvb_cli_store(), read-only or read-write as the
+ * flag says; KVB_CMD_LOCK_RUNS (with DB_RW): the store also holds the runs
+ * lock (one `run`/`bisect` per DB). The store is opened on the command's first
+ * kvb_cli_store() call, after it has checked its options (a usage error never
+ * needs a DB), and main closes it after the command returns.
+ */
+enum kvb_cmd_flags {
+	KVB_CMD_DB_RO = 1 << 0,
+	KVB_CMD_DB_RW = 1 << 1,
+	KVB_CMD_LOCK_RUNS = 1 << 2,
+};
+
+/* One command's setup state; owned by main, passed to the command. */
+struct kvb_cli {
+	const struct kvb_cmd *cmd;
+	const char *db_opt;    /* -d/--db value, NULL when not given (then $KVB_DB or ./kvbench.db) */
+	struct kvb_store *st;  /* NULL until kvb_cli_store(); closed by kvb_cli_release() */
+	int argc_given;        /* the command's words as typed (with -d), for a run's stored command line */
+	char **argv_given;
+	char **argv;           /* argv_given without -d (owned, NULL-terminated); what the command parses */
+};
+
 struct kvb_cmd {
 	const char *name;
-	int (*fn)(int argc, char **argv);
+	int (*fn)(struct kvb_cli *cli, int argc, char **argv);
+	unsigned flags;     /* enum kvb_cmd_flags */
 	const char *summary;
 	const char *usage;  /* full option text for `kvbench help NAME` */
 };
 
 extern const struct kvb_cmd kvb_commands[];
 
-int cmd_run(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
+int cmd_run(struct kvb_cli *cli, int argc, char **argv);
+int cmd_diff(struct kvb_cli *cli, int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
-int cmd_show(int argc, char **argv);
-int cmd_query(int argc, char **argv);
-int cmd_platform(int argc, char **argv);
-int cmd_agenda(int argc, char **argv);
-int cmd_import(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_plan(int argc, char **argv);
+int cmd_show(struct kvb_cli *cli, int argc, char **argv);
+int cmd_query(struct kvb_cli *cli, int argc, char **argv);
+int cmd_platform(struct kvb_cli *cli, int argc, char **argv);
+int cmd_agenda(struct kvb_cli *cli, int argc, char **argv);
+int cmd_import(struct kvb_cli *cli, int argc, char **argv);
+int cmd_export(struct kvb_cli *cli, int argc, char **argv);
+int cmd_report(struct kvb_cli *cli, int argc, char **argv);
+int cmd_plan(struct kvb_cli *cli, int argc, char **argv);
 
 /* The results DB path: -d value, else $KVB_DB, else ./kvbench.db. */
 const char *kvb_cli_db(const char *opt);
-struct kvb_store;
-/* kvb_store_open(kvb_cli_db(opt)); when no -d was given and the file is not there, the message says how to name one. */
-int kvb_cli_open_db(struct kvb_store **st, const char *opt, int readonly, struct kvb_error *err);
+/*
+ * Sets cli->argv to cli->argv_given without -d/--db (up to a "--"), whose value goes to
+ * cli->db_opt, for a command flagged KVB_CMD_DB_*; *argc is cli->argv's length. Returns
+ * KVB_EUSAGE (message printed) when -d has no value.
+ */
+enum kvb_err kvb_cli_take_db(struct kvb_cli *cli, int *argc);
+/*
+ * The command's store (*st borrowed, main closes it), opened on first use as its
+ * flags ask: read-only or read-write, with the runs lock. When no -d was given
+ * and the file is not there, the message says how to name one.
+ */
+enum kvb_err kvb_cli_store(struct kvb_cli *cli, struct kvb_store **st, struct kvb_error *err);
+/* Closes what kvb_cli_store() opened and frees cli->argv. */
+void kvb_cli_release(struct kvb_cli *cli);
 struct option;
 /* After getopt_long returned '?' (main sets opterr = 0): "unknown option '--metrics' (did you mean
  * '--metric'?)" or "option '--db' needs a value", as a usage error (KVB_EUSAGE). */

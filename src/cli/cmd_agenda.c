@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cmd_agenda(int argc, char **argv)
+int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 {
+	(void)cli; /* flags 0: no DB */
 	static const struct option opts[] = {
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "platform", required_argument, NULL, 'p' },

@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cmd_diff(int argc, char **argv)
+int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },       { "run", required_argument, NULL, 'r' },
+		{ "run", required_argument, NULL, 'r' },
 		{ "baseline", required_argument, NULL, 'b' }, { "by", required_argument, NULL, 'B' },
 		{ "metric", required_argument, NULL, 'm' },   { "workload", required_argument, NULL, 'w' },
 		{ "stat", required_argument, NULL, 's' },     { "alpha", required_argument, NULL, 'a' },
@@ -28,7 +28,6 @@ int cmd_diff(int argc, char **argv)
 	const char *metrics[64]; /* --metric is repeatable: pipe and hackbench in one table */
 	size_t nmetrics = 0;
 	size_t nruns = 0;
-	const char *db = NULL;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	int c, rc, series = 0;
@@ -37,10 +36,9 @@ int cmd_diff(int argc, char **argv)
 	o.format = "table";
 	o.alpha = KVB_STATS_ALPHA;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		int64_t v;
 		switch (c) {
-		case 'd': db = optarg; break;
 		case 'r':
 			if (kvb_parse_i64(optarg, &v) || v < 1 || nruns == KVB_ARRAY_SIZE(runs))
 				return kvb_cli_usage("diff", "--run '%s': expected a run id", optarg);
@@ -81,11 +79,10 @@ int cmd_diff(int argc, char **argv)
 		return kvb_cli_usage("diff", "%s", err.msg);
 	o.sel.runs = runs;
 	o.sel.nruns = nruns;
-	rc = kvb_cli_open_db(&st, db, 1, &err);
+	rc = kvb_cli_store(cli, &st, &err);
 	if (!rc)
 		kvb_report_pload_warn(st, runs, nruns); /* rt-app variants calibrated differently */
 	if (rc || (rc = (series ? kvb_series_print : kvb_diff_print)(st, &o, stdout, &err)))
 		kvb_cli_fail(&err);
-	kvb_store_close(st);
 	return rc;
 }

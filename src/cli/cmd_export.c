@@ -8,25 +8,21 @@
 #include <stdio.h>
 #include <string.h>
 
-int cmd_export(int argc, char **argv)
+int cmd_export(struct kvb_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = { { "db", required_argument, NULL, 'd' },
-					      { "run", required_argument, NULL, 'r' },
+	static const struct option opts[] = { { "run", required_argument, NULL, 'r' },
 					      { "job", required_argument, NULL, 'j' },
 					      { "channel", required_argument, NULL, 'c' },
 					      { NULL, 0, NULL, 0 } };
 	const char *channel = NULL;
 	int64_t job = 0;
-	const char *db = NULL;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	int64_t run = 0;
 	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'r') {
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'r') {
 			if (kvb_parse_i64(optarg, &run) || run < 1)
 				return kvb_cli_usage("export", "--run '%s': expected a run id", optarg);
 		} else if (c == 'j') {
@@ -40,16 +36,14 @@ int cmd_export(int argc, char **argv)
 	if (optind + 1 == argc && !strcmp(argv[optind], "samples")) {
 		if (!job)
 			return kvb_cli_usage("export", "export samples needs --job ID");
-		if ((rc = kvb_cli_open_db(&st, db, 1, &err)) ||
+		if ((rc = kvb_cli_store(cli, &st, &err)) ||
 		    (rc = kvb_store_samples_export_csv(st, job, channel, stdout, NULL, &err)))
 			kvb_cli_fail(&err);
-		kvb_store_close(st);
 		return rc;
 	}
 	if (optind + 1 != argc || strcmp(argv[optind], "csv"))
 		return kvb_cli_usage("export", "expected `export csv` or `export samples --job ID`");
-	if ((rc = kvb_cli_open_db(&st, db, 1, &err)) || (rc = kvb_csv_export(st, run, stdout, &err)))
+	if ((rc = kvb_cli_store(cli, &st, &err)) || (rc = kvb_csv_export(st, run, stdout, &err)))
 		kvb_cli_fail(&err);
-	kvb_store_close(st);
 	return rc;
 }

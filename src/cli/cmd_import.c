@@ -9,11 +9,9 @@
 #include <string.h>
 
 /* `import energy FILE --job ID ...` (options anywhere: getopt moves the words to the end). */
-static int import_energy(int argc, char **argv)
+static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 {
-	const char *db = NULL;
-	static const struct option opts[] = { { "db", required_argument, NULL, 'd' },
-					      { "job", required_argument, NULL, 'j' },
+	static const struct option opts[] = { { "job", required_argument, NULL, 'j' },
 					      { "format", required_argument, NULL, 'f' },
 					      { "units", required_argument, NULL, 'u' },
 					      { "rate", required_argument, NULL, 'r' },
@@ -28,10 +26,8 @@ static int import_energy(int argc, char **argv)
 	int c, rc;
 	memset(&io, 0, sizeof(io));
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'j') {
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'j') {
 			if (kvb_parse_i64(optarg, &job) || job < 1)
 				return kvb_cli_usage("import", "--job '%s': expected a job id", optarg);
 		} else if (c == 'f') {
@@ -66,13 +62,12 @@ static int import_energy(int argc, char **argv)
 		return kvb_cli_usage("import", "import energy needs --job ID");
 	if (io.format == KVB_PROBE_MONSOON && io.rate_hz <= 0)
 		return kvb_cli_usage("import", "monsoon and devlib files have no timestamps: give --rate HZ");
-	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) ||
+	if ((rc = kvb_cli_store(cli, &st, &err)) ||
 	    (rc = kvb_energy_import_csv(st, job, argv[optind + 1], &io, &ps, &err)))
 		kvb_cli_fail(&err);
 	else
 		printf("imported %llu samples from %s into job %lld\n", (unsigned long long)ps.samples_kept, argv[optind + 1],
 		       (long long)job);
-	kvb_store_close(st);
 	return rc;
 }
 
@@ -89,33 +84,26 @@ static int is_wa3_csv(const char *file)
 	return !strncmp(line, "id,workload,iteration,metric,", 29);
 }
 
-int cmd_import(int argc, char **argv)
+int cmd_import(struct kvb_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = { { "db", required_argument, NULL, 'd' },
-					      { "variant", required_argument, NULL, 'V' },
+	static const struct option opts[] = { { "variant", required_argument, NULL, 'V' },
 					      { NULL, 0, NULL, 0 } };
-	const char *db = NULL, *variant = NULL;
+	const char *variant = NULL;
 	size_t skipped = 0;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	int64_t run = 0;
 	int c, rc;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-d") || !strcmp(argv[i], "--db")) {
-			i++;
-			continue;
-		}
 		if (argv[i][0] == '-')
 			continue;
 		if (!strcmp(argv[i], "energy"))
-			return import_energy(argc, argv);
+			return import_energy(cli, argc, argv);
 		break;
 	}
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'V')
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (c == 'V')
 			variant = optarg;
 		else
 			return kvb_cli_bad_option("import", opts, argv);
@@ -132,7 +120,7 @@ int cmd_import(int argc, char **argv)
 		if (!wa3dir && !wa3csv && variant)
 			return kvb_cli_usage("import", "--variant is for WA3 results; %s has its own variant column",
 					     argv[optind + 1]);
-		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) ||
+		if ((rc = kvb_cli_store(cli, &st, &err)) ||
 		    (rc = wa3dir   ? kvb_wa3_dir_import(st, argv[optind + 1], variant, &run, &err)
 			  : wa3csv ? kvb_wa3_csv_import(st, argv[optind + 1], variant, &run, &skipped, &err)
 				   : kvb_csv_import(st, argv[optind + 1], &run, &err)))
@@ -144,6 +132,5 @@ int cmd_import(int argc, char **argv)
 					"is better (`kvbench import wa3 DIR` reads it from result.json)"
 				      : "");
 	}
-	kvb_store_close(st);
 	return rc;
 }

@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-int cmd_plan(int argc, char **argv)
+int cmd_plan(struct kvb_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },        { "run", required_argument, NULL, 'r' },
+		{ "run", required_argument, NULL, 'r' },
 		{ "metric", required_argument, NULL, 'm' },    { "workload", required_argument, NULL, 'w' },
 		{ "detect", required_argument, NULL, 'D' },    { "alpha", required_argument, NULL, 'a' },
 		{ "boot-cost", required_argument, NULL, 'B' }, { "run-cost", required_argument, NULL, 'R' },
@@ -19,7 +19,6 @@ int cmd_plan(int argc, char **argv)
 	};
 	struct kvb_plan_opts o;
 	int64_t run = 0;
-	const char *db = NULL;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	int c, rc;
@@ -29,9 +28,8 @@ int cmd_plan(int argc, char **argv)
 	o.alpha = KVB_STATS_ALPHA;
 	o.power = 0.8;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': db = optarg; break;
 		case 'r':
 			if (kvb_parse_i64(optarg, &run) || run < 1)
 				return kvb_cli_usage("plan", "--run '%s': expected a run id", optarg);
@@ -65,8 +63,7 @@ int cmd_plan(int argc, char **argv)
 		o.sel.runs = &run;
 		o.sel.nruns = 1;
 	}
-	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) || (rc = kvb_plan_print(st, &o, stdout, &err)))
+	if ((rc = kvb_cli_store(cli, &st, &err)) || (rc = kvb_plan_print(st, &o, stdout, &err)))
 		kvb_cli_fail(&err);
-	kvb_store_close(st);
 	return rc;
 }

@@ -201,8 +201,9 @@ static int new_platform(int argc, char **argv)
 	}
 }
 
-int cmd_platform(int argc, char **argv)
+int cmd_platform(struct kvb_cli *cli, int argc, char **argv)
 {
+	(void)cli; /* flags 0: no DB */
 	struct kvb_platform p;
 	int rc;
 	if (argc < 2)

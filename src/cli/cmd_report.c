@@ -8,17 +8,16 @@
 #include <stdio.h>
 #include <string.h>
 
-int cmd_report(int argc, char **argv)
+int cmd_report(struct kvb_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },       { "run", required_argument, NULL, 'r' },
+		{ "run", required_argument, NULL, 'r' },
 		{ "baseline", required_argument, NULL, 'b' }, { "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },   { "max-points", required_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kvb_page_opts o;
 	int64_t runs[64];
-	const char *db = NULL;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	int c, rc;
@@ -26,10 +25,9 @@ int cmd_report(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.runs = runs;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:o:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		int64_t v;
 		switch (c) {
-		case 'd': db = optarg; break;
 		case 'r':
 			if (kvb_parse_i64(optarg, &v) || v < 1 || o.nruns == KVB_ARRAY_SIZE(runs))
 				return kvb_cli_usage("report", "--run '%s': expected a run id", optarg);
@@ -52,8 +50,7 @@ int cmd_report(int argc, char **argv)
 		return kvb_cli_usage("report", "-o FILE is required ('-' for stdout)");
 	if (o.format && !kvb_format_find(o.format, &err))
 		return kvb_cli_usage("report", "%s", err.msg);
-	if ((rc = kvb_store_open(&st, kvb_cli_db(db), 1, &err)) || (rc = kvb_page_write(st, &o, &err)))
+	if ((rc = kvb_cli_store(cli, &st, &err)) || (rc = kvb_page_write(st, &o, &err)))
 		kvb_cli_fail(&err);
-	kvb_store_close(st);
 	return rc;
 }

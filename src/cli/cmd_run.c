@@ -82,11 +82,52 @@ out:
 	return rc;
 }
 
-int cmd_run(int argc, char **argv)
+/* What `kvbench run` was asked, from its command line (run_args_release frees it). */
+struct run_args {
+	const char *plat_name, *agenda_file;
+	struct kvb_strv variants, plats;  /* -V specs; the -p after the first (a pool of boards) */
+	int rounds, resume, dry, nodiff, max_jobs, unverified, keep_going, until;
+	int64_t resume_run;
+	struct kvb_decide_opts dec;
+	struct kvb_prepare_opts prep;
+};
+
+/* What the steps of a run load, released together at the end of cmd_run. */
+struct run_setup {
+	struct kvb_agenda a;
+	struct kvb_platform p;
+	struct kvb_platform **more;  /* further -p boards (owned) */
+	size_t nmore;
+	struct kvb_store *st;        /* borrowed from main (KVB_CMD_DB_RW | KVB_CMD_LOCK_RUNS) */
+	struct kvb_build_set builds;
+};
+
+static void run_args_release(struct run_args *r)
+{
+	kvb_strv_release(&r->plats);
+	kvb_strv_release(&r->variants);
+	kvb_decide_opts_release(&r->dec);
+}
+
+static void run_setup_release(struct run_setup *s)
+{
+	kvb_build_set_release(&s->builds);
+	kvb_agenda_release(&s->a);
+	if (s->p.file || s->p.name)
+		kvb_platform_release(&s->p);
+	for (size_t i = 0; i < s->nmore; i++) {
+		kvb_platform_release(s->more[i]);
+		free(s->more[i]);
+	}
+	free(s->more);
+}
+
+/* The options, into r. Returns KVB_EUSAGE (printed) on a bad one. */
+static int parse_options(struct run_args *r, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "platform", required_argument, NULL, 'p' }, { "variant", required_argument, NULL, 'V' },
-		{ "db", required_argument, NULL, 'd' },       { "rounds", required_argument, NULL, 'r' },
+		{ "rounds", required_argument, NULL, 'r' },
 		{ "resume", no_argument, NULL, 'R' },         { "dry-run", no_argument, NULL, 'n' },
 		{ "no-diff", no_argument, NULL, 'N' },        { "max-jobs", required_argument, NULL, 'M' },
 		{ "allow-unverified", no_argument, NULL, 'U' }, { "keep-going", no_argument, NULL, 'K' },
@@ -97,249 +138,268 @@ int cmd_run(int argc, char **argv)
 		{ "repo", required_argument, NULL, 'G' },     { "allow-dirty", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *plat_name = NULL, *db = NULL, *agenda_file = NULL;
-	struct kvb_strv variants = KVB_STRV_INIT, plats = KVB_STRV_INIT;
-	struct kvb_platform **more = NULL;
-	size_t nmore = 0;
-	int rounds = 0, resume = 0, dry = 0, nodiff = 0, max_jobs = 0, unverified = 0, keep_going = 0, pre_rc = 0, c, rc;
-	int64_t resume_run = 0, run_id = 0;
-	struct kvb_agenda a;
-	struct kvb_platform p;
-	struct kvb_store *st = NULL;
-	struct kvb_error err;
-	struct kvb_buf cmdline = KVB_BUF_INIT;
-	struct kvb_decide_opts dec = { .margin = KVB_VERDICT_MARGIN, .alpha = KVB_STATS_ALPHA, .max_rounds = 10 };
-	int until = 0, dec_found = 0;
-	struct kvb_prepare_opts prep = { 0 };
-	struct kvb_build_set builds;
-
-	memset(&builds, 0, sizeof(builds));
-	memset(&a, 0, sizeof(a));
-	memset(&p, 0, sizeof(p));
-	kvb_error_clear(&err);
-	for (int i = 0; i < argc; i++)
-		kvb_buf_addf(&cmdline, "%s%s", i ? " " : "kvbench ", argv[i]);
+	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:V:d:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:V:", opts, NULL)) != -1) {
 		int64_t v;
 		switch (c) {
 		case 'p': /* more than once: a pool of boards of one kind (DESIGN.md §13) */
-			if (plat_name)
-				kvb_strv_push(&plats, optarg);
+			if (r->plat_name)
+				kvb_strv_push(&r->plats, optarg);
 			else
-				plat_name = optarg;
+				r->plat_name = optarg;
 			break;
-		case 'V': kvb_strv_push(&variants, optarg); break;
-		case 'd': db = optarg; break;
+		case 'V': kvb_strv_push(&r->variants, optarg); break;
 		case 'r':
 			if (kvb_parse_i64(optarg, &v) || v < 1 || v > 1000)
-				{
-					rc = kvb_cli_usage("run", "--rounds '%s': expected a number from 1 to 1000", optarg);
-					goto out; /* usage errors free like any other exit */
-				}
-			rounds = (int)v;
+				return kvb_cli_usage("run", "--rounds '%s': expected a number from 1 to 1000", optarg);
+			r->rounds = (int)v;
 			break;
 		case 'M':
 			if (kvb_parse_i64(optarg, &v) || v < 1)
-				{
-					rc = kvb_cli_usage("run", "--max-jobs '%s': expected a positive number", optarg);
-					goto out; /* usage errors free like any other exit */
-				}
-			max_jobs = (int)v;
+				return kvb_cli_usage("run", "--max-jobs '%s': expected a positive number", optarg);
+			r->max_jobs = (int)v;
 			break;
-		case 'R': resume = 1; break;
-		case 'n': dry = 1; break;
-		case 'N': nodiff = 1; break;
-		case 'U': unverified = 1; break;
-		case 'S': prep.series = optarg; break;
-		case 'F': prep.series_file = optarg; break;
-		case 'G': prep.repo = optarg; break;
-		case 'D': prep.allow_dirty = 1; break;
-		case 'u': until = 1; break;
+		case 'R': r->resume = 1; break;
+		case 'n': r->dry = 1; break;
+		case 'N': r->nodiff = 1; break;
+		case 'U': r->unverified = 1; break;
+		case 'S': r->prep.series = optarg; break;
+		case 'F': r->prep.series_file = optarg; break;
+		case 'G': r->prep.repo = optarg; break;
+		case 'D': r->prep.allow_dirty = 1; break;
+		case 'u': r->until = 1; break;
 		case 'g':
-			if (kvb_parse_double(optarg, &dec.margin) || !(dec.margin > 0 && dec.margin < 100))
-				{
-					rc = kvb_cli_usage("run", "--margin '%s': expected a percentage between 0 and 100", optarg);
-					goto out; /* usage errors free like any other exit */
-				}
-			dec.margin /= 100;
+			if (kvb_parse_double(optarg, &r->dec.margin) || !(r->dec.margin > 0 && r->dec.margin < 100))
+				return kvb_cli_usage("run", "--margin '%s': expected a percentage between 0 and 100", optarg);
+			r->dec.margin /= 100;
 			break;
 		case 'x':
 			if (kvb_parse_i64(optarg, &v) || v < 2 || v > 1000)
-				{
-					rc = kvb_cli_usage("run", "--max-rounds '%s': expected a number from 2 to 1000", optarg);
-					goto out; /* usage errors free like any other exit */
-				}
-			dec.max_rounds = (int)v;
+				return kvb_cli_usage("run", "--max-rounds '%s': expected a number from 2 to 1000", optarg);
+			r->dec.max_rounds = (int)v;
 			break;
 		case 't':
-			if (kvb_decide_parse_duration(optarg, &dec.max_time_s))
-				{
-					rc = kvb_cli_usage("run", "--max-time '%s': expected a duration (90, 90s, 30m, 2h)", optarg);
-					goto out; /* usage errors free like any other exit */
-				}
+			if (kvb_decide_parse_duration(optarg, &r->dec.max_time_s))
+				return kvb_cli_usage("run", "--max-time '%s': expected a duration (90, 90s, 30m, 2h)", optarg);
 			break;
-		case 'm': kvb_strv_push(&dec.metrics, optarg); break;
-		case 'K': keep_going = 1; break;
-		default:
-			kvb_buf_release(&cmdline); /* a usage error frees like any other exit (ASan) */
-			kvb_strv_release(&variants);
-			kvb_strv_release(&plats);
-			kvb_decide_opts_release(&dec);
-			return kvb_cli_bad_option("run", opts, argv);
+		case 'm': kvb_strv_push(&r->dec.metrics, optarg); break;
+		case 'K': r->keep_going = 1; break;
+		default: return kvb_cli_bad_option("run", opts, argv);
 		}
 	}
+	return KVB_OK;
+}
+
+/* The operands (AGENDA, or --resume's RUN) and the options that go together. KVB_EUSAGE (printed). */
+static int check_operands(struct run_args *r, int argc, char **argv)
+{
 	for (int i = optind; i < argc; i++) {
 		int64_t v;
-		if (resume && !resume_run && !kvb_parse_i64(argv[i], &v) && v > 0)
-			resume_run = v;
-		else if (!agenda_file)
-			agenda_file = argv[i];
+		if (r->resume && !r->resume_run && !kvb_parse_i64(argv[i], &v) && v > 0)
+			r->resume_run = v;
+		else if (!r->agenda_file)
+			r->agenda_file = argv[i];
 		else
-			{
-				rc = kvb_cli_usage("run", "unexpected argument '%s'", argv[i]);
-				goto out; /* usage errors free like any other exit */
-			}
+			return kvb_cli_usage("run", "unexpected argument '%s'", argv[i]);
 	}
-	if (until && rounds)
-		{
-			rc = kvb_cli_usage("run", "--until-decided plans --max-rounds rounds: drop --rounds");
-			goto out; /* usage errors free like any other exit */
-		}
-	if (!until && (dec.metrics.n || dec.max_time_s > 0))
-		{
-			rc = kvb_cli_usage("run", "--metric and --max-time go with --until-decided");
-			goto out; /* usage errors free like any other exit */
-		}
-	if (!resume && !agenda_file)
-		{
-			rc = kvb_cli_usage("run", "missing AGENDA");
-			goto out; /* usage errors free like any other exit */
-		}
-	if (prep.series && prep.series_file)
-		{
-			rc = kvb_cli_usage("run", "--series and --series-file exclude each other");
-			goto out; /* usage errors free like any other exit */
-		}
-	if (!resume && !plat_name)
-		{
-			rc = kvb_cli_usage("run", "missing -p PLATFORM (`kvbench platform list` shows them)");
-			goto out; /* usage errors free like any other exit */
-		}
+	if (r->until && r->rounds)
+		return kvb_cli_usage("run", "--until-decided plans --max-rounds rounds: drop --rounds");
+	if (!r->until && (r->dec.metrics.n || r->dec.max_time_s > 0))
+		return kvb_cli_usage("run", "--metric and --max-time go with --until-decided");
+	if (!r->resume && !r->agenda_file)
+		return kvb_cli_usage("run", "missing AGENDA");
+	if (r->prep.series && r->prep.series_file)
+		return kvb_cli_usage("run", "--series and --series-file exclude each other");
+	if (!r->resume && !r->plat_name)
+		return kvb_cli_usage("run", "missing -p PLATFORM (`kvbench platform list` shows them)");
+	return KVB_OK;
+}
 
-	if (resume) {
-		if (access(kvb_cli_db(db), F_OK)) {
-			/* opening it read-write would create an empty database just to find nothing in it */
-			rc = kvb_error_set(&err, KVB_EINPUT, "%s: no such results database, so no run to resume%s",
-					   kvb_cli_db(db), db ? "" : " (give it with -d DB or $KVB_DB)");
-			goto fail;
-		}
-		if ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err)))
-			goto fail;
-		if (!resume_run && (rc = kvb_store_latest_run(st, &resume_run, &err)))
-			goto fail;
-		if (!resume_run) {
-			rc = kvb_error_set(&err, KVB_EINPUT, "%s has no run to resume (start one with `kvbench run AGENDA -p "
-					   "PLATFORM -d %s`)", st->path, st->path);
-			goto fail;
-		}
-		if (rounds)
-			kvb_warn("--rounds is ignored with --resume: the run keeps the rounds it was planned with");
-		if ((rc = load_stored(st, resume_run, plat_name, &a, &p, &rounds, &err)))
-			goto fail;
-		/* -V on resume: new files for a variant that failed (refused for one with results) */
-		for (size_t i = 0; i < variants.n; i++)
-			if ((rc = kvb_repair_variant(st, resume_run, &a, variants.v[i], unverified, &err)))
-				goto fail;
-		/* a run started --until-decided goes on with its stored rule */
-		if (until)
-			kvb_warn("--until-decided options are ignored with --resume: the run keeps the rule it was started with");
-		kvb_decide_opts_release(&dec);
-		if ((rc = kvb_decide_load(st, resume_run, &dec, &dec_found, &err)))
-			goto fail;
-		until = dec_found;
-		/* --resume -p X: X is the stored platform (found by path); a further -p joins its pool */
-	} else {
-		struct kvb_diag d;
-		kvb_diag_init(&d, NULL);
-		rc = kvb_agenda_load(&a, agenda_file, &d);
-		{
-			struct kvb_diag pd;
-			kvb_diag_init(&pd, NULL);
-			int prc = kvb_platform_load(&p, plat_name, &pd);
-			for (size_t i = 0; i < pd.msgs.n; i++)
-				kvb_strv_push(&d.msgs, pd.msgs.v[i]);
-			for (size_t i = 0; i < pd.warnings.n; i++)
-				kvb_strv_push(&d.warnings, pd.warnings.v[i]);
-			kvb_diag_release(&pd);
-			if (!rc)
-				rc = prc;
-		}
-		print_diag(&d);
-		kvb_diag_release(&d);
-		if (rc) {
-			rc = KVB_EINPUT;
-			goto out;
-		}
-		for (size_t i = 0; i < variants.n; i++)
-			if ((rc = kvb_agenda_add_variant_arg(&a, variants.v[i], &err)))
-				goto fail;
-		kvb_agenda_default_variant(&a);
-		{
-			/* before the first flash: a missing kernel costs seconds here, hours of boots later */
-			struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
-			kvb_preflight_run(&a, &p, unverified, 1, &pf);
-			rc = kvb_preflight_report(&pf, stderr);
-			kvb_preflight_release(&pf);
-			if (rc && dry) {
-				pre_rc = rc;
-			} else if (rc && !keep_going) {
-				fprintf(stderr, "kvbench: nothing was run; fix the above, or `--keep-going` to run what can run\n");
-				goto out;
-			}
-			rc = KVB_OK;
-		}
-		if (!dry && ((rc = kvb_store_open(&st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(st, &err))))
-			goto fail;
+/* --resume: the stored run's agenda, platform, rounds and stopping rule; -V repairs a failed variant.
+ * Errors in err (the caller prints them). */
+static int setup_resume(struct kvb_cli *cli, struct run_args *r, struct run_setup *s, struct kvb_error *err)
+{
+	const char *db = cli->db_opt;
+	int found = 0, rc;
+	if (access(kvb_cli_db(db), F_OK))
+		/* opening it read-write would create an empty database just to find nothing in it */
+		return kvb_error_set(err, KVB_EINPUT, "%s: no such results database, so no run to resume%s",
+				     kvb_cli_db(db), db ? "" : " (give it with -d DB or $KVB_DB)");
+	if ((rc = kvb_cli_store(cli, &s->st, err)))
+		return rc;
+	if (!r->resume_run && (rc = kvb_store_latest_run(s->st, &r->resume_run, err)))
+		return rc;
+	if (!r->resume_run)
+		return kvb_error_set(err, KVB_EINPUT, "%s has no run to resume (start one with `kvbench run AGENDA -p "
+				     "PLATFORM -d %s`)", s->st->path, s->st->path);
+	if (r->rounds)
+		kvb_warn("--rounds is ignored with --resume: the run keeps the rounds it was planned with");
+	if ((rc = load_stored(s->st, r->resume_run, r->plat_name, &s->a, &s->p, &r->rounds, err)))
+		return rc;
+	/* -V on resume: new files for a variant that failed (refused for one with results) */
+	for (size_t i = 0; i < r->variants.n; i++)
+		if ((rc = kvb_repair_variant(s->st, r->resume_run, &s->a, r->variants.v[i], r->unverified, err)))
+			return rc;
+	/* a run started --until-decided goes on with its stored rule */
+	if (r->until)
+		kvb_warn("--until-decided options are ignored with --resume: the run keeps the rule it was started with");
+	kvb_decide_opts_release(&r->dec);
+	if ((rc = kvb_decide_load(s->st, r->resume_run, &r->dec, &found, err)))
+		return rc;
+	r->until = found;
+	/* --resume -p X: X is the stored platform (found by path); a further -p joins its pool */
+	return KVB_OK;
+}
+
+/* AGENDA and -p PLATFORM, their problems printed together. KVB_EINPUT (printed) on any. */
+static int load_agenda_and_platform(struct run_args *r, struct run_setup *s)
+{
+	struct kvb_diag d, pd;
+	int rc, prc;
+	kvb_diag_init(&d, NULL);
+	rc = kvb_agenda_load(&s->a, r->agenda_file, &d);
+	kvb_diag_init(&pd, NULL);
+	prc = kvb_platform_load(&s->p, r->plat_name, &pd);
+	for (size_t i = 0; i < pd.msgs.n; i++)
+		kvb_strv_push(&d.msgs, pd.msgs.v[i]);
+	for (size_t i = 0; i < pd.warnings.n; i++)
+		kvb_strv_push(&d.warnings, pd.warnings.v[i]);
+	kvb_diag_release(&pd);
+	if (!rc)
+		rc = prc;
+	print_diag(&d);
+	kvb_diag_release(&d);
+	return rc ? KVB_EINPUT : KVB_OK;
+}
+
+/*
+ * Before the first flash: a missing kernel costs seconds here, hours of boots later.
+ * Returns its problems' code (printed) unless --keep-going; with --dry-run the code
+ * goes to *pre_rc and the plan is still printed.
+ */
+static int preflight(struct run_args *r, struct run_setup *s, int *pre_rc)
+{
+	struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
+	int rc;
+	kvb_preflight_run(&s->a, &s->p, r->unverified, 1, &pf);
+	rc = kvb_preflight_report(&pf, stderr);
+	kvb_preflight_release(&pf);
+	if (rc && r->dry) {
+		*pre_rc = rc;
+	} else if (rc && !r->keep_going) {
+		fprintf(stderr, "kvbench: nothing was run; fix the above, or `--keep-going` to run what can run\n");
+		return rc;
 	}
-	if (resume && (prep.series || prep.series_file))
+	return KVB_OK;
+}
+
+/* A new run: agenda, platform, -V variants, the preflight, then the store (not for --dry-run).
+ * Every failure is printed here (err is the buffer for those with a message). */
+static int setup_new_run(struct kvb_cli *cli, struct run_args *r, struct run_setup *s, int *pre_rc,
+			 struct kvb_error *err)
+{
+	int rc;
+	if ((rc = load_agenda_and_platform(r, s)))
+		return rc;
+	for (size_t i = 0; i < r->variants.n; i++)
+		if ((rc = kvb_agenda_add_variant_arg(&s->a, r->variants.v[i], err))) {
+			kvb_cli_fail(err);
+			return rc;
+		}
+	kvb_agenda_default_variant(&s->a);
+	if ((rc = preflight(r, s, pre_rc)))
+		return rc;
+	if (!r->dry && (rc = kvb_cli_store(cli, &s->st, err))) {
+		kvb_cli_fail(err);
+		return rc;
+	}
+	return KVB_OK;
+}
+
+/* Further -p boards join the run's pool. KVB_EINPUT (printed) when one does not load. */
+static int load_pool(struct run_args *r, struct run_setup *s)
+{
+	struct kvb_diag d;
+	int rc = KVB_OK;
+	if (!r->plats.n)
+		return KVB_OK;
+	kvb_diag_init(&d, NULL);
+	s->more = kvb_xcalloc(r->plats.n, sizeof(*s->more));
+	for (size_t i = 0; i < r->plats.n && !rc; i++) {
+		s->more[s->nmore] = kvb_xcalloc(1, sizeof(**s->more));
+		rc = kvb_platform_load(s->more[s->nmore++], r->plats.v[i], &d);
+	}
+	print_diag(&d);
+	kvb_diag_release(&d);
+	return rc ? KVB_EINPUT : KVB_OK;
+}
+
+static int run_engine(struct run_args *r, struct run_setup *s, const char *cmdline, int64_t *run_id,
+		      struct kvb_error *err)
+{
+	struct kvb_run_opts ro = {
+		.agenda = &s->a, .plat = &s->p, .store = s->st, .rounds = r->rounds, .resume_run = r->resume_run,
+		.dry_run = r->dry, .command_line = cmdline, .max_jobs = r->max_jobs,
+		.allow_unverified = r->unverified, .decide = r->until ? &r->dec : NULL,
+		.on_variants = kvb_build_record, .on_variants_arg = &s->builds,
+		.more_plats = s->more, .nmore_plats = s->nmore,
+	};
+	/* one look after every round: the rounds are the looks (iterations split over them as --rounds) */
+	if (r->until && !r->resume)
+		ro.rounds = r->dec.max_rounds;
+	return kvb_engine_run(&ro, run_id, err);
+}
+
+static void print_run_diff(struct run_args *r, struct run_setup *s, int64_t run_id)
+{
+	struct kvb_diff_opts d = { .format = "table", .alpha = KVB_STATS_ALPHA, .margin = r->until ? r->dec.margin : 0 };
+	struct kvb_error e2;
+	d.sel.runs = &run_id;
+	d.sel.nruns = 1;
+	if (kvb_diff_print(s->st, &d, stdout, &e2))
+		kvb_warn("no table: %s", e2.msg);
+}
+
+/*
+ * `kvbench run`: parse, set up a new run or a resumed one, build git variants, add
+ * pool boards, run the engine, print the diff. Each step prints its own failure.
+ */
+int cmd_run(struct kvb_cli *cli, int argc, char **argv)
+{
+	struct run_args r = { .variants = KVB_STRV_INIT, .plats = KVB_STRV_INIT,
+			      .dec = { .margin = KVB_VERDICT_MARGIN, .alpha = KVB_STATS_ALPHA, .max_rounds = 10 } };
+	struct run_setup s;
+	struct kvb_error err;
+	struct kvb_buf cmdline = KVB_BUF_INIT;
+	int64_t run_id = 0;
+	int pre_rc = 0, rc;
+
+	memset(&s, 0, sizeof(s));
+	kvb_error_clear(&err);
+	for (int i = 0; i < cli->argc_given; i++) /* as typed, with -d */
+		kvb_buf_addf(&cmdline, "%s%s", i ? " " : "kvbench ", cli->argv_given[i]);
+	if ((rc = parse_options(&r, argc, argv)) || (rc = check_operands(&r, argc, argv)))
+		goto out; /* usage errors free like any other exit */
+	if (r.resume) {
+		if ((rc = setup_resume(cli, &r, &s, &err)))
+			goto fail;
+	} else if ((rc = setup_new_run(cli, &r, &s, &pre_rc, &err))) {
+		goto out;
+	}
+	if (r.resume && (r.prep.series || r.prep.series_file))
 		kvb_warn("--series is ignored with --resume: the run keeps the commits it was planned with");
-	if (resume)
-		prep.series = prep.series_file = NULL;
+	if (r.resume)
+		r.prep.series = r.prep.series_file = NULL;
 	/* git variants (and --series) are built before the engine sees them: DESIGN.md §10 */
-	prep.platform_build = p.doc.root ? cJSON_GetObjectItemCaseSensitive(p.doc.root, "build") : NULL;
-	prep.platform_file = p.file;
-	if (!dry && (rc = kvb_build_prepare(&a, &prep, &builds, &err)))
+	r.prep.platform_build = s.p.doc.root ? cJSON_GetObjectItemCaseSensitive(s.p.doc.root, "build") : NULL;
+	r.prep.platform_file = s.p.file;
+	if (!r.dry && (rc = kvb_build_prepare(&s.a, &r.prep, &s.builds, &err)))
 		goto fail;
-	if (plats.n) {
-		struct kvb_diag d;
-		kvb_diag_init(&d, NULL);
-		more = kvb_xcalloc(plats.n, sizeof(*more));
-		for (size_t i = 0; i < plats.n && !rc; i++) {
-			more[nmore] = kvb_xcalloc(1, sizeof(**more));
-			rc = kvb_platform_load(more[nmore++], plats.v[i], &d);
-		}
-		print_diag(&d);
-		kvb_diag_release(&d);
-		if (rc) {
-			rc = KVB_EINPUT;
-			goto out;
-		}
-	}
-	{
-		struct kvb_run_opts ro = {
-			.agenda = &a, .plat = &p, .store = st, .rounds = rounds, .resume_run = resume_run,
-			.dry_run = dry, .command_line = cmdline.data, .max_jobs = max_jobs,
-			.allow_unverified = unverified, .decide = until ? &dec : NULL,
-			.on_variants = kvb_build_record, .on_variants_arg = &builds,
-			.more_plats = more, .nmore_plats = nmore,
-		};
-		/* one look after every round: the rounds are the looks (iterations split over them as --rounds) */
-		if (until && !resume)
-			ro.rounds = dec.max_rounds;
-		rc = kvb_engine_run(&ro, &run_id, &err);
-	}
-	if (dry) {
+	if ((rc = load_pool(&r, &s)))
+		goto out;
+	rc = run_engine(&r, &s, cmdline.data, &run_id, &err);
+	if (r.dry) {
 		if (!rc)
 			rc = pre_rc;
 		goto out;
@@ -348,31 +408,14 @@ int cmd_run(int argc, char **argv)
 		goto fail;
 	if (rc == KVB_EJOBS)
 		kvb_err("%s", err.msg);
-	if (!nodiff && run_id && a.nvariants > 0) {
-		struct kvb_diff_opts d = { .format = "table", .alpha = KVB_STATS_ALPHA, .margin = until ? dec.margin : 0 };
-		struct kvb_error e2;
-		d.sel.runs = &run_id;
-		d.sel.nruns = 1;
-		if (kvb_diff_print(st, &d, stdout, &e2))
-			kvb_warn("no table: %s", e2.msg);
-	}
+	if (!r.nodiff && run_id && s.a.nvariants > 0)
+		print_run_diff(&r, &s, run_id);
 	goto out;
 fail:
 	kvb_cli_fail(&err);
 out:
-	kvb_store_close(st);
-	kvb_build_set_release(&builds);
-	kvb_agenda_release(&a);
-	if (p.file || p.name)
-		kvb_platform_release(&p);
-	for (size_t i = 0; i < nmore; i++) {
-		kvb_platform_release(more[i]);
-		free(more[i]);
-	}
-	free(more);
-	kvb_strv_release(&plats);
-	kvb_strv_release(&variants);
+	run_setup_release(&s);
+	run_args_release(&r);
 	kvb_buf_release(&cmdline);
-	kvb_decide_opts_release(&dec);
 	return rc;
 }

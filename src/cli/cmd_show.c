@@ -38,26 +38,23 @@ static const struct {
 	  " WHERE ?1 = 0 OR run_id = ?1 ORDER BY id" },
 };
 
-int cmd_show(int argc, char **argv)
+int cmd_show(struct kvb_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
 		{ "run", required_argument, NULL, 'r' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "status", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *db = NULL, *format = "table", *status = NULL;
+	const char *format = "table", *status = NULL;
 	int64_t run = 0;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	size_t rows, i;
 	int c, rc;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "d:f:", opts, NULL)) != -1) {
-		if (c == 'd')
-			db = optarg;
-		else if (c == 'f')
+	while ((c = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+		if (c == 'f')
 			format = optarg;
 		else if (c == 's')
 			status = optarg;
@@ -81,16 +78,14 @@ int cmd_show(int argc, char **argv)
 	}
 	if (!kvb_format_find(format, &err))
 		return kvb_cli_usage("show", "%s", err.msg);
-	if ((rc = kvb_cli_open_db(&st, db, 1, &err)))
+	if ((rc = kvb_cli_store(cli, &st, &err)))
 		goto out;
 	/* ?1 appears twice in the SQL: one bound value; 0 means all runs. */
 	if (status) {
 		/* every listing with a status column can be filtered by it; the value is bound, not pasted */
 		char *sql;
-		if (strcmp(argv[optind], "runs") && strcmp(argv[optind], "variants") && strcmp(argv[optind], "jobs")) {
-			kvb_store_close(st);
+		if (strcmp(argv[optind], "runs") && strcmp(argv[optind], "variants") && strcmp(argv[optind], "jobs"))
 			return kvb_cli_usage("show", "--status applies to runs, variants and jobs");
-		}
 		sql = kvb_xasprintf("SELECT * FROM (%s) WHERE status = ?2", listings[i].sql_all);
 		rc = kvb_sql_print2(st, sql, run, status, format, stdout, &rows, &err);
 		free(sql);
@@ -100,6 +95,5 @@ int cmd_show(int argc, char **argv)
 out:
 	if (rc)
 		kvb_cli_fail(&err);
-	kvb_store_close(st);
 	return rc;
 }

@@ -8,10 +8,12 @@
 #ifndef KVB_CLI_HELP_H
 #define KVB_CLI_HELP_H
 
+#include "core/error.h"
+
 #include <stdio.h>
 
-/* Help for an instrument type or "variant"; KVB_OK, or -1 when what is no such topic. */
-int kvb_help_topic(const char *what, FILE *f);
+/* Help for an instrument type or "variant"; KVB_OK, or KVB_EUSAGE when what is no such topic. */
+enum kvb_err kvb_help_topic(const char *what, FILE *f);
 /* One topic name per line (commands, workloads, instruments, variant): for completion. */
 void kvb_help_list_topics(FILE *f);
 /* "no help for 'x' (did you mean 'y'?)" and every topic; returns KVB_EUSAGE. */

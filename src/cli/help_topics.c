@@ -41,7 +41,7 @@ void kvb_help_list_topics(FILE *f)
 	kvb_strv_release(&t);
 }
 
-int kvb_help_topic(const char *what, FILE *f)
+enum kvb_err kvb_help_topic(const char *what, FILE *f)
 {
 	const struct kvb_instrument_ops *in = kvb_instrument_find(what);
 	if (in) {
@@ -64,7 +64,7 @@ int kvb_help_topic(const char *what, FILE *f)
 			   "variant's knobs win over the agenda's.\n");
 		return KVB_OK;
 	}
-	return -1;
+	return KVB_EUSAGE;
 }
 
 int kvb_help_unknown(const char *what, FILE *f)

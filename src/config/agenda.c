@@ -187,236 +187,286 @@ static void check_params(const struct kvb_workload_ops *ops, const cJSON *params
 		ops->validate(params, path, d);
 }
 
-/*
- * Expands one workload entry within one section into specs (one per sweep combination).
- * gparams: global workload_parameters (only keys the workload knows are applied).
- */
-static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path, int auto_idx,
-			 const struct xsection *sec, const struct kvb_runtime *grt, const cJSON *gcls,
-			 const cJSON *gparams, int giter, int validate, struct kvb_diag *d)
-{
-	(void)auto_idx; /* ids are workload names now (config/specid.h); kept so callers stay as they are */
-	const cJSON *name, *sweep;
-	const struct kvb_workload_ops *ops;
-	struct kvb_spec base;
-	char *ppath;
-	const cJSON *params;
-	size_t nkeys = 0, combos = 1;
-	const cJSON **keys = NULL;   /* the sweep's usable keys, as many as it has */
-	size_t *idx = NULL;
+/* The agenda-wide values every workload entry starts from (config: or global:). */
+struct agenda_globals {
+	struct kvb_runtime rt;
+	cJSON *classifiers;       /* owned */
+	const cJSON *wparams;     /* workload_parameters (only keys a workload knows are applied) */
+	int iterations;
+};
 
-	memset(&base, 0, sizeof(base));
+/* An entry's usable sweep keys (as many as it has) and the number of specs they make. */
+struct sweep {
+	const cJSON **keys;
+	size_t *idx;              /* per key, the value of the combination being built */
+	size_t nkeys, combos;
+};
+
+/* The workload an entry names (a string, or an object's name:); NULL, with a message for an unknown one. */
+static const struct kvb_workload_ops *entry_workload(const cJSON *e, const char *path, struct kvb_diag *d)
+{
+	const struct kvb_workload_ops *ops;
+	const cJSON *name;
 	if (cJSON_IsString(e)) {
 		name = e;
 	} else {
-		if (validate && kvb_keys_check(e, path, workload_keys, d) && !cJSON_IsObject(e))
-			return;
+		if (kvb_keys_check(e, path, workload_keys, d) && !cJSON_IsObject(e))
+			return NULL;
 		if (!cJSON_IsObject(e))
-			return;
+			return NULL;
 		name = cJSON_GetObjectItemCaseSensitive(e, "name");
 	}
 	if (!cJSON_IsString(name))
-		return;
+		return NULL;
 	ops = kvb_workload_find(name->valuestring);
 	if (!ops) {
-		if (validate) {
-			struct kvb_buf known = KVB_BUF_INIT;
-			char *np = cJSON_IsString(e) ? kvb_xstrdup(path) : kvb_path_key(path, "name");
-			for (size_t i = 0; kvb_workloads[i]; i++)
-				kvb_buf_addf(&known, "%s%s", i ? ", " : "", kvb_workloads[i]->name);
-			char *near = kvb_suggest_workload(name->valuestring);
-			kvb_diag_at(d, np, "unknown workload \"%s\" (known: %s)%s", name->valuestring, known.data,
-				    near ? near : "");
-			free(near);
-			kvb_buf_release(&known);
-			free(np);
-		}
-		return;
+		struct kvb_buf known = KVB_BUF_INIT;
+		char *np = cJSON_IsString(e) ? kvb_xstrdup(path) : kvb_path_key(path, "name");
+		for (size_t i = 0; kvb_workloads[i]; i++)
+			kvb_buf_addf(&known, "%s%s", i ? ", " : "", kvb_workloads[i]->name);
+		char *near = kvb_suggest_workload(name->valuestring);
+		kvb_diag_at(d, np, "unknown workload \"%s\" (known: %s)%s", name->valuestring, known.data,
+			    near ? near : "");
+		free(near);
+		kvb_buf_release(&known);
+		free(np);
 	}
-	base.workload = kvb_xstrdup(ops->name);
-	base.ops = ops;
+	return ops;
+}
+
+/* The spec's id, label, section, iterations and timeout: agenda < section < entry. */
+static void entry_identity(struct kvb_spec *base, const struct kvb_agenda *a, const cJSON *e,
+			   const struct xsection *sec, const struct kvb_workload_ops *ops, int giter)
+{
+	base->workload = kvb_xstrdup(ops->name);
+	base->ops = ops;
 	{
 		const char *id = cJSON_IsObject(e) ? kvb_get_str(e, "id", NULL) : NULL;
 		char *own = id ? kvb_xstrdup(id)
 			       : kvb_spec_default_id(e, cJSON_GetObjectItemCaseSensitive(a->raw, "workloads"),
 						     sec && sec->nwl ? sec->wl[0].node : NULL);
-		base.id = sec ? kvb_xasprintf("%s-%s", sec->id, own) : kvb_xstrdup(own);
+		base->id = sec ? kvb_xasprintf("%s-%s", sec->id, own) : kvb_xstrdup(own);
 		free(own);
 	}
-	base.label = kvb_xstrdup(cJSON_IsObject(e) ? kvb_get_str(e, "label", ops->name) : ops->name);
-	base.section = sec ? kvb_xstrdup(sec->id) : NULL;
-	base.iterations = giter;
+	base->label = kvb_xstrdup(cJSON_IsObject(e) ? kvb_get_str(e, "label", ops->name) : ops->name);
+	base->section = sec ? kvb_xstrdup(sec->id) : NULL;
+	base->iterations = giter;
 	if (sec && sec->iterations)
-		base.iterations = sec->iterations;
+		base->iterations = sec->iterations;
 	if (cJSON_IsObject(e) && kvb_get_int(e, "iterations", 0) > 0)
-		base.iterations = (int)kvb_get_int(e, "iterations", 1);
-	base.timeout_s = ops->default_timeout_s;
+		base->iterations = (int)kvb_get_int(e, "iterations", 1);
+	base->timeout_s = ops->default_timeout_s;
 	if (cJSON_IsObject(e) && kvb_get_int(e, "timeout_s", 0) > 0)
-		base.timeout_s = (unsigned)kvb_get_int(e, "timeout_s", 0);
+		base->timeout_s = (unsigned)kvb_get_int(e, "timeout_s", 0);
+}
 
-	/* params: global (known keys only) < section < entry */
-	base.params = cJSON_CreateObject();
+/* params: global (known keys only) < section < entry (checked against the workload's table). */
+static void entry_params(struct kvb_spec *base, const cJSON *e, const char *path, const struct xsection *sec,
+			 const cJSON *gparams, struct kvb_diag *d)
+{
+	const struct kvb_workload_ops *ops = base->ops;
+	const cJSON *params;
+	base->params = cJSON_CreateObject();
 	if (cJSON_IsObject(gparams))
 		for (const cJSON *kv = gparams->child; kv; kv = kv->next)
 			if (kvb_keydef_find(ops->params, kv->string))
-				cJSON_AddItemToObject(base.params, kv->string, cJSON_Duplicate(kv, 1));
+				cJSON_AddItemToObject(base->params, kv->string, cJSON_Duplicate(kv, 1));
 	if (sec && sec->wparams)
 		for (const cJSON *kv = sec->wparams->child; kv; kv = kv->next)
 			if (kvb_keydef_find(ops->params, kv->string)) {
-				cJSON_DeleteItemFromObjectCaseSensitive(base.params, kv->string);
-				cJSON_AddItemToObject(base.params, kv->string, cJSON_Duplicate(kv, 1));
+				cJSON_DeleteItemFromObjectCaseSensitive(base->params, kv->string);
+				cJSON_AddItemToObject(base->params, kv->string, cJSON_Duplicate(kv, 1));
 			}
 	params = cJSON_IsObject(e) ? get2(e, "params", "workload_parameters") : NULL;
 	if (!params && cJSON_IsObject(e))
 		params = cJSON_GetObjectItemCaseSensitive(e, "workload_params");
 	if (params) {
-		ppath = kvb_path_key(path, cJSON_GetObjectItemCaseSensitive(e, "params") ? "params"
+		char *ppath = kvb_path_key(path, cJSON_GetObjectItemCaseSensitive(e, "params") ? "params"
 					    : cJSON_GetObjectItemCaseSensitive(e, "workload_parameters") ? "workload_parameters"
 													   : "workload_params");
-		if (validate)
-			check_params(ops, params, ppath, d);
+		check_params(ops, params, ppath, d);
 		free(ppath);
-		merge_obj(&base.params, params, 0);
+		merge_obj(&base->params, params, 0);
 	}
+}
 
-	/* knobs and classifiers: global < section < entry */
-	kvb_runtime_init(&base.rt);
-	kvb_runtime_merge(&base.rt, grt);
+/* knobs and classifiers: global < section < entry. */
+static void entry_runtime_and_classifiers(struct kvb_spec *base, const cJSON *e, const char *path,
+					  const struct xsection *sec, const struct agenda_globals *g,
+					  struct kvb_diag *d)
+{
+	kvb_runtime_init(&base->rt);
+	kvb_runtime_merge(&base->rt, &g->rt);
 	if (sec)
-		kvb_runtime_merge(&base.rt, &sec->rt);
+		kvb_runtime_merge(&base->rt, &sec->rt);
 	if (cJSON_IsObject(e)) {
 		const cJSON *rp = get2(e, "runtime_params", "runtime_parameters");
 		if (rp) {
 			char *rpath = kvb_path_key(path, "runtime_params");
-			struct kvb_diag tmp;
-			kvb_diag_init(&tmp, d->doc);
-			kvb_runtime_merge_json(&base.rt, rp, rpath, validate ? d : &tmp);
-			kvb_diag_release(&tmp);
+			kvb_runtime_merge_json(&base->rt, rp, rpath, d);
 			free(rpath);
 		}
 	}
-	merge_obj(&base.classifiers, gcls, 1);
+	merge_obj(&base->classifiers, g->classifiers, 1);
 	if (sec)
-		merge_obj(&base.classifiers, sec->classifiers, 1);
+		merge_obj(&base->classifiers, sec->classifiers, 1);
 	if (cJSON_IsObject(e)) {
 		const cJSON *cl = cJSON_GetObjectItemCaseSensitive(e, "classifiers");
-		if (validate && cl) {
+		if (cl) {
 			char *cp = kvb_path_key(path, "classifiers");
 			check_classifiers(cl, cp, d);
 			free(cp);
 		}
-		merge_obj(&base.classifiers, cl, 1);
+		merge_obj(&base->classifiers, cl, 1);
 	}
-	if (!base.classifiers)
-		base.classifiers = cJSON_CreateObject();
+	if (!base->classifiers)
+		base->classifiers = cJSON_CreateObject();
+}
 
-	/* sweep: cross-product of list values */
-	sweep = cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "sweep") : NULL;
+/* Checks each value of a sweep key: as a knob value, or against the parameter's keydef. */
+static void check_sweep_values(const cJSON *kv, const char *kp, const struct kvb_workload_ops *ops,
+			       struct kvb_diag *d)
+{
+	int i = 0;
+	for (const cJSON *v = kv->child; v; v = v->next, i++) {
+		char *vp = kvb_path_idx(kp, i);
+		if (kvb_runtime_is_knob(kv->string)) {
+			cJSON *tmp = cJSON_CreateObject();
+			struct kvb_runtime rt;
+			kvb_runtime_init(&rt);
+			cJSON_AddItemToObject(tmp, kv->string, cJSON_Duplicate(v, 1));
+			struct kvb_diag td;
+			kvb_diag_init(&td, d->doc);
+			if (kvb_runtime_merge_json(&rt, tmp, kp, &td))
+				for (size_t m = 0; m < td.msgs.n; m++)
+					kvb_strv_push(&d->msgs, td.msgs.v[m]);
+			kvb_diag_release(&td);
+			kvb_runtime_release(&rt);
+			cJSON_Delete(tmp);
+		} else {
+			kvb_value_check(v, vp, kvb_keydef_find(ops->params, kv->string), d);
+		}
+		free(vp);
+	}
+}
+
+/* sweep: the keys whose lists are crossed (a bad key is reported and left out); combos = 0 past 10000. */
+static void read_sweep(struct sweep *sw, const cJSON *e, const char *path, const struct kvb_workload_ops *ops,
+		       struct kvb_diag *d)
+{
+	const cJSON *sweep = cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "sweep") : NULL;
+	memset(sw, 0, sizeof(*sw));
+	sw->combos = 1;
 	if (cJSON_IsObject(sweep)) {
 		char *spath = kvb_path_key(path, "sweep");
 		int nsweep = cJSON_GetArraySize(sweep);
-		keys = kvb_xcalloc((size_t)nsweep + 1, sizeof(*keys));
-		idx = kvb_xcalloc((size_t)nsweep + 1, sizeof(*idx));
+		sw->keys = kvb_xcalloc((size_t)nsweep + 1, sizeof(*sw->keys));
+		sw->idx = kvb_xcalloc((size_t)nsweep + 1, sizeof(*sw->idx));
 		for (const cJSON *kv = sweep->child; kv; kv = kv->next) {
 			char *kp = kvb_path_key(spath, kv->string);
 			int bad = 0;
 			if (!cJSON_IsArray(kv) || cJSON_GetArraySize(kv) == 0) {
 				char got[96];
-				if (validate)
-					kvb_diag_at(d, kp, "expected a non-empty list of values, got %s",
-						    kvb_node_describe(kv, got, sizeof(got)));
+				kvb_diag_at(d, kp, "expected a non-empty list of values, got %s",
+					    kvb_node_describe(kv, got, sizeof(got)));
 				bad = 1;
 			} else if (!kvb_runtime_is_knob(kv->string) && !kvb_keydef_find(ops->params, kv->string)) {
-				if (validate)
-					kvb_diag_at(d, kp, "'%s' is neither a runtime knob nor a parameter of %s", kv->string,
-						    ops->name);
+				kvb_diag_at(d, kp, "'%s' is neither a runtime knob nor a parameter of %s", kv->string,
+					    ops->name);
 				bad = 1;
 			} else {
-				int i = 0;
-				for (const cJSON *v = kv->child; v; v = v->next, i++) {
-					char *vp = kvb_path_idx(kp, i);
-					if (kvb_runtime_is_knob(kv->string)) {
-						cJSON *tmp = cJSON_CreateObject();
-						struct kvb_runtime rt;
-						kvb_runtime_init(&rt);
-						cJSON_AddItemToObject(tmp, kv->string, cJSON_Duplicate(v, 1));
-						struct kvb_diag td;
-						kvb_diag_init(&td, d->doc);
-						if (kvb_runtime_merge_json(&rt, tmp, kp, &td) && validate)
-							for (size_t m = 0; m < td.msgs.n; m++)
-								kvb_strv_push(&d->msgs, td.msgs.v[m]);
-						kvb_diag_release(&td);
-						kvb_runtime_release(&rt);
-						cJSON_Delete(tmp);
-					} else if (validate) {
-						kvb_value_check(v, vp, kvb_keydef_find(ops->params, kv->string), d);
-					}
-					free(vp);
-				}
+				check_sweep_values(kv, kp, ops, d);
 			}
 			if (!bad) {
-				keys[nkeys++] = kv;
+				sw->keys[sw->nkeys++] = kv;
 				/* stop multiplying past the limit below, so many keys cannot wrap it around */
-				combos = combos > 10000 ? combos : combos * (size_t)cJSON_GetArraySize(kv);
+				sw->combos = sw->combos > 10000 ? sw->combos : sw->combos * (size_t)cJSON_GetArraySize(kv);
 			}
 			free(kp);
 		}
 		free(spath);
 	}
-	if (combos > 10000) {
-		if (validate)
-			kvb_diag_at(d, path, "sweep expands to %zu specs (more than 10000)", combos);
-		combos = 0;
+	if (sw->combos > 10000) {
+		kvb_diag_at(d, path, "sweep expands to %zu specs (more than 10000)", sw->combos);
+		sw->combos = 0;
 	}
-	for (size_t c = 0; c < combos; c++) {
-		struct kvb_spec s;
-		struct kvb_buf id = KVB_BUF_INIT;
-		size_t rem = c;
-		memset(&s, 0, sizeof(s));
-		s.workload = kvb_xstrdup(base.workload);
-		s.ops = ops;
-		s.label = kvb_xstrdup(base.label);
-		s.section = base.section ? kvb_xstrdup(base.section) : NULL;
-		s.iterations = base.iterations;
-		s.timeout_s = base.timeout_s;
-		s.params = cJSON_Duplicate(base.params, 1);
-		s.classifiers = cJSON_Duplicate(base.classifiers, 1);
-		kvb_runtime_copy(&s.rt, &base.rt);
-		kvb_buf_adds(&id, base.id);
-		/* last key varies fastest */
-		for (size_t k = nkeys; k-- > 0;) {
-			size_t n = (size_t)cJSON_GetArraySize(keys[k]);
-			idx[k] = rem % n;
-			rem /= n;
-		}
-		for (size_t k = 0; k < nkeys; k++) {
-			const cJSON *v = cJSON_GetArrayItem(keys[k], (int)idx[k]);
-			char *vs = kvb_node_str(v);
-			const char *key = keys[k]->string;
-			if (!vs)
-				vs = kvb_xstrdup("?");
-			kvb_buf_addf(&id, ";%s=%s", key, vs);
-			cJSON_DeleteItemFromObjectCaseSensitive(s.classifiers, key);
-			cJSON_AddStringToObject(s.classifiers, key, vs);
-			if (kvb_runtime_is_knob(key)) {
-				cJSON *tmp = cJSON_CreateObject();
-				struct kvb_diag td;
-				kvb_diag_init(&td, d->doc);
-				cJSON_AddItemToObject(tmp, key, cJSON_Duplicate(v, 1));
-				kvb_runtime_merge_json(&s.rt, tmp, "sweep", &td);
-				kvb_diag_release(&td);
-				cJSON_Delete(tmp);
-			} else {
-				cJSON_DeleteItemFromObjectCaseSensitive(s.params, key);
-				cJSON_AddItemToObject(s.params, key, cJSON_Duplicate(v, 1));
-			}
-			free(vs);
-		}
-		s.id = kvb_buf_detach(&id);
-		add_spec(a, &s);
+}
+
+/* Combination c of the sweep: base with each key's value as a classifier and as its knob or param. */
+static void add_combination(struct kvb_agenda *a, const struct kvb_spec *base, struct sweep *sw, size_t c,
+			    struct kvb_diag *d)
+{
+	struct kvb_spec s;
+	struct kvb_buf id = KVB_BUF_INIT;
+	size_t rem = c;
+	memset(&s, 0, sizeof(s));
+	s.workload = kvb_xstrdup(base->workload);
+	s.ops = base->ops;
+	s.label = kvb_xstrdup(base->label);
+	s.section = base->section ? kvb_xstrdup(base->section) : NULL;
+	s.iterations = base->iterations;
+	s.timeout_s = base->timeout_s;
+	s.params = cJSON_Duplicate(base->params, 1);
+	s.classifiers = cJSON_Duplicate(base->classifiers, 1);
+	kvb_runtime_copy(&s.rt, &base->rt);
+	kvb_buf_adds(&id, base->id);
+	/* last key varies fastest */
+	for (size_t k = sw->nkeys; k-- > 0;) {
+		size_t n = (size_t)cJSON_GetArraySize(sw->keys[k]);
+		sw->idx[k] = rem % n;
+		rem /= n;
 	}
-	free(keys);
-	free(idx);
+	for (size_t k = 0; k < sw->nkeys; k++) {
+		const cJSON *v = cJSON_GetArrayItem(sw->keys[k], (int)sw->idx[k]);
+		char *vs = kvb_node_str(v);
+		const char *key = sw->keys[k]->string;
+		if (!vs)
+			vs = kvb_xstrdup("?");
+		kvb_buf_addf(&id, ";%s=%s", key, vs);
+		cJSON_DeleteItemFromObjectCaseSensitive(s.classifiers, key);
+		cJSON_AddStringToObject(s.classifiers, key, vs);
+		if (kvb_runtime_is_knob(key)) {
+			cJSON *tmp = cJSON_CreateObject();
+			struct kvb_diag td;
+			kvb_diag_init(&td, d->doc);
+			cJSON_AddItemToObject(tmp, key, cJSON_Duplicate(v, 1));
+			kvb_runtime_merge_json(&s.rt, tmp, "sweep", &td);
+			kvb_diag_release(&td);
+			cJSON_Delete(tmp);
+		} else {
+			cJSON_DeleteItemFromObjectCaseSensitive(s.params, key);
+			cJSON_AddItemToObject(s.params, key, cJSON_Duplicate(v, 1));
+		}
+		free(vs);
+	}
+	s.id = kvb_buf_detach(&id);
+	add_spec(a, &s);
+}
+
+/*
+ * Expands one workload entry within one section (NULL: none) into specs, one per
+ * sweep combination: resolve the workload, merge its params, knobs and classifiers
+ * over the agenda's and the section's, read the sweep, add the combinations.
+ * Problems go to d; a caller expanding an entry it has already checked (the same
+ * entry in a further section) passes a diag it discards.
+ */
+static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path, const struct xsection *sec,
+			 const struct agenda_globals *g, struct kvb_diag *d)
+{
+	const struct kvb_workload_ops *ops = entry_workload(e, path, d);
+	struct kvb_spec base;
+	struct sweep sw;
+	if (!ops)
+		return;
+	memset(&base, 0, sizeof(base));
+	entry_identity(&base, a, e, sec, ops, g->iterations);
+	entry_params(&base, e, path, sec, g->wparams, d);
+	entry_runtime_and_classifiers(&base, e, path, sec, g, d);
+	read_sweep(&sw, e, path, ops, d);
+	for (size_t c = 0; c < sw.combos; c++)
+		add_combination(a, &base, &sw, c, d);
+	free(sw.keys);
+	free(sw.idx);
 	spec_release(&base);
 }
 
@@ -429,6 +479,25 @@ static void xsection_release(struct xsection *x)
 	for (size_t i = 0; i < x->nwl; i++)
 		free(x->wl[i].path);
 	free(x->wl);
+}
+
+/* The knobs node rp (NULL: none) of obj at path into rt; obj's classifiers, checked, merged into *cls. */
+static void read_knobs_and_classifiers(const cJSON *obj, const cJSON *rp, const char *path, struct kvb_runtime *rt,
+				       cJSON **cls, struct kvb_diag *d)
+{
+	const cJSON *v;
+	if (rp) {
+		char *p = kvb_path_key(path, rp->string);
+		kvb_runtime_merge_json(rt, rp, p, d);
+		free(p);
+	}
+	v = cJSON_GetObjectItemCaseSensitive(obj, "classifiers");
+	if (v) {
+		char *p = kvb_path_key(path, "classifiers");
+		check_classifiers(v, p, d);
+		free(p);
+	}
+	merge_obj(cls, v, 1);
 }
 
 /* Reads one raw section entry into x (validating when asked). */
@@ -448,18 +517,7 @@ static void read_section(struct xsection *x, const cJSON *s, const char *path, i
 	v = get2(s, "runtime_params", "runtime_parameters");
 	if (!v)
 		v = cJSON_GetObjectItemCaseSensitive(s, "params");
-	if (v) {
-		char *p = kvb_path_key(path, v->string);
-		kvb_runtime_merge_json(&x->rt, v, p, d);
-		free(p);
-	}
-	v = cJSON_GetObjectItemCaseSensitive(s, "classifiers");
-	if (v) {
-		char *p = kvb_path_key(path, "classifiers");
-		check_classifiers(v, p, d);
-		free(p);
-	}
-	merge_obj(&x->classifiers, v, 1);
+	read_knobs_and_classifiers(s, v, path, &x->rt, &x->classifiers, d);
 	merge_obj(&x->wparams, cJSON_GetObjectItemCaseSensitive(s, "workload_parameters"), 0);
 	v = cJSON_GetObjectItemCaseSensitive(s, "workloads");
 	if (cJSON_IsArray(v)) {
@@ -554,26 +612,12 @@ static void load_variants(struct kvb_agenda *a, const cJSON *vs, struct kvb_diag
 	}
 }
 
-int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct kvb_diag *d)
+/* config: (or its alias global:): retries, rounds, order, and the agenda-wide knobs, classifiers,
+ * workload parameters, iterations and instruments every entry starts from. */
+static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_globals *g, struct kvb_diag *d)
 {
-	cJSON *wa3;
-	const cJSON *root, *cfg, *v, *sections, *workloads;
-	struct kvb_runtime grt;
-	cJSON *gcls = NULL;
-	const cJSON *gparams = NULL;
-	int giter = 1;
-	struct xsection *xs = NULL;
-	size_t nxs = 0, before = d->msgs.n;
+	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(root, "config"), *v;
 	const char *cfgname = "config";
-
-	memset(a, 0, sizeof(*a));
-	root = wa3 = kvb_wa3_normalize(doc->root, doc->file, d);  /* WA3 spellings -> kvbench's (wa3_keys.c) */
-	a->file = kvb_xstrdup(doc->file);
-	a->max_retries = 2;
-	a->raw = cJSON_Duplicate(root, 1);
-	kvb_runtime_init(&grt);
-	kvb_keys_check(root, "", top_keys, d);
-	cfg = cJSON_GetObjectItemCaseSensitive(root, "config");
 	if (cJSON_GetObjectItemCaseSensitive(root, "global")) {
 		if (cfg)
 			kvb_diag_at(d, "global", "both 'config' and its alias 'global' are given");
@@ -582,149 +626,194 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 			cfgname = "global";
 		}
 	}
-	if (cJSON_IsObject(cfg)) {
-		kvb_keys_check(cfg, cfgname, config_keys, d);
-		{
-			char *mp = kvb_path_key(cfgname, "margins");
-			kvb_margins_check(cJSON_GetObjectItemCaseSensitive(cfg, "margins"), mp, d);
-			free(mp);
-		}
-		giter = (int)kvb_get_int(cfg, "iterations", 1);
-		if (giter < 1)
-			giter = 1;
-		a->max_retries = (int)kvb_get_int(cfg, "max_retries", 2);
-		if (a->max_retries < 0)
-			a->max_retries = 2;
-		a->rounds = (int)kvb_get_int(cfg, "rounds", 0);
-		v = cJSON_GetObjectItemCaseSensitive(cfg, "execution_order");
-		if (cJSON_IsString(v)) {
-			if (!strcmp(v->valuestring, "by_section"))
-				a->order = KVB_ORDER_BY_SECTION;
-			else if (!strcmp(v->valuestring, "by_workload") || !strcmp(v->valuestring, "by_spec"))
-				a->order = KVB_ORDER_BY_WORKLOAD;
-			else if (!strcmp(v->valuestring, "random"))
-				a->order = KVB_ORDER_RANDOM;
-		}
-		v = get2(cfg, "runtime_params", "runtime_parameters");
-		if (v) {
-			char *p = kvb_path_key(cfgname, v->string);
-			kvb_runtime_merge_json(&grt, v, p, d);
-			free(p);
-		}
-		v = cJSON_GetObjectItemCaseSensitive(cfg, "classifiers");
-		if (v) {
-			char *p = kvb_path_key(cfgname, "classifiers");
-			check_classifiers(v, p, d);
-			free(p);
-		}
-		merge_obj(&gcls, v, 1);
-		gparams = get2(cfg, "workload_parameters", "workload_params");
-		v = get2(cfg, "instruments", "augmentations");
-		if (v)
-			a->instruments = cJSON_IsArray(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateStringArray((const char *[]){ v->valuestring ? v->valuestring : "" }, 1);
+	if (!cJSON_IsObject(cfg))
+		return;
+	kvb_keys_check(cfg, cfgname, config_keys, d);
+	{
+		char *mp = kvb_path_key(cfgname, "margins");
+		kvb_margins_check(cJSON_GetObjectItemCaseSensitive(cfg, "margins"), mp, d);
+		free(mp);
 	}
+	g->iterations = (int)kvb_get_int(cfg, "iterations", 1);
+	if (g->iterations < 1)
+		g->iterations = 1;
+	a->max_retries = (int)kvb_get_int(cfg, "max_retries", 2);
+	if (a->max_retries < 0)
+		a->max_retries = 2;
+	a->rounds = (int)kvb_get_int(cfg, "rounds", 0);
+	v = cJSON_GetObjectItemCaseSensitive(cfg, "execution_order");
+	if (cJSON_IsString(v)) {
+		if (!strcmp(v->valuestring, "by_section"))
+			a->order = KVB_ORDER_BY_SECTION;
+		else if (!strcmp(v->valuestring, "by_workload") || !strcmp(v->valuestring, "by_spec"))
+			a->order = KVB_ORDER_BY_WORKLOAD;
+		else if (!strcmp(v->valuestring, "random"))
+			a->order = KVB_ORDER_RANDOM;
+	}
+	read_knobs_and_classifiers(cfg, get2(cfg, "runtime_params", "runtime_parameters"), cfgname, &g->rt,
+				   &g->classifiers, d);
+	g->wparams = get2(cfg, "workload_parameters", "workload_params");
+	v = get2(cfg, "instruments", "augmentations");
+	if (v)
+		a->instruments = cJSON_IsArray(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateStringArray((const char *[]){ v->valuestring ? v->valuestring : "" }, 1);
+}
 
-	/* sections, with group cross-product */
-	sections = cJSON_GetObjectItemCaseSensitive(root, "sections");
-	if (cJSON_IsArray(sections) && cJSON_GetArraySize(sections) > 0) {
-		struct { char *group; struct xsection *s; size_t n; } groups[16];
-		size_t ng = 0;
-		int i = 0, ids_bad = 0;
-		memset(groups, 0, sizeof(groups));
-		for (const cJSON *s = sections->child; s; s = s->next, i++) {
-			char *path = kvb_path_idx("sections", i);
-			struct xsection x;
-			const char *g = cJSON_IsObject(s) ? kvb_get_str(s, "group", "") : "";
-			size_t gi;
-			read_section(&x, s, path, i, d);
-			for (gi = 0; gi < ng; gi++)
-				if (!strcmp(groups[gi].group, g))
-					break;
-			if (gi == ng) {
-				if (ng == KVB_ARRAY_SIZE(groups)) {
-					kvb_diag_at(d, path, "more than %zu section groups", KVB_ARRAY_SIZE(groups));
-					xsection_release(&x);
-					free(path);
-					continue;
-				}
-				groups[ng++].group = kvb_xstrdup(g);
+/* The sections of one group: (group: value, its sections in agenda order). */
+struct section_group {
+	char *group;
+	struct xsection *s;
+	size_t n;
+};
+
+/* Reads every section into its group; returns the number of groups (at most max, said when more). */
+static size_t group_sections(struct section_group *groups, size_t max, const cJSON *sections, struct kvb_diag *d)
+{
+	size_t ng = 0;
+	int i = 0, ids_bad = 0;
+	for (const cJSON *s = sections->child; s; s = s->next, i++) {
+		char *path = kvb_path_idx("sections", i);
+		struct xsection x;
+		const char *g = cJSON_IsObject(s) ? kvb_get_str(s, "group", "") : "";
+		size_t gi;
+		read_section(&x, s, path, i, d);
+		for (gi = 0; gi < ng; gi++)
+			if (!strcmp(groups[gi].group, g))
+				break;
+		if (gi == ng) {
+			if (ng == max) {
+				kvb_diag_at(d, path, "more than %zu section groups", max);
+				xsection_release(&x);
+				free(path);
+				continue;
 			}
-			for (size_t k = 0; k < groups[gi].n; k++)
-				if (!strcmp(groups[gi].s[k].id, x.id) && !ids_bad) {
-					char *ip = kvb_path_key(path, "id");
-					kvb_diag_at(d, ip, "duplicate section id \"%s\"", x.id);
-					free(ip);
-				}
-			groups[gi].s = kvb_xrealloc(groups[gi].s, (groups[gi].n + 1) * sizeof(*groups[gi].s));
-			groups[gi].s[groups[gi].n++] = x;
+			groups[ng++].group = kvb_xstrdup(g);
+		}
+		for (size_t k = 0; k < groups[gi].n; k++)
+			if (!strcmp(groups[gi].s[k].id, x.id) && !ids_bad) {
+				char *ip = kvb_path_key(path, "id");
+				kvb_diag_at(d, ip, "duplicate section id \"%s\"", x.id);
+				free(ip);
+			}
+		groups[gi].s = kvb_xrealloc(groups[gi].s, (groups[gi].n + 1) * sizeof(*groups[gi].s));
+		groups[gi].s[groups[gi].n++] = x;
+		free(path);
+	}
+	return ng;
+}
+
+/* sections, with group cross-product (first group varies slowest) into *xs (owned). */
+static void read_sections(const cJSON *root, struct xsection **xs, size_t *nxs, struct kvb_diag *d)
+{
+	const cJSON *sections = cJSON_GetObjectItemCaseSensitive(root, "sections");
+	struct section_group groups[16];
+	size_t ng;
+	if (!cJSON_IsArray(sections) || cJSON_GetArraySize(sections) <= 0)
+		return;
+	memset(groups, 0, sizeof(groups));
+	ng = group_sections(groups, KVB_ARRAY_SIZE(groups), sections, d);
+	if (ng) {
+		*xs = groups[0].s;
+		*nxs = groups[0].n;
+		groups[0].s = NULL;
+		for (size_t gi = 1; gi < ng; gi++) {
+			struct xsection *nx = kvb_xcalloc(*nxs * groups[gi].n + 1, sizeof(*nx));
+			size_t k = 0;
+			for (size_t p = 0; p < *nxs; p++)
+				for (size_t q = 0; q < groups[gi].n; q++)
+					xsection_combine(&nx[k++], &(*xs)[p], &groups[gi].s[q]);
+			for (size_t p = 0; p < *nxs; p++)
+				xsection_release(&(*xs)[p]);
+			free(*xs);
+			*xs = nx;
+			*nxs = k;
+		}
+	}
+	for (size_t gi = 0; gi < ng; gi++) {
+		for (size_t k = 0; groups[gi].s && k < groups[gi].n; k++)
+			xsection_release(&groups[gi].s[k]);
+		free(groups[gi].s);
+		free(groups[gi].group);
+	}
+}
+
+/* 1 when section s's k-th own workload entry is also one of an earlier section's (the same node). */
+static int seen_in_earlier_section(const struct xsection *xs, size_t s, size_t k)
+{
+	for (size_t p = 0; p < s; p++)
+		for (size_t q = 0; q < xs[p].nwl; q++)
+			if (xs[p].wl[q].node == xs[s].wl[k].node)
+				return 1;
+	return 0;
+}
+
+/*
+ * workloads: specs workload-major, section-minor (WA3 by_iteration: X.A1 Y.A1 X.B1 Y.B1),
+ * then each section's own entries. An entry is checked once: its later expansions report
+ * into quiet, which is dropped. Returns 1 when there was any entry.
+ */
+static int expand_workloads(struct kvb_agenda *a, const cJSON *root, const struct xsection *xs, size_t nxs,
+			    const struct agenda_globals *g, struct kvb_diag *d)
+{
+	const cJSON *workloads = cJSON_GetObjectItemCaseSensitive(root, "workloads");
+	struct kvb_diag quiet;
+	int i = 0, any = 0;
+	kvb_diag_init(&quiet, d->doc);
+	if (cJSON_IsArray(workloads)) {
+		for (const cJSON *w = workloads->child; w; w = w->next, i++) {
+			char *path = kvb_path_idx("workloads", i);
+			if (nxs == 0) {
+				expand_entry(a, w, path, NULL, g, d);
+			} else {
+				for (size_t s = 0; s < nxs; s++)
+					expand_entry(a, w, path, &xs[s], g, s == 0 ? d : &quiet);
+			}
+			any = 1;
 			free(path);
 		}
-		/* cross-product over groups, first group varies slowest */
-		if (ng) {
-			xs = groups[0].s;
-			nxs = groups[0].n;
-			groups[0].s = NULL;
-			for (size_t gi = 1; gi < ng; gi++) {
-				struct xsection *nx = kvb_xcalloc(nxs * groups[gi].n + 1, sizeof(*nx));
-				size_t k = 0;
-				for (size_t p = 0; p < nxs; p++)
-					for (size_t q = 0; q < groups[gi].n; q++)
-						xsection_combine(&nx[k++], &xs[p], &groups[gi].s[q]);
-				for (size_t p = 0; p < nxs; p++)
-					xsection_release(&xs[p]);
-				free(xs);
-				xs = nx;
-				nxs = k;
-			}
-		}
-		for (size_t gi = 0; gi < ng; gi++) {
-			for (size_t k = 0; groups[gi].s && k < groups[gi].n; k++)
-				xsection_release(&groups[gi].s[k]);
-			free(groups[gi].s);
-			free(groups[gi].group);
+	}
+	for (size_t s = 0; s < nxs; s++) {
+		for (size_t k = 0; k < xs[s].nwl; k++) {
+			/* section-only entries are validated once, in their first section */
+			expand_entry(a, xs[s].wl[k].node, xs[s].wl[k].path, &xs[s], g,
+				     seen_in_earlier_section(xs, s, k) ? &quiet : d);
+			any = 1;
 		}
 	}
+	kvb_diag_release(&quiet);
+	return any;
+}
 
-	/* workloads: order specs workload-major, section-minor (WA3 by_iteration: X.A1 Y.A1 X.B1 Y.B1) */
-	workloads = cJSON_GetObjectItemCaseSensitive(root, "workloads");
-	{
-		int i = 0, any = 0;
-		if (cJSON_IsArray(workloads)) {
-			for (const cJSON *w = workloads->child; w; w = w->next, i++) {
-				char *path = kvb_path_idx("workloads", i);
-				if (nxs == 0) {
-					expand_entry(a, w, path, i + 1, NULL, &grt, gcls, gparams, giter, 1, d);
-				} else {
-					for (size_t s = 0; s < nxs; s++)
-						expand_entry(a, w, path, i + 1, &xs[s], &grt, gcls, gparams, giter, s == 0, d);
-				}
-				any = 1;
-				free(path);
-			}
-		}
-		for (size_t s = 0; s < nxs; s++) {
-			for (size_t k = 0; k < xs[s].nwl; k++) {
-				/* section-only entries are validated once, in their first section */
-				int first = 1;
-				for (size_t p = 0; p < s; p++)
-					for (size_t q = 0; q < xs[p].nwl; q++)
-						if (xs[p].wl[q].node == xs[s].wl[k].node)
-							first = 0;
-				expand_entry(a, xs[s].wl[k].node, xs[s].wl[k].path, i + (int)k + 1, &xs[s], &grt, gcls,
-					     gparams, giter, first, d);
-				any = 1;
-			}
-		}
-		if (!any && d->msgs.n == before)
-			kvb_diag_at(d, "", "no workloads: add a 'workloads:' list (or workloads inside sections)");
-	}
-	/* spec ids must be unique (explicit ids may collide) */
+/* spec ids must be unique (explicit ids may collide) */
+static void check_spec_ids(const struct kvb_agenda *a, struct kvb_diag *d)
+{
 	for (size_t i = 0; i < a->nspecs; i++)
 		for (size_t j = i + 1; j < a->nspecs; j++)
 			if (!strcmp(a->specs[i].id, a->specs[j].id)) {
 				kvb_diag_at(d, "workloads", "duplicate spec id \"%s\"", a->specs[i].id);
 				break;
 			}
+}
+
+int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct kvb_diag *d)
+{
+	cJSON *wa3;
+	const cJSON *root, *v;
+	struct agenda_globals g = { .iterations = 1 };
+	struct xsection *xs = NULL;
+	size_t nxs = 0, before = d->msgs.n;
+
+	memset(a, 0, sizeof(*a));
+	root = wa3 = kvb_wa3_normalize(doc->root, doc->file, d);  /* WA3 spellings -> kvbench's (wa3_keys.c) */
+	a->file = kvb_xstrdup(doc->file);
+	a->max_retries = 2;
+	a->raw = cJSON_Duplicate(root, 1);
+	kvb_runtime_init(&g.rt);
+	kvb_keys_check(root, "", top_keys, d);
+	read_config(a, root, &g, d);
+	read_sections(root, &xs, &nxs, d);
+	if (!expand_workloads(a, root, xs, nxs, &g, d) && d->msgs.n == before)
+		kvb_diag_at(d, "", "no workloads: add a 'workloads:' list (or workloads inside sections)");
+	check_spec_ids(a, d);
 
 	v = cJSON_GetObjectItemCaseSensitive(root, "variants");
 	if (cJSON_IsArray(v))
@@ -733,9 +822,9 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 	for (size_t s = 0; s < nxs; s++)
 		xsection_release(&xs[s]);
 	free(xs);
-	cJSON_Delete(gcls);
+	cJSON_Delete(g.classifiers);
 	cJSON_Delete(wa3);
-	kvb_runtime_release(&grt);
+	kvb_runtime_release(&g.rt);
 	return d->msgs.n > before ? KVB_EINPUT : KVB_OK;
 }
 

@@ -198,6 +198,7 @@ struct yctx {
 	size_t nanchors;
 	size_t alias_nodes;  /* nodes copied by aliases so far */
 	int errors;
+	int done;            /* the stream ended, or a problem stops the parse */
 };
 
 /* Attaches a finished node to the current container; returns the node's path (owned) or NULL if root. */
@@ -274,12 +275,161 @@ static int tab_at_line_start(const char *text, size_t len, size_t at)
 	return 0;
 }
 
+/* libyaml's parse error as "FILE:LINE:COL: syntax error: ...", with the tab hint. */
+static void yaml_syntax_error(struct yctx *c, const yaml_parser_t *p, const char *text, size_t len)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	if (!c->d)
+		return;
+	kvb_buf_addf(&b, "%s:%zu:%zu: syntax error: %s", c->doc->file, p->problem_mark.line + 1,
+		     p->problem_mark.column + 1, p->problem ? p->problem : "unknown");
+	if (p->context)
+		kvb_buf_addf(&b, " %s (line %zu)", p->context, p->context_mark.line + 1);
+	if (tab_at_line_start(text, len, p->problem_mark.index))
+		kvb_buf_addf(&b, "; line %zu is indented with a tab: YAML indents with spaces only",
+			     p->problem_mark.line + 1);
+	kvb_strv_push(&c->d->msgs, b.data);
+	kvb_buf_release(&b);
+}
+
+/* A scalar: the current mapping's next key, or a value (registered under its anchor). */
+static void on_scalar(struct yctx *c, const yaml_event_t *ev, int line, int col)
+{
+	if (expecting_key(c)) {
+		struct yframe *f = &c->st[c->depth - 1];
+		f->key = kvb_xstrdup((const char *)ev->data.scalar.value);
+		f->key_line = line;
+		f->key_col = col;
+	} else {
+		cJSON *n = yaml_scalar(ev);
+		attach(c, n, line, col, NULL);
+		if (ev->data.scalar.anchor)
+			anchor_add(c, (const char *)ev->data.scalar.anchor, n);
+	}
+}
+
+/* *name: a copy of the anchored node (a key when one is expected); bounded in total size
+ * (the "billion laughs"), which stops the parse. */
+static int on_alias(struct yctx *c, const yaml_event_t *ev, int line, int col)
+{
+	cJSON *src = NULL;
+	for (size_t i = 0; i < c->nanchors; i++)
+		if (!strcmp(c->anchors[i].name, (const char *)ev->data.alias.anchor))
+			src = c->anchors[i].node;
+	if (!src) {
+		if (c->d)
+			kvb_strv_pushf(&c->d->msgs, "%s:%d:%d: unknown alias '*%s'", c->doc->file, line, col,
+				       ev->data.alias.anchor);
+		return KVB_EINPUT;
+	}
+	c->alias_nodes += count_nodes(src, KVB_YAML_ALIAS_NODES_MAX);
+	if (c->alias_nodes > KVB_YAML_ALIAS_NODES_MAX) {
+		if (c->d)
+			kvb_strv_pushf(&c->d->msgs, "%s:%d:%d: aliases expand to more than %d values", c->doc->file,
+				       line, col, KVB_YAML_ALIAS_NODES_MAX);
+		c->done = 1;
+		return KVB_EINPUT;
+	}
+	if (expecting_key(c)) {
+		struct yframe *f = &c->st[c->depth - 1];
+		f->key = kvb_xstrdup(cJSON_IsString(src) ? src->valuestring : "?");
+		f->key_line = line;
+		f->key_col = col;
+	} else {
+		attach(c, cJSON_Duplicate(src, 1), line, col, NULL);
+	}
+	return KVB_OK;
+}
+
+/* A sequence or mapping opens a frame; a container as a key, or too deep a nesting, stops the parse. */
+static int on_container_start(struct yctx *c, const yaml_event_t *ev, int line, int col)
+{
+	if (expecting_key(c)) {
+		if (c->d)
+			kvb_strv_pushf(&c->d->msgs, "%s:%d:%d: a mapping key must be a plain value", c->doc->file, line,
+				       col);
+		c->done = 1;
+		return KVB_EINPUT;
+	}
+	if (c->depth >= (int)KVB_ARRAY_SIZE(c->st)) {
+		if (c->d)
+			kvb_strv_pushf(&c->d->msgs, "%s:%d:%d: nesting deeper than %zu levels", c->doc->file, line, col,
+				       KVB_ARRAY_SIZE(c->st));
+		c->done = 1;
+		return KVB_EINPUT;
+	}
+	cJSON *n = ev->type == YAML_SEQUENCE_START_EVENT ? cJSON_CreateArray() : cJSON_CreateObject();
+	char *path;
+	const yaml_char_t *anchor = ev->type == YAML_SEQUENCE_START_EVENT ? ev->data.sequence_start.anchor
+									 : ev->data.mapping_start.anchor;
+	attach(c, n, line, col, &path);
+	struct yframe *f = &c->st[c->depth++];
+	memset(f, 0, sizeof(*f));
+	f->node = n;
+	f->path = path;
+	f->anchor = anchor ? kvb_xstrdup((const char *)anchor) : NULL;
+	return KVB_OK;
+}
+
+/* src's keys that node does not have yet, copied into node. */
+static void fold_mapping(cJSON *node, const cJSON *src)
+{
+	for (const cJSON *kv = src->child; kv; kv = kv->next)
+		if (kv->string && !cJSON_GetObjectItemCaseSensitive(node, kv->string))
+			cJSON_AddItemToObject(node, kv->string, cJSON_Duplicate(kv, 1));
+}
+
+/* YAML merge key "<<": folds the referenced mapping, or each of a list of them (all: none is
+ * dropped), into node without overriding its own keys. */
+static void fold_merge_key(cJSON *node)
+{
+	cJSON *merge = cJSON_IsObject(node) ? cJSON_GetObjectItemCaseSensitive(node, "<<") : NULL;
+	cJSON *m;
+	if (!merge)
+		return;
+	m = cJSON_DetachItemViaPointer(node, merge);
+	if (cJSON_IsObject(m))
+		fold_mapping(node, m);
+	else if (cJSON_IsArray(m))
+		for (const cJSON *x = m->child; x; x = x->next)
+			fold_mapping(node, x);
+	cJSON_Delete(m);
+}
+
+/* A container is complete: registered under its anchor (aliases copy the whole thing), merge keys folded. */
+static void on_container_end(struct yctx *c)
+{
+	struct yframe *f = &c->st[--c->depth];
+	if (f->anchor)
+		anchor_add(c, f->anchor, f->node);
+	fold_merge_key(f->node);
+	free(f->path);
+	free(f->key);
+	free(f->anchor);
+}
+
+static void yctx_release(struct yctx *c)
+{
+	while (c->depth > 0) {
+		struct yframe *f = &c->st[--c->depth];
+		free(f->path);
+		free(f->key);
+		free(f->anchor);
+	}
+	for (size_t i = 0; i < c->nanchors; i++) {
+		free(c->anchors[i].name);
+		cJSON_Delete(c->anchors[i].node);
+	}
+	free(c->anchors);
+}
+
+/* One YAML document into doc->root, event by event (libyaml); problems to d (NULL: none said). */
 static int yaml_load(struct kvb_doc *doc, const char *text, size_t len, struct kvb_diag *d)
 {
 	yaml_parser_t p;
 	yaml_event_t ev;
 	struct yctx c;
-	int done = 0, rc = KVB_OK, ndocs = 0;
+	int rc = KVB_OK, ndocs = 0;
 
 	memset(&c, 0, sizeof(c));
 	c.doc = doc;
@@ -287,155 +437,38 @@ static int yaml_load(struct kvb_doc *doc, const char *text, size_t len, struct k
 	if (!yaml_parser_initialize(&p))
 		return KVB_EINPUT;
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
-	while (!done) {
+	while (!c.done) {
 		if (!yaml_parser_parse(&p, &ev)) {
-			if (d) {
-				struct kvb_buf b = KVB_BUF_INIT;
-				kvb_buf_addf(&b, "%s:%zu:%zu: syntax error: %s", doc->file,
-					     p.problem_mark.line + 1, p.problem_mark.column + 1,
-					     p.problem ? p.problem : "unknown");
-				if (p.context)
-					kvb_buf_addf(&b, " %s (line %zu)", p.context, p.context_mark.line + 1);
-				if (tab_at_line_start(text, len, p.problem_mark.index))
-					kvb_buf_addf(&b, "; line %zu is indented with a tab: YAML indents with spaces only",
-						     p.problem_mark.line + 1);
-				kvb_strv_push(&d->msgs, b.data);
-				kvb_buf_release(&b);
-			}
+			yaml_syntax_error(&c, &p, text, len);
 			rc = KVB_EINPUT;
 			break;
 		}
-		int line = (int)ev.start_mark.line + 1, col = (int)ev.start_mark.column + 1;
+		int line = (int)ev.start_mark.line + 1, col = (int)ev.start_mark.column + 1, erc = KVB_OK;
 		switch (ev.type) {
 		case YAML_STREAM_END_EVENT:
-			done = 1;
+			c.done = 1;
 			break;
 		case YAML_DOCUMENT_START_EVENT:
 			if (++ndocs > 1 && d) {
 				kvb_strv_pushf(&d->msgs, "%s:%d:%d: only one YAML document is allowed", doc->file, line, col);
-				rc = KVB_EINPUT;
+				erc = KVB_EINPUT;
 			}
 			break;
-		case YAML_SCALAR_EVENT:
-			if (expecting_key(&c)) {
-				struct yframe *f = &c.st[c.depth - 1];
-				f->key = kvb_xstrdup((const char *)ev.data.scalar.value);
-				f->key_line = line;
-				f->key_col = col;
-			} else {
-				cJSON *n = yaml_scalar(&ev);
-				attach(&c, n, line, col, NULL);
-				if (ev.data.scalar.anchor)
-					anchor_add(&c, (const char *)ev.data.scalar.anchor, n);
-			}
-			break;
-		case YAML_ALIAS_EVENT: {
-			cJSON *src = NULL;
-			for (size_t i = 0; i < c.nanchors; i++)
-				if (!strcmp(c.anchors[i].name, (const char *)ev.data.alias.anchor))
-					src = c.anchors[i].node;
-			if (!src) {
-				if (d)
-					kvb_strv_pushf(&d->msgs, "%s:%d:%d: unknown alias '*%s'", doc->file, line, col,
-						       ev.data.alias.anchor);
-				rc = KVB_EINPUT;
-				break;
-			}
-			c.alias_nodes += count_nodes(src, KVB_YAML_ALIAS_NODES_MAX);
-			if (c.alias_nodes > KVB_YAML_ALIAS_NODES_MAX) {
-				if (d)
-					kvb_strv_pushf(&d->msgs, "%s:%d:%d: aliases expand to more than %d values", doc->file,
-						       line, col, KVB_YAML_ALIAS_NODES_MAX);
-				rc = KVB_EINPUT;
-				done = 1;
-				break;
-			}
-			if (expecting_key(&c)) {
-				struct yframe *f = &c.st[c.depth - 1];
-				f->key = kvb_xstrdup(cJSON_IsString(src) ? src->valuestring : "?");
-				f->key_line = line;
-				f->key_col = col;
-			} else {
-				attach(&c, cJSON_Duplicate(src, 1), line, col, NULL);
-			}
-			break;
-		}
+		case YAML_SCALAR_EVENT: on_scalar(&c, &ev, line, col); break;
+		case YAML_ALIAS_EVENT: erc = on_alias(&c, &ev, line, col); break;
 		case YAML_SEQUENCE_START_EVENT:
-		case YAML_MAPPING_START_EVENT: {
-			if (expecting_key(&c)) {
-				if (d)
-					kvb_strv_pushf(&d->msgs, "%s:%d:%d: a mapping key must be a plain value", doc->file,
-						       line, col);
-				rc = KVB_EINPUT;
-				done = 1;
-				break;
-			}
-			if (c.depth >= (int)KVB_ARRAY_SIZE(c.st)) {
-				if (d)
-					kvb_strv_pushf(&d->msgs, "%s:%d:%d: nesting deeper than %zu levels", doc->file, line,
-						       col, KVB_ARRAY_SIZE(c.st));
-				rc = KVB_EINPUT;
-				done = 1;
-				break;
-			}
-			cJSON *n = ev.type == YAML_SEQUENCE_START_EVENT ? cJSON_CreateArray() : cJSON_CreateObject();
-			char *path;
-			const yaml_char_t *anchor = ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
-											 : ev.data.mapping_start.anchor;
-			attach(&c, n, line, col, &path);
-			struct yframe *f = &c.st[c.depth++];
-			memset(f, 0, sizeof(*f));
-			f->node = n;
-			f->path = path;
-			f->anchor = anchor ? kvb_xstrdup((const char *)anchor) : NULL;
-			break;
-		}
+		case YAML_MAPPING_START_EVENT: erc = on_container_start(&c, &ev, line, col); break;
 		case YAML_SEQUENCE_END_EVENT:
-		case YAML_MAPPING_END_EVENT: {
-			struct yframe *f = &c.st[--c.depth];
-			/* Anchored containers are registered when complete so aliases copy the whole thing. */
-			if (f->anchor)
-				anchor_add(&c, f->anchor, f->node);
-			/* YAML merge key "<<": fold the referenced mapping(s) in, without overriding. */
-			cJSON *merge = cJSON_IsObject(f->node) ? cJSON_GetObjectItemCaseSensitive(f->node, "<<") : NULL;
-			if (merge) {
-				cJSON *m = cJSON_DetachItemViaPointer(f->node, merge);
-				cJSON *srcs[64];
-				int ns = 0;
-				if (cJSON_IsObject(m))
-					srcs[ns++] = m;
-				else if (cJSON_IsArray(m))
-					for (cJSON *x = m->child; x && ns < 64; x = x->next)
-						srcs[ns++] = x;
-				for (int i = 0; i < ns; i++)
-					for (cJSON *kv = srcs[i]->child; kv; kv = kv->next)
-						if (kv->string && !cJSON_GetObjectItemCaseSensitive(f->node, kv->string))
-							cJSON_AddItemToObject(f->node, kv->string, cJSON_Duplicate(kv, 1));
-				cJSON_Delete(m);
-			}
-			free(f->path);
-			free(f->key);
-			free(f->anchor);
-			break;
+		case YAML_MAPPING_END_EVENT: on_container_end(&c); break;
+		default: break;
 		}
-		default:
-			break;
-		}
+		if (erc)
+			rc = erc;
 		yaml_event_delete(&ev);
-		if (rc && done)
+		if (rc && c.done)
 			break;
 	}
-	while (c.depth > 0) {
-		struct yframe *f = &c.st[--c.depth];
-		free(f->path);
-		free(f->key);
-		free(f->anchor);
-	}
-	for (size_t i = 0; i < c.nanchors; i++) {
-		free(c.anchors[i].name);
-		cJSON_Delete(c.anchors[i].node);
-	}
-	free(c.anchors);
+	yctx_release(&c);
 	yaml_parser_delete(&p);
 	if (c.errors)
 		rc = KVB_EINPUT;

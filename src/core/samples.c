@@ -86,14 +86,14 @@ void kvb_chunk_encode(struct kvb_buf *blob, const int64_t *t_ns, const float *v,
 	}
 }
 
-int kvb_chunk_decode(const void *blob, size_t len, int64_t t0_ns, uint32_t n, int64_t *t_ns, float *v)
+enum kvb_err kvb_chunk_decode(const void *blob, size_t len, int64_t t0_ns, uint32_t n, int64_t *t_ns, float *v)
 {
 	const unsigned char *p = blob, *end = p + len;
 	int64_t d = 0;
 	if (n == 0)
-		return 0;
+		return KVB_OK;
 	if (len < 1 + 4 * (size_t)n || p[0] != KVB_CHUNK_ENCODING)
-		return -1;
+		return KVB_ESTORE;
 	p++;
 	for (uint32_t i = 0; i < n; i++, p += 4) {
 		uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -105,7 +105,7 @@ int kvb_chunk_decode(const void *blob, size_t len, int64_t t0_ns, uint32_t n, in
 		int shift = 0;
 		for (;;) {
 			if (p >= end || shift > 63)
-				return -1;
+				return KVB_ESTORE;
 			x |= (uint64_t)(*p & 0x7f) << shift;
 			shift += 7;
 			if (!(*p++ & 0x80))
@@ -114,7 +114,7 @@ int kvb_chunk_decode(const void *blob, size_t len, int64_t t0_ns, uint32_t n, in
 		d += (int64_t)(x >> 1) ^ -(int64_t)(x & 1);
 		t_ns[i] = t_ns[i - 1] + d;
 	}
-	return p == end ? 0 : -1;
+	return p == end ? KVB_OK : KVB_ESTORE;
 }
 
 static int flush_chunk(struct kvb_samples *s, size_t chan)

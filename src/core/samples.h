@@ -24,6 +24,7 @@
 #define KVB_SAMPLES_H
 
 #include "core/buf.h"
+#include "core/error.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -95,8 +96,8 @@ double kvb_samples_mean(const struct kvb_sample_chan *c);
 void kvb_chunk_encode(struct kvb_buf *blob, const int64_t *t_ns, const float *v, uint32_t n);
 /*
  * Decodes a chunk of n samples starting at t0_ns into t_ns[n] and v[n].
- * Returns 0, or -1 when the blob is malformed (wrong encoding, too short, varint overrun).
+ * Returns KVB_OK, or KVB_ESTORE when the blob is malformed (wrong encoding, too short, varint overrun).
  */
-int kvb_chunk_decode(const void *blob, size_t len, int64_t t0_ns, uint32_t n, int64_t *t_ns, float *v);
+enum kvb_err kvb_chunk_decode(const void *blob, size_t len, int64_t t0_ns, uint32_t n, int64_t *t_ns, float *v);
 
 #endif

@@ -127,32 +127,32 @@ void kvb_sleep_ms(uint64_t ms)
 		;
 }
 
-int kvb_parse_i64(const char *s, int64_t *out)
+enum kvb_err kvb_parse_i64(const char *s, int64_t *out)
 {
 	char *end;
 	long long v;
 	if (!s || !*s)
-		return -1;
+		return KVB_EINPUT;
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (errno || *end)
-		return -1;
+		return KVB_EINPUT;
 	*out = v;
-	return 0;
+	return KVB_OK;
 }
 
-int kvb_parse_double(const char *s, double *out)
+enum kvb_err kvb_parse_double(const char *s, double *out)
 {
 	char *end;
 	double v;
 	if (!s || !*s)
-		return -1;
+		return KVB_EINPUT;
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || *end)
-		return -1;
+		return KVB_EINPUT;
 	*out = v;
-	return 0;
+	return KVB_OK;
 }
 
 int kvb_is_dir(const char *path)

@@ -6,6 +6,8 @@
 #ifndef KVB_UTIL_H
 #define KVB_UTIL_H
 
+#include "core/error.h"
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -38,9 +40,9 @@ uint64_t kvb_mono_ns(void);
 int64_t kvb_wall_ns(void);
 void kvb_sleep_ms(uint64_t ms);
 
-/* Strict parsers: the whole string must be a number. Return 0 on success. */
-int kvb_parse_i64(const char *s, int64_t *out);
-int kvb_parse_double(const char *s, double *out);
+/* Strict parsers: the whole string must be a number. Return KVB_OK, or KVB_EINPUT (no message: the caller names the value). */
+enum kvb_err kvb_parse_i64(const char *s, int64_t *out);
+enum kvb_err kvb_parse_double(const char *s, double *out);
 
 /* mkdir -p; returns 0 or -1 with errno. */
 int kvb_mkdir_p(const char *path, unsigned mode);

@@ -15,15 +15,15 @@ void kvb_decide_opts_release(struct kvb_decide_opts *d)
 	kvb_strv_release(&d->metrics);
 }
 
-int kvb_decide_parse_duration(const char *s, double *seconds)
+enum kvb_err kvb_decide_parse_duration(const char *s, double *seconds)
 {
 	char *end;
 	double x = strtod(s, &end);
 	double mul = !*end ? 1 : !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600 : 0;
 	if (end == s || !mul || !(x > 0) || !isfinite(x))
-		return -1;
+		return KVB_EINPUT;
 	*seconds = x * mul;
-	return 0;
+	return KVB_OK;
 }
 
 int kvb_decide_save(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, struct kvb_error *err)

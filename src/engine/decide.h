@@ -28,8 +28,8 @@ struct kvb_decide_opts {
 
 void kvb_decide_opts_release(struct kvb_decide_opts *d);
 
-/* "90", "90s", "30m", "2h" -> seconds (> 0). Returns 0, or -1 on anything else. */
-int kvb_decide_parse_duration(const char *s, double *seconds);
+/* "90", "90s", "30m", "2h" -> seconds (> 0). Returns KVB_OK, or KVB_EINPUT on anything else. */
+enum kvb_err kvb_decide_parse_duration(const char *s, double *seconds);
 
 /* Stores d for run_id (a new run). Errors: KVB_ESTORE. */
 int kvb_decide_save(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, struct kvb_error *err);

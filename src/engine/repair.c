@@ -9,17 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int64_t count(struct kvb_store *st, const char *sql, int64_t id)
+/* The count(*) that sql (one ?, bound to id) gives, in *n; KVB_ESTORE when it cannot be read. */
+static enum kvb_err count(struct kvb_store *st, const char *sql, int64_t id, int64_t *n, struct kvb_error *err)
 {
 	sqlite3_stmt *q;
-	int64_t n = -1;
+	int rc = KVB_OK;
 	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
-		return -1;
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
 	sqlite3_bind_int64(q, 1, id);
 	if (sqlite3_step(q) == SQLITE_ROW)
-		n = sqlite3_column_int64(q, 0);
+		*n = sqlite3_column_int64(q, 0);
+	else
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
 	sqlite3_finalize(q);
-	return n;
+	return rc;
 }
 
 static char *variant_names(const struct kvb_agenda *a)
@@ -111,7 +114,7 @@ int kvb_repair_variant(struct kvb_store *st, int64_t run_id, struct kvb_agenda *
 	const char *eq = strchr(arg, '=');
 	char *name, *old_kernel = NULL, sha[KVB_VF_N][65];
 	struct kvb_variant *v = NULL;
-	int64_t vid = 0, done;
+	int64_t vid = 0, done = 0;
 	int rc;
 	if (!eq || eq == arg)
 		return kvb_error_set(err, KVB_EUSAGE, "-V '%s': expected NAME=KERNEL[,key=value...]", arg);
@@ -133,8 +136,9 @@ int kvb_repair_variant(struct kvb_store *st, int64_t run_id, struct kvb_agenda *
 		free(all);
 		goto out;
 	}
-	done = count(st, "SELECT count(*) FROM job WHERE variant_id = ? AND status NOT IN ('pending', 'running', "
-			 "'failed', 'skipped')", vid);
+	if ((rc = count(st, "SELECT count(*) FROM job WHERE variant_id = ? AND status NOT IN ('pending', 'running', "
+			"'failed', 'skipped')", vid, &done, err)))
+		goto out;
 	if (done != 0) {
 		rc = kvb_error_set(err, KVB_EUSAGE,
 				   "--resume -V %s: variant '%s' of run %lld already has %lld finished job%s from kernel "

@@ -647,6 +647,7 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 			.exec_order = kvb_exec_order_name(e->a->order),
 			.max_retries = e->a->max_retries,
 			.command_line = o->command_line,
+			.boots_each_round = kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)),
 		};
 		rc = kvb_store_run_begin(e->st, &ri, &e->run_id, err);
 		free(aj);
@@ -769,7 +770,7 @@ static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct k
 	w->lost_why = NULL;
 	memset(&w->instr, 0, sizeof(w->instr));
 	if (kvb_instr_set_build(&w->instr, w->plat, w->a->instruments, err) ||
-	    kvb_store_open(&w->st, e->st->path, 0, err)) {
+	    kvb_store_open(&w->st, e->st->path, KVB_STORE_RW, err)) {
 		kvb_instr_set_release(&w->instr);
 		free(w);
 		return NULL;
@@ -959,11 +960,152 @@ static int pool_run(struct engine *e, const struct kvb_pool_list *l, int *interr
 	return rc;
 }
 
+/* How the loop over rounds ended. */
+struct run_outcome {
+	int interrupted;   /* Ctrl-C/SIGTERM or --max-jobs, with jobs left */
+	int store_failed;  /* results could not be stored: the run stopped (e->store_err says why) */
+};
+
+/* --dry-run: the plan, one line a job. */
+static void print_plan(struct engine *e)
+{
+	kvb_plan_build(&e->plan, e->a, e->o->rounds > 0 ? e->o->rounds : kvb_engine_default_rounds(e->plat, e->a));
+	for (size_t i = 0; i < e->plan.n; i++) {
+		const struct kvb_plan_job *j = &e->plan.jobs[i];
+		printf("%4d  round %d  %-16s %-24s #%d\n", j->seq, j->round, e->a->variants[j->variant].name,
+		       j->spec->id, j->iteration);
+	}
+	kvb_plan_release(&e->plan);
+}
+
+/* A variant that gives a kernel needs a flasher that installs one. */
+static int check_kernels_installable(struct engine *e, struct kvb_error *err)
+{
+	if (kvb_flasher_find(e->plat->flash_method)->caps & KVB_FLASH_INSTALLS_KERNEL)
+		return KVB_OK;
+	for (size_t v = 0; v < e->a->nvariants; v++)
+		if (e->a->variants[v].kernel || e->a->variants[v].boot_image)
+			return kvb_error_set(err, KVB_EINPUT,
+					     "variant '%s' gives a kernel, but platform %s cannot install kernels "
+					     "(flash method none): use a platform that flashes, or variants that "
+					     "differ only in runtime knobs",
+					     e->a->variants[v].name, e->plat->name);
+	return KVB_OK;
+}
+
+/* The run's artifact directory; without it the run is stored as interrupted. */
+static int make_artifact_dir(struct engine *e, struct kvb_error *err)
+{
+	struct kvb_error e2;
+	int rc;
+	e->artdir = kvb_store_artifact_dir(e->st, e->run_id);
+	if (e->artdir)
+		return KVB_OK;
+	rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s.d/run-%lld: %s", e->st->path,
+			   (long long)e->run_id, strerror(errno));
+	kvb_store_run_status(e->st, e->run_id, "interrupted", 1, &e2);
+	return rc;
+}
+
+/* Variant v's jobs of round r on the one board: bring it up, then each job not done yet. */
+static void run_variant_round(struct engine *e, size_t v, int r, struct run_outcome *out, struct kvb_error *err)
+{
+	size_t pending = 0;
+	int rc;
+	for (size_t i = 0; i < e->plan.n; i++)
+		if (e->plan.jobs[i].variant == v && e->plan.jobs[i].round == r && !is_final(e->rows[i].status))
+			pending++;
+	if (!pending || e->variant_failed[v])
+		return;
+	if ((rc = bring_up(e, v, r, err)) == KVB_ESTORE) {
+		/* our disk, not the variant: stop, resume redoes the boot */
+		kvb_err("%s", err->msg);
+		snprintf(e->store_err, sizeof(e->store_err), "%.1000s", err->msg);
+		out->store_failed = 1;
+		return;
+	}
+	if (rc) {
+		char why[KVB_ERRMSG_MAX];
+		snprintf(why, sizeof(why), "%s", err->msg);
+		fail_variant(e, v, why);
+		return;
+	}
+	for (size_t i = 0; i < e->plan.n && !out->store_failed; i++) {
+		const struct kvb_plan_job *j = &e->plan.jobs[i];
+		if (j->variant != v || j->round != r || is_final(e->rows[i].status))
+			continue;
+		if (g_signals || (e->o->max_jobs && (int)e->done >= e->o->max_jobs)) {
+			out->interrupted = 1;
+			break;
+		}
+		int ab = run_job(e, i);
+		if (ab == 2)
+			out->store_failed = 1;
+		if (ab == 1)
+			break;
+	}
+	if (g_signals)
+		out->interrupted = 1;
+}
+
+/* One board: round by round, variant by variant, until done, interrupted, failed to store or decided. */
+static void run_rounds(struct engine *e, struct run_outcome *out, struct kvb_error *err)
+{
+	for (int r = 1; r <= e->plan.rounds && !out->interrupted && !out->store_failed; r++) {
+		for (size_t v = 0; v < e->a->nvariants && !out->interrupted && !out->store_failed; v++)
+			run_variant_round(e, v, r, out, err);
+		if (e->o->decide && !out->interrupted && !out->store_failed && until_decided_stop(e, r))
+			break;
+	}
+}
+
+/* The run's and the variants' final status in the store, and the resume hint. */
+static void store_outcome(struct engine *e, struct run_outcome *out)
+{
+	size_t left = 0;
+	for (size_t i = 0; i < e->plan.n; i++)
+		left += !is_final(e->rows[i].status);
+	if (!left)
+		out->interrupted = 0; /* a signal after the last job interrupted nothing */
+	const char *status = out->interrupted || out->store_failed ? "interrupted" : e->failures ? "incomplete" : "ok";
+	struct kvb_error e2;
+	for (size_t v = 0; v < e->a->nvariants; v++)
+		if (!e->variant_failed[v] && !out->interrupted)
+			kvb_store_variant_status(e->st, e->variant_ids[v], "ok", NULL, &e2);
+	if (kvb_store_run_status(e->st, e->run_id, status,
+				 e->o->resume_run > 0 && !e->done ? KVB_RUN_FINISHED_AT_LAST_JOB : 1, &e2))
+		kvb_err("%s", e2.msg);
+	kvb_store_event(e->st, e->run_id, "info", "run finished: %s", status);
+	if (out->interrupted)
+		kvb_warn("run %lld interrupted after %zu of %zu jobs; continue with `kvbench run --resume %lld -d %s`",
+			 (long long)e->run_id, e->done, e->todo, (long long)e->run_id, e->st->path);
+}
+
+/* The run's return: KVB_ESTORE when results could not be stored, KVB_EJOBS when incomplete. */
+static int outcome_code(const struct engine *e, const struct run_outcome *out, struct kvb_error *err)
+{
+	if (out->store_failed)
+		return kvb_error_set(err, KVB_ESTORE,
+				     "results could not be stored (%s); the run stopped. Free space or fix the "
+				     "database, then `kvbench run --resume %lld -d %s`",
+				     e->store_err, (long long)e->run_id, e->st->path);
+	if (out->interrupted || e->failures)
+		return kvb_error_set(err, KVB_EJOBS, "run %lld is incomplete: %d failure(s)%s", (long long)e->run_id,
+				     e->failures, out->interrupted ? ", interrupted" : "");
+	return KVB_OK;
+}
+
+/*
+ * Checks the instruments and kernels, stores (or reloads) the run, then runs it: on
+ * a pool of boards (pool.c) or round by round on the one board; Ctrl-C and SIGTERM
+ * stop it between jobs. The outcome is stored before returning.
+ */
 int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err)
 {
 	struct engine e;
 	struct sigaction sa, old_int, old_term;
-	int rc, interrupted = 0, store_failed = 0;
+	struct run_outcome out = { 0, 0 };
+	int rc;
 	struct kvb_pool_list pool;
 
 	memset(&e, 0, sizeof(e));
@@ -981,24 +1123,11 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	}
 	if (o->dry_run) {
 		kvb_instr_set_release(&e.instr);
-		kvb_plan_build(&e.plan, e.a, o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e.plat, e.a));
-		for (size_t i = 0; i < e.plan.n; i++) {
-			const struct kvb_plan_job *j = &e.plan.jobs[i];
-			printf("%4d  round %d  %-16s %-24s #%d\n", j->seq, j->round, e.a->variants[j->variant].name,
-			       j->spec->id, j->iteration);
-		}
-		kvb_plan_release(&e.plan);
+		print_plan(&e);
 		return KVB_OK;
 	}
-	if (!(kvb_flasher_find(e.plat->flash_method)->caps & KVB_FLASH_INSTALLS_KERNEL)) {
-		for (size_t v = 0; v < e.a->nvariants; v++)
-			if (e.a->variants[v].kernel || e.a->variants[v].boot_image)
-				return kvb_error_set(err, KVB_EINPUT,
-						     "variant '%s' gives a kernel, but platform %s cannot install kernels "
-						     "(flash method none): use a platform that flashes, or variants that "
-						     "differ only in runtime knobs",
-						     e.a->variants[v].name, e.plat->name);
-	}
+	if ((rc = check_kernels_installable(&e, err)))
+		return rc;
 	if ((rc = kvb_pool_list_build(&pool, e.plat, o->more_plats, o->nmore_plats, err))) {
 		kvb_instr_set_release(&e.instr);
 		return rc;
@@ -1016,14 +1145,9 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	for (size_t v = 0; v < e.a->nvariants; v++)
 		if (e.variant_why[v])
 			fail_variant(&e, v, e.variant_why[v]);
-	e.artdir = kvb_store_artifact_dir(e.st, e.run_id);
-	if (!e.artdir) {
-		struct kvb_error e2;
-		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s.d/run-%lld: %s", e.st->path,
-				   (long long)e.run_id, strerror(errno));
-		kvb_store_run_status(e.st, e.run_id, "interrupted", 1, &e2);
+	if ((rc = make_artifact_dir(&e, err))) {
 		kvb_log_set_hook(NULL, NULL);
-	g_thread_engine = NULL;
+		g_thread_engine = NULL;
 		release_engine(&e);
 		kvb_pool_list_release(&pool);
 		return rc;
@@ -1043,79 +1167,18 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	sigaction(SIGTERM, &sa, &old_term);
 	e.t0_ns = kvb_mono_ns();
 
-	if ((pool.n > 1 || pool.batch) && (rc = pool_run(&e, &pool, &interrupted, &store_failed, err))) /* pool.c */
-		store_failed = 1, snprintf(e.store_err, sizeof(e.store_err), "%.1000s", err->msg);
-	for (int r = 1; pool.n <= 1 && !pool.batch && r <= e.plan.rounds && !interrupted && !store_failed; r++) {
-		for (size_t v = 0; v < e.a->nvariants && !interrupted && !store_failed; v++) {
-			size_t pending = 0;
-			for (size_t i = 0; i < e.plan.n; i++)
-				if (e.plan.jobs[i].variant == v && e.plan.jobs[i].round == r && !is_final(e.rows[i].status))
-					pending++;
-			if (!pending || e.variant_failed[v])
-				continue;
-			if ((rc = bring_up(&e, v, r, err)) == KVB_ESTORE) {
-				/* our disk, not the variant: stop, resume redoes the boot */
-				kvb_err("%s", err->msg);
-				snprintf(e.store_err, sizeof(e.store_err), "%.1000s", err->msg);
-				store_failed = 1;
-				break;
-			}
-			if (rc) {
-				char why[KVB_ERRMSG_MAX];
-				snprintf(why, sizeof(why), "%s", err->msg);
-				fail_variant(&e, v, why);
-				continue;
-			}
-			for (size_t i = 0; i < e.plan.n && !store_failed; i++) {
-				const struct kvb_plan_job *j = &e.plan.jobs[i];
-				if (j->variant != v || j->round != r || is_final(e.rows[i].status))
-					continue;
-				if (g_signals || (o->max_jobs && (int)e.done >= o->max_jobs)) {
-					interrupted = 1;
-					break;
-				}
-				int ab = run_job(&e, i);
-				if (ab == 2)
-					store_failed = 1;
-				if (ab == 1)
-					break;
-			}
-			if (g_signals)
-				interrupted = 1;
-		}
-		if (o->decide && !interrupted && !store_failed && until_decided_stop(&e, r))
-			break;
+	if (pool.n > 1 || pool.batch) {
+		if ((rc = pool_run(&e, &pool, &out.interrupted, &out.store_failed, err))) /* pool.c */
+			out.store_failed = 1, snprintf(e.store_err, sizeof(e.store_err), "%.1000s", err->msg);
+	} else {
+		run_rounds(&e, &out, err);
 	}
 	if (e.tty)
 		fputc('\n', stderr);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	{
-		size_t left = 0;
-		for (size_t i = 0; i < e.plan.n; i++)
-			left += !is_final(e.rows[i].status);
-		if (!left)
-			interrupted = 0; /* a signal after the last job interrupted nothing */
-		const char *status = interrupted || store_failed ? "interrupted" : e.failures ? "incomplete" : "ok";
-		struct kvb_error e2;
-		for (size_t v = 0; v < e.a->nvariants; v++)
-			if (!e.variant_failed[v] && !interrupted)
-				kvb_store_variant_status(e.st, e.variant_ids[v], "ok", NULL, &e2);
-		if (kvb_store_run_status(e.st, e.run_id, status,
-					 o->resume_run > 0 && !e.done ? KVB_RUN_FINISHED_AT_LAST_JOB : 1, &e2))
-			kvb_err("%s", e2.msg);
-		kvb_store_event(e.st, e.run_id, "info", "run finished: %s", status);
-		if (interrupted)
-			kvb_warn("run %lld interrupted after %zu of %zu jobs; continue with `kvbench run --resume %lld -d %s`",
-				 (long long)e.run_id, e.done, e.todo, (long long)e.run_id, e.st->path);
-	}
-	rc = store_failed ? kvb_error_set(err, KVB_ESTORE,
-					  "results could not be stored (%s); the run stopped. Free space or fix the "
-					  "database, then `kvbench run --resume %lld -d %s`",
-					  e.store_err, (long long)e.run_id, e.st->path)
-	   : (interrupted || e.failures) ? kvb_error_set(err, KVB_EJOBS, "run %lld is incomplete: %d failure(s)%s",
-						      (long long)e.run_id, e.failures, interrupted ? ", interrupted" : "")
-					 : KVB_OK;
+	store_outcome(&e, &out);
+	rc = outcome_code(&e, &out, err);
 	kvb_log_set_hook(NULL, NULL);
 	g_thread_engine = NULL;
 	release_engine(&e);

@@ -17,14 +17,14 @@ static size_t align_up(size_t v, size_t a)
 }
 
 /* Places a part of size bytes at *at (page aligned) and moves *at past it. Returns -1 past the end. */
-static int place(size_t *at, size_t size, size_t page, size_t n, size_t *off_out, size_t *size_out)
+static enum kvb_err place(size_t *at, size_t size, size_t page, size_t n, size_t *off_out, size_t *size_out)
 {
 	*off_out = size ? *at : 0;
 	*size_out = size;
 	if (size > n || *at > n - size)
-		return -1;
+		return KVB_EINPUT;
 	*at = align_up(*at + size, page);
-	return 0;
+	return KVB_OK;
 }
 
 int kvb_bootimg_parse(const unsigned char *d, size_t n, const char *name, struct kvb_bootimg *bi,

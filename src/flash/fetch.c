@@ -42,8 +42,11 @@ static int valid_sha(const char *s)
 	return 1;
 }
 
-/* One download attempt into part (appending from its current size). */
-static int download(const char *url, const char *part, char *curlmsg, size_t n)
+/* How a download attempt ended: done, worth another attempt, or not (the server refused: 4xx). */
+enum download_result { DOWNLOAD_DONE, DOWNLOAD_RETRY, DOWNLOAD_GIVE_UP };
+
+/* One download attempt into part (appending from its current size); why in curlmsg when not done. */
+static enum download_result download(const char *url, const char *part, char *curlmsg, size_t n)
 {
 	struct stat st;
 	curl_off_t from = 0;
@@ -56,13 +59,13 @@ static int download(const char *url, const char *part, char *curlmsg, size_t n)
 	f = fopen(part, from ? "ab" : "wb");
 	if (!f) {
 		snprintf(curlmsg, n, "cannot write %s: %s", part, strerror(errno));
-		return -1;
+		return DOWNLOAD_RETRY;
 	}
 	c = curl_easy_init();
 	if (!c) {
 		fclose(f);
 		snprintf(curlmsg, n, "curl_easy_init failed");
-		return -1;
+		return DOWNLOAD_RETRY;
 	}
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, f);
@@ -80,21 +83,21 @@ static int download(const char *url, const char *part, char *curlmsg, size_t n)
 	curl_easy_cleanup(c);
 	if (fclose(f) && cc == CURLE_OK) {
 		snprintf(curlmsg, n, "writing %s: %s", part, strerror(errno));
-		return -1;
+		return DOWNLOAD_RETRY;
 	}
 	if (cc == CURLE_RANGE_ERROR || (from && code == 416)) {
 		/* the server cannot resume: start over */
 		unlink(part);
 		snprintf(curlmsg, n, "server cannot resume; restarting");
-		return -1;
+		return DOWNLOAD_RETRY;
 	}
 	if (cc != CURLE_OK) {
 		snprintf(curlmsg, n, "%s%s", curl_easy_strerror(cc), code >= 400 ? " (HTTP error)" : "");
 		if (code >= 400 && code < 500)
-			return -2; /* not worth retrying */
-		return -1;
+			return DOWNLOAD_GIVE_UP;
+		return DOWNLOAD_RETRY;
 	}
-	return 0;
+	return DOWNLOAD_DONE;
 }
 
 int kvb_fetch(const char *src, const char *expected_sha256, int allow_unverified, const char *what,
@@ -140,10 +143,10 @@ int kvb_fetch(const char *src, const char *expected_sha256, int allow_unverified
 		}
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 		for (attempt = 1; attempt <= 4; attempt++) {
-			int d = download(src, part, msg, sizeof(msg));
-			if (!d)
+			enum download_result d = download(src, part, msg, sizeof(msg));
+			if (d == DOWNLOAD_DONE)
 				break;
-			if (d == -2 || attempt == 4) {
+			if (d == DOWNLOAD_GIVE_UP || attempt == 4) {
 				rc = kvb_error_set(err, KVB_ETARGET, "%s: cannot fetch '%s': %s", what, src, msg);
 				break;
 			}

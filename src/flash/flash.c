@@ -27,3 +27,8 @@ const struct kvb_flasher_ops *kvb_flasher_find(const char *name)
 			return kvb_flashers[i];
 	return NULL;
 }
+
+int kvb_flasher_boots_each_round(const struct kvb_flasher_ops *f)
+{
+	return f && (f->caps & KVB_FLASH_INSTALLS_KERNEL);
+}

@@ -55,5 +55,12 @@ struct kvb_flasher_ops {
 
 extern const struct kvb_flasher_ops *const kvb_flashers[];
 const struct kvb_flasher_ops *kvb_flasher_find(const char *name);
+/*
+ * 1 when every round is a fresh boot of the board: a flasher that installs the variant's
+ * kernel boots it each round; one that installs nothing (none), or NULL, leaves the board in
+ * the one boot for every round. Stored with the run (run.boots_each_round): the results
+ * view's boot unit (DESIGN.md §8).
+ */
+int kvb_flasher_boots_each_round(const struct kvb_flasher_ops *f);
 
 #endif

@@ -100,7 +100,7 @@ static const char *find_banner(const unsigned char *data, size_t n, size_t *len)
 }
 
 /* Inflates a gzip stream into out (cleared first). Returns 0, or -1 with msg set. */
-static int gunzip(const unsigned char *data, size_t n, struct kvb_buf *out, const char **msg)
+static enum kvb_err gunzip(const unsigned char *data, size_t n, struct kvb_buf *out, const char **msg)
 {
 	z_stream z;
 	int zr;
@@ -109,7 +109,7 @@ static int gunzip(const unsigned char *data, size_t n, struct kvb_buf *out, cons
 	/* 16 + MAX_WBITS: expect a gzip header (zlib manual, inflateInit2). */
 	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
 		*msg = "zlib init failed";
-		return -1;
+		return KVB_EINPUT;
 	}
 	z.next_in = (unsigned char *)data;
 	z.avail_in = (uInt)(n > UINT32_MAX ? UINT32_MAX : n);
@@ -129,9 +129,9 @@ static int gunzip(const unsigned char *data, size_t n, struct kvb_buf *out, cons
 	/* Image.gz may carry trailing padding after the stream: Z_STREAM_END is enough. */
 	if (zr != Z_STREAM_END && !(zr == Z_BUF_ERROR && out->len)) {
 		*msg = zr == Z_MEM_ERROR ? "inflates past 512 MiB" : "corrupt gzip data";
-		return -1;
+		return KVB_EINPUT;
 	}
-	return 0;
+	return KVB_OK;
 }
 
 int kvb_kimage_identify_mem(const unsigned char *data, size_t n, const char *name, struct kvb_kimage_id *id,

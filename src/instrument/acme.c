@@ -26,7 +26,7 @@ static const struct kvb_keydef keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
-static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int acme_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_ACME);
 	const cJSON *chans = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
@@ -61,7 +61,7 @@ const struct kvb_instrument_ops kvb_instrument_acme = {
 	.name = "acme",
 	.summary = "BayLibre ACME cape via iio-capture (libiio network backend), one probe per channel",
 	.conf_keys = keys,
-	.setup = setup,
+	.setup = acme_setup,
 	.start = kvb_meter_start,
 	.stop = kvb_meter_stop,
 	.collect = kvb_meter_collect,

@@ -10,7 +10,7 @@ static const struct kvb_keydef keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
-static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int aep_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_AEP);
 	struct kvb_meter_cmd *mc = kvb_meter_add(c, NULL, NULL);
@@ -35,7 +35,7 @@ const struct kvb_instrument_ops kvb_instrument_aep = {
 	.name = "aep",
 	.summary = "Arm Energy Probe via arm-probe (up to 3 channels per probe, 10 kHz)",
 	.conf_keys = keys,
-	.setup = setup,
+	.setup = aep_setup,
 	.start = kvb_meter_start,
 	.stop = kvb_meter_stop,
 	.collect = kvb_meter_collect,

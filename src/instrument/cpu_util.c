@@ -29,7 +29,7 @@ struct priv {
 	char *first, *last;  /* snapshots taken at start and stop: two at least, however short the job */
 };
 
-static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int cpu_util_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = kvb_xcalloc(1, sizeof(*p));
 	(void)err;
@@ -38,7 +38,7 @@ static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return KVB_OK;
 }
 
-static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int cpu_util_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	static const char loop[] = "while :; do cat \"$2\"; echo ---; sleep \"$1\"; done";
 	struct priv *p = c->priv;
@@ -55,7 +55,7 @@ static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
 }
 
-static int stop(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int cpu_util_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	int rc = kvb_target_read_rooted(c->target, kvb_get_str(c->conf, "root", ""), "/proc/stat", &p->last, err);
@@ -68,7 +68,7 @@ static int stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
 }
 
-int kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len)
+enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len)
 {
 	struct kvb_procstat prev, cur;
 	double *mn = NULL, *mx = NULL, *sum = NULL;
@@ -143,12 +143,12 @@ int kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why
 	free(cnt);
 	if (snaps < 2) {
 		snprintf(why, why_len, "%d usable /proc/stat snapshot%s, need 2", snaps, snaps == 1 ? "" : "s");
-		return -1;
+		return KVB_EINPUT;
 	}
-	return 0;
+	return KVB_OK;
 }
 
-static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int cpu_util_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	char *text = NULL, why[128];
@@ -181,7 +181,7 @@ static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc;
 }
 
-static void teardown(struct kvb_instr_ctx *c)
+static void cpu_util_teardown(struct kvb_instr_ctx *c)
 {
 	struct priv *p = c->priv;
 	if (!p)
@@ -198,9 +198,9 @@ const struct kvb_instrument_ops kvb_instrument_util = {
 	.name = "util",
 	.summary = "per-CPU utilisation from /proc/stat sampled at interval_ms: util_min/mean/max (%)",
 	.conf_keys = keys,
-	.setup = setup,
-	.start = start,
-	.stop = stop,
-	.collect = collect,
-	.teardown = teardown,
+	.setup = cpu_util_setup,
+	.start = cpu_util_start,
+	.stop = cpu_util_stop,
+	.collect = cpu_util_collect,
+	.teardown = cpu_util_teardown,
 };

@@ -25,7 +25,7 @@ struct priv {
 	struct kvb_tis *a, *b;
 };
 
-static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int cpufreq_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = kvb_xcalloc(1, sizeof(*p));
 	c->priv = p;
@@ -45,12 +45,12 @@ static int read_all(struct kvb_instr_ctx *c, struct kvb_tis *out, struct kvb_err
 	return KVB_OK;
 }
 
-static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int cpufreq_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	return read_all(c, ((struct priv *)c->priv)->a, err);
 }
 
-static int stop(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int cpufreq_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	return read_all(c, ((struct priv *)c->priv)->b, err);
 }
@@ -64,7 +64,7 @@ static uint64_t tis_at(const struct kvb_tis *a, uint64_t khz)
 	return 0;
 }
 
-static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int cpufreq_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	(void)err;
@@ -97,7 +97,7 @@ static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return KVB_OK;
 }
 
-static void teardown(struct kvb_instr_ctx *c)
+static void cpufreq_teardown(struct kvb_instr_ctx *c)
 {
 	struct priv *p = c->priv;
 	if (!p)
@@ -117,9 +117,9 @@ const struct kvb_instrument_ops kvb_instrument_cpufreq = {
 	.name = "cpufreq",
 	.summary = "per cluster mean frequency (MHz) and residency per frequency from time_in_state",
 	.conf_keys = keys,
-	.setup = setup,
-	.start = start,
-	.stop = stop,
-	.collect = collect,
-	.teardown = teardown,
+	.setup = cpufreq_setup,
+	.start = cpufreq_start,
+	.stop = cpufreq_stop,
+	.collect = cpufreq_collect,
+	.teardown = cpufreq_teardown,
 };

@@ -13,7 +13,7 @@ static const struct kvb_keydef keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
-static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int csv_command_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_CSV);
 	struct kvb_meter_cmd *mc = kvb_meter_add(c, NULL, NULL);
@@ -29,7 +29,7 @@ const struct kvb_instrument_ops kvb_instrument_csv_command = {
 	.name = "csv-command",
 	.summary = "any host command streaming `time,CHAN,...` power CSV (W by default)",
 	.conf_keys = keys,
-	.setup = setup,
+	.setup = csv_command_setup,
 	.start = kvb_meter_start,
 	.stop = kvb_meter_stop,
 	.collect = kvb_meter_collect,

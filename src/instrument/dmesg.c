@@ -39,7 +39,7 @@ static int read_log(struct kvb_instr_ctx *c, char **out, struct kvb_error *err)
 	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
 }
 
-static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int dmesg_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	(void)err;
 	c->priv = kvb_xcalloc(1, sizeof(struct priv));
@@ -59,7 +59,7 @@ static const char *last_line(const char *s)
 	return s + n;
 }
 
-static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int dmesg_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	char *log = NULL;
@@ -73,7 +73,7 @@ static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return KVB_OK;
 }
 
-static int stop(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int dmesg_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	return read_log(c, &p->after, err);
@@ -90,7 +90,7 @@ static int is_warning(const char *l, size_t n)
 	return 0;
 }
 
-static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int dmesg_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	const char *from = p->after;
@@ -133,7 +133,7 @@ static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc;
 }
 
-static void teardown(struct kvb_instr_ctx *c)
+static void dmesg_teardown(struct kvb_instr_ctx *c)
 {
 	struct priv *p = c->priv;
 	if (!p)
@@ -148,9 +148,9 @@ const struct kvb_instrument_ops kvb_instrument_dmesg = {
 	.name = "dmesg",
 	.summary = "kernel log during the job as an artifact; dmesg_warnings counts WARNING/BUG/Oops lines",
 	.conf_keys = keys,
-	.setup = setup,
-	.start = start,
-	.stop = stop,
-	.collect = collect,
-	.teardown = teardown,
+	.setup = dmesg_setup,
+	.start = dmesg_start,
+	.stop = dmesg_stop,
+	.collect = dmesg_collect,
+	.teardown = dmesg_teardown,
 };

@@ -27,7 +27,7 @@ struct priv {
 	char *dat, *log, *errlog;
 };
 
-static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int ftrace_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = kvb_xcalloc(1, sizeof(*p));
 	(void)err;
@@ -58,7 +58,7 @@ static char *remote_stderr(struct kvb_instr_ctx *c)
 	return text;
 }
 
-static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int ftrace_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	/* Ready when trace-cmd prints its "Hit Ctrl^C to stop recording"; gone = failed. */
 	static const char wait_ready[] =
@@ -120,7 +120,7 @@ static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc;
 }
 
-static int stop(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int ftrace_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	int rc = kvb_target_bg_stop(c->target, p->pid, "INT", 60000, err);
@@ -128,7 +128,7 @@ static int stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
 }
 
-static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int ftrace_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	char *local = kvb_xasprintf("%s/%s.dat", c->artifact_dir, c->name);
@@ -145,7 +145,7 @@ static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc;
 }
 
-static void teardown(struct kvb_instr_ctx *c)
+static void ftrace_teardown(struct kvb_instr_ctx *c)
 {
 	struct priv *p = c->priv;
 	if (!p)
@@ -162,9 +162,9 @@ const struct kvb_instrument_ops kvb_instrument_ftrace = {
 	.name = "ftrace",
 	.summary = "trace-cmd record of chosen events during the job, kept as an artifact",
 	.conf_keys = keys,
-	.setup = setup,
-	.start = start,
-	.stop = stop,
-	.collect = collect,
-	.teardown = teardown,
+	.setup = ftrace_setup,
+	.start = ftrace_start,
+	.stop = ftrace_stop,
+	.collect = ftrace_collect,
+	.teardown = ftrace_teardown,
 };

@@ -144,13 +144,13 @@ static int label_matches(const char *want, const char *have)
 	return !strcmp(want, have) || (alt && !strcmp(alt, have));
 }
 
-static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int juno_hwmon_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	c->priv = kvb_xcalloc(1, sizeof(struct priv));
 	return kvb_sums_check(cJSON_GetObjectItemCaseSensitive(c->conf, "sums"), c->name, err);
 }
 
-static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int juno_hwmon_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	int rc = read_counters(c, &p->a, err);
@@ -158,14 +158,14 @@ static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc;
 }
 
-static int stop(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int juno_hwmon_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	p->t_b = kvb_wall_ns();
 	return read_counters(c, &p->b, err);
 }
 
-static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int juno_hwmon_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	const cJSON *chans = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
@@ -225,7 +225,7 @@ static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc;
 }
 
-static void teardown(struct kvb_instr_ctx *c)
+static void juno_hwmon_teardown(struct kvb_instr_ctx *c)
 {
 	struct priv *p = c->priv;
 	if (!p)
@@ -240,9 +240,9 @@ const struct kvb_instrument_ops kvb_instrument_juno_hwmon = {
 	.name = "juno-hwmon",
 	.summary = "Juno on-board energy meters: hwmon energyN_input counters (uJ) read at start and stop",
 	.conf_keys = keys,
-	.setup = setup,
-	.start = start,
-	.stop = stop,
-	.collect = collect,
-	.teardown = teardown,
+	.setup = juno_hwmon_setup,
+	.start = juno_hwmon_start,
+	.stop = juno_hwmon_stop,
+	.collect = juno_hwmon_collect,
+	.teardown = juno_hwmon_teardown,
 };

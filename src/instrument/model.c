@@ -53,7 +53,7 @@ static double power_at(const struct opp *o, size_t n, double khz)
 	return o[n - 1].mw;
 }
 
-static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int energy_model_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = kvb_xcalloc(1, sizeof(*p));
 	const cJSON *em = cJSON_GetObjectItemCaseSensitive(c->conf, "energy_model");
@@ -110,19 +110,19 @@ static int snapshot(struct kvb_instr_ctx *c, struct kvb_procstat *ps, struct kvb
 	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
 }
 
-static int start(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int energy_model_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	return snapshot(c, &p->pa, p->ta, &p->t_a, err);
 }
 
-static int stop(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int energy_model_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	return snapshot(c, &p->pb, p->tb, &p->t_b, err);
 }
 
-static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int energy_model_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	double hz = (double)kvb_get_int(c->conf, "user_hz", 100), dt_s = (double)(p->t_b - p->t_a) / 1e9;
@@ -161,7 +161,7 @@ static int collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc;
 }
 
-static void teardown(struct kvb_instr_ctx *c)
+static void energy_model_teardown(struct kvb_instr_ctx *c)
 {
 	struct priv *p = c->priv;
 	if (!p)
@@ -189,9 +189,9 @@ const struct kvb_instrument_ops kvb_instrument_model = {
 	.name = "model",
 	.summary = "energy estimate from busy time x cpufreq residency x the platform's energy_model (estimated=true)",
 	.conf_keys = keys,
-	.setup = setup,
-	.start = start,
-	.stop = stop,
-	.collect = collect,
-	.teardown = teardown,
+	.setup = energy_model_setup,
+	.start = energy_model_start,
+	.stop = energy_model_stop,
+	.collect = energy_model_collect,
+	.teardown = energy_model_teardown,
 };

@@ -12,7 +12,7 @@ static const struct kvb_keydef keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
-static int setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+static int monsoon_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_MONSOON);
 	struct kvb_meter_cmd *mc = kvb_meter_add(c, NULL, NULL);
@@ -30,7 +30,7 @@ const struct kvb_instrument_ops kvb_instrument_monsoon = {
 	.name = "monsoon",
 	.summary = "Monsoon power monitor via a host command printing W samples (time = index / rate_hz)",
 	.conf_keys = keys,
-	.setup = setup,
+	.setup = monsoon_setup,
 	.start = kvb_meter_start,
 	.stop = kvb_meter_stop,
 	.collect = kvb_meter_collect,

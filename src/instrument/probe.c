@@ -86,17 +86,17 @@ int kvb_energy_metrics(struct kvb_metrics *m, const struct kvb_samples *s, const
 	return rc;
 }
 
-int kvb_conf_argv(const cJSON *v, struct kvb_strv *out)
+enum kvb_err kvb_conf_argv(const cJSON *v, struct kvb_strv *out)
 {
 	if (cJSON_IsArray(v)) {
 		for (const cJSON *a = v->child; a; a = a->next) {
 			char *s = kvb_node_str(a);
 			if (!s)
-				return -1;
+				return KVB_EINPUT;
 			kvb_strv_push(out, s);
 			free(s);
 		}
-		return out->n ? 0 : -1;
+		return out->n ? KVB_OK : KVB_EINPUT;
 	}
 	if (cJSON_IsString(v)) {
 		/* Plain words only: no shell, so no quoting rules to get wrong. */
@@ -104,9 +104,9 @@ int kvb_conf_argv(const cJSON *v, struct kvb_strv *out)
 		for (char *w = strtok_r(dup, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
 			kvb_strv_push(out, w);
 		free(dup);
-		return out->n ? 0 : -1;
+		return out->n ? KVB_OK : KVB_EINPUT;
 	}
-	return -1;
+	return KVB_EINPUT;
 }
 
 int kvb_probe_cmd_start(struct kvb_probe_cmd *c, const char *const *argv, const char *out_path, struct kvb_error *err)

@@ -115,8 +115,8 @@ struct kvb_probe_cmd {
 	int64_t started_ns;   /* wall time just before spawning (relative time origin) */
 	int running;
 };
-/* argv from a conf value: a list of strings, or one string split on spaces. NULL if neither. */
-int kvb_conf_argv(const cJSON *v, struct kvb_strv *out);
+/* argv from a conf value: a list of strings, or one string split on spaces. KVB_EINPUT if neither. */
+enum kvb_err kvb_conf_argv(const cJSON *v, struct kvb_strv *out);
 int kvb_probe_cmd_start(struct kvb_probe_cmd *c, const char *const *argv, const char *out_path, struct kvb_error *err);
 /*
  * Stops the command (SIGTERM, then SIGKILL after 5 s). A command that had
@@ -220,9 +220,9 @@ void kvb_clusters_release(struct kvb_cluster_set *cs);
 /*
  * util instrument: turns "---"-separated /proc/stat snapshots into
  * util_min/mean/max (%) per CPU in out. A last snapshot without its
- * separator (cut by the kill) is ignored. Returns 0, or -1 with why filled
+ * separator (cut by the kill) is ignored. Returns KVB_OK, or KVB_EINPUT with why filled
  * when fewer than two snapshots are usable.
  */
-int kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len);
+enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len);
 
 #endif

@@ -52,20 +52,20 @@ double kvb_power_units_to_mw(const char *u)
 static const double pow10_tab[] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
 				    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
 
-static int slow_double(const char *s, const char *e, double *out)
+static enum kvb_err slow_double(const char *s, const char *e, double *out)
 {
 	char tmp[80];
 	char *end;
 	size_t n = (size_t)(e - s);
 	if (n == 0 || n >= sizeof(tmp))
-		return -1;
+		return KVB_EINPUT;
 	memcpy(tmp, s, n);
 	tmp[n] = '\0';
 	errno = 0;
 	*out = strtod(tmp, &end);
 	if (*end || !isfinite(*out))
-		return -1;
-	return 0;
+		return KVB_EINPUT;
+	return KVB_OK;
 }
 
 /* Decimal [+-]digits[.digits] without strtod (the hot path of an import); others via strtod. */
@@ -102,7 +102,7 @@ static int parse_value(const char *s, const char *e, double *out)
 }
 
 /* Time in units of scale ns ("12.5" with scale 1e9 -> 12500000000), exact to the ns. */
-static int parse_time(const char *s, const char *e, int64_t scale, int64_t *out)
+static enum kvb_err parse_time(const char *s, const char *e, int64_t scale, int64_t *out)
 {
 	const char *p = s;
 	int64_t i = 0, f = 0, unit = scale;
@@ -126,17 +126,17 @@ static int parse_time(const char *s, const char *e, int64_t scale, int64_t *out)
 	if (p != e || !digits)
 		goto slow;
 	if (i > INT64_MAX / scale - 1)
-		return -1;
+		return KVB_EINPUT;
 	*out = i * scale + f;
 	if (neg)
 		*out = -*out;
-	return 0;
+	return KVB_OK;
 slow: {
 	double d;
 	if (slow_double(s, e, &d) || fabs(d * (double)scale) > 9e18)
-		return -1;
+		return KVB_EINPUT;
 	*out = llround(d * (double)scale);
-	return 0;
+	return KVB_OK;
 }
 }
 

@@ -13,15 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-int kvb_stat_parse(const char *s, enum kvb_stat *out)
+enum kvb_err kvb_stat_parse(const char *s, enum kvb_stat *out)
 {
 	static const char *const names[] = { "mean", "median", "max", "min", "p95" };
 	for (int i = 0; i < 5; i++)
 		if (!strcmp(s, names[i])) {
 			*out = (enum kvb_stat)i;
-			return 0;
+			return KVB_OK;
 		}
-	return -1;
+	return KVB_EINPUT;
 }
 
 const char *kvb_stat_name(enum kvb_stat s)

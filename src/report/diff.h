@@ -53,7 +53,7 @@ struct kvb_cell_stats {
 	size_t modes;              /* modes of this cell's runs (kvb_stats_count_modes) */
 };
 
-int kvb_stat_parse(const char *s, enum kvb_stat *out);
+enum kvb_err kvb_stat_parse(const char *s, enum kvb_stat *out);
 const char *kvb_stat_name(enum kvb_stat s);
 
 /* Computes stats for group g, variant index v (0 = baseline); "same" uses g->margin. */

@@ -121,27 +121,32 @@ int kvb_report_metric_wanted(const struct kvb_report_opts *o, const char *metric
 	return 0;
 }
 
-int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r, struct kvb_error *err)
+/* The runs asked for, or the latest. */
+static int select_runs(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r,
+		       struct kvb_error *err)
 {
-	sqlite3_stmt *st = NULL;
-	int rc = KVB_OK;
 	int64_t latest;
-
-	memset(r, 0, sizeof(*r));
+	int rc;
 	if (o->nruns) {
 		r->runs = kvb_xcalloc(o->nruns, sizeof(*r->runs));
 		memcpy(r->runs, o->runs, o->nruns * sizeof(*r->runs));
 		r->nruns = o->nruns;
-	} else {
-		if ((rc = kvb_store_latest_run(s, &latest, err)))
-			return rc;
-		if (!latest)
-			return kvb_error_set(err, KVB_EINPUT, "%s: no runs yet", s->path);
-		r->runs = kvb_xcalloc(1, sizeof(*r->runs));
-		r->runs[0] = latest;
-		r->nruns = 1;
+		return KVB_OK;
 	}
-	/* variants in agenda order, run by run */
+	if ((rc = kvb_store_latest_run(s, &latest, err)))
+		return rc;
+	if (!latest)
+		return kvb_error_set(err, KVB_EINPUT, "%s: no runs yet", s->path);
+	r->runs = kvb_xcalloc(1, sizeof(*r->runs));
+	r->runs[0] = latest;
+	r->nruns = 1;
+	return KVB_OK;
+}
+
+/* variants in agenda order, run by run */
+static int load_run_variants(struct kvb_store *s, struct kvb_report *r, struct kvb_error *err)
+{
+	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(s->db, "SELECT name FROM variant WHERE run_id = ? ORDER BY position", -1, &st, NULL) !=
 	    SQLITE_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
@@ -160,29 +165,93 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 		}
 	}
 	sqlite3_finalize(st);
-	if (o->baseline) {
-		size_t b;
-		for (b = 0; b < r->variants.n; b++)
-			if (!strcmp(r->variants.v[b], o->baseline))
-				break;
-		if (b == r->variants.n) {
-			struct kvb_buf names = KVB_BUF_INIT;
-			for (size_t i = 0; i < r->variants.n; i++)
-				kvb_buf_addf(&names, "%s%s", i ? ", " : "", r->variants.v[i]);
-			char dym[160];
-			rc = kvb_error_set(err, KVB_EUSAGE, "--baseline '%s': no such variant%s (variants: %s)", o->baseline,
-					   kvb_did_you_mean(dym, sizeof(dym), o->baseline, (const char *const *)r->variants.v,
-							    r->variants.n),
-					   names.data);
-			kvb_buf_release(&names);
-			return rc;
-		}
-		char *tmp = r->variants.v[b];
-		memmove(&r->variants.v[1], &r->variants.v[0], b * sizeof(char *));
-		r->variants.v[0] = tmp;
-	}
+	return KVB_OK;
+}
 
-	/* results.boot is the boot unit (see the view in results-schema/) */
+/* --baseline first among the variants; a name that is none of them is a usage error naming them. */
+static int baseline_first(const struct kvb_report_opts *o, struct kvb_report *r, struct kvb_error *err)
+{
+	size_t b;
+	int rc;
+	if (!o->baseline)
+		return KVB_OK;
+	for (b = 0; b < r->variants.n; b++)
+		if (!strcmp(r->variants.v[b], o->baseline))
+			break;
+	if (b == r->variants.n) {
+		struct kvb_buf names = KVB_BUF_INIT;
+		for (size_t i = 0; i < r->variants.n; i++)
+			kvb_buf_addf(&names, "%s%s", i ? ", " : "", r->variants.v[i]);
+		char dym[160];
+		rc = kvb_error_set(err, KVB_EUSAGE, "--baseline '%s': no such variant%s (variants: %s)", o->baseline,
+				   kvb_did_you_mean(dym, sizeof(dym), o->baseline, (const char *const *)r->variants.v,
+						    r->variants.n),
+				   names.data);
+		kvb_buf_release(&names);
+		return rc;
+	}
+	char *tmp = r->variants.v[b];
+	memmove(&r->variants.v[1], &r->variants.v[0], b * sizeof(char *));
+	r->variants.v[0] = tmp;
+	return KVB_OK;
+}
+
+/* One row of the results view into its group's cell (skipped when --workload/--metric leave it out). */
+static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, sqlite3_stmt *st)
+{
+	const char *variant = (const char *)sqlite3_column_text(st, 0);
+	const char *workload = (const char *)sqlite3_column_text(st, 1);
+	const char *metric = (const char *)sqlite3_column_text(st, 2);
+	const char *units = (const char *)sqlite3_column_text(st, 3);
+	int lib = sqlite3_column_int(st, 4);
+	const char *cls = (const char *)sqlite3_column_text(st, 5);
+	int64_t boot = sqlite3_column_int64(st, 8) * 100000 + sqlite3_column_int64(st, 6);
+	double value = sqlite3_column_double(st, 7);
+	cJSON *c, *key_cls;
+	int board;
+	char *by_value = NULL, *kc;
+	struct kvb_buf key = KVB_BUF_INIT;
+
+	if (o->workload && strcmp(o->workload, workload))
+		return;
+	if (!kvb_report_metric_wanted(o, metric))
+		return;
+	c = cJSON_Parse(cls ? cls : "{}");
+	if (!c)
+		c = cJSON_CreateObject();
+	board = board_index(r, cJSON_GetObjectItemCaseSensitive(c, "board"));
+	if (board) /* boots of different boards are different boots, even in the same round */
+		boot += (int64_t)board * 1000000000000LL;
+	for (size_t k = 0; k < KVB_ARRAY_SIZE(sample_keys); k++)
+		if (!(o->by && !strcmp(o->by, "board") && !strcmp(sample_keys[k], "board")))
+			cJSON_DeleteItemFromObjectCaseSensitive(c, sample_keys[k]); /* --by board spreads it */
+	key_cls = cJSON_Duplicate(c, 1);
+	if (o->by) {
+		cJSON *bv = cJSON_GetObjectItemCaseSensitive(c, o->by);
+		if (cJSON_IsString(bv))
+			by_value = kvb_xstrdup(bv->valuestring);
+		cJSON_DeleteItemFromObjectCaseSensitive(key_cls, o->by);
+	}
+	kc = cJSON_PrintUnformatted(key_cls);
+	kvb_buf_addf(&key, "%s\x1f%s\x1f%s\x1f%d\x1f%s\x1f%s", workload, metric, units ? units : "", lib, kc,
+		     by_value ? by_value : "");
+	{
+		size_t vi = variant_index(r, variant);
+		struct kvb_group *g = group_get(r, key.data, workload, metric, units, lib, by_value, kc);
+		cell_add(&g->cells[vi], value, boot, board);
+	}
+	free(kc);
+	free(by_value);
+	kvb_buf_release(&key);
+	cJSON_Delete(key_cls);
+	cJSON_Delete(c);
+}
+
+/* results.boot is the boot unit (see the view in results-schema/) */
+static int load_results(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r,
+			struct kvb_error *err)
+{
+	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(s->db,
 			       "SELECT variant, workload, metric, units, lower_is_better, classifiers, boot, value, run_id"
 			       " FROM results WHERE run_id = ? ORDER BY metric_id",
@@ -191,88 +260,58 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 	for (size_t i = 0; i < r->nruns; i++) {
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, r->runs[i]);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			const char *variant = (const char *)sqlite3_column_text(st, 0);
-			const char *workload = (const char *)sqlite3_column_text(st, 1);
-			const char *metric = (const char *)sqlite3_column_text(st, 2);
-			const char *units = (const char *)sqlite3_column_text(st, 3);
-			int lib = sqlite3_column_int(st, 4);
-			const char *cls = (const char *)sqlite3_column_text(st, 5);
-			int64_t boot = sqlite3_column_int64(st, 8) * 100000 + sqlite3_column_int64(st, 6);
-			double value = sqlite3_column_double(st, 7);
-			cJSON *c, *key_cls;
-			int board;
-			char *by_value = NULL, *kc;
-			struct kvb_buf key = KVB_BUF_INIT;
-
-			if (o->workload && strcmp(o->workload, workload))
-				continue;
-			if (!kvb_report_metric_wanted(o, metric))
-				continue;
-			c = cJSON_Parse(cls ? cls : "{}");
-			if (!c)
-				c = cJSON_CreateObject();
-			board = board_index(r, cJSON_GetObjectItemCaseSensitive(c, "board"));
-			if (board) /* boots of different boards are different boots, even in the same round */
-				boot += (int64_t)board * 1000000000000LL;
-			for (size_t k = 0; k < KVB_ARRAY_SIZE(sample_keys); k++)
-				if (!(o->by && !strcmp(o->by, "board") && !strcmp(sample_keys[k], "board")))
-					cJSON_DeleteItemFromObjectCaseSensitive(c, sample_keys[k]); /* --by board spreads it */
-			key_cls = cJSON_Duplicate(c, 1);
-			if (o->by) {
-				cJSON *bv = cJSON_GetObjectItemCaseSensitive(c, o->by);
-				if (cJSON_IsString(bv))
-					by_value = kvb_xstrdup(bv->valuestring);
-				cJSON_DeleteItemFromObjectCaseSensitive(key_cls, o->by);
-			}
-			kc = cJSON_PrintUnformatted(key_cls);
-			kvb_buf_addf(&key, "%s\x1f%s\x1f%s\x1f%d\x1f%s\x1f%s", workload, metric, units ? units : "", lib, kc,
-				     by_value ? by_value : "");
-			{
-				size_t vi = variant_index(r, variant);
-				struct kvb_group *g = group_get(r, key.data, workload, metric, units, lib, by_value, kc);
-				cell_add(&g->cells[vi], value, boot, board);
-			}
-			free(kc);
-			free(by_value);
-			kvb_buf_release(&key);
-			cJSON_Delete(key_cls);
-			cJSON_Delete(c);
-		}
+		while (sqlite3_step(st) == SQLITE_ROW)
+			add_result(r, o, st);
 	}
 	sqlite3_finalize(st);
+	return KVB_OK;
+}
+
+/* --by a classifier no group has is a typo, not a table with one "-" column */
+static int check_by_key(const struct kvb_report_opts *o, const struct kvb_report *r, struct kvb_error *err)
+{
+	int seen = 0;
+	if (!o->by)
+		return KVB_OK;
+	for (size_t i = 0; i < r->ngroups && !seen; i++)
+		seen = r->groups[i].by_value != NULL;
+	if (seen)
+		return KVB_OK;
+	struct kvb_strv keys = KVB_STRV_INIT;
+	struct kvb_buf names = KVB_BUF_INIT;
+	for (size_t i = 0; i < r->ngroups; i++) {
+		cJSON *c = cJSON_Parse(r->groups[i].cls_json);
+		for (cJSON *kv = c ? c->child : NULL; kv; kv = kv->next) {
+			size_t k;
+			for (k = 0; k < keys.n && strcmp(keys.v[k], kv->string); k++)
+				;
+			if (k == keys.n)
+				kvb_strv_push(&keys, kv->string);
+		}
+		cJSON_Delete(c);
+	}
+	for (size_t k = 0; k < keys.n; k++)
+		kvb_buf_addf(&names, "%s%s", k ? ", " : "", keys.v[k]);
+	char dym[160];
+	kvb_error_set(err, KVB_EUSAGE, "--by '%s': no result has that classifier%s (classifiers: %s)", o->by,
+		      kvb_did_you_mean(dym, sizeof(dym), o->by, (const char *const *)keys.v, keys.n),
+		      names.len ? names.data : "none");
+	kvb_buf_release(&names);
+	kvb_strv_release(&keys);
+	return KVB_EUSAGE;
+}
+
+int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r, struct kvb_error *err)
+{
+	int rc;
+	memset(r, 0, sizeof(*r));
+	if ((rc = select_runs(s, o, r, err)) || (rc = load_run_variants(s, r, err)) || (rc = baseline_first(o, r, err)) ||
+	    (rc = load_results(s, o, r, err)))
+		return rc;
 	if (!r->ngroups)
 		return kvb_run_state_explain_empty(s, o, r, err);
-	if (o->by) {
-		/* --by a classifier no group has is a typo, not a table with one "-" column */
-		int seen = 0;
-		for (size_t i = 0; i < r->ngroups && !seen; i++)
-			seen = r->groups[i].by_value != NULL;
-		if (!seen) {
-			struct kvb_strv keys = KVB_STRV_INIT;
-			struct kvb_buf names = KVB_BUF_INIT;
-			for (size_t i = 0; i < r->ngroups; i++) {
-				cJSON *c = cJSON_Parse(r->groups[i].cls_json);
-				for (cJSON *kv = c ? c->child : NULL; kv; kv = kv->next) {
-					size_t k;
-					for (k = 0; k < keys.n && strcmp(keys.v[k], kv->string); k++)
-						;
-					if (k == keys.n)
-						kvb_strv_push(&keys, kv->string);
-				}
-				cJSON_Delete(c);
-			}
-			for (size_t k = 0; k < keys.n; k++)
-				kvb_buf_addf(&names, "%s%s", k ? ", " : "", keys.v[k]);
-			char dym[160];
-			kvb_error_set(err, KVB_EUSAGE, "--by '%s': no result has that classifier%s (classifiers: %s)", o->by,
-				      kvb_did_you_mean(dym, sizeof(dym), o->by, (const char *const *)keys.v, keys.n),
-				      names.len ? names.data : "none");
-			kvb_buf_release(&names);
-			kvb_strv_release(&keys);
-			return KVB_EUSAGE;
-		}
-	}
+	if ((rc = check_by_key(o, r, err)))
+		return rc;
 	make_labels(r);
 	return KVB_OK;
 }

@@ -134,6 +134,37 @@ static int write_atomic(const struct kvb_format *fmt, const struct kvb_out *d, c
 	return rc;
 }
 
+/* The page's metadata tables, in order: heading, anchor, SQL over the runs (?2, a JSON list), text when empty. */
+static const struct {
+	const char *heading, *id, *sql, *empty;
+} metadata_tables[] = {
+	{ "Runs", "runs",
+	  "SELECT r.id AS run, datetime(r.started_ns / 1000000000, 'unixepoch') AS started, r.status,"
+	  " r.platform, r.agenda_path AS agenda, r.rounds, r.exec_order AS execution_order,"
+	  " r.kvbench_version AS kvbench, r.hostname AS host, r.command_line"
+	  " FROM run r WHERE r.id IN (SELECT value FROM json_each(?2)) ORDER BY r.id",
+	  "no runs" },
+	{ "Variants", "variants",
+	  "SELECT v.run_id AS run, v.name AS variant, v.status, v.kernel, v.kernel_sha256 AS sha256,"
+	  " v.cmdline, v.expected_release, v.runtime_json AS knobs, v.error"
+	  " FROM variant v WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position",
+	  "no variants" },
+	{ "Boots: the kernel seen after each boot", "boots",
+	  "SELECT v.run_id AS run, v.name AS variant, b.round AS boot, b.status,"
+	  " b.running_release AS release, b.running_version AS version, b.running_cmdline AS cmdline, b.error"
+	  " FROM boot b JOIN variant v ON v.id = b.variant_id"
+	  " WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position, b.round",
+	  "no boots recorded (imported results, or a platform that is not flashed)" },
+	{ "Failures", "failures",
+	  "SELECT job_id AS job, run_id AS run, variant, boot, workload, iteration, status, attempts, error"
+	  " FROM jobs WHERE run_id IN (SELECT value FROM json_each(?2)) AND status <> 'ok' ORDER BY run_id, seq",
+	  "no failed jobs" },
+	{ "Events", "events",
+	  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, level, message FROM event"
+	  " WHERE run_id IN (SELECT value FROM json_each(?2)) ORDER BY id",
+	  "no events" },
+};
+
 int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kvb_error *err)
 {
 	const struct kvb_format *fmt = kvb_format_find(o->format ? o->format : "html", err);
@@ -189,32 +220,10 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		goto out;
 
 	/* metadata */
-	if ((rc = kvb_page_sql(&p, s, "Runs", "runs",
-			  "SELECT r.id AS run, datetime(r.started_ns / 1000000000, 'unixepoch') AS started, r.status,"
-			  " r.platform, r.agenda_path AS agenda, r.rounds, r.exec_order AS execution_order,"
-			  " r.kvbench_version AS kvbench, r.hostname AS host, r.command_line"
-			  " FROM run r WHERE r.id IN (SELECT value FROM json_each(?2)) ORDER BY r.id",
-			  "no runs", NULL, err)) ||
-	    (rc = kvb_page_sql(&p, s, "Variants", "variants",
-			  "SELECT v.run_id AS run, v.name AS variant, v.status, v.kernel, v.kernel_sha256 AS sha256,"
-			  " v.cmdline, v.expected_release, v.runtime_json AS knobs, v.error"
-			  " FROM variant v WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position",
-			  "no variants", NULL, err)) ||
-	    (rc = kvb_page_sql(&p, s, "Boots: the kernel seen after each boot", "boots",
-			  "SELECT v.run_id AS run, v.name AS variant, b.round AS boot, b.status,"
-			  " b.running_release AS release, b.running_version AS version, b.running_cmdline AS cmdline, b.error"
-			  " FROM boot b JOIN variant v ON v.id = b.variant_id"
-			  " WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position, b.round",
-			  "no boots recorded (imported results, or a platform that is not flashed)", NULL, err)) ||
-	    (rc = kvb_page_sql(&p, s, "Failures", "failures",
-			  "SELECT job_id AS job, run_id AS run, variant, boot, workload, iteration, status, attempts, error"
-			  " FROM jobs WHERE run_id IN (SELECT value FROM json_each(?2)) AND status <> 'ok' ORDER BY run_id, seq",
-			  "no failed jobs", NULL, err)) ||
-	    (rc = kvb_page_sql(&p, s, "Events", "events",
-			  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, level, message FROM event"
-			  " WHERE run_id IN (SELECT value FROM json_each(?2)) ORDER BY id",
-			  "no events", NULL, err)))
-		goto out;
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(metadata_tables); i++)
+		if ((rc = kvb_page_sql(&p, s, metadata_tables[i].heading, metadata_tables[i].id, metadata_tables[i].sql,
+				       metadata_tables[i].empty, NULL, err)))
+			goto out;
 
 	/* comparison and plots */
 	if (nres) {

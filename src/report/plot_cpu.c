@@ -16,10 +16,30 @@ static void section(struct kvb_page *p)
 		"colour: boot), and the mean time at each frequency per cluster.";
 }
 
+/* 1 when k starts a new plot (the rows are ordered by it): *key becomes a copy of k. */
+static int key_changed(char **key, const char *k)
+{
+	if (*key && !strcmp(*key, k))
+		return 0;
+	free(*key);
+	*key = kvb_xstrdup(k);
+	return 1;
+}
+
+/* A new plot on the page titled title (freed here); returns its array member named items. */
+static cJSON *start_plot(struct kvb_page *p, const char *kind, char *title, const char *x, const char *y,
+			 const char *items, const char *note)
+{
+	cJSON *pl = kvb_plot_new(kind, title, x, y), *arr = cJSON_AddArrayToObject(pl, items);
+	kvb_page_plot(p, pl, note);
+	free(title);
+	return arr;
+}
+
 int kvb_page_cpu_plots(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err)
 {
 	sqlite3_stmt *st;
-	cJSON *pl = NULL, *groups = NULL, *g = NULL;
+	cJSON *groups = NULL, *g = NULL;
 	char *key = NULL;
 	int rc = KVB_OK, any = 0;
 	if ((rc = kvb_page_query(s, p,
@@ -34,15 +54,9 @@ int kvb_page_cpu_plots(struct kvb_store *s, struct kvb_page *p, struct kvb_error
 		char *gn = kvb_xasprintf("cpu%s %s", cpu ? cpu : "?", (const char *)sqlite3_column_text(st, 2));
 		if (!any++)
 			section(p);
-		if (!key || strcmp(key, w)) {
-			char *title = kvb_xasprintf("%s: util_mean per CPU", w);
-			free(key);
-			key = kvb_xstrdup(w);
-			pl = kvb_plot_new("dotbox", title, "CPU and variant", "%");
-			groups = cJSON_AddArrayToObject(pl, "groups");
-			kvb_page_plot(p, pl, "busy time of each CPU during the job");
-			free(title);
-		}
+		if (key_changed(&key, w))
+			groups = start_plot(p, "dotbox", kvb_xasprintf("%s: util_mean per CPU", w), "CPU and variant", "%",
+					    "groups", "busy time of each CPU during the job");
 		kvb_plot_dot(groups, gn, sqlite3_column_double(st, 3), sqlite3_column_int64(st, 4), p->nruns);
 		free(gn);
 	}
@@ -63,14 +77,9 @@ int kvb_page_cpu_plots(struct kvb_store *s, struct kvb_page *p, struct kvb_error
 		cJSON *bar;
 		if (!any++)
 			section(p);
-		if (!key || strcmp(key, k)) {
-			char *title = kvb_xasprintf("%s: frequency residency", k);
-			free(key);
-			key = kvb_xstrdup(k);
-			pl = kvb_plot_new("stack", title, "variant", "% of the job");
-			groups = cJSON_AddArrayToObject(pl, "bars");
-			kvb_page_plot(p, pl, "mean over the variant's jobs of the time at each frequency (MHz)");
-			free(title);
+		if (key_changed(&key, k)) {
+			groups = start_plot(p, "stack", kvb_xasprintf("%s: frequency residency", k), "variant", "% of the job",
+					    "bars", "mean over the variant's jobs of the time at each frequency (MHz)");
 			g = NULL;
 		}
 		if (!g || strcmp(cJSON_GetObjectItem(g, "name")->valuestring, v)) {

@@ -42,7 +42,7 @@ static float f32le(const unsigned char *p)
  * one bucket (it starts there and the next chunk starts there too) only its
  * float32 values are read; otherwise it is decoded with its timestamps.
  */
-static int chunk_add(struct buckets *b, const unsigned char *blob, size_t len, int64_t t0, uint32_t n, int64_t t_next,
+static enum kvb_err chunk_add(struct buckets *b, const unsigned char *blob, size_t len, int64_t t0, uint32_t n, int64_t t_next,
 		     int64_t **tbuf, float **vbuf, uint32_t *cap)
 {
 	if (t_next > t0 && (t0 - b->t0_ns) / b->width_ns == (t_next - 1 - b->t0_ns) / b->width_ns && len >= 1 + 4 * (size_t)n &&
@@ -67,7 +67,7 @@ static int chunk_add(struct buckets *b, const unsigned char *blob, size_t len, i
 			b->sum[k] += sum;
 			b->cnt[k] += n;
 		}
-		return 0;
+		return KVB_OK;
 	}
 	if (n > *cap) {
 		*cap = n;
@@ -75,10 +75,10 @@ static int chunk_add(struct buckets *b, const unsigned char *blob, size_t len, i
 		*vbuf = kvb_xrealloc(*vbuf, n * sizeof(**vbuf));
 	}
 	if (kvb_chunk_decode(blob, len, t0, n, *tbuf, *vbuf))
-		return -1;
+		return KVB_ESTORE;
 	for (uint32_t i = 0; i < n; i++)
 		bucket_add(b, (*tbuf)[i], (*vbuf)[i]);
-	return 0;
+	return KVB_OK;
 }
 
 /* Reads channel id's chunks into b. KVB_ESTORE on a corrupt chunk. */

@@ -27,13 +27,13 @@ static double cross_prob(const double *s, const double *g, double h, double c)
 	return acc * h;
 }
 
-int kvb_seq_bounds(double alpha, unsigned K, double *nominal)
+enum kvb_err kvb_seq_bounds(double alpha, unsigned K, double *nominal)
 {
 	double *s = malloc(GRID * sizeof(double)), *g = malloc(GRID * sizeof(double));
 	double *s2 = malloc(GRID * sizeof(double)), *g2 = malloc(GRID * sizeof(double)), h = 0, c = 0;
 	if (!s || !g || !s2 || !g2 || !K || !(alpha > 0 && alpha < 1)) {
 		free(s), free(g), free(s2), free(g2);
-		return -1;
+		return KVB_EINPUT;
 	}
 	/* S_k: sum of k independent N(0, 1) steps (equal information per look); Z_k = S_k / sqrt(k) */
 	for (unsigned k = 1; k <= K; k++) {
@@ -74,5 +74,5 @@ int kvb_seq_bounds(double alpha, unsigned K, double *nominal)
 		h = h2;
 	}
 	free(s), free(g), free(s2), free(g2);
-	return 0;
+	return KVB_OK;
 }

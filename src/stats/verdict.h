@@ -11,6 +11,8 @@
 #ifndef KVB_VERDICT_H
 #define KVB_VERDICT_H
 
+#include "core/error.h"
+
 #include <stddef.h>
 
 struct kvb_error;
@@ -118,9 +120,9 @@ double kvb_alpha_look(double alpha, unsigned k, unsigned K);
  * integration (Armitage, McPherson & Rowe 1969; 401-point trapezoid grid).
  * Unlike kvb_alpha_look's increments these use the looks' correlation: for
  * K = 10, alpha 0.05 the last look is tested at ~0.04, not ~0.011. Returns
- * 0, or -1 for K == 0, alpha outside (0, 1) or no memory.
+ * KVB_OK, or KVB_EINPUT for K == 0, alpha outside (0, 1) or no memory.
  */
-int kvb_seq_bounds(double alpha, unsigned K, double *nominal);
+enum kvb_err kvb_seq_bounds(double alpha, unsigned K, double *nominal);
 
 /*
  * One look of a sequential comparison (`run --until-decided`) on per-boot

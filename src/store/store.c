@@ -79,8 +79,9 @@ static int migrate(struct kvb_store *s, struct kvb_error *err)
 	return KVB_OK;
 }
 
-int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struct kvb_error *err)
+int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode mode, struct kvb_error *err)
 {
+	int readonly = mode == KVB_STORE_RO;
 	struct kvb_store *s = kvb_xcalloc(1, sizeof(*s));
 	int flags = readonly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	int rc = KVB_OK;
@@ -101,7 +102,7 @@ int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struc
 		/* A DB written by an older kvbench lacks newer views: migrate it once (schema only,
 		 * no result is touched), then open it read-only as asked. */
 		struct kvb_store *rw = NULL;
-		if (kvb_store_open(&rw, path, 0, err) == KVB_OK)
+		if (kvb_store_open(&rw, path, KVB_STORE_RW, err) == KVB_OK)
 			kvb_store_close(rw);
 		kvb_error_clear(err);
 	}
@@ -276,11 +277,11 @@ int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int6
 	gethostname(host, sizeof(host) - 1);
 	return run_stmt(s, err, run_id,
 			"INSERT INTO run(started_ns, status, agenda_path, agenda_json, platform, platform_json, rounds,"
-			" exec_order, max_retries, kvbench_version, hostname, command_line)"
-			" VALUES(?,?,?,?,?,?,?,?,?,?,?,?)",
-			"itttttitittt", (int64_t)kvb_wall_ns(), ri->status ? ri->status : "running", ri->agenda_path,
+			" exec_order, max_retries, kvbench_version, hostname, command_line, boots_each_round)"
+			" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			"itttttitittti", (int64_t)kvb_wall_ns(), ri->status ? ri->status : "running", ri->agenda_path,
 			ri->agenda_json, ri->platform, ri->platform_json, (int64_t)ri->rounds, ri->exec_order,
-			(int64_t)ri->max_retries, KVB_VERSION, host, ri->command_line);
+			(int64_t)ri->max_retries, KVB_VERSION, host, ri->command_line, (int64_t)ri->boots_each_round);
 }
 
 int kvb_store_run_status(struct kvb_store *s, int64_t run_id, const char *status, int finished, struct kvb_error *err)

@@ -31,9 +31,12 @@ struct kvb_store {
 	} stmt_cache[32];
 };
 
-/* Opens (creating and migrating when !readonly) the DB at path. readonly uses SQLITE_OPEN_READONLY
- * and query_only, so no statement can write. *out is owned; free with kvb_store_close. */
-int kvb_store_open(struct kvb_store **out, const char *path, int readonly, struct kvb_error *err);
+/* How a store is opened: RW creates and migrates; RO uses SQLITE_OPEN_READONLY and query_only. */
+enum kvb_store_mode { KVB_STORE_RW = 0, KVB_STORE_RO = 1 };
+
+/* Opens the DB at path as mode says (RO: no statement can write). *out is owned; free with
+ * kvb_store_close. Commands get theirs from kvb_cli_store() (the KVB_CMD_DB_* flags). */
+int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode mode, struct kvb_error *err);
 void kvb_store_close(struct kvb_store *s);
 
 /*
@@ -63,6 +66,7 @@ struct kvb_run_info {
 	int max_retries;
 	const char *command_line;
 	const char *status;  /* "running" or "imported" */
+	int boots_each_round; /* 1: each round is a fresh boot (kvb_flasher_boots_each_round); 0: one boot for all */
 };
 int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int64_t *run_id, struct kvb_error *err);
 /*

@@ -13,7 +13,7 @@ static const char *skip_blank(const char *p, const char *end)
 	return p;
 }
 
-static int match_line(const char *p, const char *end, const char *prefix, const char *suffix, double *v)
+static enum kvb_err match_line(const char *p, const char *end, const char *prefix, const char *suffix, double *v)
 {
 	size_t pl = strlen(prefix), sl = strlen(suffix);
 	char num[64];
@@ -23,42 +23,42 @@ static int match_line(const char *p, const char *end, const char *prefix, const 
 
 	p = skip_blank(p, end);
 	if ((size_t)(end - p) < pl || strncmp(p, prefix, pl))
-		return -1;
+		return KVB_EINPUT;
 	p = skip_blank(p + pl, end);
 	n = 0;
 	while (p + n < end && n < sizeof(num) - 1 && strchr("0123456789.+-eE", p[n]))
 		n++;
 	if (!n)
-		return -1;
+		return KVB_EINPUT;
 	memcpy(num, p, n);
 	num[n] = '\0';
 	errno = 0;
 	d = strtod(num, &stop);
 	if (errno || *stop || !isfinite(d))
-		return -1;
+		return KVB_EINPUT;
 	p = skip_blank(p + n, end);
 	if ((size_t)(end - p) < sl || strncmp(p, suffix, sl))
-		return -1;
+		return KVB_EINPUT;
 	p = skip_blank(p + sl, end);
 	while (p < end && *p == '\r')
 		p++;
 	if (p != end)
-		return -1;
+		return KVB_EINPUT;
 	*v = d;
-	return 0;
+	return KVB_OK;
 }
 
-int kvb_find_number(const char *text, const char *prefix, const char *suffix, double *v)
+enum kvb_err kvb_find_number(const char *text, const char *prefix, const char *suffix, double *v)
 {
 	const char *p = text;
 	while (p && *p) {
 		const char *nl = strchr(p, '\n');
 		const char *end = nl ? nl : p + strlen(p);
 		if (!match_line(p, end, prefix, suffix, v))
-			return 0;
+			return KVB_OK;
 		p = nl ? nl + 1 : NULL;
 	}
-	return -1;
+	return KVB_EINPUT;
 }
 
 int kvb_find_number_once(const char *text, const char *prefix, const char *suffix, double *v)

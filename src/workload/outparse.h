@@ -6,14 +6,16 @@
 #ifndef KVB_OUTPARSE_H
 #define KVB_OUTPARSE_H
 
+#include "core/error.h"
+
 /*
  * Finds the first line that, after leading blanks, starts with prefix, and
  * parses the number right after it (blanks allowed), which must be followed
  * by suffix (after optional blanks) and then end of line. suffix may be "".
- * prefix may be "" (the line starts with the number). Returns 0 and sets *v,
- * or -1 when no line matches.
+ * prefix may be "" (the line starts with the number). Returns KVB_OK and sets *v,
+ * or KVB_EINPUT when no line matches.
  */
-int kvb_find_number(const char *text, const char *prefix, const char *suffix, double *v);
+enum kvb_err kvb_find_number(const char *text, const char *prefix, const char *suffix, double *v);
 
 /*
  * Like kvb_find_number, but the line must be the only one that matches:

@@ -84,10 +84,10 @@ int kvb_rtapp_log_load(struct kvb_rtapp_log *log, const char *path, struct kvb_e
 /*
  * Splits a log file name (with or without directories) written by rt-app:
  * "<basename>-<thread>-<index>.log". On success *thread is an owned string
- * and *index the thread index. Returns 0, or -1 when the name does not have
+ * and *index the thread index. Returns KVB_OK, or KVB_EINPUT when the name does not have
  * that shape.
  */
-int kvb_rtapp_log_name(const char *path, const char *basename, char **thread, long *index);
+enum kvb_err kvb_rtapp_log_name(const char *path, const char *basename, char **thread, long *index);
 
 /*
  * Maps a thread name to the task (key of the config's `tasks`) it belongs

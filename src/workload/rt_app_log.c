@@ -247,7 +247,7 @@ int kvb_rtapp_log_load(struct kvb_rtapp_log *log, const char *path, struct kvb_e
 	return rc;
 }
 
-int kvb_rtapp_log_name(const char *path, const char *basename, char **thread, long *index)
+enum kvb_err kvb_rtapp_log_name(const char *path, const char *basename, char **thread, long *index)
 {
 	const char *f = strrchr(path, '/');
 	size_t blen = strlen(basename), flen;
@@ -258,7 +258,7 @@ int kvb_rtapp_log_name(const char *path, const char *basename, char **thread, lo
 	f = f ? f + 1 : path;
 	flen = strlen(f);
 	if (flen < blen + 1 + 4 || strncmp(f, basename, blen) || f[blen] != '-' || strcmp(f + flen - 4, ".log"))
-		return -1;
+		return KVB_EINPUT;
 	rest = f + blen + 1;
 	suffix = f + flen - 4;
 	/* last '-' before ".log" separates the thread name from the index */
@@ -267,17 +267,17 @@ int kvb_rtapp_log_name(const char *path, const char *basename, char **thread, lo
 		if (*p == '-')
 			dash = p;
 	if (!dash || dash == rest || dash + 1 == suffix)
-		return -1;
+		return KVB_EINPUT;
 	for (const char *p = dash + 1; p < suffix; p++)
 		if (!isdigit((unsigned char)*p))
-			return -1;
+			return KVB_EINPUT;
 	errno = 0;
 	idx = strtol(dash + 1, &end, 10);
 	if (errno || end != suffix)
-		return -1;
+		return KVB_EINPUT;
 	*thread = kvb_xstrndup(rest, (size_t)(dash - rest));
 	*index = idx;
-	return 0;
+	return KVB_OK;
 }
 
 const char *kvb_rtapp_task_of(const char *thread, const char *const *tasks)

@@ -1,6 +1,7 @@
 /* Tests agenda loading: WA3 keys and precedence, sweeps, sections, ordering, and error reporting. */
 #include "config/agenda.h"
 #include "engine/plan.h"
+#include "core/buf.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -239,6 +240,34 @@ static void test_agenda__spec_ids_default_to_the_workload_name(void)
 	kvb_diag_release(&d);
 }
 
+/* A merge key's list of mappings is folded whole: the 65th and later sources count too
+ * (an earlier parser kept the first 64 and dropped the rest without a word). */
+static void test_doc__merge_key_folds_every_mapping_of_its_list(void)
+{
+	struct kvb_buf y = KVB_BUF_INIT;
+	struct kvb_doc doc;
+	struct kvb_diag d;
+	const cJSON *m;
+	kvb_buf_adds(&y, "defs:\n");
+	for (int i = 0; i < 70; i++)
+		kvb_buf_addf(&y, "  - &a%d {k%d: %d, shared: %d}\n", i, i, i, i);
+	kvb_buf_adds(&y, "m:\n  own: 1\n  <<: [");
+	for (int i = 0; i < 70; i++)
+		kvb_buf_addf(&y, "%s*a%d", i ? ", " : "", i);
+	kvb_buf_adds(&y, "]\n");
+	kvb_diag_init(&d, NULL);
+	CHECK(kvb_doc_parse(&doc, "merge.yaml", y.data, y.len, &d) == KVB_OK);
+	m = cJSON_GetObjectItemCaseSensitive(doc.root, "m");
+	CHECK(cJSON_GetArraySize(m) == 72); /* own, k0..k69, shared */
+	CHECK(cJSON_GetObjectItemCaseSensitive(m, "k69") && cJSON_GetObjectItemCaseSensitive(m, "k69")->valueint == 69);
+	/* the first source that has a key wins, as YAML's merge says */
+	CHECK(cJSON_GetObjectItemCaseSensitive(m, "shared")->valueint == 0);
+	CHECK(!cJSON_GetObjectItemCaseSensitive(m, "<<"));
+	kvb_doc_release(&doc);
+	kvb_diag_release(&d);
+	kvb_buf_release(&y);
+}
+
 #define TESTS                                                                                                          \
 	T(test_agenda__spec_ids_default_to_the_workload_name)                                                          \
 	T(test_agenda__precedence_workload_over_section_over_global)                                                   \
@@ -249,5 +278,6 @@ static void test_agenda__spec_ids_default_to_the_workload_name(void)
 	T(test_agenda__json_errors_point_at_the_key)                                                                   \
 	T(test_plan__by_iteration_spreads_sections_and_rounds_alternate_variants)                                      \
 	T(test_agenda__section_groups_form_a_cross_product)                                                            \
-	T(test_agenda__variant_knobs_and_command_line_variants)
+	T(test_agenda__variant_knobs_and_command_line_variants)                                        \
+	T(test_doc__merge_key_folds_every_mapping_of_its_list)
 #include "test_main.h"

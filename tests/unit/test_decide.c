@@ -94,8 +94,8 @@ static void test_decide__undecided_metric_runs_on_until_the_time_budget(void)
 	CHECK(kvb_decide_parse_duration("30m", &sec) == 0 && sec == 1800);
 	CHECK(kvb_decide_parse_duration("2h", &sec) == 0 && sec == 7200);
 	CHECK(kvb_decide_parse_duration("90", &sec) == 0 && sec == 90);
-	CHECK(kvb_decide_parse_duration("5d", &sec) == -1);
-	CHECK(kvb_decide_parse_duration("-3s", &sec) == -1);
+	CHECK(kvb_decide_parse_duration("5d", &sec) == KVB_EINPUT);
+	CHECK(kvb_decide_parse_duration("-3s", &sec) == KVB_EINPUT);
 	kvb_decide_opts_release(&d);
 	cleanup(st);
 }
@@ -111,7 +111,7 @@ static void test_seq_bounds__family_wise_rate_is_alpha(void)
 	CHECK(nominal[9] > 0.03 && nominal[9] < 0.05); /* Bonferroni increments would give 0.011 */
 	double one[1];
 	CHECK(kvb_seq_bounds(0.05, 1, one) == 0 && fabs(one[0] - 0.05) < 1e-12);
-	CHECK(kvb_seq_bounds(0.05, 0, one) == -1);
+	CHECK(kvb_seq_bounds(0.05, 0, one) == KVB_EINPUT);
 	/* partial sums of N(0,1) steps; z_k = S_k / sqrt(k); reject at the first |z_k| beyond nominal[k] */
 	unsigned long x = 12345;
 	int rejected = 0, n = 40000;

@@ -50,9 +50,9 @@ static void test_chunk__round_trips_irregular_times_and_values(void)
 		CHECK(v2[i] == v[i]);
 	}
 	/* Damaged blobs are refused, not read past their end. */
-	CHECK(kvb_chunk_decode(b.data, b.len - 1, t[0], 7, t2, v2) == -1);
+	CHECK(kvb_chunk_decode(b.data, b.len - 1, t[0], 7, t2, v2) == KVB_ESTORE);
 	b.data[0] = 9;
-	CHECK(kvb_chunk_decode(b.data, b.len, t[0], 7, t2, v2) == -1);
+	CHECK(kvb_chunk_decode(b.data, b.len, t[0], 7, t2, v2) == KVB_ESTORE);
 	kvb_buf_release(&b);
 }
 
@@ -465,7 +465,7 @@ static void test_util__snapshots_give_min_mean_max_per_cpu(void)
 	CHECK_NEAR(m.v[5].value, 25, 1e-12);  /* cpu1 max: 25 busy of 100 */
 	kvb_metrics_release(&m);
 	kvb_metrics_init(&m);
-	CHECK(kvb_util_from_snapshots("cpu0 1 2 3 4\n---\n", &m, why, sizeof(why)) == -1);
+	CHECK(kvb_util_from_snapshots("cpu0 1 2 3 4\n---\n", &m, why, sizeof(why)) == KVB_EINPUT);
 	CHECK_CONTAINS(why, "1 usable /proc/stat snapshot, need 2");
 	kvb_metrics_release(&m);
 }

@@ -306,12 +306,12 @@ static void test_rtapp__log_name_splits_thread_and_index(void)
 	CHECK_STR(th, "my-task");
 	CHECK(idx == 12);
 	free(th);
-	CHECK(kvb_rtapp_log_name("rt-app-light.log", "rt-app", &th, &idx) == -1);
-	CHECK(kvb_rtapp_log_name("rt-app-light-x.log", "rt-app", &th, &idx) == -1);
-	CHECK(kvb_rtapp_log_name("other-light-0.log", "rt-app", &th, &idx) == -1);
-	CHECK(kvb_rtapp_log_name("rt-app--0.log", "rt-app", &th, &idx) == -1);
-	CHECK(kvb_rtapp_log_name("rt-app-light-0.txt", "rt-app", &th, &idx) == -1);
-	CHECK(kvb_rtapp_log_name("rt-app-light-.log", "rt-app", &th, &idx) == -1);
+	CHECK(kvb_rtapp_log_name("rt-app-light.log", "rt-app", &th, &idx) == KVB_EINPUT);
+	CHECK(kvb_rtapp_log_name("rt-app-light-x.log", "rt-app", &th, &idx) == KVB_EINPUT);
+	CHECK(kvb_rtapp_log_name("other-light-0.log", "rt-app", &th, &idx) == KVB_EINPUT);
+	CHECK(kvb_rtapp_log_name("rt-app--0.log", "rt-app", &th, &idx) == KVB_EINPUT);
+	CHECK(kvb_rtapp_log_name("rt-app-light-0.txt", "rt-app", &th, &idx) == KVB_EINPUT);
+	CHECK(kvb_rtapp_log_name("rt-app-light-.log", "rt-app", &th, &idx) == KVB_EINPUT);
 }
 
 static void test_rtapp__task_of_matches_exact_name_or_instance_suffix(void)

@@ -1,0 +1,115 @@
+/*
+ * Unit tests: migration 0010 moves the results view's boot unit from the flash
+ * method's name to the stored capability run.boots_each_round, and a DB written
+ * before it gives the same `boot` for every row after it as before.
+ */
+#include "test.h"
+
+#include "core/util.h"
+#include "flash/flash.h"
+#include "store/schema.h"
+#include "store/store.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Rows of every kind the old view told apart by name: method none (said and unset), a
+ * flasher that boots each round, and imports (whose boot is their own column). */
+static const char *const old_rows =
+	"INSERT INTO run(id, started_ns, status, platform_json) VALUES"
+	" (1, 0, 'ok', '{\"flash\":{\"method\":\"none\"}}'),"
+	" (2, 0, 'ok', '{\"flash\":{\"method\":\"qemu\"}}'),"
+	" (3, 0, 'interrupted', NULL),"
+	" (4, 0, 'imported', '{\"flash\":{\"method\":\"none\"}}'),"
+	" (5, 0, 'ok', '{\"flash\":{\"method\":\"ssh-copy\"}}');"
+	"INSERT INTO variant(id, run_id, name, position) VALUES (1, 1, 'a', 0), (2, 2, 'a', 0), (3, 3, 'a', 0),"
+	" (4, 4, 'a', 0), (5, 5, 'a', 0);"
+	"WITH r(n) AS (VALUES (1), (2), (3), (4), (5)), k(round) AS (VALUES (1), (2), (3))"
+	" INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, iteration, status)"
+	" SELECT n, n, round, round, 'w', 'w', 1, 'ok' FROM r, k;"
+	"INSERT INTO metric(job_id, name, value, lower_is_better) SELECT id, 'm', id, 1 FROM job;";
+
+static char *boots(sqlite3 *db)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	sqlite3_stmt *st;
+	CHECK(sqlite3_prepare_v2(db, "SELECT run_id, round, boot FROM results ORDER BY run_id, round", -1, &st, NULL) ==
+	      SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		kvb_buf_addf(&b, "%d/%d:%d ", sqlite3_column_int(st, 0), sqlite3_column_int(st, 1),
+			     sqlite3_column_int(st, 2));
+	sqlite3_finalize(st);
+	return kvb_buf_detach(&b);
+}
+
+static void test_store_migrate__boot_unit_of_an_older_db_is_unchanged(void)
+{
+	char dir[] = "/tmp/kvb-migrate-XXXXXX";
+	char *path, *before, *after;
+	sqlite3 *db;
+	struct kvb_store *s = NULL;
+	struct kvb_error err;
+	int n = 0;
+	CHECK(mkdtemp(dir) != NULL);
+	path = kvb_xasprintf("%s/old.db", dir);
+	while (kvb_migrations[n].name && strcmp(kvb_migrations[n].name, "0010_boots_each_round.sql"))
+		n++;
+	CHECK(kvb_migrations[n].name != NULL);
+	/* the DB as the kvbench before 0010 left it */
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	for (int i = 0; i < n; i++)
+		CHECK(sqlite3_exec(db, kvb_migrations[i].sql, NULL, NULL, NULL) == SQLITE_OK);
+	{
+		char *v = kvb_xasprintf("PRAGMA user_version = %d", n);
+		CHECK(sqlite3_exec(db, v, NULL, NULL, NULL) == SQLITE_OK);
+		free(v);
+	}
+	CHECK(sqlite3_exec(db, old_rows, NULL, NULL, NULL) == SQLITE_OK);
+	before = boots(db);
+	sqlite3_close(db);
+	/* by hand: none (said or unset) -> 1, qemu and ssh-copy -> the round, imported -> the round */
+	CHECK_STR(before, "1/1:1 1/2:1 1/3:1 2/1:1 2/2:2 2/3:3 3/1:1 3/2:1 3/3:1 4/1:1 4/2:2 4/3:3 "
+			  "5/1:1 5/2:2 5/3:3 ");
+
+	CHECK(kvb_store_open(&s, path, KVB_STORE_RW, &err) == KVB_OK); /* migrates */
+	after = boots(s->db);
+	CHECK_STR(after, before);
+	{
+		sqlite3_stmt *st;
+		struct kvb_buf b = KVB_BUF_INIT;
+		CHECK(sqlite3_prepare_v2(s->db, "SELECT id, boots_each_round FROM run ORDER BY id", -1, &st, NULL) == SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW)
+			kvb_buf_addf(&b, "%d:%d ", sqlite3_column_int(st, 0), sqlite3_column_int(st, 1));
+		sqlite3_finalize(st);
+		CHECK_STR(b.data, "1:0 2:1 3:0 4:0 5:1 ");
+		kvb_buf_release(&b);
+	}
+	kvb_store_close(s);
+	free(before);
+	free(after);
+	unlink(path);
+	{
+		char *wal = kvb_xasprintf("%s-wal", path), *shm = kvb_xasprintf("%s-shm", path);
+		unlink(wal);
+		unlink(shm);
+		free(wal);
+		free(shm);
+	}
+	rmdir(dir);
+	free(path);
+}
+
+static void test_store_migrate__the_capability_not_the_name_gives_the_boot(void)
+{
+	/* a flasher that installs the kernel boots each round; none installs nothing: one boot */
+	CHECK(kvb_flasher_boots_each_round(kvb_flasher_find("qemu")) == 1);
+	CHECK(kvb_flasher_boots_each_round(kvb_flasher_find("fastboot")) == 1);
+	CHECK(kvb_flasher_boots_each_round(kvb_flasher_find("none")) == 0);
+	CHECK(kvb_flasher_boots_each_round(NULL) == 0);
+}
+
+#define TESTS                                                                                          \
+	T(test_store_migrate__boot_unit_of_an_older_db_is_unchanged)                                   \
+	T(test_store_migrate__the_capability_not_the_name_gives_the_boot)
+#include "test_main.h"
