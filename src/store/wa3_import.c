@@ -131,6 +131,25 @@ static struct wjob *job_of(struct wjob **jobs, size_t *n, const char *id, long i
 	return &(*jobs)[(*n)++];
 }
 
+/* 1 when the last metric of m repeats an earlier one (same name and classifiers): one WA3 job
+ * recorded the same measurement twice (a repeated row, two outputs concatenated), which would
+ * otherwise count as two samples of the job. */
+static int repeated_metric(const struct kvb_metrics *m)
+{
+	const struct kvb_metric *last = &m->v[m->n - 1];
+	for (size_t i = 0; i + 1 < m->n; i++) {
+		const struct kvb_metric *o = &m->v[i];
+		const cJSON *a = o->classifiers, *b = last->classifiers;
+		if (strcmp(o->name, last->name))
+			continue;
+		if ((a && a->child) != (b && b->child))
+			continue;
+		if (!(a && a->child) || cJSON_Compare(a, b, 1))
+			return 1;
+	}
+	return 0;
+}
+
 int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *variant, int64_t *run_id, size_t *skipped,
 		       struct kvb_error *err)
 {
@@ -185,6 +204,13 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
 		for (size_t c = 4; c < ncols - 2; c++)
 			if (row->f.v[c][0])
 				kvb_metric_classify(mt, r.rows[0].f.v[c], row->f.v[c]);
+		if (repeated_metric(&j->m)) {
+			rc = kvb_error_set(err, KVB_EINPUT,
+					   "%s:%ld: job %s iteration %ld already has metric '%s' with these classifiers "
+					   "(a repeated row?): one value per job and metric",
+					   file, row->line, j->id, j->iteration, mt->name);
+			break;
+		}
 	}
 	if (!rc && !n)
 		rc = kvb_error_set(err, KVB_EINPUT, "%s: no job rows (only run-level metrics)", file);
@@ -250,6 +276,13 @@ static int read_result(const char *dir, const char *output_name, struct wjob *j,
 			char *v = scalar_str(c);
 			kvb_metric_classify(mt, c->string, v);
 			free(v);
+		}
+		if (repeated_metric(&j->m)) {
+			rc = kvb_error_set(err, KVB_EINPUT,
+					   "%s/%s: metric '%s' appears twice with the same classifiers: one value per job "
+					   "and metric",
+					   dir, sub, mt->name);
+			break;
 		}
 	}
 	/* Artifacts are listed, not copied: one job classifier wa3_artifacts = "name=JOBDIR/path;..." */
