@@ -152,9 +152,42 @@ static void test_wa3_import__repeated_metric_of_a_job_is_refused(void)
 	unlink(db);
 }
 
+/* A results.csv saved again by a spreadsheet starts with a UTF-8 byte order mark: the header is still the header. */
+static void test_wa3_import__byte_order_mark_is_not_part_of_the_header(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	size_t skipped = 0;
+	char path[64];
+	FILE *out;
+	snprintf(path, sizeof(path), "/tmp/kvb-test-wa3-bom-%d.csv", (int)getpid());
+	out = fopen(path, "w");
+	if (out) {
+		fputs("\xEF\xBB\xBFid,workload,iteration,metric,value,units\r\nwk1,hackbench,1,time,1.5,seconds\r\n", out);
+		fclose(out);
+	}
+	if (kvb_wa3_csv_import(st, path, "a", &run, &skipped, &err))
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(q(st, "SELECT value FROM results WHERE metric = 'time' AND spec_id = 'wk1'") == 1.5);
+	/* the long format too: 'variant' is found */
+	out = fopen(path, "w");
+	if (out) {
+		fputs("\xEF\xBB\xBFvariant,workload,metric,value\nbase,hackbench,time,2.5\n", out);
+		fclose(out);
+	}
+	if (kvb_csv_import(st, path, &run, &err))
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(q(st, "SELECT value FROM results WHERE variant = 'base'") == 2.5);
+	unlink(path);
+	kvb_store_close(st);
+	unlink(db);
+}
+
 #define TESTS                                                         \
 	T(test_wa3_import__results_csv_one_job_per_id_and_iteration) \
 	T(test_wa3_import__output_directory_keeps_status_classifiers_and_direction) \
 	T(test_wa3_import__field_results_csv_values_by_hand)                   \
-	T(test_wa3_import__repeated_metric_of_a_job_is_refused)
+	T(test_wa3_import__repeated_metric_of_a_job_is_refused)                \
+	T(test_wa3_import__byte_order_mark_is_not_part_of_the_header)
 #include "test_main.h"
