@@ -529,6 +529,19 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 	for (const cJSON *t = cJSON_GetObjectItemCaseSensitive(cfg, "tasks")->child; t; t = t->next)
 		kvb_strv_push(&tasks, t->string);
 	{
+		/* What the use case was, as job classifiers: diff groups jobs by classifiers, and two
+		 * specs whose tasks share names (duty 10 % and 80 % of task 't') must not be pooled. */
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(ctx->params, "config");
+		char *spec = cJSON_IsString(c) ? kvb_xstrdup(c->valuestring)
+					       : cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(ctx->params, "tasks"));
+		kvb_metrics_job_classify(ctx->out, cJSON_IsString(c) ? "config" : "tasks", spec ? spec : "");
+		free(spec);
+		if (duration_s > 0) {
+			snprintf(how, sizeof(how), "%ld", duration_s);
+			kvb_metrics_job_classify(ctx->out, "duration_s", how);
+		}
+	}
+	{
 		/* One pLoad for the whole run (rt_app_calib.c), stored as classifier pload_ns. */
 		cJSON *g = cJSON_GetObjectItemCaseSensitive(cfg, "global");
 		const cJSON *cal = cJSON_GetObjectItemCaseSensitive(g, "calibration");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Workload parameters that change what is measured are job classifiers, so `diff` never pools
 # jobs that ran differently: two hackbench specs that differ only in datasize are two cells,
-# not one cell of n = 4 (diff groups by workload, metric and classifiers, not by spec id).
+# not one cell of n = 4 (diff groups by workload, metric and classifiers, not by spec id);
+# the same for cyclictest's threads/priority/duration_s and rt-app's tasks or config.
 . "$(dirname "$0")/lib.sh"
 cat >"$T/a.yaml" <<'YAML'
 config: {iterations: 2}
@@ -28,4 +29,19 @@ else
   check "cyclictest ran (rc $rc; needs root and rt-tests)" false
   cat "$T/cerr" >&2
 fi
+# rt-app: two specs whose tasks share a name but not a duty cycle are two cells (job classifier
+# `tasks`, or `config` for a use-case file), not one pooled cell of n = 4
+cat >"$T/r.yaml" <<'YAML'
+config: {iterations: 2}
+workloads:
+  - {name: rt-app, params: {duration_s: 1, calibration: 100, tasks: [{name: t, period_us: 10000, duty_pct: 10}]}}
+  - {name: rt-app, params: {duration_s: 1, calibration: 100, tasks: [{name: t, period_us: 10000, duty_pct: 80}]}}
+YAML
+"$KVB" run "$T/r.yaml" -p local -d "$T/r.db" --rounds 1 --no-diff >/dev/null 2>"$T/rerr"; rc=$?
+check "rt-app run ok (rc $rc)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || cat "$T/rerr" >&2
+check "the tasks are each job's classifier" test "$(q "$T/r.db" "select count(distinct json_extract(classifiers, '\$.tasks')) from results where metric = 'run_mean'")" = 2
+check "duration_s stored as run" test "$(q "$T/r.db" "select distinct json_extract(classifiers, '\$.duration_s') from results")" = 1
+"$KVB" diff -d "$T/r.db" --metric run_mean --format csv >"$T/rdiff" 2>&1
+check "diff: two run_mean cells of n = 2" test "$(grep -c '^rt-app,run_mean (us),.*,default,2,' "$T/rdiff")" = 2
 finish
