@@ -150,6 +150,14 @@ static int repeated_metric(const struct kvb_metrics *m)
 	return 0;
 }
 
+/* kvbench's own job classifiers, which --variant and the WA3 iteration set: a WA3 classifier of
+ * that name would contradict them in the results view (variant 'base' beside classifier
+ * variant=kernelA). */
+static int reserved_classifier(const char *key)
+{
+	return !strcmp(key, "variant") || !strcmp(key, "iteration");
+}
+
 int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *variant, int64_t *run_id, size_t *skipped,
 		       struct kvb_error *err)
 {
@@ -173,6 +181,12 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
 	if (!rc && (strcmp(r.rows[0].f.v[ncols - 2], "value") || strcmp(r.rows[0].f.v[ncols - 1], "units")))
 		rc = kvb_error_set(err, KVB_EINPUT, "%s:1: not WA3's results.csv: the last columns must be 'value', 'units'",
 				   file);
+	for (size_t c = 4; !rc && c < ncols - 2; c++)
+		if (reserved_classifier(r.rows[0].f.v[c]))
+			rc = kvb_error_set(err, KVB_EINPUT,
+					   "%s:1: classifier column '%s' is kvbench's own (set by --variant and the WA3 "
+					   "iteration): rename it, or import each of its values' rows with --variant",
+					   file, r.rows[0].f.v[c]);
 	for (size_t i = 1; !rc && i < r.n; i++) {
 		struct kvb_csv_row *row = &r.rows[i];
 		int64_t it = 0;
@@ -272,11 +286,18 @@ static int read_result(const char *dir, const char *output_name, struct wjob *j,
 		mt = kvb_metrics_add(&j->m, name->valuestring, val->valuedouble,
 				     cJSON_IsString(units) ? units->valuestring : "",
 				     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "lower_is_better")));
-		for (const cJSON *c = cJSON_IsObject(cls) ? cls->child : NULL; c; c = c->next) {
+		for (const cJSON *c = cJSON_IsObject(cls) ? cls->child : NULL; c && !rc; c = c->next) {
 			char *v = scalar_str(c);
+			if (reserved_classifier(c->string))
+				rc = kvb_error_set(err, KVB_EINPUT,
+						   "%s/%s: metric '%s' has classifier '%s', which is kvbench's own (set by "
+						   "--variant and the WA3 iteration)",
+						   dir, sub, name->valuestring, c->string);
 			kvb_metric_classify(mt, c->string, v);
 			free(v);
 		}
+		if (rc)
+			break;
 		if (repeated_metric(&j->m)) {
 			rc = kvb_error_set(err, KVB_EINPUT,
 					   "%s/%s: metric '%s' appears twice with the same classifiers: one value per job "
@@ -347,13 +368,23 @@ int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant
 				continue;
 			cls = cJSON_GetObjectItemCaseSensitive(sp, "classifiers");
 			for (const cJSON *c = cJSON_IsObject(cls) ? cls->child : NULL; c; c = c->next) {
-				char *v = scalar_str(c);
+				char *v;
+				if (reserved_classifier(c->string)) {
+					rc = kvb_error_set(err, KVB_EINPUT,
+							   "%s/__meta/jobs.json: job spec %s has classifier '%s', which is "
+							   "kvbench's own (set by --variant and the WA3 iteration)",
+							   dir, id, c->string);
+					break;
+				}
+				v = scalar_str(c);
 				if (!j->classifiers)
 					j->classifiers = cJSON_CreateObject();
 				cJSON_AddStringToObject(j->classifiers, c->string, v);
 				free(v);
 			}
 		}
+		if (rc)
+			break;
 		/* JobState.output_name: ID-LABEL-ITERATION */
 		out_name = kvb_xasprintf("%s-%s-%ld", id, j->label, it);
 		rc = read_result(dir, out_name, j, err);

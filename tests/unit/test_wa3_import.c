@@ -147,6 +147,15 @@ static void test_wa3_import__repeated_metric_of_a_job_is_refused(void)
 	}
 	CHECK(kvb_wa3_csv_import(st, path, "b", &run, &skipped, &err) == KVB_OK);
 	CHECK(q(st, "SELECT count(*) FROM results WHERE metric = 'dmips'") == 2);
+	/* a WA3 classifier named like kvbench's own would contradict --variant in the results view */
+	out = fopen(path, "w");
+	if (out) {
+		fputs("id,workload,iteration,metric,variant,value,units\nwk1,hackbench,1,time,kernelA,1.5,seconds\n", out);
+		fclose(out);
+	}
+	CHECK(kvb_wa3_csv_import(st, path, "base", &run, &skipped, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, ":1: classifier column 'variant' is kvbench's own");
+	CHECK(q(st, "SELECT count(*) FROM results WHERE variant = 'base'") == 0);
 	unlink(path);
 	kvb_store_close(st);
 	unlink(db);
