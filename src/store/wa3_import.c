@@ -104,6 +104,11 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 		snprintf(its, sizeof(its), "%ld", j->iteration);
 		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "iteration");
 		cJSON_AddStringToObject(j->classifiers, "iteration", its);
+		/* WA3's job id names its spec (section and workload entry): diff groups by classifiers, and
+		 * two specs of one workload (sections s1-wk1 and s2-wk1, other runtime parameters) must
+		 * stay two cells, as kvbench's own runs keep them with `section` */
+		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "wa3_id");
+		cJSON_AddStringToObject(j->classifiers, "wa3_id", j->id);
 		if ((rc = kvb_store_job_write(s, *run_id, sqlite3_last_insert_rowid(s->db), &o, &j->m, j->classifiers,
 					      err)))
 			goto rollback;
@@ -150,12 +155,12 @@ static int repeated_metric(const struct kvb_metrics *m)
 	return 0;
 }
 
-/* kvbench's own job classifiers, which --variant and the WA3 iteration set: a WA3 classifier of
+/* kvbench's own job classifiers, which --variant, the WA3 iteration and job id set: a WA3 classifier of
  * that name would contradict them in the results view (variant 'base' beside classifier
  * variant=kernelA). */
 static int reserved_classifier(const char *key)
 {
-	return !strcmp(key, "variant") || !strcmp(key, "iteration");
+	return !strcmp(key, "variant") || !strcmp(key, "iteration") || !strcmp(key, "wa3_id");
 }
 
 int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *variant, int64_t *run_id, size_t *skipped,

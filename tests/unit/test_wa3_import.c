@@ -107,6 +107,11 @@ static void test_wa3_import__field_results_csv_values_by_hand(void)
 	CHECK(q(st, "SELECT value FROM results WHERE spec_id = 'power_allocator_4'"
 		    " AND metric = 'Floating Point_score 2'") == 6);
 	CHECK(q(st, "SELECT count(*) FROM results WHERE workload = 't-rex_offscreen'") == 14);
+	/* antutu ran as two WA jobs (power_allocator_1, step_wise_1): two cells for diff, not one of n = 2 */
+	CHECK(q(st, "SELECT count(DISTINCT json_extract(classifiers, '$.wa3_id')) FROM results"
+		    " WHERE workload = 'antutu' AND metric = 'Multitask'") == 2);
+	CHECK(q(st, "SELECT value FROM results WHERE json_extract(classifiers, '$.wa3_id') = 'step_wise_1'"
+		    " AND metric = 'Multitask'") == 3);
 	kvb_store_close(st);
 	unlink(db);
 }
