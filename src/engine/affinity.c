@@ -8,12 +8,11 @@
 
 #define MAX_CPUS 1024
 
-int kvb_cpulist_to_mask(const char *list, char **hex, struct kvb_error *err)
+/* Sets bits[] for every CPU of list ("0-3,6"); *top = the highest (-1: none). KVB_EINPUT when malformed. */
+static int cpulist_bits(const char *list, uint8_t bits[MAX_CPUS / 8], int *top_out, struct kvb_error *err)
 {
-	uint8_t bits[MAX_CPUS / 8] = { 0 };
 	const char *s = list;
 	int top = -1;
-	*hex = NULL;
 	while (s && *s) {
 		char *end;
 		long a = strtol(s, &end, 10), b;
@@ -36,6 +35,17 @@ int kvb_cpulist_to_mask(const char *list, char **hex, struct kvb_error *err)
 			return kvb_error_set(err, KVB_EINPUT, "cpus '%s': not a CPU list", list);
 		s = end;
 	}
+	*top_out = top;
+	return KVB_OK;
+}
+
+int kvb_cpulist_to_mask(const char *list, char **hex, struct kvb_error *err)
+{
+	uint8_t bits[MAX_CPUS / 8] = { 0 };
+	int top = -1, rc;
+	*hex = NULL;
+	if ((rc = cpulist_bits(list, bits, &top, err)))
+		return rc;
 	if (top < 0)
 		return kvb_error_set(err, KVB_EINPUT, "cpus '%s': empty CPU list", list);
 	{
@@ -78,12 +88,54 @@ static int works(struct kvb_target *t, const char *const *argv, char *why, size_
 	return ok;
 }
 
+/*
+ * taskset (sched_setaffinity) accepts a list as long as one of its CPUs is online and
+ * silently drops the rest: "0,7" on a 2-CPU board runs on CPU 0 under the classifier
+ * cpus=0,7. So every CPU asked for must be in the board's /sys/devices/system/cpu/online
+ * (Documentation/ABI/testing/sysfs-devices-system-cpu); a board that does not say is not checked.
+ */
+static int check_online(struct kvb_target *t, const char *list, struct kvb_error *err)
+{
+	static const char *const argv[] = { "cat", "/sys/devices/system/cpu/online", NULL };
+	uint8_t want[MAX_CPUS / 8] = { 0 }, have[MAX_CPUS / 8] = { 0 };
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	int top = -1, htop = -1, rc = KVB_OK;
+	char *online;
+	kvb_exec_result_init(&r);
+	if (kvb_target_exec(t, argv, 30000, &r, &e) || r.exit_code != 0 || !r.out.data) {
+		kvb_exec_result_release(&r);
+		return KVB_OK;
+	}
+	online = kvb_xstrndup(r.out.data, strcspn(r.out.data, "\r\n"));
+	kvb_exec_result_release(&r);
+	/* list was checked by kvb_cpulist_to_mask; an online file we cannot read says nothing */
+	if (cpulist_bits(list, want, &top, &e) || cpulist_bits(online, have, &htop, &e) || htop < 0) {
+		free(online);
+		return KVB_OK;
+	}
+	for (int c = 0; c <= top; c++)
+		if ((want[c / 8] >> (c % 8) & 1) && !(have[c / 8] >> (c % 8) & 1)) {
+			rc = kvb_error_set(err, KVB_ETARGET,
+					   "cpus '%s': CPU %d is not online on the board (online: %s); taskset would "
+					   "silently run on the others",
+					   list, c, online);
+			break;
+		}
+	free(online);
+	return rc;
+}
+
 int kvb_affinity_wrap(struct kvb_target *t, const char *list, struct kvb_strv *wrap, struct kvb_error *err)
 {
 	char *mask;
 	int rc = kvb_cpulist_to_mask(list, &mask, err);
 	if (rc)
 		return rc;
+	if ((rc = check_online(t, list, err))) {
+		free(mask);
+		return rc;
+	}
 	{
 		const char *longform[] = { "taskset", "-c", list, "true", NULL };
 		const char *maskform[] = { "taskset", mask, "true", NULL };

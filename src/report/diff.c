@@ -37,8 +37,10 @@ const char *kvb_fmt_num(double x, char *buf, size_t n)
 	double a = fabs(x);
 	if (isnan(x))
 		snprintf(buf, n, "-");
-	else if (a >= 10000)
+	else if (a >= 10000 && a < 1e15) /* beyond, %.0f has more digits than a cell buffer holds */
 		snprintf(buf, n, "%.0f", x);
+	else if (a >= 1e15)
+		snprintf(buf, n, "%.4g", x);
 	else
 		snprintf(buf, n, "%.4g", x); /* 4 significant digits: 0.02801, 1.523, 26.44, 189.9 */
 	return buf;

@@ -92,12 +92,18 @@ static int csv_scan(const char *file, FILE *f, rec_fn fn, void *ctx, struct kvb_
 	/* Fed line by line so records know the physical line they start on. */
 	while (!sc.rc && (got = getline(&line, &cap, f)) > 0) {
 		size_t len = (size_t)got;
+		char *text = line;
+		/* a UTF-8 byte order mark (Excel's "CSV UTF-8", LibreOffice) is not part of the first column's name */
+		if (sc.next_line == 1 && len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
+			text += 3;
+			len -= 3;
+		}
 		/* fields are C strings from here on: a NUL would silently cut one short */
-		if (memchr(line, '\0', len)) {
+		if (memchr(text, '\0', len)) {
 			rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: NUL byte (not a text file)", file, sc.next_line);
 			break;
 		}
-		if (csv_parse(&p, line, len, on_field, on_record, &sc) != len) {
+		if (csv_parse(&p, text, len, on_field, on_record, &sc) != len) {
 			rc = csv_error(&p) == CSV_EPARSE
 				     ? kvb_error_set(err, KVB_EINPUT,
 						     "%s:%ld: malformed quoted field (RFC 4180: quote the whole field, "

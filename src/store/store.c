@@ -79,6 +79,22 @@ static int migrate(struct kvb_store *s, struct kvb_error *err)
 	return KVB_OK;
 }
 
+/* Makes the directory that will hold the DB file PATH when it is missing (mkdir -p). */
+static int make_parent_dir(const char *path, struct kvb_error *err)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir;
+	int rc = KVB_OK;
+	if (!slash || slash == path)
+		return KVB_OK;
+	dir = kvb_xstrndup(path, (size_t)(slash - path));
+	if (access(dir, F_OK) && kvb_mkdir_p(dir, 0777))
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: cannot create the results database's directory %s: %s", path, dir,
+				   strerror(errno));
+	free(dir);
+	return rc;
+}
+
 int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode mode, struct kvb_error *err)
 {
 	int readonly = mode == KVB_STORE_RO;
@@ -106,6 +122,9 @@ int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode
 			kvb_store_close(rw);
 		kvb_error_clear(err);
 	}
+	/* `-d out/results.db` as README shows it: a new DB's directory is made (SQLite only makes the file) */
+	if (!readonly && (rc = make_parent_dir(path, err)))
+		goto fail;
 	if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		rc = kvb_error_set(err, KVB_ESTORE, "%s: cannot open results database: %s", path,
 				   s->db ? sqlite3_errmsg(s->db) : "out of memory");

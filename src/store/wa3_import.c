@@ -104,6 +104,11 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 		snprintf(its, sizeof(its), "%ld", j->iteration);
 		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "iteration");
 		cJSON_AddStringToObject(j->classifiers, "iteration", its);
+		/* WA3's job id names its spec (section and workload entry): diff groups by classifiers, and
+		 * two specs of one workload (sections s1-wk1 and s2-wk1, other runtime parameters) must
+		 * stay two cells, as kvbench's own runs keep them with `section` */
+		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "wa3_id");
+		cJSON_AddStringToObject(j->classifiers, "wa3_id", j->id);
 		if ((rc = kvb_store_job_write(s, *run_id, sqlite3_last_insert_rowid(s->db), &o, &j->m, j->classifiers,
 					      err)))
 			goto rollback;
@@ -131,6 +136,33 @@ static struct wjob *job_of(struct wjob **jobs, size_t *n, const char *id, long i
 	return &(*jobs)[(*n)++];
 }
 
+/* 1 when the last metric of m repeats an earlier one (same name and classifiers): one WA3 job
+ * recorded the same measurement twice (a repeated row, two outputs concatenated), which would
+ * otherwise count as two samples of the job. */
+static int repeated_metric(const struct kvb_metrics *m)
+{
+	const struct kvb_metric *last = &m->v[m->n - 1];
+	for (size_t i = 0; i + 1 < m->n; i++) {
+		const struct kvb_metric *o = &m->v[i];
+		const cJSON *a = o->classifiers, *b = last->classifiers;
+		if (strcmp(o->name, last->name))
+			continue;
+		if ((a && a->child) != (b && b->child))
+			continue;
+		if (!(a && a->child) || cJSON_Compare(a, b, 1))
+			return 1;
+	}
+	return 0;
+}
+
+/* kvbench's own job classifiers, which --variant, the WA3 iteration and job id set: a WA3 classifier of
+ * that name would contradict them in the results view (variant 'base' beside classifier
+ * variant=kernelA). */
+static int reserved_classifier(const char *key)
+{
+	return !strcmp(key, "variant") || !strcmp(key, "iteration") || !strcmp(key, "wa3_id");
+}
+
 int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *variant, int64_t *run_id, size_t *skipped,
 		       struct kvb_error *err)
 {
@@ -154,6 +186,12 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
 	if (!rc && (strcmp(r.rows[0].f.v[ncols - 2], "value") || strcmp(r.rows[0].f.v[ncols - 1], "units")))
 		rc = kvb_error_set(err, KVB_EINPUT, "%s:1: not WA3's results.csv: the last columns must be 'value', 'units'",
 				   file);
+	for (size_t c = 4; !rc && c < ncols - 2; c++)
+		if (reserved_classifier(r.rows[0].f.v[c]))
+			rc = kvb_error_set(err, KVB_EINPUT,
+					   "%s:1: classifier column '%s' is kvbench's own (set by --variant and the WA3 "
+					   "iteration): rename it, or import each of its values' rows with --variant",
+					   file, r.rows[0].f.v[c]);
 	for (size_t i = 1; !rc && i < r.n; i++) {
 		struct kvb_csv_row *row = &r.rows[i];
 		int64_t it = 0;
@@ -185,6 +223,13 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
 		for (size_t c = 4; c < ncols - 2; c++)
 			if (row->f.v[c][0])
 				kvb_metric_classify(mt, r.rows[0].f.v[c], row->f.v[c]);
+		if (repeated_metric(&j->m)) {
+			rc = kvb_error_set(err, KVB_EINPUT,
+					   "%s:%ld: job %s iteration %ld already has metric '%s' with these classifiers "
+					   "(a repeated row?): one value per job and metric",
+					   file, row->line, j->id, j->iteration, mt->name);
+			break;
+		}
 	}
 	if (!rc && !n)
 		rc = kvb_error_set(err, KVB_EINPUT, "%s: no job rows (only run-level metrics)", file);
@@ -246,10 +291,24 @@ static int read_result(const char *dir, const char *output_name, struct wjob *j,
 		mt = kvb_metrics_add(&j->m, name->valuestring, val->valuedouble,
 				     cJSON_IsString(units) ? units->valuestring : "",
 				     cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(x, "lower_is_better")));
-		for (const cJSON *c = cJSON_IsObject(cls) ? cls->child : NULL; c; c = c->next) {
+		for (const cJSON *c = cJSON_IsObject(cls) ? cls->child : NULL; c && !rc; c = c->next) {
 			char *v = scalar_str(c);
+			if (reserved_classifier(c->string))
+				rc = kvb_error_set(err, KVB_EINPUT,
+						   "%s/%s: metric '%s' has classifier '%s', which is kvbench's own (set by "
+						   "--variant and the WA3 iteration)",
+						   dir, sub, name->valuestring, c->string);
 			kvb_metric_classify(mt, c->string, v);
 			free(v);
+		}
+		if (rc)
+			break;
+		if (repeated_metric(&j->m)) {
+			rc = kvb_error_set(err, KVB_EINPUT,
+					   "%s/%s: metric '%s' appears twice with the same classifiers: one value per job "
+					   "and metric",
+					   dir, sub, mt->name);
+			break;
 		}
 	}
 	/* Artifacts are listed, not copied: one job classifier wa3_artifacts = "name=JOBDIR/path;..." */
@@ -314,13 +373,23 @@ int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant
 				continue;
 			cls = cJSON_GetObjectItemCaseSensitive(sp, "classifiers");
 			for (const cJSON *c = cJSON_IsObject(cls) ? cls->child : NULL; c; c = c->next) {
-				char *v = scalar_str(c);
+				char *v;
+				if (reserved_classifier(c->string)) {
+					rc = kvb_error_set(err, KVB_EINPUT,
+							   "%s/__meta/jobs.json: job spec %s has classifier '%s', which is "
+							   "kvbench's own (set by --variant and the WA3 iteration)",
+							   dir, id, c->string);
+					break;
+				}
+				v = scalar_str(c);
 				if (!j->classifiers)
 					j->classifiers = cJSON_CreateObject();
 				cJSON_AddStringToObject(j->classifiers, c->string, v);
 				free(v);
 			}
 		}
+		if (rc)
+			break;
 		/* JobState.output_name: ID-LABEL-ITERATION */
 		out_name = kvb_xasprintf("%s-%s-%ld", id, j->label, it);
 		rc = read_result(dir, out_name, j, err);

@@ -14,7 +14,7 @@ static const struct kvb_keydef hackbench_params[] = {
 	{ "groups", KVB_T_INT, "10", NULL, KVB_KEY_CLASSIFIER | KVB_KEY_POSITIVE, "number of groups (-g)" },
 	{ "fds", KVB_T_INT, "20", NULL, KVB_KEY_CLASSIFIER | KVB_KEY_POSITIVE, "file descriptors (senders/receivers) per group (-f)" },
 	{ "loops", KVB_T_INT, "100", NULL, KVB_KEY_CLASSIFIER | KVB_KEY_POSITIVE, "messages each sender passes (-l)" },
-	{ "datasize", KVB_T_INT, "100", NULL, KVB_KEY_POSITIVE, "message size in bytes (-s)" },
+	{ "datasize", KVB_T_INT, "100", NULL, KVB_KEY_CLASSIFIER | KVB_KEY_POSITIVE, "message size in bytes (-s)" },
 	{ "mode", KVB_T_STR, "process", "process|thread", KVB_KEY_CLASSIFIER, "tasks are processes (-P) or threads (-T)" },
 	{ "ipc", KVB_T_STR, "socket", "socket|pipe", KVB_KEY_CLASSIFIER, "socketpairs or pipes (-p)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },

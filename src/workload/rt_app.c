@@ -198,6 +198,41 @@ static int validate_task(const cJSON *t, const char *path, struct kvb_diag *d)
 	return errors;
 }
 
+/*
+ * A use case without a positive global.duration ends when its last thread ends, and a task
+ * without "loop" (rt-app's default, -1) or with a negative one never does (rt-app's
+ * doc/examples/tutorial/example4.json: "until the use case is stopped with Ctrl+C"): the job
+ * would only end at its timeout, every attempt. Returns the number of errors (0 or 1).
+ */
+static int check_ends(const cJSON *root, const char *file, const char *path, struct kvb_diag *d)
+{
+	const cJSON *g = cJSON_GetObjectItemCaseSensitive(root, "global");
+	const cJSON *dur = cJSON_GetObjectItemCaseSensitive(g, "duration");
+	const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(root, "tasks");
+	struct kvb_buf names = KVB_BUF_INIT;
+	size_t n = 0;
+	char *p;
+	if (cJSON_IsNumber(dur) && dur->valuedouble > 0)
+		return 0;
+	for (const cJSON *t = cJSON_IsObject(tasks) ? tasks->child : NULL; t; t = t->next) {
+		const cJSON *loop = cJSON_GetObjectItemCaseSensitive(t, "loop");
+		if (cJSON_IsObject(t) && (!loop || (cJSON_IsNumber(loop) && loop->valuedouble < 0)) && n++ < 3)
+			kvb_buf_addf(&names, "%s'%s'", names.len ? ", " : "", t->string);
+	}
+	if (!n) {
+		kvb_buf_release(&names);
+		return 0;
+	}
+	p = kvb_path_key(path, "config");
+	kvb_diag_at(d, p,
+		    "%s has no global.duration > 0 and task%s %s%s loop%s forever (loop -1, rt-app's default): rt-app would "
+		    "run until the job's timeout; give duration_s",
+		    file, n > 1 ? "s" : "", names.data, n > 3 ? " ..." : "", n > 1 ? "" : "s");
+	free(p);
+	kvb_buf_release(&names);
+	return 1;
+}
+
 int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d)
 {
 	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(params, "config");
@@ -225,6 +260,8 @@ int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d
 			kvb_diag_at(d, p, "%s", e.msg);
 			free(p);
 			errors++;
+		} else if (!cJSON_GetObjectItemCaseSensitive(params, "duration_s")) {
+			errors += check_ends(root, cfg->valuestring, path, d);
 		}
 		cJSON_Delete(root);
 	}
@@ -491,6 +528,19 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 		goto out;
 	for (const cJSON *t = cJSON_GetObjectItemCaseSensitive(cfg, "tasks")->child; t; t = t->next)
 		kvb_strv_push(&tasks, t->string);
+	{
+		/* What the use case was, as job classifiers: diff groups jobs by classifiers, and two
+		 * specs whose tasks share names (duty 10 % and 80 % of task 't') must not be pooled. */
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(ctx->params, "config");
+		char *spec = cJSON_IsString(c) ? kvb_xstrdup(c->valuestring)
+					       : cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(ctx->params, "tasks"));
+		kvb_metrics_job_classify(ctx->out, cJSON_IsString(c) ? "config" : "tasks", spec ? spec : "");
+		free(spec);
+		if (duration_s > 0) {
+			snprintf(how, sizeof(how), "%ld", duration_s);
+			kvb_metrics_job_classify(ctx->out, "duration_s", how);
+		}
+	}
 	{
 		/* One pLoad for the whole run (rt_app_calib.c), stored as classifier pload_ns. */
 		cJSON *g = cJSON_GetObjectItemCaseSensitive(cfg, "global");

@@ -41,6 +41,16 @@ YAML
 "$KVB" agenda check "$T/b.yaml" 2>"$T/berr" >/dev/null; rc=$?
 check "policy other with priority 80 refused (rc $rc)" test "$rc" -eq 3
 check "message names the key" grep -q "priority: policy other runs without a real-time priority: give priority 0, not 80" "$T/berr"
+# policy batch (or idle): cyclictest runs such threads as SCHED_OTHER ("policy: batch/other"),
+# so a policy=batch classifier would not be what ran: refused
+cat >"$T/p.yaml" <<'YAML'
+workloads:
+  - {name: cyclictest, params: {policy: batch, priority: 0}}
+YAML
+"$KVB" agenda check "$T/p.yaml" 2>"$T/perr" >/dev/null; rc=$?
+check "policy batch refused (rc $rc)" test "$rc" -eq 3
+check "message names the key and the policies" grep -q "workloads\[0\].params.policy: expected one of fifo|rr|other, got \"batch\"" "$T/perr"
+check "cyclictest itself runs batch as other" sh -c "timeout 20 cyclictest -m -D1s -t1 -i1000 -p0 --policy=batch 2>&1 | grep -q 'policy: batch/other'"
 # a measurement longer than the job's timeout fails the job at once, saying so
 cat >"$T/t.yaml" <<'YAML'
 config: {max_retries: 0}

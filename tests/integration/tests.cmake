@@ -39,6 +39,7 @@ kvb_script_test(it_mailtable integration/mailtable.sh integration 60)
 kvb_script_test(it_resume_repair integration/resume_repair.sh integration 120)
 kvb_script_test(it_messages integration/messages.sh integration 60)
 kvb_script_test(it_small_fixes integration/small_fixes.sh integration 60)
+kvb_script_test(it_param_classifiers integration/param_classifiers.sh integration 120)
 kvb_script_test(it_help_docs integration/help_docs.sh integration 60)
 kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
 

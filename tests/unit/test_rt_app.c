@@ -452,6 +452,31 @@ static void test_rtapp__validate_reports_errors_with_key_paths(void)
 	free(msg);
 }
 
+/* rt-app's own example4 ("runs ... until the use case is stopped with Ctrl+C"): no global.duration,
+ * every task loop -1. Without duration_s the job could only end at its timeout: agenda check says so. */
+static void test_rtapp__validate_refuses_a_config_that_never_ends(void)
+{
+	int n;
+	char *msg = validate("{\"config\": \"" KVB_SOURCE_DIR
+			     "/tests/fixtures/field/rt-app-config/rt-app/tutorial_example4.json\"}", &n);
+	CHECK(n == 1);
+	CHECK_CONTAINS(msg, "workloads[0].params.config: ");
+	CHECK_CONTAINS(msg, "tutorial_example4.json has no global.duration > 0 and tasks 'thread0', 'thread1' loop "
+			    "forever (loop -1, rt-app's default): rt-app would run until the job's timeout; give duration_s");
+	free(msg);
+	/* with duration_s it ends */
+	msg = validate("{\"config\": \"" KVB_SOURCE_DIR
+		       "/tests/fixtures/field/rt-app-config/rt-app/tutorial_example4.json\", \"duration_s\": 2}", &n);
+	CHECK(n == 0);
+	free(msg);
+	/* example3: no duration but its one task has a finite loop: it ends by itself */
+	msg = validate("{\"config\": \"" KVB_SOURCE_DIR
+		       "/tests/fixtures/field/rt-app-config/rt-app/tutorial_example3.json\"}", &n);
+	CHECK(n == 0);
+	CHECK_STR(msg, "");
+	free(msg);
+}
+
 static void test_rtapp__generates_config_from_tasks(void)
 {
 	cJSON *p = cJSON_Parse("{\"tasks\": [{\"name\": \"light\", \"period_us\": 10000, \"duty_pct\": 20},"
@@ -775,6 +800,7 @@ static void test_rtapp__field_logs_keep_tasks_beside_one_that_never_ran(void)
 }
 
 #define TESTS                                                              \
+	T(test_rtapp__validate_refuses_a_config_that_never_ends)           \
 	T(test_rtapp__parses_every_row_and_column_of_a_real_log)          \
 	T(test_rtapp__stats_of_one_thread_match_reference_values)         \
 	T(test_rtapp__pools_the_instances_of_a_task)                      \

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #define WA KVB_SOURCE_DIR "/tests/fixtures/wa3-output/wa_output"
+#define FIELD KVB_SOURCE_DIR "/tests/fixtures/field/wa-results-csv"
 
 static char db[256];
 
@@ -64,7 +65,7 @@ static void test_wa3_import__real_results_csv_is_one_job_with_all_its_metrics(vo
 	struct kvb_error err;
 	int64_t run = 0;
 	size_t skipped = 0;
-	int rc = kvb_wa3_csv_import(st, KVB_SOURCE_DIR "/tests/fixtures/field/wa-results-csv/wa2-antutu-results.csv",
+	int rc = kvb_wa3_csv_import(st, KVB_SOURCE_DIR "/tests/fixtures/field/wa-results-csv/cr2-new-antutu-results.csv",
 				    "stock", &run, &skipped, &err);
 	if (rc)
 		fprintf(stderr, "%s\n", err.msg);
@@ -109,8 +110,123 @@ static void test_wa3_import__output_directory_keeps_status_classifiers_and_direc
 	unlink(db);
 }
 
+/* A results.csv WA wrote on real devices (tests/fixtures/field/wa-results-csv/PROVENANCE): no
+ * classifier columns, empty units, metric names with spaces; values read by hand from the file. */
+static void test_wa3_import__field_results_csv_values_by_hand(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	size_t skipped = 0;
+	int rc = kvb_wa3_csv_import(st, FIELD "/cr2-results.csv", "pa", &run, &skipped, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK && skipped == 0);
+	CHECK(q(st, "SELECT count(*) FROM job") == 10);  /* power_allocator_{1,2,3,4,6}, step_wise_{1,2,3,4,6} */
+	CHECK(q(st, "SELECT count(*) FROM results") == 144);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE metric = 'execution_time' AND units = 'seconds'") == 10);
+	CHECK_NEAR(q(st, "SELECT sum(value) FROM results WHERE metric = 'execution_time'"), 14797.789998292, 1e-6);
+	CHECK(q(st, "SELECT value FROM results WHERE spec_id = 'step_wise_6' AND metric = 'FPS' AND units = ''") ==
+	      242.0522258138);
+	CHECK(q(st, "SELECT value FROM results WHERE spec_id = 'power_allocator_4'"
+		    " AND metric = 'Floating Point_score 2'") == 6);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE workload = 't-rex_offscreen'") == 14);
+	/* antutu ran as two WA jobs (power_allocator_1, step_wise_1): two cells for diff, not one of n = 2 */
+	CHECK(q(st, "SELECT count(DISTINCT json_extract(classifiers, '$.wa3_id')) FROM results"
+		    " WHERE workload = 'antutu' AND metric = 'Multitask'") == 2);
+	CHECK(q(st, "SELECT value FROM results WHERE json_extract(classifiers, '$.wa3_id') = 'step_wise_1'"
+		    " AND metric = 'Multitask'") == 3);
+	kvb_store_close(st);
+	unlink(db);
+}
+
+/* The same measurement twice in one WA3 job (a repeated row): refused, not two samples of the job. */
+static void test_wa3_import__repeated_metric_of_a_job_is_refused(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	size_t skipped = 0;
+	char path[64], line[512];
+	FILE *in = fopen(FIELD "/cr2-new-antutu-results.csv", "r"), *out;
+	snprintf(path, sizeof(path), "/tmp/kvb-test-wa3-%d.csv", (int)getpid());
+	out = fopen(path, "w");
+	CHECK(in && out);
+	while (in && out && fgets(line, sizeof(line), in))
+		fputs(line, out);
+	if (out)
+		fputs("antutu,antutu,1,Dalvik,1700,\n", out);  /* line 21: Dalvik is line 3 */
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+	CHECK(kvb_wa3_csv_import(st, path, "a", &run, &skipped, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, ":21: job antutu iteration 1 already has metric 'Dalvik' with these classifiers");
+	CHECK(q(st, "SELECT count(*) FROM run") == 0);
+	/* the file as WA wrote it: 19 metrics of one job, Dalvik 1565 */
+	CHECK(kvb_wa3_csv_import(st, FIELD "/cr2-new-antutu-results.csv", "a", &run, &skipped, &err) == KVB_OK);
+	CHECK(q(st, "SELECT count(*) FROM results") == 19);
+	CHECK(q(st, "SELECT value FROM results WHERE metric = 'Dalvik'") == 1565);
+	/* a metric repeated with other classifiers (per-core values, say) is two metrics */
+	out = fopen(path, "w");
+	if (out) {
+		fputs("id,workload,iteration,metric,core,value,units\r\nwk1,dhrystone,1,dmips,0,10,\r\n"
+		      "wk1,dhrystone,1,dmips,1,12,\r\n", out);
+		fclose(out);
+	}
+	CHECK(kvb_wa3_csv_import(st, path, "b", &run, &skipped, &err) == KVB_OK);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE metric = 'dmips'") == 2);
+	/* a WA3 classifier named like kvbench's own would contradict --variant in the results view */
+	out = fopen(path, "w");
+	if (out) {
+		fputs("id,workload,iteration,metric,variant,value,units\nwk1,hackbench,1,time,kernelA,1.5,seconds\n", out);
+		fclose(out);
+	}
+	CHECK(kvb_wa3_csv_import(st, path, "base", &run, &skipped, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, ":1: classifier column 'variant' is kvbench's own");
+	CHECK(q(st, "SELECT count(*) FROM results WHERE variant = 'base'") == 0);
+	unlink(path);
+	kvb_store_close(st);
+	unlink(db);
+}
+
+/* A results.csv saved again by a spreadsheet starts with a UTF-8 byte order mark: the header is still the header. */
+static void test_wa3_import__byte_order_mark_is_not_part_of_the_header(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	size_t skipped = 0;
+	char path[64];
+	FILE *out;
+	snprintf(path, sizeof(path), "/tmp/kvb-test-wa3-bom-%d.csv", (int)getpid());
+	out = fopen(path, "w");
+	if (out) {
+		fputs("\xEF\xBB\xBFid,workload,iteration,metric,value,units\r\nwk1,hackbench,1,time,1.5,seconds\r\n", out);
+		fclose(out);
+	}
+	if (kvb_wa3_csv_import(st, path, "a", &run, &skipped, &err))
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(q(st, "SELECT value FROM results WHERE metric = 'time' AND spec_id = 'wk1'") == 1.5);
+	/* the long format too: 'variant' is found */
+	out = fopen(path, "w");
+	if (out) {
+		fputs("\xEF\xBB\xBFvariant,workload,metric,value\nbase,hackbench,time,2.5\n", out);
+		fclose(out);
+	}
+	if (kvb_csv_import(st, path, &run, &err))
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(q(st, "SELECT value FROM results WHERE variant = 'base'") == 2.5);
+	unlink(path);
+	kvb_store_close(st);
+	unlink(db);
+}
+
 #define TESTS                                                         \
 	T(test_wa3_import__results_csv_one_job_per_id_and_iteration) \
 	T(test_wa3_import__real_results_csv_is_one_job_with_all_its_metrics) \
-	T(test_wa3_import__output_directory_keeps_status_classifiers_and_direction)
+	T(test_wa3_import__output_directory_keeps_status_classifiers_and_direction) \
+	T(test_wa3_import__field_results_csv_values_by_hand)                   \
+	T(test_wa3_import__repeated_metric_of_a_job_is_refused)                \
+	T(test_wa3_import__byte_order_mark_is_not_part_of_the_header)
 #include "test_main.h"

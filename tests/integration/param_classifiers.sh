@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Workload parameters that change what is measured are job classifiers, so `diff` never pools
+# jobs that ran differently: two hackbench specs that differ only in datasize are two cells,
+# not one cell of n = 4 (diff groups by workload, metric and classifiers, not by spec id);
+# the same for cyclictest's threads/priority/duration_s and rt-app's tasks or config.
+. "$(dirname "$0")/lib.sh"
+cat >"$T/a.yaml" <<'YAML'
+config: {iterations: 2}
+workloads:
+  - {name: hackbench, params: {groups: 1, fds: 2, loops: 10, datasize: 100}}
+  - {name: hackbench, params: {groups: 1, fds: 2, loops: 10, datasize: 4096}}
+YAML
+"$KVB" run "$T/a.yaml" -p local -d "$T/a.db" --rounds 1 --no-diff >/dev/null 2>"$T/err"; rc=$?
+check "run ok (rc $rc)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || cat "$T/err" >&2
+check "datasize stored as each job's classifier" test "$(q "$T/a.db" "select group_concat(d, '|') from (select distinct json_extract(classifiers, '\$.datasize') d from results order by 0 + d)")" = "100|4096"
+"$KVB" diff -d "$T/a.db" --format csv >"$T/diff" 2>"$T/derr"
+check "diff: two cells, one per datasize" test "$(grep -c '^hackbench,time (s),datasize=[0-9]*,default,' "$T/diff")" = 2
+check "each of n = 2, none pooling the four jobs" test "$(grep -c '^hackbench,time (s),datasize=[0-9]*,default,2,' "$T/diff")" = 2
+# cyclictest: threads, priority and duration_s are classifiers too (agenda check shows the plan)
+cat >"$T/c.yaml" <<'YAML'
+workloads:
+  - {name: cyclictest, params: {duration_s: 1, threads: 2, priority: 90}}
+YAML
+"$KVB" run "$T/c.yaml" -p local -d "$T/c.db" --rounds 1 --no-diff >/dev/null 2>"$T/cerr"; rc=$?
+if [ "$rc" -eq 0 ]; then
+  check "cyclictest job classifiers threads/priority/duration_s" test "$(q "$T/c.db" "select distinct json_extract(classifiers, '\$.threads') || '/' || json_extract(classifiers, '\$.priority') || '/' || json_extract(classifiers, '\$.duration_s') from results")" = "2/90/1"
+else
+  check "cyclictest ran (rc $rc; needs root and rt-tests)" false
+  cat "$T/cerr" >&2
+fi
+# rt-app: two specs whose tasks share a name but not a duty cycle are two cells (job classifier
+# `tasks`, or `config` for a use-case file), not one pooled cell of n = 4
+cat >"$T/r.yaml" <<'YAML'
+config: {iterations: 2}
+workloads:
+  - {name: rt-app, params: {duration_s: 1, calibration: 100, tasks: [{name: t, period_us: 10000, duty_pct: 10}]}}
+  - {name: rt-app, params: {duration_s: 1, calibration: 100, tasks: [{name: t, period_us: 10000, duty_pct: 80}]}}
+YAML
+"$KVB" run "$T/r.yaml" -p local -d "$T/r.db" --rounds 1 --no-diff >/dev/null 2>"$T/rerr"; rc=$?
+check "rt-app run ok (rc $rc)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || cat "$T/rerr" >&2
+check "the tasks are each job's classifier" test "$(q "$T/r.db" "select count(distinct json_extract(classifiers, '\$.tasks')) from results where metric = 'run_mean'")" = 2
+check "duration_s stored as run" test "$(q "$T/r.db" "select distinct json_extract(classifiers, '\$.duration_s') from results")" = 1
+"$KVB" diff -d "$T/r.db" --metric run_mean --format csv >"$T/rdiff" 2>&1
+check "diff: two run_mean cells of n = 2" test "$(grep -c '^rt-app,run_mean (us),.*,default,2,' "$T/rdiff")" = 2
+finish
