@@ -15,13 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One earlier attempt of a job WA3 retried (__failed/OUTPUT_NAME-attemptNN/result.json). */
+struct wattempt {
+	char *status;  /* WA3 status pod, "FAILED(9)" */
+	char *error;   /* its last event's message, or NULL */
+};
+
 /* One job being imported. */
 struct wjob {
 	char *id, *label, *status, *section;
+	char *workload;  /* JobSpec workload_name (jobs.json), or NULL: the label stands in */
+	char *error;     /* the last event message of its result.json, or NULL */
 	long iteration;
 	int retries;
 	struct kvb_metrics m;
 	cJSON *classifiers;  /* job classifiers (key -> string) */
+	struct wattempt *att;  /* the retried attempts found, attempt k + 1 at att[k] */
+	size_t natt;
 };
 
 static void wjob_release(struct wjob *j)
@@ -30,11 +40,18 @@ static void wjob_release(struct wjob *j)
 	free(j->label);
 	free(j->status);
 	free(j->section);
+	free(j->workload);
+	free(j->error);
+	for (size_t k = 0; k < j->natt; k++) {
+		free(j->att[k].status);
+		free(j->att[k].error);
+	}
+	free(j->att);
 	kvb_metrics_release(&j->m);
 	cJSON_Delete(j->classifiers);
 }
 
-/* WA3 job status (core.py Status, a `level` whose pod is "NAME(N)", e.g. "OK(8)") -> kvbench's job status. */
+/* WA3 job status (core.py Status, a `level` whose pod is "NAME(N)", e.g. "OK(7)", "FAILED(9)" in a real run) -> kvbench's job status. */
 static const char *job_status(const char *wa)
 {
 	char name[32];
@@ -58,7 +75,7 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	struct kvb_run_info ri = { .agenda_path = source, .platform = "import", .rounds = 1, .status = "imported",
 				   .command_line = command, .exec_order = "by_iteration" };
 	struct kvb_variant_row vr = { .name = variant, .runtime_json = "{}" };
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = NULL, *at = NULL;
 	int64_t vid;
 	int rc;
 	if ((rc = kvb_store_begin(s, err)))
@@ -69,7 +86,9 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	if (sqlite3_prepare_v2(s->db,
 			       "INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, label, section,"
 			       " iteration, status, attempts) VALUES(?,?,?,1,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK) {
+			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO job_attempt(job_id, attempt, status, error) VALUES(?,?,?,?)", -1, &at,
+			       NULL) != SQLITE_OK) {
 		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
 		goto rollback;
 	}
@@ -77,14 +96,15 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 		struct wjob *j = &jobs[i];
 		const char *status = job_status(j->status);
 		struct kvb_job_outcome o = { .status = status, .attempts = j->retries + 1,
-					     .error = strcmp(status, "ok") ? j->status : NULL };
+					     .error = strcmp(status, "ok") ? (j->error ? j->error : j->status) : NULL };
+		int64_t job_id;
 		char its[32];
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, *run_id);
 		sqlite3_bind_int64(st, 2, vid);
 		sqlite3_bind_int64(st, 3, (int64_t)i + 1);
 		sqlite3_bind_text(st, 4, j->id, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 5, j->label, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, j->workload ? j->workload : j->label, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(st, 6, j->label, -1, SQLITE_TRANSIENT);
 		if (j->section)
 			sqlite3_bind_text(st, 7, j->section, -1, SQLITE_TRANSIENT);
@@ -97,6 +117,19 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 			rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
 			goto rollback;
 		}
+		job_id = sqlite3_last_insert_rowid(s->db);
+		/* WA3's retried attempts: the final one is written by kvb_store_job_write as attempt retries + 1 */
+		for (size_t k = 0; k < j->natt; k++) {
+			sqlite3_reset(at);
+			sqlite3_bind_int64(at, 1, job_id);
+			sqlite3_bind_int64(at, 2, (int64_t)k + 1);
+			sqlite3_bind_text(at, 3, job_status(j->att[k].status), -1, SQLITE_STATIC);
+			sqlite3_bind_text(at, 4, j->att[k].error ? j->att[k].error : j->att[k].status, -1, SQLITE_TRANSIENT);
+			if (sqlite3_step(at) != SQLITE_DONE) {
+				rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+				goto rollback;
+			}
+		}
 		if (!j->classifiers)
 			j->classifiers = cJSON_CreateObject();
 		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "variant");
@@ -104,14 +137,15 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 		snprintf(its, sizeof(its), "%ld", j->iteration);
 		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "iteration");
 		cJSON_AddStringToObject(j->classifiers, "iteration", its);
-		if ((rc = kvb_store_job_write(s, *run_id, sqlite3_last_insert_rowid(s->db), &o, &j->m, j->classifiers,
-					      err)))
+		if ((rc = kvb_store_job_write(s, *run_id, job_id, &o, &j->m, j->classifiers, err)))
 			goto rollback;
 	}
 	sqlite3_finalize(st);
+	sqlite3_finalize(at);
 	return kvb_store_commit(s, err);
 rollback:
 	sqlite3_finalize(st);
+	sqlite3_finalize(at);
 	kvb_store_rollback(s);
 	return rc;
 }
@@ -222,7 +256,44 @@ static char *scalar_str(const cJSON *v)
 	return s ? s : kvb_xstrdup("");
 }
 
-/* Metrics and artifacts of one job's result.json into j. */
+/* The message of the last event of a Result pod (WA3 logs the failure's reason there), or NULL; caller frees. */
+static char *last_event(const cJSON *res)
+{
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(res, "events"), *last = NULL;
+	for (const cJSON *e = cJSON_IsArray(ev) ? ev->child : NULL; e; e = e->next)
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "message")))
+			last = e;
+	return last ? kvb_xstrdup(kvb_get_str(last, "message", "")) : NULL;
+}
+
+/*
+ * The attempts WA3 retried before the final one: output.py moves each to
+ * __failed/OUTPUT_NAME-attemptNN (NN = 01, 02 ...). A missing one is not an error (WA3 only
+ * keeps them when the output directory was not cleaned); what is found goes to j->att.
+ */
+static int read_attempts(const char *dir, const char *output_name, struct wjob *j, struct kvb_error *err)
+{
+	int rc = KVB_OK;
+	for (int k = 1; k <= j->retries && !rc; k++) {
+		char *sub = kvb_xasprintf("__failed/%s-attempt%02d/result.json", output_name, k);
+		cJSON *res = NULL;
+		rc = read_json(dir, sub, &res, 0, err);
+		free(sub);
+		if (rc || !res)
+			break;
+		j->att = kvb_xrealloc(j->att, (j->natt + 1) * sizeof(*j->att));
+		j->att[j->natt].status = kvb_xstrdup(kvb_get_str(res, "status", "FAILED"));
+		j->att[j->natt++].error = last_event(res);
+		cJSON_Delete(res);
+	}
+	return rc;
+}
+
+/*
+ * Metrics, job classifiers, failure reason and artifacts of one job's result.json into j.
+ * The Result pod's own classifiers replace the JobSpec's: a workload adds to them while it
+ * runs (rt-app's duration and task_count are only there).
+ */
 static int read_result(const char *dir, const char *output_name, struct wjob *j, struct kvb_error *err)
 {
 	char *sub = kvb_xasprintf("%s/result.json", output_name);
@@ -252,13 +323,31 @@ static int read_result(const char *dir, const char *output_name, struct wjob *j,
 			free(v);
 		}
 	}
-	/* Artifacts are listed, not copied: one job classifier wa3_artifacts = "name=JOBDIR/path;..." */
+	m = cJSON_GetObjectItemCaseSensitive(res, "classifiers");
+	if (!rc && cJSON_IsObject(m)) {
+		cJSON_Delete(j->classifiers);
+		j->classifiers = cJSON_CreateObject();
+		for (const cJSON *c = m->child; c; c = c->next) {
+			char *v = scalar_str(c);
+			cJSON_AddStringToObject(j->classifiers, c->string, v);
+			free(v);
+		}
+	}
+	free(j->error);
+	j->error = last_event(res);
+	/* Artifacts are listed, not copied: one job classifier wa3_artifacts = "name=JOBDIR/path;...", and
+	   each one that is a regular file in DIR also an artifact row (WA3's kind, its path, sha256, bytes). */
 	m = cJSON_GetObjectItemCaseSensitive(res, "artifacts");
 	if (!rc && cJSON_IsArray(m) && m->child) {
 		struct kvb_buf l = KVB_BUF_INIT;
-		for (const cJSON *a = m->child; a; a = a->next)
+		for (const cJSON *a = m->child; a; a = a->next) {
+			char *file = kvb_xasprintf("%s/%s/%s", dir, output_name, kvb_get_str(a, "path", "?"));
 			kvb_buf_addf(&l, "%s%s=%s/%s", l.len ? ";" : "", kvb_get_str(a, "name", "?"), output_name,
 				     kvb_get_str(a, "path", "?"));
+			if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "is_dir")))
+				(void)kvb_metrics_artifact(&j->m, kvb_get_str(a, "kind", "data"), file);  /* absent: listed only */
+			free(file);
+		}
 		if (!j->classifiers)
 			j->classifiers = cJSON_CreateObject();
 		cJSON_AddStringToObject(j->classifiers, "wa3_artifacts", l.data);
@@ -304,7 +393,8 @@ int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant
 			j->status = cJSON_IsString(st) ? kvb_xstrdup(st->valuestring) : NULL;
 		}
 		j->retries = (int)kvb_get_int(js, "retries", 0);
-		/* the spec's classifiers and section (jobs.json) */
+		/* the spec's workload, classifiers (replaced by result.json's when it has them) and section;
+		   jobs.json holds one JobSpec per job instance (each iteration repeats it): the first is taken */
 		/* a section's job ids are SECTION-WORKLOAD (JobSpec.section_id) */
 		if (strchr(id, '-') && !j->section)
 			j->section = kvb_xstrndup(id, (size_t)(strrchr(id, '-') - id));
@@ -312,6 +402,8 @@ int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant
 			const cJSON *cls;
 			if (strcmp(kvb_get_str(sp, "id", ""), id))
 				continue;
+			if (!j->workload && kvb_get_str(sp, "workload_name", NULL))
+				j->workload = kvb_xstrdup(kvb_get_str(sp, "workload_name", NULL));
 			cls = cJSON_GetObjectItemCaseSensitive(sp, "classifiers");
 			for (const cJSON *c = cJSON_IsObject(cls) ? cls->child : NULL; c; c = c->next) {
 				char *v = scalar_str(c);
@@ -320,10 +412,13 @@ int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant
 				cJSON_AddStringToObject(j->classifiers, c->string, v);
 				free(v);
 			}
+			break;
 		}
 		/* JobState.output_name: ID-LABEL-ITERATION */
 		out_name = kvb_xasprintf("%s-%s-%ld", id, j->label, it);
 		rc = read_result(dir, out_name, j, err);
+		if (!rc)
+			rc = read_attempts(dir, out_name, j, err);
 		free(out_name);
 	}
 	if (!rc && !n)
