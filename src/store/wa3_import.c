@@ -68,9 +68,12 @@ static const char *job_status(const char *wa)
 	return "failed";
 }
 
-/* Stores jobs[0..n) as run `variant` in a new imported run, one transaction. */
+/*
+ * Stores jobs[0..n) as run `variant` in a new imported run, one transaction; run_res is WA3's
+ * run-level Result pod (DIR/result.json) or NULL: its events become run events (warning).
+ */
 static int store_jobs(struct kvb_store *s, const char *source, const char *command, const char *variant,
-		      struct wjob *jobs, size_t n, int64_t *run_id, struct kvb_error *err)
+		      struct wjob *jobs, size_t n, const cJSON *run_res, int64_t *run_id, struct kvb_error *err)
 {
 	struct kvb_run_info ri = { .agenda_path = source, .platform = "import", .rounds = 1, .status = "imported",
 				   .command_line = command, .exec_order = "by_iteration" };
@@ -142,6 +145,12 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(at);
+	{
+		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(run_res, "events");
+		for (const cJSON *e = cJSON_IsArray(ev) ? ev->child : NULL; e; e = e->next)
+			if (kvb_get_str(e, "message", NULL))
+				kvb_store_event(s, *run_id, "warning", "WA3 run event: %s", kvb_get_str(e, "message", ""));
+	}
 	return kvb_store_commit(s, err);
 rollback:
 	sqlite3_finalize(st);
@@ -221,9 +230,11 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
 				kvb_metric_classify(mt, r.rows[0].f.v[c], row->f.v[c]);
 	}
 	if (!rc && !n)
-		rc = kvb_error_set(err, KVB_EINPUT, "%s: no job rows (only run-level metrics)", file);
+		rc = *skipped ? kvb_error_set(err, KVB_EINPUT, "%s: no job rows (only run-level metrics)", file)
+			      : kvb_error_set(err, KVB_EINPUT, "%s: no metric rows, only the header (WA3 writes that when no job "
+							       "produced a metric)", file);
 	if (!rc)
-		rc = store_jobs(s, file, "kvbench import csv (WA3 results.csv)", variant, jobs, n, run_id, err);
+		rc = store_jobs(s, file, "kvbench import csv (WA3 results.csv)", variant, jobs, n, NULL, run_id, err);
 	for (size_t i = 0; i < n; i++)
 		wjob_release(&jobs[i]);
 	free(jobs);
@@ -361,14 +372,18 @@ static int read_result(const char *dir, const char *output_name, struct wjob *j,
 int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant, int64_t *run_id,
 		       struct kvb_error *err)
 {
-	cJSON *state = NULL, *specs = NULL, *info = NULL;
+	cJSON *state = NULL, *specs = NULL, *info = NULL, *run_res = NULL;
+	char *run_last = NULL;
 	const cJSON *sj, *specs_l;
 	struct wjob *jobs = NULL;
 	size_t n = 0;
 	int rc;
 	if ((rc = read_json(dir, ".run_state.json", &state, 1, err)) || (rc = read_json(dir, "__meta/run_info.json", &info, 1, err)) ||
-	    (rc = read_json(dir, "__meta/jobs.json", &specs, 0, err)))
+	    (rc = read_json(dir, "__meta/jobs.json", &specs, 0, err)) || (rc = read_json(dir, "result.json", &run_res, 0, err)))
 		goto out;
+	/* A job WA3 skipped or failed without an event of its own was stopped by the run: its reason
+	   is the run's last event ("Skipping remaining jobs due to ..."). */
+	run_last = last_event(run_res);
 	/* RunState pod (run.py): {"status", "timestamp", "jobs": [JobState pods]}; JobSpec pods in jobs.json
 	   under "jobs" (output.py write_job_specs). */
 	sj = cJSON_GetObjectItemCaseSensitive(state, "jobs");
@@ -423,8 +438,11 @@ int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant
 	}
 	if (!rc && !n)
 		rc = kvb_error_set(err, KVB_EINPUT, "%s/.run_state.json: no jobs", dir);
+	for (size_t i = 0; !rc && run_last && i < n; i++)
+		if (!jobs[i].error && strcmp(job_status(jobs[i].status), "ok"))
+			jobs[i].error = kvb_xasprintf("%s: %s", jobs[i].status ? jobs[i].status : "?", run_last);
 	if (!rc)
-		rc = store_jobs(s, dir, "kvbench import wa3", variant, jobs, n, run_id, err);
+		rc = store_jobs(s, dir, "kvbench import wa3", variant, jobs, n, run_res, run_id, err);
 out:
 	for (size_t i = 0; i < n; i++)
 		wjob_release(&jobs[i]);
@@ -432,5 +450,7 @@ out:
 	cJSON_Delete(state);
 	cJSON_Delete(specs);
 	cJSON_Delete(info);
+	cJSON_Delete(run_res);
+	free(run_last);
 	return rc;
 }

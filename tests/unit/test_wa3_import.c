@@ -204,10 +204,39 @@ static void test_wa3_import__real_results_csv_of_the_same_run(void)
 	unlink(db);
 }
 
+/* The same agenda's first real run, where WA3 skipped every job (wa_output_skipped in PROVENANCE). */
+static void test_wa3_import__real_run_that_skipped_every_job_says_why(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	size_t skipped = 0;
+	int rc = kvb_wa3_dir_import(st, FIELD "_skipped", "host", &run, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	CHECK(q(st, "SELECT count(*) FROM job WHERE status = 'skipped' AND attempts = 1") == 9);
+	/* no job has an event of its own: the run's last event is each job's reason */
+	CHECK(q(st, "SELECT count(*) FROM job WHERE error LIKE 'SKIPPED(11): Skipping remaining jobs due to"
+		    " \"<<Workload hackbench>''s x86_64 hackbench executable> could not be found\".'") == 9);
+	CHECK(q(st, "SELECT count(*) FROM event WHERE level = 'warning' AND message LIKE 'WA3 run event: %'") == 2);
+	CHECK(q(st, "SELECT count(*) FROM metric") == 0);
+	kvb_store_close(st);
+	unlink(db);
+	/* its results.csv is only the header: an error that says so, nothing stored */
+	st = fresh();
+	CHECK(kvb_wa3_csv_import(st, FIELD "_skipped/results.csv", "host", &run, &skipped, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "wa_output_skipped/results.csv: no metric rows, only the header");
+	CHECK(q(st, "SELECT count(*) FROM run") == 0);
+	kvb_store_close(st);
+	unlink(db);
+}
+
 #define TESTS                                                         \
 	T(test_wa3_import__results_csv_one_job_per_id_and_iteration) \
 	T(test_wa3_import__real_results_csv_is_one_job_with_all_its_metrics) \
 	T(test_wa3_import__output_directory_keeps_status_classifiers_and_direction) \
 	T(test_wa3_import__real_output_directory_as_wa3_wrote_it) \
-	T(test_wa3_import__real_results_csv_of_the_same_run)
+	T(test_wa3_import__real_results_csv_of_the_same_run) \
+	T(test_wa3_import__real_run_that_skipped_every_job_says_why)
 #include "test_main.h"
