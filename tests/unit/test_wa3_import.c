@@ -232,11 +232,47 @@ static void test_wa3_import__real_run_that_skipped_every_job_says_why(void)
 	unlink(db);
 }
 
+/* A real memcpy run (wa_output_memcpy in PROVENANCE): WA3 marks its time lower_is_better. */
+static void test_wa3_import__real_memcpy_run_keeps_lower_is_better(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	size_t skipped = 0;
+	int rc = kvb_wa3_dir_import(st, FIELD "_memcpy", "host", &run, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	CHECK(q(st, "SELECT count(*) FROM job WHERE spec_id = 'mc' AND workload = 'memcpy' AND label = 'memcpy-1m'"
+		    " AND section IS NULL AND status = 'ok'") == 2);
+	CHECK(q(st, "SELECT value FROM results WHERE iteration = 1 AND metric = 'time' AND units = 'seconds'"
+		    " AND lower_is_better = 1") == 0.016186);
+	CHECK(q(st, "SELECT value FROM results WHERE iteration = 2 AND metric = 'time' AND lower_is_better = 1") == 0.040845);
+	CHECK(q(st, "SELECT value FROM results WHERE iteration = 1 AND metric = 'bandwidth' AND units = 'MB/s'"
+		    " AND lower_is_better = 0") == 6478.207031);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE lower_is_better = 1") == 2);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE json_extract(classifiers, '$.buffer') = '1M'") == 6);
+	kvb_store_close(st);
+	unlink(db);
+	/* its results.csv has no classifier column */
+	st = fresh();
+	rc = kvb_wa3_csv_import(st, FIELD "_memcpy/results.csv", "host", &run, &skipped, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	CHECK(q(st, "SELECT count(*) FROM job") == 2);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE label = 'memcpy-1m'") == 6);
+	CHECK(q(st, "SELECT value FROM results WHERE iteration = 2 AND metric = 'bandwidth'") == 2567.210062);
+	kvb_store_close(st);
+	unlink(db);
+}
+
 #define TESTS                                                         \
 	T(test_wa3_import__results_csv_one_job_per_id_and_iteration) \
 	T(test_wa3_import__real_results_csv_is_one_job_with_all_its_metrics) \
 	T(test_wa3_import__output_directory_keeps_status_classifiers_and_direction) \
 	T(test_wa3_import__real_output_directory_as_wa3_wrote_it) \
 	T(test_wa3_import__real_results_csv_of_the_same_run) \
-	T(test_wa3_import__real_run_that_skipped_every_job_says_why)
+	T(test_wa3_import__real_run_that_skipped_every_job_says_why) \
+	T(test_wa3_import__real_memcpy_run_keeps_lower_is_better)
 #include "test_main.h"
