@@ -62,7 +62,7 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
  * classifiers, which replace the spec's; the last event's message as a failed
  * job's error; artifacts listed in the job classifier wa3_artifacts, and the
  * regular files among them as artifact rows with sha256 and bytes, paths as
- * DIR/ID-LABEL-ITERATION/PATH), and each retried attempt's
+ * realpath(DIR)/ID-LABEL-ITERATION/PATH), and each retried attempt's
  * __failed/ID-LABEL-ITERATION-attemptNN/result.json as job_attempt NN.
  * One job per (id, iteration), workload = workload_name, label = label.
  */

@@ -351,14 +351,16 @@ static int read_result(const char *dir, const char *output_name, struct wjob *j,
 	m = cJSON_GetObjectItemCaseSensitive(res, "artifacts");
 	if (!rc && cJSON_IsArray(m) && m->child) {
 		struct kvb_buf l = KVB_BUF_INIT;
+		char *abs = realpath(dir, NULL);  /* artifact rows name files wherever the import ran from */
 		for (const cJSON *a = m->child; a; a = a->next) {
-			char *file = kvb_xasprintf("%s/%s/%s", dir, output_name, kvb_get_str(a, "path", "?"));
+			char *file = kvb_xasprintf("%s/%s/%s", abs ? abs : dir, output_name, kvb_get_str(a, "path", "?"));
 			kvb_buf_addf(&l, "%s%s=%s/%s", l.len ? ";" : "", kvb_get_str(a, "name", "?"), output_name,
 				     kvb_get_str(a, "path", "?"));
 			if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "is_dir")))
 				(void)kvb_metrics_artifact(&j->m, kvb_get_str(a, "kind", "data"), file);  /* absent: listed only */
 			free(file);
 		}
+		free(abs);
 		if (!j->classifiers)
 			j->classifiers = cJSON_CreateObject();
 		cJSON_AddStringToObject(j->classifiers, "wa3_artifacts", l.data);

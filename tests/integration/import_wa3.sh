@@ -14,6 +14,8 @@ check "failed job's reason is WA3's event" test "$(q "$db" "select count(*) from
 check "workload from jobs.json, label from the agenda" test "$(q "$db" "select group_concat(wl, ' ') from (select distinct workload || '/' || label as wl from job order by wl)")" = "hackbench/hackbench-bad hackbench/hb-small rt-app/rt-app"
 check "44 metrics, none lower_is_better" test "$(q "$db" "select count(*), sum(lower_is_better) from results")" = "44,0"
 check "s1-hb #1 test_time 0.07 seconds" test "$(q "$db" "select value, units from results where spec_id = 's1-hb' and iteration = 1 and metric = 'test_time'")" = "0.07,seconds"
+(cd "$SRC/tests/fixtures/field" && "$KVB" import wa3 wa3-output/wa_output --variant rel -d "$db" >/dev/null 2>&1) || bad "import wa3 of a relative DIR"
+check "artifact rows name absolute paths, also for a relative DIR" test "$(q "$db" "select count(*), sum(path like '/%') from artifact")" = "56,56"
 "$KVB" import csv "$WA/results.csv" --variant csv -d "$db" >"$T/o2" 2>"$T/e2"; rc=$?
 check "import csv --variant ok (rc $rc)" test "$rc" -eq 0
 check "says lower_is_better is not in results.csv" grep -q "lower_is_better" "$T/o2" "$T/e2"
@@ -23,5 +25,5 @@ check "csv and result.json agree on every (id, iteration, metric, value, units)"
 check "WA3 results.csv without --variant: usage error (rc $rc)" test "$rc" -eq 2
 "$KVB" import wa3 "$SRC/tests" --variant x -d "$db" >/dev/null 2>"$T/e4"; rc=$?
 check "not a WA3 directory: exit 3 (rc $rc), named" test "$rc" -eq 3 -a -n "$(grep '.run_state.json' "$T/e4")"
-check "nothing stored by the failed imports" test "$(q "$db" "select count(*) from run")" = "2"
+check "nothing stored by the failed imports" test "$(q "$db" "select count(*) from run")" = "3"
 finish
