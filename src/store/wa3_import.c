@@ -70,10 +70,12 @@ static const char *job_status(const char *wa)
 
 /*
  * Stores jobs[0..n) as run `variant` in a new imported run, one transaction; run_res is WA3's
- * run-level Result pod (DIR/result.json) or NULL: its events become run events (warning).
+ * run-level Result pod (DIR/result.json) or NULL: its events become run events (warning);
+ * info is WA3's RunInfo pod (__meta/run_info.json) or NULL: kept as one run event (info).
  */
 static int store_jobs(struct kvb_store *s, const char *source, const char *command, const char *variant,
-		      struct wjob *jobs, size_t n, const cJSON *run_res, int64_t *run_id, struct kvb_error *err)
+		      struct wjob *jobs, size_t n, const cJSON *run_res, const cJSON *info, int64_t *run_id,
+		      struct kvb_error *err)
 {
 	struct kvb_run_info ri = { .agenda_path = source, .platform = "import", .rounds = 1, .status = "imported",
 				   .command_line = command, .exec_order = "by_iteration" };
@@ -145,6 +147,13 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(at);
+	if (info)
+		kvb_store_event(s, *run_id, "info",
+				"WA3 run_info: run_name '%s', project '%s', uuid %s, start_time %s, end_time %s, duration %g s",
+				kvb_get_str(info, "run_name", "-"), kvb_get_str(info, "project", "-"),
+				kvb_get_str(info, "uuid", "-"), kvb_get_str(info, "start_time", "-"),
+				kvb_get_str(info, "end_time", "-"),
+				cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(info, "duration")));
 	{
 		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(run_res, "events");
 		for (const cJSON *e = cJSON_IsArray(ev) ? ev->child : NULL; e; e = e->next)
@@ -234,7 +243,7 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
 			      : kvb_error_set(err, KVB_EINPUT, "%s: no metric rows, only the header (WA3 writes that when no job "
 							       "produced a metric)", file);
 	if (!rc)
-		rc = store_jobs(s, file, "kvbench import csv (WA3 results.csv)", variant, jobs, n, NULL, run_id, err);
+		rc = store_jobs(s, file, "kvbench import csv (WA3 results.csv)", variant, jobs, n, NULL, NULL, run_id, err);
 	for (size_t i = 0; i < n; i++)
 		wjob_release(&jobs[i]);
 	free(jobs);
@@ -444,7 +453,7 @@ int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant
 		if (!jobs[i].error && strcmp(job_status(jobs[i].status), "ok"))
 			jobs[i].error = kvb_xasprintf("%s: %s", jobs[i].status ? jobs[i].status : "?", run_last);
 	if (!rc)
-		rc = store_jobs(s, dir, "kvbench import wa3", variant, jobs, n, run_res, run_id, err);
+		rc = store_jobs(s, dir, "kvbench import wa3", variant, jobs, n, run_res, info, run_id, err);
 out:
 	for (size_t i = 0; i < n; i++)
 		wjob_release(&jobs[i]);

@@ -170,6 +170,11 @@ static void test_wa3_import__real_output_directory_as_wa3_wrote_it(void)
 		    " AND a.kind = 'raw' AND a.path LIKE '%/s1-hb-hb-small-1/hackbench_results.txt'") == 141);
 	CHECK(q(st, "SELECT count(*) FROM artifact a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's1-rt' AND j.iteration = 1"
 		    " AND a.kind = 'data' AND a.path LIKE '%/proc/interrupts'") == 3);
+	/* __meta/run_info.json and the run's result.json events (5: the retries) */
+	CHECK(q(st, "SELECT count(*) FROM event WHERE level = 'info' AND message LIKE 'WA3 run_info: run_name ''kvbench-wa3-fixture'',"
+		    " project ''kvbench'', uuid a1b60e34-5370-4371-9c27-6f3702bb4c11, start_time DATET:2026-12-01T10:53:02.461853,%'"
+		    " AND message LIKE '%, duration 210.458 s'") == 1);
+	CHECK(q(st, "SELECT count(*) FROM event WHERE level = 'warning' AND message LIKE 'WA3 run event: Job s%'") == 5);
 	kvb_store_close(st);
 	unlink(db);
 }
