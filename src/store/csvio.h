@@ -63,7 +63,9 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
  * job's error; artifacts listed in the job classifier wa3_artifacts, and the
  * regular files among them as artifact rows with sha256 and bytes, paths as
  * realpath(DIR)/ID-LABEL-ITERATION/PATH), and each retried attempt's
- * __failed/ID-LABEL-ITERATION-attemptNN/result.json as job_attempt NN.
+ * __failed/ID-LABEL-ITERATION-attemptNN/result.json as job_attempt NN;
+ * DIR/result.json's events become run events (warning; the last one is the
+ * error of a non-OK job without its own) and __meta/run_info.json one (info).
  * One job per (id, iteration), workload = workload_name, label = label.
  */
 int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant, int64_t *run_id,
