@@ -612,8 +612,10 @@ static void workload_params(struct wa3 *w, cJSON *e, const char *wl, const char 
 			kvb_diag_at(w->d, xp, "WA3 hackbench extra_params cannot be applied by kvbench (use its parameters: "
 					      "groups, fds, loops, datasize, mode, ipc)");
 			free(xp);
+			cJSON_DeleteItemFromObjectCaseSensitive(p, "extra_params");  /* the error says it all */
+		} else {
+			drop(w, p, pp, "extra_params", "hackbench parameter", "is empty: nothing to apply");
 		}
-		drop(w, p, pp, "extra_params", "hackbench parameter", "is empty: nothing to apply");
 	} else if (!strcmp(wl, "rt-app")) {
 		cJSON *m;
 		rename_key(w, p, pp, "duration", "duration_s");

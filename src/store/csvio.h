@@ -54,10 +54,19 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
 		       struct kvb_error *err);
 
 /*
- * Imports a WA3 output directory (wa/framework/output.py): .run_state.json
- * (jobs: id, label, iteration, status, retries), __meta/jobs.json (specs:
- * classifiers), each job's result.json (metrics with units, lower_is_better
- * and classifiers; artifacts listed). One job per (id, iteration).
+ * Imports a WA3 output directory (wa/framework/output.py; checked on a real
+ * one, tests/fixtures/field/wa3-output): .run_state.json (jobs: id, label,
+ * iteration, status, retries), __meta/jobs.json (one JobSpec per job
+ * instance: workload_name, classifiers), each job's ID-LABEL-ITERATION/
+ * result.json (metrics with units, lower_is_better and classifiers; the job
+ * classifiers, which replace the spec's; the last event's message as a failed
+ * job's error; artifacts listed in the job classifier wa3_artifacts, and the
+ * regular files among them as artifact rows with sha256 and bytes, paths as
+ * realpath(DIR)/ID-LABEL-ITERATION/PATH), and each retried attempt's
+ * __failed/ID-LABEL-ITERATION-attemptNN/result.json as job_attempt NN;
+ * DIR/result.json's events become run events (warning; the last one is the
+ * error of a non-OK job without its own) and __meta/run_info.json one (info).
+ * One job per (id, iteration), workload = workload_name, label = label.
  */
 int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant, int64_t *run_id,
 		       struct kvb_error *err);

@@ -15,13 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One earlier attempt of a job WA3 retried (__failed/OUTPUT_NAME-attemptNN/result.json). */
+struct wattempt {
+	char *status;  /* WA3 status pod, "FAILED(9)" */
+	char *error;   /* its last event's message, or NULL */
+};
+
 /* One job being imported. */
 struct wjob {
 	char *id, *label, *status, *section;
+	char *workload;  /* JobSpec workload_name (jobs.json), or NULL: the label stands in */
+	char *error;     /* the last event message of its result.json, or NULL */
 	long iteration;
 	int retries;
 	struct kvb_metrics m;
 	cJSON *classifiers;  /* job classifiers (key -> string) */
+	struct wattempt *att;  /* the retried attempts found, attempt k + 1 at att[k] */
+	size_t natt;
 };
 
 static void wjob_release(struct wjob *j)
@@ -30,11 +40,18 @@ static void wjob_release(struct wjob *j)
 	free(j->label);
 	free(j->status);
 	free(j->section);
+	free(j->workload);
+	free(j->error);
+	for (size_t k = 0; k < j->natt; k++) {
+		free(j->att[k].status);
+		free(j->att[k].error);
+	}
+	free(j->att);
 	kvb_metrics_release(&j->m);
 	cJSON_Delete(j->classifiers);
 }
 
-/* WA3 job status (core.py Status, a `level` whose pod is "NAME(N)", e.g. "OK(8)") -> kvbench's job status. */
+/* WA3 job status (core.py Status, a `level` whose pod is "NAME(N)", e.g. "OK(7)", "FAILED(9)" in a real run) -> kvbench's job status. */
 static const char *job_status(const char *wa)
 {
 	char name[32];
@@ -51,14 +68,19 @@ static const char *job_status(const char *wa)
 	return "failed";
 }
 
-/* Stores jobs[0..n) as run `variant` in a new imported run, one transaction. */
+/*
+ * Stores jobs[0..n) as run `variant` in a new imported run, one transaction; run_res is WA3's
+ * run-level Result pod (DIR/result.json) or NULL: its events become run events (warning);
+ * info is WA3's RunInfo pod (__meta/run_info.json) or NULL: kept as one run event (info).
+ */
 static int store_jobs(struct kvb_store *s, const char *source, const char *command, const char *variant,
-		      struct wjob *jobs, size_t n, int64_t *run_id, struct kvb_error *err)
+		      struct wjob *jobs, size_t n, const cJSON *run_res, const cJSON *info, int64_t *run_id,
+		      struct kvb_error *err)
 {
 	struct kvb_run_info ri = { .agenda_path = source, .platform = "import", .rounds = 1, .status = "imported",
 				   .command_line = command, .exec_order = "by_iteration" };
 	struct kvb_variant_row vr = { .name = variant, .runtime_json = "{}" };
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st = NULL, *at = NULL;
 	int64_t vid;
 	int rc;
 	if ((rc = kvb_store_begin(s, err)))
@@ -69,7 +91,9 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	if (sqlite3_prepare_v2(s->db,
 			       "INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, label, section,"
 			       " iteration, status, attempts) VALUES(?,?,?,1,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK) {
+			       -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO job_attempt(job_id, attempt, status, error) VALUES(?,?,?,?)", -1, &at,
+			       NULL) != SQLITE_OK) {
 		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
 		goto rollback;
 	}
@@ -77,14 +101,15 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 		struct wjob *j = &jobs[i];
 		const char *status = job_status(j->status);
 		struct kvb_job_outcome o = { .status = status, .attempts = j->retries + 1,
-					     .error = strcmp(status, "ok") ? j->status : NULL };
+					     .error = strcmp(status, "ok") ? (j->error ? j->error : j->status) : NULL };
+		int64_t job_id;
 		char its[32];
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, *run_id);
 		sqlite3_bind_int64(st, 2, vid);
 		sqlite3_bind_int64(st, 3, (int64_t)i + 1);
 		sqlite3_bind_text(st, 4, j->id, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 5, j->label, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, j->workload ? j->workload : j->label, -1, SQLITE_TRANSIENT);
 		sqlite3_bind_text(st, 6, j->label, -1, SQLITE_TRANSIENT);
 		if (j->section)
 			sqlite3_bind_text(st, 7, j->section, -1, SQLITE_TRANSIENT);
@@ -96,6 +121,19 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
 			goto rollback;
+		}
+		job_id = sqlite3_last_insert_rowid(s->db);
+		/* WA3's retried attempts: the final one is written by kvb_store_job_write as attempt retries + 1 */
+		for (size_t k = 0; k < j->natt; k++) {
+			sqlite3_reset(at);
+			sqlite3_bind_int64(at, 1, job_id);
+			sqlite3_bind_int64(at, 2, (int64_t)k + 1);
+			sqlite3_bind_text(at, 3, job_status(j->att[k].status), -1, SQLITE_STATIC);
+			sqlite3_bind_text(at, 4, j->att[k].error ? j->att[k].error : j->att[k].status, -1, SQLITE_TRANSIENT);
+			if (sqlite3_step(at) != SQLITE_DONE) {
+				rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+				goto rollback;
+			}
 		}
 		if (!j->classifiers)
 			j->classifiers = cJSON_CreateObject();
@@ -109,14 +147,28 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 		 * stay two cells, as kvbench's own runs keep them with `section` */
 		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "wa3_id");
 		cJSON_AddStringToObject(j->classifiers, "wa3_id", j->id);
-		if ((rc = kvb_store_job_write(s, *run_id, sqlite3_last_insert_rowid(s->db), &o, &j->m, j->classifiers,
-					      err)))
+		if ((rc = kvb_store_job_write(s, *run_id, job_id, &o, &j->m, j->classifiers, err)))
 			goto rollback;
 	}
 	sqlite3_finalize(st);
+	sqlite3_finalize(at);
+	if (info)
+		kvb_store_event(s, *run_id, "info",
+				"WA3 run_info: run_name '%s', project '%s', uuid %s, start_time %s, end_time %s, duration %g s",
+				kvb_get_str(info, "run_name", "-"), kvb_get_str(info, "project", "-"),
+				kvb_get_str(info, "uuid", "-"), kvb_get_str(info, "start_time", "-"),
+				kvb_get_str(info, "end_time", "-"),
+				cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(info, "duration")));
+	{
+		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(run_res, "events");
+		for (const cJSON *e = cJSON_IsArray(ev) ? ev->child : NULL; e; e = e->next)
+			if (kvb_get_str(e, "message", NULL))
+				kvb_store_event(s, *run_id, "warning", "WA3 run event: %s", kvb_get_str(e, "message", ""));
+	}
 	return kvb_store_commit(s, err);
 rollback:
 	sqlite3_finalize(st);
+	sqlite3_finalize(at);
 	kvb_store_rollback(s);
 	return rc;
 }
@@ -232,9 +284,11 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
 		}
 	}
 	if (!rc && !n)
-		rc = kvb_error_set(err, KVB_EINPUT, "%s: no job rows (only run-level metrics)", file);
+		rc = *skipped ? kvb_error_set(err, KVB_EINPUT, "%s: no job rows (only run-level metrics)", file)
+			      : kvb_error_set(err, KVB_EINPUT, "%s: no metric rows, only the header (WA3 writes that when no job "
+							       "produced a metric)", file);
 	if (!rc)
-		rc = store_jobs(s, file, "kvbench import csv (WA3 results.csv)", variant, jobs, n, run_id, err);
+		rc = store_jobs(s, file, "kvbench import csv (WA3 results.csv)", variant, jobs, n, NULL, NULL, run_id, err);
 	for (size_t i = 0; i < n; i++)
 		wjob_release(&jobs[i]);
 	free(jobs);
@@ -267,7 +321,44 @@ static char *scalar_str(const cJSON *v)
 	return s ? s : kvb_xstrdup("");
 }
 
-/* Metrics and artifacts of one job's result.json into j. */
+/* The message of the last event of a Result pod (WA3 logs the failure's reason there), or NULL; caller frees. */
+static char *last_event(const cJSON *res)
+{
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(res, "events"), *last = NULL;
+	for (const cJSON *e = cJSON_IsArray(ev) ? ev->child : NULL; e; e = e->next)
+		if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(e, "message")))
+			last = e;
+	return last ? kvb_xstrdup(kvb_get_str(last, "message", "")) : NULL;
+}
+
+/*
+ * The attempts WA3 retried before the final one: output.py moves each to
+ * __failed/OUTPUT_NAME-attemptNN (NN = 01, 02 ...). A missing one is not an error (WA3 only
+ * keeps them when the output directory was not cleaned); what is found goes to j->att.
+ */
+static int read_attempts(const char *dir, const char *output_name, struct wjob *j, struct kvb_error *err)
+{
+	int rc = KVB_OK;
+	for (int k = 1; k <= j->retries && !rc; k++) {
+		char *sub = kvb_xasprintf("__failed/%s-attempt%02d/result.json", output_name, k);
+		cJSON *res = NULL;
+		rc = read_json(dir, sub, &res, 0, err);
+		free(sub);
+		if (rc || !res)
+			break;
+		j->att = kvb_xrealloc(j->att, (j->natt + 1) * sizeof(*j->att));
+		j->att[j->natt].status = kvb_xstrdup(kvb_get_str(res, "status", "FAILED"));
+		j->att[j->natt++].error = last_event(res);
+		cJSON_Delete(res);
+	}
+	return rc;
+}
+
+/*
+ * Metrics, job classifiers, failure reason and artifacts of one job's result.json into j.
+ * The Result pod's own classifiers replace the JobSpec's: a workload adds to them while it
+ * runs (rt-app's duration and task_count are only there).
+ */
 static int read_result(const char *dir, const char *output_name, struct wjob *j, struct kvb_error *err)
 {
 	char *sub = kvb_xasprintf("%s/result.json", output_name);
@@ -311,13 +402,33 @@ static int read_result(const char *dir, const char *output_name, struct wjob *j,
 			break;
 		}
 	}
-	/* Artifacts are listed, not copied: one job classifier wa3_artifacts = "name=JOBDIR/path;..." */
+	m = cJSON_GetObjectItemCaseSensitive(res, "classifiers");
+	if (!rc && cJSON_IsObject(m)) {
+		cJSON_Delete(j->classifiers);
+		j->classifiers = cJSON_CreateObject();
+		for (const cJSON *c = m->child; c; c = c->next) {
+			char *v = scalar_str(c);
+			cJSON_AddStringToObject(j->classifiers, c->string, v);
+			free(v);
+		}
+	}
+	free(j->error);
+	j->error = last_event(res);
+	/* Artifacts are listed, not copied: one job classifier wa3_artifacts = "name=JOBDIR/path;...", and
+	   each one that is a regular file in DIR also an artifact row (WA3's kind, its path, sha256, bytes). */
 	m = cJSON_GetObjectItemCaseSensitive(res, "artifacts");
 	if (!rc && cJSON_IsArray(m) && m->child) {
 		struct kvb_buf l = KVB_BUF_INIT;
-		for (const cJSON *a = m->child; a; a = a->next)
+		char *abs = realpath(dir, NULL);  /* artifact rows name files wherever the import ran from */
+		for (const cJSON *a = m->child; a; a = a->next) {
+			char *file = kvb_xasprintf("%s/%s/%s", abs ? abs : dir, output_name, kvb_get_str(a, "path", "?"));
 			kvb_buf_addf(&l, "%s%s=%s/%s", l.len ? ";" : "", kvb_get_str(a, "name", "?"), output_name,
 				     kvb_get_str(a, "path", "?"));
+			if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "is_dir")))
+				(void)kvb_metrics_artifact(&j->m, kvb_get_str(a, "kind", "data"), file);  /* absent: listed only */
+			free(file);
+		}
+		free(abs);
 		if (!j->classifiers)
 			j->classifiers = cJSON_CreateObject();
 		cJSON_AddStringToObject(j->classifiers, "wa3_artifacts", l.data);
@@ -331,14 +442,18 @@ static int read_result(const char *dir, const char *output_name, struct wjob *j,
 int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant, int64_t *run_id,
 		       struct kvb_error *err)
 {
-	cJSON *state = NULL, *specs = NULL, *info = NULL;
+	cJSON *state = NULL, *specs = NULL, *info = NULL, *run_res = NULL;
+	char *run_last = NULL;
 	const cJSON *sj, *specs_l;
 	struct wjob *jobs = NULL;
 	size_t n = 0;
 	int rc;
 	if ((rc = read_json(dir, ".run_state.json", &state, 1, err)) || (rc = read_json(dir, "__meta/run_info.json", &info, 1, err)) ||
-	    (rc = read_json(dir, "__meta/jobs.json", &specs, 0, err)))
+	    (rc = read_json(dir, "__meta/jobs.json", &specs, 0, err)) || (rc = read_json(dir, "result.json", &run_res, 0, err)))
 		goto out;
+	/* A job WA3 skipped or failed without an event of its own was stopped by the run: its reason
+	   is the run's last event ("Skipping remaining jobs due to ..."). */
+	run_last = last_event(run_res);
 	/* RunState pod (run.py): {"status", "timestamp", "jobs": [JobState pods]}; JobSpec pods in jobs.json
 	   under "jobs" (output.py write_job_specs). */
 	sj = cJSON_GetObjectItemCaseSensitive(state, "jobs");
@@ -363,7 +478,8 @@ int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant
 			j->status = cJSON_IsString(st) ? kvb_xstrdup(st->valuestring) : NULL;
 		}
 		j->retries = (int)kvb_get_int(js, "retries", 0);
-		/* the spec's classifiers and section (jobs.json) */
+		/* the spec's workload, classifiers (replaced by result.json's when it has them) and section;
+		   jobs.json holds one JobSpec per job instance (each iteration repeats it): the first is taken */
 		/* a section's job ids are SECTION-WORKLOAD (JobSpec.section_id) */
 		if (strchr(id, '-') && !j->section)
 			j->section = kvb_xstrndup(id, (size_t)(strrchr(id, '-') - id));
@@ -371,6 +487,8 @@ int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant
 			const cJSON *cls;
 			if (strcmp(kvb_get_str(sp, "id", ""), id))
 				continue;
+			if (!j->workload && kvb_get_str(sp, "workload_name", NULL))
+				j->workload = kvb_xstrdup(kvb_get_str(sp, "workload_name", NULL));
 			cls = cJSON_GetObjectItemCaseSensitive(sp, "classifiers");
 			for (const cJSON *c = cJSON_IsObject(cls) ? cls->child : NULL; c; c = c->next) {
 				char *v;
@@ -387,18 +505,24 @@ int kvb_wa3_dir_import(struct kvb_store *s, const char *dir, const char *variant
 				cJSON_AddStringToObject(j->classifiers, c->string, v);
 				free(v);
 			}
+			break;
 		}
 		if (rc)
 			break;
 		/* JobState.output_name: ID-LABEL-ITERATION */
 		out_name = kvb_xasprintf("%s-%s-%ld", id, j->label, it);
 		rc = read_result(dir, out_name, j, err);
+		if (!rc)
+			rc = read_attempts(dir, out_name, j, err);
 		free(out_name);
 	}
 	if (!rc && !n)
 		rc = kvb_error_set(err, KVB_EINPUT, "%s/.run_state.json: no jobs", dir);
+	for (size_t i = 0; !rc && run_last && i < n; i++)
+		if (!jobs[i].error && strcmp(job_status(jobs[i].status), "ok"))
+			jobs[i].error = kvb_xasprintf("%s: %s", jobs[i].status ? jobs[i].status : "?", run_last);
 	if (!rc)
-		rc = store_jobs(s, dir, "kvbench import wa3", variant, jobs, n, run_id, err);
+		rc = store_jobs(s, dir, "kvbench import wa3", variant, jobs, n, run_res, info, run_id, err);
 out:
 	for (size_t i = 0; i < n; i++)
 		wjob_release(&jobs[i]);
@@ -406,5 +530,7 @@ out:
 	cJSON_Delete(state);
 	cJSON_Delete(specs);
 	cJSON_Delete(info);
+	cJSON_Delete(run_res);
+	free(run_last);
 	return rc;
 }

@@ -123,7 +123,13 @@ int kvb_rtapp_config_load(const char *file, cJSON **out, struct kvb_error *err)
 
 	*out = NULL;
 	if (kvb_buf_read_file(&raw, file)) {
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot read rt-app config '%s': %s", file, strerror(errno));
+		int e = errno;
+		/* WA3's rt_app workload takes `config: taskset` as the name of a use case it ships
+		   (wa/workloads/rt_app/use_cases/taskset.json, seen in a real WA3 run's agenda). */
+		int wa3_name = e == ENOENT && !strchr(file, '/') && !strstr(file, ".json");
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot read rt-app config '%s': %s%s", file, strerror(e),
+				   wa3_name ? " (WA3 names a use case it ships, e.g. 'taskset' or 'mp3-short': kvbench needs "
+					      "the JSON file's path)" : "");
 		goto out;
 	}
 	/* Renaming keeps every newline, so lines and columns of errors stay those of the file (columns

@@ -697,6 +697,11 @@ static void test_rtapp__json_c_reads_comments_and_trailing_commas(void)
 		unlink(f);
 		free(f);
 	}
+	/* WA3's `config: taskset` (tests/fixtures/field/wa3-output/agenda.yaml) names a use case WA3 ships: said */
+	CHECK(kvb_rtapp_config_load("taskset", &cfg, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "cannot read rt-app config 'taskset': No such file or directory (WA3 names a use case");
+	CHECK(kvb_rtapp_config_load("/nonexistent/taskset.json", &cfg, &err) == KVB_EINPUT);
+	CHECK(!strstr(err.msg, "WA3"));
 }
 
 /* rt-app's calibration line in a real output (tests/fixtures/field/outputs: lkp's rt-app run): 32 ns. */

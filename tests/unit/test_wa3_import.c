@@ -1,6 +1,7 @@
 /*
  * Import of WA3 results into a real SQLite store: results.csv (with --variant) and an output
- * directory (tests/fixtures/wa3-output/PROVENANCE: written to WA3's writers' layout).
+ * directory: the real one `wa run` wrote (tests/fixtures/field/wa3-output/PROVENANCE) and a
+ * hand-written one for what that run lacks (tests/fixtures/wa3-output/PROVENANCE).
  */
 #include "store/csvio.h"
 #include "store/store.h"
@@ -222,11 +223,178 @@ static void test_wa3_import__byte_order_mark_is_not_part_of_the_header(void)
 	unlink(db);
 }
 
+/* A real WA3 output directory (tests/fixtures/field/wa3-output/PROVENANCE: `wa run` on this host). */
+#define WA3_FIELD KVB_SOURCE_DIR "/tests/fixtures/field/wa3-output/wa_output"
+
+static void test_wa3_import__real_output_directory_as_wa3_wrote_it(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	int rc = kvb_wa3_dir_import(st, WA3_FIELD, "host", &run, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	/* .run_state.json: 4 specs x 2 iterations + s2-bad x 1 */
+	CHECK(q(st, "SELECT count(*) FROM job") == 9);
+	CHECK(q(st, "SELECT count(*) FROM job WHERE status = 'ok'") == 8);
+	/* the workload is JobSpec's workload_name, the label the agenda's label */
+	CHECK(q(st, "SELECT count(*) FROM job WHERE workload = 'hackbench' AND label = 'hb-small'") == 4);
+	CHECK(q(st, "SELECT count(*) FROM job WHERE workload = 'rt-app' AND label = 'rt-app' AND section = 's2'") == 2);
+	/* s2-bad: FAILED(9) after 2 retries, the reason is its result.json's last event */
+	CHECK(q(st, "SELECT count(*) FROM job WHERE spec_id = 's2-bad' AND workload = 'hackbench' AND label = 'hackbench-bad'"
+		    " AND section = 's2' AND iteration = 1 AND status = 'failed' AND attempts = 3"
+		    " AND error LIKE '%unrecognized option ''--no-such-option'''") == 1);
+	CHECK(q(st, "SELECT count(*) FROM metric WHERE job_id = (SELECT id FROM job WHERE spec_id = 's2-bad')") == 0);
+	/* s1-rt iteration 1 timed out twice (__failed/s1-rt-rt-app-1-attempt01, 02), then OK */
+	CHECK(q(st, "SELECT count(*) FROM job_attempt a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's1-rt'"
+		    " AND j.iteration = 1 AND a.attempt IN (1, 2) AND a.status = 'failed' AND a.error LIKE 'Timed out: %'") == 2);
+	CHECK(q(st, "SELECT a.attempt FROM job_attempt a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's1-rt'"
+		    " AND j.iteration = 1 AND a.status = 'ok'") == 3);
+	CHECK(q(st, "SELECT count(*) FROM job_attempt a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's2-bad'"
+		    " AND a.status = 'failed'") == 3);
+	/* s1-hb-hb-small-1/result.json */
+	CHECK(q(st, "SELECT count(*) FROM results WHERE spec_id = 's1-hb' AND iteration = 1") == 6);
+	CHECK(q(st, "SELECT value FROM results WHERE spec_id = 's1-hb' AND iteration = 1 AND metric = 'test_time'"
+		    " AND units = 'seconds'") == 0.07);
+	CHECK(q(st, "SELECT value FROM results WHERE spec_id = 's1-hb' AND iteration = 1 AND metric = 'total_fd'"
+		    " AND units = 'file_descriptors'") == 40);
+	CHECK(q(st, "SELECT value FROM results WHERE spec_id = 's1-hb' AND iteration = 1 AND metric = 'execution_time'")
+	      == 0.13255667686462402);
+	CHECK(q(st, "SELECT count(*) FROM results") == 44);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE lower_is_better = 0") == 44);  /* WA3 set none */
+	/* s2-rt-rt-app-2: calib_cpu has units null; duration and task_count are job classifiers of result.json only */
+	CHECK(q(st, "SELECT value FROM results WHERE spec_id = 's2-rt' AND iteration = 2 AND metric = 'pLoad' AND units = 'ns'")
+	      == 72);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE spec_id = 's2-rt' AND iteration = 2 AND metric = 'calib_cpu'"
+		    " AND value = 1 AND coalesce(units, '') = ''") == 1);
+	CHECK(q(st, "SELECT count(*) FROM classifier c JOIN job j ON j.id = c.job_id WHERE j.spec_id = 's2-rt'"
+		    " AND j.iteration = 2 AND c.metric_id IS NULL AND ((c.key = 'duration' AND c.value = '2')"
+		    " OR (c.key = 'task_count' AND c.value = '4') OR (c.key = 'tag' AND c.value = 'second'))") == 3);
+	/* one job classifier per key (jobs.json repeats each spec per iteration) */
+	CHECK(q(st, "SELECT count(*) FROM classifier c JOIN job j ON j.id = c.job_id WHERE j.spec_id = 's1-hb'"
+		    " AND j.iteration = 1 AND c.metric_id IS NULL AND c.key = 'kernel'") == 1);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE json_extract(classifiers, '$.size') = 'small'") == 24);
+	/* artifacts: all 10 listed; the regular files present are rows (hackbench_results.txt is 141 bytes) */
+	CHECK(q(st, "SELECT length(value) - length(replace(value, ';', '')) FROM classifier c JOIN job j ON j.id = c.job_id"
+		    " WHERE j.spec_id = 's1-hb' AND j.iteration = 1 AND c.key = 'wa3_artifacts'"
+		    " AND value LIKE 'hackbench-results=s1-hb-hb-small-1/hackbench_results.txt;%'") == 9);
+	CHECK(q(st, "SELECT bytes FROM artifact a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's1-hb' AND j.iteration = 1"
+		    " AND a.kind = 'raw' AND a.path LIKE '%/s1-hb-hb-small-1/hackbench_results.txt'") == 141);
+	CHECK(q(st, "SELECT count(*) FROM artifact a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's1-rt' AND j.iteration = 1"
+		    " AND a.kind = 'data' AND a.path LIKE '%/proc/interrupts'") == 3);
+	/* __meta/run_info.json and the run's result.json events (5: the retries) */
+	CHECK(q(st, "SELECT count(*) FROM event WHERE level = 'info' AND message LIKE 'WA3 run_info: run_name ''kvbench-wa3-fixture'',"
+		    " project ''kvbench'', uuid a1b60e34-5370-4371-9c27-6f3702bb4c11, start_time DATET:2026-12-01T10:53:02.461853,%'"
+		    " AND message LIKE '%, duration 210.458 s'") == 1);
+	CHECK(q(st, "SELECT count(*) FROM event WHERE level = 'warning' AND message LIKE 'WA3 run event: Job s%'") == 5);
+	kvb_store_close(st);
+	unlink(db);
+}
+
+/* WA3's csv output processor's results.csv of that same run. */
+static void test_wa3_import__real_results_csv_of_the_same_run(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	size_t skipped = 0;
+	int rc = kvb_wa3_csv_import(st, WA3_FIELD "/results.csv", "host", &run, &skipped, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	CHECK(skipped == 0);  /* this run wrote no run-level row */
+	/* one job per (id, iteration) of the 8 OK jobs; the FAILED s2-bad has no row */
+	CHECK(q(st, "SELECT count(*) FROM job") == 8);
+	CHECK(q(st, "SELECT count(*) FROM results") == 44);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE spec_id = 's1-hb' AND iteration = 2") == 6);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE spec_id = 's2-rt' AND iteration = 1") == 5);
+	CHECK(q(st, "SELECT value FROM results WHERE spec_id = 's2-rt' AND iteration = 2 AND metric = 'pLoad' AND units = 'ns'")
+	      == 72);
+	CHECK(q(st, "SELECT value FROM results WHERE spec_id = 's1-rt' AND iteration = 2 AND metric = 'execution_time'")
+	      == 10.818716049194336);
+	/* the workload column holds the label; an empty classifier field is no classifier */
+	CHECK(q(st, "SELECT count(*) FROM job WHERE label = 'hb-small'") == 4);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE json_extract(classifiers, '$.size') = 'small'") == 24);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE label = 'rt-app' AND json_extract(classifiers, '$.size') IS NULL"
+		    " AND json_extract(classifiers, '$.tag') = 'second'") == 10);
+	kvb_store_close(st);
+	unlink(db);
+}
+
+/* The same agenda's first real run, where WA3 skipped every job (wa_output_skipped in PROVENANCE). */
+static void test_wa3_import__real_run_that_skipped_every_job_says_why(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	size_t skipped = 0;
+	int rc = kvb_wa3_dir_import(st, WA3_FIELD "_skipped", "host", &run, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	CHECK(q(st, "SELECT count(*) FROM job WHERE status = 'skipped' AND attempts = 1") == 9);
+	/* no job has an event of its own: the run's last event is each job's reason */
+	CHECK(q(st, "SELECT count(*) FROM job WHERE error LIKE 'SKIPPED(11): Skipping remaining jobs due to"
+		    " \"<<Workload hackbench>''s x86_64 hackbench executable> could not be found\".'") == 9);
+	CHECK(q(st, "SELECT count(*) FROM event WHERE level = 'warning' AND message LIKE 'WA3 run event: %'") == 2);
+	CHECK(q(st, "SELECT count(*) FROM metric") == 0);
+	kvb_store_close(st);
+	unlink(db);
+	/* its results.csv is only the header: an error that says so, nothing stored */
+	st = fresh();
+	CHECK(kvb_wa3_csv_import(st, WA3_FIELD "_skipped/results.csv", "host", &run, &skipped, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "wa_output_skipped/results.csv: no metric rows, only the header");
+	CHECK(q(st, "SELECT count(*) FROM run") == 0);
+	kvb_store_close(st);
+	unlink(db);
+}
+
+/* A real memcpy run (wa_output_memcpy in PROVENANCE): WA3 marks its time lower_is_better. */
+static void test_wa3_import__real_memcpy_run_keeps_lower_is_better(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t run = 0;
+	size_t skipped = 0;
+	int rc = kvb_wa3_dir_import(st, WA3_FIELD "_memcpy", "host", &run, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	CHECK(q(st, "SELECT count(*) FROM job WHERE spec_id = 'mc' AND workload = 'memcpy' AND label = 'memcpy-1m'"
+		    " AND section IS NULL AND status = 'ok'") == 2);
+	CHECK(q(st, "SELECT value FROM results WHERE iteration = 1 AND metric = 'time' AND units = 'seconds'"
+		    " AND lower_is_better = 1") == 0.016186);
+	CHECK(q(st, "SELECT value FROM results WHERE iteration = 2 AND metric = 'time' AND lower_is_better = 1") == 0.040845);
+	CHECK(q(st, "SELECT value FROM results WHERE iteration = 1 AND metric = 'bandwidth' AND units = 'MB/s'"
+		    " AND lower_is_better = 0") == 6478.207031);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE lower_is_better = 1") == 2);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE json_extract(classifiers, '$.buffer') = '1M'") == 6);
+	kvb_store_close(st);
+	unlink(db);
+	/* its results.csv has no classifier column */
+	st = fresh();
+	rc = kvb_wa3_csv_import(st, WA3_FIELD "_memcpy/results.csv", "host", &run, &skipped, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	CHECK(q(st, "SELECT count(*) FROM job") == 2);
+	CHECK(q(st, "SELECT count(*) FROM results WHERE label = 'memcpy-1m'") == 6);
+	CHECK(q(st, "SELECT value FROM results WHERE iteration = 2 AND metric = 'bandwidth'") == 2567.210062);
+	kvb_store_close(st);
+	unlink(db);
+}
+
+
 #define TESTS                                                         \
 	T(test_wa3_import__results_csv_one_job_per_id_and_iteration) \
 	T(test_wa3_import__real_results_csv_is_one_job_with_all_its_metrics) \
 	T(test_wa3_import__output_directory_keeps_status_classifiers_and_direction) \
 	T(test_wa3_import__field_results_csv_values_by_hand)                   \
 	T(test_wa3_import__repeated_metric_of_a_job_is_refused)                \
-	T(test_wa3_import__byte_order_mark_is_not_part_of_the_header)
+	T(test_wa3_import__byte_order_mark_is_not_part_of_the_header) \
+	T(test_wa3_import__real_output_directory_as_wa3_wrote_it) \
+	T(test_wa3_import__real_results_csv_of_the_same_run) \
+	T(test_wa3_import__real_run_that_skipped_every_job_says_why) \
+	T(test_wa3_import__real_memcpy_run_keeps_lower_is_better)
 #include "test_main.h"

@@ -1,0 +1,29 @@
+# `kvbench import wa3 DIR` and `kvbench import csv results.csv --variant NAME` on the real WA3
+# output directory of tests/fixtures/field/wa3-output (PROVENANCE: `wa run` of 2 sections x
+# hackbench, rt-app x 2 iterations + one failing hackbench job on this host). Counted by hand
+# from its files: 9 jobs (8 OK, s2-bad FAILED after 2 retries), 44 metrics, and results.csv holds
+# the same 44 values as the result.json files.
+. "$(dirname "$0")/lib.sh"
+WA=$SRC/tests/fixtures/field/wa3-output/wa_output
+db=$T/w.db
+"$KVB" import wa3 "$WA" --variant host -d "$db" >"$T/o1" 2>"$T/e1"; rc=$?
+check "import wa3 ok (rc $rc)" test "$rc" -eq 0
+check "says which run" grep -q "as run 1" "$T/o1"
+check "9 jobs: 8 ok, s2-bad failed with 3 attempts" test "$(q "$db" "select count(*), sum(status = 'ok'), sum(spec_id = 's2-bad' and status = 'failed' and attempts = 3) from job")" = "9,8,1"
+check "failed job's reason is WA3's event" test "$(q "$db" "select count(*) from job where error like '%unrecognized option ''--no-such-option'''")" = "1"
+check "workload from jobs.json, label from the agenda" test "$(q "$db" "select group_concat(wl, ' ') from (select distinct workload || '/' || label as wl from job order by wl)")" = "hackbench/hackbench-bad hackbench/hb-small rt-app/rt-app"
+check "44 metrics, none lower_is_better" test "$(q "$db" "select count(*), sum(lower_is_better) from results")" = "44,0"
+check "s1-hb #1 test_time 0.07 seconds" test "$(q "$db" "select value, units from results where spec_id = 's1-hb' and iteration = 1 and metric = 'test_time'")" = "0.07,seconds"
+(cd "$SRC/tests/fixtures/field" && "$KVB" import wa3 wa3-output/wa_output --variant rel -d "$db" >/dev/null 2>&1) || bad "import wa3 of a relative DIR"
+check "artifact rows name absolute paths, also for a relative DIR" test "$(q "$db" "select count(*), sum(path like '/%') from artifact")" = "56,56"
+"$KVB" import csv "$WA/results.csv" --variant csv -d "$db" >"$T/o2" 2>"$T/e2"; rc=$?
+check "import csv --variant ok (rc $rc)" test "$rc" -eq 0
+check "says lower_is_better is not in results.csv" grep -q "lower_is_better" "$T/o2" "$T/e2"
+check "csv: 8 jobs, 44 metrics" test "$(q "$db" "select count(distinct job_id), count(*) from results where variant = 'csv'")" = "8,44"
+check "csv and result.json agree on every (id, iteration, metric, value, units)" test "$(q "$db" "select count(*) from results a join results b on a.spec_id = b.spec_id and a.iteration = b.iteration and a.metric = b.metric and a.value = b.value and coalesce(a.units, '') = coalesce(b.units, '') where a.variant = 'host' and b.variant = 'csv'")" = "44"
+"$KVB" import csv "$WA/results.csv" -d "$db" >/dev/null 2>"$T/e3"; rc=$?
+check "WA3 results.csv without --variant: usage error (rc $rc)" test "$rc" -eq 2
+"$KVB" import wa3 "$SRC/tests" --variant x -d "$db" >/dev/null 2>"$T/e4"; rc=$?
+check "not a WA3 directory: exit 3 (rc $rc), named" test "$rc" -eq 3 -a -n "$(grep '.run_state.json' "$T/e4")"
+check "nothing stored by the failed imports" test "$(q "$db" "select count(*) from run")" = "3"
+finish
