@@ -541,7 +541,7 @@ static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct
 			res->final = 1;
 			break;
 		}
-		if (outcome == KVB_LAVA_RETRY && attempt < tries) {
+		if (outcome == KVB_LAVA_RETRY && attempt < tries && !(u->stop && *u->stop)) {
 			kvb_warn("LAVA job %lld Incomplete with an infrastructure error (%s): submitting again (%d of %d)",
 				 (long long)id, msg, attempt + 1, tries);
 			continue;
