@@ -447,15 +447,25 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* Polls of a submitted job that may fail in a row before kvbench gives it up. */
+#define FOLLOW_MISSES 5
+
 /* Waits for a job to finish; cancels it when u->stop is set. */
 static int follow(struct lava_state *st, const struct kvb_batch_unit *u, int64_t id, struct kvb_lava_job *j,
 		  struct kvb_error *err)
 {
 	long poll_ms = (long)kvb_get_int(st->conn, "poll_s", 2) * 1000;
-	int cancelled = 0, rc;
+	int cancelled = 0, misses = 0, rc;
 	for (;;) {
-		if ((rc = kvb_lava_job_get(&st->api, id, j, err)))
-			return rc;
+		if ((rc = kvb_lava_job_get(&st->api, id, j, err))) {
+			/* a busy server (LAVA's web service under load) can miss a poll: the job goes on regardless */
+			if (++misses > FOLLOW_MISSES)
+				return rc;
+			kvb_warn("%s (asking again, %d of %d)", err->msg, misses, FOLLOW_MISSES);
+			sleep_ms(poll_ms);
+			continue;
+		}
+		misses = 0;
 		if (!strcmp(j->state, "Finished"))
 			return KVB_OK;
 		if (u->stop && *u->stop && !cancelled) {

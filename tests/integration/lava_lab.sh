@@ -6,7 +6,7 @@
 #     unreachable, a bad token, no token, an unknown device type;
 #  2. Ctrl-C cancels the LAVA job (LAVA's health: Canceled), the run is interrupted;
 #     an Infrastructure error (a device whose QEMU cannot start) is submitted again, a Job
-#     error (a root filesystem URL that answers 404) is not;
+#     error (a root filesystem that does not exist) is not;
 #  3. the quick-start agenda comparing the two Debian kernels (scripts/get-kernels), two
 #     rounds: every job ok, a LAVA job id and URL per boot, the running kernel identified,
 #     and a diff table of the same shape as a direct QEMU run (one row per variant and
@@ -89,12 +89,12 @@ for id in $ids; do
     test "$(api "jobs/$id/" | field health)/$(api "jobs/$id/" | field actual_device)" = "Incomplete/kvb-broken-01"
 done
 check "infrastructure error: the variant fails with LAVA's reason" sh -c "$(declare -f q); KVB='$KVB' q '$T/infra.db' \"select error from variant\" | grep -q 'Infrastructure error: Connection closed'"
-sed -e "s|^  rootfs: .*|  rootfs: ${LAVA_URL}kvb-no-such-rootfs.ext4|" -e 's|^  parallel: .*|  parallel: 1\n  infra_retries: 1|' \
+sed -e "s|^  rootfs: .*|  rootfs: file:///nonexistent/kvb-no-such-rootfs.ext4|" -e 's|^  parallel: .*|  parallel: 1\n  infra_retries: 1|' \
   "$PLATFORM" >"$T/joberr.yaml"
 badrun joberr "$T/joberr.yaml"; rc=$?
 check "job error: exit 1 (rc $rc)" test "$rc" -eq 1
 check "job error: submitted once" test "$(grep -c 'LAVA job [0-9]*: ' "$T/joberr.err")" = 1
-check "job error: the variant fails with LAVA's reason" sh -c "$(declare -f q); KVB='$KVB' q '$T/joberr.db' \"select error from variant\" | grep -q \"Job error: Invalid job data: .*kvb-no-such-rootfs.ext4' (404)\""
+check "job error: the variant fails with LAVA's reason" sh -c "$(declare -f q); KVB='$KVB' q '$T/joberr.db' \"select error from variant\" | grep -q \"Job error: Invalid job data: .*kvb-no-such-rootfs.ext4' does not exist\""
 
 # 3. the quick-start agenda through LAVA (KVB_LAVA_ITERATIONS=N runs N iterations instead of
 # its 5, for loaded machines where a TCG guest gets a small share of a core)
