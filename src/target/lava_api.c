@@ -243,6 +243,9 @@ int kvb_lava_log_failure(const cJSON *entries, char *type, size_t ntype, char *m
 		return 0;
 	copy_str(type, ntype, found, "error_type");
 	copy_str(msg, nmsg, found, "error_msg");
+	/* a validation error ends with a newline (JobError "Invalid job data: [...]\n"): messages quote it in a line */
+	for (size_t n = strlen(msg); n && (msg[n - 1] == '\n' || msg[n - 1] == '\r' || msg[n - 1] == ' '); n--)
+		msg[n - 1] = '\0';
 	return !strcmp(kvb_get_str(found, "result", ""), "fail");
 }
 

@@ -197,6 +197,23 @@ static void test_lava__job_error_and_cancel_are_not_submitted_again(void)
 	free(jc);
 }
 
+static void test_lava__validation_error_is_a_job_error_on_one_line(void)
+{
+	char *text = slurp("job-incomplete-invalid.log.yaml"), type[64], msg[256];
+	cJSON *e = NULL;
+	struct kvb_error err;
+	CHECK(text && kvb_lava_log_parse(text, &e, &err) == KVB_OK);
+	CHECK(cJSON_GetArraySize(e) == 13);
+	CHECK(kvb_lava_log_failure(e, type, sizeof(type), msg, sizeof(msg)) == 1);
+	CHECK_STR(type, "Job");
+	/* LAVA's message ends with a newline; kvbench quotes it inside a line */
+	CHECK_STR(msg, "Invalid job data: [\"Image file '/nonexistent/kvb-no-such-rootfs.ext4' does not exist or is "
+		       "not readable\"]");
+	CHECK(kvb_lava_outcome("Incomplete", type) == KVB_LAVA_FAILED);
+	cJSON_Delete(e);
+	free(text);
+}
+
 #define TESTS                                                                                                          \
 	T(test_lava__api_reasons_are_lavas_own_words)                                                                  \
 	T(test_lava__complete_log_parses_every_entry)                                                                  \
@@ -204,5 +221,6 @@ static void test_lava__job_error_and_cancel_are_not_submitted_again(void)
 	T(test_lava__markers_ignore_the_shells_trace_and_kernel_lines)                                                 \
 	T(test_lava__kvbench_job_log_gives_every_command_and_parses)                                                   \
 	T(test_lava__infrastructure_error_is_submitted_again)                                                         \
-	T(test_lava__job_error_and_cancel_are_not_submitted_again)
+	T(test_lava__job_error_and_cancel_are_not_submitted_again)                                                   \
+	T(test_lava__validation_error_is_a_job_error_on_one_line)
 #include "test_main.h"
