@@ -21,6 +21,7 @@
 #include "core/quote.h"
 #include "core/util.h"
 #include "target/lava_api.h"
+#include "target/lava_serve.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -37,7 +38,14 @@ static const struct kvb_keydef lava_keys[] = {
 	{ "tags", KVB_T_STRLIST, NULL, NULL, 0, "LAVA device tags the jobs ask for" },
 	{ "context", KVB_T_MAP, NULL, NULL, 0, "job context (device-type template variables, e.g. {arch: amd64})" },
 	{ "parallel", KVB_T_INT, "1", NULL, KVB_KEY_POSITIVE, "LAVA jobs in flight at once (one per device you may use)" },
-	{ "rootfs", KVB_T_STR, NULL, NULL, 0, "root filesystem image: URL, or a path on the LAVA worker's host" },
+	{ "rootfs", KVB_T_STR, NULL, NULL, 0,
+	  "root filesystem image: a URL as given (file:// for a path on the LAVA worker), or a path on this host, "
+	  "served like the variant's files" },
+	{ "serve_address", KVB_T_STR, "127.0.0.1", NULL, 0,
+	  "numeric address kvbench's HTTP server binds to; the LAVA worker downloads the variant's files from it" },
+	{ "serve_port", KVB_T_INT, "0", NULL, KVB_KEY_NONNEG, "port of that server (0: any free port)" },
+	{ "serve_host", KVB_T_STR, NULL, NULL, 0,
+	  "name or address the LAVA worker reaches this host by, in the files' URLs (default: serve_address)" },
 	{ "prompt", KVB_T_STR, "kvb-lava# ", NULL, 0, "shell prompt on the device's console" },
 	{ "kernel_cmdline", KVB_T_STR, "console=ttyS0,115200 root=/dev/vda rw", NULL, 0,
 	  "kernel command line before the variant's cmdline" },
@@ -65,6 +73,9 @@ struct lava_state {
 	struct lava_cmd *v;
 	size_t n, cursor;
 	char ended[768]; /* why the job ended before some commands ran, or "" */
+	int serving;     /* joined the HTTP server (lava_serve.h) */
+	char *offered[4]; /* URLs of this job's files on it, withdrawn when the job ends */
+	size_t noffered;
 };
 
 static void cmds_clear(struct lava_state *st)
@@ -87,6 +98,8 @@ static void lava_close(struct kvb_target *t)
 	if (!st)
 		return;
 	cmds_clear(st);
+	if (st->serving)
+		kvb_lava_serve_stop();
 	if (st->token) {
 		memset(st->token, 0, strlen(st->token));
 		free(st->token);
@@ -123,6 +136,12 @@ static int lava_open(struct kvb_target *t, struct kvb_error *err)
 		free(why);
 	}
 	free(resp);
+	if (!rc && !(rc = kvb_lava_serve_start(kvb_get_str(c, "serve_address", "127.0.0.1"),
+					       (long)kvb_get_int(c, "serve_port", 0), kvb_get_str(c, "serve_host", NULL),
+					       err)))
+		st->serving = 1;
+	else if (rc == KVB_EINPUT)
+		kvb_error_prefix(err, "%s: connection", t->plat->file);
 	if (rc)
 		lava_close(t);
 	return rc;
@@ -219,20 +238,40 @@ static int lava_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb
 	return KVB_OK;
 }
 
-/* A variant's file as LAVA downloads it: the variant's URL as given, else file:// of the local copy. */
-static char *image_url(const char *given, const char *local)
+/*
+ * A file as LAVA downloads it (*url owned, NULL when there is no file): a URL as
+ * given (http, https; file:// too when file_ok: a path on the LAVA worker), else
+ * the local copy offered on kvbench's HTTP server until the job ends.
+ */
+static int image_url(struct lava_state *st, const char *given, const char *local, int file_ok, char **url,
+		     struct kvb_error *err)
 {
-	char *abs;
-	if (given && (!strncmp(given, "http://", 7) || !strncmp(given, "https://", 8)))
-		return kvb_xstrdup(given);
+	int rc;
+	*url = NULL;
+	if (given && (!strncmp(given, "http://", 7) || !strncmp(given, "https://", 8) ||
+		      (file_ok && !strncmp(given, "file://", 7)))) {
+		*url = kvb_xstrdup(given);
+		return KVB_OK;
+	}
 	if (!local)
-		return NULL;
-	abs = realpath(local, NULL);
-	if (!abs)
-		return kvb_xasprintf("file://%s", local);
-	char *u = kvb_xasprintf("file://%s", abs);
-	free(abs);
-	return u;
+		return KVB_OK;
+	if (st->noffered == sizeof(st->offered) / sizeof(st->offered[0]))
+		return kvb_error_set(err, KVB_EINPUT, "LAVA: too many files for one job (%s)", local);
+	if ((rc = kvb_lava_serve_offer(local, url, err)))
+		return rc;
+	st->offered[st->noffered++] = kvb_xstrdup(*url);
+	return KVB_OK;
+}
+
+/* This job's files are no longer served (its downloads are over). */
+static void withdraw_all(struct lava_state *st)
+{
+	for (size_t i = 0; i < st->noffered; i++) {
+		unsigned n = kvb_lava_serve_withdraw(st->offered[i]);
+		kvb_debug("LAVA: %s was downloaded %u time(s)", st->offered[i], n);
+		free(st->offered[i]);
+	}
+	st->noffered = 0;
 }
 
 static cJSON *minutes(long m)
@@ -247,19 +286,26 @@ static char *definition(struct lava_state *st, const struct kvb_batch_unit *u, s
 {
 	const cJSON *c = st->conn, *v;
 	const struct kvb_variant *var = u->variant;
-	cJSON *job = cJSON_CreateObject(), *to = cJSON_CreateObject(), *actions = cJSON_CreateArray();
-	cJSON *deploy = cJSON_CreateObject(), *images = cJSON_CreateObject(), *img, *boot, *test, *defs, *def, *repo,
-	      *meta, *run, *steps, *a;
-	char *kurl = image_url(var->kernel, var->local[KVB_VF_KERNEL]);
-	char *iurl = image_url(var->initrd, var->local[KVB_VF_INITRD]);
+	cJSON *job = NULL, *to, *actions = NULL, *deploy, *images, *img, *boot, *test, *defs, *def, *repo, *meta, *run,
+	      *steps, *a;
+	char *kurl = NULL, *iurl = NULL, *rurl = NULL;
 	const char *rootfs = kvb_get_str(c, "rootfs", NULL);
 	struct kvb_buf arg = KVB_BUF_INIT;
 	char *s = NULL;
 
+	if (image_url(st, var->kernel, var->local[KVB_VF_KERNEL], 0, &kurl, err) ||
+	    image_url(st, var->initrd, var->local[KVB_VF_INITRD], 0, &iurl, err) ||
+	    image_url(st, rootfs, rootfs, 1, &rurl, err))
+		goto out;
 	if (!kurl) {
 		kvb_error_set(err, KVB_EINPUT, "variant '%s': a LAVA job needs a kernel", var->name);
 		goto out;
 	}
+	job = cJSON_CreateObject();
+	to = cJSON_CreateObject();
+	actions = cJSON_CreateArray();
+	deploy = cJSON_CreateObject();
+	images = cJSON_CreateObject();
 	cJSON_AddStringToObject(job, "device_type", kvb_get_str(c, "device_type", ""));
 	cJSON_AddStringToObject(job, "job_name", u->name);
 	cJSON_AddItemToObject(to, "job", minutes(kvb_get_int(c, "job_timeout_min", 60)));
@@ -308,13 +354,11 @@ static char *definition(struct lava_state *st, const struct kvb_batch_unit *u, s
 		cJSON_AddItemToObject(img, "overlays", ov);
 		cJSON_AddItemToObject(images, "initrd", img);
 	}
-	if (rootfs) {
-		char *rurl = image_url(rootfs, rootfs);
+	if (rurl) {
 		img = cJSON_CreateObject();
 		cJSON_AddStringToObject(img, "image_arg", "-drive format=raw,if=virtio,file={rootfs}");
 		cJSON_AddStringToObject(img, "url", rurl);
 		cJSON_AddItemToObject(images, "rootfs", img);
-		free(rurl);
 	}
 	cJSON_AddStringToObject(deploy, "to", "tmpfs");
 	cJSON_AddItemToObject(deploy, "timeout", minutes(10));
@@ -379,6 +423,7 @@ out:
 	kvb_buf_release(&arg);
 	free(kurl);
 	free(iurl);
+	free(rurl);
 	return s;
 }
 
@@ -402,15 +447,25 @@ static void sleep_ms(long ms)
 		;
 }
 
+/* Polls of a submitted job that may fail in a row before kvbench gives it up. */
+#define FOLLOW_MISSES 5
+
 /* Waits for a job to finish; cancels it when u->stop is set. */
 static int follow(struct lava_state *st, const struct kvb_batch_unit *u, int64_t id, struct kvb_lava_job *j,
 		  struct kvb_error *err)
 {
 	long poll_ms = (long)kvb_get_int(st->conn, "poll_s", 2) * 1000;
-	int cancelled = 0, rc;
+	int cancelled = 0, misses = 0, rc;
 	for (;;) {
-		if ((rc = kvb_lava_job_get(&st->api, id, j, err)))
-			return rc;
+		if ((rc = kvb_lava_job_get(&st->api, id, j, err))) {
+			/* a busy server (LAVA's web service under load) can miss a poll: the job goes on regardless */
+			if (++misses > FOLLOW_MISSES)
+				return rc;
+			kvb_warn("%s (asking again, %d of %d)", err->msg, misses, FOLLOW_MISSES);
+			sleep_ms(poll_ms);
+			continue;
+		}
+		misses = 0;
 		if (!strcmp(j->state, "Finished"))
 			return KVB_OK;
 		if (u->stop && *u->stop && !cancelled) {
@@ -434,12 +489,14 @@ static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct
 	memset(res, 0, sizeof(*res));
 	st->recording = 0;
 	if (!(def = definition(st, u, err))) {
+		withdraw_all(st);
 		res->final = 1;
 		return err->code;
 	}
 	for (int attempt = 1; attempt <= tries; attempt++) {
 		struct kvb_lava_job j;
 		char type[64], msg[512], *log = NULL;
+		enum kvb_lava_outcome outcome;
 		cJSON *entries = NULL;
 		int64_t id = 0;
 		memset(&j, 0, sizeof(j));
@@ -485,26 +542,29 @@ static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct
 		kvb_lava_log_commands(entries, on_command, st);
 		kvb_lava_log_failure(entries, type, sizeof(type), msg, sizeof(msg));
 		cJSON_Delete(entries);
-		if (!strcmp(j.health, "Complete"))
+		outcome = kvb_lava_outcome(j.health, type);
+		if (outcome == KVB_LAVA_DONE)
 			break;
-		if (!strcmp(j.health, "Canceled")) {
+		if (outcome == KVB_LAVA_CANCELED) {
 			rc = kvb_error_set(err, KVB_EJOBS, "LAVA job %lld was canceled%s%s", (long long)id,
 					   msg[0] ? ": " : "", msg);
 			res->final = 1;
 			break;
 		}
-		if (!strcmp(type, "Infrastructure") && attempt < tries) {
+		if (outcome == KVB_LAVA_RETRY && attempt < tries && !(u->stop && *u->stop)) {
 			kvb_warn("LAVA job %lld Incomplete with an infrastructure error (%s): submitting again (%d of %d)",
 				 (long long)id, msg, attempt + 1, tries);
 			continue;
 		}
 		/* a job failure: what ran is kept (replayed), the rest fails with LAVA's reason */
-		snprintf(st->ended, sizeof(st->ended), "LAVA job %lld ended %s (%s error: %s)", (long long)id, j.health,
-			 type[0] ? type : "unknown", msg[0] ? msg : j.failure_comment);
+		snprintf(st->ended, sizeof(st->ended), "LAVA job %lld ended %s (%s error: %s)%s", (long long)id, j.health,
+			 type[0] ? type : "unknown", msg[0] ? msg : j.failure_comment,
+			 outcome == KVB_LAVA_RETRY ? ", the last of its submissions (infra_retries)" : "");
 		res->final = 1;
 		break;
 	}
 	free(def);
+	withdraw_all(st);
 	if (!rc && st->ended[0]) {
 		/* the boot itself never produced output: nothing to replay */
 		int any = 0;

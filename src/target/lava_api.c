@@ -132,6 +132,25 @@ static void copy_str(char *dst, size_t n, const cJSON *o, const char *key)
 	snprintf(dst, n, "%s", cJSON_IsString(v) ? v->valuestring : "");
 }
 
+void kvb_lava_job_read(const cJSON *o, struct kvb_lava_job *j)
+{
+	copy_str(j->state, sizeof(j->state), o, "state");
+	copy_str(j->health, sizeof(j->health), o, "health");
+	copy_str(j->device, sizeof(j->device), o, "actual_device");
+	copy_str(j->failure_comment, sizeof(j->failure_comment), o, "failure_comment");
+}
+
+enum kvb_lava_outcome kvb_lava_outcome(const char *health, const char *error_type)
+{
+	if (!strcmp(health, "Complete"))
+		return KVB_LAVA_DONE;
+	if (!strcmp(health, "Canceled"))
+		return KVB_LAVA_CANCELED;
+	if (!strcmp(health, "Incomplete") && !strcmp(error_type, "Infrastructure"))
+		return KVB_LAVA_RETRY;
+	return KVB_LAVA_FAILED;
+}
+
 int kvb_lava_job_get(const struct kvb_lava_api *a, int64_t job_id, struct kvb_lava_job *j, struct kvb_error *err)
 {
 	char path[64], what[64];
@@ -141,10 +160,7 @@ int kvb_lava_job_get(const struct kvb_lava_api *a, int64_t job_id, struct kvb_la
 	snprintf(what, sizeof(what), "job %lld", (long long)job_id);
 	if ((rc = call_json(a, "GET", path, NULL, what, &resp, err)))
 		return rc;
-	copy_str(j->state, sizeof(j->state), resp, "state");
-	copy_str(j->health, sizeof(j->health), resp, "health");
-	copy_str(j->device, sizeof(j->device), resp, "actual_device");
-	copy_str(j->failure_comment, sizeof(j->failure_comment), resp, "failure_comment");
+	kvb_lava_job_read(resp, j);
 	cJSON_Delete(resp);
 	if (!j->state[0])
 		return kvb_error_set(err, KVB_ETARGET, "LAVA %s: job %lld: no state in the answer", a->url,
@@ -227,6 +243,9 @@ int kvb_lava_log_failure(const cJSON *entries, char *type, size_t ntype, char *m
 		return 0;
 	copy_str(type, ntype, found, "error_type");
 	copy_str(msg, nmsg, found, "error_msg");
+	/* a validation error ends with a newline (JobError "Invalid job data: [...]\n"): messages quote it in a line */
+	for (size_t n = strlen(msg); n && (msg[n - 1] == '\n' || msg[n - 1] == '\r' || msg[n - 1] == ' '); n--)
+		msg[n - 1] = '\0';
 	return !strcmp(kvb_get_str(found, "result", ""), "fail");
 }
 

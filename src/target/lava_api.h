@@ -49,6 +49,26 @@ struct kvb_lava_job {
 	char failure_comment[512];
 };
 int kvb_lava_job_get(const struct kvb_lava_api *a, int64_t job_id, struct kvb_lava_job *j, struct kvb_error *err);
+/* The same fields from an answer of GET jobs/N/ (missing ones ""). */
+void kvb_lava_job_read(const cJSON *o, struct kvb_lava_job *j);
+
+/*
+ * What a finished job means for kvbench, from its health (GET jobs/N/) and the
+ * error_type of its log's job result (kvb_lava_log_failure): LAVA 2023.01 puts
+ * the class of the exception that ended the job there (lava_common/exceptions.py:
+ * InfrastructureError and its ConnectionClosedError say "Infrastructure": the lab
+ * failed, not the kernel or the job, so a new submission may pass; JobError "Job",
+ * TestError "Test", LAVABug "Bug", ... fail the unit). The job's failure_tags and
+ * failure_comment stay empty for such errors (tests/fixtures/field/lava/
+ * job-incomplete-infra.json): the log is the only place that says it.
+ */
+enum kvb_lava_outcome {
+	KVB_LAVA_DONE,     /* Complete */
+	KVB_LAVA_RETRY,    /* Incomplete with an Infrastructure error */
+	KVB_LAVA_FAILED,   /* Incomplete otherwise */
+	KVB_LAVA_CANCELED, /* Canceled */
+};
+enum kvb_lava_outcome kvb_lava_outcome(const char *health, const char *error_type);
 /* The job's log text (YAML), owned in *text. */
 int kvb_lava_job_logs(const struct kvb_lava_api *a, int64_t job_id, char **text, struct kvb_error *err);
 int kvb_lava_job_cancel(const struct kvb_lava_api *a, int64_t job_id, struct kvb_error *err);

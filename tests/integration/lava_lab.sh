@@ -5,10 +5,13 @@
 #  1. bad input fails the variant with LAVA's own reason and stores the run: LAVA
 #     unreachable, a bad token, no token, an unknown device type;
 #  2. Ctrl-C cancels the LAVA job (LAVA's health: Canceled), the run is interrupted;
+#     an Infrastructure error (a device whose QEMU cannot start) is submitted again, a Job
+#     error (a root filesystem that does not exist) is not;
 #  3. the quick-start agenda comparing the two Debian kernels (scripts/get-kernels), two
 #     rounds: every job ok, a LAVA job id and URL per boot, the running kernel identified,
 #     and a diff table of the same shape as a direct QEMU run (one row per variant and
-#     metric, two boots per variant).
+#     metric, two boots per variant); the kernels, initrds and root filesystem went to the
+#     worker over HTTP from kvbench's own server, not as file:// paths.
 # Slow (a LAVA job deploys a 512 MB root filesystem and boots under TCG): label lava.
 # Needs root and the packages lava-server, lava-dispatcher, postgresql; skipped (77) without.
 . "$(dirname "$0")/lib.sh"
@@ -73,6 +76,26 @@ check "Ctrl-C: exit 1 (rc $rc)" test "$rc" -eq 1
 check "Ctrl-C: LAVA job $id canceled" test "$(api "jobs/$id/" | field health)" = "Canceled"
 check "Ctrl-C: run interrupted" test "$(q "$T/c.db" "select status from run")" = "interrupted"
 
+# 2b. an infrastructure error is submitted again (infra_retries), a job error is not
+bt=$(sh "$SRC/scripts/lava-lab" broken-device) || bad "lava-lab broken-device"
+sed -e "s|device_type: qemu|device_type: $bt|" -e 's|^  parallel: .*|  parallel: 1\n  infra_retries: 1|' \
+  "$PLATFORM" >"$T/infra.yaml"
+badrun infra "$T/infra.yaml"; rc=$?
+ids=$(sed -n 's/.*LAVA job \([0-9]*\): .*/\1/p' "$T/infra.err")
+check "infrastructure error: exit 1 (rc $rc)" test "$rc" -eq 1
+check "infrastructure error: submitted again once (jobs $(echo $ids))" test "$(echo "$ids" | wc -w)" = 2
+for id in $ids; do
+  check "infrastructure error: LAVA job $id Incomplete on the broken device" \
+    test "$(api "jobs/$id/" | field health)/$(api "jobs/$id/" | field actual_device)" = "Incomplete/kvb-broken-01"
+done
+check "infrastructure error: the variant fails with LAVA's reason" sh -c "$(declare -f q); KVB='$KVB' q '$T/infra.db' \"select error from variant\" | grep -q 'Infrastructure error: Connection closed'"
+sed -e "s|^  rootfs: .*|  rootfs: file:///nonexistent/kvb-no-such-rootfs.ext4|" -e 's|^  parallel: .*|  parallel: 1\n  infra_retries: 1|' \
+  "$PLATFORM" >"$T/joberr.yaml"
+badrun joberr "$T/joberr.yaml"; rc=$?
+check "job error: exit 1 (rc $rc)" test "$rc" -eq 1
+check "job error: submitted once" test "$(grep -c 'LAVA job [0-9]*: ' "$T/joberr.err")" = 1
+check "job error: the variant fails with LAVA's reason" sh -c "$(declare -f q); KVB='$KVB' q '$T/joberr.db' \"select error from variant\" | grep -q \"Job error: Invalid job data: .*kvb-no-such-rootfs.ext4' does not exist\""
+
 # 3. the quick-start agenda through LAVA (KVB_LAVA_ITERATIONS=N runs N iterations instead of
 # its 5, for loaded machines where a TCG guest gets a small share of a core)
 n=${KVB_LAVA_ITERATIONS:-5}
@@ -86,9 +109,13 @@ check "$((6 * n)) jobs ok" test "$(q "$T/q.db" "select count(*) from job where s
 check "6 boots, each a LAVA job with its page" test "$(q "$T/q.db" "select count(*) from boot where status='ok' and lava_job_id > 0 and lava_url like '${LAVA_URL}scheduler/job/%'")" = "6"
 check "the cloud kernel ran where asked" test "$(q "$T/q.db" "select distinct b.running_release from boot b join variant v on v.id=b.variant_id where v.name='cloud'")" = "$(basename "$(dirname "$(dirname "$kc")")")"
 check "generic-1cpu booted with maxcpus=1" test "$(q "$T/q.db" "select count(*) from boot b join variant v on v.id=b.variant_id where v.name='generic-1cpu' and b.running_cmdline like '%maxcpus=1%'")" = "2"
+for id in $(q "$T/q.db" "select lava_job_id from boot where status='ok'"); do api "jobs/$id/" | field definition; done >"$T/defs"
+check "18 files (kernel, initrd, rootfs x 6 boots) served by kvbench over HTTP" \
+  test "$(grep -o 'http://127\.0\.0\.1:[0-9]*/[0-9a-f]\{32\}/[^ "]*' "$T/defs" | wc -l)" = 18
+check "no file:// URL in the LAVA jobs" sh -c "! grep -q 'file://' '$T/defs'"
 check "LAVA logs kept as artifacts" test "$(q "$T/q.db" "select count(*) from artifact where kind='lava-log'")" -ge 6
 check "table: one row per variant and metric, as a direct QEMU run" test "$(grep -c '^| \(hackbench\|sched_pipe\) ' "$T/q.out")" = "12"
 check "table: two boots per variant" test "$(grep '^| \(hackbench\|sched_pipe\) ' "$T/q.out" | awk -F'|' '{gsub(/ /, "", $6); print $6}' | sort -u)" = "2"
 echo "lab up: $t_up s; quick-start through LAVA: $t_run s" >&2
-[ "$fail" -eq 0 ] || { for f in unreach token baddt c q; do echo "--- $f.err:" >&2; tail -20 "$T/$f.err" >&2; done; }
+[ "$fail" -eq 0 ] || { for f in unreach token baddt c infra joberr q; do echo "--- $f.err:" >&2; tail -20 "$T/$f.err" >&2; done; }
 finish

@@ -91,6 +91,7 @@ kvb_script_test(it_series_diff integration/series_diff.sh integration 120)
 kvb_script_test(it_pool_ssh integration/pool_ssh.sh integration 300)
 
 # kvbench through a real LAVA lab (scripts/lava-lab: lava-server 2023.01, PostgreSQL, one
-# worker, two qemu devices): bad input, Ctrl-C, and the quick-start agenda. Slow: label lava.
+# worker, two qemu devices): bad input, Ctrl-C, an infrastructure error resubmitted and a job
+# error not, the quick-start agenda with its files served by kvbench over HTTP. Slow: label lava.
 kvb_script_test(it_lava_lab integration/lava_lab.sh lava 5400)
 set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)

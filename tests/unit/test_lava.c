@@ -144,10 +144,83 @@ static void test_lava__kvbench_job_log_gives_every_command_and_parses(void)
 	free(text);
 }
 
+static void test_lava__infrastructure_error_is_submitted_again(void)
+{
+	/* a real job on a device whose QEMU cannot start: LAVA loses the console, Infrastructure */
+	char *js = slurp("job-incomplete-infra.json"), *text = slurp("job-incomplete-infra.log.yaml"), type[64],
+	     msg[256];
+	cJSON *o = cJSON_Parse(js ? js : ""), *e = NULL;
+	struct kvb_lava_job j;
+	struct kvb_error err;
+	memset(&j, 0, sizeof(j));
+	kvb_lava_job_read(o, &j);
+	CHECK_STR(j.state, "Finished");
+	CHECK_STR(j.health, "Incomplete");
+	CHECK_STR(j.device, "kvb-broken-01");
+	CHECK_STR(j.failure_comment, ""); /* LAVA says nothing there: only the log does */
+	CHECK(text && kvb_lava_log_parse(text, &e, &err) == KVB_OK);
+	CHECK(cJSON_GetArraySize(e) == 209);
+	CHECK(kvb_lava_log_failure(e, type, sizeof(type), msg, sizeof(msg)) == 1);
+	CHECK_STR(type, "Infrastructure");
+	CHECK_STR(msg, "Connection closed");
+	CHECK(kvb_lava_outcome(j.health, type) == KVB_LAVA_RETRY);
+	cJSON_Delete(e);
+	cJSON_Delete(o);
+	free(js);
+	free(text);
+}
+
+static void test_lava__job_error_and_cancel_are_not_submitted_again(void)
+{
+	char *text = slurp("job-incomplete-job-error.log.yaml"), *js = slurp("job-canceled.json"),
+	     *jc = slurp("job-complete.json"), type[64], msg[256];
+	cJSON *e = NULL, *o = cJSON_Parse(js ? js : ""), *oc = cJSON_Parse(jc ? jc : "");
+	struct kvb_lava_job j, jd;
+	struct kvb_error err;
+	memset(&j, 0, sizeof(j));
+	memset(&jd, 0, sizeof(jd));
+	CHECK(text && kvb_lava_log_parse(text, &e, &err) == KVB_OK);
+	kvb_lava_log_failure(e, type, sizeof(type), msg, sizeof(msg));
+	CHECK(kvb_lava_outcome("Incomplete", type) == KVB_LAVA_FAILED); /* error_type Job */
+	CHECK(kvb_lava_outcome("Incomplete", "") == KVB_LAVA_FAILED);   /* no verdict in the log */
+	kvb_lava_job_read(o, &j);
+	CHECK_STR(j.health, "Canceled");
+	CHECK(kvb_lava_outcome(j.health, "") == KVB_LAVA_CANCELED);
+	kvb_lava_job_read(oc, &jd);
+	CHECK_STR(jd.health, "Complete");
+	CHECK(kvb_lava_outcome(jd.health, "") == KVB_LAVA_DONE);
+	cJSON_Delete(e);
+	cJSON_Delete(o);
+	cJSON_Delete(oc);
+	free(text);
+	free(js);
+	free(jc);
+}
+
+static void test_lava__validation_error_is_a_job_error_on_one_line(void)
+{
+	char *text = slurp("job-incomplete-invalid.log.yaml"), type[64], msg[256];
+	cJSON *e = NULL;
+	struct kvb_error err;
+	CHECK(text && kvb_lava_log_parse(text, &e, &err) == KVB_OK);
+	CHECK(cJSON_GetArraySize(e) == 13);
+	CHECK(kvb_lava_log_failure(e, type, sizeof(type), msg, sizeof(msg)) == 1);
+	CHECK_STR(type, "Job");
+	/* LAVA's message ends with a newline; kvbench quotes it inside a line */
+	CHECK_STR(msg, "Invalid job data: [\"Image file '/nonexistent/kvb-no-such-rootfs.ext4' does not exist or is "
+		       "not readable\"]");
+	CHECK(kvb_lava_outcome("Incomplete", type) == KVB_LAVA_FAILED);
+	cJSON_Delete(e);
+	free(text);
+}
+
 #define TESTS                                                                                                          \
 	T(test_lava__api_reasons_are_lavas_own_words)                                                                  \
 	T(test_lava__complete_log_parses_every_entry)                                                                  \
 	T(test_lava__incomplete_log_gives_the_error_type_and_message)                                                  \
 	T(test_lava__markers_ignore_the_shells_trace_and_kernel_lines)                                                 \
-	T(test_lava__kvbench_job_log_gives_every_command_and_parses)
+	T(test_lava__kvbench_job_log_gives_every_command_and_parses)                                                   \
+	T(test_lava__infrastructure_error_is_submitted_again)                                                         \
+	T(test_lava__job_error_and_cancel_are_not_submitted_again)                                                   \
+	T(test_lava__validation_error_is_a_job_error_on_one_line)
 #include "test_main.h"

@@ -1,0 +1,250 @@
+/* Implements kvbench's HTTP server for the files of LAVA jobs in flight (libmicrohttpd; lava_serve.h). */
+#include "target/lava_serve.h"
+#include "core/buf.h"
+#include "core/util.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct offer {
+	char *path; /* request path as the client sends it, unescaped: "/<token>/<name>" */
+	char *file; /* absolute local path */
+	char *url;
+	unsigned served;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct MHD_Daemon *d;
+	unsigned users;
+	char address[64], base[320]; /* "http://host:port" */
+	long port_asked;
+	struct offer *v;
+	size_t n;
+} srv = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static enum MHD_Result answer_text(struct MHD_Connection *c, unsigned status, const char *text)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result ok;
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+	ok = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload, size_t *upload_size, void **req_cls)
+{
+	int get = !strcmp(method, MHD_HTTP_METHOD_GET), head = !strcmp(method, MHD_HTTP_METHOD_HEAD);
+	char *file = NULL;
+	struct MHD_Response *r;
+	struct stat sb;
+	enum MHD_Result ok;
+	int fd;
+	(void)cls;
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)req_cls;
+	if (!get && !head)
+		return answer_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	pthread_mutex_lock(&srv.lock);
+	for (size_t i = 0; i < srv.n; i++)
+		if (!strcmp(srv.v[i].path, url)) {
+			file = kvb_xstrdup(srv.v[i].file);
+			break;
+		}
+	pthread_mutex_unlock(&srv.lock);
+	if (!file)
+		return answer_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		free(file);
+		return answer_text(c, MHD_HTTP_NOT_FOUND, "gone\n");
+	}
+	if (!(r = MHD_create_response_from_fd64((uint64_t)sb.st_size, fd))) {
+		close(fd);
+		free(file);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/octet-stream");
+	ok = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	if (ok == MHD_YES && get) {
+		pthread_mutex_lock(&srv.lock);
+		for (size_t i = 0; i < srv.n; i++)
+			if (!strcmp(srv.v[i].path, url))
+				srv.v[i].served++;
+		pthread_mutex_unlock(&srv.lock);
+	}
+	free(file);
+	return ok;
+}
+
+/* Binds; lock held. */
+static int bind_server(const char *address, long port, const char *host, struct kvb_error *err)
+{
+	struct sockaddr_in in4;
+	struct sockaddr_in6 in6;
+	const struct sockaddr *sa;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION;
+	int wildcard;
+	const union MHD_DaemonInfo *info;
+
+	memset(&in4, 0, sizeof(in4));
+	memset(&in6, 0, sizeof(in6));
+	if (inet_pton(AF_INET, address, &in4.sin_addr) == 1) {
+		in4.sin_family = AF_INET;
+		in4.sin_port = htons((uint16_t)port);
+		sa = (const struct sockaddr *)&in4;
+		wildcard = in4.sin_addr.s_addr == htonl(INADDR_ANY);
+	} else if (inet_pton(AF_INET6, address, &in6.sin6_addr) == 1) {
+		in6.sin6_family = AF_INET6;
+		in6.sin6_port = htons((uint16_t)port);
+		sa = (const struct sockaddr *)&in6;
+		wildcard = !memcmp(&in6.sin6_addr, &in6addr_any, sizeof(in6addr_any));
+		flags |= MHD_USE_IPv6;
+	} else {
+		return kvb_error_set(err, KVB_EINPUT, "serve_address '%s' is not a numeric IPv4 or IPv6 address", address);
+	}
+	if (wildcard && (!host || !*host))
+		return kvb_error_set(err, KVB_EINPUT,
+				     "serve_address %s listens everywhere: serve_host must say how the LAVA worker "
+				     "reaches this host",
+				     address);
+	srv.d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, sa,
+				 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
+	if (!srv.d)
+		return kvb_error_set(err, KVB_ETARGET, "cannot serve the LAVA jobs' files on %s port %ld: %s", address,
+				     port, strerror(errno ? errno : EADDRINUSE));
+	info = MHD_get_daemon_info(srv.d, MHD_DAEMON_INFO_BIND_PORT);
+	if (!host || !*host)
+		host = address;
+	snprintf(srv.base, sizeof(srv.base), strchr(host, ':') && host[0] != '[' ? "http://[%s]:%u" : "http://%s:%u",
+		 host, info ? (unsigned)info->port : (unsigned)port);
+	snprintf(srv.address, sizeof(srv.address), "%s", address);
+	srv.port_asked = port;
+	return KVB_OK;
+}
+
+int kvb_lava_serve_start(const char *address, long port, const char *host, struct kvb_error *err)
+{
+	int rc = KVB_OK;
+	if (port < 0 || port > 65535)
+		return kvb_error_set(err, KVB_EINPUT, "serve_port %ld is not a TCP port (0 for any free one)", port);
+	pthread_mutex_lock(&srv.lock);
+	if (srv.d && (strcmp(srv.address, address) || srv.port_asked != port))
+		rc = kvb_error_set(err, KVB_EINPUT,
+				   "kvbench already serves LAVA jobs' files on %s port %ld (one server per run), not %s "
+				   "port %ld",
+				   srv.address, srv.port_asked, address, port);
+	else if (!srv.d)
+		rc = bind_server(address, port, host, err);
+	if (!rc)
+		srv.users++;
+	pthread_mutex_unlock(&srv.lock);
+	return rc;
+}
+
+void kvb_lava_serve_stop(void)
+{
+	struct MHD_Daemon *d = NULL;
+	pthread_mutex_lock(&srv.lock);
+	if (srv.users && !--srv.users) {
+		d = srv.d;
+		srv.d = NULL;
+	}
+	pthread_mutex_unlock(&srv.lock);
+	if (d)
+		MHD_stop_daemon(d); /* joins its threads: outside the lock they take */
+}
+
+/* RFC 3986 unreserved characters stay, every other byte is %XX. */
+static void add_escaped(struct kvb_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || strchr("-._~", ch))
+			kvb_buf_add(b, s, 1);
+		else
+			kvb_buf_addf(b, "%%%02X", ch);
+	}
+}
+
+int kvb_lava_serve_offer(const char *path, char **url, struct kvb_error *err)
+{
+	unsigned char rnd[16];
+	char token[33], *abs;
+	const char *name;
+	struct kvb_buf u = KVB_BUF_INIT;
+	struct stat sb;
+	struct offer *o;
+	*url = NULL;
+	if (!(abs = realpath(path, NULL)) || stat(abs, &sb) || !S_ISREG(sb.st_mode) || access(abs, R_OK)) {
+		int e = errno;
+		free(abs);
+		return kvb_error_set(err, KVB_EINPUT, "cannot serve '%s' to LAVA: %s", path,
+				     e ? strerror(e) : "not a regular file");
+	}
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		free(abs);
+		return kvb_error_set(err, KVB_ETARGET, "getrandom: %s", strerror(errno));
+	}
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(token + 2 * i, 3, "%02x", rnd[i]);
+	name = strrchr(abs, '/') + 1;
+	pthread_mutex_lock(&srv.lock);
+	if (!srv.d) {
+		pthread_mutex_unlock(&srv.lock);
+		free(abs);
+		return kvb_error_set(err, KVB_ETARGET, "cannot serve '%s' to LAVA: the server is not started", path);
+	}
+	kvb_buf_addf(&u, "%s/%s/", srv.base, token);
+	add_escaped(&u, name);
+	srv.v = kvb_xrealloc(srv.v, (srv.n + 1) * sizeof(*srv.v));
+	o = &srv.v[srv.n++];
+	o->path = kvb_xasprintf("/%s/%s", token, name);
+	o->file = abs;
+	o->url = kvb_xstrdup(u.data);
+	o->served = 0;
+	pthread_mutex_unlock(&srv.lock);
+	*url = kvb_buf_detach(&u);
+	return KVB_OK;
+}
+
+unsigned kvb_lava_serve_withdraw(const char *url)
+{
+	unsigned served = 0;
+	pthread_mutex_lock(&srv.lock);
+	for (size_t i = 0; i < srv.n; i++) {
+		if (strcmp(srv.v[i].url, url))
+			continue;
+		served = srv.v[i].served;
+		free(srv.v[i].path);
+		free(srv.v[i].file);
+		free(srv.v[i].url);
+		srv.v[i] = srv.v[--srv.n];
+		break;
+	}
+	if (!srv.n) {
+		free(srv.v);
+		srv.v = NULL;
+	}
+	pthread_mutex_unlock(&srv.lock);
+	return served;
+}

@@ -1,0 +1,43 @@
+/*
+ * kvbench's HTTP server for the files of the LAVA jobs in flight (DESIGN.md §13):
+ * a LAVA worker downloads a variant's kernel, initrd and the root filesystem from
+ * this host over HTTP, so it need not share this host's filesystem. Built on
+ * libmicrohttpd (Debian libmicrohttpd-dev).
+ *
+ * Only offered files are served: each gets a URL of its own,
+ *   http://HOST:PORT/<32 hex digits from getrandom()>/<file's base name>
+ * and every other path, method or withdrawn file is answered 404/405. The URL
+ * path is compared whole to the offered ones (no file system lookup from a
+ * request path: no directory traversal). Files are opened when requested
+ * (regular files only) and sent with sendfile (MHD_create_response_from_fd).
+ *
+ * One server per process, shared by the LAVA targets of a run (one target per
+ * LAVA slot, in pool threads): the first kvb_lava_serve_start() binds, the
+ * others join (same address and port), the last kvb_lava_serve_stop() closes.
+ * Thread-safe.
+ */
+#ifndef KVB_LAVA_SERVE_H
+#define KVB_LAVA_SERVE_H
+
+#include "core/error.h"
+
+/*
+ * Starts (or joins) the server. address: a numeric IPv4 or IPv6 address to bind
+ * ("127.0.0.1", "0.0.0.0", "::"); port: 0 for any free port; host: the name
+ * or address the LAVA worker reaches this host by, put in the URLs (NULL: the
+ * address; required when the address is a wildcard). KVB_EINPUT for a bad
+ * address or port, KVB_ETARGET when it cannot bind (the message says why).
+ */
+int kvb_lava_serve_start(const char *address, long port, const char *host, struct kvb_error *err);
+/* Leaves the server; the last one out stops it (waits for transfers in progress). */
+void kvb_lava_serve_stop(void);
+
+/*
+ * Offers one local file: *url (owned) is where it can be fetched from until
+ * withdrawn. KVB_EINPUT when the file is not a readable regular file.
+ */
+int kvb_lava_serve_offer(const char *path, char **url, struct kvb_error *err);
+/* Stops serving url (as returned by offer); returns how many GET requests it answered 200. */
+unsigned kvb_lava_serve_withdraw(const char *url);
+
+#endif
