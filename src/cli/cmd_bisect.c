@@ -161,6 +161,10 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 	*why = NULL;
 	*run_id = 0;
 	*booted = 0;
+	if (b->cancel) { /* Ctrl-C between runs (git, a cached image): our handler, not the engine's, caught it */
+		free(cmd);
+		return kvb_error_set(err, KVB_EJOBS, "interrupted before measuring %.12s", sha);
+	}
 	memset(&a, 0, sizeof(a));
 	memset(&set, 0, sizeof(set));
 	kvb_diag_init(&d, NULL);
@@ -176,6 +180,10 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 	/* a commit that does not build says nothing about the board */
 	if (set.n && set.items[0].res.error)
 		*booted = -1;
+	if (b->cancel) {
+		rc = kvb_error_set(err, KVB_EJOBS, "interrupted before measuring %.12s", sha);
+		goto out;
+	}
 	{
 		struct kvb_run_opts ro = {
 			.agenda = &a, .plat = &b->plat, .store = b->st, .rounds = rounds, .command_line = cmd,
