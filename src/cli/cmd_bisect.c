@@ -53,7 +53,7 @@ struct bisect {
 struct step_result {
 	const char *outcome;   /* good | bad | skip | abort, or NULL while undecided */
 	double value, vs_good, vs_bad;
-	int boots;
+	int boots, good_boots, bad_boots; /* the step's boots and the endpoints' */
 	char reason[512];
 };
 
@@ -290,6 +290,10 @@ static int judge(struct bisect *b, const char *sha, const struct runs *mine, int
 	if (r.ngroups > 1)
 		kvb_warn("--metric %s matches %zu classifier groups; bisect judges the first (%s)", b->metric, r.ngroups,
 			 r.groups[0].label ? r.groups[0].label : "");
+	kvb_series_compare(&r, &r.groups[0], ig, ig, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cg);
+	res->good_boots = (int)cg.boots;
+	kvb_series_compare(&r, &r.groups[0], ib, ib, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cb);
+	res->bad_boots = (int)cb.boots;
 	kvb_series_compare(&r, &r.groups[0], ig, is, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cg);
 	kvb_series_compare(&r, &r.groups[0], ib, is, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cb);
 	res->value = cg.ok ? cg.value : NAN;
@@ -394,7 +398,8 @@ static int check_endpoints(struct bisect *b, double *change, int *more, struct k
 /*
  * Measures endpoint `which` (good | bad): its first run (--rounds boots, into
  * *run, nothing when *run is set) or, extra != 0, one more boot whose run goes
- * to b->ends and bisect_endpoint_run.
+ * to b->ends and bisect_endpoint_run: while the endpoints are undecided against
+ * each other, and while a step is undecided and has more boots than the endpoint.
  */
 static int measure_endpoint(struct bisect *b, const char *which, const char *sha, int64_t *run, int extra,
 			    struct kvb_error *err)
@@ -402,8 +407,8 @@ static int measure_endpoint(struct bisect *b, const char *which, const char *sha
 	char *why = NULL;
 	int booted, rc;
 	int64_t more = 0;
-	if (*run && !extra)
-		return KVB_OK;
+	if ((*run && !extra) || (extra && b->nends >= KVB_ARRAY_SIZE(b->ends)))
+		return KVB_OK; /* measured, or no room for more extra runs (at most 32: 2 x --max-rounds is plenty) */
 	kvb_info("bisect: measuring the %s endpoint %.12s%s", which, sha, extra ? " once more" : "");
 	rc = measure(b, sha, extra ? 1 : b->rounds, extra ? &more : run, &why, &booted, err);
 	if (!rc && why) {
@@ -559,6 +564,12 @@ static int do_bisect(struct bisect *b, FILE *out, struct kvb_error *err)
 			if (res.outcome)
 				break;
 			kvb_info("bisect step %d: %s; one more round", b->step, res.reason);
+			/* an endpoint with fewer boots than the step limits the verdict: it gets one more too */
+			if (res.good_boots < res.boots &&
+			    (rc = measure_endpoint(b, "good", b->good, &b->good_run, 1, err)))
+				break;
+			if (res.bad_boots < res.boots && (rc = measure_endpoint(b, "bad", b->bad, &b->bad_run, 1, err)))
+				break;
 		}
 		free(why);
 		why = NULL;
