@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real thing (label kbuild): Debian's linux-source-6.1 as a git repository with
-# a six-commit series on top (tests/kbuild/make-series: one commit busy-waits 200 us in
-# every pipe write, several times the pipe round trip under TCG; one does not build), kernels built with tinyconfig + what the QEMU board
+# a six-commit series on top (tests/kbuild/make-series: one commit busy-waits 1 ms in
+# every pipe write, several times the pipe round trip under TCG even under load; one does not build), kernels built with tinyconfig + what the QEMU board
 # needs (tests/kbuild/qemu-x86_64.config), booted on the qemu-x86_64 board.
 #   1. kvbench bisect names the regression commit and skips the broken one;
 #   2. run --series + diff --series put the change point at the regression commit;
@@ -58,9 +58,9 @@ rc=$?
 stamp "series run done (exit $rc)"
 check "series run exits 1 (the broken commit fails its variant)" [ "$rc" = 1 ]
 check "series: seven variants" [ "$(q "$T/s.db" "SELECT count(*) FROM variant_build")" = 7 ]
-# --alpha 0.005: the four comment-only commits before the regression are one population; at
+# --alpha 0.01: the four comment-only commits before the regression are one population; at
 # the default 0.05 E-Divisive would split them by chance one series in twenty
-"$KVB" diff --series -d "$T/s.db" --metric usecs_per_op --alpha 0.005 >"$T/diff.out" 2>&1
+"$KVB" diff --series -d "$T/s.db" --metric usecs_per_op --alpha 0.01 >"$T/diff.out" 2>&1
 cat "$T/diff.out" >&2
 check "diff --series marks exactly one shift" [ "$(grep -c '<< shift' "$T/diff.out")" = 1 ]
 check "the shift is at the regression commit" grep -q "^ *[0-9]* *${reg:0:12} .*<< shift" "$T/diff.out"
