@@ -3,7 +3,10 @@
  * bad, skip, log, reset, all argv spawns) driven by measured runs, DESIGN.md §10.
  *
  * The good and bad endpoints are measured first (one run each) and must
- * differ: bad significantly worse than good by at least --threshold %. Each
+ * differ: bad significantly worse than good by at least --threshold %. While
+ * they are not decided against each other (no significant difference yet) each
+ * gets one more boot (a run stored in bisect_endpoint_run) up to --max-rounds
+ * boots; a "good" significantly worse than "bad" is refused (exit 3). Each
  * step builds BISECT_HEAD, runs the agenda on it (a stored run), and compares
  * the step with both endpoints using the boot-aware verdict of `kvbench diff`:
  *   bad   worse than good by >= threshold and not different from bad
@@ -42,13 +45,15 @@ struct bisect {
 	struct kvb_store *st;
 	struct kvb_platform plat;
 	int64_t good_run, bad_run;
+	int64_t ends[32];      /* the endpoints' extra runs (one boot each, either endpoint) */
+	size_t nends;
 	volatile int cancel;
 };
 
 struct step_result {
 	const char *outcome;   /* good | bad | skip | abort, or NULL while undecided */
 	double value, vs_good, vs_bad;
-	int boots;
+	int boots, good_boots, bad_boots; /* the step's boots and the endpoints' */
 	char reason[512];
 };
 
@@ -156,6 +161,10 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 	*why = NULL;
 	*run_id = 0;
 	*booted = 0;
+	if (b->cancel) { /* Ctrl-C between runs (git, a cached image): our handler, not the engine's, caught it */
+		free(cmd);
+		return kvb_error_set(err, KVB_EJOBS, "interrupted before measuring %.12s", sha);
+	}
 	memset(&a, 0, sizeof(a));
 	memset(&set, 0, sizeof(set));
 	kvb_diag_init(&d, NULL);
@@ -171,6 +180,10 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 	/* a commit that does not build says nothing about the board */
 	if (set.n && set.items[0].res.error)
 		*booted = -1;
+	if (b->cancel) {
+		rc = kvb_error_set(err, KVB_EJOBS, "interrupted before measuring %.12s", sha);
+		goto out;
+	}
 	{
 		struct kvb_run_opts ro = {
 			.agenda = &a, .plat = &b->plat, .store = b->st, .rounds = rounds, .command_line = cmd,
@@ -210,6 +223,16 @@ out:
 	return rc;
 }
 
+/*
+ * A difference bisect may act on: significant by the boot-aware test. A
+ * verdict from one boot a side (the naive test over runs, DESIGN.md §8) cannot
+ * tell a change from boot-to-boot noise: the commit gets another boot.
+ */
+static int decided(const struct kvb_cell_stats *c)
+{
+	return c->significant && !c->one_boot;
+}
+
 /* Runs of a commit in this bisect so far (the endpoints' and a step's extra rounds). */
 struct runs {
 	int64_t v[64];
@@ -227,14 +250,16 @@ static int judge(struct bisect *b, const char *sha, const struct runs *mine, int
 	int final;
 	struct kvb_report r;
 	struct kvb_report_opts o = { 0 };
-	int64_t all[70];
+	int64_t all[100];
 	size_t n = 0, ig = (size_t)-1, ib = (size_t)-1, is = (size_t)-1;
 	char gname[11], bname[11], sname[11];
 	struct kvb_cell_stats cg, cb;
 	int rc;
 	all[n++] = b->good_run;
 	all[n++] = b->bad_run;
-	for (size_t i = 0; i < mine->n && n < 70; i++)
+	for (size_t i = 0; i < b->nends; i++)
+		all[n++] = b->ends[i];
+	for (size_t i = 0; i < mine->n && n < KVB_ARRAY_SIZE(all); i++)
 		all[n++] = mine->v[i];
 	o.runs = all;
 	o.nruns = n;
@@ -265,6 +290,10 @@ static int judge(struct bisect *b, const char *sha, const struct runs *mine, int
 	if (r.ngroups > 1)
 		kvb_warn("--metric %s matches %zu classifier groups; bisect judges the first (%s)", b->metric, r.ngroups,
 			 r.groups[0].label ? r.groups[0].label : "");
+	kvb_series_compare(&r, &r.groups[0], ig, ig, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cg);
+	res->good_boots = (int)cg.boots;
+	kvb_series_compare(&r, &r.groups[0], ib, ib, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cb);
+	res->bad_boots = (int)cb.boots;
 	kvb_series_compare(&r, &r.groups[0], ig, is, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cg);
 	kvb_series_compare(&r, &r.groups[0], ib, is, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cb);
 	res->value = cg.ok ? cg.value : NAN;
@@ -278,10 +307,10 @@ static int judge(struct bisect *b, const char *sha, const struct runs *mine, int
 		return kvb_error_set(err, KVB_EINPUT, "commit %.12s has no %s results", sha, b->metric);
 	}
 	{
-		int worse_than_good = cg.significant && !strcmp(cg.verdict, "worse") && fabs(cg.diff_pct) >= b->threshold;
+		int worse_than_good = decided(&cg) && !strcmp(cg.verdict, "worse") && fabs(cg.diff_pct) >= b->threshold;
 		int like_good = !cg.significant || fabs(cg.diff_pct) < b->threshold || !strcmp(cg.verdict, "better");
 		int like_bad = !cb.significant;
-		int better_than_bad = cb.significant && !strcmp(cb.verdict, "better");
+		int better_than_bad = decided(&cb) && !strcmp(cb.verdict, "better");
 		if (worse_than_good && like_bad) {
 			res->outcome = "bad";
 			snprintf(res->reason, sizeof(res->reason), "%+.1f%% vs good (worse*), %+.1f%% vs bad (~)", res->vs_good,
@@ -305,12 +334,17 @@ static int judge(struct bisect *b, const char *sha, const struct runs *mine, int
 	return KVB_OK;
 }
 
-/* The endpoints must differ: bad worse than good by >= threshold. */
-static int check_endpoints(struct bisect *b, double *change, struct kvb_error *err)
+/*
+ * The endpoints must differ: bad worse than good by >= threshold. *more = 1
+ * (KVB_OK) while they are not decided against each other and have fewer than
+ * --max-rounds boots: the caller measures each once more.
+ */
+static int check_endpoints(struct bisect *b, double *change, int *more, struct kvb_error *err)
 {
 	struct runs none = { .n = 0 };
 	struct step_result r;
 	int rc;
+	*more = 0;
 	memset(&r, 0, sizeof(r));
 	/* judging bad itself: its vs_good is the measured change of the whole range */
 	if ((rc = judge(b, b->bad, &none, 0, &r, err)))
@@ -321,12 +355,13 @@ static int check_endpoints(struct bisect *b, double *change, struct kvb_error *e
 	{
 		struct kvb_report rep;
 		struct kvb_report_opts o = { 0 };
-		int64_t runs[2] = { b->good_run, b->bad_run };
+		int64_t runs[KVB_ARRAY_SIZE(b->ends) + 2] = { b->good_run, b->bad_run };
 		struct kvb_cell_stats c;
 		char gname[11];
 		size_t ig = 0, ib = 1;
+		memcpy(runs + 2, b->ends, b->nends * sizeof(b->ends[0]));
 		o.runs = runs;
-		o.nruns = 2;
+		o.nruns = 2 + b->nends;
 		o.workload = b->workload;
 		o.metric_glob = b->metric_name;
 		memset(&rep, 0, sizeof(rep));
@@ -338,16 +373,18 @@ static int check_endpoints(struct bisect *b, double *change, struct kvb_error *e
 			ib = 0;
 		}
 		kvb_series_compare(&rep, &rep.groups[0], ig, ib, KVB_STAT_MEAN, KVB_STATS_ALPHA, &c);
-		if (c.significant && !strcmp(c.verdict, "better"))
+		if (decided(&c) && !strcmp(c.verdict, "better"))
 			rc = kvb_error_set(err, KVB_EINPUT,
 					   "the \"good\" %.12s measures worse than the \"bad\" %.12s (%s: bad is %+.1f%%, better): "
 					   "swap --good and --bad, or check the metric",
 					   b->good, b->bad, b->metric, c.diff_pct);
-		else if (c.significant && fabs(c.diff_pct) < b->threshold)
+		else if (decided(&c) && fabs(c.diff_pct) < b->threshold)
 			rc = kvb_error_set(err, KVB_EINPUT,
 					   "good %.12s and bad %.12s differ by %+.1f%% on %s, less than --threshold %.1f%%: "
 					   "nothing to bisect",
 					   b->good, b->bad, c.diff_pct, b->metric, b->threshold);
+		else if (!decided(&c) && c.boots < (size_t)b->max_rounds && b->nends + 2 <= KVB_ARRAY_SIZE(b->ends))
+			*more = 1;
 		else
 			rc = kvb_error_set(err, KVB_EINPUT,
 					   "good %.12s and bad %.12s do not differ significantly on %s (%+.1f%%, %zu boots "
@@ -358,22 +395,36 @@ static int check_endpoints(struct bisect *b, double *change, struct kvb_error *e
 	return rc;
 }
 
-static int measure_endpoint(struct bisect *b, const char *which, const char *sha, int64_t *run, struct kvb_error *err)
+/*
+ * Measures endpoint `which` (good | bad): its first run (--rounds boots, into
+ * *run, nothing when *run is set) or, extra != 0, one more boot whose run goes
+ * to b->ends and bisect_endpoint_run: while the endpoints are undecided against
+ * each other, and while a step is undecided and has more boots than the endpoint.
+ */
+static int measure_endpoint(struct bisect *b, const char *which, const char *sha, int64_t *run, int extra,
+			    struct kvb_error *err)
 {
 	char *why = NULL;
 	int booted, rc;
-	if (*run)
-		return KVB_OK;
-	kvb_info("bisect: measuring the %s endpoint %.12s", which, sha);
-	rc = measure(b, sha, b->rounds, run, &why, &booted, err);
+	int64_t more = 0;
+	if ((*run && !extra) || (extra && b->nends >= KVB_ARRAY_SIZE(b->ends)))
+		return KVB_OK; /* measured, or no room for more extra runs (at most 32: 2 x --max-rounds is plenty) */
+	kvb_info("bisect: measuring the %s endpoint %.12s%s", which, sha, extra ? " once more" : "");
+	rc = measure(b, sha, extra ? 1 : b->rounds, extra ? &more : run, &why, &booted, err);
 	if (!rc && why) {
 		rc = kvb_error_set(err, KVB_ETARGET, "the %s endpoint %.12s cannot be measured: %s", which, sha, why);
 		free(why);
 	}
-	if (!rc)
+	if (!rc && extra) {
+		rc = sql(b, err, "INSERT INTO bisect_endpoint_run(bisect_id, endpoint, run_id) VALUES(?,?,?)", "iti", b->id,
+			 which, more);
+		if (!rc)
+			b->ends[b->nends++] = more;
+	} else if (!rc) {
 		rc = sql(b, err, !strcmp(which, "good") ? "UPDATE bisect SET good_run_id = ? WHERE id = ?"
 						      : "UPDATE bisect SET bad_run_id = ? WHERE id = ?",
 			 "ii", *run, b->id);
+	}
 	return rc;
 }
 
@@ -433,12 +484,22 @@ static int do_bisect(struct bisect *b, FILE *out, struct kvb_error *err)
 {
 	char *ans = NULL, first[41] = "";
 	double range_change = NAN;
-	int rc, fails_in_a_row = 0;
+	int rc, fails_in_a_row = 0, more = 0;
 	sqlite3_stmt *q;
 
-	if ((rc = measure_endpoint(b, "good", b->good, &b->good_run, err)) ||
-	    (rc = measure_endpoint(b, "bad", b->bad, &b->bad_run, err)) || (rc = check_endpoints(b, &range_change, err)))
+	if ((rc = measure_endpoint(b, "good", b->good, &b->good_run, 0, err)) ||
+	    (rc = measure_endpoint(b, "bad", b->bad, &b->bad_run, 0, err)) ||
+	    (rc = check_endpoints(b, &range_change, &more, err)))
 		return rc;
+	/* endpoints not decided against each other: one more boot each, up to --max-rounds */
+	while (more) {
+		kvb_info("bisect: good and bad not decided yet (%+.1f%% on %s): one more boot of each", range_change,
+			 b->metric);
+		if ((rc = measure_endpoint(b, "good", b->good, &b->good_run, 1, err)) ||
+		    (rc = measure_endpoint(b, "bad", b->bad, &b->bad_run, 1, err)) ||
+		    (rc = check_endpoints(b, &range_change, &more, err)))
+			return rc;
+	}
 	kvb_info("bisect: bad is %+.1f%% on %s against good; bisecting", range_change, b->metric);
 	{
 		const char *args[] = { "start", "--no-checkout", b->bad, b->good, NULL };
@@ -503,6 +564,12 @@ static int do_bisect(struct bisect *b, FILE *out, struct kvb_error *err)
 			if (res.outcome)
 				break;
 			kvb_info("bisect step %d: %s; one more round", b->step, res.reason);
+			/* an endpoint with fewer boots than the step limits the verdict: it gets one more too */
+			if (res.good_boots < res.boots &&
+			    (rc = measure_endpoint(b, "good", b->good, &b->good_run, 1, err)))
+				break;
+			if (res.bad_boots < res.boots && (rc = measure_endpoint(b, "bad", b->bad, &b->bad_run, 1, err)))
+				break;
 		}
 		free(why);
 		why = NULL;
@@ -594,6 +661,13 @@ static int load_bisect(struct bisect *b, int64_t id, struct kvb_error *err)
 		b->max_rounds = sqlite3_column_int(q, 13);
 	}
 	sqlite3_finalize(q);
+	if (!rc && sqlite3_prepare_v2(b->st->db, "SELECT run_id FROM bisect_endpoint_run WHERE bisect_id = ? ORDER BY rowid",
+				      -1, &q, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(q, 1, b->id);
+		while (sqlite3_step(q) == SQLITE_ROW && b->nends < KVB_ARRAY_SIZE(b->ends))
+			b->ends[b->nends++] = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
 	return rc;
 }
 

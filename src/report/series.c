@@ -38,9 +38,11 @@ static int load_commits(struct kvb_store *s, int64_t run, const struct kvb_repor
 	return KVB_OK;
 }
 
-size_t kvb_series_changepoints(const struct kvb_report *r, const struct kvb_group *g, size_t *first_commit,
+size_t kvb_series_changepoints(const struct kvb_report *r, const struct kvb_group *g, double p0, size_t *first_commit,
 			       double *p, size_t max)
 {
+	/* enough permutations that p can fall well below p0 (R + 1 >= 10 / p0; ecp's R = 199 at 0.05) */
+	struct kvb_cp_opts co = { .p0 = p0, .seed = 1, .permutations = p0 < 0.05 ? (unsigned)ceil(10.0 / p0) - 1 : 199 };
 	size_t nobs = 0, ncp = 0, cap = 0;
 	double *x = NULL;
 	size_t *grp = NULL;
@@ -71,7 +73,7 @@ size_t kvb_series_changepoints(const struct kvb_report *r, const struct kvb_grou
 			grp[nobs++] = v;
 		}
 	}
-	if (nobs >= 4 && !kvb_changepoints(x, grp, nobs, NULL, cps, &ncp, &err)) {
+	if (nobs >= 4 && !kvb_changepoints(x, grp, nobs, &co, cps, &ncp, &err)) {
 		if (ncp > max)
 			ncp = max;
 		for (size_t i = 0; i < ncp; i++) {
@@ -139,7 +141,7 @@ int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *o
 		size_t cp[8], ncp, parent = 0, have_parent = 0;
 		double cpp[8];
 		cJSON *jg = NULL, *jrows = NULL;
-		ncp = kvb_series_changepoints(&r, g, cp, cpp, 8);
+		ncp = kvb_series_changepoints(&r, g, o->alpha, cp, cpp, 8);
 		if (json) {
 			jg = cJSON_CreateObject();
 			cJSON_AddStringToObject(jg, "workload", g->workload);

@@ -19,8 +19,11 @@ int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *o
 void kvb_series_compare(const struct kvb_report *r, const struct kvb_group *g, size_t b, size_t v, enum kvb_stat stat,
 			double alpha, struct kvb_cell_stats *cs);
 
-/* One metric group's change points as commit (variant) indices into r->variants; returns their count. */
-size_t kvb_series_changepoints(const struct kvb_report *r, const struct kvb_group *g, size_t *first_commit,
+/*
+ * One metric group's change points as commit (variant) indices into r->variants, each with
+ * its permutation p (< p0, the significance level: `diff --alpha`); returns their count.
+ */
+size_t kvb_series_changepoints(const struct kvb_report *r, const struct kvb_group *g, double p0, size_t *first_commit,
 			       double *p, size_t max);
 
 #endif
