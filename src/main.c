@@ -19,14 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* cmd_bisect still parses its own -d and opens its store (issue 17: moved onto the flags after the
- * bisect work in flight lands) */
-static int bisect(struct kvb_cli *cli, int argc, char **argv)
-{
-	(void)cli;
-	return cmd_bisect(argc, argv);
-}
-
 const struct kvb_cmd kvb_commands[] = {
 	{ "run", cmd_run, KVB_CMD_DB_RW | KVB_CMD_LOCK_RUNS, "run an agenda on a platform and store the results",
 	  "usage: kvbench run AGENDA -p PLATFORM [-V NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]]...\n"
@@ -58,7 +50,7 @@ const struct kvb_cmd kvb_commands[] = {
 	  "      --series-file F   the same from a file with one revision a line\n"
 	  "      --repo DIR        repository of --series and of git variants without repo:\n"
 	  "      --allow-dirty     build although the repository has uncommitted changes\n" },
-	{ "bisect", bisect, 0, "find the commit that made a metric worse: git bisect driven by measured runs",
+	{ "bisect", cmd_bisect, KVB_CMD_DB_RW | KVB_CMD_LOCK_RUNS, "find the commit that made a metric worse: git bisect driven by measured runs",
 	  "usage: kvbench bisect AGENDA -p PLATFORM --repo DIR --good REV --bad REV --metric WORKLOAD/METRIC\n"
 	  "                      [--threshold PCT] [--rounds N] [--max-rounds N] [-d DB] [--allow-dirty]\n"
 	  "       kvbench bisect --resume [ID] [-d DB]\n\n"

@@ -49,7 +49,7 @@ extern const struct kvb_cmd kvb_commands[];
 
 int cmd_run(struct kvb_cli *cli, int argc, char **argv);
 int cmd_diff(struct kvb_cli *cli, int argc, char **argv);
-int cmd_bisect(int argc, char **argv);
+int cmd_bisect(struct kvb_cli *cli, int argc, char **argv);
 int cmd_show(struct kvb_cli *cli, int argc, char **argv);
 int cmd_query(struct kvb_cli *cli, int argc, char **argv);
 int cmd_platform(struct kvb_cli *cli, int argc, char **argv);

@@ -671,10 +671,10 @@ static int load_bisect(struct bisect *b, int64_t id, struct kvb_error *err)
 	return rc;
 }
 
-int cmd_bisect(int argc, char **argv)
+int cmd_bisect(struct kvb_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "platform", required_argument, NULL, 'p' }, { "db", required_argument, NULL, 'd' },
+		{ "platform", required_argument, NULL, 'p' },
 		{ "repo", required_argument, NULL, 'G' },     { "good", required_argument, NULL, 'g' },
 		{ "bad", required_argument, NULL, 'b' },      { "metric", required_argument, NULL, 'm' },
 		{ "threshold", required_argument, NULL, 't' }, { "rounds", required_argument, NULL, 'r' },
@@ -682,7 +682,7 @@ int cmd_bisect(int argc, char **argv)
 		{ "resume", no_argument, NULL, 'R' },          { NULL, 0, NULL, 0 },
 	};
 	struct bisect b;
-	const char *db = NULL, *repo = NULL, *good = NULL, *bad = NULL;
+	const char *repo = NULL, *good = NULL, *bad = NULL;
 	int c, rc = KVB_OK, resume = 0, allow_dirty = 0;
 	int64_t resume_id = 0;
 	struct kvb_error err;
@@ -693,14 +693,13 @@ int cmd_bisect(int argc, char **argv)
 	kvb_error_clear(&err);
 	b.threshold = 5.0;
 	b.max_rounds = 6;
-	for (int i = 0; i < argc; i++)
-		kvb_buf_addf(&cmdline, "%s%s", i ? " " : "kvbench ", argv[i]);
+	for (int i = 0; i < cli->argc_given; i++) /* as typed, with -d */
+		kvb_buf_addf(&cmdline, "%s%s", i ? " " : "kvbench ", cli->argv_given[i]);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:d:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:", opts, NULL)) != -1) {
 		int64_t v;
 		switch (c) {
 		case 'p': b.plat_name = kvb_xstrdup(optarg); break;
-		case 'd': db = optarg; break;
 		case 'G': repo = optarg; break;
 		case 'g': good = optarg; break;
 		case 'b': bad = optarg; break;
@@ -725,7 +724,7 @@ int cmd_bisect(int argc, char **argv)
 			break;
 		case 'D': allow_dirty = 1; break;
 		case 'R': resume = 1; break;
-		default: rc = kvb_cli_usage("bisect", "unknown option"); goto out;
+		default: rc = kvb_cli_bad_option("bisect", opts, argv); goto out;
 		}
 	}
 	for (int i = optind; i < argc; i++) {
@@ -748,7 +747,7 @@ int cmd_bisect(int argc, char **argv)
 			goto fail;
 	}
 	b.cmdline = kvb_xstrdup(cmdline.data);
-	if ((rc = kvb_store_open(&b.st, kvb_cli_db(db), 0, &err)) || (rc = kvb_store_lock_runs(b.st, &err)))
+	if ((rc = kvb_cli_store(cli, &b.st, &err)))
 		goto fail;
 	if (resume) {
 		if ((rc = load_bisect(&b, resume_id, &err)) || (rc = split_metric(&b, &err)))
@@ -847,7 +846,7 @@ fail:
 	bisect_reset(&b);
 	kvb_cli_fail(&err);
 out:
-	kvb_store_close(b.st);
+	/* b.st is main's (kvb_cli_store), closed after we return */
 	if (b.plat.file || b.plat.name)
 		kvb_platform_release(&b.plat);
 	free(b.repo);
