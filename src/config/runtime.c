@@ -2,6 +2,7 @@
 #include "config/runtime.h"
 #include "core/error.h"
 #include "core/util.h"
+#include "engine/affinity.h"
 
 #include <stdio.h>
 
@@ -97,13 +98,18 @@ int kvb_runtime_merge_json(struct kvb_runtime *rt, const cJSON *obj, const char 
 	for (const cJSON *kv = obj->child; kv; kv = kv->next) {
 		char *p = kvb_path_key(path, kv->string);
 		if (!strcmp(kv->string, "cpus") && (cJSON_IsString(kv) || cJSON_IsNumber(kv))) {
-			char *s = kvb_node_str(kv);
+			char *s = kvb_node_str(kv), *mask = NULL;
+			struct kvb_error e;
 			if (!*s || strspn(s, "0123456789,-") != strlen(s)) {
 				kvb_diag_at(d, p, "expected a CPU list like \"0-3,6\", got \"%s\"", s);
+				errors++;
+			} else if (kvb_cpulist_to_mask(s, &mask, &e)) { /* "3-1", "0-": the parser the job uses */
+				kvb_diag_at(d, p, "%s", e.msg);
 				errors++;
 			} else {
 				set_str(&rt->cpus, s);
 			}
+			free(mask);
 			free(s);
 		} else if (!strcmp(kv->string, "cgroup_depth") && cJSON_IsNumber(kv)) {
 			if (kv->valuedouble > 16) {

@@ -298,7 +298,25 @@ static void test_agenda__job_limit_and_own_classifier_names_are_errors_at_the_ke
 	kvb_diag_release(&d);
 }
 
+/* cpus "3-1" and "0-" passed `agenda check` and failed only when the job ran: the job's own parser checks at load. */
+static void test_agenda__bad_cpu_lists_are_errors_at_load(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc = load(&a, &d, "cpus.yaml",
+		      "workloads:\n  - {name: sched_pipe, runtime_params: {cpus: \"3-1\"}}\n"
+		      "  - {name: hackbench, runtime_params: {cpus: \"0-\"}}\n  - {name: sched_pipe, id: ok, runtime_params: {cpus: \"0-1,3\"}}\n");
+	CHECK(rc == KVB_EINPUT);
+	CHECK(d.msgs.n == 2);
+	CHECK(d.msgs.n > 0 && strstr(d.msgs.v[0], "cpus.yaml:2:41: workloads[0].runtime_params.cpus: cpus '3-1'"));
+	CHECK(d.msgs.n > 1 && strstr(d.msgs.v[1], "cpus.yaml:3:40: workloads[1].runtime_params.cpus: cpus '0-'"));
+	CHECK(a.nspecs == 3 && !strcmp(a.specs[2].rt.cpus, "0-1,3"));
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
 #define TESTS                                                                                                          \
+	T(test_agenda__bad_cpu_lists_are_errors_at_load)                                                               \
 	T(test_agenda__job_limit_and_own_classifier_names_are_errors_at_the_key)                                       \
 	T(test_agenda__spec_ids_default_to_the_workload_name)                                                          \
 	T(test_agenda__precedence_workload_over_section_over_global)                                                   \
