@@ -591,6 +591,29 @@ static void config(struct wa3 *w, cJSON *o, const char *path)
 	}
 }
 
+/* WA3's cpu_mask value (wa/utils/types.py: an int bit mask, a "0x" hex mask, a CPU list string or a list of
+ * CPUs) as a CPU list in l; a list item that is not a CPU number is passed on for the knob's check to refuse. */
+static void wa3_cpu_mask_list(const cJSON *m, struct kvb_buf *l)
+{
+	unsigned long long mask = 0;
+	if (cJSON_IsString(m) && strncmp(m->valuestring, "0x", 2)) {
+		kvb_buf_adds(l, m->valuestring);
+		return;
+	}
+	if (cJSON_IsArray(m)) {
+		for (const cJSON *c = m->child; c; c = c->next) {
+			char *v = kvb_node_str(c);
+			kvb_buf_addf(l, "%s%s", l->len ? "," : "", v ? v : "?");
+			free(v);
+		}
+		return;
+	}
+	mask = cJSON_IsString(m) ? strtoull(m->valuestring, NULL, 16) : (unsigned long long)m->valuedouble;
+	for (int c = 0; c < 64; c++)
+		if (mask >> c & 1)
+			kvb_buf_addf(l, "%s%d", l->len ? "," : "", c);
+}
+
 /* Workload parameters of WA3's versions of kvbench's workloads (wa/workloads/{hackbench,rt_app,jankbench}). */
 static void workload_params(struct wa3 *w, cJSON *e, const char *wl, const char *path)
 {
@@ -621,13 +644,11 @@ static void workload_params(struct wa3 *w, cJSON *e, const char *wl, const char 
 		rename_key(w, p, pp, "duration", "duration_s");
 		rename_key(w, p, pp, "taskset_mask", "cpus");
 		m = get(p, "cpus");
-		if (m && cJSON_IsNumber(m)) {
-			/* WA3's cpu_mask: a bit mask of CPUs -> kvbench's cpus knob (a CPU list). */
-			unsigned long long mask = (unsigned long long)m->valuedouble;
+		if (m && (cJSON_IsNumber(m) || cJSON_IsString(m) || cJSON_IsArray(m))) {
+			/* WA3's cpu_mask (a bit mask, "0x3", a list "0-1" or [0, 1]) -> kvbench's cpus knob (a CPU list,
+			 * checked where the knob is read) */
 			struct kvb_buf l = KVB_BUF_INIT;
-			for (int c = 0; c < 64; c++)
-				if (mask >> c & 1)
-					kvb_buf_addf(&l, "%s%d", l.len ? "," : "", c);
+			wa3_cpu_mask_list(m, &l);
 			if (l.len) {
 				cJSON *rp = get(e, "runtime_params");
 				if (!rp)

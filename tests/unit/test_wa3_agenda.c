@@ -298,7 +298,32 @@ static void test_wa3__field_agendas_fail_only_on_missing_workloads(void)
 	CHECK(clean == 1);  /* example-jankbench.yaml names only jankbench */
 }
 
+/* WA3's rt_app cpus is a cpu_mask: "0-1" and [0, 1] are accepted by WA3 (once 'unknown key cpus' here). */
+static void test_wa3__rt_app_cpus_lists_map_to_the_cpus_knob(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc = load_text(&a, &d,
+			   "workloads:\n"
+			   "  - {name: rt_app, id: s, params: {config: " KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/wa3/taskset.json, cpus: \"0-1\"}}\n"
+			   "  - {name: rt_app, id: l, params: {config: " KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/wa3/taskset.json, cpus: [0, 2]}}\n"
+			   "  - {name: rt_app, id: h, params: {config: " KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/wa3/taskset.json, cpus: \"0x5\"}}\n");
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	CHECK(rc == KVB_OK);
+	CHECK(a.nspecs == 3);
+	if (a.nspecs == 3) {
+		CHECK_STR(a.specs[0].rt.cpus, "0-1");
+		CHECK_STR(a.specs[1].rt.cpus, "0,2");
+		CHECK_STR(a.specs[2].rt.cpus, "0,2"); /* mask 0x5 */
+		CHECK(!cJSON_GetObjectItem(a.specs[1].params, "cpus"));
+	}
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
 #define TESTS                                                          \
+	T(test_wa3__rt_app_cpus_lists_map_to_the_cpus_knob) \
 	T(test_wa3__include_merges_as_wa3_does)                        \
 	T(test_wa3__test_agenda_fails_only_on_workloads_kvbench_lacks) \
 	T(test_wa3__spellings_of_kvbench_workloads_are_honoured)       \
