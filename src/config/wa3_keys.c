@@ -60,6 +60,7 @@
 struct wa3 {
 	struct kvb_diag *d;
 	struct kvb_strv warned;  /* "what\tkey" already warned about */
+	int wa3_spelled;         /* 1 once a WA3-only spelling (a renamed or dropped key, include#) was seen */
 };
 
 /* Warns once per (what, key): "PATH: ignored: WA3 WHAT 'KEY' WHY". */
@@ -100,6 +101,7 @@ static void rename_key(struct wa3 *w, cJSON *o, const char *path, const char *fr
 	cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(o, from);
 	if (!v)
 		return;
+	w->wa3_spelled = 1;
 	if (get(o, to)) {
 		char *p = kvb_path_key(path, from), *why = kvb_xasprintf("is an alias of '%s', given too", to);
 		warn_once(w, p, "key", from, why);
@@ -116,6 +118,7 @@ static void drop(struct wa3 *w, cJSON *o, const char *path, const char *key, con
 	char *p;
 	if (!get(o, key))
 		return;
+	w->wa3_spelled = 1;
 	p = kvb_path_key(path, key);
 	warn_once(w, p, what, key, why);
 	free(p);
@@ -222,6 +225,7 @@ static int includes(struct wa3 *w, cJSON *node, const char *file, const char *pa
 	inc = cJSON_DetachItemFromObjectCaseSensitive(node, "include#");
 	if (!inc)
 		return errors;
+	w->wa3_spelled = 1;
 	{
 		char *ip = kvb_path_key(path, "include#");
 		if (cJSON_IsString(inc)) {
@@ -625,6 +629,14 @@ static void workload_params(struct wa3 *w, cJSON *e, const char *wl, const char 
 	}
 	if (!strcmp(wl, "hackbench")) {
 		cJSON *x = get(p, "extra_params");
+		/* WA3's hackbench declares fds but runs `hackbench -s -g -l` only (wa/workloads/hackbench/__init__.py);
+		 * kvbench passes -f. Said for agendas written for WA3 (its spellings). */
+		if (get(p, "fds") && (w->wa3_spelled || x || get(p, "timeout") || get(p, "duration"))) {
+			char *fp = kvb_path_key(pp, "fds");
+			kvb_diag_warn_at(w->d, fp, "kvbench passes fds to hackbench (-f); WA3's hackbench never did (it runs "
+						   "-s -g -l only), so results differ from WA3's: drop fds to run as WA3 did");
+			free(fp);
+		}
 		for (int i = 0; i < 2; i++) {
 			const char *k = i ? "duration" : "timeout";
 			if (get(p, k) && !get(e, "timeout_s"))

@@ -322,7 +322,29 @@ static void test_wa3__rt_app_cpus_lists_map_to_the_cpus_knob(void)
 	kvb_diag_release(&d);
 }
 
+/* WA3's hackbench declares fds but never passes it (`hackbench -s -g -l` only): kvbench does, so a WA3 agenda's
+ * fds gets a warning; kvbench's own agenda (no WA3 spelling) does not. */
+static void test_wa3__hackbench_fds_warns_that_wa3_never_passed_it(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc = load_text(&a, &d, "workloads:\n  - name: hackbench\n    workload_parameters: {groups: 2, fds: 10}\n");
+	CHECK(rc == KVB_OK);
+	CHECK(d.warnings.n == 1);
+	CHECK(d.warnings.n == 1 && strstr(d.warnings.v[0], "wa3.yaml:2:5: workloads[0].params.fds: kvbench passes fds to hackbench (-f); WA3's hackbench never did"));
+	for (size_t i = 0; i < d.warnings.n; i++)
+		fprintf(stderr, "%s\n", d.warnings.v[i]);
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	rc = load_text(&a, &d, "workloads:\n  - {name: hackbench, params: {groups: 2, fds: 10}}\n");
+	CHECK(rc == KVB_OK);
+	CHECK(d.warnings.n == 0);
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
 #define TESTS                                                          \
+	T(test_wa3__hackbench_fds_warns_that_wa3_never_passed_it) \
 	T(test_wa3__rt_app_cpus_lists_map_to_the_cpus_knob) \
 	T(test_wa3__include_merges_as_wa3_does)                        \
 	T(test_wa3__test_agenda_fails_only_on_workloads_kvbench_lacks) \
