@@ -146,10 +146,13 @@ static void merge_obj(cJSON **dst, const cJSON *src, int str)
 	}
 }
 
-/* Classifier names kvbench itself writes on every job (run.c job_classifiers, report/groups.c). */
+/*
+ * Classifier names kvbench itself writes on every job or reads as a sample's (run.c job_classifiers,
+ * report/groups.c). Not `section`: WA3 agendas label sections with it (its tests-data/includes).
+ */
 static int reserved_classifier(const char *key)
 {
-	static const char *const own[] = { "variant", "iteration", "section", "board", "boot", "rep", "pload_ns" };
+	static const char *const own[] = { "variant", "iteration", "board", "boot", "rep", "pload_ns" };
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
 		if (!strcmp(key, own[i]))
 			return 1;
