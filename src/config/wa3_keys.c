@@ -164,7 +164,8 @@ static cJSON *merge_values(cJSON *inc, cJSON *own)
 static int includes(struct wa3 *w, cJSON *node, const char *file, const char *path, int depth);
 
 /* Loads one included file (relative to the includer's directory) with its own includes done. */
-static cJSON *load_include(struct wa3 *w, const char *from_file, const char *rel, const char *path, int depth)
+static cJSON *load_include(struct wa3 *w, const char *from_file, const char *rel, const char *at, const char *path,
+			   int depth)
 {
 	char *dir = kvb_xstrdup(from_file), *slash = strrchr(dir, '/'), *full;
 	struct kvb_doc doc;
@@ -183,7 +184,10 @@ static cJSON *load_include(struct wa3 *w, const char *from_file, const char *rel
 	} else {
 		root = doc.root;
 		doc.root = NULL;
-		if (includes(w, root, full, path, depth + 1)) {
+		/* the included nodes' lines, under the path they merge at (the includer's own nodes keep theirs) */
+		if (w->d->doc)
+			kvb_doc_adopt_locs((struct kvb_doc *)w->d->doc, &doc, at);
+		if (includes(w, root, full, at, depth + 1)) {
 			cJSON_Delete(root);
 			root = NULL;
 		}
@@ -229,11 +233,11 @@ static int includes(struct wa3 *w, cJSON *node, const char *file, const char *pa
 	{
 		char *ip = kvb_path_key(path, "include#");
 		if (cJSON_IsString(inc)) {
-			repl = load_include(w, file, inc->valuestring, ip, depth);
+			repl = load_include(w, file, inc->valuestring, path, ip, depth);
 		} else if (cJSON_IsArray(inc)) {
 			repl = cJSON_CreateObject();
 			for (cJSON *f = inc->child; f; f = f->next) {
-				cJSON *one = cJSON_IsString(f) ? load_include(w, file, f->valuestring, ip, depth) : NULL;
+				cJSON *one = cJSON_IsString(f) ? load_include(w, file, f->valuestring, path, ip, depth) : NULL;
 				if (!cJSON_IsString(f))
 					kvb_diag_at(w->d, ip, "include# list entries must be file names");
 				if (!one) {

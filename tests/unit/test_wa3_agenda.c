@@ -343,7 +343,27 @@ static void test_wa3__hackbench_fds_warns_that_wa3_never_passed_it(void)
 	kvb_diag_release(&d);
 }
 
+/* An error in a workload that came from an include# file names that file and line (was the includer's 1:1). */
+static void test_wa3__errors_in_included_files_name_that_file_and_line(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	kvb_diag_init(&d, NULL);
+	CHECK(kvb_agenda_load(&a, FIELD "/tests-data/includes/agenda.yaml", &d) == KVB_EINPUT);
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	CHECK(d.msgs.n == 2);
+	/* workloads.yaml: line 2 "    - dhrystone", line 3 "    - name: memcpy" */
+	CHECK(d.msgs.n > 0 && strstr(d.msgs.v[0], "includes/workloads.yaml:2:7: workloads[0]: unknown workload \"dhrystone\""));
+	CHECK(d.msgs.n > 1 && strstr(d.msgs.v[1], "includes/workloads.yaml:3:7: workloads[1].name: unknown workload \"memcpy\""));
+	/* the includer's own nodes keep its file and line */
+	CHECK(d.warnings.n > 0 && strstr(d.warnings.v[0], "includes/agenda.yaml:2:5: config.augmentations:"));
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
 #define TESTS                                                          \
+	T(test_wa3__errors_in_included_files_name_that_file_and_line) \
 	T(test_wa3__hackbench_fds_warns_that_wa3_never_passed_it) \
 	T(test_wa3__rt_app_cpus_lists_map_to_the_cpus_knob) \
 	T(test_wa3__include_merges_as_wa3_does)                        \
