@@ -76,7 +76,8 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
  * 1 when FILE's first line (after a UTF-8 byte order mark, which Excel
  * writes) is WA3's results.csv header (`id,workload,iteration,metric,...`),
  * 0 when it is another header; KVB_EINPUT in err when FILE cannot be read
- * (missing, a directory, empty): -1.
+ * (missing, a directory): -1, or is empty: -2 (the CSV importer says so
+ * with its line when no --variant asked for WA3's).
  */
 static int is_wa3_csv(const char *file, struct kvb_error *err)
 {
@@ -88,9 +89,10 @@ static int is_wa3_csv(const char *file, struct kvb_error *err)
 		return -1;
 	}
 	if (!fgets(line, sizeof(line), f)) {
-		kvb_error_set(err, KVB_EINPUT, "cannot read %s: %s", file, ferror(f) ? strerror(errno) : "empty file");
+		int empty = !ferror(f);
+		kvb_error_set(err, KVB_EINPUT, "cannot read %s: %s", file, empty ? "empty file" : strerror(errno));
 		fclose(f);
-		return -1;
+		return empty ? -2 : -1;
 	}
 	fclose(f);
 	if (!strncmp(p, "\xEF\xBB\xBF", 3))
@@ -130,8 +132,9 @@ int cmd_import(struct kvb_cli *cli, int argc, char **argv)
 	{
 		/* WA3's results.csv and output directories name no kernel: the variant comes from --variant */
 		int wa3dir = !strcmp(argv[optind], "wa3"), wa3csv = !wa3dir ? is_wa3_csv(argv[optind + 1], &err) : 0;
-		if (wa3csv < 0)
+		if (wa3csv == -1 || (wa3csv == -2 && variant))
 			return kvb_cli_fail(&err);
+		wa3csv = wa3csv > 0;
 		if ((wa3dir || wa3csv) && !variant)
 			return kvb_cli_usage("import", "%s holds WA3 results, which name no variant: give --variant NAME",
 					     argv[optind + 1]);
