@@ -4,6 +4,7 @@
 #include "instrument/energy_import.h"
 #include "store/csvio.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,17 +72,32 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 	return rc;
 }
 
-/* 1 when FILE's first line is WA3's results.csv header (`id,workload,iteration,metric,...`). */
-static int is_wa3_csv(const char *file)
+/*
+ * 1 when FILE's first line (after a UTF-8 byte order mark, which Excel
+ * writes) is WA3's results.csv header (`id,workload,iteration,metric,...`),
+ * 0 when it is another header; KVB_EINPUT in err when FILE cannot be read
+ * (missing, a directory): -1, or is empty: -2 (the CSV importer says so
+ * with its line when no --variant asked for WA3's).
+ */
+static int is_wa3_csv(const char *file, struct kvb_error *err)
 {
 	char line[64] = "";
+	const char *p = line;
 	FILE *f = fopen(file, "r");
-	if (!f)
-		return 0;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = '\0';
+	if (!f) {
+		kvb_error_set(err, KVB_EINPUT, "cannot read %s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (!fgets(line, sizeof(line), f)) {
+		int empty = !ferror(f);
+		kvb_error_set(err, KVB_EINPUT, "cannot read %s: %s", file, empty ? "empty file" : strerror(errno));
+		fclose(f);
+		return empty ? -2 : -1;
+	}
 	fclose(f);
-	return !strncmp(line, "id,workload,iteration,metric,", 29);
+	if (!strncmp(p, "\xEF\xBB\xBF", 3))
+		p += 3;
+	return !strncmp(p, "id,workload,iteration,metric,", 29);
 }
 
 int cmd_import(struct kvb_cli *cli, int argc, char **argv)
@@ -111,9 +127,14 @@ int cmd_import(struct kvb_cli *cli, int argc, char **argv)
 	if (optind + 2 != argc || (strcmp(argv[optind], "csv") && strcmp(argv[optind], "wa3")))
 		return kvb_cli_usage("import", "expected `import csv FILE [--variant NAME]`, `import wa3 DIR --variant NAME` "
 					       "or `import energy FILE --job ID`");
+	if (variant && !*variant)
+		return kvb_cli_usage("import", "--variant '': a variant needs a name");
 	{
 		/* WA3's results.csv and output directories name no kernel: the variant comes from --variant */
-		int wa3dir = !strcmp(argv[optind], "wa3"), wa3csv = !wa3dir && is_wa3_csv(argv[optind + 1]);
+		int wa3dir = !strcmp(argv[optind], "wa3"), wa3csv = !wa3dir ? is_wa3_csv(argv[optind + 1], &err) : 0;
+		if (wa3csv == -1 || (wa3csv == -2 && variant))
+			return kvb_cli_fail(&err);
+		wa3csv = wa3csv > 0;
 		if ((wa3dir || wa3csv) && !variant)
 			return kvb_cli_usage("import", "%s holds WA3 results, which name no variant: give --variant NAME",
 					     argv[optind + 1]);

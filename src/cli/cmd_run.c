@@ -29,9 +29,9 @@ static int print_diag(struct kvb_diag *d)
 	return d->msgs.n ? KVB_EINPUT : KVB_OK;
 }
 
-/* Loads a stored run's agenda and platform for --resume. */
+/* Loads a stored run's agenda and platform for --resume; a finished run (status ok) loads nothing and sets *done. */
 static int load_stored(struct kvb_store *st, int64_t run, const char *plat_override, struct kvb_agenda *a,
-		       struct kvb_platform *p, int *rounds, struct kvb_error *err)
+		       struct kvb_platform *p, int *rounds, int *done, struct kvb_error *err)
 {
 	sqlite3_stmt *q;
 	char *aj = NULL, *path = NULL, *plat = NULL, *status = NULL;
@@ -52,7 +52,12 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 	sqlite3_finalize(q);
 	if (!aj)
 		return kvb_error_set(err, KVB_EINPUT, "%s: no run %lld to resume", st->path, (long long)run);
-	if (!strcmp(status, "ok") || !strcmp(status, "imported")) {
+	if (!strcmp(status, "ok")) {
+		printf("run %lld finished (status ok): nothing left to run\n", (long long)run);
+		*done = 1;
+		goto out;
+	}
+	if (!strcmp(status, "imported")) {
 		rc = kvb_error_set(err, KVB_EINPUT, "run %lld is %s: nothing to resume", (long long)run, status);
 		goto out;
 	}
@@ -100,6 +105,7 @@ struct run_setup {
 	size_t nmore;
 	struct kvb_store *st;        /* borrowed from main (KVB_CMD_DB_RW | KVB_CMD_LOCK_RUNS) */
 	struct kvb_build_set builds;
+	int done;                    /* --resume of a finished run: nothing to do, exit 0 */
 };
 
 static void run_args_release(struct run_args *r)
@@ -235,7 +241,7 @@ static int setup_resume(struct kvb_cli *cli, struct run_args *r, struct run_setu
 				     "PLATFORM -d %s`)", s->st->path, s->st->path);
 	if (r->rounds)
 		kvb_warn("--rounds is ignored with --resume: the run keeps the rounds it was planned with");
-	if ((rc = load_stored(s->st, r->resume_run, r->plat_name, &s->a, &s->p, &r->rounds, err)))
+	if ((rc = load_stored(s->st, r->resume_run, r->plat_name, &s->a, &s->p, &r->rounds, &s->done, err)) || s->done)
 		return rc;
 	/* -V on resume: new files for a variant that failed (refused for one with results) */
 	for (size_t i = 0; i < r->variants.n; i++)
@@ -384,6 +390,8 @@ int cmd_run(struct kvb_cli *cli, int argc, char **argv)
 	if (r.resume) {
 		if ((rc = setup_resume(cli, &r, &s, &err)))
 			goto fail;
+		if (s.done)
+			goto out;
 	} else if ((rc = setup_new_run(cli, &r, &s, &pre_rc, &err))) {
 		goto out;
 	}

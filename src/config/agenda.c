@@ -146,11 +146,48 @@ static void merge_obj(cJSON **dst, const cJSON *src, int str)
 	}
 }
 
+/*
+ * Classifier names kvbench itself writes on every job or reads as a sample's (run.c job_classifiers,
+ * report/groups.c). Not `section`: WA3 agendas label sections with it (its tests-data/includes).
+ */
+static int reserved_classifier(const char *key)
+{
+	static const char *const own[] = { "variant", "iteration", "board", "boot", "rep", "pload_ns" };
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (!strcmp(key, own[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The `iterations` key of obj (0 when absent); a count above KVB_MAX_JOBS is
+ * an error at path.iterations (expanding it would hang `agenda check`) and
+ * reads as 0.
+ */
+static int read_iterations(const cJSON *obj, const char *path, struct kvb_diag *d)
+{
+	long long n = cJSON_IsObject(obj) ? kvb_get_int(obj, "iterations", 0) : 0;
+	if (n > KVB_MAX_JOBS) {
+		char *p = kvb_path_key(path, "iterations");
+		kvb_diag_at(d, p, "%lld iterations: more than %d jobs (kvbench's limit per agenda)", n, KVB_MAX_JOBS);
+		free(p);
+		return 0;
+	}
+	return n > 0 ? (int)n : 0;
+}
+
 static void check_classifiers(const cJSON *c, const char *path, struct kvb_diag *d)
 {
 	if (!cJSON_IsObject(c))
 		return;
 	for (const cJSON *kv = c->child; kv; kv = kv->next) {
+		if (reserved_classifier(kv->string)) {
+			char *p = kvb_path_key(path, kv->string);
+			kvb_diag_at(d, p, "classifier '%s' is kvbench's own (every job carries it): choose another name",
+				    kv->string);
+			free(p);
+			continue;
+		}
 		if (!cJSON_IsString(kv) && !cJSON_IsNumber(kv) && !cJSON_IsBool(kv)) {
 			char *p = kvb_path_key(path, kv->string), got[96];
 			kvb_diag_at(d, p, "classifier values must be scalars, got %s", kvb_node_describe(kv, got, sizeof(got)));
@@ -253,7 +290,7 @@ static void entry_identity(struct kvb_spec *base, const struct kvb_agenda *a, co
 	base->iterations = giter;
 	if (sec && sec->iterations)
 		base->iterations = sec->iterations;
-	if (cJSON_IsObject(e) && kvb_get_int(e, "iterations", 0) > 0)
+	if (cJSON_IsObject(e) && kvb_get_int(e, "iterations", 0) > 0 && kvb_get_int(e, "iterations", 0) <= KVB_MAX_JOBS)
 		base->iterations = (int)kvb_get_int(e, "iterations", 1);
 	base->timeout_s = ops->default_timeout_s;
 	if (cJSON_IsObject(e) && kvb_get_int(e, "timeout_s", 0) > 0)
@@ -462,6 +499,7 @@ static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path,
 	entry_identity(&base, a, e, sec, ops, g->iterations);
 	entry_params(&base, e, path, sec, g->wparams, d);
 	entry_runtime_and_classifiers(&base, e, path, sec, g, d);
+	read_iterations(e, path, d);
 	read_sweep(&sw, e, path, ops, d);
 	for (size_t c = 0; c < sw.combos; c++)
 		add_combination(a, &base, &sw, c, d);
@@ -513,7 +551,7 @@ static void read_section(struct xsection *x, const cJSON *s, const char *path, i
 	}
 	v = cJSON_GetObjectItemCaseSensitive(s, "id");
 	x->id = cJSON_IsString(v) || cJSON_IsNumber(v) ? kvb_node_str(v) : kvb_xasprintf("s%d", idx + 1);
-	x->iterations = (int)kvb_get_int(s, "iterations", 0);
+	x->iterations = read_iterations(s, path, d);
 	v = get2(s, "runtime_params", "runtime_parameters");
 	if (!v)
 		v = cJSON_GetObjectItemCaseSensitive(s, "params");
@@ -634,7 +672,7 @@ static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_g
 		kvb_margins_check(cJSON_GetObjectItemCaseSensitive(cfg, "margins"), mp, d);
 		free(mp);
 	}
-	g->iterations = (int)kvb_get_int(cfg, "iterations", 1);
+	g->iterations = read_iterations(cfg, cfgname, d);
 	if (g->iterations < 1)
 		g->iterations = 1;
 	a->max_retries = (int)kvb_get_int(cfg, "max_retries", 2);
@@ -794,6 +832,19 @@ static void check_spec_ids(const struct kvb_agenda *a, struct kvb_diag *d)
 			}
 }
 
+/* Every iteration of every spec on every variant is a job: more than KVB_MAX_JOBS is an error at `workloads`. */
+static void check_job_count(const struct kvb_agenda *a, const cJSON *root, struct kvb_diag *d)
+{
+	double jobs = 0;
+	for (size_t i = 0; i < a->nspecs; i++)
+		jobs += a->specs[i].iterations;
+	jobs *= a->nvariants ? (double)a->nvariants : 1;
+	if (jobs > KVB_MAX_JOBS)
+		kvb_diag_at(d, cJSON_GetObjectItemCaseSensitive(root, "workloads") ? "workloads" : "",
+			    "%.0f jobs (iterations x specs x variants): more than %d (kvbench's limit per agenda)", jobs,
+			    KVB_MAX_JOBS);
+}
+
 int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct kvb_diag *d)
 {
 	cJSON *wa3;
@@ -818,6 +869,7 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 	v = cJSON_GetObjectItemCaseSensitive(root, "variants");
 	if (cJSON_IsArray(v))
 		load_variants(a, v, d);
+	check_job_count(a, root, d);
 
 	for (size_t s = 0; s < nxs; s++)
 		xsection_release(&xs[s]);

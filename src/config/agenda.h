@@ -55,6 +55,13 @@ struct kvb_variant {
 	cJSON *raw;             /* owned copy of the entry as written */
 };
 
+/*
+ * Most jobs (iterations x specs x variants) one agenda may expand to: the
+ * plan holds every job in memory (~750 bytes and ~20 us each to build), so a
+ * typo like iterations: 100000000 is an error at its key, not a hang.
+ */
+#define KVB_MAX_JOBS 100000
+
 struct kvb_agenda {
 	char *file;
 	enum kvb_exec_order order;

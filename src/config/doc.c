@@ -27,13 +27,14 @@ static void diag_vadd(struct kvb_diag *d, struct kvb_strv *into, const char *pat
 {
 	char msg[2048];
 	int line = 1, col = 1;
+	const char *file = "?";
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (d->doc)
-		kvb_doc_loc(d->doc, path ? path : "", &line, &col);
+		kvb_doc_loc_file(d->doc, path ? path : "", &file, &line, &col);
 	if (path && *path)
-		kvb_strv_pushf(into, "%s:%d:%d: %s: %s", d->doc ? d->doc->file : "?", line, col, path, msg);
+		kvb_strv_pushf(into, "%s:%d:%d: %s: %s", file, line, col, path, msg);
 	else
-		kvb_strv_pushf(into, "%s:%d:%d: %s", d->doc ? d->doc->file : "?", line, col, msg);
+		kvb_strv_pushf(into, "%s:%d:%d: %s", file, line, col, msg);
 }
 
 void kvb_diag_at(struct kvb_diag *d, const char *path, const char *fmt, ...)
@@ -76,19 +77,45 @@ static void loc_add(struct kvb_doc *doc, const char *path, int line, int col)
 	doc->locs[doc->nlocs].path = kvb_xstrdup(path);
 	doc->locs[doc->nlocs].line = line;
 	doc->locs[doc->nlocs].col = col;
+	doc->locs[doc->nlocs].file = NULL;
 	doc->nlocs++;
+}
+
+void kvb_doc_adopt_locs(struct kvb_doc *doc, const struct kvb_doc *from, const char *prefix)
+{
+	for (size_t i = 0; i < from->nlocs; i++) {
+		const char *p = from->locs[i].path;
+		char *full = !prefix || !*prefix ? kvb_xstrdup(p)
+			     : !*p		 ? kvb_xstrdup(prefix)
+			     : p[0] == '['	 ? kvb_xasprintf("%s%s", prefix, p)
+						 : kvb_xasprintf("%s.%s", prefix, p);
+		size_t n = doc->nlocs;
+		loc_add(doc, full, from->locs[i].line, from->locs[i].col);
+		if (doc->nlocs > n)
+			doc->locs[n].file = kvb_xstrdup(from->locs[i].file ? from->locs[i].file : from->file);
+		free(full);
+	}
 }
 
 void kvb_doc_loc(const struct kvb_doc *doc, const char *path, int *line, int *col)
 {
+	const char *file;
+	kvb_doc_loc_file(doc, path, &file, line, col);
+}
+
+void kvb_doc_loc_file(const struct kvb_doc *doc, const char *path, const char **file, int *line, int *col)
+{
 	char *p = kvb_xstrdup(path ? path : "");
 	*line = 1;
 	*col = 1;
+	*file = doc->file;
 	for (;;) {
 		for (size_t i = 0; i < doc->nlocs; i++) {
 			if (!strcmp(doc->locs[i].path, p)) {
 				*line = doc->locs[i].line;
 				*col = doc->locs[i].col;
+				if (doc->locs[i].file)
+					*file = doc->locs[i].file;
 				free(p);
 				return;
 			}
@@ -598,8 +625,10 @@ int kvb_doc_load(struct kvb_doc *doc, const char *file, struct kvb_diag *d)
 
 void kvb_doc_release(struct kvb_doc *doc)
 {
-	for (size_t i = 0; i < doc->nlocs; i++)
+	for (size_t i = 0; i < doc->nlocs; i++) {
 		free(doc->locs[i].path);
+		free(doc->locs[i].file);
+	}
 	free(doc->locs);
 	cJSON_Delete(doc->root);
 	free(doc->file);

@@ -15,6 +15,7 @@
 
 struct kvb_loc {
 	char *path;
+	char *file; /* owned: the included file (WA3 include#) the node came from; NULL = the doc's own file */
 	int line;  /* 1-based */
 	int col;   /* 1-based */
 };
@@ -53,6 +54,14 @@ void kvb_doc_release(struct kvb_doc *doc);
 
 /* Location of path (exact, else nearest recorded parent, else 1:1). */
 void kvb_doc_loc(const struct kvb_doc *doc, const char *path, int *line, int *col);
+/* Same, with the file the node is in (doc->file unless it came from an included file; borrowed). */
+void kvb_doc_loc_file(const struct kvb_doc *doc, const char *path, const char **file, int *line, int *col);
+/*
+ * Records the locations of the included document from, merged into doc at
+ * path prefix ("" = the top), as from's file: nodes of doc's own keep theirs.
+ * For WA3 include#, so an error in an included node names that file and line.
+ */
+void kvb_doc_adopt_locs(struct kvb_doc *doc, const struct kvb_doc *from, const char *prefix);
 
 /* Builds child paths: "a" + key -> "a.key", "a" + 3 -> "a[3]". Returned strings are owned. */
 char *kvb_path_key(const char *parent, const char *key);

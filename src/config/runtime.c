@@ -1,6 +1,10 @@
 /* Implements runtime knobs: validation, merging (later wins) and JSON form. */
 #include "config/runtime.h"
 #include "core/error.h"
+#include "core/util.h"
+#include "engine/affinity.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -94,13 +98,18 @@ int kvb_runtime_merge_json(struct kvb_runtime *rt, const cJSON *obj, const char 
 	for (const cJSON *kv = obj->child; kv; kv = kv->next) {
 		char *p = kvb_path_key(path, kv->string);
 		if (!strcmp(kv->string, "cpus") && (cJSON_IsString(kv) || cJSON_IsNumber(kv))) {
-			char *s = kvb_node_str(kv);
+			char *s = kvb_node_str(kv), *mask = NULL;
+			struct kvb_error e;
 			if (!*s || strspn(s, "0123456789,-") != strlen(s)) {
 				kvb_diag_at(d, p, "expected a CPU list like \"0-3,6\", got \"%s\"", s);
+				errors++;
+			} else if (kvb_cpulist_to_mask(s, &mask, &e)) { /* "3-1", "0-": the parser the job uses */
+				kvb_diag_at(d, p, "%s", e.msg);
 				errors++;
 			} else {
 				set_str(&rt->cpus, s);
 			}
+			free(mask);
 			free(s);
 		} else if (!strcmp(kv->string, "cgroup_depth") && cJSON_IsNumber(kv)) {
 			if (kv->valuedouble > 16) {
@@ -206,6 +215,50 @@ cJSON *kvb_runtime_to_json(const struct kvb_runtime *rt)
 	if (rt->unapplied)
 		cJSON_AddItemToObject(o, "wa3_unapplied", cJSON_Duplicate(rt->unapplied, 1));
 	return o;
+}
+
+static void put_str(cJSON *cls, const char *key, const char *v)
+{
+	cJSON_DeleteItemFromObjectCaseSensitive(cls, key);
+	cJSON_AddStringToObject(cls, key, v);
+}
+
+static void put_classifier(cJSON *cls, const char *key, const cJSON *v)
+{
+	char *s = v ? kvb_node_str(v) : NULL;
+	put_str(cls, key, s ? s : "");
+	free(s);
+}
+
+/* Every leaf under set's map `node` as "prefix.key[.key...]", valued from the same path in `applied`. */
+static void put_map_classifiers(cJSON *cls, const char *prefix, const cJSON *node, const cJSON *applied)
+{
+	for (const cJSON *kv = node ? node->child : NULL; kv; kv = kv->next) {
+		char *key = kvb_xasprintf("%s.%s", prefix, kv->string);
+		const cJSON *av = applied ? cJSON_GetObjectItemCaseSensitive(applied, kv->string) : NULL;
+		if (cJSON_IsObject(kv))
+			put_map_classifiers(cls, key, kv, av);
+		else
+			put_classifier(cls, key, av ? av : kv);
+		free(key);
+	}
+}
+
+void kvb_runtime_add_classifiers(const struct kvb_runtime *set, const struct kvb_runtime *applied, cJSON *cls)
+{
+	if (set->cpus)
+		put_str(cls, "cpus", applied->cpus ? applied->cpus : set->cpus);
+	if (set->cgroup_depth >= 0) {
+		char n[24];
+		snprintf(n, sizeof(n), "%d", applied->cgroup_depth >= 0 ? applied->cgroup_depth : set->cgroup_depth);
+		put_str(cls, "cgroup_depth", n);
+	}
+	if (set->governor)
+		put_str(cls, "governor", applied->governor ? applied->governor : set->governor);
+	put_map_classifiers(cls, "sysctl", set->sysctl, applied->sysctl);
+	put_map_classifiers(cls, "sysfs", set->sysfs, applied->sysfs);
+	put_map_classifiers(cls, "cpufreq", set->cpufreq, applied->cpufreq);
+	put_map_classifiers(cls, "wa3_unapplied", set->unapplied, applied->unapplied);
 }
 
 /* Reasons follow WA3's RuntimeConfig classes (wa/framework/target/runtime_config.py, commit 251c263c). */

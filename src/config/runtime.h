@@ -53,6 +53,16 @@ const char *kvb_runtime_unapplied_reason(const char *key);
  * must fail: nothing is silently dropped), else KVB_OK.
  */
 int kvb_runtime_check_applicable(const struct kvb_runtime *rt, struct kvb_error *err);
+/*
+ * Job classifiers for the knobs `set` (a workload entry's own: global <
+ * section < entry < sweep), each with its value as applied (`applied`: the
+ * job's merged knobs, a variant's value wins): cpus, cgroup_depth, governor,
+ * sysctl.NAME, sysfs.PATH, cpufreq.CLUSTER.KEY (tunables:
+ * cpufreq.CLUSTER.tunables.NAME), wa3_unapplied.KEY. Values as strings, added
+ * to (replacing keys in) the object cls. Two jobs that ran with different
+ * knobs so never share a diff cell.
+ */
+void kvb_runtime_add_classifiers(const struct kvb_runtime *set, const struct kvb_runtime *applied, cJSON *cls);
 /* As a JSON object (for the DB and `agenda check`); caller owns it. */
 cJSON *kvb_runtime_to_json(const struct kvb_runtime *rt);
 

@@ -123,10 +123,13 @@ static void progress(struct engine *e, const struct kvb_plan_job *j, const char 
 }
 
 /* Job classifiers: variant, section, iteration, workload parameters marked as classifiers, spec classifiers. */
+static void job_runtime(struct engine *e, const struct kvb_plan_job *j, struct kvb_runtime *rt);
+
 static cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j)
 {
 	cJSON *c = cJSON_CreateObject();
 	const struct kvb_spec *s = j->spec;
+	struct kvb_runtime rt;
 	char it[16];
 	for (const struct kvb_keydef *d = s->ops->params; d && d->key; d++) {
 		if (d->flags & KVB_KEY_CLASSIFIER) {
@@ -142,6 +145,9 @@ static cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j)
 		cJSON_AddStringToObject(c, kv->string, v ? v : "");
 		free(v);
 	}
+	job_runtime(e, j, &rt);
+	kvb_runtime_add_classifiers(&s->rt, &rt, c); /* knobs the job ran with: two settings never share a cell */
+	kvb_runtime_release(&rt);
 	cJSON_DeleteItemFromObjectCaseSensitive(c, "variant");
 	cJSON_AddStringToObject(c, "variant", e->a->variants[j->variant].name);
 	if (s->section) {

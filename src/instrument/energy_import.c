@@ -151,6 +151,14 @@ int kvb_energy_import_csv(struct kvb_store *s, int64_t job_id, const char *path,
 		if (rc && k.err.msg[0])
 			*err = k.err;  /* the DB's message beats "storing samples failed" */
 	}
+	if (!rc && !smp->n)
+		rc = kvb_error_set(err, KVB_EINPUT, "%s: no samples: energy needs at least 2 per channel", path);
+	for (size_t i = 0; !rc && i < smp->n; i++) /* one sample spans no time: 0 J would be stored as measured */
+		if (smp->ch[i].n < 2)
+			rc = kvb_error_set(err, KVB_EINPUT,
+					   "%s: channel '%s' has %llu sample%s%s: energy needs at least 2 (a truncated capture?)",
+					   path, smp->ch[i].name, (unsigned long long)smp->ch[i].n, smp->ch[i].n == 1 ? "" : "s",
+					   o->cut_to_job ? " within the job's start and end" : "");
 	for (size_t i = 0; !rc && i < smp->n; i++) {
 		rc = ensure_row(&k, &smp->ch[i]);
 		if (rc)

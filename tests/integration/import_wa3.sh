@@ -26,4 +26,18 @@ check "WA3 results.csv without --variant: usage error (rc $rc)" test "$rc" -eq 2
 "$KVB" import wa3 "$SRC/tests" --variant x -d "$db" >/dev/null 2>"$T/e4"; rc=$?
 check "not a WA3 directory: exit 3 (rc $rc), named" test "$rc" -eq 3 -a -n "$(grep '.run_state.json' "$T/e4")"
 check "nothing stored by the failed imports" test "$(q "$db" "select count(*) from run")" = "3"
+# a BOM'd results.csv (Excel's UTF-8 save) is still WA3's; an unreadable FILE with --variant is
+# bad input named as such (exit 3), not "has its own variant column"; --variant '' is a usage error
+{ printf '\357\273\277'; cat "$WA/results.csv"; } >"$T/bom.csv"
+"$KVB" import csv "$T/bom.csv" --variant bom -d "$db" >/dev/null 2>"$T/e5"; rc=$?
+check "BOM'd WA3 results.csv with --variant: imported (rc $rc)" test "$rc" -eq 0
+check "BOM'd csv: 44 metrics" test "$(q "$db" "select count(*) from results where variant = 'bom'")" = "44"
+: >"$T/empty.csv"
+for f in "$T/missing.csv" "$T" "$T/empty.csv"; do
+  "$KVB" import csv "$f" --variant x -d "$db" >/dev/null 2>"$T/e6"; rc=$?
+  check "--variant on unreadable $(basename "$f"): exit 3 (rc $rc), cannot read" test "$rc" -eq 3 -a -n "$(grep "cannot read $f" "$T/e6")"
+done
+"$KVB" import csv "$WA/results.csv" --variant '' -d "$db" >/dev/null 2>"$T/e7"; rc=$?
+check "--variant '': usage error (rc $rc)" test "$rc" -eq 2
+check "nothing stored by the refused imports" test "$(q "$db" "select count(*) from run")" = "4"
 finish

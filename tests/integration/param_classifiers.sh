@@ -44,4 +44,19 @@ check "the tasks are each job's classifier" test "$(q "$T/r.db" "select count(di
 check "duration_s stored as run" test "$(q "$T/r.db" "select distinct json_extract(classifiers, '\$.duration_s') from results")" = 1
 "$KVB" diff -d "$T/r.db" --metric run_mean --format csv >"$T/rdiff" 2>&1
 check "diff: two run_mean cells of n = 2" test "$(grep -c '^rt-app,run_mean (us),.*,default,2,' "$T/rdiff")" = 2
+# a workload entry's own runtime knobs are classifiers too (as applied): sched_pipe pinned to
+# cpu 0 and to cpus 0-1 are two cells of n = 2, not one cell of n = 4
+cat >"$T/k.yaml" <<'YAML'
+config: {iterations: 2}
+workloads:
+  - {name: sched_pipe, params: {loops: 2000}, runtime_params: {cpus: "0"}}
+  - {name: sched_pipe, params: {loops: 2000}, runtime_params: {cpus: "0-1"}}
+YAML
+"$KVB" run "$T/k.yaml" -p local -d "$T/k.db" --rounds 1 --no-diff >/dev/null 2>"$T/kerr"; rc=$?
+check "cpus run ok (rc $rc)" test "$rc" -eq 0
+[ "$rc" -eq 0 ] || cat "$T/kerr" >&2
+check "cpus stored as each job's classifier" test "$(q "$T/k.db" "select group_concat(d, '|') from (select distinct json_extract(classifiers, '\$.cpus') d from results order by d)")" = "0|0-1"
+"$KVB" diff -d "$T/k.db" --format csv >"$T/kdiff" 2>&1
+check "diff: one cell per cpus, each of n = 2" test "$(grep -oE '^sched_pipe,usecs_per_op [^,]*,cpus=0(-1)?,default,2,' "$T/kdiff" | cut -d, -f3 | sort | tr '\n' ' ')" = "cpus=0 cpus=0-1 "
+check "diff: no cell of n = 4" test "$(grep -c '^sched_pipe,.*,default,4,' "$T/kdiff")" = 0
 finish

@@ -33,8 +33,10 @@ check "one metric set per job" test "$(q "$db" "select count(*) from metric")" =
 check "no duplicate seq" test "$(q "$db" "select count(distinct seq) from job")" = "40"
 check "integrity_check ok" test "$(sqlite3 "$db" 'pragma integrity_check')" = "ok"
 check "run finished ok" test "$(q "$db" "select status from run")" = "ok"
-"$KVB" run --resume -d "$db" 2>"$T/err"; rc=$?
-check "resuming a finished run is refused" test "$rc" -eq 3
+"$KVB" run --resume -d "$db" >"$T/out" 2>"$T/err"; rc=$?
+check "resuming a finished run: nothing left to run, exit 0 (rc $rc)" test "$rc" -eq 0
+check "says so" grep -q "run 1 finished (status ok): nothing left to run" "$T/out"
+check "and runs nothing" test "$(q "$db" "select count(*) from job")" = "40"
 # resume keeps the rounds the run was planned with (not the platform's default)
 "$KVB" run "$T/a.yaml" -p local -d "$T/r5.db" --rounds 5 --max-jobs 3 --no-diff 2>/dev/null
 "$KVB" run --resume -d "$T/r5.db" --no-diff 2>/dev/null; rc=$?

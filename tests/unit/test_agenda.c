@@ -268,7 +268,56 @@ static void test_doc__merge_key_folds_every_mapping_of_its_list(void)
 	kvb_buf_release(&y);
 }
 
+/* iterations: 100000000 once made `agenda check` expand (and hang on) 100M jobs; kvbench's own classifier
+ * names were silently overwritten by the job's. Both are errors at their key. */
+static void test_agenda__job_limit_and_own_classifier_names_are_errors_at_the_key(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc = load(&a, &d, "big.yaml", "config: {iterations: 100000000}\nworkloads: [{name: sched_pipe}]\n");
+	CHECK(rc == KVB_EINPUT);
+	CHECK(d.msgs.n == 1 && strstr(d.msgs.v[0], "big.yaml:1:10: config.iterations: 100000000 iterations: more than"));
+	CHECK(a.nspecs == 1 && a.specs[0].iterations == 1); /* not expanded */
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	/* under the limit per key, over it in total: 3 specs x 40000 x 1 variant */
+	rc = load(&a, &d, "sum.yaml",
+		  "config: {iterations: 40000}\nworkloads:\n  - {name: sched_pipe}\n  - {name: hackbench}\n  - {name: sched_pipe, id: b}\n");
+	CHECK(rc == KVB_EINPUT);
+	CHECK(d.msgs.n == 1 && strstr(d.msgs.v[0], "sum.yaml:2:1: workloads: 120000 jobs"));
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	rc = load(&a, &d, "own.yaml", "workloads:\n  - name: sched_pipe\n    classifiers: {iteration: 7, variant: x, tree: tip}\n");
+	CHECK(rc == KVB_EINPUT);
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "  %s\n", d.msgs.v[i]);
+	CHECK(d.msgs.n == 2);
+	CHECK(d.msgs.n > 0 && strstr(d.msgs.v[0], "own.yaml:3:19: workloads[0].classifiers.iteration: classifier 'iteration' is kvbench's own"));
+	CHECK(d.msgs.n > 1 && strstr(d.msgs.v[1], "own.yaml:3:33: workloads[0].classifiers.variant:"));
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+/* cpus "3-1" and "0-" passed `agenda check` and failed only when the job ran: the job's own parser checks at load. */
+static void test_agenda__bad_cpu_lists_are_errors_at_load(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc = load(&a, &d, "cpus.yaml",
+		      "workloads:\n  - {name: sched_pipe, runtime_params: {cpus: \"3-1\"}}\n"
+		      "  - {name: hackbench, runtime_params: {cpus: \"0-\"}}\n  - {name: sched_pipe, id: ok, runtime_params: {cpus: \"0-1,3\"}}\n");
+	CHECK(rc == KVB_EINPUT);
+	CHECK(d.msgs.n == 2);
+	CHECK(d.msgs.n > 0 && strstr(d.msgs.v[0], "cpus.yaml:2:41: workloads[0].runtime_params.cpus: cpus '3-1'"));
+	CHECK(d.msgs.n > 1 && strstr(d.msgs.v[1], "cpus.yaml:3:40: workloads[1].runtime_params.cpus: cpus '0-'"));
+	CHECK(a.nspecs == 3 && !strcmp(a.specs[2].rt.cpus, "0-1,3"));
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
 #define TESTS                                                                                                          \
+	T(test_agenda__bad_cpu_lists_are_errors_at_load)                                                               \
+	T(test_agenda__job_limit_and_own_classifier_names_are_errors_at_the_key)                                       \
 	T(test_agenda__spec_ids_default_to_the_workload_name)                                                          \
 	T(test_agenda__precedence_workload_over_section_over_global)                                                   \
 	T(test_agenda__sweep_expands_to_one_spec_per_value_with_classifier)                                            \

@@ -440,6 +440,16 @@ static void test_import__attaches_csv_to_job_and_replaces_on_reimport(void)
 	CHECK_NEAR(query_double(st, "SELECT energy_j FROM energy WHERE chan_name = 'little'"), 5.0, 1e-9);
 	CHECK(kvb_energy_import_csv(st, 999, tmp("probe.csv"), NULL, &ps, &err) == KVB_EINPUT);
 	CHECK_CONTAINS(err.msg, "no job 999");
+	/* A truncated iio-capture file (the real capture's header and first sample, then cut mid-line):
+	 * one sample spans no time, so 0 J would be stored as measured. Bad input, nothing stored. */
+	{
+		struct kvb_energy_import_opts io = { .format = KVB_PROBE_ACME, .chan_name = "device0" };
+		write_file(tmp("iio-cut.csv"), "\"vshunt mV\", \"vbus mV\", \"power mW\", \"current mA\", \"timestamp ms\"\n"
+					       "35.0, 4387.5, 25.0, 4.0, 0.0\n-42.5, 4386.2, 2");
+		CHECK(kvb_energy_import_csv(st, job, tmp("iio-cut.csv"), &io, &ps, &err) == KVB_EINPUT);
+		CHECK_CONTAINS(err.msg, "iio-cut.csv: channel 'device0' has 1 sample: energy needs at least 2");
+		CHECK(query_double(st, "SELECT count(*) FROM energy_channel") == 2);
+	}
 	kvb_buf_release(&b);
 	kvb_store_close(st);
 }

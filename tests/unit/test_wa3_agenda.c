@@ -298,7 +298,74 @@ static void test_wa3__field_agendas_fail_only_on_missing_workloads(void)
 	CHECK(clean == 1);  /* example-jankbench.yaml names only jankbench */
 }
 
+/* WA3's rt_app cpus is a cpu_mask: "0-1" and [0, 1] are accepted by WA3 (once 'unknown key cpus' here). */
+static void test_wa3__rt_app_cpus_lists_map_to_the_cpus_knob(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc = load_text(&a, &d,
+			   "workloads:\n"
+			   "  - {name: rt_app, id: s, params: {config: " KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/wa3/taskset.json, cpus: \"0-1\"}}\n"
+			   "  - {name: rt_app, id: l, params: {config: " KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/wa3/taskset.json, cpus: [0, 2]}}\n"
+			   "  - {name: rt_app, id: h, params: {config: " KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/wa3/taskset.json, cpus: \"0x5\"}}\n");
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	CHECK(rc == KVB_OK);
+	CHECK(a.nspecs == 3);
+	if (a.nspecs == 3) {
+		CHECK_STR(a.specs[0].rt.cpus, "0-1");
+		CHECK_STR(a.specs[1].rt.cpus, "0,2");
+		CHECK_STR(a.specs[2].rt.cpus, "0,2"); /* mask 0x5 */
+		CHECK(!cJSON_GetObjectItem(a.specs[1].params, "cpus"));
+	}
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+/* WA3's hackbench declares fds but never passes it (`hackbench -s -g -l` only): kvbench does, so a WA3 agenda's
+ * fds gets a warning; kvbench's own agenda (no WA3 spelling) does not. */
+static void test_wa3__hackbench_fds_warns_that_wa3_never_passed_it(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc = load_text(&a, &d, "workloads:\n  - name: hackbench\n    workload_parameters: {groups: 2, fds: 10}\n");
+	CHECK(rc == KVB_OK);
+	CHECK(d.warnings.n == 1);
+	CHECK(d.warnings.n == 1 && strstr(d.warnings.v[0], "wa3.yaml:2:5: workloads[0].params.fds: kvbench passes fds to hackbench (-f); WA3's hackbench never did"));
+	for (size_t i = 0; i < d.warnings.n; i++)
+		fprintf(stderr, "%s\n", d.warnings.v[i]);
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	rc = load_text(&a, &d, "workloads:\n  - {name: hackbench, params: {groups: 2, fds: 10}}\n");
+	CHECK(rc == KVB_OK);
+	CHECK(d.warnings.n == 0);
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+/* An error in a workload that came from an include# file names that file and line (was the includer's 1:1). */
+static void test_wa3__errors_in_included_files_name_that_file_and_line(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	kvb_diag_init(&d, NULL);
+	CHECK(kvb_agenda_load(&a, FIELD "/tests-data/includes/agenda.yaml", &d) == KVB_EINPUT);
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	CHECK(d.msgs.n == 2);
+	/* workloads.yaml: line 2 "    - dhrystone", line 3 "    - name: memcpy" */
+	CHECK(d.msgs.n > 0 && strstr(d.msgs.v[0], "includes/workloads.yaml:2:7: workloads[0]: unknown workload \"dhrystone\""));
+	CHECK(d.msgs.n > 1 && strstr(d.msgs.v[1], "includes/workloads.yaml:3:7: workloads[1].name: unknown workload \"memcpy\""));
+	/* the includer's own nodes keep its file and line */
+	CHECK(d.warnings.n > 0 && strstr(d.warnings.v[0], "includes/agenda.yaml:2:5: config.augmentations:"));
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
 #define TESTS                                                          \
+	T(test_wa3__errors_in_included_files_name_that_file_and_line) \
+	T(test_wa3__hackbench_fds_warns_that_wa3_never_passed_it) \
+	T(test_wa3__rt_app_cpus_lists_map_to_the_cpus_knob) \
 	T(test_wa3__include_merges_as_wa3_does)                        \
 	T(test_wa3__test_agenda_fails_only_on_workloads_kvbench_lacks) \
 	T(test_wa3__spellings_of_kvbench_workloads_are_honoured)       \
