@@ -36,6 +36,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A growable list of run ids (v owned; runs_release frees it). Bounded by --max-rounds, never
+ * truncated. */
+struct runs {
+	int64_t *v;
+	size_t n, alloc;
+};
+
+static void runs_add(struct runs *r, int64_t id)
+{
+	if (r->n == r->alloc) {
+		r->alloc = r->alloc ? 2 * r->alloc : 8;
+		r->v = kvb_xrealloc(r->v, r->alloc * sizeof(*r->v));
+	}
+	r->v[r->n++] = id;
+}
+
+static void runs_release(struct runs *r)
+{
+	free(r->v);
+	memset(r, 0, sizeof(*r));
+}
+
 struct bisect {
 	int64_t id;
 	char *repo, *agenda_file, *plat_name, *metric, *workload, *metric_name, *cmdline;
@@ -45,8 +67,7 @@ struct bisect {
 	struct kvb_store *st;
 	struct kvb_platform plat;
 	int64_t good_run, bad_run;
-	int64_t ends[32];      /* the endpoints' extra runs (one boot each, either endpoint) */
-	size_t nends;
+	struct runs ends;      /* the endpoints' extra runs (one boot each, either endpoint) */
 	volatile int cancel;
 };
 
@@ -234,11 +255,6 @@ static int decided(const struct kvb_cell_stats *c)
 }
 
 /* Runs of a commit in this bisect so far (the endpoints' and a step's extra rounds). */
-struct runs {
-	int64_t v[64];
-	size_t n;
-};
-
 /*
  * Compares commit `sha` (its runs) with the good and bad endpoints. Fills
  * r (value, vs_good, vs_bad, boots, and outcome when decided; once it has max_boots boots the
@@ -250,23 +266,25 @@ static int judge(struct bisect *b, const char *sha, const struct runs *mine, int
 	int final;
 	struct kvb_report r;
 	struct kvb_report_opts o = { 0 };
-	int64_t all[100];
-	size_t n = 0, ig = (size_t)-1, ib = (size_t)-1, is = (size_t)-1;
+	struct runs all = { 0 };
+	size_t ig = (size_t)-1, ib = (size_t)-1, is = (size_t)-1;
 	char gname[11], bname[11], sname[11];
 	struct kvb_cell_stats cg, cb;
 	int rc;
-	all[n++] = b->good_run;
-	all[n++] = b->bad_run;
-	for (size_t i = 0; i < b->nends; i++)
-		all[n++] = b->ends[i];
-	for (size_t i = 0; i < mine->n && n < KVB_ARRAY_SIZE(all); i++)
-		all[n++] = mine->v[i];
-	o.runs = all;
-	o.nruns = n;
+	runs_add(&all, b->good_run);
+	runs_add(&all, b->bad_run);
+	for (size_t i = 0; i < b->ends.n; i++)
+		runs_add(&all, b->ends.v[i]);
+	for (size_t i = 0; i < mine->n; i++)
+		runs_add(&all, mine->v[i]);
+	o.runs = all.v;
+	o.nruns = all.n;
 	o.workload = b->workload;
 	o.metric_glob = b->metric_name;
 	memset(&r, 0, sizeof(r));
-	if ((rc = kvb_report_load(b->st, &o, &r, err)))
+	rc = kvb_report_load(b->st, &o, &r, err);
+	runs_release(&all);
+	if (rc)
 		return rc;
 	if (!r.ngroups) {
 		kvb_report_release(&r);
@@ -341,7 +359,7 @@ static int judge(struct bisect *b, const char *sha, const struct runs *mine, int
  */
 static int check_endpoints(struct bisect *b, double *change, int *more, struct kvb_error *err)
 {
-	struct runs none = { .n = 0 };
+	struct runs none = { 0 };
 	struct step_result r;
 	int rc;
 	*more = 0;
@@ -355,17 +373,22 @@ static int check_endpoints(struct bisect *b, double *change, int *more, struct k
 	{
 		struct kvb_report rep;
 		struct kvb_report_opts o = { 0 };
-		int64_t runs[KVB_ARRAY_SIZE(b->ends) + 2] = { b->good_run, b->bad_run };
+		struct runs runs = { 0 };
 		struct kvb_cell_stats c;
 		char gname[11];
 		size_t ig = 0, ib = 1;
-		memcpy(runs + 2, b->ends, b->nends * sizeof(b->ends[0]));
-		o.runs = runs;
-		o.nruns = 2 + b->nends;
+		runs_add(&runs, b->good_run);
+		runs_add(&runs, b->bad_run);
+		for (size_t i = 0; i < b->ends.n; i++)
+			runs_add(&runs, b->ends.v[i]);
+		o.runs = runs.v;
+		o.nruns = runs.n;
 		o.workload = b->workload;
 		o.metric_glob = b->metric_name;
 		memset(&rep, 0, sizeof(rep));
-		if ((rc = kvb_report_load(b->st, &o, &rep, err)))
+		rc = kvb_report_load(b->st, &o, &rep, err);
+		runs_release(&runs);
+		if (rc)
 			return rc;
 		snprintf(gname, sizeof(gname), "%.10s", b->good);
 		if (rep.variants.n == 2 && strcmp(rep.variants.v[0], gname)) {
@@ -383,7 +406,7 @@ static int check_endpoints(struct bisect *b, double *change, int *more, struct k
 					   "good %.12s and bad %.12s differ by %+.1f%% on %s, less than --threshold %.1f%%: "
 					   "nothing to bisect",
 					   b->good, b->bad, c.diff_pct, b->metric, b->threshold);
-		else if (!decided(&c) && c.boots < (size_t)b->max_rounds && b->nends + 2 <= KVB_ARRAY_SIZE(b->ends))
+		else if (!decided(&c) && c.boots < (size_t)b->max_rounds)
 			*more = 1;
 		else
 			rc = kvb_error_set(err, KVB_EINPUT,
@@ -407,8 +430,8 @@ static int measure_endpoint(struct bisect *b, const char *which, const char *sha
 	char *why = NULL;
 	int booted, rc;
 	int64_t more = 0;
-	if ((*run && !extra) || (extra && b->nends >= KVB_ARRAY_SIZE(b->ends)))
-		return KVB_OK; /* measured, or no room for more extra runs (at most 32: 2 x --max-rounds is plenty) */
+	if (*run && !extra)
+		return KVB_OK; /* measured */
 	kvb_info("bisect: measuring the %s endpoint %.12s%s", which, sha, extra ? " once more" : "");
 	rc = measure(b, sha, extra ? 1 : b->rounds, extra ? &more : run, &why, &booted, err);
 	if (!rc && why) {
@@ -419,7 +442,7 @@ static int measure_endpoint(struct bisect *b, const char *which, const char *sha
 		rc = sql(b, err, "INSERT INTO bisect_endpoint_run(bisect_id, endpoint, run_id) VALUES(?,?,?)", "iti", b->id,
 			 which, more);
 		if (!rc)
-			b->ends[b->nends++] = more;
+			runs_add(&b->ends, more);
 	} else if (!rc) {
 		rc = sql(b, err, !strcmp(which, "good") ? "UPDATE bisect SET good_run_id = ? WHERE id = ?"
 						      : "UPDATE bisect SET bad_run_id = ? WHERE id = ?",
@@ -522,11 +545,11 @@ static int do_bisect(struct bisect *b, FILE *out, struct kvb_error *err)
 		}
 	}
 	sqlite3_finalize(q);
+	struct runs mine = { 0 }; /* the current step's runs */
 	while (!rc && !first_bad_of(ans, first)) {
 		char next[41], *line = NULL, *why = NULL;
 		static const char *const head[] = { "rev-parse", "--verify", "BISECT_HEAD", NULL };
 		struct step_result res;
-		struct runs mine = { .n = 0 };
 		int booted = 0;
 		if (strstr(ans, "only 'skip'ped commits left")) {
 			rc = kvb_error_set(err, KVB_EJOBS, "bisect cannot decide: only skipped (untestable) commits are left:\n%s",
@@ -542,12 +565,13 @@ static int do_bisect(struct bisect *b, FILE *out, struct kvb_error *err)
 		b->step++;
 		memset(&res, 0, sizeof(res));
 		res.value = res.vs_good = res.vs_bad = NAN; /* stored as NULL for a step never measured */
+		mine.n = 0;
 		kvb_info("bisect step %d: %.12s %s", b->step, next, strchr(ans, '\n') ? strchr(ans, '\n') + 1 : "");
 		for (;;) {
 			int64_t run = 0;
 			rc = measure(b, next, mine.n ? 1 : b->rounds, &run, &why, &booted, err);
-			if (run && mine.n < KVB_ARRAY_SIZE(mine.v))
-				mine.v[mine.n++] = run;
+			if (run)
+				runs_add(&mine, run);
 			if (rc)
 				break;
 			if (why) {
@@ -602,6 +626,7 @@ static int do_bisect(struct bisect *b, FILE *out, struct kvb_error *err)
 		rc = mark(b, res.outcome, next, &ans, err);
 		save_log(b);
 	}
+	runs_release(&mine);
 	save_log(b);
 	if (!rc && first[0]) {
 		double change = range_change;
@@ -664,14 +689,23 @@ static int load_bisect(struct bisect *b, int64_t id, struct kvb_error *err)
 	if (!rc && sqlite3_prepare_v2(b->st->db, "SELECT run_id FROM bisect_endpoint_run WHERE bisect_id = ? ORDER BY rowid",
 				      -1, &q, NULL) == SQLITE_OK) {
 		sqlite3_bind_int64(q, 1, b->id);
-		while (sqlite3_step(q) == SQLITE_ROW && b->nends < KVB_ARRAY_SIZE(b->ends))
-			b->ends[b->nends++] = sqlite3_column_int64(q, 0);
+		while (sqlite3_step(q) == SQLITE_ROW)
+			runs_add(&b->ends, sqlite3_column_int64(q, 0));
 		sqlite3_finalize(q);
 	}
 	return rc;
 }
 
-int cmd_bisect(struct kvb_cli *cli, int argc, char **argv)
+/* What the command line asked for besides what struct bisect keeps. */
+struct bisect_args {
+	const char *repo, *good, *bad; /* as given: a directory and two revisions */
+	int resume, allow_dirty;
+	int64_t resume_id;             /* 0: the latest bisect */
+};
+
+/* Reads the options and operands into b and a. Returns KVB_OK, or KVB_EUSAGE
+ * with the message printed. */
+static int parse_args(int argc, char **argv, struct bisect *b, struct bisect_args *a)
 {
 	static const struct option opts[] = {
 		{ "platform", required_argument, NULL, 'p' },
@@ -681,181 +715,210 @@ int cmd_bisect(struct kvb_cli *cli, int argc, char **argv)
 		{ "max-rounds", required_argument, NULL, 'M' }, { "allow-dirty", no_argument, NULL, 'D' },
 		{ "resume", no_argument, NULL, 'R' },          { NULL, 0, NULL, 0 },
 	};
-	struct bisect b;
-	const char *repo = NULL, *good = NULL, *bad = NULL;
-	int c, rc = KVB_OK, resume = 0, allow_dirty = 0;
-	int64_t resume_id = 0;
-	struct kvb_error err;
-	struct kvb_buf cmdline = KVB_BUF_INIT;
-	struct kvb_diag d;
-
-	memset(&b, 0, sizeof(b));
-	kvb_error_clear(&err);
-	b.threshold = 5.0;
-	b.max_rounds = 6;
-	for (int i = 0; i < cli->argc_given; i++) /* as typed, with -d */
-		kvb_buf_addf(&cmdline, "%s%s", i ? " " : "kvbench ", cli->argv_given[i]);
+	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "p:", opts, NULL)) != -1) {
 		int64_t v;
 		switch (c) {
-		case 'p': b.plat_name = kvb_xstrdup(optarg); break;
-		case 'G': repo = optarg; break;
-		case 'g': good = optarg; break;
-		case 'b': bad = optarg; break;
-		case 'm': b.metric = kvb_xstrdup(optarg); break;
+		case 'p': b->plat_name = kvb_xstrdup(optarg); break;
+		case 'G': a->repo = optarg; break;
+		case 'g': a->good = optarg; break;
+		case 'b': a->bad = optarg; break;
+		case 'm': b->metric = kvb_xstrdup(optarg); break;
 		case 't':
-			if (kvb_parse_double(optarg, &b.threshold) || !(b.threshold >= 0 && b.threshold < 1000)) {
-				rc = kvb_cli_usage("bisect", "--threshold '%s': expected a percentage", optarg);
-				goto out;
-			}
+			if (kvb_parse_double(optarg, &b->threshold) || !(b->threshold >= 0 && b->threshold < 1000))
+				return kvb_cli_usage("bisect", "--threshold '%s': expected a percentage", optarg);
 			break;
 		case 'r':
 		case 'M':
-			if (kvb_parse_i64(optarg, &v) || v < 1 || v > 100) {
-				rc = kvb_cli_usage("bisect", "--%s '%s': expected a number from 1 to 100",
-						   c == 'r' ? "rounds" : "max-rounds", optarg);
-				goto out;
-			}
+			if (kvb_parse_i64(optarg, &v) || v < 1 || v > 100)
+				return kvb_cli_usage("bisect", "--%s '%s': expected a number from 1 to 100",
+						     c == 'r' ? "rounds" : "max-rounds", optarg);
 			if (c == 'r')
-				b.rounds = (int)v;
+				b->rounds = (int)v;
 			else
-				b.max_rounds = (int)v;
+				b->max_rounds = (int)v;
 			break;
-		case 'D': allow_dirty = 1; break;
-		case 'R': resume = 1; break;
-		default: rc = kvb_cli_bad_option("bisect", opts, argv); goto out;
+		case 'D': a->allow_dirty = 1; break;
+		case 'R': a->resume = 1; break;
+		default: return kvb_cli_bad_option("bisect", opts, argv);
 		}
 	}
 	for (int i = optind; i < argc; i++) {
 		int64_t v;
-		if (resume && !resume_id && !kvb_parse_i64(argv[i], &v) && v > 0)
-			resume_id = v;
-		else if (!resume && !b.agenda_file)
-			b.agenda_file = kvb_xstrdup(argv[i]);
-		else {
-			rc = kvb_cli_usage("bisect", "unexpected argument '%s'", argv[i]);
-			goto out;
-		}
+		if (a->resume && !a->resume_id && !kvb_parse_i64(argv[i], &v) && v > 0)
+			a->resume_id = v;
+		else if (!a->resume && !b->agenda_file)
+			b->agenda_file = kvb_xstrdup(argv[i]);
+		else
+			return kvb_cli_usage("bisect", "unexpected argument '%s'", argv[i]);
 	}
-	if (!resume) {
-		if (!b.agenda_file || !b.plat_name || !repo || !good || !bad || !b.metric) {
-			rc = kvb_cli_usage("bisect", "needs AGENDA -p PLATFORM --repo DIR --good REV --bad REV --metric W/M");
-			goto out;
-		}
-		if ((rc = split_metric(&b, &err)))
-			goto fail;
+	if (!a->resume && (!b->agenda_file || !b->plat_name || !a->repo || !a->good || !a->bad || !b->metric))
+		return kvb_cli_usage("bisect", "needs AGENDA -p PLATFORM --repo DIR --good REV --bad REV --metric W/M");
+	return KVB_OK;
+}
+
+/* A new bisect: the agenda's absolute path (stored for --resume, which may start
+ * elsewhere), a clean repository, two distinct commits, good an ancestor of bad. */
+static int check_range(struct bisect *b, const struct bisect_args *a, struct kvb_error *err)
+{
+	char *top = NULL, *abs = realpath(b->agenda_file, NULL);
+	int rc;
+	if (abs) {
+		free(b->agenda_file);
+		b->agenda_file = abs;
 	}
-	b.cmdline = kvb_xstrdup(cmdline.data);
-	if ((rc = kvb_cli_store(cli, &b.st, &err)))
-		goto fail;
-	if (resume) {
-		if ((rc = load_bisect(&b, resume_id, &err)) || (rc = split_metric(&b, &err)))
-			goto fail;
-		kvb_info("bisect %lld: resuming (%s..%s in %s)", (long long)b.id, b.good, b.bad, b.repo);
-	} else {
-		char *top = NULL, *abs = realpath(b.agenda_file, NULL);
-		/* stored for --resume, which may start elsewhere */
-		if (abs) {
-			free(b.agenda_file);
-			b.agenda_file = abs;
-		}
-		if ((rc = kvb_build_check_repo(repo, allow_dirty, &top, &err)))
-			goto fail;
-		b.repo = top;
-		if ((rc = kvb_git_commit(b.repo, good, b.good, &err)) || (rc = kvb_git_commit(b.repo, bad, b.bad, &err)))
-			goto fail;
-		if (!strcmp(b.good, b.bad)) {
-			rc = kvb_error_set(&err, KVB_EINPUT, "--good and --bad are the same commit %.12s", b.good);
-			goto fail;
-		}
-		rc = kvb_git_is_ancestor(b.repo, b.good, b.bad, &err);
-		if (rc != 1) {
-			if (rc == 0)
-				kvb_error_set(&err, KVB_EINPUT, "--good %s (%.12s) is not an ancestor of --bad %s (%.12s) in %s",
-					      good, b.good, bad, b.bad, b.repo);
-			rc = KVB_EINPUT;
-			goto fail;
-		}
-	}
-	{
-		/* refuse a repository that is being bisected by someone else (we would end their session) */
-		static const char *const args[] = { "rev-parse", "--git-path", "BISECT_START", NULL };
-		char *path = NULL;
-		if ((rc = kvb_git_line(b.repo, args, &path, NULL, &err)))
-			goto fail;
-		if (path[0] != '/') {
-			char *abs = kvb_xasprintf("%s/%s", b.repo, path);
-			free(path);
-			path = abs;
-		}
-		if (kvb_is_file(path)) {
-			rc = kvb_error_set(&err, KVB_EINPUT, "%s is already being bisected (%s exists): finish it with `git "
-							     "bisect reset` first",
-					   b.repo, path);
-			free(path);
-			goto fail;
-		}
+	if ((rc = kvb_build_check_repo(a->repo, a->allow_dirty, &top, err)))
+		return rc;
+	b->repo = top;
+	if ((rc = kvb_git_commit(b->repo, a->good, b->good, err)) || (rc = kvb_git_commit(b->repo, a->bad, b->bad, err)))
+		return rc;
+	if (!strcmp(b->good, b->bad))
+		return kvb_error_set(err, KVB_EINPUT, "--good and --bad are the same commit %.12s", b->good);
+	rc = kvb_git_is_ancestor(b->repo, b->good, b->bad, err);
+	if (rc == 1)
+		return KVB_OK;
+	if (rc == 0)
+		kvb_error_set(err, KVB_EINPUT, "--good %s (%.12s) is not an ancestor of --bad %s (%.12s) in %s", a->good,
+			      b->good, a->bad, b->bad, b->repo);
+	return KVB_EINPUT;
+}
+
+/* Refuses a repository that someone else is bisecting (we would end their session). */
+static int refuse_foreign_bisect(const struct bisect *b, struct kvb_error *err)
+{
+	static const char *const args[] = { "rev-parse", "--git-path", "BISECT_START", NULL };
+	char *path = NULL;
+	int rc;
+	if ((rc = kvb_git_line(b->repo, args, &path, NULL, err)))
+		return rc;
+	if (path[0] != '/') {
+		char *abs = kvb_xasprintf("%s/%s", b->repo, path);
 		free(path);
+		path = abs;
 	}
+	if (kvb_is_file(path))
+		rc = kvb_error_set(err, KVB_EINPUT,
+				   "%s is already being bisected (%s exists): finish it with `git bisect reset` first", b->repo,
+				   path);
+	free(path);
+	return rc;
+}
+
+/* Loads the platform and checks the agenda before anything is built; prints their
+ * messages. Returns KVB_OK or KVB_EINPUT. */
+static int load_platform_and_check_agenda(struct bisect *b)
+{
+	struct kvb_diag d;
+	int rc;
 	kvb_diag_init(&d, NULL);
-	rc = kvb_platform_load(&b.plat, b.plat_name, &d);
+	rc = kvb_platform_load(&b->plat, b->plat_name, &d);
 	if (!rc) {
-		/* the agenda is checked before anything is built */
 		struct kvb_agenda a;
 		memset(&a, 0, sizeof(a));
-		rc = kvb_agenda_load(&a, b.agenda_file, &d);
+		rc = kvb_agenda_load(&a, b->agenda_file, &d);
 		kvb_agenda_release(&a);
 	}
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "%s\n", d.msgs.v[i]);
 	kvb_diag_release(&d);
-	if (rc) {
-		rc = KVB_EINPUT;
-		goto out;
-	}
-	if (!resume &&
-	    (rc = sql(&b, &err,
-		      "INSERT INTO bisect(repo, good_sha, bad_sha, metric, threshold_pct, agenda_path, platform, command_line, "
-		      "started_ns, rounds, max_rounds) VALUES(?,?,?,?,?,?,?,?,?,nullif(?, 0),?)",
-		      "ttttdttti" "ii", b.repo, b.good, b.bad, b.metric, b.threshold, b.agenda_file, b.plat_name, b.cmdline,
-		      kvb_wall_ns(), (int64_t)b.rounds, (int64_t)b.max_rounds)))
-		goto fail;
-	if (!resume)
-		b.id = sqlite3_last_insert_rowid(b.st->db);
-	else
-		sql(&b, &err, "UPDATE bisect SET status = 'running', error = NULL WHERE id = ?", "i", b.id);
-	kvb_info("bisect %lld: %.12s (good) .. %.12s (bad) in %s on %s, threshold %.1f%%", (long long)b.id, b.good,
-		 b.bad, b.repo, b.metric, b.threshold);
-	kvb_build_signals_catch(&b.cancel);
-	rc = do_bisect(&b, stdout, &err);
-	bisect_reset(&b);
+	return rc ? KVB_EINPUT : KVB_OK;
+}
+
+/* Stores a new bisect (b->id), or marks a resumed one running again. */
+static int record_start(struct bisect *b, int resume, struct kvb_error *err)
+{
+	int rc;
+	if (resume)
+		return sql(b, err, "UPDATE bisect SET status = 'running', error = NULL WHERE id = ?", "i", b->id);
+	rc = sql(b, err,
+		 "INSERT INTO bisect(repo, good_sha, bad_sha, metric, threshold_pct, agenda_path, platform, command_line, "
+		 "started_ns, rounds, max_rounds) VALUES(?,?,?,?,?,?,?,?,?,nullif(?, 0),?)",
+		 "ttttdttti" "ii", b->repo, b->good, b->bad, b->metric, b->threshold, b->agenda_file, b->plat_name,
+		 b->cmdline, kvb_wall_ns(), (int64_t)b->rounds, (int64_t)b->max_rounds);
+	if (!rc)
+		b->id = sqlite3_last_insert_rowid(b->st->db);
+	return rc;
+}
+
+/* Runs the bisect with Ctrl-C caught; a failure is stored as the bisect's status
+ * (interrupted, aborted or failed) with its message. */
+static int run_bisect(struct bisect *b, struct kvb_error *err)
+{
+	int rc;
+	kvb_info("bisect %lld: %.12s (good) .. %.12s (bad) in %s on %s, threshold %.1f%%", (long long)b->id, b->good,
+		 b->bad, b->repo, b->metric, b->threshold);
+	kvb_build_signals_catch(&b->cancel);
+	rc = do_bisect(b, stdout, err);
+	bisect_reset(b);
 	kvb_build_signals_restore();
 	if (rc) {
 		struct kvb_error e2;
-		const char *status = b.cancel ? "interrupted" : rc == KVB_ETARGET ? "aborted" : "failed";
-		sql(&b, &e2, "UPDATE bisect SET status = ?, error = ?, finished_ns = ? WHERE id = ? AND status != 'done'", "ttii",
-		    status, err.msg, kvb_wall_ns(), b.id);
-		if (b.cancel)
-			kvb_info("bisect %lld interrupted; continue with `kvbench bisect --resume %lld`", (long long)b.id,
-				 (long long)b.id);
+		const char *status = b->cancel ? "interrupted" : rc == KVB_ETARGET ? "aborted" : "failed";
+		sql(b, &e2, "UPDATE bisect SET status = ?, error = ?, finished_ns = ? WHERE id = ? AND status != 'done'",
+		    "ttii", status, err->msg, kvb_wall_ns(), b->id);
+		if (b->cancel)
+			kvb_info("bisect %lld interrupted; continue with `kvbench bisect --resume %lld`", (long long)b->id,
+				 (long long)b->id);
+	}
+	return rc;
+}
+
+static void bisect_release(struct bisect *b)
+{
+	/* b->st is main's (kvb_cli_store), closed after the command returns */
+	if (b->plat.file || b->plat.name)
+		kvb_platform_release(&b->plat);
+	free(b->repo);
+	free(b->agenda_file);
+	free(b->plat_name);
+	free(b->metric);
+	free(b->workload);
+	free(b->metric_name);
+	free(b->cmdline);
+	runs_release(&b->ends);
+}
+
+int cmd_bisect(struct kvb_cli *cli, int argc, char **argv)
+{
+	struct bisect b;
+	struct bisect_args a = { 0 };
+	struct kvb_error err;
+	struct kvb_buf cmdline = KVB_BUF_INIT;
+	int rc;
+
+	memset(&b, 0, sizeof(b));
+	kvb_error_clear(&err);
+	b.threshold = 5.0;
+	b.max_rounds = 6;
+	if ((rc = parse_args(argc, argv, &b, &a)))
+		goto out; /* the usage message is printed */
+	if (!a.resume && (rc = split_metric(&b, &err)))
+		goto fail;
+	for (int i = 0; i < cli->argc_given; i++) /* as typed, with -d */
+		kvb_buf_addf(&cmdline, "%s%s", i ? " " : "kvbench ", cli->argv_given[i]);
+	b.cmdline = kvb_xstrdup(cmdline.data);
+	if ((rc = kvb_cli_store(cli, &b.st, &err)))
+		goto fail;
+	if (a.resume) {
+		if ((rc = load_bisect(&b, a.resume_id, &err)) || (rc = split_metric(&b, &err)))
+			goto fail;
+		kvb_info("bisect %lld: resuming (%s..%s in %s)", (long long)b.id, b.good, b.bad, b.repo);
+	} else if ((rc = check_range(&b, &a, &err))) {
 		goto fail;
 	}
+	if ((rc = refuse_foreign_bisect(&b, &err)))
+		goto fail;
+	if ((rc = load_platform_and_check_agenda(&b)))
+		goto out; /* its messages are printed */
+	if ((rc = record_start(&b, a.resume, &err)) || (rc = run_bisect(&b, &err)))
+		goto fail;
 	goto out;
 fail:
 	bisect_reset(&b);
 	kvb_cli_fail(&err);
 out:
-	/* b.st is main's (kvb_cli_store), closed after we return */
-	if (b.plat.file || b.plat.name)
-		kvb_platform_release(&b.plat);
-	free(b.repo);
-	free(b.agenda_file);
-	free(b.plat_name);
-	free(b.metric);
-	free(b.workload);
-	free(b.metric_name);
-	free(b.cmdline);
+	bisect_release(&b);
 	kvb_buf_release(&cmdline);
 	return rc;
 }
