@@ -852,6 +852,8 @@ static int run_bisect(struct bisect *b, struct kvb_error *err)
 	rc = do_bisect(b, stdout, err);
 	bisect_reset(b);
 	kvb_build_signals_restore();
+	if (rc && b->cancel && rc != KVB_ESTORE)
+		rc = err->code = KVB_EJOBS; /* interrupted, whatever else the step met: exit 1 as a run */
 	if (rc) {
 		struct kvb_error e2;
 		const char *status = b->cancel ? "interrupted" : rc == KVB_ETARGET ? "aborted" : "failed";

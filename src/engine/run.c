@@ -22,12 +22,12 @@
 #include <string.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t g_signals;
+static volatile sig_atomic_t g_signals, g_last_signal;
 static volatile int g_cancel;
 
 static void on_signal(int sig)
 {
-	(void)sig;
+	g_last_signal = sig;
 	g_signals++;
 	if (g_signals >= 2)
 		g_cancel = 1;
@@ -1065,6 +1065,21 @@ static void run_rounds(struct engine *e, struct run_outcome *out, struct kvb_err
 	}
 }
 
+/*
+ * A signal the engine took while the caller had a handler of its own (bisect's)
+ * goes to that handler too: a Ctrl-C in a run with no job left to stop (a commit
+ * that did not build) must still stop the bisect. With SIG_DFL/SIG_IGN nothing is
+ * raised (the run's status already says interrupted).
+ */
+static void pass_signal_on(const struct sigaction *old_int, const struct sigaction *old_term)
+{
+	const struct sigaction *old = g_last_signal == SIGTERM ? old_term : old_int;
+	if (!g_signals)
+		return;
+	if ((old->sa_flags & SA_SIGINFO) || (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN))
+		raise(g_last_signal);
+}
+
 /* The run's and the variants' final status in the store, and the resume hint. */
 static void store_outcome(struct engine *e, struct run_outcome *out)
 {
@@ -1165,6 +1180,7 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 		 e.plan.n, e.a->nvariants, e.plan.rounds, e.st->path);
 
 	g_signals = 0;
+	g_last_signal = 0;
 	g_cancel = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -1184,6 +1200,7 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	store_outcome(&e, &out);
+	pass_signal_on(&old_int, &old_term);
 	rc = outcome_code(&e, &out, err);
 	kvb_log_set_hook(NULL, NULL);
 	g_thread_engine = NULL;
