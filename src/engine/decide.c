@@ -141,7 +141,10 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 		    int *stop, struct kvb_error *err)
 {
 	struct kvb_report r;
-	struct kvb_report_opts sel = { .runs = &run_id, .nruns = 1 };
+	/* the first `round` rounds only: a resumed run looks again after a round it had already
+	 * passed, and jobs of the next round, stored before the interruption, must not count
+	 * at this look's level */
+	struct kvb_report_opts sel = { .runs = &run_id, .nruns = 1, .max_round = round };
 	struct kvb_error lerr;
 	double *nominal;
 	int rc = KVB_OK, compared = 0, decided = 0;

@@ -39,7 +39,8 @@ int kvb_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide_opts 
 
 /*
  * The look after `round` (1-based) of run_id: judges every chosen comparison
- * on the results stored so far, logs one line each, records an event, and
+ * on the results of rounds 1..round (a later round's jobs, stored before an
+ * interruption, are left for the next look), logs one line each, records an event, and
  * sets *stop when all are decided or elapsed_s >= max_time_s (outcome stored).
  * Comparisons with fewer than 2 units a side stay undecided. Errors: KVB_ESTORE.
  */

@@ -214,6 +214,8 @@ static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, sq
 
 	if (o->workload && strcmp(o->workload, workload))
 		return;
+	if (o->max_round > 0 && sqlite3_column_int(st, 9) > o->max_round)
+		return;
 	if (!kvb_report_metric_wanted(o, metric))
 		return;
 	c = cJSON_Parse(cls ? cls : "{}");
@@ -253,8 +255,8 @@ static int load_results(struct kvb_store *s, const struct kvb_report_opts *o, st
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(s->db,
-			       "SELECT variant, workload, metric, units, lower_is_better, classifiers, boot, value, run_id"
-			       " FROM results WHERE run_id = ? ORDER BY metric_id",
+			       "SELECT variant, workload, metric, units, lower_is_better, classifiers, boot, value, run_id,"
+			       " round FROM results WHERE run_id = ? ORDER BY metric_id",
 			       -1, &st, NULL) != SQLITE_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
 	for (size_t i = 0; i < r->nruns; i++) {

@@ -25,6 +25,8 @@ struct kvb_report_opts {
 	size_t nmetric_globs;
 	const char *workload;      /* only this workload, or NULL */
 	const char *by;            /* classifier spread into columns (excluded from the group key), or NULL */
+	int max_round;             /* only jobs of rounds 1..max_round; 0 = every round (the
+				    * --until-decided look after round r sees what round r had) */
 };
 
 /* One variant's sample in one group. boot identifies the boot unit (run_id * 100000 + round). */

@@ -11,7 +11,9 @@ static char dir[64];
 
 /*
  * An imported run with 4 boots x 3 runs per variant (boot = round column):
- * m_worse +10 % on every run, m_undec boots 100/104/97/101 vs 99/103/101/96.
+ * m_worse +10 % on every run, m_undec boots 100/104/97/101 vs 99/103/101/96,
+ * m_late: round 1 runs 100 +- 0.05 vs 60/120/180 (undecided on its own), rounds
+ * 2-4 100 +- 0.05 vs 120 +- 0.05 (boot means 100 vs 120: decided with them).
  */
 static struct kvb_store *open_db(int64_t *run)
 {
@@ -32,6 +34,8 @@ static struct kvb_store *open_db(int64_t *run)
 				double d = (r - 1) * 0.05;
 				fprintf(f, "%s,w,m_worse,%g,s,1,%d,%d\n", v ? "new" : "base", (100 + d) * (v ? 1.1 : 1), b * 3 + r + 1, b + 1);
 				fprintf(f, "%s,w,m_undec,%g,s,1,%d,%d\n", v ? "new" : "base", (v ? lv : lb)[b] + d, b * 3 + r + 1, b + 1);
+				fprintf(f, "%s,w,m_late,%g,s,1,%d,%d\n", v ? "new" : "base",
+					v ? (b ? 120 + d : 60.0 + 60 * r) : 100 + d, b * 3 + r + 1, b + 1);
 			}
 	fclose(f);
 	CHECK(kvb_store_open(&st, db, 0, &err) == KVB_OK);
@@ -100,6 +104,34 @@ static void test_decide__undecided_metric_runs_on_until_the_time_budget(void)
 	cleanup(st);
 }
 
+/*
+ * A resumed run looks again after round 1 while round 2's jobs are already stored:
+ * the look must judge round 1 alone (undecided), not all four rounds (decided).
+ */
+static void test_decide__look_sees_only_the_rounds_up_to_it(void)
+{
+	int64_t run = 0;
+	struct kvb_store *st = open_db(&run);
+	struct kvb_decide_opts d = { .margin = 0.01, .alpha = 0.05, .max_rounds = 2 };
+	struct kvb_error err;
+	int stop = -1;
+	kvb_strv_push(&d.metrics, "w/m_late");
+	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 1, 1, &stop, &err) == KVB_OK);
+	CHECK(stop == 0);
+	/* the final look sees rounds 1-2: boot means 100, 100 vs 120, 120 */
+	CHECK(kvb_decide_look(st, run, &d, 2, 1, &stop, &err) == KVB_OK);
+	CHECK(stop == 1);
+	sqlite3_stmt *s;
+	CHECK(sqlite3_prepare_v2(st->db, "SELECT decided_round, outcome FROM run_decide", -1, &s, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(s) == SQLITE_ROW);
+	CHECK(sqlite3_column_int(s, 0) == 2);
+	CHECK_STR((const char *)sqlite3_column_text(s, 1), "decided");
+	sqlite3_finalize(s);
+	kvb_decide_opts_release(&d);
+	cleanup(st);
+}
+
 /* Exact boundaries: the K looks' crossing probabilities under no change add up to alpha (Monte Carlo, 40000 paths). */
 static void test_seq_bounds__family_wise_rate_is_alpha(void)
 {
@@ -138,5 +170,6 @@ static void test_seq_bounds__family_wise_rate_is_alpha(void)
 #define TESTS                                                                                                          \
 	T(test_decide__stops_when_every_chosen_metric_is_decided)                                                      \
 	T(test_decide__undecided_metric_runs_on_until_the_time_budget)                                                 \
+	T(test_decide__look_sees_only_the_rounds_up_to_it)                                                             \
 	T(test_seq_bounds__family_wise_rate_is_alpha)
 #include "test_main.h"
