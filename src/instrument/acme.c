@@ -23,6 +23,7 @@ static const struct kvb_keydef keys[] = {
 	{ "iio_capture", KVB_T_STR, "iio-capture", NULL, 0, "the iio-capture program" },
 	{ "time", KVB_T_STR, "relative", "auto|relative|absolute", 0, "how to read the timestamp column" },
 	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}: e.g. total_power" },
+	KVB_METER_READY_KEY,
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 

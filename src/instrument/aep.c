@@ -7,6 +7,7 @@ static const struct kvb_keydef keys[] = {
 	{ "command", KVB_T_STRLIST, "arm-probe --config CONFIG", NULL, 0, "command producing arm-probe output on stdout" },
 	{ "channels", KVB_T_MAP, NULL, NULL, 0, "{chan_name: label}: keep and rename these (W) columns" },
 	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}: platform-defined sums" },
+	KVB_METER_READY_KEY,
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 

@@ -10,6 +10,7 @@ static const struct kvb_keydef keys[] = {
 	  "timestamps: absolute epoch, or relative (first sample = command start); auto: >= 1e9 s is absolute" },
 	{ "channels", KVB_T_MAP, NULL, NULL, 0, "{chan_name: column}: keep and rename only these columns" },
 	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}: platform-defined sums, e.g. total_power" },
+	KVB_METER_READY_KEY,
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 

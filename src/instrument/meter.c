@@ -12,6 +12,7 @@ struct kvb_meter *kvb_meter_new(struct kvb_instr_ctx *c, enum kvb_probe_format f
 	struct kvb_meter *m = kvb_xcalloc(1, sizeof(*m));
 	m->format = format;
 	m->sums = cJSON_GetObjectItemCaseSensitive(c->conf, "sums");
+	m->ready_timeout_ms = (unsigned)kvb_get_int(c->conf, "ready_timeout_ms", 0);
 	c->priv = m;
 	return m;
 }
@@ -45,9 +46,11 @@ int kvb_meter_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	struct kvb_meter *m = c->priv;
 	for (size_t i = 0; i < m->ncmd; i++) {
 		int rc = kvb_probe_cmd_start(&m->cmd[i].cmd, kvb_strv_argv(&m->cmd[i].argv), m->cmd[i].stdout_path, err);
+		if (!rc)
+			rc = kvb_probe_cmd_wait_output(&m->cmd[i].cmd, m->cmd[i].data_path, m->ready_timeout_ms, err);
 		if (rc) {
 			struct kvb_error ignore;
-			for (size_t k = 0; k < i; k++)
+			for (size_t k = 0; k <= i; k++)
 				kvb_probe_cmd_stop(&m->cmd[k].cmd, "meter", &ignore);
 			return kvb_error_prefix(err, "instrument '%s'", c->name);
 		}

@@ -9,6 +9,7 @@ static const struct kvb_keydef keys[] = {
 	{ "channels", KVB_T_MAP, NULL, NULL, 0,
 	  "{chan_name: column}: columns are output_power, usb_power (or the names of a header line)" },
 	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}: platform-defined sums" },
+	KVB_METER_READY_KEY,
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 

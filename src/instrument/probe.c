@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 static void metric_pair(struct kvb_metrics *m, const struct kvb_chan_energy *c)
@@ -138,6 +139,33 @@ void kvb_probe_cmd_stderr_line(const struct kvb_probe_cmd *c, char *line, size_t
 		snprintf(line, n, ": %.*s", (int)k, b.data);
 	}
 	kvb_buf_release(&b);
+}
+
+int kvb_probe_cmd_wait_output(struct kvb_probe_cmd *c, const char *path, unsigned timeout_ms, struct kvb_error *err)
+{
+	uint64_t t0 = kvb_mono_ns();
+	char line[512];
+	if (!timeout_ms)
+		return KVB_OK;
+	for (;;) {
+		struct stat st;
+		siginfo_t si;
+		if (!stat(path, &st) && st.st_size > 0)
+			return KVB_OK;
+		memset(&si, 0, sizeof(si));
+		if (!waitid(P_PID, (id_t)c->proc.pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == c->proc.pid) {
+			kvb_probe_cmd_stderr_line(c, line, sizeof(line));
+			return kvb_error_set(err, KVB_ETARGET, "meter ended before writing anything to '%s' (%s %d)%s",
+					     path, si.si_code == CLD_EXITED ? "exit status" : "signal", si.si_status,
+					     line);
+		}
+		if (kvb_mono_ns() - t0 >= (uint64_t)timeout_ms * 1000000u) {
+			kvb_probe_cmd_stderr_line(c, line, sizeof(line));
+			return kvb_error_set(err, KVB_ETARGET, "meter wrote nothing to '%s' within ready_timeout_ms %u%s",
+					     path, timeout_ms, line);
+		}
+		kvb_sleep_ms(10);
+	}
 }
 
 int kvb_probe_cmd_stop(struct kvb_probe_cmd *c, const char *what, struct kvb_error *err)

@@ -119,6 +119,14 @@ struct kvb_probe_cmd {
 enum kvb_err kvb_conf_argv(const cJSON *v, struct kvb_strv *out);
 int kvb_probe_cmd_start(struct kvb_probe_cmd *c, const char *const *argv, const char *out_path, struct kvb_error *err);
 /*
+ * Waits (polling every 10 ms) until path, the file the started command records
+ * into, holds at least one byte: the meter is recording before the job starts.
+ * timeout_ms 0 returns at once. KVB_ETARGET, naming path and quoting the
+ * command's stderr, if the command ends first or nothing appears in time.
+ */
+int kvb_probe_cmd_wait_output(struct kvb_probe_cmd *c, const char *path, unsigned timeout_ms,
+			      struct kvb_error *err);
+/*
  * Stops the command (SIGTERM, then SIGKILL after 5 s). A command that had
  * already exited with a non-zero status fails with KVB_ETARGET quoting the
  * first line of its stderr.
@@ -166,12 +174,21 @@ struct kvb_meter {
 	enum kvb_time_mode time_mode;
 	const char *default_units;
 	double rate_hz;
+	unsigned ready_timeout_ms; /* wait for each command's first output at start (ms); 0 = no wait */
 	const cJSON *channels;  /* select/rename (not ACME) */
 	const cJSON *sums;
 	struct kvb_meter_cmd *cmd;
 	size_t ncmd;
 };
-/* Allocates c->priv as a meter; returns it. */
+/*
+ * The `ready_timeout_ms` key every command meter takes (default 0: the job
+ * starts as soon as the command is spawned; > 0: start waits up to that long
+ * for the command's first output, and fails the job if none comes).
+ */
+#define KVB_METER_READY_KEY                                                                                           \
+	{ "ready_timeout_ms", KVB_T_INT, "0", NULL, KVB_KEY_NONNEG,                                                   \
+	  "wait up to this long after starting the meter for its first output before the job starts (0: no wait)" }
+/* Allocates c->priv as a meter (reads ready_timeout_ms from c->conf); returns it. */
 struct kvb_meter *kvb_meter_new(struct kvb_instr_ctx *c, enum kvb_probe_format format);
 /* Adds a command whose stdout goes to ARTIFACT_DIR/NAME[-chan].out; data_path NULL = parse stdout. */
 struct kvb_meter_cmd *kvb_meter_add(struct kvb_instr_ctx *c, const char *chan_name, const char *data_suffix);

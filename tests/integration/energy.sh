@@ -12,7 +12,7 @@ connection: {type: local}
 workdir: $T/work
 instruments:
   meter: {type: csv-command, command: ["$SIM", csv, --power, "const:1.5", --channels, "2", --done, "$T/done"],
-          sums: {total_power: [ch0, ch1]}}
+          sums: {total_power: [ch0, ch1]}, ready_timeout_ms: 20000}
 YAML
 sed -e 's/^name: good/name: bad/' -e 's/--channels, "2"/--channels, "2", --rate, "10", --duration, "2", --bad, nan/' \
   "$T/good/platform.yaml" >"$T/bad/platform.yaml"

@@ -379,6 +379,76 @@ static void test_meters__bad_probe_data_is_an_error_with_line(void)
 	bad_case("csv-command", args, "bad.out: no samples (empty file)");
 }
 
+/* Starts a csv-command meter with conf_json; KVB_OK or the start error (the meter is stopped either way). */
+static int start_meter(const char *conf_json, struct kvb_error *err, off_t *out_bytes)
+{
+	cJSON *conf = cJSON_Parse(conf_json);
+	const struct kvb_instrument_ops *ops = kvb_instrument_find("csv-command");
+	struct kvb_metrics m;
+	struct kvb_instr_ctx c = { .name = "ready", .conf = conf, .target = &target, .plat = &plat,
+				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = &m };
+	struct stat st;
+	struct kvb_error ignore;
+	int rc;
+	kvb_metrics_init(&m);
+	kvb_error_clear(err);
+	unlink(path_in("art/ready.out"));
+	rc = ops->setup(&c, err);
+	if (!rc)
+		rc = ops->start(&c, err);
+	*out_bytes = stat(path_in("art/ready.out"), &st) ? -1 : st.st_size;
+	if (!rc)
+		ops->stop(&c, &ignore);
+	ops->teardown(&c);
+	kvb_metrics_release(&m);
+	cJSON_Delete(conf);
+	return rc;
+}
+
+static void test_meters__ready_timeout_waits_for_the_first_output(void)
+{
+	struct kvb_error err;
+	char conf[2048];
+	off_t bytes;
+	uint64_t t0;
+	setup_once();
+	/* A meter that needs 400 ms before it records: start returns once it has written. */
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"csv-command\", \"ready_timeout_ms\": 20000, \"command\": [\"sh\", \"-c\","
+		 " \"sleep 0.4; exec \\\"$0\\\" csv --done \\\"$1\\\"\", \"%s\", \"%s\"]}",
+		 sim, path_in("done-ready"));
+	t0 = kvb_mono_ns();
+	CHECK(start_meter(conf, &err, &bytes) == KVB_OK);
+	CHECK(kvb_mono_ns() - t0 >= 400000000u);
+	CHECK(bytes > 100000);  /* all 10001 rows: the sim writes them in one block */
+	if (err.msg[0])
+		fprintf(stderr, "%s\n", err.msg);
+	/* A meter that records nothing: the job cannot start, and the error says why. */
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"csv-command\", \"ready_timeout_ms\": 300, \"command\": [\"%s\", \"csv\", \"--bad\","
+		 " \"empty\", \"--done\", \"%s\"]}",
+		 sim, path_in("done-ready"));
+	t0 = kvb_mono_ns();
+	CHECK(start_meter(conf, &err, &bytes) == KVB_ETARGET);
+	CHECK(kvb_mono_ns() - t0 >= 300000000u);
+	CHECK_CONTAINS(err.msg, "instrument 'ready': meter wrote nothing to '");
+	CHECK_CONTAINS(err.msg, "ready.out' within ready_timeout_ms 300");
+	/* A meter that exits at once: its status and its stderr, not a timeout. */
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"csv-command\", \"ready_timeout_ms\": 60000, \"command\": [\"%s\", \"nosuch\"]}", sim);
+	t0 = kvb_mono_ns();
+	CHECK(start_meter(conf, &err, &bytes) == KVB_ETARGET);
+	CHECK(kvb_mono_ns() - t0 < 50000000000ull);
+	CHECK_CONTAINS(err.msg, "meter ended before writing anything to '");
+	CHECK_CONTAINS(err.msg, "(exit status 2): usage: probe_sim");
+	/* Without the key the start does not wait (the key's default is 0). */
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"csv-command\", \"command\": [\"sh\", \"-c\", \"sleep 2; exec \\\"$0\\\" csv\", \"%s\"]}",
+		 sim);
+	CHECK(start_meter(conf, &err, &bytes) == KVB_OK);
+	CHECK(bytes == 0);
+}
+
 static void set_counters(const char *a57, const char *a53, const char *sys)
 {
 	write_file(path_in("juno/sys/class/hwmon/hwmon0/energy1_input"), a57);
@@ -753,6 +823,7 @@ static void test_session__window_is_the_workload_time(void)
 	T(test_meters__monsoon_sim_writes_monsoon_py_lines)                                                            \
 	T(test_meters__absolute_times_cut_to_job_window)                                                               \
 	T(test_meters__bad_probe_data_is_an_error_with_line)                                                           \
+	T(test_meters__ready_timeout_waits_for_the_first_output)                                                       \
 	T(test_juno_hwmon__energy_is_counter_delta)                                    \
 	T(test_juno_hwmon__mainline_and_older_labels_and_device_layout)                                                                    \
 	T(test_cpufreq__mean_frequency_and_residency_per_cluster)                                                      \
