@@ -83,8 +83,9 @@ kvb_script_test(it_report integration/report.sh integration 300)
 kvb_script_test(it_report_browser integration/report_browser.sh browser 900)
 kvb_script_test(it_kbuild_inputs integration/kbuild_inputs.sh integration 180)
 # Kernels built from Debian's linux-source-6.1 (cold: one full tinyconfig build, then
-# incremental steps), bisected and compared on the QEMU board. Slow: its own label; under
-# the suite-in-a-loop load making the repository alone took 25 min and a warm run 60+ min.
+# incremental steps) and bisected on the QEMU board: label kbuild-ci, in scripts/test.
+# The series run and the swapped endpoints on the same kernels: label kbuild, on request.
+kvb_script_test(it_kbuild_bisect integration/kbuild_bisect.sh kbuild-ci 3600)
 kvb_script_test(it_kbuild_qemu integration/kbuild_qemu.sh kbuild 7200)
 kvb_script_test(it_series_diff integration/series_diff.sh integration 120)
 
