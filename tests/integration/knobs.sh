@@ -1,6 +1,7 @@
 # Runtime knobs on the local target: cgroup nesting created and removed, affinity applied,
 # sysctl written and restored, and a failing job retried with every attempt kept.
 . "$(dirname "$0")/lib.sh"
+SIM=${KVB_BUILD_DIR:-build}/tests/sim/probe_sim
 db=$T/k.db
 cat >"$T/a.yaml" <<'YAML'
 workloads:
@@ -48,7 +49,7 @@ workloads:
 YAML
 "$KVB" run "$T/k.yaml" -p local -d "$T/kill.db" --rounds 1 --no-diff 2>/dev/null &
 pid=$!
-for i in $(seq 100); do [ "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "77" ] && break; sleep 0.05; done
+for i in $(seq 1200); do [ "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "77" ] && break; sleep 0.05; done
 kill -9 "$pid"; wait "$pid" 2>/dev/null
 check "the killed run left the sysctl changed" test "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "77"
 check "its original is saved in the DB" test "$(q "$T/kill.db" "select original from knob_saved")" = "$old"
@@ -57,15 +58,31 @@ check "resume completes (rc $rc)" test "$rc" -eq 0
 check "resume said it restored the knob" grep -q "restoring /proc/sys/kernel/sched_rr_timeslice_ms to '$old'" "$T/kerr"
 check "sysctl back to $old after resume" test "$(cat /proc/sys/kernel/sched_rr_timeslice_ms)" = "$old"
 check "no saved knob left" test "$(q "$T/kill.db" "select count(*) from knob_saved")" = "0"
-# two processes cannot run the same DB at once
-"$KVB" run "$T/k.yaml" -p local -d "$T/lock.db" --rounds 1 --no-diff 2>/dev/null &
+# two processes cannot run the same DB at once. The first run holds its job at the start of
+# a meter that records only once $T/go exists (ready_timeout_ms), so it cannot end before
+# the second run has tried: no race with the machine's load.
+mkdir -p "$T/gate"
+cat >"$T/gate/platform.yaml" <<YAML
+name: gate
+connection: {type: local}
+instruments:
+  gate: {type: csv-command, ready_timeout_ms: 600000,
+         command: [sh, -c, 'while [ ! -e "\$1" ]; do sleep 0.05; done; exec "\$0" csv --duration 120', "$SIM", "$T/go"]}
+YAML
+cat >"$T/short.yaml" <<YAML
+workloads:
+  - {name: hackbench, params: {groups: 1, fds: 2, loops: 10}}
+YAML
+"$KVB" run "$T/short.yaml" -p "$T/gate" -d "$T/lock.db" --rounds 1 --no-diff 2>"$T/l1err" &
 pid=$!
-sleep 0.5
+for i in $(seq 1200); do [ "$(cat "$T/lock.db.lock" 2>/dev/null)" = "$pid" ] && break; sleep 0.05; done
 "$KVB" run --resume -d "$T/lock.db" --no-diff 2>"$T/lerr"; rc=$?
 check "a second run of the same DB is refused (rc $rc)" test "$rc" -eq 5
 check "and names the holder" grep -q "another kvbench (pid $pid) is running" "$T/lerr"
+touch "$T/go"
 wait "$pid"
 check "the first run completes" test "$(q "$T/lock.db" "select status from run")" = "ok"
+[ "$(q "$T/lock.db" "select status from run")" = "ok" ] || cat "$T/l1err" >&2
 # a knob the board lacks fails its job once, not max_retries times, with the knob named
 cat >"$T/g.yaml" <<YAML
 workloads:

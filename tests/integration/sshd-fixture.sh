@@ -4,7 +4,7 @@
 #   sshd-fixture.sh start DIR        keys, config, sshd; prints KEY=VALUE lines (also in DIR/env)
 #   sshd-fixture.sh stop DIR         SIGKILL the sessions, SIGTERM the listener
 #   sshd-fixture.sh restart DIR      stop, then start again with the same port, keys and config
-#   sshd-fixture.sh signal DIR SIG   send SIG to every process of every open session
+#   sshd-fixture.sh signal DIR SIG   send SIG to every process of every open session (KILL: and wait until they are gone)
 #                                    (the per-connection sshd and what runs under it), not the listener
 #   sshd-fixture.sh sessions DIR     print "PID COMMAND" for every process of every open session
 #
@@ -151,10 +151,19 @@ EOF
 }
 
 cmd_signal() {
-	local dir=$1 sig=$2 pid
+	local dir=$1 sig=$2 pid p i victims
 	pid=$(listener_pid "$dir") || return 0
-	# shellcheck disable=SC2046
-	for p in $(descendants "$pid"); do kill -s "$sig" "$p" 2>/dev/null || true; done
+	victims=$(descendants "$pid")
+	for p in $victims; do kill -s "$sig" "$p" 2>/dev/null || true; done
+	# KILL returns once they are gone (their sockets closed), so the caller's next step
+	# cannot race their exit on a loaded machine
+	[[ $sig == KILL ]] || return 0
+	for p in $victims; do
+		for ((i = 0; i < 1500; i++)); do
+			alive "$p" || break
+			sleep 0.02
+		done
+	done
 }
 
 cmd_sessions() {

@@ -297,7 +297,7 @@ static void test_adb__exec_fails_promptly_when_device_drops_mid_command(void)
 	/* While the device is away, commands fail at once with adb's reason. */
 	t0 = kvb_mono_ns();
 	CHECK(kvb_target_exec(&d.t, quick, 20000, &r, &e) == KVB_ETARGET);
-	CHECK(secs_since(t0) < 2.0);
+	CHECK(secs_since(t0) < 10.0);  /* at once, not after the 20 s timeout; slack for load */
 	fprintf(stderr, "  message: %s\n", e.msg);
 	CHECK_CONTAINS(e.msg, "offline");
 	/* Once it is back, wait_ready reconnects and commands work again. */
