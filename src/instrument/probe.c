@@ -150,10 +150,13 @@ int kvb_probe_cmd_wait_output(struct kvb_probe_cmd *c, const char *path, unsigne
 	for (;;) {
 		struct stat st;
 		siginfo_t si;
+		int ended;
+		memset(&si, 0, sizeof(si));
+		/* exit status first, then the file: a command that writes and exits in between counts as writing */
+		ended = !waitid(P_PID, (id_t)c->proc.pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == c->proc.pid;
 		if (!stat(path, &st) && st.st_size > 0)
 			return KVB_OK;
-		memset(&si, 0, sizeof(si));
-		if (!waitid(P_PID, (id_t)c->proc.pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == c->proc.pid) {
+		if (ended) {
 			kvb_probe_cmd_stderr_line(c, line, sizeof(line));
 			return kvb_error_set(err, KVB_ETARGET, "meter ended before writing anything to '%s' (%s %d)%s",
 					     path, si.si_code == CLD_EXITED ? "exit status" : "signal", si.si_status,
