@@ -441,10 +441,12 @@ static void test_meters__ready_timeout_waits_for_the_first_output(void)
 	CHECK(kvb_mono_ns() - t0 < 50000000000ull);
 	CHECK_CONTAINS(err.msg, "meter ended before writing anything to '");
 	CHECK_CONTAINS(err.msg, "(exit status 2): usage: probe_sim");
-	/* Without the key the start does not wait (the key's default is 0). */
+	/* Without the key the start does not wait (the key's default is 0): a meter that would
+	 * record only once a file appears that nobody creates has written nothing when start returns. */
 	snprintf(conf, sizeof(conf),
-		 "{\"type\": \"csv-command\", \"command\": [\"sh\", \"-c\", \"sleep 2; exec \\\"$0\\\" csv\", \"%s\"]}",
-		 sim);
+		 "{\"type\": \"csv-command\", \"command\": [\"sh\", \"-c\", \"while [ ! -e \\\"$1\\\" ]; do sleep 0.05;"
+		 " done; exec \\\"$0\\\" csv\", \"%s\", \"%s\"]}",
+		 sim, path_in("never"));
 	CHECK(start_meter(conf, &err, &bytes) == KVB_OK);
 	CHECK(bytes == 0);
 }
