@@ -54,6 +54,7 @@ const struct kvb_cmd kvb_commands[] = {
 	  "usage: kvbench bisect AGENDA -p PLATFORM --repo DIR --good REV --bad REV --metric WORKLOAD/METRIC\n"
 	  "                      [--threshold PCT] [--rounds N] [--max-rounds N] [-d DB] [--allow-dirty]\n"
 	  "       kvbench bisect --resume [ID] [-d DB]\n\n"
+	  "  -p, --platform NAME   platform name or path to platform.yaml\n"
 	  "  Measures good and bad (bad must be worse by >= --threshold %, default 5; undecided\n"
 	  "  endpoints get one more boot each up to --max-rounds; a good worse than bad: exit 3), then lets\n"
 	  "  git bisect pick commits; each is built (the agenda's build: block), booted and measured\n"
@@ -65,7 +66,9 @@ const struct kvb_cmd kvb_commands[] = {
 	{ "diff", cmd_diff, KVB_CMD_DB_RO, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A] [--margin PCT]\n"
-	  "                    [--format table|markdown|csv|json|html] [--layout long|wide]\n\n"
+	  "                    [--format table|markdown|csv|json|html] [--layout long|wide]\n"
+	  "       kvbench diff --series [-d DB] [--run ID] [--metric GLOB]... [--workload NAME] [--stat S] [--alpha A]\n"
+	  "                             [--format F]\n\n"
 	  "  Columns: n values, boots they came from, the statistic (--stat), stdev (n-1), CoV,\n"
 	  "  perc_diff = (variant - baseline) / baseline x 100 (raw sign: read it with lower_is_better),\n"
 	  "  p and verdict. With >= 2 boots per variant, p is Welch's on the boot means and a change is\n"
@@ -79,9 +82,13 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  --layout wide --by KEY: the mailing-list table, one per metric: rows are KEY's values (root,\n"
 	  "  level1, ...), columns `mean(±cov%)` per variant and the diff per variant (* significant).\n"
 	  "  --metric GLOB is repeatable (`--metric ops_per_sec --metric time`: pipe and hackbench together).\n"
-	  "  --format json carries every statistic, p-value, CI and the raw values.\n" },
+	  "  --format json carries every statistic, p-value, CI and the raw values.\n"
+	  "  --series (a run made with run --series): each commit against the first and against its\n"
+	  "  parent with the same verdict, and the commits where a metric shifts (E-Divisive, Matteson &\n"
+	  "  James 2014; a permutation test at --alpha, default 0.05); --format table or json.\n" },
 	{ "report", cmd_report, KVB_CMD_DB_RO, "write one self-contained HTML page: metadata, failures, diff tables and plots",
 	  "usage: kvbench report [-d DB] [--run ID]... [--baseline VARIANT] -o FILE.html [--format F] [--max-points N]\n\n"
+	  "  -o, --output FILE     where the page goes (- for stdout)\n"
 	  "  Run metadata (platform, agenda, kernels with sha256, the identity seen after each boot, cmdline,\n"
 	  "  knobs), failures and events, the diff table with verdicts, and plots drawn with d3 (Debian\n"
 	  "  node-d3, inlined): samples per metric as dots over a box coloured by boot, Jankbench\n"

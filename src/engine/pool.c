@@ -36,7 +36,7 @@ struct board_state {
 	size_t *runs;        /* units of each variant finished on this board */
 	uint64_t fail_vmask; /* variants (index mod 64) whose units failed here since the last success */
 	char status[192];    /* progress-line text */
-	char why[512];       /* why it left the pool */
+	char why[KVB_ERRMSG_MAX + 128]; /* why it left the pool (a whole error message and its context) */
 	pthread_t th;
 	int started;
 };
