@@ -178,14 +178,27 @@ static void diff_cell(struct kvb_box *b, const struct kvb_cell_stats *cs)
 	kvb_box_cell_raw(b, d, raw, cs->has_cmp && isnan(cs->diff_pct) ? KVB_CELL_TEXT : KVB_CELL_NUM);
 }
 
-static void fmt_p(char *buf, size_t n, const struct kvb_cell_stats *cs)
+/* The p-value the cell's verdict used: boot-aware Welch's, else the larger of Welch's and
+ * Mann-Whitney's; NAN when neither could be computed. */
+static double cell_p(const struct kvb_cell_stats *cs)
 {
 	if (cs->boot_ok)
-		snprintf(buf, n, "%.3g", cs->b.boot_welch_p);
-	else if (cs->naive_ok)
-		snprintf(buf, n, "%.3g", cs->c.welch_p > cs->c.mw_p ? cs->c.welch_p : cs->c.mw_p);
-	else
-		snprintf(buf, n, "-");
+		return cs->b.boot_welch_p;
+	if (cs->naive_ok)
+		return cs->c.welch_p > cs->c.mw_p ? cs->c.welch_p : cs->c.mw_p;
+	return NAN;
+}
+
+/* A number shown rounded (fmt) whose csv/json value keeps full precision; "-" when x is NAN. */
+static void rounded_cell(struct kvb_box *b, const char *fmt, double x)
+{
+	char d[64], raw[64];
+	if (isnan(x)) {
+		kvb_box_cell_raw(b, "-", "-", KVB_CELL_TEXT);
+		return;
+	}
+	snprintf(d, sizeof(d), fmt, x);
+	kvb_box_cell_raw(b, d, kvb_fmt_raw(x, raw, sizeof(raw)), KVB_CELL_NUM);
 }
 
 static void fmt_verdict(char *buf, size_t n, const struct kvb_cell_stats *cs)
@@ -277,13 +290,12 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 			}
 			diff_cell(&b, &cs);
 			if (cs.has_cmp) {
-				fmt_p(t, sizeof(t), &cs);
-				kvb_box_cell_raw(&b, t, t, strcmp(t, "-") ? KVB_CELL_NUM : KVB_CELL_TEXT);
+				rounded_cell(&b, "%.3g", cell_p(&cs));
+				rounded_cell(&b, "%+.2f", cs.cliffs);
 			} else {
 				kvb_box_cell_raw(&b, " ", "", KVB_CELL_NULL);
+				kvb_box_cell(&b, "");
 			}
-			kvb_verdict_cliffs_cell(t, sizeof(t), &cs);
-			kvb_box_cell(&b, t);
 			fmt_verdict(t, sizeof(t), &cs);
 			kvb_box_cell(&b, t);
 		}

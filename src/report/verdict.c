@@ -47,14 +47,6 @@ void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 	snprintf(buf, n, "%s%s%s%s", cs->verdict, need, cs->one_boot ? " (1 boot)" : "", mm);
 }
 
-void kvb_verdict_cliffs_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
-{
-	if (!cs->has_cmp || isnan(cs->cliffs))
-		snprintf(buf, n, "%s", cs->has_cmp ? "-" : "");
-	else
-		snprintf(buf, n, "%+.2f", cs->cliffs);
-}
-
 static cJSON *num_or_null(double x)
 {
 	return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();

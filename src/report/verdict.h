@@ -22,9 +22,6 @@ int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double ove
 /* "better", "worse", "same", "undecided (~12 boots)", "n<2", "baseline", plus " (1 boot)" and "†" (multimodal). */
 void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs);
 
-/* Cliff's delta as "+0.42" ("-" when none). */
-void kvb_verdict_cliffs_cell(char *buf, size_t n, const struct kvb_cell_stats *cs);
-
 /* Adds boots_needed, margin_pct, same_ci95_lo/hi, cliffs_delta, cliffs_magnitude, modes, multimodal to jv. */
 void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cell_stats *cs);
 
