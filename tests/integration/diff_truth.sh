@@ -35,4 +35,18 @@ check "nothing stored: exit 3 (rc $rc)" test "$rc" -eq 3
 check "says the run's status and each variant's fate" grep -q "run 1 has no results (incomplete): variant 'a' failed: .*; variant 'b' failed" "$T/e5"
 "$KVB" diff -d "$T/2.db" --metric nosuch >/dev/null 2>"$T/e6"; rc=$?
 check "a metric filter that matches nothing lists the metrics (rc $rc)" grep -q "no results match --metric 'nosuch' (workloads: hackbench; metrics: time)" "$T/e6"
+# csv and json carry p and Cliff's delta at full precision (the table shows them rounded)
+{ echo variant,workload,metric,value,units,lower_is_better,boot
+  for v in "a 10.0 10.3 9.8 10.1 9.9 10.2" "b 10.4 10.7 10.3 10.6 10.5 10.9"; do
+    set -- $v; n=$1; shift; b=0
+    for x in "$@"; do echo "$n,hackbench,time,$x,s,1,$((b / 2 + 1))"; b=$((b + 1)); done
+  done; } >"$T/p.csv"
+"$KVB" import csv "$T/p.csv" -d "$T/p.db" >/dev/null 2>&1
+"$KVB" diff -d "$T/p.db" --format csv >"$T/p.out"
+"$KVB" diff -d "$T/p.db" --format json >"$T/p.json"
+py() { python3 -c "import csv, json, sys; c = list(csv.DictReader(open('$T/p.out')))[1]; j = json.load(open('$T/p.json'))['groups'][0]['variants'][1]; $1"; }
+check "csv p is json's boot_welch_p, unrounded ($(py 'print(c["p"], j["boot_welch_p"])'))" \
+  py 'sys.exit(not (float(c["p"]) == j["boot_welch_p"] and len(c["p"]) > 6))'
+check "csv cliff is json's cliffs_delta ($(py 'print(c["cliff"], j["cliffs_delta"])'))" \
+  py 'sys.exit(not (float(c["cliff"]) == j["cliffs_delta"]))'
 finish
