@@ -832,6 +832,45 @@ static void check_spec_ids(const struct kvb_agenda *a, struct kvb_diag *d)
 			}
 }
 
+/*
+ * A knob a variant sets replaces the jobs' value of it in every job of that variant, so it
+ * is the variant's, not a job classifier (run.c drops it from the classifiers). That only
+ * loses nothing when every job sets it alike (config-wide, or nowhere): jobs that set it
+ * differently (a sweep, per section) would all run the variant's value, so it is refused.
+ */
+static void check_variant_knobs(const struct kvb_agenda *a, struct kvb_diag *d)
+{
+	for (size_t v = 0; v < a->nvariants; v++) {
+		cJSON *vk = cJSON_CreateObject();
+		kvb_runtime_add_classifiers(&a->variants[v].rt, &a->variants[v].rt, vk);
+		for (const cJSON *kv = vk->child; kv; kv = kv->next) {
+			const char *first = NULL, *first_id = NULL;
+			for (size_t i = 0; i < a->nspecs; i++) {
+				cJSON *sk = cJSON_CreateObject();
+				const char *val;
+				kvb_runtime_add_classifiers(&a->specs[i].rt, &a->specs[i].rt, sk);
+				val = kvb_get_str(sk, kv->string, "(not set)");
+				if (!first) {
+					first = kvb_xstrdup(val);
+					first_id = a->specs[i].id;
+				} else if (strcmp(first, val)) {
+					char *path = kvb_path_idx("variants", (int)v);
+					kvb_diag_at(d, path,
+						    "variant '%s' sets %s, which the jobs set differently ('%s': %s, '%s': %s): "
+						    "the variant's value would replace them all; set it per variant or per job, "
+						    "not both",
+						    a->variants[v].name, kv->string, first_id, first, a->specs[i].id, val);
+					free(path);
+					i = a->nspecs; /* once per key */
+				}
+				cJSON_Delete(sk);
+			}
+			free((char *)first);
+		}
+		cJSON_Delete(vk);
+	}
+}
+
 /* Every iteration of every spec on every variant is a job: more than KVB_MAX_JOBS is an error at `workloads`. */
 static void check_job_count(const struct kvb_agenda *a, const cJSON *root, struct kvb_diag *d)
 {
@@ -869,6 +908,7 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 	v = cJSON_GetObjectItemCaseSensitive(root, "variants");
 	if (cJSON_IsArray(v))
 		load_variants(a, v, d);
+	check_variant_knobs(a, d);
 	check_job_count(a, root, d);
 
 	for (size_t s = 0; s < nxs; s++)

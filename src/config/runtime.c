@@ -261,6 +261,15 @@ void kvb_runtime_add_classifiers(const struct kvb_runtime *set, const struct kvb
 	put_map_classifiers(cls, "wa3_unapplied", set->unapplied, applied->unapplied);
 }
 
+void kvb_runtime_drop_classifiers(const struct kvb_runtime *rt, cJSON *cls)
+{
+	cJSON *keys = cJSON_CreateObject();
+	kvb_runtime_add_classifiers(rt, rt, keys);
+	for (const cJSON *kv = keys->child; kv; kv = kv->next)
+		cJSON_DeleteItemFromObjectCaseSensitive(cls, kv->string);
+	cJSON_Delete(keys);
+}
+
 /* Reasons follow WA3's RuntimeConfig classes (wa/framework/target/runtime_config.py, commit 251c263c). */
 const char *kvb_runtime_unapplied_reason(const char *key)
 {

@@ -56,13 +56,21 @@ int kvb_runtime_check_applicable(const struct kvb_runtime *rt, struct kvb_error 
 /*
  * Job classifiers for the knobs `set` (a workload entry's own: global <
  * section < entry < sweep), each with its value as applied (`applied`: the
- * job's merged knobs, a variant's value wins): cpus, cgroup_depth, governor,
+ * job's merged knobs; the engine then drops the keys a variant sets, see
+ * kvb_runtime_drop_classifiers): cpus, cgroup_depth, governor,
  * sysctl.NAME, sysfs.PATH, cpufreq.CLUSTER.KEY (tunables:
  * cpufreq.CLUSTER.tunables.NAME), wa3_unapplied.KEY. Values as strings, added
  * to (replacing keys in) the object cls. Two jobs that ran with different
  * knobs so never share a diff cell.
  */
 void kvb_runtime_add_classifiers(const struct kvb_runtime *set, const struct kvb_runtime *applied, cJSON *cls);
+/*
+ * Removes from cls every classifier key that the knobs rt set (the keys
+ * kvb_runtime_add_classifiers would add for rt). A knob a variant sets is the
+ * variant's (stored with the variant), not a job classifier: otherwise the
+ * variants' jobs would carry different values and diff could not compare them.
+ */
+void kvb_runtime_drop_classifiers(const struct kvb_runtime *rt, cJSON *cls);
 /* As a JSON object (for the DB and `agenda check`); caller owns it. */
 cJSON *kvb_runtime_to_json(const struct kvb_runtime *rt);
 
