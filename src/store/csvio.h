@@ -48,7 +48,9 @@ void kvb_csv_rows_release(struct kvb_csv_rows *r);
  * wa/output_processors/csvproc.py) into a new run as variant `variant`:
  * one job per (id, iteration) holding all its metrics; run-level rows
  * (empty id) are not jobs and are counted in *skipped. lower_is_better is
- * not in results.csv: stored as 0 (`import wa3 DIR` reads it).
+ * not in results.csv: stored as 0 (`import wa3 DIR` reads it). The
+ * `workload` column is the job's label (csvproc.py writes JobOutput.label
+ * there; workload_name is not in the file): workload and label both get it.
  */
 int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *variant, int64_t *run_id, size_t *skipped,
 		       struct kvb_error *err);
@@ -60,9 +62,11 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
  * instance: workload_name, classifiers), each job's ID-LABEL-ITERATION/
  * result.json (metrics with units, lower_is_better and classifiers; the job
  * classifiers, which replace the spec's; the last event's message as a failed
- * job's error; artifacts listed in the job classifier wa3_artifacts, and the
- * regular files among them as artifact rows with sha256 and bytes, paths as
- * realpath(DIR)/ID-LABEL-ITERATION/PATH), and each retried attempt's
+ * job's error; every artifact listed as an artifact row with WA3's kind, path
+ * realpath(DIR)/ID-LABEL-ITERATION/PATH (the file stays in DIR, not copied),
+ * and sha256 and bytes when it is a regular file there, else NULL: not as a
+ * classifier, whose paths would split every iteration into its own group
+ * for diff), and each retried attempt's
  * __failed/ID-LABEL-ITERATION-attemptNN/result.json as job_attempt NN;
  * DIR/result.json's events become run events (warning; the last one is the
  * error of a non-OK job without its own) and __meta/run_info.json one (info).

@@ -8,17 +8,27 @@
 #include "store/csvio.h"
 #include "config/keys.h"
 #include "core/buf.h"
+#include "core/sha256.h"
 #include "core/util.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* One earlier attempt of a job WA3 retried (__failed/OUTPUT_NAME-attemptNN/result.json). */
 struct wattempt {
 	char *status;  /* WA3 status pod, "FAILED(9)" */
 	char *error;   /* its last event's message, or NULL */
+};
+
+/* One artifact a job's result.json lists: an artifact row, the file left where WA3 wrote it. */
+struct wart {
+	char *kind;        /* WA3's kind: raw, data, log, meta, export */
+	char *path;        /* realpath(DIR)/OUTPUT_NAME/PATH */
+	char sha256[65];   /* of a regular file present in DIR, else "" (a directory, or not there) */
+	int64_t bytes;
 };
 
 /* One job being imported. */
@@ -32,6 +42,8 @@ struct wjob {
 	cJSON *classifiers;  /* job classifiers (key -> string) */
 	struct wattempt *att;  /* the retried attempts found, attempt k + 1 at att[k] */
 	size_t natt;
+	struct wart *art;  /* the artifacts result.json lists, in its order */
+	size_t nart;
 };
 
 static void wjob_release(struct wjob *j)
@@ -47,6 +59,11 @@ static void wjob_release(struct wjob *j)
 		free(j->att[k].error);
 	}
 	free(j->att);
+	for (size_t k = 0; k < j->nart; k++) {
+		free(j->art[k].kind);
+		free(j->art[k].path);
+	}
+	free(j->art);
 	kvb_metrics_release(&j->m);
 	cJSON_Delete(j->classifiers);
 }
@@ -80,7 +97,7 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	struct kvb_run_info ri = { .agenda_path = source, .platform = "import", .rounds = 1, .status = "imported",
 				   .command_line = command, .exec_order = "by_iteration" };
 	struct kvb_variant_row vr = { .name = variant, .runtime_json = "{}" };
-	sqlite3_stmt *st = NULL, *at = NULL;
+	sqlite3_stmt *st = NULL, *at = NULL, *ar = NULL;
 	int64_t vid;
 	int rc;
 	if ((rc = kvb_store_begin(s, err)))
@@ -93,7 +110,9 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 			       " iteration, status, attempts) VALUES(?,?,?,1,?,?,?,?,?,?,?)",
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db, "INSERT INTO job_attempt(job_id, attempt, status, error) VALUES(?,?,?,?)", -1, &at,
-			       NULL) != SQLITE_OK) {
+			       NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO artifact(job_id, run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?,?)",
+			       -1, &ar, NULL) != SQLITE_OK) {
 		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
 		goto rollback;
 	}
@@ -149,9 +168,30 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 		cJSON_AddStringToObject(j->classifiers, "wa3_id", j->id);
 		if ((rc = kvb_store_job_write(s, *run_id, job_id, &o, &j->m, j->classifiers, err)))
 			goto rollback;
+		/* after kvb_store_job_write, which replaces the job's artifact rows */
+		for (size_t k = 0; k < j->nart; k++) {
+			const struct wart *a = &j->art[k];
+			sqlite3_reset(ar);
+			sqlite3_bind_int64(ar, 1, job_id);
+			sqlite3_bind_int64(ar, 2, *run_id);
+			sqlite3_bind_text(ar, 3, a->kind, -1, SQLITE_STATIC);
+			sqlite3_bind_text(ar, 4, a->path, -1, SQLITE_STATIC);
+			if (a->sha256[0]) {
+				sqlite3_bind_text(ar, 5, a->sha256, -1, SQLITE_STATIC);
+				sqlite3_bind_int64(ar, 6, a->bytes);
+			} else {
+				sqlite3_bind_null(ar, 5);
+				sqlite3_bind_null(ar, 6);
+			}
+			if (sqlite3_step(ar) != SQLITE_DONE) {
+				rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+				goto rollback;
+			}
+		}
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(at);
+	sqlite3_finalize(ar);
 	if (info)
 		kvb_store_event(s, *run_id, "info",
 				"WA3 run_info: run_name '%s', project '%s', uuid %s, start_time %s, end_time %s, duration %g s",
@@ -169,6 +209,7 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 rollback:
 	sqlite3_finalize(st);
 	sqlite3_finalize(at);
+	sqlite3_finalize(ar);
 	kvb_store_rollback(s);
 	return rc;
 }
@@ -414,25 +455,28 @@ static int read_result(const char *dir, const char *output_name, struct wjob *j,
 	}
 	free(j->error);
 	j->error = last_event(res);
-	/* Artifacts are listed, not copied: one job classifier wa3_artifacts = "name=JOBDIR/path;...", and
-	   each one that is a regular file in DIR also an artifact row (WA3's kind, its path, sha256, bytes). */
+	/* Artifacts are listed, not copied: each one result.json lists is an artifact row naming it in DIR
+	   (absolute, so the row names the file wherever kvbench runs later), with sha256 and bytes when it
+	   is a regular file there. Not a job classifier: its paths differ in every iteration, and diff
+	   groups by classifiers (one group per iteration, n = 1). */
 	m = cJSON_GetObjectItemCaseSensitive(res, "artifacts");
 	if (!rc && cJSON_IsArray(m) && m->child) {
-		struct kvb_buf l = KVB_BUF_INIT;
-		char *abs = realpath(dir, NULL);  /* artifact rows name files wherever the import ran from */
+		char *abs = realpath(dir, NULL);
 		for (const cJSON *a = m->child; a; a = a->next) {
-			char *file = kvb_xasprintf("%s/%s/%s", abs ? abs : dir, output_name, kvb_get_str(a, "path", "?"));
-			kvb_buf_addf(&l, "%s%s=%s/%s", l.len ? ";" : "", kvb_get_str(a, "name", "?"), output_name,
-				     kvb_get_str(a, "path", "?"));
-			if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "is_dir")))
-				(void)kvb_metrics_artifact(&j->m, kvb_get_str(a, "kind", "data"), file);  /* absent: listed only */
-			free(file);
+			struct wart *w;
+			struct stat sb;
+			j->art = kvb_xrealloc(j->art, (j->nart + 1) * sizeof(*j->art));
+			w = &j->art[j->nart++];
+			w->kind = kvb_xstrdup(kvb_get_str(a, "kind", "data"));
+			w->path = kvb_xasprintf("%s/%s/%s", abs ? abs : dir, output_name, kvb_get_str(a, "path", "?"));
+			w->sha256[0] = '\0';
+			w->bytes = 0;
+			/* a directory, or a file not in DIR (trimmed, or never pulled from the target): listed only */
+			if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(a, "is_dir")) && !stat(w->path, &sb) &&
+			    S_ISREG(sb.st_mode) && kvb_sha256_file(w->path, w->sha256, &w->bytes))
+				w->sha256[0] = '\0';
 		}
 		free(abs);
-		if (!j->classifiers)
-			j->classifiers = cJSON_CreateObject();
-		cJSON_AddStringToObject(j->classifiers, "wa3_artifacts", l.data);
-		kvb_buf_release(&l);
 	}
 	cJSON_Delete(res);
 	free(sub);

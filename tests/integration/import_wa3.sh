@@ -15,7 +15,12 @@ check "workload from jobs.json, label from the agenda" test "$(q "$db" "select g
 check "44 metrics, none lower_is_better" test "$(q "$db" "select count(*), sum(lower_is_better) from results")" = "44,0"
 check "s1-hb #1 test_time 0.07 seconds" test "$(q "$db" "select value, units from results where spec_id = 's1-hb' and iteration = 1 and metric = 'test_time'")" = "0.07,seconds"
 (cd "$SRC/tests/fixtures/field" && "$KVB" import wa3 wa3-output/wa_output --variant rel -d "$db" >/dev/null 2>&1) || bad "import wa3 of a relative DIR"
-check "artifact rows name absolute paths, also for a relative DIR" test "$(q "$db" "select count(*), sum(path like '/%') from artifact")" = "56,56"
+check "artifact rows name absolute paths, also for a relative DIR" test "$(q "$db" "select count(*), sum(path like '/%') from artifact")" = "152,152"
+check "every listed artifact is a row, the 28 files in DIR with sha256 (each import)" test "$(q "$db" "select count(sha256), count(bytes) from artifact")" = "56,56"
+check "no artifact path is a classifier" test "$(q "$db" "select count(*) from classifier where value like '%-1/%' or value like '%-2/%'")" = "0"
+"$KVB" diff -d "$db" --run 1 --run 2 --format json >"$T/diff.json" 2>/dev/null
+check "diff of the two imports: 22 groups (2 tags x 11 metrics), both iterations of both variants in each" \
+  python3 -c "import json,sys; g=json.load(open('$T/diff.json'))['groups']; sys.exit(0 if len(g) == 22 and all(v['n'] == 2 for x in g for v in x['variants']) and all(len(x['variants']) == 2 for x in g) else 1)"
 "$KVB" import csv "$WA/results.csv" --variant csv -d "$db" >"$T/o2" 2>"$T/e2"; rc=$?
 check "import csv --variant ok (rc $rc)" test "$rc" -eq 0
 check "says lower_is_better is not in results.csv" grep -q "lower_is_better" "$T/o2" "$T/e2"

@@ -3,6 +3,7 @@
  * directory: the real one `wa run` wrote (tests/fixtures/field/wa3-output/PROVENANCE) and a
  * hand-written one for what that run lacks (tests/fixtures/wa3-output/PROVENANCE).
  */
+#include "report/groups.h"
 #include "store/csvio.h"
 #include "store/store.h"
 #include "test.h"
@@ -98,8 +99,11 @@ static void test_wa3_import__output_directory_keeps_status_classifiers_and_direc
 	CHECK(q(st, "SELECT value FROM results WHERE metric = 'time' AND iteration = 1") == 1.5);
 	CHECK(q(st, "SELECT lower_is_better FROM results WHERE metric = 'time' AND iteration = 1") == 1);
 	CHECK(q(st, "SELECT count(*) FROM classifier WHERE key = 'tag' AND value = 'base'") >= 2);
-	CHECK(q(st, "SELECT count(*) FROM classifier WHERE key = 'wa3_artifacts'"
-		    " AND value = 'hackbench-results=s1-wk1-hackbench-1/hackbench.output'") == 1);
+	/* hackbench.output is listed, not in the directory: a row without sha256, and no classifier */
+	CHECK(q(st, "SELECT count(*) FROM artifact a JOIN job j ON j.id = a.job_id WHERE j.iteration = 1"
+		    " AND a.kind = 'raw' AND a.path LIKE '/%/wa_output/s1-wk1-hackbench-1/hackbench.output'"
+		    " AND a.sha256 IS NULL AND a.bytes IS NULL") == 1);
+	CHECK(q(st, "SELECT count(*) FROM classifier WHERE key LIKE '%artifact%'") == 0);
 	kvb_store_close(st);
 	unlink(db);
 	/* Not a WA3 directory: named, nothing stored. */
@@ -275,14 +279,17 @@ static void test_wa3_import__real_output_directory_as_wa3_wrote_it(void)
 	CHECK(q(st, "SELECT count(*) FROM classifier c JOIN job j ON j.id = c.job_id WHERE j.spec_id = 's1-hb'"
 		    " AND j.iteration = 1 AND c.metric_id IS NULL AND c.key = 'kernel'") == 1);
 	CHECK(q(st, "SELECT count(*) FROM results WHERE json_extract(classifiers, '$.size') = 'small'") == 24);
-	/* artifacts: all 10 listed; the regular files present are rows (hackbench_results.txt is 141 bytes) */
-	CHECK(q(st, "SELECT length(value) - length(replace(value, ';', '')) FROM classifier c JOIN job j ON j.id = c.job_id"
-		    " WHERE j.spec_id = 's1-hb' AND j.iteration = 1 AND c.key = 'wa3_artifacts'"
-		    " AND value LIKE 'hackbench-results=s1-hb-hb-small-1/hackbench_results.txt;%'") == 9);
+	/* artifacts: all 10 listed are rows; the regular files present have sha256 and bytes
+	   (hackbench_results.txt is 141 bytes), the sysfs directories (trimmed) only their path */
+	CHECK(q(st, "SELECT count(*) FROM artifact a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's1-hb' AND j.iteration = 1")
+	      == 10);
 	CHECK(q(st, "SELECT bytes FROM artifact a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's1-hb' AND j.iteration = 1"
-		    " AND a.kind = 'raw' AND a.path LIKE '%/s1-hb-hb-small-1/hackbench_results.txt'") == 141);
+		    " AND a.kind = 'raw' AND a.path LIKE '%/s1-hb-hb-small-1/hackbench_results.txt' AND length(a.sha256) = 64")
+	      == 141);
 	CHECK(q(st, "SELECT count(*) FROM artifact a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's1-rt' AND j.iteration = 1"
-		    " AND a.kind = 'data' AND a.path LIKE '%/proc/interrupts'") == 3);
+		    " AND a.kind = 'data' AND a.path LIKE '%/proc/interrupts' AND a.sha256 IS NOT NULL") == 3);
+	CHECK(q(st, "SELECT count(*) FROM artifact a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's1-rt' AND j.iteration = 1"
+		    " AND a.kind = 'data' AND a.path LIKE '%/sys/%' AND a.sha256 IS NULL AND a.bytes IS NULL") == 6);
 	/* __meta/run_info.json and the run's result.json events (5: the retries) */
 	CHECK(q(st, "SELECT count(*) FROM event WHERE level = 'info' AND message LIKE 'WA3 run_info: run_name ''kvbench-wa3-fixture'',"
 		    " project ''kvbench'', uuid a1b60e34-5370-4371-9c27-6f3702bb4c11, start_time DATET:2026-12-01T10:53:02.461853,%'"
@@ -385,6 +392,78 @@ static void test_wa3_import__real_memcpy_run_keeps_lower_is_better(void)
 	unlink(db);
 }
 
+/* The groups `kvbench diff --run A --run B` compares (report/groups.h): n groups, each with both
+ * variants at n = 2 (WA3's 2 iterations), none keyed on a per-iteration value. */
+static void check_diff_groups(struct kvb_store *st, int64_t run_a, int64_t run_b, size_t ngroups)
+{
+	int64_t runs[2] = { run_a, run_b };
+	struct kvb_report_opts o = { .runs = runs, .nruns = 2 };
+	struct kvb_report r;
+	struct kvb_error err;
+	int rc = kvb_report_load(st, &o, &r, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	if (rc)
+		return;
+	if (r.ngroups != ngroups)
+		fprintf(stderr, "%zu groups, expected %zu\n", r.ngroups, ngroups);
+	CHECK(r.ngroups == ngroups);
+	CHECK(r.variants.n == 2);
+	for (size_t g = 0, bad = 0; g < r.ngroups && r.variants.n == 2; g++) {
+		const struct kvb_group *gr = &r.groups[g];
+		/* n = 2 per variant, and no ID-LABEL-ITERATION/ path among the group's classifiers */
+		if (gr->cells[0].n == 2 && gr->cells[1].n == 2 && !strstr(gr->cls_json, "-1/") &&
+		    !strstr(gr->cls_json, "-2/"))
+			continue;
+		if (bad++ < 2)
+			fprintf(stderr, "%s/%s %.200s: n = %zu, %zu\n", gr->workload, gr->metric, gr->cls_json,
+				gr->cells[0].n, gr->cells[1].n);
+		CHECK(!"a group without both iterations of both variants");
+	}
+	kvb_report_release(&r);
+}
+
+/* The real run imported twice as two variants (A/A): diff compares each (job id, metric) over WA3's
+ * 2 iterations, as for the same run's results.csv. Artifact paths differ in every iteration: as a
+ * job classifier they made each iteration a group of its own (44 groups of n = 1). */
+static void test_wa3_import__two_variants_of_a_real_run_diff_with_both_iterations_per_group(void)
+{
+	struct kvb_store *st = fresh();
+	struct kvb_error err;
+	int64_t wa = 0, wb = 0;
+	size_t skipped = 0;
+	int rc = kvb_wa3_dir_import(st, WA3_FIELD, "wa", &wa, &err);
+	if (!rc)
+		rc = kvb_wa3_dir_import(st, WA3_FIELD, "wb", &wb, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	/* 2 tags (sections s1, s2) x (6 hackbench + 5 rt-app metrics) */
+	check_diff_groups(st, wa, wb, 22);
+	CHECK(q(st, "SELECT count(*) FROM classifier WHERE value LIKE '%-1/%' OR value LIKE '%-2/%'") == 0);
+	/* the artifact list is still stored: 10 rows for s1-hb iteration 1 in each run, the one file in DIR hashed */
+	CHECK(q(st, "SELECT count(*) FROM artifact a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's1-hb'"
+		    " AND j.iteration = 1") == 20);
+	CHECK(q(st, "SELECT count(*) FROM artifact a JOIN job j ON j.id = a.job_id WHERE j.spec_id = 's1-hb'"
+		    " AND j.iteration = 1 AND a.kind = 'raw' AND a.path LIKE '/%/wa_output/s1-hb-hb-small-1/hackbench_results.txt'"
+		    " AND a.bytes = 141") == 2);
+	CHECK(q(st, "SELECT count(*) FROM artifact") == 2 * (4 * 10 + 4 * 9));
+	kvb_store_close(st);
+	unlink(db);
+	/* the same run's results.csv, imported twice: the same number of groups */
+	st = fresh();
+	rc = kvb_wa3_csv_import(st, WA3_FIELD "/results.csv", "wa", &wa, &skipped, &err);
+	if (!rc)
+		rc = kvb_wa3_csv_import(st, WA3_FIELD "/results.csv", "wb", &wb, &skipped, &err);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(rc == KVB_OK);
+	check_diff_groups(st, wa, wb, 22);
+	kvb_store_close(st);
+	unlink(db);
+}
+
 
 #define TESTS                                                         \
 	T(test_wa3_import__results_csv_one_job_per_id_and_iteration) \
@@ -396,5 +475,6 @@ static void test_wa3_import__real_memcpy_run_keeps_lower_is_better(void)
 	T(test_wa3_import__real_output_directory_as_wa3_wrote_it) \
 	T(test_wa3_import__real_results_csv_of_the_same_run) \
 	T(test_wa3_import__real_run_that_skipped_every_job_says_why) \
-	T(test_wa3_import__real_memcpy_run_keeps_lower_is_better)
+	T(test_wa3_import__real_memcpy_run_keeps_lower_is_better) \
+	T(test_wa3_import__two_variants_of_a_real_run_diff_with_both_iterations_per_group)
 #include "test_main.h"
