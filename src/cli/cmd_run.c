@@ -288,7 +288,7 @@ static int preflight(struct run_args *r, struct run_setup *s, int *pre_rc)
 {
 	struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
 	int rc;
-	kvb_preflight_run(&s->a, &s->p, r->unverified, 1, &pf);
+	kvb_preflight_run(&s->a, &s->p, r->unverified, 1, r->prep.series || r->prep.series_file, &pf);
 	rc = kvb_preflight_report(&pf, stderr);
 	kvb_preflight_release(&pf);
 	if (rc && r->dry) {
