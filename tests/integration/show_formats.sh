@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `kvbench show` in every format: json and csv carry the stored numbers at full precision
-# (README, Output formats) while table and markdown round them for people.
+# (README, Output formats) while table and markdown round them for people; a cell of several
+# lines stays one row of the table (the line break shown as \n), csv and json keep it raw.
 . "$(dirname "$0")/lib.sh"
 printf 'config: {iterations: 2, max_retries: 0}\nworkloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]\n' >"$T/a.yaml"
 "$KVB" run "$T/a.yaml" -p local -d "$T/r.db" --no-diff >/dev/null 2>"$T/e0"; rc=$?
@@ -20,4 +21,22 @@ check "show runs json: duration_s is a number" python3 -c "import json,sys; r=js
 check "show jobs table: durations rounded to 2 decimals" grep -qE '\| +[0-9]+\.[0-9]{2} \| +\|$' "$T/jobs.txt"
 "$KVB" show runs -d "$T/r.db" --format markdown >"$T/runs.md"
 check "show runs markdown: duration rounded to 1 decimal" grep -qE '\| [0-9]+\.[0-9] \|$' "$T/runs.md"
+# an error of several lines (a flash hook's stderr): one table row, the line break shown as \n;
+# csv and json keep the raw text, escaped their own way
+mkdir -p "$T/plat"
+printf '#!/bin/sh\necho "first line" >&2\nprintf "second\\tline\\033[31m" >&2\nexit 1\n' >"$T/plat/flash"
+chmod +x "$T/plat/flash"
+printf 'name: hooked\nconnection: {type: local}\nflash: {method: command, command: flash}\n' >"$T/plat/platform.yaml"
+"$KVB" run "$T/a.yaml" -p "$T/plat" -d "$T/h.db" --no-diff >/dev/null 2>&1
+check "setup: the error holds a line break" test "$(q "$T/h.db" "select count(*) from job where error like '%first line' || char(10) || 'second%'")" = 2
+"$KVB" show jobs -d "$T/h.db" >"$T/h.txt"
+check "table: every line is a rule or a row" sh -c "! grep -qvE '^[+|].*[+|]\$' '$T/h.txt'"
+check "table: all lines of the box are equally wide" test "$(awk '{ print length }' "$T/h.txt" | sort -u | wc -l)" = 1
+check "table: the line break, tab and escape show as \\n \\t \\x1b" grep -qF 'first line\nsecond\tline\x1b[31m |' "$T/h.txt"
+"$KVB" show variants -d "$T/h.db" --format markdown >"$T/h.md"
+check "markdown: one line per row, the line break shown" sh -c "[ \$(wc -l <'$T/h.md') -eq 3 ] && grep -qF 'first line\nsecond' '$T/h.md'"
+"$KVB" show jobs -d "$T/h.db" --format json >"$T/h.json"
+check "json: the raw text" python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['error'].endswith(': first line\nsecond\tline\x1b[31m'), r" "$T/h.json"
+"$KVB" show jobs -d "$T/h.db" --format csv >"$T/h.csv"
+check "csv: the raw text in one quoted field" python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1], newline=''))); assert len(r) == 2 and r[0]['error'].endswith(': first line\nsecond\tline\x1b[31m'), r" "$T/h.csv"
 finish
