@@ -30,11 +30,17 @@ static const struct {
 	{ "variants",
 	  "SELECT v.run_id AS run, v.name AS variant, v.status, v.kernel, v.kernel_sha256 AS sha256, v.cmdline,"
 	  " (SELECT group_concat(DISTINCT b.running_release) FROM boot b WHERE b.variant_id = v.id) AS running_release,"
-	  " (SELECT count(*) FROM boot b WHERE b.variant_id = v.id AND b.status = 'ok') AS boots, v.error"
+	  /* a boot row per round; on a run whose rounds shared one boot (boots_each_round 0: flash none,
+	   * e.g. local) they are one boot, as in the results view and diff */
+	  " (SELECT CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN min(count(*), 1) ELSE count(*) END"
+	  "  FROM boot b JOIN run r ON r.id = v.run_id WHERE b.variant_id = v.id AND b.status = 'ok') AS boots, v.error"
 	  " FROM variant v WHERE ?1 = 0 OR v.run_id = ?1 ORDER BY v.run_id, v.position", NULL },
 	{ "jobs",
-	  "SELECT job_id AS job, run_id AS run, variant, boot, spec_id AS spec, iteration, status, attempts,"
-	  " duration_s, error FROM jobs WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id, seq", job_decimals },
+	  "SELECT j.job_id AS job, j.run_id AS run, j.variant,"
+	  " CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1 ELSE j.boot END AS boot,"
+	  " j.spec_id AS spec, j.iteration, j.status, j.attempts, j.duration_s, j.error"
+	  " FROM jobs j JOIN run r ON r.id = j.run_id WHERE ?1 = 0 OR j.run_id = ?1 ORDER BY j.run_id, j.seq",
+	  job_decimals },
 	{ "metrics",
 	  "SELECT run_id AS run, job_id AS job, variant, boot, workload, metric, value, units, lower_is_better,"
 	  " classifiers FROM results WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id, job_id, metric_id", NULL },
