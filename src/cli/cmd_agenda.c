@@ -80,7 +80,7 @@ int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 			rounds = kvb_engine_default_rounds(&p, &a);
 		{
 			struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
-			kvb_preflight_run(&a, &p, 0, 1, &pf);
+			kvb_preflight_run(&a, &p, 0, 1, 0, &pf);
 			pre_rc = kvb_preflight_report(&pf, stderr);
 			kvb_preflight_release(&pf);
 		}

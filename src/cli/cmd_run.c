@@ -29,7 +29,8 @@ static int print_diag(struct kvb_diag *d)
 	return d->msgs.n ? KVB_EINPUT : KVB_OK;
 }
 
-/* Loads a stored run's agenda and platform for --resume; a finished run (status ok) loads nothing and sets *done. */
+/* Loads a stored run's agenda and platform for --resume; a finished run (status ok) loads nothing and sets *done
+ * (the caller says so). */
 static int load_stored(struct kvb_store *st, int64_t run, const char *plat_override, struct kvb_agenda *a,
 		       struct kvb_platform *p, int *rounds, int *done, struct kvb_error *err)
 {
@@ -53,7 +54,6 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 	if (!aj)
 		return kvb_error_set(err, KVB_EINPUT, "%s: no run %lld to resume", st->path, (long long)run);
 	if (!strcmp(status, "ok")) {
-		printf("run %lld finished (status ok): nothing left to run\n", (long long)run);
 		*done = 1;
 		goto out;
 	}
@@ -241,8 +241,17 @@ static int setup_resume(struct kvb_cli *cli, struct run_args *r, struct run_setu
 				     "PLATFORM -d %s`)", s->st->path, s->st->path);
 	if (r->rounds)
 		kvb_warn("--rounds is ignored with --resume: the run keeps the rounds it was planned with");
-	if ((rc = load_stored(s->st, r->resume_run, r->plat_name, &s->a, &s->p, &r->rounds, &s->done, err)) || s->done)
+	if ((rc = load_stored(s->st, r->resume_run, r->plat_name, &s->a, &s->p, &r->rounds, &s->done, err)))
 		return rc;
+	if (s->done && r->variants.n)
+		/* -V repairs a failed variant; a finished run has none, and ignoring it would be silent */
+		return kvb_error_set(err, KVB_EUSAGE, "run %lld is finished (status ok): nothing left to run, so -V '%s' "
+				     "has no failed variant to apply to (start a new run for another kernel)",
+				     (long long)r->resume_run, r->variants.v[0]);
+	if (s->done) {
+		printf("run %lld finished (status ok): nothing left to run\n", (long long)r->resume_run);
+		return KVB_OK;
+	}
 	/* -V on resume: new files for a variant that failed (refused for one with results) */
 	for (size_t i = 0; i < r->variants.n; i++)
 		if ((rc = kvb_repair_variant(s->st, r->resume_run, &s->a, r->variants.v[i], r->unverified, err)))
@@ -288,7 +297,7 @@ static int preflight(struct run_args *r, struct run_setup *s, int *pre_rc)
 {
 	struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
 	int rc;
-	kvb_preflight_run(&s->a, &s->p, r->unverified, 1, &pf);
+	kvb_preflight_run(&s->a, &s->p, r->unverified, 1, r->prep.series || r->prep.series_file, &pf);
 	rc = kvb_preflight_report(&pf, stderr);
 	kvb_preflight_release(&pf);
 	if (rc && r->dry) {

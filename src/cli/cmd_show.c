@@ -10,9 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Durations are stored as numbers and shown rounded: json and csv keep every digit (README, Output formats). */
+static const struct kvb_sql_decimals run_decimals[] = { { "duration_s", 1 }, { NULL, 0 } };
+static const struct kvb_sql_decimals job_decimals[] = { { "duration_s", 2 }, { NULL, 0 } };
+
 static const struct {
 	const char *what;
 	const char *sql_all;  /* ?1 = run id (0 = all runs) */
+	const struct kvb_sql_decimals *decimals; /* display rounding of numeric columns, or NULL */
 } listings[] = {
 	{ "runs",
 	  "SELECT r.id AS run, datetime(r.started_ns / 1000000000, 'unixepoch') AS started, r.status, r.platform,"
@@ -20,22 +25,28 @@ static const struct {
 	  " (SELECT group_concat(name, ',') FROM (SELECT name FROM variant WHERE run_id = r.id ORDER BY position)) AS variants,"
 	  " (SELECT count(*) FROM job WHERE run_id = r.id AND status = 'ok') || '/' ||"
 	  " (SELECT count(*) FROM job WHERE run_id = r.id) AS jobs_ok,"
-	  " printf('%.1f', (coalesce(r.finished_ns, r.started_ns) - r.started_ns) / 1e9) AS duration_s"
-	  " FROM run r WHERE ?1 = 0 OR r.id = ?1 ORDER BY r.id" },
+	  " (coalesce(r.finished_ns, r.started_ns) - r.started_ns) / 1e9 AS duration_s"
+	  " FROM run r WHERE ?1 = 0 OR r.id = ?1 ORDER BY r.id", run_decimals },
 	{ "variants",
 	  "SELECT v.run_id AS run, v.name AS variant, v.status, v.kernel, v.kernel_sha256 AS sha256, v.cmdline,"
 	  " (SELECT group_concat(DISTINCT b.running_release) FROM boot b WHERE b.variant_id = v.id) AS running_release,"
-	  " (SELECT count(*) FROM boot b WHERE b.variant_id = v.id AND b.status = 'ok') AS boots, v.error"
-	  " FROM variant v WHERE ?1 = 0 OR v.run_id = ?1 ORDER BY v.run_id, v.position" },
+	  /* a boot row per round; on a run whose rounds shared one boot (boots_each_round 0: flash none,
+	   * e.g. local) they are one boot, as in the results view and diff */
+	  " (SELECT CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN min(count(*), 1) ELSE count(*) END"
+	  "  FROM boot b JOIN run r ON r.id = v.run_id WHERE b.variant_id = v.id AND b.status = 'ok') AS boots, v.error"
+	  " FROM variant v WHERE ?1 = 0 OR v.run_id = ?1 ORDER BY v.run_id, v.position", NULL },
 	{ "jobs",
-	  "SELECT job_id AS job, run_id AS run, variant, boot, spec_id AS spec, iteration, status, attempts,"
-	  " printf('%.2f', duration_s) AS duration_s, error FROM jobs WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id, seq" },
+	  "SELECT j.job_id AS job, j.run_id AS run, j.variant,"
+	  " CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1 ELSE j.boot END AS boot,"
+	  " j.spec_id AS spec, j.iteration, j.status, j.attempts, j.duration_s, j.error"
+	  " FROM jobs j JOIN run r ON r.id = j.run_id WHERE ?1 = 0 OR j.run_id = ?1 ORDER BY j.run_id, j.seq",
+	  job_decimals },
 	{ "metrics",
 	  "SELECT run_id AS run, job_id AS job, variant, boot, workload, metric, value, units, lower_is_better,"
-	  " classifiers FROM results WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id, job_id, metric_id" },
+	  " classifiers FROM results WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id, job_id, metric_id", NULL },
 	{ "events",
 	  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, job_id AS job, level, message FROM event"
-	  " WHERE ?1 = 0 OR run_id = ?1 ORDER BY id" },
+	  " WHERE ?1 = 0 OR run_id = ?1 ORDER BY id", NULL },
 };
 
 int cmd_show(struct kvb_cli *cli, int argc, char **argv)
@@ -87,10 +98,10 @@ int cmd_show(struct kvb_cli *cli, int argc, char **argv)
 		if (strcmp(argv[optind], "runs") && strcmp(argv[optind], "variants") && strcmp(argv[optind], "jobs"))
 			return kvb_cli_usage("show", "--status applies to runs, variants and jobs");
 		sql = kvb_xasprintf("SELECT * FROM (%s) WHERE status = ?2", listings[i].sql_all);
-		rc = kvb_sql_print2(st, sql, run, status, format, stdout, &rows, &err);
+		rc = kvb_sql_print2(st, sql, run, status, listings[i].decimals, format, stdout, &rows, &err);
 		free(sql);
 	} else {
-		rc = kvb_sql_print(st, listings[i].sql_all, run, format, stdout, &rows, &err);
+		rc = kvb_sql_print2(st, listings[i].sql_all, run, NULL, listings[i].decimals, format, stdout, &rows, &err);
 	}
 out:
 	if (rc)

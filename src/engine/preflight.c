@@ -89,8 +89,24 @@ static int cached(const char *sha)
 	return hit;
 }
 
+/* A variant with nothing to boot on a flasher that boots each variant's own kernel (qemu: "has no
+ * kernel to boot" at the first flash, after the variants before it ran). A git variant gets its
+ * kernel from the build, after the preflight. */
+static void check_kernel_given(const struct kvb_variant *v, const struct kvb_platform *p, struct kvb_preflight *pf)
+{
+	unsigned caps = kvb_flasher_find(p->flash_method)->caps;
+	int image_ok = (caps & KVB_FLASH_WHOLE_BOOT_IMAGE) != 0;
+	if (!(caps & KVB_FLASH_NEEDS_KERNEL) || v->kernel || (image_ok && v->boot_image) ||
+	    cJSON_GetObjectItemCaseSensitive(v->raw, "git"))
+		return;
+	kvb_strv_pushf(&pf->problems,
+		       "variant '%s' has no kernel, but platform %s boots each variant's own kernel (flash method %s): "
+		       "give it `kernel:`%s in the agenda, or -V %s=KERNEL",
+		       v->name, p->name, p->flash_method, image_ok ? " (or `boot_image:`)" : "", v->name);
+}
+
 static void check_variant(const struct kvb_variant *v, const struct kvb_platform *p, int allow_unverified,
-			  struct kvb_preflight *pf)
+			  int series, struct kvb_preflight *pf)
 {
 	static const char *const names[KVB_VF_N] = { "kernel", "dtb", "initrd", "boot_image", "modules" };
 	const char *src[KVB_VF_N] = { v->kernel, v->dtb, v->initrd, v->boot_image, v->modules };
@@ -98,6 +114,8 @@ static void check_variant(const struct kvb_variant *v, const struct kvb_platform
 		kvb_strv_pushf(&pf->problems,
 			       "variant '%s' gives a kernel, but platform %s cannot install kernels (flash method %s)",
 			       v->name, p->name, p->flash_method);
+	if (p && !series)
+		check_kernel_given(v, p, pf);
 	for (int i = 0; i < KVB_VF_N; i++) {
 		const char *sha = i == KVB_VF_KERNEL ? v->sha256 : NULL;
 		char *why = NULL;
@@ -290,10 +308,10 @@ static void check_knobs(const struct kvb_agenda *a, const struct kvb_platform *p
 }
 
 size_t kvb_preflight_run(const struct kvb_agenda *a, const struct kvb_platform *p, int allow_unverified,
-			 int probe_target, struct kvb_preflight *pf)
+			 int probe_target, int series, struct kvb_preflight *pf)
 {
 	for (size_t v = 0; v < a->nvariants; v++)
-		check_variant(&a->variants[v], p, allow_unverified, pf);
+		check_variant(&a->variants[v], p, allow_unverified, series, pf);
 	if (p) {
 		check_knobs(a, p, pf);
 		kvb_preflight_platform(p, pf);

@@ -10,6 +10,10 @@
  *    whose sha256 is in the artifact cache is fine; any other URL must answer
  *    a HEAD (file:// URLs: the file must be readable);
  *  - a kernel variant on a platform that cannot install kernels (flash none);
+ *  - a variant without kernel (or boot_image, where the flasher takes one) or
+ *    git revision on a flasher that boots each variant's own kernel
+ *    (KVB_FLASH_NEEDS_KERNEL: qemu, ssh-copy, fastboot, lava); not checked for
+ *    --series, whose commits replace the agenda's variants after the preflight;
  *  - knobs: every cpufreq cluster (WA3 CLUSTER_governor ...) is in the
  *    platform's topology.clusters; no WA3 runtime parameter kvbench cannot
  *    apply (wa3_unapplied: CPU hotplug, governor tunables);
@@ -33,9 +37,13 @@ struct kvb_preflight {
 	struct kvb_strv notes;     /* what was not checked, and why */
 };
 
-/* Checks a (loaded) agenda on a (loaded) platform; fills pf (init it with {0}). Returns the number of problems. */
+/*
+ * Checks a (loaded) agenda, -V variants applied, on a (loaded) platform; fills pf (init it with
+ * {0}). series: the agenda's variants are to be replaced by the commits of --series (built after
+ * the preflight), so none needs a kernel yet. Returns the number of problems.
+ */
 size_t kvb_preflight_run(const struct kvb_agenda *a, const struct kvb_platform *p, int allow_unverified,
-			 int probe_target, struct kvb_preflight *pf);
+			 int probe_target, int series, struct kvb_preflight *pf);
 
 /* Only the platform's files (ssh key, known_hosts): used by `platform check`. Returns the number of problems. */
 size_t kvb_preflight_platform(const struct kvb_platform *p, struct kvb_preflight *pf);

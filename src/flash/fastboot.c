@@ -398,7 +398,9 @@ const struct kvb_flasher_ops kvb_flasher_fastboot = {
 	.name = "fastboot",
 	.summary = "build boot.img with mkbootimg (or take boot_image), adb reboot bootloader, fastboot flash, reboot",
 	.keys = fastboot_keys,
-	.caps = KVB_FLASH_INSTALLS_KERNEL | KVB_FLASH_WHOLE_BOOT_IMAGE,
+	/* NEEDS_KERNEL: its default partitions ({boot: boot_image}) take the variant's boot_image or
+	 * one built from its kernel */
+	.caps = KVB_FLASH_INSTALLS_KERNEL | KVB_FLASH_WHOLE_BOOT_IMAGE | KVB_FLASH_NEEDS_KERNEL,
 	.check = fastboot_check,
 	.flash = fastboot_flash,
 };

@@ -33,6 +33,10 @@ enum kvb_flash_caps {
 	/* flashes a variant's boot_image as given, so the kernel inside it is the one that
 	 * boots even when the variant also names a kernel (the identity check expects it) */
 	KVB_FLASH_WHOLE_BOOT_IMAGE = 1u << 1,
+	/* boots each variant's own kernel and has nothing to boot without one: a variant
+	 * must give a kernel (or a boot_image, with KVB_FLASH_WHOLE_BOOT_IMAGE) or a git
+	 * revision kvbench builds; one that gives none is refused before the run starts */
+	KVB_FLASH_NEEDS_KERNEL = 1u << 2,
 };
 
 struct kvb_flasher_ops {

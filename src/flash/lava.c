@@ -13,6 +13,8 @@ static int lava_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 const struct kvb_flasher_ops kvb_flasher_lava = {
 	.name = "lava",
 	.summary = "the variant is deployed and booted by its LAVA job (connection type lava)",
-	.caps = KVB_FLASH_INSTALLS_KERNEL, /* the job definition deploys the variant's kernel, initrd and dtb */
+	/* the job definition deploys the variant's kernel, initrd and dtb; without a kernel there is no
+	 * job (target/lava.c: "a LAVA job needs a kernel") */
+	.caps = KVB_FLASH_INSTALLS_KERNEL | KVB_FLASH_NEEDS_KERNEL,
 	.flash = lava_flash,
 };

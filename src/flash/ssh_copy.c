@@ -171,7 +171,7 @@ const struct kvb_flasher_ops kvb_flasher_ssh_copy = {
 	.name = "ssh-copy",
 	.summary = "copy kernel/dtb/initrd to flash.boot_path over the target (sha256 checked), sync, reboot",
 	.keys = ssh_copy_keys,
-	.caps = KVB_FLASH_INSTALLS_KERNEL,
+	.caps = KVB_FLASH_INSTALLS_KERNEL | KVB_FLASH_NEEDS_KERNEL,
 	.check = ssh_copy_check,
 	.flash = ssh_copy_flash,
 };

@@ -54,14 +54,53 @@ void kvb_box_cellf(struct kvb_box *b, const char *fmt, ...)
 	kvb_box_cell(b, tmp);
 }
 
-/* Display width in columns: UTF-8 continuation bytes do not count. */
+/*
+ * A cell is one line of a box or markdown table: a control character (a line break in a
+ * board's stderr quoted in an error, a tab, an escape sequence) would break the table or
+ * the terminal, so it shows as its C escape; csv and json keep the raw text, escaped
+ * their own way. Writes the escape to buf and returns it, or NULL for a printed byte.
+ */
+static const char *ctl_escape(unsigned char ch, char buf[5])
+{
+	if (ch == '\n')
+		return "\\n";
+	if (ch == '\r')
+		return "\\r";
+	if (ch == '\t')
+		return "\\t";
+	if (ch < 0x20 || ch == 0x7f) {
+		snprintf(buf, 5, "\\x%02x", ch);
+		return buf;
+	}
+	return NULL;
+}
+
+/* Display width in columns: UTF-8 continuation bytes do not count, an escaped control character its escape. */
 static size_t width(const char *s)
 {
 	size_t w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
+	char buf[5];
+	for (; *s; s++) {
+		const char *e = ctl_escape((unsigned char)*s, buf);
+		if (e)
+			w += strlen(e);
+		else if (((unsigned char)*s & 0xC0) != 0x80)
 			w++;
+	}
 	return w;
+}
+
+/* s on one line: control characters as their escapes (ctl_escape). */
+static void put_text(FILE *f, const char *s)
+{
+	char buf[5];
+	for (; *s; s++) {
+		const char *e = ctl_escape((unsigned char)*s, buf);
+		if (e)
+			fputs(e, f);
+		else
+			fputc(*s, f);
+	}
 }
 
 static const char *cell(const struct kvb_box *b, size_t r, size_t c)
@@ -100,7 +139,9 @@ static void rule(const struct kvb_box *b, const size_t *w, FILE *f)
 static void put_cell(FILE *f, const char *s, size_t w, enum kvb_align a)
 {
 	size_t n = width(s), pad = w > n ? w - n : 0, left = a == KVB_ALIGN_RIGHT ? pad : a == KVB_ALIGN_CENTER ? pad / 2 : 0;
-	fprintf(f, "| %*s%s%*s ", (int)left, "", s, (int)(pad - left), "");
+	fprintf(f, "| %*s", (int)left, "");
+	put_text(f, s);
+	fprintf(f, "%*s ", (int)(pad - left), "");
 }
 
 void kvb_box_print(const struct kvb_box *b, FILE *f)
@@ -128,12 +169,14 @@ void kvb_box_print(const struct kvb_box *b, FILE *f)
 
 static void md_cell(FILE *f, const char *s)
 {
+	char buf[5];
 	fputc(' ', f);
 	for (; *s; s++) {
+		const char *e = ctl_escape((unsigned char)*s, buf);
 		if (*s == '|')
 			fputs("\\|", f);
-		else if (*s == '\n')
-			fputc(' ', f);
+		else if (e)
+			fputs(e, f);
 		else
 			fputc(*s, f);
 	}

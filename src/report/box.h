@@ -13,7 +13,9 @@
  * raw text with its kind (what scripts read: "26.437500000000004", a JSON
  * number). kvb_box_cell() makes both the same; kvb_box_cell_raw() sets them
  * apart. The box, markdown and html renderers use the display text, csv and
- * json the raw one (report/format.h).
+ * json the raw one (report/format.h). Box and markdown cells are one line: a
+ * line break or other control character in a cell prints as its C escape
+ * (\n, \r, \t, \xHH); csv quotes it and json escapes it.
  */
 #ifndef KVB_BOX_H
 #define KVB_BOX_H

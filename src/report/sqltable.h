@@ -9,6 +9,16 @@
 #include <stdio.h>
 
 /*
+ * A numeric column whose display text (table, markdown, html) has a fixed number of
+ * decimals, for listings people read ("9.8" s); csv and json keep the full value.
+ * Lists end with a NULL column.
+ */
+struct kvb_sql_decimals {
+	const char *column;
+	int decimals;
+};
+
+/*
  * Runs sql (with int64 bind_run bound to ?1 when bind_run >= 0) and
  * prints every row in format (a name in report/format.h's registry; NULL =
  * table). *rows receives the count. Returns KVB_OK, KVB_EUSAGE for an
@@ -18,9 +28,9 @@
 int kvb_sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const char *format, FILE *out, size_t *rows,
 		  struct kvb_error *err);
 
-/* Same with a text parameter bound to ?2. */
-int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text, const char *format,
-		   FILE *out, size_t *rows, struct kvb_error *err);
+/* Same with a text parameter bound to ?2 (when not NULL) and the display decimals of dec (may be NULL). */
+int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text,
+		   const struct kvb_sql_decimals *dec, const char *format, FILE *out, size_t *rows, struct kvb_error *err);
 
 /*
  * Runs sql as above and fills *box (initialised here, caller releases) with

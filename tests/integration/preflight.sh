@@ -59,4 +59,41 @@ check "platform check flags the missing key (rc $rc)" grep -q "id_nokey' does no
 # a relative platform path: the hook is found (it used to be looked up twice relative)
 (cd "$T" && "$KVB" run a.yaml -p plat -V "a=Image" -d 3.db --no-diff >/dev/null 2>"$T/e13"); rc=$?
 check "relative -p PLATFORM: the hook runs (rc $rc)" test "$rc" -eq 0
+# a variant with no kernel on a flasher that boots each variant's own kernel (the quickstart
+# agenda's variants get theirs from -V): caught before anything boots, after -V is applied
+"$KVB" agenda check "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 >/dev/null 2>"$T/e14"; rc=$?
+check "agenda check -p qemu-x86_64 without -V: exit 3 (rc $rc)" test "$rc" -eq 3
+check "names the variant, platform, flash method and -V" grep -q "variant 'generic-1cpu' has no kernel, but platform qemu-x86_64 boots each variant's own kernel (flash method qemu): give it \`kernel:\` in the agenda, or -V generic-1cpu=KERNEL" "$T/e14"
+check "one problem per variant" grep -q "preflight: 3 problems" "$T/e14"
+"$KVB" run "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 --dry-run >/dev/null 2>"$T/e15"; rc=$?
+check "run --dry-run without -V: exit 3 (rc $rc)" test "$rc" -eq 3
+"$KVB" agenda check "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 -V "cloud=$T/Image" -V "generic=$T/Image" \
+  -V "generic-1cpu=$T/Image" >/dev/null 2>"$T/e16"; rc=$?
+check "-V gives the kernels: passes (rc $rc)" test "$rc" -eq 0
+"$KVB" run "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 -V "cloud=$T/Image" --dry-run >/dev/null 2>"$T/e17"; rc=$?
+check "-V for one variant: the others are still named (rc $rc)" sh -c "[ $rc -eq 3 ] && grep -q \"variant 'generic' has no kernel\" '$T/e17' && ! grep -q \"variant 'cloud' has no kernel\" '$T/e17'"
+"$KVB" run "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 --series a..b --repo "$T" --dry-run >/dev/null 2>"$T/e18"; rc=$?
+check "--series: its commits replace the variants, nothing to ask (rc $rc)" test "$rc" -eq 0
+cat >"$T/git.yaml" <<'YAML'
+config: {iterations: 1}
+workloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]
+build: {repo: /nonexistent, outputs: {kernel: arch/x86/boot/bzImage}}
+variants: [{name: base, git: {rev: v6.1}}]
+YAML
+"$KVB" agenda check "$T/git.yaml" -p qemu-x86_64 >/dev/null 2>"$T/e19"; rc=$?
+check "a git variant gets its kernel from the build (rc $rc)" test "$rc" -eq 0
+"$KVB" agenda check "$T/a.yaml" -p "$T/plat" >/dev/null 2>"$T/e20"; rc=$?
+check "a flash hook needs no kernel (rc $rc)" test "$rc" -eq 0
+# a real run on a copying flasher: stopped by the preflight, not by its flash (exit 1)
+mkdir -p "$T/copyplat" "$T/boot"
+printf 'name: copier\nconnection: {type: local}\nflash: {method: ssh-copy, boot_path: %s/boot}\n' "$T" >"$T/copyplat/platform.yaml"
+cat >"$T/nok.yaml" <<'YAML'
+config: {iterations: 1}
+workloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]
+variants: [{name: b, cmdline: quiet}]
+YAML
+"$KVB" run "$T/nok.yaml" -p "$T/copyplat" -d "$T/4.db" >/dev/null 2>"$T/e21"; rc=$?
+check "run on ssh-copy without a kernel: exit 3 before any flash (rc $rc)" test "$rc" -eq 3
+check "run: no database written" test ! -e "$T/4.db"
+check "ssh-copy names the variant and its method" grep -q "variant 'b' has no kernel, but platform copier boots each variant's own kernel (flash method ssh-copy)" "$T/e21"
 finish

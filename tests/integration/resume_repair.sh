@@ -35,6 +35,14 @@ check "the variant row has the new kernel and its sha256" test "$(q "$T/r.db" "s
 check "its jobs ran" test "$(q "$T/r.db" "select count(*) from jobs where variant='patch' and status='ok'")" = 2
 check "the run is ok now" test "$(q "$T/r.db" "select status from run")" = ok
 check "an event records old and new kernel" grep -q "variant 'patch' repaired on resume: kernel '$T/Imaeg' -> '$T/Image'" <(q "$T/r.db" "select message from event")
+rm -f "$T/flashed"
+"$KVB" run --resume -d "$T/r.db" -p "$T/plat" -V "patch=$T/Image2" --no-diff >"$T/o4b" 2>"$T/e4b"; rc=$?
+check "-V on a finished run is refused, not ignored (rc $rc)" test "$rc" -eq 2
+check "and the message says the run is finished" grep -q "run 1 is finished (status ok): nothing left to run, so -V 'patch=$T/Image2' has no failed variant to apply to" "$T/e4b"
+check "nothing flashed" test ! -e "$T/flashed"
+check "the variant keeps its kernel" test "$(q "$T/r.db" "select kernel from variant where name='patch'")" = "$T/Image"
+"$KVB" run --resume -d "$T/r.db" -p "$T/plat" --no-diff >"$T/o4c" 2>/dev/null; rc=$?
+check "without -V a finished run is still nothing to do (rc $rc)" sh -c "[ $rc -eq 0 ] && grep -q 'run 1 finished (status ok): nothing left to run' '$T/o4c'"
 "$KVB" diff -d "$T/r.db" >"$T/o5" 2>/dev/null
 check "diff compares both now" grep -q "| patch " "$T/o5"
 "$KVB" run --resume -d "$T/none.db" -V "patch=$T/Image" >/dev/null 2>"$T/e6"; rc=$?

@@ -138,6 +138,14 @@ static void test_capabilities__flashers_say_whether_they_install_kernels(void)
 	/* only fastboot flashes a boot image whole, so its kernel is the one to expect */
 	CHECK(kvb_flasher_find("fastboot")->caps & KVB_FLASH_WHOLE_BOOT_IMAGE);
 	CHECK(!(kvb_flasher_find("ssh-copy")->caps & KVB_FLASH_WHOLE_BOOT_IMAGE));
+	/* a flasher that fails without the variant's kernel says so (preflight asks it); a hook
+	 * may boot what the board has, and none installs nothing */
+	CHECK(kvb_flasher_find("qemu")->caps & KVB_FLASH_NEEDS_KERNEL);
+	CHECK(kvb_flasher_find("ssh-copy")->caps & KVB_FLASH_NEEDS_KERNEL);
+	CHECK(kvb_flasher_find("fastboot")->caps & KVB_FLASH_NEEDS_KERNEL);
+	CHECK(!(kvb_flasher_find("command")->caps & KVB_FLASH_NEEDS_KERNEL));
+	CHECK(kvb_flasher_find("lava")->caps & KVB_FLASH_NEEDS_KERNEL);
+	CHECK(!(kvb_flasher_find("none")->caps & KVB_FLASH_NEEDS_KERNEL));
 }
 
 static void test_capabilities__qemu_flasher_needs_a_connection_that_owns_the_board(void)

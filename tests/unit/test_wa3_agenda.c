@@ -246,7 +246,7 @@ static void test_wa3__unknown_cluster_is_named_before_the_run(void)
 			"                         num_little_cores: 2}\n") == KVB_OK);
 	kvb_diag_init(&pd, NULL);
 	CHECK(kvb_platform_load(&p, KVB_SOURCE_DIR "/platforms/hikey960", &pd) == KVB_OK);
-	kvb_preflight_run(&a, &p, 1, 0, &pf);
+	kvb_preflight_run(&a, &p, 1, 0, 0, &pf);
 	probs = joined(&pf.problems);
 	CHECK_CONTAINS(probs, "job 'hackbench': runtime knob cpufreq.a15 (WA3 'a15_governor', 'a15_frequency'): 'a15' names "
 			      "no cluster (name or core type) in topology.clusters of platform 'hikey960' (known: little "
