@@ -64,6 +64,13 @@ int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 	}
 	kvb_strv_release(&variants);
 	kvb_agenda_default_variant(&a);
+	{
+		struct kvb_error err;
+		if (kvb_agenda_check_variant_knobs(&a, &err)) {
+			kvb_agenda_release(&a);
+			return kvb_cli_fail(&err);
+		}
+	}
 	if (plat_name) {
 		struct kvb_platform p;
 		struct kvb_diag pd;

@@ -323,6 +323,11 @@ static int setup_new_run(struct kvb_cli *cli, struct run_args *r, struct run_set
 			return rc;
 		}
 	kvb_agenda_default_variant(&s->a);
+	/* --series replaces the agenda's variants by the commits, which set no knobs */
+	if (!r->prep.series && !r->prep.series_file && (rc = kvb_agenda_check_variant_knobs(&s->a, err))) {
+		kvb_cli_fail(err);
+		return rc;
+	}
 	if ((rc = preflight(r, s, pre_rc)))
 		return rc;
 	if (!r->dry && (rc = kvb_cli_store(cli, &s->st, err))) {

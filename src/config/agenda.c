@@ -832,43 +832,36 @@ static void check_spec_ids(const struct kvb_agenda *a, struct kvb_diag *d)
 			}
 }
 
-/*
- * A knob a variant sets replaces the jobs' value of it in every job of that variant, so it
- * is the variant's, not a job classifier (run.c drops it from the classifiers). That only
- * loses nothing when every job sets it alike (config-wide, or nowhere): jobs that set it
- * differently (a sweep, per section) would all run the variant's value, so it is refused.
- */
-static void check_variant_knobs(const struct kvb_agenda *a, struct kvb_diag *d)
+int kvb_agenda_check_variant_knobs(const struct kvb_agenda *a, struct kvb_error *err)
 {
-	for (size_t v = 0; v < a->nvariants; v++) {
+	cJSON **spec_keys = kvb_xcalloc(a->nspecs + 1, sizeof(*spec_keys));
+	int rc = KVB_OK;
+	for (size_t i = 0; i < a->nspecs; i++) {
+		spec_keys[i] = cJSON_CreateObject();
+		kvb_runtime_add_classifiers(&a->specs[i].rt, &a->specs[i].rt, spec_keys[i]);
+	}
+	for (size_t v = 0; v < a->nvariants && !rc; v++) {
 		cJSON *vk = cJSON_CreateObject();
 		kvb_runtime_add_classifiers(&a->variants[v].rt, &a->variants[v].rt, vk);
-		for (const cJSON *kv = vk->child; kv; kv = kv->next) {
-			const char *first = NULL, *first_id = NULL;
-			for (size_t i = 0; i < a->nspecs; i++) {
-				cJSON *sk = cJSON_CreateObject();
-				const char *val;
-				kvb_runtime_add_classifiers(&a->specs[i].rt, &a->specs[i].rt, sk);
-				val = kvb_get_str(sk, kv->string, "(not set)");
-				if (!first) {
-					first = kvb_xstrdup(val);
-					first_id = a->specs[i].id;
-				} else if (strcmp(first, val)) {
-					char *path = kvb_path_idx("variants", (int)v);
-					kvb_diag_at(d, path,
-						    "variant '%s' sets %s, which the jobs set differently ('%s': %s, '%s': %s): "
-						    "the variant's value would replace them all; set it per variant or per job, "
-						    "not both",
-						    a->variants[v].name, kv->string, first_id, first, a->specs[i].id, val);
-					free(path);
-					i = a->nspecs; /* once per key */
-				}
-				cJSON_Delete(sk);
+		for (const cJSON *kv = vk->child; kv && !rc; kv = kv->next) {
+			for (size_t i = 1; i < a->nspecs && !rc; i++) {
+				const char *first = kvb_get_str(spec_keys[0], kv->string, "(not set)");
+				const char *val = kvb_get_str(spec_keys[i], kv->string, "(not set)");
+				if (strcmp(first, val))
+					rc = kvb_error_set(err, KVB_EINPUT,
+							   "%s: variant '%s' sets %s, which the jobs set differently ('%s': "
+							   "%s, '%s': %s): the variant's value would replace them all; set it "
+							   "per variant or per job, not both",
+							   a->file ? a->file : "agenda", a->variants[v].name, kv->string,
+							   a->specs[0].id, first, a->specs[i].id, val);
 			}
-			free((char *)first);
 		}
 		cJSON_Delete(vk);
 	}
+	for (size_t i = 0; i < a->nspecs; i++)
+		cJSON_Delete(spec_keys[i]);
+	free(spec_keys);
+	return rc;
 }
 
 /* Every iteration of every spec on every variant is a job: more than KVB_MAX_JOBS is an error at `workloads`. */
@@ -908,7 +901,6 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 	v = cJSON_GetObjectItemCaseSensitive(root, "variants");
 	if (cJSON_IsArray(v))
 		load_variants(a, v, d);
-	check_variant_knobs(a, d);
 	check_job_count(a, root, d);
 
 	for (size_t s = 0; s < nxs; s++)

@@ -85,6 +85,15 @@ void kvb_agenda_release(struct kvb_agenda *a);
 
 /* Adds or replaces a variant from "NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]". */
 int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb_error *err);
+/*
+ * A knob a variant sets replaces the jobs' value of it in all that variant's jobs, and diff
+ * compares it rather than grouping by it (groups.c). That loses nothing only when every job
+ * sets the knob alike (config-wide, or nowhere); jobs that set it differently (a sweep, per
+ * section) would all run the variant's value. KVB_EINPUT naming the file, the variant, the
+ * knob and two jobs' values then, else KVB_OK. For a new run, after the -V variants are added
+ * (not when a stored run is reloaded: it ran as it was).
+ */
+int kvb_agenda_check_variant_knobs(const struct kvb_agenda *a, struct kvb_error *err);
 /* Ensures at least one variant ("default"). */
 void kvb_agenda_default_variant(struct kvb_agenda *a);
 

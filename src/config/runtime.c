@@ -261,13 +261,28 @@ void kvb_runtime_add_classifiers(const struct kvb_runtime *set, const struct kvb
 	put_map_classifiers(cls, "wa3_unapplied", set->unapplied, applied->unapplied);
 }
 
-void kvb_runtime_drop_classifiers(const struct kvb_runtime *rt, cJSON *cls)
+/* "prefix.key" for each leaf under node (prefix NULL at the top). */
+static void push_leaf_keys(const cJSON *node, const char *prefix, struct kvb_strv *keys)
 {
-	cJSON *keys = cJSON_CreateObject();
-	kvb_runtime_add_classifiers(rt, rt, keys);
-	for (const cJSON *kv = keys->child; kv; kv = kv->next)
-		cJSON_DeleteItemFromObjectCaseSensitive(cls, kv->string);
-	cJSON_Delete(keys);
+	for (const cJSON *kv = node ? node->child : NULL; kv; kv = kv->next) {
+		char *key = prefix ? kvb_xasprintf("%s.%s", prefix, kv->string) : kvb_xstrdup(kv->string);
+		if (cJSON_IsObject(kv)) {
+			push_leaf_keys(kv, key, keys);
+		} else {
+			size_t k;
+			for (k = 0; k < keys->n && strcmp(keys->v[k], key); k++)
+				;
+			if (k == keys->n)
+				kvb_strv_push(keys, key);
+		}
+		free(key);
+	}
+}
+
+void kvb_runtime_json_classifier_keys(const cJSON *rt_json, struct kvb_strv *keys)
+{
+	if (cJSON_IsObject(rt_json))
+		push_leaf_keys(rt_json, NULL, keys);
 }
 
 /* Reasons follow WA3's RuntimeConfig classes (wa/framework/target/runtime_config.py, commit 251c263c). */

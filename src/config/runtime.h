@@ -56,8 +56,8 @@ int kvb_runtime_check_applicable(const struct kvb_runtime *rt, struct kvb_error 
 /*
  * Job classifiers for the knobs `set` (a workload entry's own: global <
  * section < entry < sweep), each with its value as applied (`applied`: the
- * job's merged knobs; the engine then drops the keys a variant sets, see
- * kvb_runtime_drop_classifiers): cpus, cgroup_depth, governor,
+ * job's merged knobs, a variant's value wins: diff compares the keys a
+ * variant sets instead of grouping by them): cpus, cgroup_depth, governor,
  * sysctl.NAME, sysfs.PATH, cpufreq.CLUSTER.KEY (tunables:
  * cpufreq.CLUSTER.tunables.NAME), wa3_unapplied.KEY. Values as strings, added
  * to (replacing keys in) the object cls. Two jobs that ran with different
@@ -65,12 +65,13 @@ int kvb_runtime_check_applicable(const struct kvb_runtime *rt, struct kvb_error 
  */
 void kvb_runtime_add_classifiers(const struct kvb_runtime *set, const struct kvb_runtime *applied, cJSON *cls);
 /*
- * Removes from cls every classifier key that the knobs rt set (the keys
- * kvb_runtime_add_classifiers would add for rt). A knob a variant sets is the
- * variant's (stored with the variant), not a job classifier: otherwise the
- * variants' jobs would carry different values and diff could not compare them.
+ * The classifier keys kvb_runtime_add_classifiers gives for the knobs a JSON
+ * object from kvb_runtime_to_json holds (a variant row's runtime_json): its
+ * scalars by name, its maps' leaves as "map.key[.key...]". Each key is
+ * pushed to keys once. Used by diff to compare, not group by, the knobs a
+ * variant sets (groups.c).
  */
-void kvb_runtime_drop_classifiers(const struct kvb_runtime *rt, cJSON *cls);
+void kvb_runtime_json_classifier_keys(const cJSON *rt_json, struct kvb_strv *keys);
 /* As a JSON object (for the DB and `agenda check`); caller owns it. */
 cJSON *kvb_runtime_to_json(const struct kvb_runtime *rt);
 

@@ -94,9 +94,10 @@ static int cached(const char *sha)
  * kernel from the build, after the preflight. */
 static void check_kernel_given(const struct kvb_variant *v, const struct kvb_platform *p, struct kvb_preflight *pf)
 {
-	unsigned caps = kvb_flasher_find(p->flash_method)->caps;
-	int image_ok = (caps & KVB_FLASH_WHOLE_BOOT_IMAGE) != 0;
-	if (!(caps & KVB_FLASH_NEEDS_KERNEL) || v->kernel || (image_ok && v->boot_image) ||
+	const struct kvb_flasher_ops *f = kvb_flasher_find(p->flash_method);
+	int image_ok = (f->caps & KVB_FLASH_WHOLE_BOOT_IMAGE) != 0;
+	int needs = (f->caps & KVB_FLASH_NEEDS_KERNEL) && (!f->needs_kernel || f->needs_kernel(p));
+	if (!needs || v->kernel || (image_ok && v->boot_image) ||
 	    cJSON_GetObjectItemCaseSensitive(v->raw, "git"))
 		return;
 	kvb_strv_pushf(&pf->problems,

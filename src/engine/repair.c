@@ -118,6 +118,12 @@ int kvb_repair_variant(struct kvb_store *st, int64_t run_id, struct kvb_agenda *
 	int rc;
 	if (!eq || eq == arg)
 		return kvb_error_set(err, KVB_EUSAGE, "-V '%s': expected NAME=KERNEL[,key=value...]", arg);
+	/* files only: a knob is part of what the variant is, and its stored runtime_json says what ran */
+	if (!strncmp(eq + 1, "cpus=", 5) || strstr(eq, ",cpus="))
+		return kvb_error_set(err, KVB_EUSAGE,
+				     "--resume -V '%s': cpus cannot change on resume (the variant's jobs so far ran "
+				     "with its knobs); give new files only, or start a new run",
+				     arg);
 	name = kvb_xstrndup(arg, (size_t)(eq - arg));
 	for (size_t i = 0; i < a->nvariants; i++)
 		if (!strcmp(a->variants[i].name, name))

@@ -148,9 +148,6 @@ static cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j)
 	job_runtime(e, j, &rt);
 	kvb_runtime_add_classifiers(&s->rt, &rt, c); /* knobs the job ran with: two settings never share a cell */
 	kvb_runtime_release(&rt);
-	/* a knob any variant sets is compared, not grouped by (the agenda refused jobs that set it differently) */
-	for (size_t v = 0; v < e->a->nvariants; v++)
-		kvb_runtime_drop_classifiers(&e->a->variants[v].rt, c);
 	cJSON_DeleteItemFromObjectCaseSensitive(c, "variant");
 	cJSON_AddStringToObject(c, "variant", e->a->variants[j->variant].name);
 	if (s->section) {

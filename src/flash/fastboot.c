@@ -394,13 +394,25 @@ static void fastboot_check(const struct kvb_platform *p, struct kvb_diag *d)
 	}
 }
 
+/* The default partitions ({boot: boot_image}) and any that take boot_image or kernel need one
+ * from the variant (a boot_image, or a kernel to build one from); {dtbo: dtb} alone does not. */
+static int fastboot_needs_kernel(const struct kvb_platform *p)
+{
+	const cJSON *parts = cJSON_GetObjectItemCaseSensitive(p->flash, "partitions");
+	if (!parts || !parts->child)
+		return 1;
+	for (const cJSON *e = parts->child; e; e = e->next)
+		if (cJSON_IsString(e) && (!strcmp(e->valuestring, "boot_image") || !strcmp(e->valuestring, "kernel")))
+			return 1;
+	return 0;
+}
+
 const struct kvb_flasher_ops kvb_flasher_fastboot = {
 	.name = "fastboot",
 	.summary = "build boot.img with mkbootimg (or take boot_image), adb reboot bootloader, fastboot flash, reboot",
 	.keys = fastboot_keys,
-	/* NEEDS_KERNEL: its default partitions ({boot: boot_image}) take the variant's boot_image or
-	 * one built from its kernel */
 	.caps = KVB_FLASH_INSTALLS_KERNEL | KVB_FLASH_WHOLE_BOOT_IMAGE | KVB_FLASH_NEEDS_KERNEL,
 	.check = fastboot_check,
+	.needs_kernel = fastboot_needs_kernel,
 	.flash = fastboot_flash,
 };

@@ -35,7 +35,8 @@ enum kvb_flash_caps {
 	KVB_FLASH_WHOLE_BOOT_IMAGE = 1u << 1,
 	/* boots each variant's own kernel and has nothing to boot without one: a variant
 	 * must give a kernel (or a boot_image, with KVB_FLASH_WHOLE_BOOT_IMAGE) or a git
-	 * revision kvbench builds; one that gives none is refused before the run starts */
+	 * revision kvbench builds; one that gives none is refused before the run starts.
+	 * A flasher whose need depends on its platform keys says so with needs_kernel. */
 	KVB_FLASH_NEEDS_KERNEL = 1u << 2,
 };
 
@@ -53,6 +54,9 @@ struct kvb_flasher_ops {
 	/* Checks beyond the key table (a hook that must be executable ...), errors to d;
 	 * p->flash holds the flash: map. May be NULL. */
 	void (*check)(const struct kvb_platform *p, struct kvb_diag *d);
+	/* 1 when, with p's flash: keys, a variant must give a kernel (KVB_FLASH_NEEDS_KERNEL for
+	 * this platform). May be NULL: the caps bit alone decides. */
+	int (*needs_kernel)(const struct kvb_platform *p);
 	/* Installs the variant, reboots and waits until the target answers. KVB_ETARGET on failure. */
 	int (*flash)(struct kvb_flash_ctx *ctx, struct kvb_error *err);
 };

@@ -15,7 +15,7 @@
  * apart. The box, markdown and html renderers use the display text, csv and
  * json the raw one (report/format.h). Box and markdown cells are one line: a
  * line break or other control character in a cell prints as its C escape
- * (\n, \r, \t, \xHH); csv quotes it and json escapes it.
+ * (\n, \r, \t, \xHH, C1 controls as \u0080..\u009f); csv quotes it and json escapes it.
  */
 #ifndef KVB_BOX_H
 #define KVB_BOX_H

@@ -1,5 +1,6 @@
 /* Implements loading results from the store and grouping them for comparison. */
 #include "report/groups.h"
+#include "config/runtime.h"
 #include "core/suggest.h"
 #include "core/util.h"
 #include "report/runstate.h"
@@ -143,19 +144,22 @@ static int select_runs(struct kvb_store *s, const struct kvb_report_opts *o, str
 	return KVB_OK;
 }
 
-/* variants in agenda order, run by run */
+/* variants in agenda order, run by run, and the classifier keys of their knobs */
 static int load_run_variants(struct kvb_store *s, struct kvb_report *r, struct kvb_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(s->db, "SELECT name FROM variant WHERE run_id = ? ORDER BY position", -1, &st, NULL) !=
-	    SQLITE_OK)
+	if (sqlite3_prepare_v2(s->db, "SELECT name, runtime_json FROM variant WHERE run_id = ? ORDER BY position", -1,
+			       &st, NULL) != SQLITE_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
 	for (size_t i = 0; i < r->nruns; i++) {
 		int found = 0;
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, r->runs[i]);
 		while (sqlite3_step(st) == SQLITE_ROW) {
+			cJSON *knobs = cJSON_Parse((const char *)sqlite3_column_text(st, 1));
 			variant_index(r, (const char *)sqlite3_column_text(st, 0));
+			kvb_runtime_json_classifier_keys(knobs, &r->variant_knobs);
+			cJSON_Delete(knobs);
 			found = 1;
 		}
 		if (!found) {
@@ -227,6 +231,8 @@ static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, sq
 	for (size_t k = 0; k < KVB_ARRAY_SIZE(sample_keys); k++)
 		if (!(o->by && !strcmp(o->by, "board") && !strcmp(sample_keys[k], "board")))
 			cJSON_DeleteItemFromObjectCaseSensitive(c, sample_keys[k]); /* --by board spreads it */
+	for (size_t k = 0; k < r->variant_knobs.n; k++)
+		cJSON_DeleteItemFromObjectCaseSensitive(c, r->variant_knobs.v[k]);
 	key_cls = cJSON_Duplicate(c, 1);
 	if (o->by) {
 		cJSON *bv = cJSON_GetObjectItemCaseSensitive(c, o->by);
@@ -340,6 +346,7 @@ void kvb_report_release(struct kvb_report *r)
 	free(r->runs);
 	kvb_strv_release(&r->variants);
 	kvb_strv_release(&r->boards);
+	kvb_strv_release(&r->variant_knobs);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -56,6 +56,9 @@ struct kvb_report {
 	int64_t *runs;
 	size_t nruns;
 	struct kvb_strv boards;    /* names of a pool's boards seen in the results (DESIGN.md §13) */
+	/* classifier keys of the knobs a variant of these runs sets (variant.runtime_json): what
+	 * is compared, so not grouped by, else each variant's jobs would fall in cells of their own */
+	struct kvb_strv variant_knobs;
 };
 
 /* Loads and groups. KVB_EINPUT when the baseline is unknown or nothing matches. */

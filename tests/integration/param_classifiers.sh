@@ -59,8 +59,9 @@ check "cpus stored as each job's classifier" test "$(q "$T/k.db" "select group_c
 "$KVB" diff -d "$T/k.db" --format csv >"$T/kdiff" 2>&1
 check "diff: one cell per cpus, each of n = 2" test "$(grep -oE '^sched_pipe,usecs_per_op [^,]*,cpus=0(-1)?,default,2,' "$T/kdiff" | cut -d, -f3 | sort | tr '\n' ' ')" = "cpus=0 cpus=0-1 "
 check "diff: no cell of n = 4" test "$(grep -c '^sched_pipe,.*,default,4,' "$T/kdiff")" = 0
-# a knob a variant sets is the variant's: config pins every job to CPU 0, variant v2 to CPU 1;
-# the jobs carry no cpus classifier (v2's would say 1, v1's 0) so diff compares v2 with v1
+# a knob a variant sets is compared, not grouped by: config pins every job to CPU 0, variant v2
+# to CPU 1; each job's classifier says where it ran (v1 0, v2 1), and diff compares v2 with v1
+# in one cell instead of two cells of one variant each
 cat >"$T/v.yaml" <<'YAML'
 config: {iterations: 2, runtime_params: {cpus: "0"}}
 workloads: [{name: sched_pipe, params: {loops: 2000}}]
@@ -69,18 +70,24 @@ YAML
 "$KVB" run "$T/v.yaml" -p local -d "$T/v.db" --rounds 1 --no-diff >/dev/null 2>"$T/verr"; rc=$?
 check "variant knob over a config knob: run ok (rc $rc)" test "$rc" -eq 0
 [ "$rc" -eq 0 ] || cat "$T/verr" >&2
-check "no job carries a cpus classifier" test "$(q "$T/v.db" "select count(*) from results where json_extract(classifiers, '\$.cpus') is not null")" = 0
-check "v2 ran where it said (its variant row)" test "$(q "$T/v.db" "select json_extract(runtime_json, '\$.cpus') from variant where name = 'v2'")" = 1
+check "each job's cpus classifier is what it ran with" \
+  test "$(q "$T/v.db" "select group_concat(c, ' ') from (select distinct variant || '=' || json_extract(classifiers, '\$.cpus') c from results order by 1)")" = "v1=0 v2=1"
 "$KVB" diff -d "$T/v.db" --metric usecs_per_op --format csv >"$T/vdiff" 2>&1
 check "diff: v2 compared with v1 in one cell (a verdict, not a second baseline)" \
   grep -qE '^sched_pipe,usecs_per_op [^,]*,v2,2,1,.*,(better|worse|same|undecided)' "$T/vdiff"
-# jobs that set the knob differently (a sweep) while a variant sets it: refused at load
+check "diff: one cell per variant, no cpus= label splitting them" test "$(grep -c '^sched_pipe,usecs_per_op' "$T/vdiff")" = 2
+# jobs that set the knob differently (a sweep, two entries) while a variant sets it: refused
+# before anything runs, also when the variant comes from -V
 cat >"$T/vs.yaml" <<'YAML'
 workloads: [{name: sched_pipe, params: {loops: 2000}, sweep: {cgroup_depth: [0, 1]}}]
 variants: [{name: v1}, {name: v2, cgroup_depth: 2}]
 YAML
 "$KVB" agenda check "$T/vs.yaml" >/dev/null 2>"$T/vserr"; rc=$?
 check "a variant knob over a sweep of it: exit 3 (rc $rc)" test "$rc" -eq 3
-check "it names the variant, the knob and two jobs' values" \
-  grep -q "variants\[1\]: variant 'v2' sets cgroup_depth, which the jobs set differently (.*: 0, .*: 1)" "$T/vserr"
+check "it names the file, the variant, the knob and two jobs' values" \
+  grep -q "vs.yaml: variant 'v2' sets cgroup_depth, which the jobs set differently (.*: 0, .*: 1)" "$T/vserr"
+"$KVB" run "$T/k.yaml" -p local -d "$T/vk.db" -V "pin=,cpus=1" --rounds 1 --no-diff >/dev/null 2>"$T/vkerr"; rc=$?
+check "-V pin=,cpus=1 over two cpus entries: run refused, exit 3 (rc $rc)" test "$rc" -eq 3
+check "and says why" grep -q "variant 'pin' sets cpus, which the jobs set differently ('sched_pipe1': 0, 'sched_pipe2': 0-1)" "$T/vkerr"
+check "nothing was run" test ! -e "$T/vk.db"
 finish

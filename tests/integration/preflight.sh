@@ -96,4 +96,14 @@ YAML
 check "run on ssh-copy without a kernel: exit 3 before any flash (rc $rc)" test "$rc" -eq 3
 check "run: no database written" test ! -e "$T/4.db"
 check "ssh-copy names the variant and its method" grep -q "variant 'b' has no kernel, but platform copier boots each variant's own kernel (flash method ssh-copy)" "$T/e21"
+# fastboot needs a kernel only for the partitions that take one: {dtbo: dtb} flashes the dtb alone
+mkdir -p "$T/fb1" "$T/fb2"
+head -c 64 /dev/urandom >"$T/dtb"
+printf 'name: fb1\nconnection: {type: adb, serial: kvb-no-such-device}\nflash: {method: fastboot, partitions: {dtbo: dtb}}\n' >"$T/fb1/platform.yaml"
+printf 'name: fb2\nconnection: {type: adb, serial: kvb-no-such-device}\nflash: {method: fastboot}\n' >"$T/fb2/platform.yaml"
+printf 'config: {iterations: 1}\nworkloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]\nvariants: [{name: d, dtb: %s/dtb}]\n' "$T" >"$T/dtb.yaml"
+"$KVB" agenda check "$T/dtb.yaml" -p "$T/fb1" >/dev/null 2>"$T/e22"; rc=$?
+check "fastboot {dtbo: dtb}: a dtb-only variant passes (rc $rc)" sh -c "[ $rc -eq 0 ] && ! grep -q 'has no kernel' '$T/e22'"
+"$KVB" agenda check "$T/dtb.yaml" -p "$T/fb2" >/dev/null 2>"$T/e23"; rc=$?
+check "fastboot's default {boot: boot_image}: the same variant is refused (rc $rc)" sh -c "[ $rc -eq 3 ] && grep -q \"variant 'd' has no kernel, but platform fb2\" '$T/e23'"
 finish

@@ -27,6 +27,10 @@ check "and the message says why" grep -q "variant 'base' of run 1 already has 2 
 "$KVB" run --resume -d "$T/r.db" -p "$T/plat" -V "patch=$T/Missing" >/dev/null 2>"$T/e3"; rc=$?
 check "a replacement that is missing too is refused (rc $rc)" test "$rc" -eq 3
 check "and changes nothing" test "$(q "$T/r.db" "select kernel from variant where name='patch'")" = "$T/Imaeg"
+"$KVB" run --resume -d "$T/r.db" -p "$T/plat" -V "patch=$T/Image,cpus=0" >/dev/null 2>"$T/e3b"; rc=$?
+check "a knob in a repairing -V is refused (rc $rc)" test "$rc" -eq 2
+check "saying files only" grep -q "cpus cannot change on resume" "$T/e3b"
+check "and the variant keeps its knobs" test "$(q "$T/r.db" "select runtime_json from variant where name='patch'")" = "{}"
 rm -f "$T/flashed"
 "$KVB" run --resume -d "$T/r.db" -p "$T/plat" -V "patch=$T/Image" --no-diff >/dev/null 2>"$T/e4"; rc=$?
 check "the repaired run completes (rc $rc)" test "$rc" -eq 0

@@ -39,7 +39,7 @@ check "show jobs with a flash each round: boots 1 and 2" python3 -c "import json
 # an error of several lines (a flash hook's stderr): one table row, the line break shown as \n;
 # csv and json keep the raw text, escaped their own way
 mkdir -p "$T/plat"
-printf '#!/bin/sh\necho "first line" >&2\nprintf "second\\tline\\033[31m" >&2\nexit 1\n' >"$T/plat/flash"
+printf '#!/bin/sh\necho "first line" >&2\nprintf "second\\tline\\033[31m\\302\\2332J" >&2\nexit 1\n' >"$T/plat/flash"
 chmod +x "$T/plat/flash"
 printf 'name: hooked\nconnection: {type: local}\nflash: {method: command, command: flash}\n' >"$T/plat/platform.yaml"
 "$KVB" run "$T/a.yaml" -p "$T/plat" -d "$T/h.db" --no-diff >/dev/null 2>&1
@@ -47,11 +47,11 @@ check "setup: the error holds a line break" test "$(q "$T/h.db" "select count(*)
 "$KVB" show jobs -d "$T/h.db" >"$T/h.txt"
 check "table: every line is a rule or a row" sh -c "! grep -qvE '^[+|].*[+|]\$' '$T/h.txt'"
 check "table: all lines of the box are equally wide" test "$(awk '{ print length }' "$T/h.txt" | sort -u | wc -l)" = 1
-check "table: the line break, tab and escape show as \\n \\t \\x1b" grep -qF 'first line\nsecond\tline\x1b[31m |' "$T/h.txt"
+check "table: the line break, tab, escape and C1 CSI show as \\n \\t \\x1b \\u009b" grep -qF 'first line\nsecond\tline\x1b[31m\u009b2J |' "$T/h.txt"
 "$KVB" show variants -d "$T/h.db" --format markdown >"$T/h.md"
 check "markdown: one line per row, the line break shown" sh -c "[ \$(wc -l <'$T/h.md') -eq 3 ] && grep -qF 'first line\nsecond' '$T/h.md'"
 "$KVB" show jobs -d "$T/h.db" --format json >"$T/h.json"
-check "json: the raw text" python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['error'].endswith(': first line\nsecond\tline\x1b[31m'), r" "$T/h.json"
+check "json: the raw text" python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['error'].endswith(': first line\nsecond\tline\x1b[31m\u009b2J'), r" "$T/h.json"
 "$KVB" show jobs -d "$T/h.db" --format csv >"$T/h.csv"
-check "csv: the raw text in one quoted field" python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1], newline=''))); assert len(r) == 2 and r[0]['error'].endswith(': first line\nsecond\tline\x1b[31m'), r" "$T/h.csv"
+check "csv: the raw text in one quoted field" python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1], newline=''))); assert len(r) == 2 and r[0]['error'].endswith(': first line\nsecond\tline\x1b[31m\u009b2J'), r" "$T/h.csv"
 finish
