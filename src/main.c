@@ -105,13 +105,14 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  the boot and job times measured in the DB, Kalibera & Jones' optimal runs per boot and the\n"
 	  "  boots per variant that detect a --detect PCT change (default 5) with 80% power.\n"
 	  "  --boot-cost/--run-cost give the costs in seconds where the DB has none (imported results).\n" },
-	{ "show", cmd_show, KVB_CMD_DB_RO, "list runs, variants, jobs or metrics",
-	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
+	{ "show", cmd_show, KVB_CMD_DB_RO, "list runs, variants, jobs, metrics, witnesses or events",
+	  "usage: kvbench show runs|variants|jobs|metrics|witnesses|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
+	  "  witnesses    what was checked to believe each job's numbers (knobs read back, meter coverage, ...)\n"
 	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n"
 	  "  --format F   table (default), markdown, csv, json (rows as objects) or html\n" },
 	{ "query", cmd_query, KVB_CMD_DB_RO, "read-only SQL over the results views",
 	  "usage: kvbench query [-d DB] [--format table|markdown|csv|json|html] \"SQL\"\n\n"
-	  "  Views: results (one row per metric, classifiers as JSON), jobs, comparison.\n"
+	  "  Views: results (one row per metric, classifiers as JSON), jobs, comparison, witnesses.\n"
 	  "  The database is opened read-only: statements that write are refused.\n" },
 	{ "platform", cmd_platform, 0, "list, show, check or create platforms",
 	  "usage: kvbench platform list\n"

@@ -445,6 +445,19 @@ out:
 	return rc;
 }
 
+/* Every witness that did not agree is a warning, so an event of the job (DESIGN.md §14). */
+static void warn_witnesses(int seq, const struct kvb_witnesses *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		char *d;
+		if (w->v[i].verdict == KVB_WIT_OK)
+			continue;
+		d = kvb_witness_describe(&w->v[i]);
+		kvb_warn("job %d: %s %s", seq, kvb_witness_verdict_name(w->v[i].verdict), d);
+		free(d);
+	}
+}
+
 /*
  * Runs one job with retries and commits it. Returns 1 if the variant must be
  * abandoned, 2 if results cannot be stored (the run stops; a job whose own
@@ -536,6 +549,7 @@ static int run_job(struct engine *e, size_t idx)
 			.start_ns = start,
 			.end_ns = kvb_wall_ns(),
 			.cgroup = rc ? NULL : e->job_cgroup,
+			.witnesses = &m.witnesses,
 		};
 		struct kvb_error e2;
 		for (const cJSON *kv = !rc && m.job_classifiers ? m.job_classifiers->child : NULL; kv; kv = kv->next)
@@ -548,10 +562,10 @@ static int run_job(struct engine *e, size_t idx)
 		}
 		snprintf(row->status, sizeof(row->status), "%s", o.status);
 		row->attempts = attempt;
-		for (size_t k = 0; !rc && k < m.nnotes; k++) {
+		/* each is an event of this job (log_to_events), so diff footnotes its cells */
+		for (size_t k = 0; !rc && k < m.nnotes; k++)
 			kvb_warn("job %d: %s", j->seq, m.notes[k]);
-			kvb_store_event(e->st, e->run_id, "warning", "job %d: %s", j->seq, m.notes[k]);
-		}
+		warn_witnesses(j->seq, &m.witnesses);
 	}
 	if (rc || e->instr_err)
 		e->failures++;

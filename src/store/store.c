@@ -526,7 +526,27 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 			      m->art[i].sha256, m->art[i].bytes);
 	if (!rc)
 		rc = kvb_store_samples_replace(s, job_id, m ? m->samples : NULL, err);
+	if (!rc)
+		rc = run_stmt(s, err, NULL, "DELETE FROM witness WHERE job_id = ?", "i", job_id);
+	for (size_t i = 0; !rc && o->witnesses && i < o->witnesses->n; i++) {
+		const struct kvb_witness *w = &o->witnesses->v[i];
+		rc = run_stmt(s, err, NULL,
+			      "INSERT INTO witness(run_id, job_id, t_ns, kind, subject, expected, observed, verdict, detail)"
+			      " VALUES(?,?,?,?,?,?,?,?,?)",
+			      "iiitttttt", run_id, job_id, w->t_ns, w->kind, w->subject, w->expected, w->observed,
+			      kvb_witness_verdict_name(w->verdict), w->detail);
+	}
 	return rc;
+}
+
+int kvb_store_witness_add(struct kvb_store *s, int64_t run_id, int64_t variant_id, int round,
+			  const struct kvb_witness *w, struct kvb_error *err)
+{
+	return run_stmt(s, err, NULL,
+			"INSERT INTO witness(run_id, variant_id, round, t_ns, kind, subject, expected, observed, verdict, detail)"
+			" VALUES(?,?,?,?,?,?,?,?,?,?)",
+			"iiiitttttt", run_id, variant_id, (int64_t)round, w->t_ns, w->kind, w->subject, w->expected,
+			w->observed, kvb_witness_verdict_name(w->verdict), w->detail);
 }
 
 int kvb_store_run_artifact(struct kvb_store *s, int64_t run_id, const char *kind, const char *path, struct kvb_error *err)

@@ -131,6 +131,9 @@ struct kvb_job_outcome {
 	int attempts;
 	int64_t start_ns, end_ns;
 	const char *cgroup;  /* cgroup_depth: the leaf the workload ran in (0006), or NULL */
+	const struct kvb_witnesses *witnesses; /* what was checked (0015_witness.sql), stored whatever the
+						  status; NULL: none. A failed job's metrics are not stored,
+						  its witnesses are. */
 };
 /*
  * Commits a finished job in ONE transaction: job row, final attempt row,
@@ -161,6 +164,13 @@ int kvb_store_knob_done(struct kvb_store *s, int64_t run_id, const char *path, s
 int kvb_store_knob_leftovers(struct kvb_store *s, const char *platform, struct kvb_strv *paths,
 			     struct kvb_strv *originals, struct kvb_error *err);
 int kvb_store_knob_clear(struct kvb_store *s, const char *platform, struct kvb_error *err);
+
+/*
+ * A witness of no job: of a boot or a round of variant_id (pLoad re-checked at the end of a
+ * round, the host's check before a run). Own statement, no transaction. KVB_ESTORE on failure.
+ */
+int kvb_store_witness_add(struct kvb_store *s, int64_t run_id, int64_t variant_id, int round,
+			  const struct kvb_witness *w, struct kvb_error *err);
 
 /* Appends an event of job job_id (0: none) to the run's log (0006_events_cgroup.sql). Best effort. */
 void kvb_store_event_job(struct kvb_store *s, int64_t run_id, int64_t job_id, const char *level, const char *msg);

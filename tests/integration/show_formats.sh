@@ -19,7 +19,7 @@ PY
 "$KVB" show runs -d "$T/r.db" --format json >"$T/runs.json"
 check "show runs json: duration_s is a number" python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert isinstance(r[0]['duration_s'], (int, float)), r" "$T/runs.json"
 "$KVB" show jobs -d "$T/r.db" >"$T/jobs.txt"
-check "show jobs table: durations rounded to 2 decimals" grep -qE '\| +[0-9]+\.[0-9]{2} \| +\|$' "$T/jobs.txt"
+check "show jobs table: durations rounded to 2 decimals" grep -qE '\| +[0-9]+\.[0-9]{2} \| +\| +\|$' "$T/jobs.txt"
 "$KVB" show runs -d "$T/r.db" --format markdown >"$T/runs.md"
 check "show runs markdown: duration rounded to 1 decimal" grep -qE '\| [0-9]+\.[0-9] \|$' "$T/runs.md"
 # boots: on local (flash none) every round ran in the one boot, as diff says; a flasher that
