@@ -10,11 +10,8 @@
 #include "report/sqltable.h"
 #include "store/schema.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* util_mean and freq_residency are drawn per CPU / per frequency instead (cpu_plots). */
 static int own_plot(const struct kvb_group *g)
