@@ -639,6 +639,21 @@ static void test_compare__mixed_sign_means_are_tested(void)
 	CHECK_NEAR(c.rel_ci_hi, c.ratio_ci_hi - 1, 1e-15);
 }
 
+/*
+ * The cases of facebookarchive/bootstrapped PR #29 (percent_change over a
+ * signed control): two negative means, -100 -> -90 is +10 % (up), -100 -> -110
+ * is -10 % (down); the signed divisor gave -10 and +10.
+ */
+static void test_compare__percent_change_of_negative_means_field_cases(void)
+{
+	const double b[] = { -100.5, -99.5 }, up[] = { -90.5, -89.5 }, down[] = { -110.5, -109.5 };
+	struct kvb_compare c;
+	CHECK(kvb_stats_compare(b, 2, up, 2, 0.05, &c, NULL) == KVB_OK);
+	CHECK_NEAR(c.diff_pct, 10, 1e-12);
+	CHECK(kvb_stats_compare(b, 2, down, 2, 0.05, &c, NULL) == KVB_OK);
+	CHECK_NEAR(c.diff_pct, -10, 1e-12);
+}
+
 static void test_summary__cov_of_a_negative_mean_is_positive(void)
 {
 	struct kvb_summary s;
@@ -817,6 +832,7 @@ static void test_dense_ids__order_of_first_appearance(void)
 	T(test_dense_ids__order_of_first_appearance)                                                                   \
 	T(test_compare__negative_means_reference_values_and_sign)                                                      \
 	T(test_compare__mixed_sign_means_are_tested)                                                                   \
+	T(test_compare__percent_change_of_negative_means_field_cases)                                                  \
 	T(test_summary__cov_of_a_negative_mean_is_positive)                                                            \
 	T(test_bootstrap__negative_means_use_the_difference)                                                           \
 	T(test_bootstrap__resamples_crossing_zero_drop_the_ratio)                                                      \

@@ -1,5 +1,6 @@
 /* Unit tests for status from evidence (store/status.c) on a real SQLite results DB. */
 #include "store/status.h"
+#include "report/runstate.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -117,6 +118,14 @@ static void test_settle__jobs_not_needed_after_a_decision_do_not_count(void)
 	CHECK(kvb_store_settle_run(st, 1, 0, 0, &t, &err) == KVB_OK);
 	CHECK_STR(t.status, "ok");
 	CHECK(t.planned == 4 && t.planned_ok == 4 && t.variants_ok == 2);
+	/* diff's notes count planned jobs too: no "2 of 4 jobs ok" for a decided run */
+	{
+		struct kvb_run_state rs;
+		int64_t run = 1;
+		CHECK(kvb_run_state_load(st, &run, 1, &rs, &err) == KVB_OK);
+		CHECK(rs.n == 2 && rs.v[0].jobs == 2 && rs.v[0].jobs_ok == 2 && rs.v[1].jobs == 2);
+		kvb_run_state_release(&rs);
+	}
 	/* and resume does not plan them again */
 	CHECK(kvb_store_replan(st, 1, &n, &err) == KVB_OK);
 	CHECK(n == 0);
