@@ -61,4 +61,9 @@ echo old >"$T/page.html"
 check "-o an existing regular file: replaced (rc $rc)" sh -c "[ $rc -eq 0 ] && grep -q '</html>' '$T/page.html'"
 "$KVB" report -d "$T/r.db" -o "$T/new.html" >/dev/null 2>&1; rc=$?
 check "-o a new path: written (rc $rc)" sh -c "[ $rc -eq 0 ] && grep -q '</html>' '$T/new.html'"
+# `platform new` writes only a new file: never through a (dangling) symlink left in its place
+mkdir -p "$T/pn/x"
+ln -s "$T/pn/elsewhere" "$T/pn/x/platform.yaml"
+"$KVB" platform new x --from local --dir "$T/pn" >/dev/null 2>&1; rc=$?
+check "platform new over a dangling symlink: refused (rc $rc)" sh -c "[ $rc -eq 3 ] && [ ! -e '$T/pn/elsewhere' ] && [ -L '$T/pn/x/platform.yaml' ]"
 finish
