@@ -8,6 +8,7 @@
 #include "workload/workload.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,7 +165,13 @@ static int new_platform(int argc, char **argv)
 	}
 	kvb_buf_read_file(&text, base.file);
 	kvb_mkdir_p(outdir, 0755);
-	f = fopen(outfile, "w");
+	{
+		/* O_EXCL: never through a symlink left there (a dangling one passes the access() above), never over a file */
+		int fd = open(outfile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (fd >= 0 && !f)
+			close(fd);
+	}
 	if (!f) {
 		fprintf(stderr, "kvbench: error: cannot write %s: %s\n", outfile, strerror(errno));
 		kvb_buf_release(&text);

@@ -25,7 +25,9 @@ static const struct {
 	  " (SELECT group_concat(name, ',') FROM (SELECT name FROM variant WHERE run_id = r.id ORDER BY position)) AS variants,"
 	  " (SELECT count(*) FROM job WHERE run_id = r.id AND status = 'ok') || '/' ||"
 	  " (SELECT count(*) FROM job WHERE run_id = r.id) AS jobs_ok,"
-	  " (coalesce(r.finished_ns, r.started_ns) - r.started_ns) / 1e9 AS duration_s"
+	  /* never negative: a finish before the start is no duration (results-schema 0016) */
+	  " CASE WHEN coalesce(r.finished_ns, r.started_ns) >= r.started_ns"
+	  "  THEN (coalesce(r.finished_ns, r.started_ns) - r.started_ns) / 1e9 END AS duration_s"
 	  " FROM run r WHERE ?1 = 0 OR r.id = ?1 ORDER BY r.id", run_decimals },
 	{ "variants",
 	  "SELECT v.run_id AS run, v.name AS variant, v.status, v.kernel, v.kernel_sha256 AS sha256, v.cmdline,"

@@ -12,6 +12,7 @@
 #include "flash/bootimg.h"
 #include "flash/kimage.h"
 #include "instrument/session.h"
+#include "store/status.h"
 #include "workload/rt_app.h"
 #include "workload/workload.h"
 
@@ -468,15 +469,14 @@ static int run_job(struct engine *e, size_t idx)
 	g_thread_engine = e;
 	const struct kvb_plan_job *j = &e->plan.jobs[idx];
 	struct kvb_job_row *row = &e->rows[idx];
-	int max_attempts = e->a->max_retries + 1, attempt = row->attempts, abandon = 0;
+	/* max_retries + 1 attempts in this invocation: a job --resume planned again gets them afresh, and in a
+	 * pool the attempts made on a board that was lost do not count against the job */
+	int max_attempts = row->attempts + e->a->max_retries + 1, attempt = row->attempts, abandon = 0;
 	int64_t start = kvb_wall_ns();
 	struct kvb_error err;
 	struct kvb_metrics m;
 	cJSON *cls = job_classifiers(e, j);
 	int rc = KVB_ETARGET;
-
-	if (e->parent) /* in a pool, attempts made on a board that was lost do not count against the job */
-		max_attempts += row->attempts;
 
 	kvb_error_clear(&err);
 	e->cur_job_id = row->id;
@@ -722,12 +722,17 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 		kvb_runtime_release(&rt);
 	}
 	if (o->resume_run > 0) {
-		rc = kvb_store_plan_load(e->st, e->run_id, e->rows, e->plan.n, err);
-		for (size_t i = 0; !rc && i < e->plan.n; i++)
-			if (!e->rows[i].id)
-				rc = kvb_error_set(err, KVB_ESTORE,
-						   "run %lld: the stored plan does not match the agenda (job %zu missing)",
-						   (long long)e->run_id, i);
+		int64_t replanned = 0;
+		/* what failed or was skipped runs again: a resume never leaves a failure as it found it and calls it done */
+		rc = kvb_store_replan(e->st, e->run_id, &replanned, err);
+		if (!rc && replanned) {
+			kvb_info("run %lld: %lld job%s that failed or were skipped planned again", (long long)e->run_id,
+				 (long long)replanned, replanned == 1 ? "" : "s");
+			kvb_store_event(e->st, e->run_id, "info", "resume: %lld job%s that failed or were skipped planned again",
+					(long long)replanned, replanned == 1 ? "" : "s");
+		}
+		if (!rc)
+			rc = kvb_store_plan_load(e->st, e->run_id, e->rows, e->plan.n, err);
 		if (!rc)
 			rc = kvb_store_run_status(e->st, e->run_id, "running", 0, err);
 		if (!rc)
@@ -1094,39 +1099,48 @@ static void pass_signal_on(const struct sigaction *old_int, const struct sigacti
 		raise(g_last_signal);
 }
 
-/* The run's and the variants' final status in the store, and the resume hint. */
-static void store_outcome(struct engine *e, struct run_outcome *out)
+/*
+ * The run's and the variants' final status in the store, from the job rows
+ * (store/status.h: ok only when every planned job is ok), and the resume hint.
+ */
+static void store_outcome(struct engine *e, struct run_outcome *out, struct kvb_run_tally *t)
 {
 	size_t left = 0;
+	struct kvb_error e2;
 	for (size_t i = 0; i < e->plan.n; i++)
 		left += !is_final(e->rows[i].status);
 	if (!left)
 		out->interrupted = 0; /* a signal after the last job interrupted nothing */
-	const char *status = out->interrupted || out->store_failed ? "interrupted" : e->failures ? "incomplete" : "ok";
-	struct kvb_error e2;
-	for (size_t v = 0; v < e->a->nvariants; v++)
-		if (!e->variant_failed[v] && !out->interrupted)
-			kvb_store_variant_status(e->st, e->variant_ids[v], "ok", NULL, &e2);
-	if (kvb_store_run_status(e->st, e->run_id, status,
-				 e->o->resume_run > 0 && !e->done ? KVB_RUN_FINISHED_AT_LAST_JOB : 1, &e2))
+	if (kvb_store_settle_run(e->st, e->run_id, out->interrupted || out->store_failed, e->o->resume_run > 0 && !e->done,
+				 t, &e2)) {
 		kvb_err("%s", e2.msg);
-	kvb_store_event(e->st, e->run_id, "info", "run finished: %s", status);
+		t->status = "incomplete"; /* unknown is not ok */
+	}
+	kvb_store_event(e->st, e->run_id, "info", "run finished: %s (%lld of %lld planned jobs ok)", t->status,
+			(long long)t->planned_ok, (long long)t->planned);
 	if (out->interrupted)
 		kvb_warn("run %lld interrupted after %zu of %zu jobs; continue with `kvbench run --resume %lld -d %s`",
 			 (long long)e->run_id, e->done, e->todo, (long long)e->run_id, e->st->path);
+	else if (strcmp(t->status, "ok") && !out->store_failed)
+		kvb_warn("run %lld is incomplete: %lld of %lld planned jobs ok, %d of %d variants ok; `kvbench run --resume "
+			 "%lld -d %s` runs what failed again (-V NAME=KERNEL gives a failed variant new files)",
+			 (long long)e->run_id, (long long)t->planned_ok, (long long)t->planned, t->variants_ok, t->variants,
+			 (long long)e->run_id, e->st->path);
 }
 
-/* The run's return: KVB_ESTORE when results could not be stored, KVB_EJOBS when incomplete. */
-static int outcome_code(const struct engine *e, const struct run_outcome *out, struct kvb_error *err)
+/* The run's return: KVB_ESTORE when results could not be stored, KVB_EJOBS when not ok. */
+static int outcome_code(const struct engine *e, const struct run_outcome *out, const struct kvb_run_tally *t,
+			struct kvb_error *err)
 {
 	if (out->store_failed)
 		return kvb_error_set(err, KVB_ESTORE,
 				     "results could not be stored (%s); the run stopped. Free space or fix the "
 				     "database, then `kvbench run --resume %lld -d %s`",
 				     e->store_err, (long long)e->run_id, e->st->path);
-	if (out->interrupted || e->failures)
-		return kvb_error_set(err, KVB_EJOBS, "run %lld is incomplete: %d failure(s)%s", (long long)e->run_id,
-				     e->failures, out->interrupted ? ", interrupted" : "");
+	if (out->interrupted || e->failures || strcmp(t->status, "ok"))
+		return kvb_error_set(err, KVB_EJOBS, "run %lld is incomplete: %lld of %lld planned jobs ok, %d failure(s)%s",
+				     (long long)e->run_id, (long long)t->planned_ok, (long long)t->planned, e->failures,
+				     out->interrupted ? ", interrupted" : "");
 	return KVB_OK;
 }
 
@@ -1178,8 +1192,13 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	}
 	snprintf(e.tag, sizeof(e.tag), "run%lld", (long long)e.run_id);
 	for (size_t v = 0; v < e.a->nvariants; v++)
-		if (e.variant_why[v])
-			fail_variant(&e, v, e.variant_why[v]);
+		if (e.variant_why[v]) {
+			/* running it again will not help: say what will */
+			char *why = kvb_xasprintf("%s (new files: `kvbench run --resume %lld -d %s -V %s=KERNEL`)", e.variant_why[v],
+						  (long long)e.run_id, e.st->path, e.a->variants[v].name);
+			fail_variant(&e, v, why);
+			free(why);
+		}
 	if ((rc = make_artifact_dir(&e, err))) {
 		kvb_log_set_hook(NULL, NULL);
 		g_thread_engine = NULL;
@@ -1213,9 +1232,10 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 		fputc('\n', stderr);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	store_outcome(&e, &out);
+	struct kvb_run_tally tally;
+	store_outcome(&e, &out, &tally);
 	pass_signal_on(&old_int, &old_term);
-	rc = outcome_code(&e, &out, err);
+	rc = outcome_code(&e, &out, &tally, err);
 	kvb_log_set_hook(NULL, NULL);
 	g_thread_engine = NULL;
 	release_engine(&e);

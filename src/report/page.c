@@ -1,6 +1,7 @@
 /* Implements `kvbench report`: the page's sections in order, the per-metric plots, and the atomic write. */
 #include "report/page.h"
 #include "report/page_build.h"
+#include "core/outfile.h"
 #include "core/util.h"
 #include "report/diff.h"
 #include "report/format.h"
@@ -9,11 +10,8 @@
 #include "report/sqltable.h"
 #include "store/schema.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* util_mean and freq_residency are drawn per CPU / per frequency instead (cpu_plots). */
 static int own_plot(const struct kvb_group *g)
@@ -94,43 +92,44 @@ static int count(struct kvb_store *s, const char *sql, const char *runs_json, in
 	return KVB_OK;
 }
 
-/* Renders d to a temporary file beside path and renames it into place ("-": stdout). */
-static int write_atomic(const struct kvb_format *fmt, const struct kvb_out *d, const char *path, struct kvb_error *err)
+/* The results DB and its journal files: an output path must not be one of them (core/outfile.h). */
+struct db_files {
+	char *v[4];
+};
+
+static void db_files_init(struct db_files *f, const char *db)
 {
-	char *tmp;
-	FILE *f;
-	int fd, rc;
-	if (!strcmp(path, "-")) {
-		rc = fmt->render(d, stdout, err);
-		return rc;
-	}
-	tmp = kvb_xasprintf("%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		return rc;
-	}
-	rc = fmt->render(d, f, err);
-	if (fflush(f) || ferror(f)) {
-		if (!rc)
-			rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", tmp, strerror(errno));
-	}
-	if (fclose(f) && !rc)
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", tmp, strerror(errno));
-	if (!rc) {
-		/* mkstemp made it 0600: give the page the mode a plain fopen would have */
-		mode_t um = umask(0);
-		umask(um);
-		chmod(tmp, 0666 & ~um);
-	}
-	if (!rc && rename(tmp, path))
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+	f->v[0] = kvb_xstrdup(db);
+	f->v[1] = kvb_xasprintf("%s-wal", db);
+	f->v[2] = kvb_xasprintf("%s-shm", db);
+	f->v[3] = kvb_xasprintf("%s-journal", db);
+}
+
+static void db_files_release(struct db_files *f)
+{
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(f->v); i++)
+		free(f->v[i]);
+}
+
+/*
+ * Renders d to path ("-": stdout) through core/outfile.h: a temporary file
+ * renamed into place (never half a page, never over the DB, a device, a link or
+ * a directory), or written into a FIFO.
+ */
+static int write_atomic(const struct kvb_format *fmt, const struct kvb_out *d, const char *path,
+			const struct db_files *db, struct kvb_error *err)
+{
+	struct kvb_outfile of;
+	int rc = kvb_outfile_open(&of, path, (const char *const *)db->v, KVB_ARRAY_SIZE(db->v), err);
 	if (rc)
-		unlink(tmp);
-	free(tmp);
+		return rc;
+	rc = fmt->render(d, of.f, err);
+	{
+		struct kvb_error e2;
+		int crc = kvb_outfile_close(&of, !rc, &e2);
+		if (!rc && crc)
+			rc = kvb_error_set(err, crc, "%s", e2.msg);
+	}
 	return rc;
 }
 
@@ -177,13 +176,19 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	int64_t latest = 0, nres = 0, njobs = 0, nfailed = 0;
 	char *title = NULL, *legend = NULL, *runs_text = NULL;
 	int rc, one_boot = 0, loaded = 0;
+	struct db_files dbf;
 
 	memset(&p, 0, sizeof(p));
 	memset(&r, 0, sizeof(r));
 	if (!fmt)
 		return KVB_EUSAGE;
-	if ((rc = check_schema(s, err)))
+	db_files_init(&dbf, s->path);
+	/* a path that would be refused is refused before the work */
+	if ((rc = kvb_outfile_check(o->out_path, (const char *const *)dbf.v, KVB_ARRAY_SIZE(dbf.v), err)) ||
+	    (rc = check_schema(s, err))) {
+		db_files_release(&dbf);
 		return rc;
+	}
 	kvb_buf_addf(&runs, "[");
 	if (o->nruns) {
 		for (size_t i = 0; i < o->nruns; i++) {
@@ -268,7 +273,7 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	doc.title = title;
 	doc.sec = p.sec;
 	doc.nsec = p.n;
-	if ((rc = write_atomic(fmt, &doc, o->out_path, err)))
+	if ((rc = write_atomic(fmt, &doc, o->out_path, &dbf, err)))
 		goto out;
 	if (!nres)
 		rc = kvb_error_set(err, KVB_EJOBS, "run%s %s: no results, %lld of %lld jobs failed (the report shows the failures)",
@@ -285,5 +290,6 @@ out:
 	free(runs_text);
 	kvb_page_release(&p);
 	kvb_buf_release(&runs);
+	db_files_release(&dbf);
 	return rc;
 }

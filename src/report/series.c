@@ -216,8 +216,12 @@ int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *o
 		fprintf(out, "%s\n", txt);
 		free(txt);
 	} else {
-		fprintf(out, "vs first / vs parent: change of the mean, * significant (boot-aware verdict as in `kvbench "
-			     "diff`); parent = the previous commit with results.\n");
+		fprintf(out, "vs first / vs parent: change of the %s over |first| (|parent|), * significant (boot-aware verdict "
+			     "as in `kvbench diff`%s); parent = the previous commit with results.\n",
+			kvb_stat_name(o->stat),
+			o->stat == KVB_STAT_MAX || o->stat == KVB_STAT_MIN ? "; min and max are untested"
+			: o->stat == KVB_STAT_P95			   ? "; p95 is untested under 20 runs a side"
+									   : "");
 	}
 out:
 	cJSON_Delete(jroot);

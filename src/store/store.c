@@ -308,7 +308,7 @@ int kvb_store_run_status(struct kvb_store *s, int64_t run_id, const char *status
 	if (finished == KVB_RUN_FINISHED_AT_LAST_JOB)
 		return run_stmt(s, err, NULL,
 				"UPDATE run SET status = ?1, finished_ns = coalesce((SELECT max(end_ns) FROM job"
-				" WHERE run_id = ?2), started_ns) WHERE id = ?2",
+				" WHERE run_id = ?2 AND end_ns >= run.started_ns), started_ns) WHERE id = ?2",
 				"ti", status, run_id);
 	if (finished)
 		return run_stmt(s, err, NULL, "UPDATE run SET status = ?, finished_ns = ? WHERE id = ?", "tii", status,
@@ -446,7 +446,8 @@ int kvb_store_attempt_add(struct kvb_store *s, int64_t job_id, int attempt, cons
 			  int64_t start_ns, int64_t end_ns, struct kvb_error *err)
 {
 	int rc = run_stmt(s, err, NULL,
-			  "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
+			  "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns)"
+			  " VALUES(?,?,?,?,NULLIF(?, 0),NULLIF(?, 0))",
 			  "iittii", job_id, (int64_t)attempt, status, error, start_ns, end_ns);
 	if (!rc)
 		rc = run_stmt(s, err, NULL, "UPDATE job SET attempts = ? WHERE id = ?", "ii", (int64_t)attempt, job_id);
@@ -496,13 +497,15 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 {
 	int rc;
 	rc = run_stmt(s, err, NULL,
-		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = ?, end_ns = ? WHERE id = ?", "ttiiii",
+		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = NULLIF(?, 0), end_ns = NULLIF(?, 0)"
+		      " WHERE id = ?", "ttiiii",
 		      o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
 	if (!rc)
 		rc = run_stmt(s, err, NULL, "UPDATE job SET cgroup = ? WHERE id = ?", "ti", o->cgroup, job_id);
 	if (!rc)
 		rc = run_stmt(s, err, NULL,
-			      "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
+			      "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns)"
+			  " VALUES(?,?,?,?,NULLIF(?, 0),NULLIF(?, 0))",
 			      "iittii", job_id, (int64_t)o->attempts, o->status, o->error, o->start_ns, o->end_ns);
 	/* Classifiers from the plan are replaced so a redone job (resume) stores them once. */
 	if (!rc)

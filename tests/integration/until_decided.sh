@@ -40,6 +40,9 @@ left=$(q "$db" "select count(*) from job where status not in ('ok', 'skipped')")
 check "no job left pending" test "$left" = "0"
 if [ "$outcome" = decided ]; then
   check "decided: later rounds skipped with the reason ($skipped)" test "$skipped" = "$(q "$db" "select count(*) from job where round > $round")"
+  # jobs skipped as not needed are no longer planned: they do not make the run or a variant incomplete
+  check "decided: the run and both variants are ok" \
+    test "$(q "$db" "select status from run") $(q "$db" "select group_concat(status) from variant")" = "ok ok,ok"
 else
   check "budget: every round ran" sh -c "[ '$round' = 3 ] && [ '$skipped' = 0 ] && grep -q -- '--max-rounds 3 spent' '$T/err2'"
 fi

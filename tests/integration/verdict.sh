@@ -44,7 +44,7 @@ check "default margin 1 %" test "$(field m_same margin_pct)" = "1"
 "$KVB" diff -d "$T/v.db" >"$T/table"
 check "table has the cliff column" grep -q "| cliff |" "$T/table"
 check "table says undecided with a boots estimate" grep -q "undecided (~[0-9]* boots)" "$T/table"
-check "legend explains same" grep -q "same = the 95 % CI of the ratio lies within +-1 %" "$T/table"
+check "legend explains same" grep -q "same = the 95 % CI of the change lies within +-1 %" "$T/table"
 check "footnote names the multimodal cell" grep -q "w m_modes new: 2 modes in 20 runs" "$T/table"
 # The wide and --by layouts carry the same verdicts (issue 14), in every format: the file again with a
 # constant cgroup_depth column (one by-value, "root", so the groups and verdicts are the ones above).
