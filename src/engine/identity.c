@@ -1,5 +1,6 @@
 /* Implements the post-boot identity check (release, version, cmdline). */
 #include "engine/identity.h"
+#include "core/escape.h"
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -20,15 +21,26 @@ static int read_cmd(struct kvb_target *t, const char *const *argv, char **out, s
 	return rc;
 }
 
+/*
+ * "flashed X but running Y" with both strings escaped (core/escape.h): a stray "\r" from
+ * a pty or a trailing control byte would otherwise print two strings that look the same.
+ */
+static int mismatch(const char *fmt, const char *expected, const char *running, struct kvb_error *err)
+{
+	char *e = kvb_escaped(expected), *r = running ? kvb_escaped(running) : kvb_xstrdup("(unknown)");
+	int rc = kvb_error_set(err, KVB_ETARGET, fmt, e, r);
+	free(e);
+	free(r);
+	return rc;
+}
+
 int kvb_identity_compare(const struct kvb_identity *id, const char *exp_release, const char *exp_version,
 			 const char *cmdline, struct kvb_error *err)
 {
 	if (exp_release && (!id->release || strcmp(exp_release, id->release)))
-		return kvb_error_set(err, KVB_ETARGET, "flashed %s but running %s", exp_release,
-				     id->release ? id->release : "(unknown)");
+		return mismatch("flashed %s but running %s", exp_release, id->release, err);
 	if (exp_version && (!id->version || strcmp(exp_version, id->version)))
-		return kvb_error_set(err, KVB_ETARGET, "flashed '%s' but running '%s'", exp_version,
-				     id->version ? id->version : "(unknown)");
+		return mismatch("flashed '%s' but running '%s'", exp_version, id->version, err);
 	if (cmdline && *cmdline) {
 		char *copy = kvb_xstrdup(cmdline), *save = NULL;
 		int rc = KVB_OK;
@@ -47,8 +59,8 @@ int kvb_identity_compare(const struct kvb_identity *id, const char *exp_release,
 				p += n;
 			}
 			if (!found)
-				rc = kvb_error_set(err, KVB_ETARGET, "cmdline option '%s' missing from the running kernel's "
-								     "/proc/cmdline: %s", w, id->cmdline ? id->cmdline : "");
+				rc = mismatch("cmdline option '%s' missing from the running kernel's /proc/cmdline: %s", w,
+					      id->cmdline ? id->cmdline : "", err);
 		}
 		free(copy);
 		return rc;

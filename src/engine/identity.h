@@ -19,7 +19,9 @@ struct kvb_identity {
  * Reads the identity into id (always, for the record) and fails with
  * "flashed X but running Y" when the variant's expected release/version
  * (from its image, when known) differs, or when a word of the variant's
- * cmdline is missing from /proc/cmdline.
+ * cmdline is missing from /proc/cmdline. Both strings of a message print
+ * with their control characters escaped ("6.1.0-x\r"), so two strings that
+ * differ never print the same.
  */
 int kvb_identity_check(struct kvb_target *t, const struct kvb_variant *v, struct kvb_identity *id,
 		       struct kvb_error *err);
