@@ -292,7 +292,14 @@ out:
 	return rc;
 }
 
-/* Asks the device's features once (`adb features`); an unanswered question is asked again next time. */
+/*
+ * Asks the device's features once (`adb features`); an unanswered question (adb
+ * failed: no device, offline) is asked again next time. An answer with no
+ * feature at all is an answer: adb prints the features host and device share,
+ * one a line, and nothing for an adbd from before Android N, whose banner has
+ * no features (AOSP adb client/commandline.cpp "features"; adbd_sim
+ * --no-shell-v2 plays one). Such a device has no shell v2.
+ */
 static void adb_probe_shell(struct kvb_target *t)
 {
 	struct adb_priv *p = t->priv;
@@ -300,7 +307,7 @@ static void adb_probe_shell(struct kvb_target *t)
 	struct kvb_exec_result r;
 	struct kvb_error ignore;
 	kvb_exec_result_init(&r);
-	if (!adb_run(t, 1, args, ADB_SHORT_MS, &r, &ignore) && r.exit_code == 0 && r.out.len) {
+	if (!adb_run(t, 1, args, ADB_SHORT_MS, &r, &ignore) && r.exit_code == 0 && !r.term_signal && !r.timed_out) {
 		p->shell_v2 = kvb_adb_features_have_shell_v2(r.out.data);
 		if (!p->shell_v2)
 			kvb_debug("adb: '%s' has no shell_v2: legacy shell (CRLF, merged stderr, no exit status)", p->serial);

@@ -415,6 +415,15 @@ static void test_adb__pre_n_device_reads_like_a_v2_device(void)
 	char *knob, *val = NULL;
 	sim_start(&d, opts);
 	CHECK(d.open_rc == 0);
+	{
+		/* what Debian's adb says of a device whose banner has no features: nothing, exit 0 */
+		char port[16], *out = NULL;
+		snprintf(port, sizeof(port), "%d", kvb_adbsim_server_port());
+		const char *argv[] = { "adb", "-P", port, "-s", d.serial, "features", NULL };
+		CHECK(kvb_adbsim_run(argv, &out, 20000) == 0);
+		CHECK_STR(out, "");
+		free(out);
+	}
 	kvb_exec_result_init(&r);
 	CHECK(kvb_target_exec(&d.t, both, 20000, &r, &e) == KVB_OK);
 	CHECK(r.exit_code == 7);

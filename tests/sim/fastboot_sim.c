@@ -205,6 +205,14 @@ static void put_state(const char *rel, const char *text, mode_t mode)
 	free(p);
 }
 
+/* A one-line state file: text and its "\n". */
+static void put_line(const char *rel, const char *text)
+{
+	char *line = kvb_xasprintf("%s\n", text);
+	put_state(rel, line, 0644);
+	free(line);
+}
+
 /* Boots the boot partition: the board's identity becomes that of the kernel in boot.img. */
 static void boot_board(void)
 {
@@ -226,9 +234,11 @@ static void boot_board(void)
 		dir = kvb_xasprintf("%s/kernel", o.adb_state);
 		kvb_mkdir_p(dir, 0755);
 		free(dir);
-		put_state("kernel/release", id.release, 0644);
-		put_state("kernel/version", id.version, 0644);
-		put_state("kernel/cmdline", cmdline, 0644);
+		/* each ends in "\n" as `uname -r`, `uname -v` and /proc/cmdline do (a reader that trims
+		 * a "\r" it does not see in the line must be caught here, not on a board) */
+		put_line("kernel/release", id.release);
+		put_line("kernel/version", id.version);
+		put_line("kernel/cmdline", cmdline);
 		dir = kvb_xasprintf("%s/bin", o.adb_state);
 		kvb_mkdir_p(dir, 0755);
 		free(dir);
