@@ -71,8 +71,13 @@ int kvb_identity_compare(const struct kvb_identity *id, const char *exp_release,
 int kvb_identity_check(struct kvb_target *t, const struct kvb_variant *v, struct kvb_identity *id,
 		       struct kvb_error *err)
 {
-	static const char *const rel[] = { "uname", "-r", NULL };
-	static const char *const ver[] = { "uname", "-v", NULL };
+	/*
+	 * What `uname -r` and `uname -v` print, from the files the kernel fills from the same
+	 * utsname: Android 4.4 and 5.x toolbox has no uname (nor has every board: devlib PR #23),
+	 * every board has cat.
+	 */
+	static const char *const rel[] = { "cat", "/proc/sys/kernel/osrelease", NULL };
+	static const char *const ver[] = { "cat", "/proc/sys/kernel/version", NULL };
 	static const char *const cmd[] = { "cat", "/proc/cmdline", NULL };
 	int rc;
 	memset(id, 0, sizeof(*id));

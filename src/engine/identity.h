@@ -1,5 +1,6 @@
 /*
- * Identity of the running kernel after a boot: `uname -r`, `uname -v` and
+ * Identity of the running kernel after a boot: `uname -r`, `uname -v` (read
+ * as /proc/sys/kernel/osrelease and version, which every board has) and
  * /proc/cmdline, checked against the variant so a flash that silently failed
  * cannot produce a "kernel A vs kernel A" table (issue: wltests only warned).
  */

@@ -11,6 +11,7 @@
 #include "core/sha256.h"
 #include "core/spawn.h"
 #include "core/util.h"
+#include "engine/identity.h"
 #include "target/adb.h"
 #include "target/target.h"
 
@@ -573,6 +574,52 @@ static void test_adb__pre_n_device_reads_like_a_v2_device(void)
 	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
+/*
+ * An Android 4.4/5.x device (adbd_sim --no-shell-v2 --toolbox: mksh, toolbox, no uname, no printf):
+ * knobs are written and the identity is read (before: "printf: not found" on every knob, "uname:
+ * not found" on every boot; devlib PR #23: not every device has uname).
+ */
+static void test_adb__android_5_toolbox_device_writes_knobs_and_reads_identity(void)
+{
+	struct kvb_adbsim d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	struct kvb_identity id;
+	struct kvb_variant v;
+	const char *opts[] = { "--no-shell-v2", "--toolbox", NULL };
+	const char *no_printf[] = { "printf", "x", NULL }, *no_uname[] = { "uname", "-r", NULL };
+	char *knob, *val = NULL, *host = read_text("/proc/sys/kernel/osrelease");
+	sim_start(&d, opts);
+	CHECK(d.open_rc == 0);
+	kvb_exec_result_init(&r);
+	/* the device is what it plays: neither program is there */
+	CHECK(kvb_target_exec(&d.t, no_printf, 20000, &r, &e) == KVB_OK);
+	CHECK(r.exit_code == 127);
+	CHECK(kvb_target_exec(&d.t, no_uname, 20000, &r, &e) == KVB_OK);
+	CHECK(r.exit_code == 127);
+	knob = sim_path(&d, "knob");
+	write_text(knob, "schedutil\n");
+	CHECK(kvb_target_write(&d.t, knob, "performance", &e) == KVB_OK);
+	CHECK(kvb_target_read(&d.t, knob, &val, &e) == KVB_OK);
+	CHECK_STR(val, "performance");
+	free(val);
+	/* a value is written as it is: no backslash escapes, a leading dash is no option */
+	CHECK(kvb_target_write(&d.t, knob, "-1 a\\nb", &e) == KVB_OK);
+	val = read_text(knob);
+	CHECK_STR(val, "-1 a\\nb");
+	free(val);
+	memset(&v, 0, sizeof(v));
+	CHECK(kvb_identity_check(&d.t, &v, &id, &e) == KVB_OK);
+	if (host[0] && host[strlen(host) - 1] == '\n')
+		host[strlen(host) - 1] = '\0';
+	CHECK_STR(id.release, host);
+	kvb_identity_release(&id);
+	free(host);
+	free(knob);
+	kvb_exec_result_release(&r);
+	CHECK(kvb_adbsim_stop(&d) == 0);
+}
+
 /* Opens a target on d's device with connection.root set to root; returns kvb_target_open's code. */
 static int open_with_root(struct kvb_adbsim *d, const char *root, struct kvb_platform *plat, struct kvb_target *t,
 			  struct kvb_error *e)
@@ -770,5 +817,6 @@ static void test_adb__open_fails_for_unreachable_device(void)
 	T(test_adb__pre_n_device_reads_like_a_v2_device)                \
 	T(test_adb__root_su_finds_the_working_form)                     \
 	T(test_adb__kvbench_run_on_a_pre_n_device)                      \
+	T(test_adb__android_5_toolbox_device_writes_knobs_and_reads_identity) \
 	T(test_adb__open_fails_for_unreachable_device)
 #include "test_main.h"

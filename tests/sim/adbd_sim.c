@@ -160,6 +160,7 @@ struct opts {
 	int hold_bootloader;     /* after reboot:bootloader, stay away while STATE/bootloader exists */
 	int adbd_shell;          /* adbd starts as uid shell each boot (else root, as on an eng build) */
 	int user_build;          /* ro.debuggable 0: `adb root` is refused */
+	int toolbox;             /* commands as on Android 4.4/5.x: mksh, PATH = the toolbox's commands only */
 	uint64_t adbd_restart_ms; /* how long adbd is away when it restarts as root */
 	const char *serialno;
 };
@@ -260,6 +261,67 @@ static const char log_sh[] =
 	"done\n"
 	"printf '%s %5d %5d %s %-8s: %s\\n' \"$(date '+%m-%d %H:%M:%S.000')\" $$ $$ \"$prio\" \"$tag\" \"$*\" "
 	">> \"$ADBD_SIM_DIR/logcat\"\n";
+
+/*
+ * --toolbox: the commands of AOSP android-5.1.1_r1 system/core/toolbox/Android.mk (BSD_TOOLS and
+ * OUR_TOOLS), as symlinks to this host's programs of the same name where it has them. Android 4.4
+ * and 5.x had these and no uname, printf, taskset or readlink -f (toybox came with 6.0), and
+ * /system/bin/sh was mksh, whose printf is not a builtin.
+ */
+#define TOOLBOX_SH "/bin/mksh"
+static const char *const toolbox_5_1[] = {
+	"cat", "chown", "cp", "dd", "du", "grep", "kill", "ln", "mv", "printenv", "rm", "rmdir", "sleep", "sync",
+	"chcon", "chmod", "clear", "cmp", "date", "df", "dmesg", "getenforce", "hd", "id", "ifconfig", "insmod",
+	"ionice", "ls", "lsmod", "lsof", "mkdir", "mknod", "mkswap", "mount", "nohup", "ps", "readlink", "renice",
+	"restorecon", "prlimit", "rmmod", "route", "runcon", "setenforce", "swapoff", "swapon", "top", "touch",
+	"umount", "uptime", "vmstat",
+};
+
+static int setup_toolbox(void)
+{
+	static const char *const dirs[] = { "/bin", "/usr/bin", "/sbin", "/usr/sbin" };
+	char *d = kvb_xasprintf("%s/toolbox", o.state);
+	int rc = 0;
+	if (access(TOOLBOX_SH, X_OK)) {
+		fprintf(stderr, "adbd_sim: --toolbox needs %s (Debian package mksh)\n", TOOLBOX_SH);
+		free(d);
+		return -1;
+	}
+	if (kvb_mkdir_p(d, 0755)) {
+		fprintf(stderr, "adbd_sim: cannot create '%s': %s\n", d, strerror(errno));
+		free(d);
+		return -1;
+	}
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(toolbox_5_1) && !rc; i++)
+		for (size_t k = 0; k < KVB_ARRAY_SIZE(dirs); k++) {
+			char *from = kvb_xasprintf("%s/%s", dirs[k], toolbox_5_1[i]);
+			char *to = kvb_xasprintf("%s/%s", d, toolbox_5_1[i]);
+			int found = !access(from, X_OK);
+			if (found) {
+				unlink(to);
+				if (symlink(from, to)) {
+					fprintf(stderr, "adbd_sim: cannot link '%s': %s\n", to, strerror(errno));
+					rc = -1;
+				}
+			}
+			free(from);
+			free(to);
+			if (found)
+				break;
+		}
+	if (!rc) {
+		/* /system/bin/sh */
+		char *to = kvb_xasprintf("%s/sh", d);
+		unlink(to);
+		if (symlink(TOOLBOX_SH, to)) {
+			fprintf(stderr, "adbd_sim: cannot link '%s': %s\n", to, strerror(errno));
+			rc = -1;
+		}
+		free(to);
+	}
+	free(d);
+	return rc;
+}
 
 static int setup_state(void)
 {
@@ -425,8 +487,9 @@ static int spawn_shell(struct stream *s, const char *cmd, enum err_mode em)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t def, none;
-	const char *argv_c[] = { "/bin/sh", "-c", cmd, NULL };
-	const char *argv_i[] = { "/bin/sh", NULL };
+	const char *sh = o.toolbox ? TOOLBOX_SH : "/bin/sh";
+	const char *argv_c[] = { sh, "-c", cmd, NULL };
+	const char *argv_i[] = { sh, NULL };
 	struct kvb_strv env = KVB_STRV_INIT;
 	const char *path = getenv("PATH");
 	int rc;
@@ -436,7 +499,10 @@ static int spawn_shell(struct stream *s, const char *cmd, enum err_mode em)
 	for (char **e = environ; *e; e++)
 		if (strncmp(*e, "PATH=", 5) && strncmp(*e, "ADBD_SIM_DIR=", 13))
 			kvb_strv_push(&env, *e);
-	kvb_strv_pushf(&env, "PATH=%s/bin:%s", o.state, path ? path : "/usr/bin:/bin");
+	if (o.toolbox)
+		kvb_strv_pushf(&env, "PATH=%s/bin:%s/toolbox", o.state, o.state);
+	else
+		kvb_strv_pushf(&env, "PATH=%s/bin:%s", o.state, path ? path : "/usr/bin:/bin");
 	kvb_strv_pushf(&env, "ADBD_SIM_DIR=%s", o.state);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pin[0], 0);
@@ -458,7 +524,7 @@ static int spawn_shell(struct stream *s, const char *cmd, enum err_mode em)
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setpgroup(&at, 0);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-	rc = posix_spawn(&s->pid, "/bin/sh", &fa, &at, (char *const *)(*cmd ? argv_c : argv_i),
+	rc = posix_spawn(&s->pid, sh, &fa, &at, (char *const *)(*cmd ? argv_c : argv_i),
 			 (char *const *)kvb_strv_argv(&env));
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
@@ -1269,7 +1335,7 @@ static void usage(FILE *f)
 	fputs("usage: adbd_sim --root DIR [--port N] [--port-file FILE] [--state DIR]\n"
 	      "                [--boot-delay-ms N] [--reboot-delay-ms N] [--drop-after-ms N]\n"
 	      "                [--drop-offline-ms N] [--adbd-shell] [--user-build] [--adbd-restart-ms N]\n"
-	      "                [--no-shell-v2] [--hold-bootloader] [--serialno S] [-v]\n"
+	      "                [--no-shell-v2] [--toolbox] [--hold-bootloader] [--serialno S] [-v]\n"
 	      "A simulated adbd for tests: speaks the ADB protocol on 127.0.0.1:PORT (0 = any free port,\n"
 	      "written to --port-file). Commands run with /bin/sh -c in the sandbox DIR; paths are used as\n"
 	      "given. sys.boot_completed becomes 1 boot-delay-ms after start and after each reboot;\n"
@@ -1282,7 +1348,9 @@ static void usage(FILE *f)
 	      "as root), with --adbd-shell (adbd starts as shell each boot) \"restarting adbd as root\" then\n"
 	      "adbd is away adbd-restart-ms (default 1000) and comes back as root (service.adb.root=1),\n"
 	      "and with --user-build too \"adbd cannot run as root in production builds\".\n"
-	      "--no-shell-v2 plays an adbd from before Android N (see the top of adbd_sim.c).\n",
+	      "--no-shell-v2 plays an adbd from before Android N (see the top of adbd_sim.c).\n"
+	      "--toolbox: commands run as on Android 4.4/5.x: with mksh and only the toolbox's commands on\n"
+	      "the PATH (no uname, no printf, no taskset).\n",
 	      f);
 }
 
@@ -1319,6 +1387,9 @@ int main(int argc, char **argv)
 			continue;
 		} else if (!strcmp(a, "--user-build")) {
 			o.user_build = 1;
+			continue;
+		} else if (!strcmp(a, "--toolbox")) {
+			o.toolbox = 1;
 			continue;
 		}
 		if (!v) {
@@ -1385,7 +1456,7 @@ int main(int argc, char **argv)
 		snprintf(abs_pf, sizeof(abs_pf), "%s/%s", cwd, o.port_file);
 		o.port_file = abs_pf;
 	}
-	if (chdir(o.root) || setup_state())
+	if (chdir(o.root) || setup_state() || (o.toolbox && setup_toolbox()))
 		return 1;
 	kvb_sim_catch_signals();
 	if (open_listener())
