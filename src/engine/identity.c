@@ -6,18 +6,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int read_cmd(struct kvb_target *t, const char *const *argv, char **out, struct kvb_error *err)
+/* Runs argv and keeps its stdout, trailing newlines and spaces trimmed. *ran: the exit status when it ran. */
+static int read_cmd(struct kvb_target *t, const char *const *argv, char **out, int *ran, struct kvb_error *err)
 {
 	struct kvb_exec_result r;
 	int rc;
 	kvb_exec_result_init(&r);
 	rc = kvb_target_run_ok(t, argv, 30000, &r, err);
+	if (ran)
+		*ran = rc == KVB_OK || r.exit_code > 0 ? r.exit_code : -1;
 	if (!rc) {
 		while (r.out.len && (r.out.data[r.out.len - 1] == '\n' || r.out.data[r.out.len - 1] == ' '))
 			r.out.data[--r.out.len] = '\0';
 		*out = kvb_buf_detach(&r.out);
 	}
 	kvb_exec_result_release(&r);
+	return rc;
+}
+
+/*
+ * `uname FLAG`, or, on a board without uname (exit 127: Android 4.4 and 5.x toolbox has none,
+ * devlib PR #23), the /proc/sys/kernel file the kernel fills from the same utsname.
+ */
+static int read_uname(struct kvb_target *t, const char *flag, const char *proc, char **out, struct kvb_error *err)
+{
+	const char *uname[] = { "uname", flag, NULL }, *cat[] = { "cat", proc, NULL };
+	int ran = -1, rc = read_cmd(t, uname, out, &ran, err);
+	if (rc && ran == 127)
+		rc = read_cmd(t, cat, out, NULL, err);
 	return rc;
 }
 
@@ -71,18 +87,12 @@ int kvb_identity_compare(const struct kvb_identity *id, const char *exp_release,
 int kvb_identity_check(struct kvb_target *t, const struct kvb_variant *v, struct kvb_identity *id,
 		       struct kvb_error *err)
 {
-	/*
-	 * What `uname -r` and `uname -v` print, from the files the kernel fills from the same
-	 * utsname: Android 4.4 and 5.x toolbox has no uname (nor has every board: devlib PR #23),
-	 * every board has cat.
-	 */
-	static const char *const rel[] = { "cat", "/proc/sys/kernel/osrelease", NULL };
-	static const char *const ver[] = { "cat", "/proc/sys/kernel/version", NULL };
 	static const char *const cmd[] = { "cat", "/proc/cmdline", NULL };
 	int rc;
 	memset(id, 0, sizeof(*id));
-	if ((rc = read_cmd(t, rel, &id->release, err)) || (rc = read_cmd(t, ver, &id->version, err)) ||
-	    (rc = read_cmd(t, cmd, &id->cmdline, err)))
+	if ((rc = read_uname(t, "-r", "/proc/sys/kernel/osrelease", &id->release, err)) ||
+	    (rc = read_uname(t, "-v", "/proc/sys/kernel/version", &id->version, err)) ||
+	    (rc = read_cmd(t, cmd, &id->cmdline, NULL, err)))
 		return kvb_error_prefix(err, "reading the running kernel's identity");
 	return kvb_identity_compare(id, v->expected_release, v->expected_version, v->cmdline, err);
 }

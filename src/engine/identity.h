@@ -1,6 +1,6 @@
 /*
- * Identity of the running kernel after a boot: `uname -r`, `uname -v` (read
- * as /proc/sys/kernel/osrelease and version, which every board has) and
+ * Identity of the running kernel after a boot: `uname -r`, `uname -v` (on a
+ * board without uname, /proc/sys/kernel/osrelease and version) and
  * /proc/cmdline, checked against the variant so a flash that silently failed
  * cannot produce a "kernel A vs kernel A" table (issue: wltests only warned).
  */

@@ -59,7 +59,7 @@ add_dependencies(test_jankbench adbd_sim kvbench)
 target_link_libraries(test_jankbench PRIVATE kvb_adb_fixture)
 
 # Flashers: fastboot (mkbootimg + Debian's fastboot against tests/sim/fastboot_sim, adbd_sim as the board).
-kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 110)
+kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 240)
 kvb_test(test_flash ${CMAKE_CURRENT_LIST_DIR}/test_flash.c integration 110)
 # The simulators' bytes against real captures and AOSP's transcripts (tests/fixtures/field/{adb,fastboot}).
 kvb_script_test(it_sim_wire integration/sim_wire.sh integration 60)
