@@ -127,7 +127,16 @@ int kvb_target_read(struct kvb_target *t, const char *path, char **out, struct k
 
 int kvb_target_write(struct kvb_target *t, const char *path, const char *value, struct kvb_error *err)
 {
-	const char *argv[] = { "sh", "-c", "printf '%s' \"$1\" > \"$2\"", "kvb-write", value, path, NULL };
+	/*
+	 * printf where the shell has it; Android 4.4/5.x mksh has no printf builtin and its toolbox
+	 * no printf program, but mksh's own `print -r` writes the value as it is (echo would
+	 * interpret its backslashes); echo on a shell with neither.
+	 */
+	const char *argv[] = { "sh", "-c",
+			       "if command -v printf >/dev/null 2>&1; then printf '%s' \"$1\"; "
+			       "elif command -v print >/dev/null 2>&1; then print -rn -- \"$1\"; "
+			       "else echo \"$1\"; fi > \"$2\"",
+			       "kvb-write", value, path, NULL };
 	struct kvb_exec_result r;
 	int rc;
 	kvb_exec_result_init(&r);

@@ -118,7 +118,10 @@ void kvb_target_close(struct kvb_target *t);
 
 /* Reads a small remote file (cat); trailing newline stripped. Caller frees *out. */
 int kvb_target_read(struct kvb_target *t, const char *path, char **out, struct kvb_error *err);
-/* Writes value to a remote file (sysfs/procfs) via `sh -c 'printf %s "$1" > "$2"'` with argv. */
+/*
+ * Writes value to a remote file (sysfs/procfs) via `sh -c 'printf %s "$1" > "$2"'` with argv
+ * (`print -rn` on a shell without printf: Android 4.4/5.x mksh).
+ */
 int kvb_target_write(struct kvb_target *t, const char *path, const char *value, struct kvb_error *err);
 
 #endif

@@ -15,7 +15,8 @@ add_library(kvb_sshd_fixture STATIC ${CMAKE_CURRENT_LIST_DIR}/sshd_fixture.c)
 target_link_libraries(kvb_sshd_fixture PUBLIC kvb)
 target_include_directories(kvb_sshd_fixture PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 
-kvb_test(test_ssh ${CMAKE_CURRENT_LIST_DIR}/test_ssh.c integration 110)
+# about 110 s on a loaded 2-core machine: 20 tests, each with its own sshd
+kvb_test(test_ssh ${CMAKE_CURRENT_LIST_DIR}/test_ssh.c integration 240)
 target_link_libraries(test_ssh PRIVATE kvb_sshd_fixture)
 
 # Energy and platform instruments: probe_sim (built by tests/sim) plays the meters, the local target runs them.
@@ -58,7 +59,7 @@ add_dependencies(test_jankbench adbd_sim kvbench)
 target_link_libraries(test_jankbench PRIVATE kvb_adb_fixture)
 
 # Flashers: fastboot (mkbootimg + Debian's fastboot against tests/sim/fastboot_sim, adbd_sim as the board).
-kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 110)
+kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 240)
 kvb_test(test_flash ${CMAKE_CURRENT_LIST_DIR}/test_flash.c integration 110)
 # The simulators' bytes against real captures and AOSP's transcripts (tests/fixtures/field/{adb,fastboot}).
 kvb_script_test(it_sim_wire integration/sim_wire.sh integration 60)
