@@ -219,8 +219,15 @@ int kvb_spawn_bg(const struct kvb_spawn_opts *o, struct kvb_bgproc *p, struct kv
 
 int kvb_spawn_stop(struct kvb_bgproc *p, int sig, uint64_t wait_ms)
 {
+	return kvb_spawn_stop_killed(p, sig, wait_ms, NULL);
+}
+
+int kvb_spawn_stop_killed(struct kvb_bgproc *p, int sig, uint64_t wait_ms, int *killed)
+{
 	int status = 0;
 	uint64_t t0 = kvb_mono_ns();
+	if (killed)
+		*killed = 0;
 	if (p->pid <= 0)
 		return -1;
 	killpg(p->pid, sig);
@@ -228,6 +235,8 @@ int kvb_spawn_stop(struct kvb_bgproc *p, int sig, uint64_t wait_ms)
 		if (kvb_mono_ns() - t0 > wait_ms * 1000000ull) {
 			killpg(p->pid, SIGKILL);
 			reap(p->pid, &status, 1);
+			if (killed)
+				*killed = 1;
 			break;
 		}
 		kvb_sleep_ms(10);

@@ -71,18 +71,50 @@ int kvb_energy_emit(struct kvb_metrics *m, const struct kvb_chan_energy *v, size
 	return KVB_OK;
 }
 
+/* The refused channel of s that sum names, or NULL. */
+static const struct kvb_sample_chan *refused_member(const struct kvb_samples *s, const cJSON *sum)
+{
+	for (const cJSON *name = sum->child; name; name = name->next)
+		for (size_t i = 0; cJSON_IsString(name) && i < s->n; i++)
+			if (s->ch[i].refused && !strcmp(s->ch[i].name, name->valuestring))
+				return &s->ch[i];
+	return NULL;
+}
+
 int kvb_energy_metrics(struct kvb_metrics *m, const struct kvb_samples *s, const cJSON *sums, struct kvb_error *err)
 {
-	size_t n = s ? s->n : 0;
-	struct kvb_chan_energy *v = kvb_xcalloc(n + 1, sizeof(*v));
+	size_t n = 0, total = s ? s->n : 0;
+	struct kvb_chan_energy *v = kvb_xcalloc(total + 1, sizeof(*v));
+	cJSON *kept = NULL;
 	int rc;
-	for (size_t i = 0; i < n; i++) {
-		v[i].name = s->ch[i].name;
-		v[i].energy_j = kvb_samples_energy_j(&s->ch[i]);
-		v[i].power_mw = kvb_samples_mean(&s->ch[i]);
-		v[i].estimated = s->ch[i].estimated;
+	for (size_t i = 0; i < total; i++) {
+		if (s->ch[i].refused)
+			continue;  /* its coverage witness says why; never a 0 in its place */
+		v[n].name = s->ch[i].name;
+		v[n].energy_j = kvb_samples_energy_j(&s->ch[i]);
+		v[n].power_mw = kvb_samples_mean(&s->ch[i]);
+		v[n].estimated = s->ch[i].estimated;
+		n++;
+	}
+	if (n < total && cJSON_IsObject(sums)) {
+		/* a sum with a refused member is refused too: part of it is not known */
+		kept = cJSON_CreateObject();
+		for (const cJSON *kv = sums->child; kv; kv = kv->next) {
+			const struct kvb_sample_chan *r = cJSON_IsArray(kv) ? refused_member(s, kv) : NULL;
+			char subject[256];
+			if (!r) {
+				cJSON_AddItemToObject(kept, kv->string, cJSON_Duplicate(kv, 1));
+				continue;
+			}
+			snprintf(subject, sizeof(subject), "%s sum %s", r->instrument, kv->string);
+			kvb_witness_add(&m->witnesses, "meter", subject, "every member channel covers the job window",
+					NULL, KVB_WIT_REFUSED, "energy and power_mean not stored: channel %s was refused",
+					r->name);
+		}
+		sums = kept;
 	}
 	rc = kvb_energy_emit(m, v, n, sums, err);
+	cJSON_Delete(kept);
 	free(v);
 	return rc;
 }
@@ -171,18 +203,21 @@ int kvb_probe_cmd_wait_output(struct kvb_probe_cmd *c, const char *path, unsigne
 	}
 }
 
-int kvb_probe_cmd_stop(struct kvb_probe_cmd *c, const char *what, struct kvb_error *err)
+int kvb_probe_cmd_stop(struct kvb_probe_cmd *c, const char *what, int sig, unsigned grace_ms, int *killed,
+		       struct kvb_error *err)
 {
 	siginfo_t si;
 	int exited_early = 0, status;
 	char line[512];
+	if (killed)
+		*killed = 0;
 	if (!c->running)
 		return KVB_OK;
 	memset(&si, 0, sizeof(si));
 	/* Peek (WNOWAIT) whether it already ended by itself: a meter that dies early is an error. */
 	if (!waitid(P_PID, (id_t)c->proc.pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == c->proc.pid)
 		exited_early = 1;
-	status = kvb_spawn_stop(&c->proc, SIGTERM, 5000);
+	status = kvb_spawn_stop_killed(&c->proc, sig, grace_ms, killed);
 	c->running = 0;
 	if (exited_early && (si.si_code != CLD_EXITED || si.si_status != 0)) {
 		kvb_probe_cmd_stderr_line(c, line, sizeof(line));

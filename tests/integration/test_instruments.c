@@ -336,6 +336,153 @@ static void test_meters__absolute_times_cut_to_job_window(void)
 	kvb_metrics_release(&m);
 }
 
+/* rc == KVB_OK, printing the error otherwise. */
+static int run_backend_window_ok(int rc, const struct kvb_error *err)
+{
+	if (rc)
+		fprintf(stderr, "%s\n", err->msg);
+	return rc == KVB_OK;
+}
+
+/*
+ * One job of `ms` milliseconds with a meter that records in real time: setup, start, the
+ * window [after start, before stop] as the engine takes it (session.c), stop, collect.
+ */
+static int run_window(const char *name, const char *conf_json, unsigned ms, struct kvb_metrics *m,
+		      struct kvb_error *err, int64_t *win_ns)
+{
+	cJSON *conf = cJSON_Parse(conf_json);
+	const struct kvb_instrument_ops *ops = kvb_instrument_find(kvb_get_str(conf, "type", ""));
+	struct kvb_instr_ctx c = { .name = name, .conf = conf, .target = &target, .plat = &plat,
+				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = m };
+	int rc;
+	kvb_error_clear(err);
+	rc = ops->setup ? ops->setup(&c, err) : 0;
+	if (!rc)
+		rc = ops->start(&c, err);
+	c.start_ns = kvb_wall_ns();
+	kvb_sleep_ms(ms); /* the job: the meter records while it runs */
+	c.stop_ns = kvb_wall_ns();
+	*win_ns = c.stop_ns - c.start_ns;
+	if (!rc)
+		rc = ops->stop(&c, err);
+	if (!rc)
+		rc = ops->collect(&c, err);
+	if (ops->teardown)
+		ops->teardown(&c);
+	cJSON_Delete(conf);
+	return rc;
+}
+
+/* The witness of m with this subject, or NULL. */
+static const struct kvb_witness *witness(const struct kvb_metrics *m, const char *subject)
+{
+	for (size_t i = 0; i < m->witnesses.n; i++)
+		if (!strcmp(m->witnesses.v[i].subject, subject))
+			return &m->witnesses.v[i];
+	return NULL;
+}
+
+static void test_meters__a_meter_that_flushes_only_on_sigint_gets_sigint_and_proves_its_window(void)
+{
+	/* devlib #47/#48: caiman (the Arm Energy Probe's host tool) handles SIGINT only; SIGTERM kills it
+	 * with its buffer unwritten. probe_sim records 1.5 W in real time, written in 2 s blocks, like that. */
+	struct kvb_metrics m;
+	struct kvb_error err;
+	const struct kvb_witness *w;
+	char conf[2048];
+	int64_t win;
+	setup_once();
+	kvb_metrics_init(&m);
+	/* edge_ms 500: arm-probe counts time from its own start, later than kvbench's spawn by its start-up */
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"aep\", \"edge_ms\": 500, \"command\": [\"%s\", \"aep\", \"--realtime\", \"--rate\", \"1000\","
+		 " \"--buffer-s\", \"2\", \"--stop-on\", \"int\", \"--power\", \"const:1.5\"]}",
+		 sim);
+	CHECK(run_backend_window_ok(run_window("aep", conf, 3000, &m, &err, &win), &err));
+	/* the default stop signal of an aep meter is SIGINT: every sample of the 3 s is there */
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "CH0"), 1.5 * (double)win / 1e9, 1.5 * 0.5);
+	CHECK(metric(&m, "energy", "chan_name", "CH0") > 4.0);
+	w = witness(&m, "aep channel CH0");
+	CHECK(w && w->verdict == KVB_WIT_OK);
+	if (w)
+		CHECK_CONTAINS(w->observed, " of 3.0");
+	kvb_metrics_release(&m);
+
+	/* stop_signal TERM, what devlib sent before #48: the last block is lost, the energy is refused */
+	kvb_metrics_init(&m);
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"aep\", \"edge_ms\": 500, \"stop_signal\": \"TERM\", \"command\": [\"%s\", \"aep\","
+		 " \"--realtime\", \"--rate\", \"1000\", \"--buffer-s\", \"2\", \"--stop-on\", \"int\", \"--power\","
+		 " \"const:1.5\"]}",
+		 sim);
+	CHECK(run_backend_window_ok(run_window("aep", conf, 3000, &m, &err, &win), &err));
+	CHECK(isnan(metric(&m, "energy", "chan_name", "CH0")));
+	CHECK(isnan(metric(&m, "power_mean", "chan_name", "CH0")));
+	w = witness(&m, "aep channel CH0");
+	CHECK(w && w->verdict == KVB_WIT_REFUSED);
+	if (w) {
+		CHECK_CONTAINS(w->observed, " of 3.0");
+		CHECK_CONTAINS(w->detail, "energy and power_mean not stored: ends ");
+	}
+	/* its samples are kept for a look (the store writes no energy for them) */
+	CHECK(m.samples && m.samples->n == 1 && m.samples->ch[0].refused && m.samples->ch[0].n > 1000);
+	kvb_metrics_release(&m);
+}
+
+static void test_meters__a_meter_that_does_not_stop_is_killed_with_a_witness(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	const struct kvb_witness *w;
+	char conf[2048];
+	int64_t win;
+	uint64_t t0;
+	setup_once();
+	kvb_metrics_init(&m);
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"csv-command\", \"stop_timeout_ms\": 300, \"command\": [\"%s\", \"csv\", \"--realtime\","
+		 " \"--rate\", \"100\", \"--t0-ns\", \"now\", \"--stop-on\", \"none\"]}",
+		 sim);
+	t0 = kvb_mono_ns();
+	CHECK(run_backend_window_ok(run_window("hung", conf, 500, &m, &err, &win), &err));
+	CHECK(kvb_mono_ns() - t0 < 4000000000ull); /* stop_timeout_ms, not the old fixed 5 s */
+	w = witness(&m, "hung stop");
+	CHECK(w && w->verdict == KVB_WIT_CHANGED);
+	if (w) {
+		CHECK_STR(w->observed, "still running: killed (SIGKILL)");
+		CHECK_CONTAINS(w->detail, "did not exit within stop_timeout_ms 300 of SIGTERM and was killed");
+	}
+	/* it wrote as it went: what it wrote covers the window, so the energy stands */
+	w = witness(&m, "hung channel ch0");
+	CHECK(w && w->verdict == KVB_WIT_OK);
+	CHECK(metric(&m, "energy", "chan_name", "ch0") > 0);
+	kvb_metrics_release(&m);
+}
+
+static void test_meters__no_sample_in_the_window_is_refused_not_0_joules(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	const struct kvb_witness *w;
+	char conf[2048];
+	int64_t now = kvb_wall_ns();
+	setup_once();
+	kvb_metrics_init(&m);
+	/* a meter whose clock says 2001: every sample is outside the job window */
+	snprintf(conf, sizeof(conf),
+		 "{\"type\": \"csv-command\", \"command\": [\"%s\", \"csv\", \"--t0-ns\", \"1000000000000000000\","
+		 " \"--duration\", \"1\", \"--rate\", \"10\", \"--done\", \"%s\"]}",
+		 sim, path_in("done"));
+	CHECK(run_backend("energy", conf, path_in("done"), now - 3000000000ll, now, &m, &err) == KVB_OK);
+	CHECK(m.n == 0); /* no energy 0 J, no power_mean 0 mW */
+	w = witness(&m, "energy channel ch0");
+	CHECK(w && w->verdict == KVB_WIT_REFUSED);
+	if (w)
+		CHECK_STR(w->observed, "no sample in the 3.00 s window");
+	kvb_metrics_release(&m);
+}
+
 static void bad_case(const char *type, const char *fmt_args, const char *expect)
 {
 	struct kvb_metrics m;
@@ -826,6 +973,9 @@ static void test_session__window_is_the_workload_time(void)
 	T(test_meters__absolute_times_cut_to_job_window)                                                               \
 	T(test_meters__bad_probe_data_is_an_error_with_line)                                                           \
 	T(test_meters__ready_timeout_waits_for_the_first_output)                                                       \
+	T(test_meters__a_meter_that_flushes_only_on_sigint_gets_sigint_and_proves_its_window)                          \
+	T(test_meters__a_meter_that_does_not_stop_is_killed_with_a_witness)                                            \
+	T(test_meters__no_sample_in_the_window_is_refused_not_0_joules)                                                \
 	T(test_juno_hwmon__energy_is_counter_delta)                                    \
 	T(test_juno_hwmon__mainline_and_older_labels_and_device_layout)                                                                    \
 	T(test_cpufreq__mean_frequency_and_residency_per_cluster)                                                      \
