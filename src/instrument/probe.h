@@ -269,4 +269,16 @@ void kvb_clusters_release(struct kvb_cluster_set *cs);
  */
 enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len);
 
+/* How the util sampler kept its interval, from its output ("# sampler HOW", "uptime S" lines). */
+struct kvb_util_pace {
+	char how[160];       /* "sleep 0.100", "usleep 100000", "sleep 1 (... no fractional sleep)", or "" */
+	int whole_seconds;   /* the board has no fractional sleep: it slept whole seconds */
+	size_t reads;        /* snapshots with their uptime */
+	double median_ms;    /* median time between reads (0 below 2) */
+	double span_s;       /* first to last read */
+	enum kvb_witness_verdict verdict; /* ok; disturbed: median < interval / 2 (a busy loop); changed:
+					     median > 2 x interval + 20 ms, or whole seconds for a fractional interval */
+};
+void kvb_util_pace(const char *text, unsigned interval_ms, struct kvb_util_pace *out);
+
 #endif

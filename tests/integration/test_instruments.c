@@ -15,6 +15,7 @@
 
 #include "test.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -834,6 +835,96 @@ static void test_util__busy_cpu_shows_high_utilisation(void)
 	cJSON_Delete(cj);
 }
 
+/* Snapshots the util loop wrote (its "---" lines) in the local target's remote file. */
+static int loop_snapshots(const char *remote_file)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	int n = 0;
+	if (!kvb_buf_read_file(&b, remote_file) && b.data)
+		for (const char *l = b.data; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+			n += !strncmp(l, "---\n", 4);
+	kvb_buf_release(&b);
+	return n;
+}
+
+/*
+ * util on a board whose `sleep` has no fractions: tests/sim/sleep_nofrac.sh first in PATH as
+ * `sleep` (and `usleep`), behaving as AOSP toolbox's or busybox's without FEATURE_FLOAT_SLEEP.
+ */
+static void util_on_old_sleep(const char *mode, struct kvb_metrics *m, int *snapshots)
+{
+	const char *env_path = getenv("PATH");
+	char bin[600], *old_path = kvb_xstrdup(env_path ? env_path : "/usr/bin:/bin"), *path, rel[600], script[PATH_MAX];
+	struct kvb_error err;
+	int64_t win;
+	const char *src = getenv("KVB_SOURCE_DIR");
+	snprintf(bin, sizeof(bin), "%s", path_in(mode));
+	snprintf(rel, sizeof(rel), "%s/tests/sim/sleep_nofrac.sh", src ? src : ".");
+	if (!realpath(rel, script))
+		fprintf(stderr, "no %s\n", rel);
+	kvb_mkdir_p(bin, 0755);
+	symlink(script, path_in("toolbox/sleep"));
+	symlink(script, path_in("busybox/sleep"));
+	symlink(script, path_in("busybox/usleep"));
+	path = kvb_xasprintf("%s:%s", bin, old_path);
+	setenv("PATH", path, 1);
+	setenv("KVB_FAKE_SLEEP", mode, 1);
+	unlink(path_in("remote/util-stat.txt"));
+	CHECK(run_backend_window_ok(run_window("util", "{\"type\": \"util\", \"interval_ms\": 100}", 1500, m, &err, &win),
+				    &err));
+	setenv("PATH", old_path, 1);
+	unsetenv("KVB_FAKE_SLEEP");
+	*snapshots = loop_snapshots(path_in("remote/util-stat.txt"));
+	free(path);
+	free(old_path);
+}
+
+static void test_util__a_sleep_without_fractions_is_not_a_busy_loop(void)
+{
+	struct kvb_metrics m;
+	const struct kvb_witness *w;
+	int n;
+	setup_once();
+	/* toolbox: "sleep 0.100" is sleep(0), exit 0; no usleep: whole seconds, said by a changed witness */
+	kvb_metrics_init(&m);
+	util_on_old_sleep("toolbox", &m, &n);
+	CHECK(n >= 1 && n <= 4); /* the old loop read /proc/stat hundreds of times in 1.5 s */
+	w = witness(&m, "util /proc/stat sampler");
+	CHECK(w && w->verdict == KVB_WIT_CHANGED);
+	if (w) {
+		CHECK_CONTAINS(w->observed, "sleep 1 (neither sleep 0.2 nor usleep 200000 slept 0.2 s");
+		CHECK_CONTAINS(w->detail, "this board's sleep has no fractions");
+		CHECK_CONTAINS(w->detail, "sampled every 1 s instead of every 100 ms");
+	}
+	CHECK(!isnan(metric(&m, "util_mean", "cpu", "0"))); /* start and stop snapshots still give util */
+	kvb_metrics_release(&m);
+
+	/* busybox without FEATURE_FLOAT_SLEEP: "invalid number", exit 1; its usleep keeps the interval */
+	kvb_metrics_init(&m);
+	util_on_old_sleep("busybox", &m, &n);
+	CHECK(n >= 3 && n <= 20);
+	w = witness(&m, "util /proc/stat sampler");
+	CHECK(w && w->verdict == KVB_WIT_OK);
+	if (w)
+		CHECK_CONTAINS(w->observed, "(usleep 100000)");
+	kvb_metrics_release(&m);
+
+	/* this host's sleep has fractions: the plain loop, its interval witnessed */
+	kvb_metrics_init(&m);
+	{
+		struct kvb_error err;
+		int64_t win;
+		unlink(path_in("remote/util-stat.txt"));
+		CHECK(run_backend_window_ok(
+			run_window("util", "{\"type\": \"util\", \"interval_ms\": 100}", 1500, &m, &err, &win), &err));
+	}
+	w = witness(&m, "util /proc/stat sampler");
+	CHECK(w && w->verdict == KVB_WIT_OK);
+	if (w)
+		CHECK_CONTAINS(w->observed, "(sleep 0.100)");
+	kvb_metrics_release(&m);
+}
+
 static void test_dmesg__new_lines_kept_and_warnings_counted(void)
 {
 	const struct kvb_instrument_ops *ops = kvb_instrument_find("dmesg");
@@ -981,6 +1072,7 @@ static void test_session__window_is_the_workload_time(void)
 	T(test_cpufreq__mean_frequency_and_residency_per_cluster)                                                      \
 	T(test_model__estimate_from_busy_time_and_energy_model)                                                        \
 	T(test_util__busy_cpu_shows_high_utilisation)                                                                  \
+	T(test_util__a_sleep_without_fractions_is_not_a_busy_loop)                                                     \
 	T(test_dmesg__new_lines_kept_and_warnings_counted)                                                             \
 	T(test_ftrace__records_or_says_why_not)                                                                        \
 	T(test_session__failing_instrument_keeps_workload_metrics)                                                     \
