@@ -92,7 +92,7 @@ static int cpu_util_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	struct priv *p = c->priv;
 	int rc = kvb_target_read_rooted(c->target, kvb_get_str(c->conf, "root", ""), "/proc/stat", &p->last, err);
 	struct kvb_error e2;
-	if (kvb_target_bg_stop(c->target, p->pid, "TERM", 2000, &e2) && !rc) {
+	if (kvb_target_bg_stop(c->target, p->pid, "TERM", 2000, NULL, &e2) && !rc) {
 		rc = e2.code;
 		*err = e2;
 	}

@@ -123,8 +123,12 @@ static int ftrace_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 static int ftrace_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
-	int rc = kvb_target_bg_stop(c->target, p->pid, "INT", 60000, err);
+	int killed = 0, rc = kvb_target_bg_stop(c->target, p->pid, "INT", 60000, &killed, err);
 	p->pid = 0;
+	if (!rc && killed)
+		kvb_witness_add(&c->out->witnesses, "trace", c->name, "trace-cmd exits on SIGINT after writing its trace",
+				"still running after 60 s: killed (SIGKILL)", KVB_WIT_CHANGED,
+				"trace-cmd did not finish writing within 60 s of SIGINT and was killed: the trace may end early");
 	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
 }
 

@@ -266,25 +266,36 @@ int kvb_target_bg_start(struct kvb_target *t, const char *const *argv, const cha
 	return rc;
 }
 
-int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, struct kvb_error *err)
+int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, int *killed,
+		       struct kvb_error *err)
 {
-	/* A zombie (no reaper in some containers) counts as gone: its /proc stat state is Z. */
+	/* A zombie (no reaper in some containers) counts as gone: its /proc stat state is Z. The
+	 * wait is measured on /proc/uptime (centiseconds), not counted in sleeps: on a board whose
+	 * `sleep 0.05` returns at once (Android <= 5 toolbox) a count of sleeps ran out in a few ms
+	 * and SIGKILLed a trace-cmd still writing its trace. */
 	static const char script[] =
-		"kill -s \"$1\" \"$2\" 2>/dev/null; n=0; "
+		"cs() { read u x </proc/uptime; f=${u#*.}; echo $(( ${u%.*} * 100 + 1$f - 100 )); }; "
+		"kill -s \"$1\" \"$2\" 2>/dev/null; end=$(( $(cs) + $3 )); "
 		"while kill -0 \"$2\" 2>/dev/null; do "
 		"case \"$(cat /proc/$2/stat 2>/dev/null)\" in *') Z '*) break;; esac; "
-		"n=$((n+1)); if [ $n -gt \"$3\" ]; then kill -9 \"$2\" 2>/dev/null; echo killed; break; fi; "
+		"if [ \"$(cs)\" -ge $end ]; then kill -9 \"$2\" 2>/dev/null; echo killed; break; fi; "
 		"sleep 0.05; done";
 	char p[32], n[32];
 	const char *argv[] = { "sh", "-c", script, "sh", sig, p, n, NULL };
 	struct kvb_exec_result r;
 	int rc;
+	if (killed)
+		*killed = 0;
 	snprintf(p, sizeof(p), "%ld", pid);
-	snprintf(n, sizeof(n), "%u", wait_ms / 50);
+	snprintf(n, sizeof(n), "%u", (wait_ms + 9) / 10);
 	kvb_exec_result_init(&r);
 	rc = kvb_target_exec(t, argv, (uint64_t)wait_ms + 30000, &r, err);
-	if (!rc && strstr(r.out.data, "killed"))
-		kvb_warn("pid %ld did not stop on SIG%s within %u ms; killed", pid, sig, wait_ms);
+	if (!rc && strstr(r.out.data, "killed")) {
+		if (killed)
+			*killed = 1;
+		else
+			kvb_warn("pid %ld did not stop on SIG%s within %u ms; killed", pid, sig, wait_ms);
+	}
 	kvb_exec_result_release(&r);
 	return rc;
 }
@@ -293,7 +304,7 @@ void kvb_target_bg_kill(struct kvb_target *t, long *pid)
 {
 	struct kvb_error ignore;
 	if (*pid > 0)
-		kvb_target_bg_stop(t, *pid, "KILL", 0, &ignore);
+		kvb_target_bg_stop(t, *pid, "KILL", 0, NULL, &ignore);
 	*pid = 0;
 }
 

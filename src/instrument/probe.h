@@ -146,8 +146,12 @@ void kvb_probe_cmd_stderr_line(const struct kvb_probe_cmd *c, char *line, size_t
  */
 int kvb_target_bg_start(struct kvb_target *t, const char *const *argv, const char *out, const char *errf, long *pid,
 			struct kvb_error *err);
-/* Sends signal name sig ("TERM", "INT") to pid and waits up to wait_ms for it to exit (then KILL). */
-int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, struct kvb_error *err);
+/*
+ * Sends signal name sig ("TERM", "INT") to pid and waits up to wait_ms (timed on the target's
+ * /proc/uptime) for it to exit, then KILL: *killed = 1 then (killed NULL: a warning instead).
+ */
+int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, int *killed,
+		       struct kvb_error *err);
 /* Cleanup path: SIGKILLs *pid when it is > 0 (no wait, errors ignored) and sets *pid to 0. */
 void kvb_target_bg_kill(struct kvb_target *t, long *pid);
 
