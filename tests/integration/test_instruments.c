@@ -15,6 +15,8 @@
 
 #include "test.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -115,6 +117,15 @@ static int run_backend(const char *name, const char *conf_json, const char *done
 		ops->teardown(&c);
 	cJSON_Delete(conf);
 	return rc;
+}
+
+/* Value of metric name (any classifiers), or NAN. */
+static double metric_plain(const struct kvb_metrics *m, const char *name)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->v[i].name, name))
+			return m->v[i].value;
+	return NAN;
 }
 
 /* Value of metric name with classifier key=value, or NAN. */
@@ -962,6 +973,233 @@ static void test_dmesg__new_lines_kept_and_warnings_counted(void)
 	cJSON_Delete(cj);
 }
 
+/* Writes one record into the real /dev/kmsg (its own open: the kernel rate-limits per open file). */
+static void kmsg_write(const char *msg)
+{
+	int fd = open("/dev/kmsg", O_WRONLY);
+	char *line = kvb_xasprintf("%s\n", msg); /* without it the record stays open, unseen by readers */
+	if (fd < 0 || write(fd, line, strlen(line)) < 0)
+		perror("/dev/kmsg");
+	free(line);
+	if (fd >= 0)
+		close(fd);
+}
+
+static int wait_for_text(const char *file, const char *needle);
+
+/*
+ * 200 records of 900 bytes: 180 KB, more than this kernel's 128 KiB ring (CONFIG_LOG_BUF_SHIFT=17).
+ * With reader_file, every 50 records (45 KB) wait until the reader has read the last one: a log
+ * that grows no faster than a reader can follow (a gate, so a loaded host cannot make it lose).
+ */
+static void kmsg_flood(const char *tag, const char *reader_file)
+{
+	char line[1000];
+	for (int i = 0; i < 200; i++) {
+		int n = snprintf(line, sizeof(line), "kvbench test filler %s %03d ", tag, i);
+		memset(line + n, 'f', 900 - (size_t)n);
+		line[900] = '\0';
+		kmsg_write(line);
+		if (reader_file && i % 50 == 49) {
+			line[n] = '\0';
+			CHECK(wait_for_text(reader_file, line));
+		}
+	}
+}
+
+/* The pids of the processes named comm whose stdout is path (the /dev/kmsg reader's cat). */
+static int procs_writing(const char *comm, const char *path, pid_t *out, int max)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d)) && n < max) {
+		char p[300], link[PATH_MAX], name[64] = "";
+		ssize_t k;
+		FILE *f;
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "/proc/%s/fd/1", e->d_name);
+		k = readlink(p, link, sizeof(link) - 1);
+		if (k <= 0)
+			continue;
+		link[k] = '\0';
+		snprintf(p, sizeof(p), "/proc/%s/comm", e->d_name);
+		if ((f = fopen(p, "r"))) {
+			if (fgets(name, sizeof(name), f))
+				name[strcspn(name, "\n")] = '\0';
+			fclose(f);
+		}
+		if (!strcmp(link, path) && !strcmp(name, comm))
+			out[n++] = (pid_t)atol(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Waits (up to 20 s) until file holds needle: the reader has read the start marker. */
+static int wait_for_text(const char *file, const char *needle)
+{
+	for (int i = 0; i < 2000; i++) {
+		struct kvb_buf b = KVB_BUF_INIT;
+		int hit = !kvb_buf_read_file(&b, file) && b.data && strstr(b.data, needle);
+		kvb_buf_release(&b);
+		if (hit)
+			return 1;
+		kvb_sleep_ms(10);
+	}
+	return 0;
+}
+
+/*
+ * A job on this machine's real /dev/kmsg (root): a warning, a flood that wraps the 128 KiB ring,
+ * a second warning. stop_reader: the reader is SIGSTOPped through the flood (overtaken by the ring).
+ */
+static void kmsg_job(int stop_reader, struct kvb_metrics *m, struct kvb_error *err, int *rc)
+{
+	const struct kvb_instrument_ops *ops = kvb_instrument_find("dmesg");
+	cJSON *cj = cJSON_Parse("{\"type\": \"dmesg\"}");
+	struct kvb_instr_ctx c = { .name = "dmesg", .conf = cj, .target = &target, .plat = &plat,
+				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = m };
+	char tag[64], w[256], remote[600];
+	pid_t pids[8];
+	int np = 0;
+	snprintf(tag, sizeof(tag), "%ld-%lld", (long)getpid(), (long long)kvb_wall_ns());
+	snprintf(remote, sizeof(remote), "%s", path_in("remote/dmesg-kmsg.txt"));
+	unlink(remote);
+	*rc = ops->setup(&c, err);
+	if (!*rc)
+		*rc = ops->start(&c, err);
+	if (!*rc && stop_reader) {
+		CHECK(wait_for_text(remote, "kvbench: dmesg start "));
+		np = procs_writing("cat", remote, pids, 8);
+		CHECK(np == 1);
+		for (int i = 0; i < np; i++)
+			kill(pids[i], SIGSTOP);
+	}
+	snprintf(w, sizeof(w), "WARNING: CPU: 0 PID: 1 at kvbench test %s (before the flood)", tag);
+	kmsg_write(w);
+	kmsg_flood(tag, stop_reader ? NULL : remote);
+	for (int i = 0; i < np; i++)
+		kill(pids[i], SIGCONT);
+	snprintf(w, sizeof(w), "BUG: kvbench test %s (after the flood)", tag);
+	kmsg_write(w);
+	if (!*rc)
+		*rc = ops->stop(&c, err);
+	if (!*rc)
+		*rc = ops->collect(&c, err);
+	ops->teardown(&c);
+	cJSON_Delete(cj);
+}
+
+static void test_dmesg__real_kmsg_keeps_every_line_through_a_wrap(void)
+{
+	/* WA3 #1114: the ring wraps during the job; dmesg at the stop no longer has the first warning */
+	struct kvb_metrics m;
+	struct kvb_error err;
+	const struct kvb_witness *w;
+	struct kvb_buf log = KVB_BUF_INIT;
+	int rc;
+	setup_once();
+	if (access("/dev/kmsg", R_OK | W_OK)) {
+		fprintf(stderr, "skipped: /dev/kmsg not readable and writable here\n");
+		return;
+	}
+	kvb_metrics_init(&m);
+	kmsg_job(0, &m, &err, &rc);
+	CHECK(rc == KVB_OK);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK_NEAR(metric_plain(&m, "dmesg_warnings"), 2, 0);
+	w = witness(&m, "dmesg /dev/kmsg");
+	CHECK(w && w->verdict == KVB_WIT_OK);
+	if (w)
+		CHECK_CONTAINS(w->observed, "records read, 0 lost, 2 warnings");
+	CHECK(m.nart == 1);
+	if (m.nart == 1) {
+		kvb_buf_read_file(&log, m.art[0].path);
+		CHECK_CONTAINS(log.data, "(before the flood)");
+		CHECK_CONTAINS(log.data, "(after the flood)");
+		CHECK(!strstr(log.data ? log.data : "", "kvbench: dmesg st")); /* the markers are not the job's */
+	}
+	kvb_buf_release(&log);
+	kvb_metrics_release(&m);
+}
+
+static void test_dmesg__a_reader_overtaken_by_the_ring_refuses_the_count(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	const struct kvb_witness *w;
+	int rc;
+	setup_once();
+	if (access("/dev/kmsg", R_OK | W_OK)) {
+		fprintf(stderr, "skipped: /dev/kmsg not readable and writable here\n");
+		return;
+	}
+	kvb_metrics_init(&m);
+	kmsg_job(1, &m, &err, &rc);
+	CHECK(rc == KVB_OK);
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(isnan(metric_plain(&m, "dmesg_warnings"))); /* a count of what was left would look whole */
+	w = witness(&m, "dmesg /dev/kmsg");
+	CHECK(w && w->verdict == KVB_WIT_REFUSED);
+	if (w) {
+		CHECK_CONTAINS(w->detail, "dmesg_warnings not stored ("); /* 1 or 2 seen: SIGSTOP may land after a read */
+		CHECK_CONTAINS(w->detail, "overwritten before they were read");
+	}
+	kvb_metrics_release(&m);
+}
+
+static void test_dmesg__a_log_without_timestamps_whose_last_line_repeats(void)
+{
+	const struct kvb_instrument_ops *ops = kvb_instrument_find("dmesg");
+	char conf[512];
+	struct kvb_metrics m;
+	struct kvb_error err;
+	const struct kvb_witness *w;
+	cJSON *cj;
+	FILE *f;
+	setup_once();
+	/* a kernel without printk time; the last line at the start comes again after a warning */
+	write_file(path_in("kmsg-notime"), "Booting\neth0: link up\n");
+	snprintf(conf, sizeof(conf), "{\"type\": \"dmesg\", \"command\": [\"cat\", \"%s\"]}", path_in("kmsg-notime"));
+	cj = cJSON_Parse(conf);
+	struct kvb_instr_ctx c = { .name = "dmesg", .conf = cj, .target = &target, .plat = &plat,
+				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = &m };
+	kvb_metrics_init(&m);
+	CHECK(ops->setup(&c, &err) == KVB_OK);
+	CHECK(ops->start(&c, &err) == KVB_OK);
+	f = fopen(path_in("kmsg-notime"), "a");
+	fputs("WARNING: CPU: 1 PID: 42 at kernel/sched/core.c:100\neth0: link up\n", f);
+	fclose(f);
+	CHECK(ops->stop(&c, &err) == KVB_OK);
+	CHECK(ops->collect(&c, &err) == KVB_OK);
+	ops->teardown(&c);
+	CHECK_NEAR(metric_plain(&m, "dmesg_warnings"), 1, 0); /* 0 before: the last "eth0: link up" was the join */
+	kvb_metrics_release(&m);
+
+	/* the log wrapped past everything the start had: refused, not a count of the rest */
+	kvb_metrics_init(&m);
+	write_file(path_in("kmsg-notime"), "Booting\neth0: link up\n");
+	c.out = &m;
+	CHECK(ops->setup(&c, &err) == KVB_OK);
+	CHECK(ops->start(&c, &err) == KVB_OK);
+	write_file(path_in("kmsg-notime"), "BUG: late\nnew 2\n");
+	CHECK(ops->stop(&c, &err) == KVB_OK);
+	CHECK(ops->collect(&c, &err) == KVB_OK);
+	ops->teardown(&c);
+	CHECK(isnan(metric_plain(&m, "dmesg_warnings")));
+	w = witness(&m, "dmesg dmesg");
+	CHECK(w && w->verdict == KVB_WIT_REFUSED);
+	if (w)
+		CHECK_CONTAINS(w->detail, "the ring buffer wrapped past the start (or was cleared)");
+	kvb_metrics_release(&m);
+	cJSON_Delete(cj);
+}
+
 static void test_ftrace__records_or_says_why_not(void)
 {
 	struct kvb_metrics m;
@@ -1075,6 +1313,9 @@ static void test_session__window_is_the_workload_time(void)
 	T(test_util__busy_cpu_shows_high_utilisation)                                                                  \
 	T(test_util__a_sleep_without_fractions_is_not_a_busy_loop)                                                     \
 	T(test_dmesg__new_lines_kept_and_warnings_counted)                                                             \
+	T(test_dmesg__real_kmsg_keeps_every_line_through_a_wrap)                                                       \
+	T(test_dmesg__a_reader_overtaken_by_the_ring_refuses_the_count)                                                \
+	T(test_dmesg__a_log_without_timestamps_whose_last_line_repeats)                                                \
 	T(test_ftrace__records_or_says_why_not)                                                                        \
 	T(test_session__failing_instrument_keeps_workload_metrics)                                                     \
 	T(test_session__window_is_the_workload_time)
