@@ -273,6 +273,15 @@ void kvb_clusters_release(struct kvb_cluster_set *cs);
  */
 enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len);
 
+/*
+ * Events trace-cmd record says it lost when it stopped (its stdout), summed over CPUs; summary
+ * gets "CPU 0: 750319, CPU 2: 12". Formats (trace-cmd tracecmd/trace-record.c): since 2.6 (2015)
+ * "CPU N: X events lost[ Y events lost due to commit overrun]" ("bytes lost" for a few weeks);
+ * before, "Kernel buffer statistics" with each CPU's stats ("CPU: N", "overrun: X",
+ * "commit overrun: Y", "dropped events: Z").
+ */
+long long kvb_trace_cmd_lost(const char *out, char *summary, size_t n);
+
 /* How the util sampler kept its interval, from its output ("# sampler HOW", "uptime S" lines). */
 struct kvb_util_pace {
 	char how[160];       /* "sleep 0.100", "usleep 100000", "sleep 1 (... no fractional sleep)", or "" */

@@ -1219,6 +1219,54 @@ static void test_ftrace__records_or_says_why_not(void)
 	kvb_metrics_release(&m);
 }
 
+/*
+ * ftrace through tests/sim/trace_cmd_sim (trace-cmd record at its boundary; this machine cannot
+ * write tracefs): what trace-cmd says it lost is a witness, and on a board whose `sleep` has no
+ * fractions (sleep_nofrac.sh first in PATH) a trace-cmd that takes 0.5 s to start still starts.
+ */
+static void test_ftrace__lost_events_and_a_slow_start_on_a_toolbox_board(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	const struct kvb_witness *w;
+	char conf[1024], tsim[600], rel[600], script[PATH_MAX];
+	const char *src = getenv("KVB_SOURCE_DIR"), *env_path = getenv("PATH");
+	char *old_path = kvb_xstrdup(env_path ? env_path : "/usr/bin:/bin"), *path;
+	int rc;
+	setup_once();
+	snprintf(tsim, sizeof(tsim), "%s/tests/sim/trace_cmd_sim", getenv("KVB_BUILD_DIR") ? getenv("KVB_BUILD_DIR") : "build");
+	snprintf(rel, sizeof(rel), "%s/tests/sim/sleep_nofrac.sh", src ? src : ".");
+	if (!realpath(rel, script))
+		fprintf(stderr, "no %s\n", rel);
+	kvb_mkdir_p(path_in("toolbox"), 0755);
+	symlink(script, path_in("toolbox/sleep"));
+	path = kvb_xasprintf("%s:%s", path_in("toolbox"), old_path);
+	setenv("PATH", path, 1);
+	setenv("KVB_FAKE_SLEEP", "toolbox", 1);
+	setenv("KVB_TRACE_START_MS", "500", 1);
+	setenv("KVB_TRACE_LOST", "0:750319,1:0,2:12", 1);
+	kvb_metrics_init(&m);
+	snprintf(conf, sizeof(conf), "{\"type\": \"ftrace\", \"trace_cmd\": \"%s\", \"ready_timeout_ms\": 20000}", tsim);
+	rc = run_backend("ftrace", conf, NULL, 0, 0, &m, &err);
+	setenv("PATH", old_path, 1);
+	unsetenv("KVB_FAKE_SLEEP");
+	unsetenv("KVB_TRACE_START_MS");
+	unsetenv("KVB_TRACE_LOST");
+	CHECK(rc == KVB_OK); /* before: "trace-cmd did not start recording in time" after a few ms of sleep 0 */
+	if (rc)
+		fprintf(stderr, "%s\n", err.msg);
+	CHECK(m.nart == 1);
+	w = witness(&m, "ftrace trace buffer");
+	CHECK(w && w->verdict == KVB_WIT_CHANGED);
+	if (w) {
+		CHECK_STR(w->observed, "750331 events lost (CPU 0: 750319, CPU 2: 12)");
+		CHECK_CONTAINS(w->detail, "raise buffer_kb");
+	}
+	kvb_metrics_release(&m);
+	free(path);
+	free(old_path);
+}
+
 static void test_session__failing_instrument_keeps_workload_metrics(void)
 {
 	struct kvb_instr_set set;
@@ -1317,6 +1365,7 @@ static void test_session__window_is_the_workload_time(void)
 	T(test_dmesg__a_reader_overtaken_by_the_ring_refuses_the_count)                                                \
 	T(test_dmesg__a_log_without_timestamps_whose_last_line_repeats)                                                \
 	T(test_ftrace__records_or_says_why_not)                                                                        \
+	T(test_ftrace__lost_events_and_a_slow_start_on_a_toolbox_board)                                                \
 	T(test_session__failing_instrument_keeps_workload_metrics)                                                     \
 	T(test_session__window_is_the_workload_time)
 #include "test_main.h"

@@ -20,7 +20,7 @@ target_link_libraries(test_ssh PRIVATE kvb_sshd_fixture)
 
 # Energy and platform instruments: probe_sim (built by tests/sim) plays the meters, the local target runs them.
 kvb_test(test_instruments ${CMAKE_CURRENT_LIST_DIR}/test_instruments.c integration 120)
-add_dependencies(test_instruments probe_sim)
+add_dependencies(test_instruments probe_sim trace_cmd_sim)
 target_link_libraries(test_instruments PRIVATE pthread)
 kvb_script_test(it_energy integration/energy.sh integration 300)
 kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
