@@ -660,6 +660,30 @@ static void test_juno_hwmon__energy_is_counter_delta(void)
 	CHECK_CONTAINS(err.msg, "counter 'hwmon0/energy1' (A57) went backwards (3500000 -> 10 uJ)");
 	ops->teardown(&c);
 	kvb_metrics_release(&m);
+	/* A counter that did not move while the job ran (firmware updating it less often than the job
+	 * lasted): refused, and so is the sum naming it; never 0 J. The others stand. */
+	kvb_metrics_init(&m);
+	set_counters("1000000\n", "5000\n", "123456789\n");
+	CHECK(ops->setup(&c, &err) == KVB_OK);
+	CHECK(ops->start(&c, &err) == KVB_OK);
+	set_counters("3500000\n", "5000\n", "124456789\n");
+	CHECK(ops->stop(&c, &err) == KVB_OK);
+	CHECK(ops->collect(&c, &err) == KVB_OK);
+	ops->teardown(&c);
+	CHECK(isnan(metric(&m, "energy", "chan_name", "little")));
+	CHECK(isnan(metric(&m, "energy", "chan_name", "total")));
+	CHECK_NEAR(metric(&m, "energy", "chan_name", "big"), 2.5, 1e-12);
+	{
+		const struct kvb_witness *w = witness(&m, "juno channel little");
+		CHECK(w && w->verdict == KVB_WIT_REFUSED);
+		if (w)
+			CHECK_CONTAINS(w->detail, "the counter did not move in ");
+		w = witness(&m, "juno sum total");
+		CHECK(w && w->verdict == KVB_WIT_REFUSED);
+		w = witness(&m, "juno channel big");
+		CHECK(w && w->verdict == KVB_WIT_OK);
+	}
+	kvb_metrics_release(&m);
 	cJSON_Delete(cj);
 }
 
