@@ -30,7 +30,8 @@
  * ignored. --t0-ns now stamps CSV rows with absolute CLOCK_REALTIME ns from the start.
  * --buffer-s S writes the samples in blocks of S seconds, as a tool that fills a buffer
  * before writing (0: every 10 ms). --stop-on says which signals the meter handles: on
- * those it writes every sample due so far and exits 0; any other of SIGINT/SIGTERM kills
+ * those it writes every sample due so far, says "probe_sim: stopped by SIGINT after N samples"
+ * on stderr and exits 0; any other of SIGINT/SIGTERM kills
  * it with the default action, so the block it holds is lost. caiman (the Arm Energy
  * Probe's host tool) installs a handler for SIGINT only (caiman/main.cpp; devlib #47/#48):
  * `--stop-on int`. `none` ignores both (a meter that hangs: only SIGKILL ends it).
@@ -66,8 +67,7 @@ static double mean_power(double a, double b)
 static volatile sig_atomic_t stop_flag;
 static void on_term(int s)
 {
-	(void)s;
-	stop_flag = 1;
+	stop_flag = s;
 }
 
 static int64_t clock_ns(clockid_t id)
@@ -81,6 +81,7 @@ static int64_t clock_ns(clockid_t id)
 static const char *fmt, *bad = "";
 static double rate;
 static long long t0_ns, bad_row = -1;
+static int t0_now; /* --t0-ns now: stamped from when recording starts */
 static int cols, header_lines;
 
 /* Fast fixed-point output: the bench writes 36 M rows. */
@@ -195,6 +196,8 @@ static void put_row(FILE *f, long long i)
 static int record(FILE *f, double buffer_s)
 {
 	int64_t start = clock_ns(CLOCK_MONOTONIC);
+	if (t0_now) /* the same instant on both clocks: sample i is at t0 + i / rate, when it was due */
+		t0_ns = clock_ns(CLOCK_REALTIME);
 	long long i = 0, block = buffer_s > 0 ? llround(buffer_s * rate) : 0;
 	for (;;) {
 		int stopping = stop_flag;
@@ -206,8 +209,12 @@ static int record(FILE *f, double buffer_s)
 		}
 		if ((!block || stopping) && fflush(f))
 			return perror("probe_sim: write"), 1;
-		if (stopping)
+		if (stopping) {
+			/* said on stderr (the meter's .stderr file): tests see which signal stopped it cleanly */
+			fprintf(stderr, "probe_sim: stopped by %s after %lld samples\n", stopping == SIGINT ? "SIGINT" : "SIGTERM",
+				i);
 			return f != stdout && fclose(f) ? 1 : 0;
+		}
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 		nanosleep(&ts, NULL); /* a signal cuts it short */
 	}
@@ -243,7 +250,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--channels") && v) {
 			nch = atoi(v), i++;
 		} else if (!strcmp(a, "--t0-ns") && v) {
-			t0_ns = !strcmp(v, "now") ? clock_ns(CLOCK_REALTIME) : atoll(v), i++;
+			t0_now = !strcmp(v, "now");
+			t0_ns = t0_now ? clock_ns(CLOCK_REALTIME) : atoll(v), i++;
 		} else if (!strcmp(a, "--realtime")) {
 			realtime = 1;
 		} else if (!strcmp(a, "--buffer-s") && v) {
