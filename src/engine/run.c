@@ -221,6 +221,14 @@ static void restore_leftover_knobs(struct engine *e)
 	kvb_strv_release(&vals);
 }
 
+/* The workload's preparation (rt-app's calibration) before any instrument starts: no job's window holds it. */
+static int prepare_workload(const struct kvb_plan_job *j, struct kvb_job_ctx *ctx, struct kvb_error *err)
+{
+	if (!j->spec->ops->prepare)
+		return KVB_OK;
+	return j->spec->ops->prepare(ctx, err) ? kvb_error_prefix(err, "preparing %s", j->spec->workload) : KVB_OK;
+}
+
 /* One attempt of a job. Metrics go to m; returns KVB_OK or the failure. */
 static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
 		       struct kvb_error *err)
@@ -279,7 +287,8 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		ctx.wrap = ks.wrap.n ? kvb_strv_argv(&ks.wrap) : NULL;
 		ctx.timeout_ms = (uint64_t)j->spec->timeout_s * 1000;
 		ctx.out = m;
-		{
+		rc = prepare_workload(j, &ctx, err);
+		if (!rc) {
 			struct kvb_instr_job ij;
 			kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, adir, rdir, m);
 			rc = j->spec->ops->run(&ctx, err);
@@ -1032,6 +1041,91 @@ static int make_artifact_dir(struct engine *e, struct kvb_error *err)
 	return rc;
 }
 
+/* Whether plan job k is an ok job of variant v, round r, run by workload ops. */
+static int ok_job_of(const struct engine *e, size_t k, size_t v, int r, const struct kvb_workload_ops *ops)
+{
+	const struct kvb_plan_job *j = &e->plan.jobs[k];
+	return j->variant == v && j->round == r && j->spec->ops == ops && !strcmp(e->rows[k].status, "ok");
+}
+
+/*
+ * One workload's recheck at the end of (variant v, round r), with the params of its job i: each
+ * witness is stored with the variant and round; one that is not ok is a warning and an event of
+ * each of the round's ok jobs of that workload, so diff footnotes their cells (DESIGN.md §14).
+ */
+static void recheck_workload(struct engine *e, size_t v, int r, size_t i)
+{
+	const struct kvb_plan_job *j = &e->plan.jobs[i];
+	const struct kvb_workload_ops *ops = j->spec->ops;
+	char *safe = kvb_path_component(e->a->variants[v].name);
+	char *adir = kvb_xasprintf("%s/recheck-%s-%zu-r%d-%s", e->artdir, safe, v, r, ops->name);
+	char *rdir = kvb_xasprintf("%s/run-%lld-%ld/recheck", e->plat->workdir, (long long)e->run_id, (long)getpid());
+	const char *mk[] = { "mkdir", "-p", rdir, NULL }, *rm[] = { "rm", "-rf", rdir, NULL };
+	struct kvb_witnesses w;
+	struct kvb_metrics m;
+	struct kvb_exec_result r0;
+	struct kvb_error err;
+	struct kvb_job_ctx ctx;
+	kvb_witnesses_init(&w);
+	kvb_metrics_init(&m);
+	kvb_exec_result_init(&r0);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.target = &e->target;
+	ctx.params = j->spec->params;
+	ctx.artifact_dir = adir;
+	ctx.remote_dir = rdir;
+	ctx.timeout_ms = (uint64_t)j->spec->timeout_s * 1000;
+	ctx.out = &m;
+	kvb_error_clear(&err);
+	if (kvb_mkdir_nofollow(adir, 0755))
+		kvb_error_set(&err, KVB_ESTORE, "cannot create artifact directory %s: %s", adir, strerror(errno));
+	if (err.msg[0] || kvb_target_run_ok(&e->target, mk, 30000, &r0, &err) || ops->recheck(&ctx, &w, &err))
+		kvb_warn("variant %s round %d: %s could not check what it measured for the run: %s",
+			 e->a->variants[v].name, r, ops->name, err.msg);
+	for (size_t k = 0; k < m.nnotes; k++)
+		kvb_warn("variant %s round %d: %s", e->a->variants[v].name, r, m.notes[k]);
+	for (size_t n = 0; n < w.n; n++) {
+		char *d, *msg;
+		if (kvb_store_witness_add(e->st, e->run_id, e->variant_ids[v], r, &w.v[n], &err))
+			kvb_err("%s", err.msg);
+		if (w.v[n].verdict == KVB_WIT_OK)
+			continue;
+		d = kvb_witness_describe(&w.v[n]);
+		msg = kvb_xasprintf("variant %s round %d: %s %s", e->a->variants[v].name, r,
+				    kvb_witness_verdict_name(w.v[n].verdict), d);
+		kvb_warn("%s", msg);
+		for (size_t k = 0; k < e->plan.n; k++)
+			if (ok_job_of(e, k, v, r, ops))
+				kvb_store_event_job(e->st, e->run_id, e->rows[k].id, "warning", msg);
+		free(msg);
+		free(d);
+	}
+	{
+		struct kvb_error ignore;
+		kvb_target_exec(&e->target, rm, 30000, &r0, &ignore);
+	}
+	kvb_exec_result_release(&r0);
+	kvb_metrics_release(&m);
+	kvb_witnesses_release(&w);
+	free(safe);
+	free(adir);
+	free(rdir);
+}
+
+/* The end of (variant v, round r): each workload with a recheck that ran ok in it rechecks once. */
+static void recheck_round(struct engine *e, size_t v, int r)
+{
+	for (size_t i = 0; i < e->plan.n; i++) {
+		int first = 1;
+		if (!e->plan.jobs[i].spec->ops->recheck || !ok_job_of(e, i, v, r, e->plan.jobs[i].spec->ops))
+			continue;
+		for (size_t k = 0; k < i && first; k++)
+			first = !ok_job_of(e, k, v, r, e->plan.jobs[i].spec->ops);
+		if (first)
+			recheck_workload(e, v, r, i);
+	}
+}
+
 /* Variant v's jobs of round r on the one board: bring it up, then each job not done yet. */
 static void run_variant_round(struct engine *e, size_t v, int r, struct run_outcome *out, struct kvb_error *err)
 {
@@ -1071,6 +1165,8 @@ static void run_variant_round(struct engine *e, size_t v, int r, struct run_outc
 	}
 	if (g_signals)
 		out->interrupted = 1;
+	else if (!out->store_failed && !e->variant_failed[v])
+		recheck_round(e, v, r);
 }
 
 /* One board: round by round, variant by variant, until done, interrupted, failed to store or decided. */

@@ -12,6 +12,8 @@
  */
 #include "instrument/instrument.h"
 #include "instrument/probe.h"
+
+#include <signal.h>
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -24,12 +26,13 @@ static const struct kvb_keydef keys[] = {
 	{ "time", KVB_T_STR, "relative", "auto|relative|absolute", 0, "how to read the timestamp column" },
 	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}: e.g. total_power" },
 	KVB_METER_READY_KEY,
+	KVB_METER_STOP_KEYS("TERM"),
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
 static int acme_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_ACME);
+	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_ACME, SIGTERM);
 	const cJSON *chans = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
 	const char *host = kvb_get_str(c->conf, "host", NULL);
 	const char *prog = kvb_get_str(c->conf, "iio_capture", "iio-capture");

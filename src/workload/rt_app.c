@@ -52,6 +52,8 @@ static const struct kvb_keydef rtapp_params[] = {
 	  "run length in s (global.duration); with config, replaces it only when given" },
 	{ "calibration", KVB_T_SCALAR, "CPU0", NULL, 0,
 	  "ns per busy loop (pLoad; a number keeps the work fixed across kernels) or \"CPUn\" to measure on CPU n" },
+	{ "pload_drift_pct", KVB_T_NUM, "10", NULL, KVB_KEY_POSITIVE,
+	  "pLoad measured again at the end of each round: a change of more than this % from the run's is an event" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -508,6 +510,32 @@ static int save_output(struct kvb_job_ctx *ctx, const char *const *argv, const s
 	return rc;
 }
 
+/* "CPUn" when the config has rt-app measure pLoad (no calibration in a config file: rt-app's default, CPU0), else NULL. */
+static const char *calib_cpu(const cJSON *cfg)
+{
+	const cJSON *cal = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "global"), "calibration");
+	return !cal ? "CPU0" : cJSON_IsString(cal) && !strncmp(cal->valuestring, "CPU", 3) ? cal->valuestring : NULL;
+}
+
+/* Calibrates (once per run) before the job's instruments start: its time and energy are no job's. */
+static int rtapp_prepare(struct kvb_job_ctx *ctx, struct kvb_error *err)
+{
+	cJSON *cfg = NULL;
+	long duration_s = -1, pload = -1;
+	const char *cpu;
+	int rc = kvb_rtapp_config_build(ctx->params, ctx->remote_dir, RTAPP_BASENAME, &cfg, &duration_s, err);
+	if (!rc && (cpu = calib_cpu(cfg)))
+		rc = kvb_rtapp_pload(ctx, cpu, &pload, err);
+	cJSON_Delete(cfg);
+	return rc;
+}
+
+static int rtapp_recheck(struct kvb_job_ctx *ctx, struct kvb_witnesses *out, struct kvb_error *err)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(ctx->params, "pload_drift_pct");
+	return kvb_rtapp_pload_recheck(ctx, cJSON_IsNumber(d) ? d->valuedouble : 10, out, err);
+}
+
 static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 {
 	cJSON *cfg = NULL;
@@ -542,14 +570,13 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 		}
 	}
 	{
-		/* One pLoad for the whole run (rt_app_calib.c), stored as classifier pload_ns. */
+		/* One pLoad for the whole run (rt_app_calib.c), stored as classifier pload_ns; measured by
+		 * the first job's prepare, before its instruments started. */
 		cJSON *g = cJSON_GetObjectItemCaseSensitive(cfg, "global");
 		const cJSON *cal = cJSON_GetObjectItemCaseSensitive(g, "calibration");
 		long pload = -1;
 		char buf[32];
-		/* no calibration in a config file: rt-app's default, CPU0 */
-		const char *cpu = !cal ? "CPU0" : cJSON_IsString(cal) && !strncmp(cal->valuestring, "CPU", 3) ? cal->valuestring
-														 : NULL;
+		const char *cpu = calib_cpu(cfg);
 		if (cpu) {
 			if ((rc = kvb_rtapp_pload(ctx, cpu, &pload, err)))
 				goto out;
@@ -660,4 +687,6 @@ const struct kvb_workload_ops kvb_workload_rt_app = {
 	.needs = rtapp_needs,
 	.default_timeout_s = 600,
 	.run = rtapp_run,
+	.prepare = rtapp_prepare,
+	.recheck = rtapp_recheck,
 };

@@ -174,6 +174,17 @@ long kvb_rtapp_parse_pload(const char *text);
  */
 struct kvb_job_ctx;
 int kvb_rtapp_pload(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, struct kvb_error *err);
+/*
+ * The end of a (variant, round): rt-app's calibration run again on the CPU the run calibrated on,
+ * compared with the run's pLoad. Appends one `pload` witness to out: ok, or `changed` when it moved
+ * by more than drift_pct % ("pLoad 264 ns at start, 301 ns at end": thermal capping or a frequency
+ * cap while the run calibrated, or now, makes rt-app's run times not those asked; LISA #1620, #1126).
+ * Nothing when the run has not calibrated (a numeric calibration, or a resumed run whose CPU is
+ * not known). Errors as kvb_rtapp_pload.
+ */
+struct kvb_witnesses;
+int kvb_rtapp_pload_recheck(struct kvb_job_ctx *ctx, double drift_pct, struct kvb_witnesses *out,
+			    struct kvb_error *err);
 /* A resumed run keeps the pLoad its earlier jobs ran with (the engine reads it back from the store). */
 void kvb_rtapp_pload_seed(long pload_ns);
 /* Forgets the cached pLoad (tests). */

@@ -21,7 +21,7 @@ target_link_libraries(test_ssh PRIVATE kvb_sshd_fixture)
 
 # Energy and platform instruments: probe_sim (built by tests/sim) plays the meters, the local target runs them.
 kvb_test(test_instruments ${CMAKE_CURRENT_LIST_DIR}/test_instruments.c integration 120)
-add_dependencies(test_instruments probe_sim)
+add_dependencies(test_instruments probe_sim trace_cmd_sim)
 target_link_libraries(test_instruments PRIVATE pthread)
 kvb_script_test(it_energy integration/energy.sh integration 300)
 kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
@@ -102,3 +102,5 @@ set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)
 kvb_script_test(it_status_evidence integration/status_evidence.sh integration 180)
 kvb_script_test(it_signed_stats integration/signed_stats.sh integration 120)
 kvb_script_test(it_outputs_safe integration/outputs_safe.sh integration 120)
+# rt-app's calibration outside the instrument windows, pLoad re-checked each round (issue 25).
+kvb_script_test(it_rtapp_calib integration/rtapp_calib.sh integration 300)
