@@ -3,6 +3,7 @@
  * PROVENANCE) and WA3 spellings of kvbench's own workloads.
  */
 #include "config/agenda.h"
+#include "config/margins.h"
 #include "config/platform.h"
 #include "config/wa3.h"
 #include "engine/preflight.h"
@@ -356,6 +357,14 @@ static void test_wa3__config_and_global_merge_as_wa3_reads_them(void)
 		kvb_agenda_release(&a);
 		kvb_diag_release(&d);
 		free(path);
+	}
+	/* margins merge as maps: global's key first, then config's (config/margins.c) */
+	{
+		cJSON *ag = cJSON_Parse("{\"config\": {\"margins\": {\"time\": 2, \"default\": 1}},"
+					" \"global\": {\"margins\": {\"default\": 3}}}");
+		CHECK_NEAR(kvb_margin_from_agenda(ag, "hackbench", "time"), 0.02, 1e-12);
+		CHECK_NEAR(kvb_margin_from_agenda(ag, "hackbench", "other"), 0.03, 1e-12);
+		cJSON_Delete(ag);
 	}
 	/* the tutorial's global.iterations 5 reaches the jobs: its cyclictest entry sets 10 of its own */
 	CHECK(load_text(&a, &d,
