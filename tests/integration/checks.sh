@@ -24,6 +24,25 @@ check "a meter command name not in PATH is a problem" grep -q "^problem: instrum
 check "a missing cpufreq root is a problem naming the file and the root" grep -q "^problem: instrument 'freq': $T/no-such-root/sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state is not a readable file on the board (its root '$T/no-such-root' is not a directory there)" "$T/o1"
 check "the problems are counted" grep -q "platform.yaml: 3 problems" "$T/o1"
 
+# the field's case (NixOS #56102, munin #1173, OpenWrt packages #19222: kernels without
+# CONFIG_CPU_FREQ_STAT, or intel_pstate, have no cpufreq/stats/time_in_state): on this host's
+# kernel when it has none, the cpufreq instrument is a problem before any job, not a job failure
+if [ ! -e /sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state ]; then
+  mkdir -p "$T/nofreq"
+  printf 'name: nofreq\nconnection: {type: local}\ninstruments:\n  freq: {type: cpufreq}\n' >"$T/nofreq/platform.yaml"
+  "$KVB" platform check "$T/nofreq" >"$T/o0" 2>&1; rc=$?
+  check "this host has no time_in_state: platform check says so (rc $rc)" sh -c "test $rc -eq 3 && grep -q \"^problem: instrument 'freq': /sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state is not a readable file on the board\" '$T/o0'"
+fi
+
+# LISA PR #157 ("run-time check for required dependencies (i.e. iio-capture)"): an ACME meter
+# without iio-capture on this host is a problem before any job
+if ! command -v iio-capture >/dev/null; then
+  mkdir -p "$T/acme"
+  printf 'name: acme\nconnection: {type: local}\ninstruments:\n  acme: {type: acme, host: baylibre-acme.local, channels: {total: "iio:device0"}}\n' >"$T/acme/platform.yaml"
+  "$KVB" platform check "$T/acme" >"$T/oa" 2>&1; rc=$?
+  check "no iio-capture on this host: platform check says so (rc $rc)" sh -c "test $rc -eq 3 && grep -q \"^problem: instrument 'acme': meter command 'iio-capture' is not found in \\\$PATH on this host\" '$T/oa'"
+fi
+
 cat >"$T/good/platform.yaml" <<YAML
 name: good
 connection: {type: local}
@@ -38,7 +57,9 @@ check "the meter command is found" grep -q "instrument 'meter': meter command .*
 check "util's /proc/stat is readable on the board" grep -q "instrument 'util': /proc/stat: readable on the board" "$T/o2"
 check "and the platform is valid" grep -q "platform.yaml: valid" "$T/o2"
 
-# cpus against the board's online CPUs: CPU 1023 is on no host this runs on
+# cpus against the board's online CPUs: CPU 1023 is on no host this runs on. "0,1023" replays
+# util-linux #1701 ("taskset -c 0-2 true" works on a 2-CPU machine: sched_setaffinity keeps the
+# online CPUs of the mask and drops the rest silently), the case the runtime check fails per job
 printf 'workloads:\n  - name: hackbench\n    params: {groups: 1, loops: 10}\n    runtime_params: {cpus: "0,1023"}\n' >"$T/c.yaml"
 "$KVB" agenda check "$T/c.yaml" -p "$T/good" >/dev/null 2>"$T/e3"; rc=$?
 check "agenda check -p: a cpus knob naming an offline CPU exits 3 (rc $rc)" test "$rc" -eq 3
