@@ -354,6 +354,13 @@ static void test_wa3__config_and_global_merge_as_wa3_reads_them(void)
 		kvb_diag_init(&d, NULL);
 		kvb_agenda_load(&a, path, &d);
 		CHECK(!strstr(joined(&d.msgs), "both 'config' and its alias 'global'"));
+		/* the rest are workloads kvbench lacks: WA3's global aliases (antutu's trace_events,
+		   trace_buffer_size of trace-cmd) are warnings, as WA3 takes them */
+		for (size_t k = 0; k < d.msgs.n; k++)
+			if (!strstr(d.msgs.v[k], "unknown workload \"")) {
+				fprintf(stderr, "%s\n", d.msgs.v[k]);
+				CHECK(0);
+			}
 		kvb_agenda_release(&a);
 		kvb_diag_release(&d);
 		free(path);
