@@ -47,6 +47,7 @@ void kvb_instr_probe_host_program(struct kvb_instr_probe *p, const char *argv0, 
 	else
 		kvb_strv_pushf(p->problems, "instrument '%s': %s '%s' %s on this host", p->name, what, argv0,
 			       strchr(argv0, '/') ? "is not an executable file" : "is not found in $PATH");
+	free(found);
 }
 
 /* Runs `sh -c SCRIPT sh ARG` on the board: 1 when it exits 0, 0 when not, -1 when it could not run. */

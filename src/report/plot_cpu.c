@@ -150,7 +150,8 @@ static void freq_plots(struct kvb_page *p, const struct kvb_report *r, int *any)
 		}
 		free(cls);
 	}
-	qsort(parts, np, sizeof(*parts), part_cmp);
+	if (np)
+		qsort(parts, np, sizeof(*parts), part_cmp);
 	for (size_t i = 0; i < np;) {
 		size_t k;
 		cJSON *bars, *g = NULL;
