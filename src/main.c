@@ -124,13 +124,22 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  The database is opened read-only: statements that write are refused.\n" },
 	{ "platform", cmd_platform, 0, "list, show, check or create platforms",
 	  "usage: kvbench platform list\n"
-	  "       kvbench platform show NAME\n"
-	  "       kvbench platform check NAME\n"
-	  "       kvbench platform new NAME --from BASE [--dir DIR]\n" },
+	  "       kvbench platform show NAME|PATH\n"
+	  "       kvbench platform check NAME|PATH\n"
+	  "       kvbench platform new NAME --from BASE [--dir DIR]\n\n"
+	  "  NAME is looked up in $KVB_PLATFORM_PATH, ./platforms, ~/.config/kvbench/platforms\n"
+	  "  ($XDG_CONFIG_HOME/kvbench/platforms) and the source tree's platforms/; a PATH (with '/')\n"
+	  "  names a platform.yaml or its directory anywhere.\n"
+	  "  check: the file, its instruments' programs on this host and, when the board answers, its\n"
+	  "         kernel, CPUs, tools and the instruments' files there; exit 3 for a problem, 4 when\n"
+	  "         the board does not answer.\n"
+	  "  new:   writes DIR/NAME/platform.yaml (default: the first $KVB_PLATFORM_PATH entry, else\n"
+	  "         ~/.config/kvbench/platforms, searched from any directory) and says how to name it.\n" },
 	{ "agenda", cmd_agenda, 0, "validate an agenda and print its jobs",
 	  "usage: kvbench agenda check FILE [-p PLATFORM] [-V NAME=KERNEL[,...]]... [--rounds N]\n\n"
 	  "  -p, --platform NAME   plan as `run -p NAME` would (its default rounds) and run the preflight:\n"
-	  "                        variant files, the platform's files, the tools on the board (exit 3 on a problem)\n"
+	  "                        variant files, the platform's files, the tools on the board and its online\n"
+	  "                        CPUs against the cpus knobs (exit 3 on a problem)\n"
 	  "  -V, --variant SPEC    add a variant as `run -V` does\n"
 	  "      --rounds N        plan with N rounds\n" },
 	{ "import", cmd_import, KVB_CMD_DB_RW, "bring outside results in (long-format CSV, WA3 results)",
@@ -337,8 +346,9 @@ int main(int argc, char **argv)
 		if (errno == EPIPE)
 			return rc ? rc : KVB_OK;
 		fprintf(stderr, "kvbench: error: writing to stdout: %s\n", strerror(errno));
+		/* not a usage error: the command line was right, the output (a full disk) was lost */
 		if (!rc)
-			rc = KVB_EUSAGE;
+			rc = KVB_EOUTPUT;
 	}
 	return rc;
 }

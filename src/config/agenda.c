@@ -228,7 +228,7 @@ static void check_params(const struct kvb_workload_ops *ops, const cJSON *params
 struct agenda_globals {
 	struct kvb_runtime rt;
 	cJSON *classifiers;       /* owned */
-	const cJSON *wparams;     /* workload_parameters (only keys a workload knows are applied) */
+	cJSON *wparams;           /* owned: workload_parameters (only keys a workload knows are applied) */
 	int iterations;
 };
 
@@ -650,20 +650,16 @@ static void load_variants(struct kvb_agenda *a, const cJSON *vs, struct kvb_diag
 	}
 }
 
-/* config: (or its alias global:): retries, rounds, order, and the agenda-wide knobs, classifiers,
- * workload parameters, iterations and instruments every entry starts from. */
-static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_globals *g, struct kvb_diag *d)
+/*
+ * One run-wide block, config: or global:, read onto what the blocks before it set: retries,
+ * rounds, order, iterations and the agenda-wide knobs, classifiers, workload parameters and
+ * instruments every entry starts from. Only the keys the block has change anything.
+ */
+static void read_config_block(struct kvb_agenda *a, const cJSON *cfg, const char *cfgname, struct agenda_globals *g,
+			      struct kvb_diag *d)
 {
-	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(root, "config"), *v;
-	const char *cfgname = "config";
-	if (cJSON_GetObjectItemCaseSensitive(root, "global")) {
-		if (cfg)
-			kvb_diag_at(d, "global", "both 'config' and its alias 'global' are given");
-		else {
-			cfg = cJSON_GetObjectItemCaseSensitive(root, "global");
-			cfgname = "global";
-		}
-	}
+	const cJSON *v;
+	int it;
 	if (!cJSON_IsObject(cfg))
 		return;
 	kvb_keys_check(cfg, cfgname, config_keys, d);
@@ -672,13 +668,15 @@ static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_g
 		kvb_margins_check(cJSON_GetObjectItemCaseSensitive(cfg, "margins"), mp, d);
 		free(mp);
 	}
-	g->iterations = read_iterations(cfg, cfgname, d);
-	if (g->iterations < 1)
-		g->iterations = 1;
-	a->max_retries = (int)kvb_get_int(cfg, "max_retries", 2);
-	if (a->max_retries < 0)
-		a->max_retries = 2;
-	a->rounds = (int)kvb_get_int(cfg, "rounds", 0);
+	if ((it = read_iterations(cfg, cfgname, d)) >= 1)
+		g->iterations = it;
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "max_retries")) {
+		a->max_retries = (int)kvb_get_int(cfg, "max_retries", 2);
+		if (a->max_retries < 0)
+			a->max_retries = 2;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "rounds"))
+		a->rounds = (int)kvb_get_int(cfg, "rounds", 0);
 	v = cJSON_GetObjectItemCaseSensitive(cfg, "execution_order");
 	if (cJSON_IsString(v)) {
 		if (!strcmp(v->valuestring, "by_section"))
@@ -687,13 +685,37 @@ static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_g
 			a->order = KVB_ORDER_BY_WORKLOAD;
 		else if (!strcmp(v->valuestring, "random"))
 			a->order = KVB_ORDER_RANDOM;
+		else if (!strcmp(v->valuestring, "by_iteration"))
+			a->order = KVB_ORDER_BY_ITERATION;
 	}
 	read_knobs_and_classifiers(cfg, get2(cfg, "runtime_params", "runtime_parameters"), cfgname, &g->rt,
 				   &g->classifiers, d);
-	g->wparams = get2(cfg, "workload_parameters", "workload_params");
+	merge_obj(&g->wparams, get2(cfg, "workload_parameters", "workload_params"), 0);
 	v = get2(cfg, "instruments", "augmentations");
-	if (v)
-		a->instruments = cJSON_IsArray(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateStringArray((const char *[]){ v->valuestring ? v->valuestring : "" }, 1);
+	if (v) {
+		/* WA3's augmentations are a toggle_set merged by concatenation: a later "~name" turns off an
+		   earlier name (instrument.c reads the list in order) */
+		if (!a->instruments)
+			a->instruments = cJSON_CreateArray();
+		if (cJSON_IsArray(v))
+			for (const cJSON *e = v->child; e; e = e->next)
+				cJSON_AddItemToArray(a->instruments, cJSON_Duplicate(e, 1));
+		else
+			cJSON_AddItemToArray(a->instruments, cJSON_CreateString(cJSON_IsString(v) ? v->valuestring : ""));
+	}
+}
+
+/*
+ * config: and its alias global:, both when both are given: WA3's AgendaParser
+ * (_populate_and_validate_config, parsers.py) loads `config` and then `global` into the same
+ * state, so a key in global overrides the same key of config, and the mergeable ones
+ * (runtime_parameters, workload_parameters, classifiers: maps merged key by key; augmentations:
+ * lists concatenated) are merged (merge_config_values, wa/utils/misc.py).
+ */
+static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_globals *g, struct kvb_diag *d)
+{
+	read_config_block(a, cJSON_GetObjectItemCaseSensitive(root, "config"), "config", g, d);
+	read_config_block(a, cJSON_GetObjectItemCaseSensitive(root, "global"), "global", g, d);
 }
 
 /* The sections of one group: (group: value, its sections in agenda order). */
@@ -907,6 +929,7 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 		xsection_release(&xs[s]);
 	free(xs);
 	cJSON_Delete(g.classifiers);
+	cJSON_Delete(g.wparams);
 	cJSON_Delete(wa3);
 	kvb_runtime_release(&g.rt);
 	return d->msgs.n > before ? KVB_EINPUT : KVB_OK;

@@ -51,10 +51,20 @@ static const struct kvb_keydef topo_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
-/* The search path, in order: $KVB_PLATFORM_PATH entries, ./platforms, <source>/platforms. */
+char *kvb_platform_user_dir(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg == '/')
+		return kvb_xasprintf("%s/kvbench/platforms", xdg);
+	return kvb_xasprintf("%s/.config/kvbench/platforms", home && *home ? home : "");
+}
+
+/* The search path, in order: $KVB_PLATFORM_PATH entries, ./platforms, the user's platforms
+ * (kvb_platform_user_dir: where `platform new` writes), <source>/platforms. */
 static void search_path(struct kvb_strv *out)
 {
 	const char *env = getenv("KVB_PLATFORM_PATH");
+	char *user = kvb_platform_user_dir();
 	if (env && *env) {
 		char *copy = kvb_xstrdup(env), *save = NULL;
 		for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
@@ -62,7 +72,26 @@ static void search_path(struct kvb_strv *out)
 		free(copy);
 	}
 	kvb_strv_push(out, "platforms");
+	kvb_strv_push(out, user);
 	kvb_strv_push(out, KVB_SOURCE_DIR "/platforms");
+	free(user);
+}
+
+int kvb_platform_dir_searched(const char *dir)
+{
+	struct kvb_strv sp = KVB_STRV_INIT;
+	char *want = realpath(dir, NULL);
+	int found = 0;
+	search_path(&sp);
+	for (size_t i = 0; want && i < sp.n && found != 1; i++) {
+		char *have = realpath(sp.v[i], NULL);
+		if (have && !strcmp(have, want))
+			found = sp.v[i][0] == '/' ? 1 : 2; /* 2: through ./platforms, relative to this directory */
+		free(have);
+	}
+	free(want);
+	kvb_strv_release(&sp);
+	return found;
 }
 
 static char *platform_file_in(const char *dir)
@@ -437,11 +466,14 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 		kvb_platform_each(collect_name, &names);
 		if (strchr(name_or_path, '/'))
 			sibling_platforms(name_or_path, &names);
-		kvb_strv_pushf(&d->msgs, "platform '%s' not found%s (searched $KVB_PLATFORM_PATH, ./platforms, %s/platforms; "
-					 "`kvbench platform list` shows the known ones)",
+		char *user = kvb_platform_user_dir();
+		kvb_strv_pushf(&d->msgs, "platform '%s' not found%s (searched $KVB_PLATFORM_PATH, ./platforms, %s, "
+					 "%s/platforms; `kvbench platform list` shows the known ones; a path names a file "
+					 "or directory anywhere)",
 			       name_or_path,
 			       kvb_did_you_mean(dym, sizeof(dym), name_or_path, (const char *const *)names.v, names.n),
-			       KVB_SOURCE_DIR);
+			       user, KVB_SOURCE_DIR);
+		free(user);
 		kvb_strv_release(&names);
 		return KVB_EINPUT;
 	}

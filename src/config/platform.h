@@ -71,6 +71,12 @@ cJSON *kvb_redact_secrets(const cJSON *root);
 
 /* Resolves a platform name to its directory; NULL if not found. Owned. */
 char *kvb_platform_find_dir(const char *name);
+/* The user's platform directory, searched from any directory and where `platform new` writes:
+ * $XDG_CONFIG_HOME/kvbench/platforms, default ~/.config/kvbench/platforms (owned). */
+char *kvb_platform_user_dir(void);
+/* 1 when dir (an existing directory) is on the platform search path, so `-p NAME` finds its NAME/
+ * from any directory; 2 when only as ./platforms (from the current directory only); 0 when not. */
+int kvb_platform_dir_searched(const char *dir);
 /* Calls fn for each platform directory in the path (first one wins per name). */
 void kvb_platform_each(void (*fn)(const char *name, const char *dir, void *arg), void *arg);
 

@@ -1,5 +1,6 @@
 /* Implements the preflight: variant files, platform files and target tools, checked before the first flash. */
 #include "engine/preflight.h"
+#include "engine/affinity.h"
 #include "core/error.h"
 #include "core/buf.h"
 #include "engine/cpufreq_plan.h"
@@ -190,31 +191,57 @@ static void needed_tools(const struct kvb_agenda *a, struct kvb_strv *tools, str
 	}
 }
 
-static void probe_tools(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_preflight *pf)
+/* Every `cpus` knob the jobs will run with, each once, with who sets it (platform setup, variant, job). */
+static void cpus_knobs(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_strv *lists,
+		       struct kvb_strv *who)
 {
-	struct kvb_strv tools = KVB_STRV_INIT, users = KVB_STRV_INIT;
+	if (p->setup.cpus) {
+		kvb_strv_push(lists, p->setup.cpus);
+		kvb_strv_push(who, "platform setup");
+	}
+	for (size_t v = 0; v < a->nvariants; v++)
+		if (a->variants[v].rt.cpus) {
+			kvb_strv_push(lists, a->variants[v].rt.cpus);
+			kvb_strv_pushf(who, "variant '%s'", a->variants[v].name);
+		}
+	for (size_t s = 0; s < a->nspecs; s++)
+		if (a->specs[s].rt.cpus) {
+			kvb_strv_push(lists, a->specs[s].rt.cpus);
+			kvb_strv_pushf(who, "job '%s'", a->specs[s].id);
+		}
+}
+
+/*
+ * On a board that answers now: the tools the workloads need are on its PATH, and every CPU a
+ * `cpus` knob names is online there (taskset would otherwise run the job on the others, or
+ * every job fails: `cpus: "7"` on a 2-CPU board).
+ */
+static void probe_board(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_preflight *pf)
+{
+	struct kvb_strv tools = KVB_STRV_INIT, users = KVB_STRV_INIT, lists = KVB_STRV_INIT, who = KVB_STRV_INIT;
 	struct kvb_target t;
 	struct kvb_error err;
 	struct kvb_exec_result r;
 	needed_tools(a, &tools, &users);
-	if (!tools.n)
+	cpus_knobs(a, p, &lists, &who);
+	if (!tools.n && !lists.n)
 		goto out;
 	/* a qemu board exists only once `run` boots a variant: nothing to ask before */
 	/* a batch target (LAVA) runs commands only inside its job: nothing to ask before either */
 	if (kvb_target_find(p->conn_type)->batch) {
-		kvb_strv_pushf(&pf->notes, "tools on the target not checked: %s runs commands only inside its jobs",
-			       p->name);
+		kvb_strv_pushf(&pf->notes, "tools on the target not checked: %s runs commands only inside its jobs%s", p->name,
+			       lists.n ? " (nor the CPUs of cpus knobs)" : "");
 		goto out;
 	}
 	if (kvb_target_find(p->conn_type)->caps & KVB_TARGET_OWNS_BOARD) {
-		kvb_strv_pushf(&pf->notes, "tools on the target not checked: the %s board is booted by `kvbench run`",
-			       p->name);
+		kvb_strv_pushf(&pf->notes, "tools on the target not checked: the %s board is booted by `kvbench run`%s",
+			       p->name, lists.n ? " (nor the CPUs of cpus knobs)" : "");
 		goto out;
 	}
 	memset(&t, 0, sizeof(t));
 	if (kvb_target_open(&t, p, &err) || kvb_target_wait_ready(&t, PREFLIGHT_PROBE_MS, &err)) {
-		kvb_strv_pushf(&pf->notes, "tools on the target not checked: %s does not answer now (%s)", p->name,
-			       err.msg);
+		kvb_strv_pushf(&pf->notes, "tools on the target not checked: %s does not answer now (%s)%s", p->name,
+			       err.msg, lists.n ? " (nor the CPUs of cpus knobs)" : "");
 		kvb_target_close(&t);
 		goto out;
 	}
@@ -227,11 +254,23 @@ static void probe_tools(const struct kvb_agenda *a, const struct kvb_platform *p
 			kvb_strv_pushf(&pf->problems, "workload %s needs '%s', which is not on the PATH of %s", users.v[i],
 				       tools.v[i], p->name);
 	}
+	for (size_t i = 0; i < lists.n; i++) {
+		size_t k;
+		for (k = 0; k < i && strcmp(lists.v[k], lists.v[i]); k++)
+			;
+		if (k < i)
+			continue; /* one message per list */
+		if (kvb_affinity_check_online(&t, lists.v[i], &err))
+			kvb_strv_pushf(&pf->problems, "%s: runtime knob %s, so kvbench fails every job that asks for it", who.v[i],
+				       err.msg);
+	}
 	kvb_exec_result_release(&r);
 	kvb_target_close(&t);
 out:
 	kvb_strv_release(&tools);
 	kvb_strv_release(&users);
+	kvb_strv_release(&lists);
+	kvb_strv_release(&who);
 }
 
 /* WA3's spelling of a cpufreq knob key (config/wa3_keys.c reads it back). */
@@ -317,7 +356,7 @@ size_t kvb_preflight_run(const struct kvb_agenda *a, const struct kvb_platform *
 		check_knobs(a, p, pf);
 		kvb_preflight_platform(p, pf);
 		if (probe_target)
-			probe_tools(a, p, pf);
+			probe_board(a, p, pf);
 	}
 	return pf->problems.n;
 }

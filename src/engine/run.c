@@ -242,8 +242,10 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 
 	adir = kvb_xasprintf("%s/job-%04d-a%d", e->artdir, j->seq, attempt);
 	/* the host's pid keeps two kvbench processes apart when they share a board's workdir
-	 * (two DBs on one host both have a run 1) */
-	rdir = kvb_xasprintf("%s/run-%lld-%ld/job-%04d", e->plat->workdir, (long long)e->run_id, (long)getpid(),
+	 * (two DBs on one host both have a run 1); one directory per job, not a run directory with
+	 * the jobs in it: the `rm -rf` after the job removes all kvbench made, and no run directory
+	 * is left behind (there were hundreds of empty run-N-PID in /tmp/kvbench) */
+	rdir = kvb_xasprintf("%s/run-%lld-%ld-job-%04d", e->plat->workdir, (long long)e->run_id, (long)getpid(),
 			     j->seq);
 	if (kvb_mkdir_nofollow(adir, 0755)) {
 		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", adir, strerror(errno));

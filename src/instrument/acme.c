@@ -61,6 +61,14 @@ static int acme_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return kvb_sums_check(m->sums, c->name, err);
 }
 
+extern const struct kvb_instrument_ops kvb_instrument_acme;
+
+/* `platform check` (instrument.h kvb_instr_probe): iio-capture on this host. */
+static void acme_probe(struct kvb_instr_probe *p)
+{
+	kvb_meter_probe(p, &kvb_instrument_acme);
+}
+
 const struct kvb_instrument_ops kvb_instrument_acme = {
 	.name = "acme",
 	.summary = "BayLibre ACME cape via iio-capture (libiio network backend), one probe per channel",
@@ -70,4 +78,5 @@ const struct kvb_instrument_ops kvb_instrument_acme = {
 	.stop = kvb_meter_stop,
 	.collect = kvb_meter_collect,
 	.teardown = kvb_meter_teardown,
+	.probe = acme_probe,
 };

@@ -41,6 +41,14 @@ static int aep_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return kvb_sums_check(m->sums, c->name, err);
 }
 
+extern const struct kvb_instrument_ops kvb_instrument_aep;
+
+/* `platform check` (instrument.h kvb_instr_probe): arm-probe (or the command) on this host. */
+static void aep_probe(struct kvb_instr_probe *p)
+{
+	kvb_meter_probe(p, &kvb_instrument_aep);
+}
+
 const struct kvb_instrument_ops kvb_instrument_aep = {
 	.name = "aep",
 	.summary = "Arm Energy Probe via arm-probe (up to 3 channels per probe, 10 kHz)",
@@ -50,4 +58,5 @@ const struct kvb_instrument_ops kvb_instrument_aep = {
 	.stop = kvb_meter_stop,
 	.collect = kvb_meter_collect,
 	.teardown = kvb_meter_teardown,
+	.probe = aep_probe,
 };

@@ -299,6 +299,12 @@ static void cpu_util_teardown(struct kvb_instr_ctx *c)
 	c->priv = NULL;
 }
 
+/* `platform check` (instrument.h kvb_instr_probe): ROOT/proc/stat on the board. */
+static void util_probe(struct kvb_instr_probe *p)
+{
+	kvb_instr_probe_board_file(p, "/proc/stat");
+}
+
 const struct kvb_instrument_ops kvb_instrument_util = {
 	.name = "util",
 	.summary = "per-CPU utilisation from /proc/stat sampled at interval_ms: util_min/mean/max (%)",
@@ -308,4 +314,5 @@ const struct kvb_instrument_ops kvb_instrument_util = {
 	.stop = cpu_util_stop,
 	.collect = cpu_util_collect,
 	.teardown = cpu_util_teardown,
+	.probe = util_probe,
 };

@@ -29,6 +29,14 @@ static int csv_command_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return kvb_sums_check(m->sums, c->name, err);
 }
 
+extern const struct kvb_instrument_ops kvb_instrument_csv_command;
+
+/* `platform check` (instrument.h kvb_instr_probe): the meter command on this host. */
+static void csv_command_probe(struct kvb_instr_probe *p)
+{
+	kvb_meter_probe(p, &kvb_instrument_csv_command);
+}
+
 const struct kvb_instrument_ops kvb_instrument_csv_command = {
 	.name = "csv-command",
 	.summary = "any host command streaming `time,CHAN,...` power CSV (W by default)",
@@ -38,4 +46,5 @@ const struct kvb_instrument_ops kvb_instrument_csv_command = {
 	.stop = kvb_meter_stop,
 	.collect = kvb_meter_collect,
 	.teardown = kvb_meter_teardown,
+	.probe = csv_command_probe,
 };

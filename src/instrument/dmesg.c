@@ -309,6 +309,16 @@ static void dmesg_teardown(struct kvb_instr_ctx *c)
 	c->priv = NULL;
 }
 
+/* `platform check` (instrument.h kvb_instr_probe): its command on the board. */
+static void dmesg_probe(struct kvb_instr_probe *p)
+{
+	struct kvb_strv a = KVB_STRV_INIT;
+	if (kvb_conf_argv(cJSON_GetObjectItemCaseSensitive(p->conf, "command"), &a))
+		kvb_strv_push(&a, "dmesg");
+	kvb_instr_probe_board_program(p, a.v[0], "command");
+	kvb_strv_release(&a);
+}
+
 const struct kvb_instrument_ops kvb_instrument_dmesg = {
 	.name = "dmesg",
 	.summary = "kernel log during the job (/dev/kmsg read through it, or dmesg) as an artifact; dmesg_warnings "
@@ -319,4 +329,5 @@ const struct kvb_instrument_ops kvb_instrument_dmesg = {
 	.stop = dmesg_stop,
 	.collect = dmesg_collect,
 	.teardown = dmesg_teardown,
+	.probe = dmesg_probe,
 };

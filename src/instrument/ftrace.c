@@ -227,6 +227,12 @@ static void ftrace_teardown(struct kvb_instr_ctx *c)
 	c->priv = NULL;
 }
 
+/* `platform check` (instrument.h kvb_instr_probe): trace-cmd on the board. */
+static void ftrace_probe(struct kvb_instr_probe *p)
+{
+	kvb_instr_probe_board_program(p, kvb_get_str(p->conf, "trace_cmd", "trace-cmd"), "trace_cmd");
+}
+
 const struct kvb_instrument_ops kvb_instrument_ftrace = {
 	.name = "ftrace",
 	.summary = "trace-cmd record of chosen events during the job, kept as an artifact",
@@ -236,4 +242,5 @@ const struct kvb_instrument_ops kvb_instrument_ftrace = {
 	.stop = ftrace_stop,
 	.collect = ftrace_collect,
 	.teardown = ftrace_teardown,
+	.probe = ftrace_probe,
 };

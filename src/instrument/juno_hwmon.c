@@ -298,6 +298,29 @@ static void juno_hwmon_teardown(struct kvb_instr_ctx *c)
 	c->priv = NULL;
 }
 
+/* `platform check` (instrument.h kvb_instr_probe): the hwmon class directory under ROOT on the board. */
+static void juno_hwmon_probe(struct kvb_instr_probe *p)
+{
+	const char *root = kvb_get_str(p->conf, "root", "");
+	char *dir;
+	if (!p->target)
+		return;
+	/* the energy counters are read from every hwmonN/energyN_input under it: a missing tree is no data */
+	dir = kvb_xasprintf("%s/sys/class/hwmon", root);
+	{
+		const char *argv[] = { "sh", "-c", "test -d \"$1\"", "sh", dir, NULL };
+		struct kvb_exec_result r;
+		struct kvb_error err;
+		kvb_exec_result_init(&r);
+		if (!kvb_target_exec(p->target, argv, 10000, &r, &err) && r.exit_code)
+			kvb_strv_pushf(p->problems, "instrument '%s': %s is not a directory on the board", p->name, dir);
+		else if (!r.exit_code)
+			kvb_strv_pushf(p->found, "instrument '%s': %s: found on the board", p->name, dir);
+		kvb_exec_result_release(&r);
+	}
+	free(dir);
+}
+
 const struct kvb_instrument_ops kvb_instrument_juno_hwmon = {
 	.name = "juno-hwmon",
 	.summary = "Juno on-board energy meters: hwmon energyN_input counters (uJ) read at start and stop",
@@ -307,4 +330,5 @@ const struct kvb_instrument_ops kvb_instrument_juno_hwmon = {
 	.stop = juno_hwmon_stop,
 	.collect = juno_hwmon_collect,
 	.teardown = juno_hwmon_teardown,
+	.probe = juno_hwmon_probe,
 };

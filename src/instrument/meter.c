@@ -126,7 +126,9 @@ int kvb_meter_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 			.win_start_ns = c->start_ns,
 			.win_stop_ns = c->stop_ns,
 		};
-		rc = kvb_probe_parse_file(&p, s, NULL, err);
+		struct kvb_probe_stats st;
+		memset(&st, 0, sizeof(st));
+		rc = kvb_probe_parse_file(&p, s, &st, err);
 		if (rc) {
 			/* Bad or no data often has its reason on the tool's stderr. */
 			char line[512];
@@ -134,6 +136,12 @@ int kvb_meter_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 			if (line[0] && strlen(err->msg) + strlen(line) + 32 < sizeof(err->msg))
 				snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg), " (%s said%s)",
 					 mc->argv.v[0], line);
+			/* A meter slower to start than a short job is done records nothing in the job's window:
+			   the fix is the meter's ready_timeout_ms (docs/energy.md), so the error says it */
+			if (!st.samples_kept && !m->ready_timeout_ms && strstr(err->msg, ": no samples ("))
+				snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+					 "; a meter that starts slower than the job runs records nothing: set the instrument's "
+					 "ready_timeout_ms (ms to wait for its first output before the job starts)");
 		}
 		kvb_metrics_artifact(c->out, "energy-raw", mc->data_path);
 	}

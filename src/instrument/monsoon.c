@@ -35,6 +35,14 @@ static int monsoon_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return kvb_sums_check(m->sums, c->name, err);
 }
 
+extern const struct kvb_instrument_ops kvb_instrument_monsoon;
+
+/* `platform check` (instrument.h kvb_instr_probe): the meter command on this host. */
+static void monsoon_probe(struct kvb_instr_probe *p)
+{
+	kvb_meter_probe(p, &kvb_instrument_monsoon);
+}
+
 const struct kvb_instrument_ops kvb_instrument_monsoon = {
 	.name = "monsoon",
 	.summary = "Monsoon power monitor via a host command printing W samples (time = index / rate_hz)",
@@ -44,4 +52,5 @@ const struct kvb_instrument_ops kvb_instrument_monsoon = {
 	.stop = kvb_meter_stop,
 	.collect = kvb_meter_collect,
 	.teardown = kvb_meter_teardown,
+	.probe = monsoon_probe,
 };

@@ -229,6 +229,11 @@ int kvb_meter_start(struct kvb_instr_ctx *c, struct kvb_error *err);
 int kvb_meter_stop(struct kvb_instr_ctx *c, struct kvb_error *err);
 int kvb_meter_collect(struct kvb_instr_ctx *c, struct kvb_error *err);
 void kvb_meter_teardown(struct kvb_instr_ctx *c);
+/* `platform check` of a command meter: runs ops->setup (which builds each command's argv, as the
+ * job will) and checks every argv[0] on this host (check.c). */
+struct kvb_instr_probe;
+struct kvb_instrument_ops;
+void kvb_meter_probe(struct kvb_instr_probe *p, const struct kvb_instrument_ops *ops);
 
 /* Computes channel and sum metrics of s into c->out, then moves s's channels into c->out->samples. */
 int kvb_instr_take_samples(struct kvb_instr_ctx *c, struct kvb_samples *s, const cJSON *sums, struct kvb_error *err);

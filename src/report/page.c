@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* util_mean and freq_residency are drawn per CPU / per frequency instead (cpu_plots). */
+/* util_mean and freq_residency are drawn per CPU / per frequency instead (cpu_plots), energy in its own section. */
 static int own_plot(const struct kvb_group *g)
 {
-	return !strcmp(g->metric, "util_mean") || !strcmp(g->metric, "freq_residency");
+	return !strcmp(g->metric, "util_mean") || !strcmp(g->metric, "freq_residency") || !strcmp(g->metric, "energy");
 }
 
 void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
@@ -35,27 +35,8 @@ void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
 			continue;
 		char *title = kvb_xasprintf("%s %s%s%s%s%s%s", g->workload, g->metric, *g->units ? " (" : "", g->units,
 					    *g->units ? ")" : "", *g->label ? " " : "", g->label);
-		cJSON *pl = kvb_plot_new("dotbox", title, "variant", g->units), *groups = cJSON_CreateArray();
-		for (size_t v = 0; v < r->variants.n; v++) {
-			const struct kvb_cell *c = &g->cells[v];
-			cJSON *jg, *vals, *boots;
-			if (!c->n)
-				continue;
-			jg = cJSON_CreateObject();
-			vals = cJSON_CreateArray();
-			boots = cJSON_CreateArray();
-			cJSON_AddStringToObject(jg, "name", r->variants.v[v]);
-			for (size_t i = 0; i < c->n; i++) {
-				char b[48];
-				kvb_plot_boot_label(b, sizeof(b), c->boot[i], p->nruns);
-				cJSON_AddItemToArray(vals, kvb_plot_num(c->v[i]));
-				cJSON_AddItemToArray(boots, cJSON_CreateString(b));
-			}
-			cJSON_AddItemToObject(jg, "values", vals);
-			cJSON_AddItemToObject(jg, "boots", boots);
-			cJSON_AddItemToArray(groups, jg);
-		}
-		cJSON_AddItemToObject(pl, "groups", groups);
+		cJSON *pl = kvb_plot_new("dotbox", title, "variant", g->units);
+		cJSON_AddItemToObject(pl, "groups", kvb_plot_group_dots(r, g, NULL, p->nruns, NULL));
 		kvb_page_plot(p, pl, g->lower_is_better ? "lower is better" : "higher is better");
 		free(title);
 	}
@@ -148,15 +129,21 @@ static const struct {
 	  " v.cmdline, v.expected_release, v.runtime_json AS knobs, v.error"
 	  " FROM variant v WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position",
 	  "no variants" },
+	/* boot: the boot unit as diff and the results view count it; on a run whose rounds shared one
+	 * boot (boots_each_round 0, e.g. local) every round's identity check was in boot 1 */
 	{ "Boots: the kernel seen after each boot", "boots",
-	  "SELECT v.run_id AS run, v.name AS variant, b.round AS boot, b.status,"
+	  "SELECT v.run_id AS run, v.name AS variant, b.round,"
+	  " CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1 ELSE b.round END AS boot, b.status,"
 	  " b.running_release AS release, b.running_version AS version, b.running_cmdline AS cmdline, b.error"
-	  " FROM boot b JOIN variant v ON v.id = b.variant_id"
+	  " FROM boot b JOIN variant v ON v.id = b.variant_id JOIN run r ON r.id = v.run_id"
 	  " WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position, b.round",
 	  "no boots recorded (imported results, or a platform that is not flashed)" },
 	{ "Failures", "failures",
-	  "SELECT job_id AS job, run_id AS run, variant, boot, workload, iteration, status, attempts, error"
-	  " FROM jobs WHERE run_id IN (SELECT value FROM json_each(?2)) AND status <> 'ok' ORDER BY run_id, seq",
+	  "SELECT j.job_id AS job, j.run_id AS run, j.variant,"
+	  " CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1 ELSE j.boot END AS boot,"
+	  " j.workload, j.iteration, j.status, j.attempts, j.error"
+	  " FROM jobs j JOIN run r ON r.id = j.run_id WHERE j.run_id IN (SELECT value FROM json_each(?2))"
+	  " AND j.status <> 'ok' ORDER BY j.run_id, j.seq",
 	  "no failed jobs" },
 	{ "Events", "events",
 	  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, level, message FROM event"
@@ -255,9 +242,13 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	} else {
 		kvb_page_add(&p, "Comparison", "comparison")->text = "no results: every job failed (see Failures)";
 	}
-	if ((rc = kvb_page_jank_cdfs(s, &p, err)) || (rc = kvb_page_power_plots(s, &p, o->max_points ? o->max_points : 1000, err)) ||
-	    (rc = kvb_page_energy_plots(s, &p, err)) || (rc = kvb_page_rtapp_cdfs(s, &p, err)) || (rc = kvb_page_cpu_plots(s, &p, err)))
+	if ((rc = kvb_page_jank_cdfs(s, &p, err)) || (rc = kvb_page_power_plots(s, &p, o->max_points ? o->max_points : 1000, err)))
 		goto out;
+	/* energy, utilisation and frequency: the diff's groups, so no plot pools what diff keeps apart */
+	kvb_page_energy_plots(&p, loaded ? &r : NULL);
+	if ((rc = kvb_page_rtapp_cdfs(s, &p, err)))
+		goto out;
+	kvb_page_cpu_plots(&p, loaded ? &r : NULL);
 	/*
 	 * Series and bisect runs (DESIGN.md §10): a plot of kind "along" (plots.js)
 	 * of each metric along the commits goes here, once those runs record

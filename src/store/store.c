@@ -95,6 +95,21 @@ static int make_parent_dir(const char *path, struct kvb_error *err)
 	return rc;
 }
 
+/* PRAGMA user_version of the SQLite file at path, read without writing it; 0 when it has none or
+ * cannot be read (kvbench's migrations set it to their count, see migrate()). */
+static int user_version_of(const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int v = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
 int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode mode, struct kvb_error *err)
 {
 	int readonly = mode == KVB_STORE_RO;
@@ -113,8 +128,9 @@ int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode
 		goto fail;
 	}
 	struct stat sb;
-	/* an empty file is not an older kvbench DB: migrating would write a schema into it */
-	if (readonly && !access(path, W_OK) && !stat(path, &sb) && sb.st_size > 0) {
+	/* an empty file is not an older kvbench DB: migrating would write a schema into it; nor is an
+	   SQLite file of another program's (no kvbench migration applied: user_version 0) */
+	if (readonly && !access(path, W_OK) && !stat(path, &sb) && sb.st_size > 0 && user_version_of(path) > 0) {
 		/* A DB written by an older kvbench lacks newer views: migrate it once (schema only,
 		 * no result is touched), then open it read-only as asked. */
 		struct kvb_store *rw = NULL;

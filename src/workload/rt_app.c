@@ -6,7 +6,9 @@
  * and rt-app's doc/tutorial.txt).
  *
  * Parameters:
- *   config: FILE.json   an rt-app use case; kvbench replaces global.logdir and
+ *   config: FILE.json   an rt-app use case, or a use case name as WA3 takes it
+ *                       (rt_app_usecase.c; none: WA3's default, taskset);
+ *                       kvbench replaces global.logdir and
  *                       global.log_basename, and global.duration when
  *                       duration_s is given (global.calibration when
  *                       calibration is given); everything else is kept.
@@ -44,7 +46,8 @@
 
 static const struct kvb_keydef rtapp_params[] = {
 	{ "config", KVB_T_STR, NULL, NULL, 0,
-	  "rt-app JSON use case to run instead of tasks (global.logdir/log_basename are replaced)" },
+	  "rt-app use case to run instead of tasks: a JSON file, or a use case name as WA3 takes it (mp3-short: "
+	  "$KVB_RTAPP_USE_CASES, WA3's use_cases; default taskset); global.logdir/log_basename are replaced" },
 	{ "tasks", KVB_T_LIST, NULL, NULL, 0,
 	  "periodic tasks to generate: [{name, instances, period_us, run_us|duty_pct, policy, priority, cpus, "
 	  "util_min, util_max, dl_runtime_us}]" },
@@ -244,27 +247,31 @@ int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d
 
 	if (!cJSON_IsObject(params))
 		return 0; /* the key table reports it */
-	if (!!cfg == !!tasks) {
-		kvb_diag_at(d, path, "give exactly one of 'config' (an rt-app JSON file) and 'tasks'");
+	if (cfg && tasks) {
+		kvb_diag_at(d, path, "give one of 'config' (an rt-app use case) and 'tasks'");
 		errors++;
 	}
 	if (cfg && (!cJSON_IsString(cfg) || !*cfg->valuestring)) {
 		char *p = kvb_path_key(path, "config");
-		kvb_diag_at(d, p, "expected the path of an rt-app JSON file");
+		kvb_diag_at(d, p, "expected an rt-app use case: a JSON file or a use case name (as WA3's, e.g. mp3-short)");
 		free(p);
 		errors++;
-	} else if (cfg) {
-		/* Opened now, as the job will open it: a missing or broken file fails `agenda check`, not the run. */
+	} else if (!tasks) {
+		/* Opened now, as the job will open it: a missing or broken file fails `agenda check`, not the run.
+		   Without config or tasks, WA3's default use case (rt_app_usecase.c). */
 		cJSON *root = NULL;
 		struct kvb_error e;
-		if (kvb_rtapp_config_load(cfg->valuestring, &root, &e)) {
-			char *p = kvb_path_key(path, "config");
+		char *file = NULL;
+		if (kvb_rtapp_config_path(cfg ? cfg->valuestring : NULL, &file, &e) ||
+		    kvb_rtapp_config_load(file, &root, &e)) {
+			char *p = cfg ? kvb_path_key(path, "config") : kvb_xstrdup(path);
 			kvb_diag_at(d, p, "%s", e.msg);
 			free(p);
 			errors++;
 		} else if (!cJSON_GetObjectItemCaseSensitive(params, "duration_s")) {
-			errors += check_ends(root, cfg->valuestring, path, d);
+			errors += check_ends(root, file, path, d);
 		}
+		free(file);
 		cJSON_Delete(root);
 	}
 	if (cal) {
@@ -373,17 +380,26 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 	int rc;
 
 	*out = NULL;
-	if (cJSON_IsString(cfg)) {
-		rc = kvb_rtapp_config_load(cfg->valuestring, &root, err);
-		if (rc)
+	if (cJSON_IsString(cfg) || !tasks) {
+		char *file = NULL;
+		/* a use case name as WA3 takes it, or WA3's default when neither config nor tasks is given */
+		rc = kvb_rtapp_config_path(cJSON_IsString(cfg) ? cfg->valuestring : NULL, &file, err);
+		if (!rc)
+			rc = kvb_rtapp_config_load(file, &root, err);
+		if (rc) {
+			free(file);
 			return rc;
+		}
 		global = cJSON_GetObjectItemCaseSensitive(root, "global");
 		if (!global) {
 			global = cJSON_AddObjectToObject(root, "global");
 		} else if (!cJSON_IsObject(global)) {
 			cJSON_Delete(root);
-			return kvb_error_set(err, KVB_EINPUT, "%s: \"global\" is not an object", cfg->valuestring);
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: \"global\" is not an object", file);
+			free(file);
+			return rc;
 		}
+		free(file);
 		if (cJSON_IsNumber(dur))
 			set_num(global, "duration", dur->valuedouble);
 		if (cal)
@@ -560,9 +576,11 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 		/* What the use case was, as job classifiers: diff groups jobs by classifiers, and two
 		 * specs whose tasks share names (duty 10 % and 80 % of task 't') must not be pooled. */
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(ctx->params, "config");
+		const cJSON *tl = cJSON_GetObjectItemCaseSensitive(ctx->params, "tasks");
 		char *spec = cJSON_IsString(c) ? kvb_xstrdup(c->valuestring)
-					       : cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(ctx->params, "tasks"));
-		kvb_metrics_job_classify(ctx->out, cJSON_IsString(c) ? "config" : "tasks", spec ? spec : "");
+			     : tl		   ? cJSON_PrintUnformatted(tl)
+						   : kvb_xstrdup(KVB_RTAPP_DEFAULT_USE_CASE);
+		kvb_metrics_job_classify(ctx->out, tl && !cJSON_IsString(c) ? "tasks" : "config", spec ? spec : "");
 		free(spec);
 		if (duration_s > 0) {
 			snprintf(how, sizeof(how), "%ld", duration_s);

@@ -7,6 +7,12 @@ kvb_script_test(it_cyclictest_local integration/cyclictest_local.sh integration 
 kvb_script_test(it_verdict integration/verdict.sh integration 120)
 kvb_script_test(it_import_csv integration/import_csv.sh integration 120)
 kvb_script_test(it_import_wa3 integration/import_wa3.sh integration 120)
+kvb_script_test(it_import_missing integration/import_missing.sh integration 120)
+kvb_script_test(it_wa3_inputs integration/wa3_inputs.sh integration 120)
+kvb_script_test(it_grouping integration/grouping.sh integration 300)
+kvb_script_test(it_checks integration/checks.sh integration 120)
+kvb_script_test(it_readme_examples integration/readme_examples.sh integration 300)
+kvb_script_test(it_cleanup_paths integration/cleanup_paths.sh integration 120)
 kvb_script_test(it_until_decided integration/until_decided.sh integration 300)
 kvb_test(test_rt_app_local integration/test_rt_app_local.c integration 120)
 
