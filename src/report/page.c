@@ -157,7 +157,8 @@ static const struct {
 	  "no boots recorded (imported results, or a platform that is not flashed)" },
 	{ "Failures", "failures",
 	  "SELECT job_id AS job, run_id AS run, variant, boot, workload, iteration, status, attempts, error"
-	  " FROM jobs WHERE run_id IN (SELECT value FROM json_each(?2)) AND status <> 'ok' ORDER BY run_id, seq",
+	  " FROM jobs WHERE run_id IN (SELECT value FROM json_each(?2)) AND status NOT IN ('ok', 'warmup')"
+	  " ORDER BY run_id, seq",
 	  "no failed jobs" },
 	{ "Events", "events",
 	  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, level, message FROM event"
@@ -215,7 +216,8 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 			&nres, err)) ||
 	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1))", runs.data, &njobs,
 			err)) ||
-	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1)) AND status <> 'ok'",
+	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1))"
+			" AND status NOT IN ('ok', 'warmup')",
 			runs.data, &nfailed, err)))
 		goto out;
 

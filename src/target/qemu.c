@@ -48,6 +48,9 @@ static const struct kvb_keydef qemu_conn_keys[] = {
 	{ "initrd", KVB_T_STR, NULL, NULL, 0, "initrd for `kernel`; default: built by board_script" },
 	{ "cmdline", KVB_T_STR, NULL, NULL, 0, "extra kernel command line for `kernel`" },
 	{ "extra_args", KVB_T_STRLIST, NULL, NULL, 0, "more QEMU arguments" },
+	{ "clock", KVB_T_STR, "host", NULL, 0,
+	  "guest time: host (real time) or instructions (-icount shift=0,sleep=off on single-threaded TCG: "
+	  "deterministic times, host load cannot change them)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -57,6 +60,7 @@ struct qemu_priv {
 	char *qemu_bin;
 	char *accel, *cpu, *machine, *user;
 	long long smp, memory_mb, conf_port;
+	int icount;             /* clock: instructions */
 	struct kvb_strv extra;
 	char *run_dir;          /* private mkdtemp directory: known_hosts, qemu.log, default console */
 	int board_checked;      /* board script `build` succeeded once */
@@ -385,6 +389,12 @@ static int qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *init
 	kvb_strv_push(&a, p->qemu_bin);
 	kvb_strv_push(&a, "-accel");
 	kvb_strv_push(&a, p->accel);
+	if (p->icount) {
+		/* guest time advances 2^0 ns per instruction; sleep=off: an idle guest jumps to its next
+		 * timer instead of waiting for the host's clock (docs/system/qemu-manpage: -icount) */
+		kvb_strv_push(&a, "-icount");
+		kvb_strv_push(&a, "shift=0,sleep=off");
+	}
 	kvb_strv_push(&a, "-cpu");
 	kvb_strv_push(&a, p->cpu);
 	kvb_strv_push(&a, "-smp");
@@ -742,7 +752,18 @@ static int qemu_open(struct kvb_target *t, struct kvb_error *err)
 		p->board_dir = kvb_qemu_default_board_dir();
 	p->script = conn_str(conn, "board_script", KVB_SOURCE_DIR "/scripts/qemu-board");
 	p->qemu_bin = conn_str(conn, "qemu", "qemu-system-x86_64");
-	p->accel = conn_str(conn, "accel", "tcg,thread=multi");
+	{
+		const char *clock = kvb_get_str(conn, "clock", "host");
+		if (strcmp(clock, "host") && strcmp(clock, "instructions")) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: connection.clock '%s': expected host or instructions",
+					   t->plat && t->plat->file ? t->plat->file : "platform", clock);
+			priv_free(p);
+			return rc;
+		}
+		p->icount = !strcmp(clock, "instructions");
+	}
+	/* icount needs one TCG thread (QEMU refuses -icount with multi-threaded TCG) */
+	p->accel = conn_str(conn, "accel", p->icount ? "tcg,thread=single" : "tcg,thread=multi");
 	p->cpu = conn_str(conn, "cpu", "max");
 	p->machine = conn_str(conn, "machine", "q35");
 	p->user = conn_str(conn, "user", "root");
@@ -879,6 +900,19 @@ static void qemu_close(struct kvb_target *t)
 	t->priv = NULL;
 }
 
+/* The guest's CPUs are QEMU's threads on this host: the host witness reads them (engine/hostwatch.h). */
+static int qemu_host(struct kvb_target *t, struct kvb_target_host *h)
+{
+	struct qemu_priv *p = priv_of(t);
+	memset(h, 0, sizeof(*h));
+	if (!p || !p->proc.pid)
+		return 0;
+	h->pid = p->proc.pid;
+	h->process = "qemu";
+	h->virtual_clock = p->icount;
+	return 1;
+}
+
 const struct kvb_target_ops kvb_target_qemu = {
 	.name = "qemu",
 	.summary = "a QEMU process kvbench owns (qemu-x86_64 board), commands over ssh",
@@ -891,4 +925,5 @@ const struct kvb_target_ops kvb_target_qemu = {
 	.reboot = qemu_reboot,
 	.wait_ready = qemu_wait_ready,
 	.close = qemu_close,
+	.host = qemu_host,
 };
