@@ -35,7 +35,10 @@
 static const struct kvb_keydef qemu_conn_keys[] = {
 	{ "board_dir", KVB_T_STR, "${XDG_CACHE_HOME:-~/.cache}/kvbench/qemu-x86_64", NULL, 0,
 	  "board cache directory (rootfs.ext4, keys, initrds); built on first use" },
-	{ "board_script", KVB_T_STR, "<source>/scripts/qemu-board", NULL, 0, "script that builds the board and initrds" },
+	{ "board", KVB_T_STR, "qemu-x86_64", NULL, 0,
+	  "the board's name: its cache directory when board_dir is not given (qemu-x86_64-ram: the memory board)" },
+	{ "board_script", KVB_T_STR, "<source>/scripts/qemu-board", NULL, 0,
+	  "script that builds the board and initrds; a bare name is one of kvbench's scripts/ (qemu-board-ram)" },
 	{ "qemu", KVB_T_STR, "qemu-system-x86_64", NULL, 0, "QEMU system emulator" },
 	{ "accel", KVB_T_STR, "tcg,thread=multi", NULL, 0, "-accel value (KVM is not usable on nested CI hosts)" },
 	{ "cpu", KVB_T_STR, "max", NULL, 0, "-cpu model" },
@@ -76,12 +79,18 @@ struct qemu_priv {
 	int ssh_open;
 };
 
-char *kvb_qemu_default_board_dir(void)
+/* ${XDG_CACHE_HOME:-$HOME/.cache}/kvbench/NAME */
+static char *board_cache_dir(const char *name)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	if (xdg && *xdg)
-		return kvb_xasprintf("%s/kvbench/qemu-x86_64", xdg);
-	return kvb_xasprintf("%s/.cache/kvbench/qemu-x86_64", home && *home ? home : "/tmp");
+		return kvb_xasprintf("%s/kvbench/%s", xdg, name);
+	return kvb_xasprintf("%s/.cache/kvbench/%s", home && *home ? home : "/tmp", name);
+}
+
+char *kvb_qemu_default_board_dir(void)
+{
+	return board_cache_dir("qemu-x86_64");
 }
 
 static struct qemu_priv *priv_of(const struct kvb_target *t)
@@ -748,9 +757,23 @@ static int qemu_open(struct kvb_target *t, struct kvb_error *err)
 	int rc = KVB_OK;
 
 	p->board_dir = conn_str(conn, "board_dir", NULL);
-	if (!p->board_dir)
-		p->board_dir = kvb_qemu_default_board_dir();
+	if (!p->board_dir) {
+		const char *name = kvb_get_str(conn, "board", "qemu-x86_64");
+		if (!*name || strchr(name, '/') || name[0] == '.') {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: connection.board '%s': expected a name (no '/')",
+					   t->plat && t->plat->file ? t->plat->file : "platform", name);
+			free(p->board_dir);
+			free(p);
+			return rc;
+		}
+		p->board_dir = board_cache_dir(name);
+	}
 	p->script = conn_str(conn, "board_script", KVB_SOURCE_DIR "/scripts/qemu-board");
+	if (!strchr(p->script, '/')) { /* one of kvbench's own board scripts */
+		char *s = kvb_xasprintf("%s/scripts/%s", KVB_SOURCE_DIR, p->script);
+		free(p->script);
+		p->script = s;
+	}
 	p->qemu_bin = conn_str(conn, "qemu", "qemu-system-x86_64");
 	{
 		const char *clock = kvb_get_str(conn, "clock", "host");
