@@ -167,7 +167,13 @@ int kvb_host_witness(const struct kvb_host_sample *a, const struct kvb_host_samp
 void kvb_host_quiet_check(const char *proc_root, const struct kvb_host_limits *lim, int *busy, char **why)
 {
 	struct kvb_host_sample s;
-	kvb_host_sample_read(proc_root, 0, &s);
+	struct kvb_buf b = KVB_BUF_INIT;
+	/* pressure and load only: nothing else is needed, and nothing else is read */
+	memset(&s, 0, sizeof(s));
+	s.ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	read_psi(proc_root, &s, &b);
+	read_load(proc_root, &s, &b);
+	kvb_buf_release(&b);
 	/* without PSI, the load against the CPUs is all there is */
 	*busy = s.have_psi ? s.psi_some_avg10 > lim->pct : s.have_load && s.load1 > (double)s.ncpus;
 	if (s.have_psi && s.have_load)

@@ -8,6 +8,8 @@ kvb_script_test(it_verdict integration/verdict.sh integration 120)
 kvb_script_test(it_import_csv integration/import_csv.sh integration 120)
 kvb_script_test(it_import_wa3 integration/import_wa3.sh integration 120)
 kvb_script_test(it_until_decided integration/until_decided.sh integration 300)
+kvb_script_test(it_host_witness integration/host_witness.sh integration 600)
+kvb_script_test(it_warmup integration/warmup.sh integration 300)
 kvb_test(test_rt_app_local integration/test_rt_app_local.c integration 120)
 
 # The sshd fixture: a real OpenSSH server on loopback, for every test that needs an ssh board.
