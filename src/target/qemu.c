@@ -335,6 +335,11 @@ static int ssh_attach(struct kvb_target *t, struct qemu_priv *p, struct kvb_erro
 	cJSON_AddNumberToObject(p->ssh_conn, "connect_timeout_s", 10);
 	/* A guest that dropped the connection has usually died with QEMU: fail soon. */
 	cJSON_AddNumberToObject(p->ssh_conn, "reconnect_deadline_s", 20);
+	/* With an instruction clock every packet lands at some guest instant the host chose: none
+	 * flows while a command runs (its request goes before, its output after), so no keepalive.
+	 * QEMU is ours: a dead guest is seen by QEMU exiting, not by a silent connection. */
+	if (p->icount)
+		cJSON_AddNumberToObject(p->ssh_conn, "keepalive_s", 0);
 	if (t->plat)
 		p->ssh_plat = *t->plat;
 	else

@@ -52,6 +52,8 @@ kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
 kvb_test(test_qemu integration/test_qemu.c qemu 600)
 kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
 kvb_script_test(it_cyclictest_qemu integration/cyclictest_qemu.sh qemu 600)
+# The deterministic board (issue 27): one boot with an instruction clock, about 60-200 s.
+kvb_script_test(it_qemu_icount integration/qemu_icount.sh qemu 900)
 
 # Jankbench workload against adbd_sim with a simulated com.android.benchmark app, and the
 # agenda -> DB -> diff loop through the real kvbench binary.
