@@ -25,8 +25,13 @@
 /* The first build of the board runs mmdebstrap: about 30 s, far more on a slow mirror. */
 #define BOARD_BUILD_TIMEOUT_MS (30u * 60 * 1000)
 #define SCRIPT_TIMEOUT_MS (120u * 1000)
-/* One ssh readiness attempt: QEMU's user network can swallow an early connection. */
+/* One ssh readiness attempt: QEMU's user network can swallow an early connection. A probe
+ * that times out doubles the next one's wait, up to PROBE_MAX_MS: on a slow guest (an
+ * instruction clock on a loaded host) every probe left waiting is one more unauthenticated
+ * connection, and past sshd's MaxStartups (10) sshd drops new ones, so probing every 300 ms
+ * with 3 s each kept it from ever sending a banner (seen: 900 s, "past MaxStartups"). */
 #define PROBE_TIMEOUT_MS 3000u
+#define PROBE_MAX_MS 30000u
 #define SSH_CHECK_TIMEOUT_MS 15000u
 #define POWEROFF_WAIT_MS 15000u
 /* sshd answers but logins keep failing (wrong key, refused host key): give up after this. */
@@ -497,6 +502,7 @@ struct boot_watch {
 	const char *vmlinuz, *console;
 	uint64_t timeout_ms, t0, deadline, banner_ns;
 	int marker, attempts, tries;
+	unsigned probe_ms;        /* the next readiness probe's wait (PROBE_TIMEOUT_MS, doubling) */
 	struct kvb_buf con;       /* the console, re-read every poll */
 	struct kvb_error serr;    /* the last ssh failure */
 	int rc;                   /* the error of BOOT_FAILED */
@@ -563,8 +569,14 @@ static enum boot_state check_ssh(struct kvb_target *t, struct qemu_priv *p, stru
 {
 	const char *argv[] = { "true", NULL };
 	struct kvb_exec_result r;
-	if (!w->marker || !sshd_answers(p->port, PROBE_TIMEOUT_MS))
+	if (!w->probe_ms)
+		w->probe_ms = PROBE_TIMEOUT_MS;
+	if (!w->marker)
 		return BOOT_WAITING;
+	if (!sshd_answers(p->port, (int)w->probe_ms)) {
+		w->probe_ms = w->probe_ms * 2 > PROBE_MAX_MS ? PROBE_MAX_MS : w->probe_ms * 2;
+		return BOOT_WAITING;
+	}
 	w->attempts++;
 	if (!w->banner_ns)
 		w->banner_ns = kvb_mono_ns();
