@@ -23,7 +23,7 @@ static const struct {
 	  "SELECT r.id AS run, datetime(r.started_ns / 1000000000, 'unixepoch') AS started, r.status, r.platform,"
 	  " r.agenda_path AS agenda, r.rounds,"
 	  " (SELECT group_concat(name, ',') FROM (SELECT name FROM variant WHERE run_id = r.id ORDER BY position)) AS variants,"
-	  " (SELECT count(*) FROM job WHERE run_id = r.id AND status = 'ok') || '/' ||"
+	  " (SELECT count(*) FROM job WHERE run_id = r.id AND status IN ('ok', 'warmup')) || '/' ||"
 	  " (SELECT count(*) FROM job WHERE run_id = r.id) AS jobs_ok,"
 	  /* never negative: a finish before the start is no duration (results-schema 0016) */
 	  " CASE WHEN coalesce(r.finished_ns, r.started_ns) >= r.started_ns"

@@ -32,6 +32,8 @@ static const struct kvb_keydef config_keys[] = {
 	{ "instruments", KVB_T_STRLIST, NULL, NULL, 0, "instruments to enable; ~name disables" },
 	{ "augmentations", KVB_T_STRLIST, NULL, NULL, 0, "WA3 alias of instruments" },
 	{ "rounds", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE, "split iterations into N rounds run A B A B" },
+	{ "warmup", KVB_T_INT, NULL, NULL, KVB_KEY_NONNEG,
+	  "warm-up jobs of every spec after each boot, stored but not compared (default 1 where every round boots, else 0)" },
 	{ "margins", KVB_T_MAP, NULL, NULL, 0, "\"same\" verdict margin, %: {default: 1, METRIC or WORKLOAD/METRIC: PCT}" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
@@ -59,6 +61,8 @@ static const struct kvb_keydef workload_keys[] = {
 	{ "id", KVB_T_STR, NULL, NULL, 0, "spec id (default: the workload name; hackbench1, hackbench2 when it repeats)" },
 	{ "label", KVB_T_STR, NULL, NULL, 0, "display label" },
 	{ "iterations", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE, "iterations of this spec" },
+	{ "warmup", KVB_T_INT, NULL, NULL, KVB_KEY_NONNEG,
+	  "warm-up jobs of this spec after each boot, stored but not compared (default: config's, else the platform's)" },
 	{ "params", KVB_T_MAP, NULL, NULL, 0, "workload parameters" },
 	{ "workload_parameters", KVB_T_MAP, NULL, NULL, 0, "alias of params" },
 	{ "workload_params", KVB_T_MAP, NULL, NULL, 0, "alias of params" },
@@ -292,6 +296,9 @@ static void entry_identity(struct kvb_spec *base, const struct kvb_agenda *a, co
 		base->iterations = sec->iterations;
 	if (cJSON_IsObject(e) && kvb_get_int(e, "iterations", 0) > 0 && kvb_get_int(e, "iterations", 0) <= KVB_MAX_JOBS)
 		base->iterations = (int)kvb_get_int(e, "iterations", 1);
+	base->warmup = a->warmup;
+	if (cJSON_IsObject(e) && kvb_get_int(e, "warmup", -1) >= 0 && kvb_get_int(e, "warmup", -1) <= 1000)
+		base->warmup = (int)kvb_get_int(e, "warmup", 0);
 	base->timeout_s = ops->default_timeout_s;
 	if (cJSON_IsObject(e) && kvb_get_int(e, "timeout_s", 0) > 0)
 		base->timeout_s = (unsigned)kvb_get_int(e, "timeout_s", 0);
@@ -442,6 +449,7 @@ static void add_combination(struct kvb_agenda *a, const struct kvb_spec *base, s
 	s.label = kvb_xstrdup(base->label);
 	s.section = base->section ? kvb_xstrdup(base->section) : NULL;
 	s.iterations = base->iterations;
+	s.warmup = base->warmup;
 	s.timeout_s = base->timeout_s;
 	s.params = cJSON_Duplicate(base->params, 1);
 	s.classifiers = cJSON_Duplicate(base->classifiers, 1);
@@ -677,6 +685,9 @@ static void read_config_block(struct kvb_agenda *a, const cJSON *cfg, const char
 	}
 	if (cJSON_GetObjectItemCaseSensitive(cfg, "rounds"))
 		a->rounds = (int)kvb_get_int(cfg, "rounds", 0);
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "warmup") && kvb_get_int(cfg, "warmup", -1) >= 0 &&
+	    kvb_get_int(cfg, "warmup", -1) <= 1000)
+		a->warmup = (int)kvb_get_int(cfg, "warmup", 0);
 	v = cJSON_GetObjectItemCaseSensitive(cfg, "execution_order");
 	if (cJSON_IsString(v)) {
 		if (!strcmp(v->valuestring, "by_section"))
@@ -908,6 +919,7 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 	size_t nxs = 0, before = d->msgs.n;
 
 	memset(a, 0, sizeof(*a));
+	a->warmup = -1;
 	root = wa3 = kvb_wa3_normalize(doc->root, doc->file, d);  /* WA3 spellings -> kvbench's (wa3_keys.c) */
 	a->file = kvb_xstrdup(doc->file);
 	a->max_retries = 2;

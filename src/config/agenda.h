@@ -31,6 +31,7 @@ struct kvb_spec {
 	char *label;          /* display label (defaults to workload) */
 	char *section;        /* section id or NULL */
 	int iterations;
+	int warmup;           /* warm-up jobs before its first job of each boot, not compared; -1: the platform's default */
 	unsigned timeout_s;   /* job timeout */
 	cJSON *params;        /* owned object: workload parameters */
 	struct kvb_runtime rt;/* merged knobs: global < section < workload < sweep */
@@ -67,6 +68,7 @@ struct kvb_agenda {
 	enum kvb_exec_order order;
 	int max_retries;        /* default 2, not counting the first attempt */
 	int rounds;             /* config.rounds or 0 = platform default */
+	int warmup;             /* config.warmup, or -1 = the platform's default (engine: 1 where rounds boot) */
 	struct kvb_spec *specs;
 	size_t nspecs;
 	struct kvb_variant *variants;

@@ -3,6 +3,7 @@
 #include "engine/decide.h"
 #include "core/log.h"
 #include "core/util.h"
+#include "engine/hostwatch.h"
 #include "engine/identity.h"
 #include "engine/knobs.h"
 #include "engine/plan.h"
@@ -292,8 +293,21 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		rc = prepare_workload(j, &ctx, err);
 		if (!rc) {
 			struct kvb_instr_job ij;
+			struct kvb_target_host th;
+			struct kvb_host_sample h0, h1;
+			/* a board on this host's CPUs: what else the host did while the workload ran (§14) */
+			int on_host = e->target.ops->host && e->target.ops->host(&e->target, &th);
 			kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, adir, rdir, m);
+			if (on_host)
+				kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h0);
 			rc = j->spec->ops->run(&ctx, err);
+			if (on_host) {
+				struct kvb_host_limits lim = { e->o->host_limit_pct > 0 ? e->o->host_limit_pct
+											: KVB_HOST_LIMIT_PCT };
+				kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h1);
+				struct kvb_host_board hb = { th.process, th.virtual_clock, th.workload_on_host };
+				kvb_host_witness(&h0, &h1, &lim, &hb, &m->witnesses);
+			}
 			kvb_instr_job_stop(&ij);
 			free(e->instr_err);
 			e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
@@ -554,7 +568,8 @@ static int run_job(struct engine *e, size_t idx)
 	{
 		/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
 		struct kvb_job_outcome o = {
-			.status = rc ? "failed" : e->instr_err ? "instrument-failed" : "ok",
+			/* a warm-up is stored, never compared (its status keeps it out of the results view) */
+			.status = rc ? "failed" : j->warmup ? "warmup" : e->instr_err ? "instrument-failed" : "ok",
 			.error = rc ? err.msg : e->instr_err,
 			.attempts = attempt,
 			.start_ns = start,
@@ -585,7 +600,7 @@ static int run_job(struct engine *e, size_t idx)
 		/* one line with the headline metric */
 		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d%s%s) %s", e->done, e->todo,
 			e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round, e->board ? ", board " : "",
-			e->board ? e->board : "", e->instr_err ? "instrument-failed" : "ok");
+			e->board ? e->board : "", j->warmup ? "warm-up" : e->instr_err ? "instrument-failed" : "ok");
 		if (m.n)
 			fprintf(stderr, ": %s %.6g %s", m.v[0].name, m.v[0].value, m.v[0].units);
 		fputc('\n', stderr);
@@ -645,11 +660,26 @@ static void resolve_variant(struct engine *e, struct kvb_variant *v, char **why)
 	}
 }
 
+/* Warm-up jobs of a spec that sets none: 1 where every round is a fresh boot (its first runs
+ * pay for the boot: page cache, first-run work), else 0 (DESIGN.md §15). */
+static int default_warmup(struct engine *e)
+{
+	return kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)) ? 1 : 0;
+}
+
 static int setup_run(struct engine *e, struct kvb_error *err)
 {
 	const struct kvb_run_opts *o = e->o;
 	int rc, rounds = o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e->plat, e->a);
-	kvb_plan_build(&e->plan, e->a, rounds);
+	struct kvb_plan_opts po = { .rounds = rounds, .default_warmup = default_warmup(e) };
+	if (o->decide && o->decide->spare_rounds > 0 && rounds > o->decide->spare_rounds) {
+		/* --until-decided on a board on this host: the rounds beyond the looks stand in for disturbed ones */
+		po.spare_rounds = o->decide->spare_rounds;
+		po.rounds = rounds - po.spare_rounds;
+	}
+	if (o->resume_run > 0 && (rc = kvb_store_run_get_warmup(e->st, o->resume_run, &po.default_warmup, err)))
+		return rc;
+	kvb_plan_build_opts(&e->plan, e->a, &po);
 	e->rows = kvb_xcalloc(e->plan.n + 1, sizeof(*e->rows));
 	e->variant_ids = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_ids));
 	e->variant_failed = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_failed));
@@ -681,6 +711,8 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 			.boots_each_round = kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)),
 		};
 		rc = kvb_store_run_begin(e->st, &ri, &e->run_id, err);
+		if (!rc)
+			rc = kvb_store_run_set_warmup(e->st, e->run_id, po.default_warmup, err);
 		free(aj);
 		free(pj);
 		if (!rc && o->decide)
@@ -1005,11 +1037,21 @@ struct run_outcome {
 /* --dry-run: the plan, one line a job. */
 static void print_plan(struct engine *e)
 {
-	kvb_plan_build(&e->plan, e->a, e->o->rounds > 0 ? e->o->rounds : kvb_engine_default_rounds(e->plat, e->a));
+	struct kvb_plan_opts po = { .rounds = e->o->rounds > 0 ? e->o->rounds : kvb_engine_default_rounds(e->plat, e->a),
+				    .default_warmup = default_warmup(e) };
+	if (e->o->decide && e->o->decide->spare_rounds > 0 && po.rounds > e->o->decide->spare_rounds) {
+		po.spare_rounds = e->o->decide->spare_rounds;
+		po.rounds -= po.spare_rounds;
+	}
+	kvb_plan_build_opts(&e->plan, e->a, &po);
 	for (size_t i = 0; i < e->plan.n; i++) {
 		const struct kvb_plan_job *j = &e->plan.jobs[i];
-		printf("%4d  round %d  %-16s %-24s #%d\n", j->seq, j->round, e->a->variants[j->variant].name,
-		       j->spec->id, j->iteration);
+		if (j->warmup)
+			printf("%4d  round %d  %-16s %-24s warm-up\n", j->seq, j->round, e->a->variants[j->variant].name,
+			       j->spec->id);
+		else
+			printf("%4d  round %d  %-16s %-24s #%d\n", j->seq, j->round, e->a->variants[j->variant].name,
+			       j->spec->id, j->iteration);
 	}
 	kvb_plan_release(&e->plan);
 }
@@ -1197,6 +1239,44 @@ static void pass_signal_on(const struct sigaction *old_int, const struct sigacti
 		raise(g_last_signal);
 }
 
+/* Jobs of the run with a host witness that says disturbed (every round, resumed ones too). */
+static int count_disturbed(struct engine *e, int *jobs_on_host)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+	*jobs_on_host = 0;
+	if (sqlite3_prepare_v2(e->st->db,
+			       "SELECT count(DISTINCT CASE WHEN verdict = 'disturbed' THEN job_id END), count(DISTINCT job_id)"
+			       " FROM witness WHERE run_id = ? AND kind = 'host' AND job_id IS NOT NULL",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, e->run_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		n = sqlite3_column_int(st, 0);
+		*jobs_on_host = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* The run's last line: its status, and how many jobs the host disturbed (a board on this host). */
+static void summary_line(struct engine *e, const char *status)
+{
+	int on_host = 0, disturbed = count_disturbed(e, &on_host);
+	double lim = e->o->host_limit_pct > 0 ? e->o->host_limit_pct : KVB_HOST_LIMIT_PCT;
+	if (!on_host) {
+		kvb_info("run %lld finished: %s, %zu job(s) run now", (long long)e->run_id, status, e->done);
+		return;
+	}
+	kvb_info("run %lld finished: %s, %zu job(s) run now; %d of %d job(s) disturbed by the host (CPU pressure, steal "
+		 "or the board process's wait above %.3g %%%s)",
+		 (long long)e->run_id, status, e->done, disturbed, on_host, lim,
+		 disturbed ? ": `kvbench show witnesses` lists them" : "");
+	if (disturbed)
+		kvb_store_event(e->st, e->run_id, "warning", "%d of %d job(s) disturbed by the host (limit %.3g %%)", disturbed,
+				on_host, lim);
+}
+
 /*
  * The run's and the variants' final status in the store, from the job rows
  * (store/status.h: ok only when every planned job is ok), and the resume hint.
@@ -1216,6 +1296,7 @@ static void store_outcome(struct engine *e, struct run_outcome *out, struct kvb_
 	}
 	kvb_store_event(e->st, e->run_id, "info", "run finished: %s (%lld of %lld planned jobs ok)", t->status,
 			(long long)t->planned_ok, (long long)t->planned);
+	summary_line(e, t->status);
 	if (out->interrupted)
 		kvb_warn("run %lld interrupted after %zu of %zu jobs; continue with `kvbench run --resume %lld -d %s`",
 			 (long long)e->run_id, e->done, e->todo, (long long)e->run_id, e->st->path);

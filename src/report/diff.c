@@ -1,4 +1,5 @@
 /* Implements `kvbench diff`: statistics per group/variant and the long, wide and --by tables. */
+#include "report/clocknote.h"
 #include "report/diff.h"
 #include "report/event_notes.h"
 #include "core/log.h"
@@ -647,6 +648,8 @@ static int diff_run_notes(struct kvb_store *s, const struct kvb_report *r, const
 	int rc = kvb_run_state_load(s, r->runs, r->nruns, &rs, err);
 	if (!rc)
 		rc = kvb_run_state_check(&rs, r, !strcmp(f, "table") || !strcmp(f, "markdown"), &notes, err);
+	if (!rc)
+		kvb_clock_notes(s, r->runs, r->nruns, &notes); /* what a time is on an instruction clock */
 	for (size_t i = 0; i < notes.n; i++) {
 		if (!strcmp(f, "table") || !strcmp(f, "markdown"))
 			fprintf(out, "%s\n", notes.v[i]);

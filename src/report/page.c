@@ -143,7 +143,7 @@ static const struct {
 	  " CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1 ELSE j.boot END AS boot,"
 	  " j.workload, j.iteration, j.status, j.attempts, j.error"
 	  " FROM jobs j JOIN run r ON r.id = j.run_id WHERE j.run_id IN (SELECT value FROM json_each(?2))"
-	  " AND j.status <> 'ok' ORDER BY j.run_id, j.seq",
+	  " AND j.status NOT IN ('ok', 'warmup') ORDER BY j.run_id, j.seq",
 	  "no failed jobs" },
 	{ "Events", "events",
 	  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, level, message FROM event"
@@ -207,7 +207,8 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 			&nres, err)) ||
 	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1))", runs.data, &njobs,
 			err)) ||
-	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1)) AND status <> 'ok'",
+	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1))"
+			" AND status NOT IN ('ok', 'warmup')",
 			runs.data, &nfailed, err)))
 		goto out;
 

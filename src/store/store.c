@@ -319,6 +319,24 @@ int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int6
 			(int64_t)ri->max_retries, KVB_VERSION, host, ri->command_line, (int64_t)ri->boots_each_round);
 }
 
+int kvb_store_run_set_warmup(struct kvb_store *s, int64_t run_id, int warmup, struct kvb_error *err)
+{
+	return run_stmt(s, err, NULL, "UPDATE run SET warmup_default = ? WHERE id = ?", "ii", (int64_t)warmup, run_id);
+}
+
+int kvb_store_run_get_warmup(struct kvb_store *s, int64_t run_id, int *warmup, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	*warmup = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT warmup_default FROM run WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, err, "reading the run");
+	sqlite3_bind_int64(st, 1, run_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*warmup = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return KVB_OK;
+}
+
 int kvb_store_run_status(struct kvb_store *s, int64_t run_id, const char *status, int finished, struct kvb_error *err)
 {
 	if (finished == KVB_RUN_FINISHED_AT_LAST_JOB)

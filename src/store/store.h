@@ -69,6 +69,9 @@ struct kvb_run_info {
 	int boots_each_round; /* 1: each round is a fresh boot (kvb_flasher_boots_each_round); 0: one boot for all */
 };
 int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int64_t *run_id, struct kvb_error *err);
+/* The run's default warm-up (0022_warmup.sql): set when it starts, read back by --resume. Errors: KVB_ESTORE. */
+int kvb_store_run_set_warmup(struct kvb_store *s, int64_t run_id, int warmup, struct kvb_error *err);
+int kvb_store_run_get_warmup(struct kvb_store *s, int64_t run_id, int *warmup, struct kvb_error *err);
 /*
  * finished: 0 = still going (finished_ns NULL); 1 = finished now; KVB_RUN_FINISHED_AT_LAST_JOB =
  * finished when its last job ended (a --resume that ran no job must not lengthen the run).

@@ -21,6 +21,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct kvb_platform;
 struct kvb_target;
@@ -71,6 +72,18 @@ struct kvb_target_batch_ops {
 		   struct kvb_error *err);
 };
 
+/*
+ * A board whose CPUs are this host's (the host itself, or a QEMU process kvbench owns):
+ * what the host interference witness (engine/hostwatch.h) needs to know of it.
+ */
+struct kvb_target_host {
+	pid_t pid;            /* the board's host process (QEMU), 0: the host itself */
+	const char *process;  /* its name in messages ("qemu"), or NULL; static */
+	int virtual_clock;    /* 1: the guest's time counts instructions (QEMU -icount): host load cannot change it */
+	int workload_on_host; /* 1: the workload's own tasks are host tasks (local), so the host's CPU
+			       * pressure counts them too and cannot tell interference from the job itself */
+};
+
 struct kvb_target_ops {
 	const char *name;                  /* connection.type in platform.yaml */
 	const char *summary;               /* one line for --help */
@@ -87,6 +100,9 @@ struct kvb_target_ops {
 	int (*wait_ready)(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err);
 	void (*close)(struct kvb_target *t);
 	const struct kvb_target_batch_ops *batch; /* non-NULL: commands run as one batch per boot (see above) */
+	/* Fills h and returns 1 when the board runs on this host's CPUs now (a QEMU guest is up, or
+	 * the host itself), else 0. NULL: the board is never on this host (ssh, adb, LAVA). */
+	int (*host)(struct kvb_target *t, struct kvb_target_host *h);
 };
 
 struct kvb_target {

@@ -99,7 +99,7 @@ check "boot.img ramdisk load address 0x7c00000" grep -qx "ramdisk load address: 
 start_board lose --lose-flash 2 --fail-flash 3
 mkbootimg --kernel "$T/c.gz" --cmdline "kvb.variant=c" -o "$T/c.img"
 cat >"$T/lose.yaml" <<EOF
-config: {iterations: 1}
+config: {iterations: 1, warmup: 0}
 workloads:
   - {name: hackbench, params: {groups: 1, fds: 2, loops: 20}}
 variants:

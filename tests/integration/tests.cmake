@@ -14,6 +14,8 @@ kvb_script_test(it_checks integration/checks.sh integration 120)
 kvb_script_test(it_readme_examples integration/readme_examples.sh integration 300)
 kvb_script_test(it_cleanup_paths integration/cleanup_paths.sh integration 120)
 kvb_script_test(it_until_decided integration/until_decided.sh integration 300)
+kvb_script_test(it_host_witness integration/host_witness.sh integration 600)
+kvb_script_test(it_warmup integration/warmup.sh integration 300)
 kvb_test(test_rt_app_local integration/test_rt_app_local.c integration 120)
 
 # The sshd fixture: a real OpenSSH server on loopback, for every test that needs an ssh board.
@@ -57,6 +59,8 @@ kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
 kvb_test(test_qemu integration/test_qemu.c qemu 600)
 kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
 kvb_script_test(it_cyclictest_qemu integration/cyclictest_qemu.sh qemu 600)
+# The deterministic board (issue 27): one boot with an instruction clock, about 60-200 s.
+kvb_script_test(it_qemu_icount integration/qemu_icount.sh qemu 900)
 
 # Jankbench workload against adbd_sim with a simulated com.android.benchmark app, and the
 # agenda -> DB -> diff loop through the real kvbench binary.
