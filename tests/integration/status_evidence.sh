@@ -14,7 +14,7 @@ printf '#!/bin/sh\nif [ -e "%s/down-$KVB_VARIANT" ]; then echo "device lost powe
 chmod +x "$T/plat/flash"
 printf 'name: hooked\nconnection: {type: local}\nflash: {method: command, command: flash}\n' >"$T/plat/platform.yaml"
 cat >"$T/a.yaml" <<'YAML'
-config: {iterations: 2}
+config: {iterations: 2, warmup: 0}  # the checks count jobs; no warm-up job per boot
 workloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]
 YAML
 db=$T/r.db
@@ -50,7 +50,7 @@ check "patch's jobs ran: 2 ok" test "$(q "$T/2.db" "select count(*) from jobs wh
 
 # 3. a variant whose jobs all fail (a knob the kernel lacks) is not ok, in show and in the report
 cat >"$T/k.yaml" <<'YAML'
-config: {iterations: 2}
+config: {iterations: 2, warmup: 0}  # the checks count jobs; no warm-up job per boot
 workloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]
 variants:
   - {name: a}
