@@ -19,12 +19,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The commit this binary was built from: 12 hex digits, "-modified" when the tree had uncommitted
+ * changes, or "unknown" (cmake/gen_commit.cmake writes it into the executable, not the library). */
+extern const char kvb_build_commit[];
+
 const struct kvb_cmd kvb_commands[] = {
 	{ "run", cmd_run, KVB_CMD_DB_RW | KVB_CMD_LOCK_RUNS, "run an agenda on a platform and store the results",
 	  "usage: kvbench run AGENDA -p PLATFORM [-V NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]]...\n"
 	  "                   [-d DB] [--rounds N] [--dry-run] [--no-diff] [--keep-going]\n"
 	  "                   [--until-decided [--margin PCT] [--max-rounds N] [--max-time DUR] [--metric W/M]...]\n"
 	  "       kvbench run --resume [RUN] [-d DB] [-p PLATFORM] [-V NAME=KERNEL[,...]]...\n\n"
+	  "  AGENDA                a file, or a shipped agenda's name (quickstart-local): ./agendas, then\n"
+	  "                        the installed share/kvbench/agendas (the source tree's from a build)\n"
 	  "  -p, --platform NAME   platform name or path to platform.yaml\n"
 	  "  -V, --variant SPEC    add a variant (repeatable); overrides an agenda variant of that name\n"
 	  "  -d, --db PATH         results database (default $KVB_DB or ./kvbench.db)\n"
@@ -283,7 +289,7 @@ int main(int argc, char **argv)
 		list_help(stdout);
 		rc = KVB_OK;
 	} else if (!strcmp(argv[1], "--version")) {
-		printf("kvbench %s\n", KVB_VERSION);
+		printf("kvbench %s (commit %s)\n", KVB_VERSION, kvb_build_commit);
 		rc = KVB_OK;
 	} else if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {

@@ -1,5 +1,6 @@
 /* Implements platform.yaml loading and validation (DESIGN.md §4). */
 #include "config/platform.h"
+#include "core/datadir.h"
 #include "core/suggest.h"
 #include "core/error.h"
 #include "core/util.h"
@@ -51,7 +52,8 @@ static const struct kvb_keydef topo_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
-/* The search path, in order: $KVB_PLATFORM_PATH entries, ./platforms, <source>/platforms. */
+/* The search path, in order: $KVB_PLATFORM_PATH entries, ./platforms, the shipped ones (core/datadir.h:
+ * <prefix>/share/kvbench/platforms when installed, the source tree's from a build tree). */
 static void search_path(struct kvb_strv *out)
 {
 	const char *env = getenv("KVB_PLATFORM_PATH");
@@ -62,7 +64,7 @@ static void search_path(struct kvb_strv *out)
 		free(copy);
 	}
 	kvb_strv_push(out, "platforms");
-	kvb_strv_push(out, KVB_SOURCE_DIR "/platforms");
+	kvb_strv_pushf(out, "%s/platforms", kvb_data_dir());
 }
 
 static char *platform_file_in(const char *dir)
@@ -441,7 +443,7 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 					 "`kvbench platform list` shows the known ones)",
 			       name_or_path,
 			       kvb_did_you_mean(dym, sizeof(dym), name_or_path, (const char *const *)names.v, names.n),
-			       KVB_SOURCE_DIR);
+			       kvb_data_dir());
 		kvb_strv_release(&names);
 		return KVB_EINPUT;
 	}

@@ -2,6 +2,7 @@
 #include "target/qemu.h"
 #include "config/platform.h"
 #include "core/buf.h"
+#include "core/datadir.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -35,7 +36,8 @@
 static const struct kvb_keydef qemu_conn_keys[] = {
 	{ "board_dir", KVB_T_STR, "${XDG_CACHE_HOME:-~/.cache}/kvbench/qemu-x86_64", NULL, 0,
 	  "board cache directory (rootfs.ext4, keys, initrds); built on first use" },
-	{ "board_script", KVB_T_STR, "<source>/scripts/qemu-board", NULL, 0, "script that builds the board and initrds" },
+	{ "board_script", KVB_T_STR, "<data>/scripts/qemu-board", NULL, 0,
+	  "script that builds the board and initrds (<data>: share/kvbench installed, the source tree from a build)" },
 	{ "qemu", KVB_T_STR, "qemu-system-x86_64", NULL, 0, "QEMU system emulator" },
 	{ "accel", KVB_T_STR, "tcg,thread=multi", NULL, 0, "-accel value (KVM is not usable on nested CI hosts)" },
 	{ "cpu", KVB_T_STR, "max", NULL, 0, "-cpu model" },
@@ -740,7 +742,12 @@ static int qemu_open(struct kvb_target *t, struct kvb_error *err)
 	p->board_dir = conn_str(conn, "board_dir", NULL);
 	if (!p->board_dir)
 		p->board_dir = kvb_qemu_default_board_dir();
-	p->script = conn_str(conn, "board_script", KVB_SOURCE_DIR "/scripts/qemu-board");
+	{
+		/* shipped beside the platforms: <prefix>/share/kvbench/scripts when installed (core/datadir.h) */
+		char *def = kvb_xasprintf("%s/scripts/qemu-board", kvb_data_dir());
+		p->script = conn_str(conn, "board_script", def);
+		free(def);
+	}
 	p->qemu_bin = conn_str(conn, "qemu", "qemu-system-x86_64");
 	p->accel = conn_str(conn, "accel", "tcg,thread=multi");
 	p->cpu = conn_str(conn, "cpu", "max");

@@ -98,3 +98,7 @@ kvb_script_test(it_pool_ssh integration/pool_ssh.sh integration 300)
 # error not, the quick-start agenda with its files served by kvbench over HTTP. Slow: label lava.
 kvb_script_test(it_lava_lab integration/lava_lab.sh lava 5400)
 set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)
+
+# Shipping (issue 31): cmake --install and the installed kvbench; the JSON outputs against their
+# schema (results-schema/kvbench-json.schema.json) and the DB's version; pandas on a quick-start DB.
+kvb_script_test(it_install integration/install.sh integration 180)
