@@ -6,6 +6,7 @@
 #include "flash/flash.h"
 #include "instrument/instrument.h"
 #include "report/format.h"
+#include "store/store.h"
 #include "target/target.h"
 #include "workload/workload.h"
 
@@ -289,7 +290,9 @@ int main(int argc, char **argv)
 		list_help(stdout);
 		rc = KVB_OK;
 	} else if (!strcmp(argv[1], "--version")) {
-		printf("kvbench %s (commit %s)\n", KVB_VERSION, kvb_build_commit);
+		/* the versions of what it writes: scripts check them (docs/outputs.md) */
+		printf("kvbench %s (commit %s)\nresults database schema %d, JSON schema_version %d\n", KVB_VERSION,
+		       kvb_build_commit, kvb_store_schema_known(), KVB_JSON_SCHEMA_VERSION);
 		rc = KVB_OK;
 	} else if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {

@@ -12,8 +12,8 @@ check "cmake --install --prefix P (rc $rc)" test "$rc" -eq 0
 for f in bin/kvbench share/man/man1/kvbench.1 share/bash-completion/completions/kvbench \
   share/kvbench/platforms/local/platform.yaml share/kvbench/platforms/qemu-x86_64/platform.yaml \
   share/kvbench/agendas/quickstart-local.yaml share/kvbench/agendas/quickstart.yaml \
-  share/kvbench/results-schema/0001_initial.sql \
-  share/doc/kvbench/README.md share/doc/kvbench/energy.md; do
+  share/kvbench/results-schema/0001_initial.sql share/kvbench/results-schema/kvbench-json.schema.json \
+  share/doc/kvbench/README.md share/doc/kvbench/energy.md share/doc/kvbench/outputs.md; do
   check "installed: $f" test -f "$P/$f"
 done
 check "every migration is installed" test "$(ls "$SRC"/results-schema/*.sql | wc -l)" = "$(ls "$P"/share/kvbench/results-schema/*.sql | wc -l)"
@@ -29,7 +29,7 @@ check "the man page names the shipped files" grep -q "share/kvbench/platforms" "
 # --version: the version and the commit (12 hex digits of HEAD, -modified when tracked files differ)
 want=$(git -C "$SRC" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
 git -C "$SRC" diff --quiet HEAD -- 2>/dev/null || want="$want-modified"
-ver=$("$P/bin/kvbench" --version)
+ver=$("$P/bin/kvbench" --version | head -1)
 check "--version: version and commit ($ver, want $want)" test "$ver" = "kvbench $(sed -n 's/^project(kvbench VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt") (commit $want)"
 
 # an installed kvbench looks in P/share/kvbench, never in the source tree

@@ -101,4 +101,5 @@ set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)
 
 # Shipping (issue 31): cmake --install and the installed kvbench; the JSON outputs against their
 # schema (results-schema/kvbench-json.schema.json) and the DB's version; pandas on a quick-start DB.
-kvb_script_test(it_install integration/install.sh integration 180)
+kvb_script_test(it_install integration/install.sh integration 600)
+kvb_script_test(it_outputs integration/outputs.sh integration 600)
