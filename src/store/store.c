@@ -57,7 +57,8 @@ int kvb_store_schema_known(void)
 }
 
 /* *version = the DB's PRAGMA user_version; KVB_ESTORE naming both versions when it is newer than
- * this kvbench's (a newer kvbench wrote it: its views and tables may mean what we cannot know). */
+ * this kvbench's (a newer kvbench wrote it: its views and tables may mean what we cannot know),
+ * and KVB_ESTORE when it is 0 on a DB that has kvbench's tables (a .dump copy lost it). */
 static int schema_version(struct kvb_store *s, int *version, struct kvb_error *err)
 {
 	sqlite3_stmt *st;
@@ -68,6 +69,20 @@ static int schema_version(struct kvb_store *s, int *version, struct kvb_error *e
 	if (sqlite3_step(st) == SQLITE_ROW)
 		*version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
+	if (*version == 0 && sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run'",
+						  -1, &st, NULL) == SQLITE_OK) {
+		/* kvbench's tables without a version: a copy through sqlite3's .dump (which does not write
+		 * user_version); migrating would re-run 0001 into them, reading would guess the schema */
+		int tables = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		if (tables)
+			return kvb_error_set(err, KVB_ESTORE,
+					     "%s: holds kvbench's tables but no schema version (PRAGMA user_version is 0, "
+					     "as in a copy made with sqlite3's .dump): set the version of the kvbench that "
+					     "wrote it (`sqlite3 %s 'PRAGMA user_version = N'`; this kvbench writes %d, see "
+					     "`kvbench --version`), or copy DBs with .backup or VACUUM INTO",
+					     s->path, s->path, known);
+	}
 	if (*version > known)
 		return kvb_error_set(err, KVB_ESTORE,
 				     "%s: results database schema version %d was written by a newer kvbench; this "

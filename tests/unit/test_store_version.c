@@ -110,7 +110,47 @@ static void test_store_version__a_newer_db_is_refused_naming_both_versions(void)
 	free(path);
 }
 
+/* sqlite3's .dump writes no PRAGMA user_version: a DB restored from it has kvbench's tables at
+ * version 0. Migrating re-ran 0001 into them ("table run already exists"); reading went on. */
+static void test_store_version__tables_without_a_version_are_refused_saying_why(void)
+{
+	char dir[] = "/tmp/kvb-version-XXXXXX";
+	struct kvb_store *s = NULL;
+	struct kvb_error err;
+	char *path;
+	sqlite3 *db;
+	CHECK(mkdtemp(dir) != NULL);
+	path = kvb_xasprintf("%s/dumped.db", dir);
+	CHECK(kvb_store_open(&s, path, KVB_STORE_RW, &err) == KVB_OK);
+	kvb_store_close(s);
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "PRAGMA user_version = 0", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	s = NULL;
+	CHECK(kvb_store_open(&s, path, KVB_STORE_RW, &err) == KVB_ESTORE);
+	CHECK_CONTAINS(err.msg, "holds kvbench's tables but no schema version (PRAGMA user_version is 0, as in a copy "
+				"made with sqlite3's .dump)");
+	s = NULL;
+	CHECK(kvb_store_open(&s, path, KVB_STORE_RO, &err) == KVB_ESTORE);
+	CHECK(s == NULL);
+	CHECK_CONTAINS(err.msg, "no schema version");
+	/* the version set by hand, it opens again */
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	{
+		char *v = kvb_xasprintf("PRAGMA user_version = %d", count_migrations());
+		CHECK(sqlite3_exec(db, v, NULL, NULL, NULL) == SQLITE_OK);
+		free(v);
+	}
+	sqlite3_close(db);
+	s = NULL;
+	CHECK(kvb_store_open(&s, path, KVB_STORE_RW, &err) == KVB_OK);
+	kvb_store_close(s);
+	remove_db(dir, path);
+	free(path);
+}
+
 #define TESTS                                                                                          \
 	T(test_store_version__a_query_reads_the_schema_version)                                        \
-	T(test_store_version__a_newer_db_is_refused_naming_both_versions)
+	T(test_store_version__a_newer_db_is_refused_naming_both_versions)                              \
+	T(test_store_version__tables_without_a_version_are_refused_saying_why)
 #include "test_main.h"
