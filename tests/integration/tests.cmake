@@ -103,3 +103,6 @@ set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)
 # schema (results-schema/kvbench-json.schema.json) and the DB's version; pandas on a quick-start DB.
 kvb_script_test(it_install integration/install.sh integration 600)
 kvb_script_test(it_outputs integration/outputs.sh integration 600)
+# The Debian package built, linted, installed into a fresh bookworm root and run there (label package:
+# root, mmdebstrap; 17-21 min measured beside other builds, so on request: README "Tests").
+kvb_script_test(it_package package/deb.sh package 3000)
