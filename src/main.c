@@ -6,6 +6,7 @@
 #include "flash/flash.h"
 #include "instrument/instrument.h"
 #include "report/format.h"
+#include "store/store.h"
 #include "target/target.h"
 #include "workload/workload.h"
 
@@ -19,6 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The commit this binary was built from: 12 hex digits, "-modified" when the tree had uncommitted
+ * changes, or "unknown" (cmake/gen_commit.cmake writes it into the executable, not the library). */
+extern const char kvb_build_commit[];
+
 const struct kvb_cmd kvb_commands[] = {
 	{ "run", cmd_run, KVB_CMD_DB_RW | KVB_CMD_LOCK_RUNS, "run an agenda on a platform and store the results",
 	  "usage: kvbench run AGENDA -p PLATFORM [-V NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]]...\n"
@@ -26,6 +31,8 @@ const struct kvb_cmd kvb_commands[] = {
 	  "                   [--until-decided [--margin PCT] [--max-rounds N] [--max-time DUR] [--metric W/M]...\n"
 	  "                    [--max-disturbed N]] [--host-limit PCT] [--quiet-host[=DUR]]\n"
 	  "       kvbench run --resume [RUN] [-d DB] [-p PLATFORM] [-V NAME=KERNEL[,...]]...\n\n"
+	  "  AGENDA                a file, or a shipped agenda's name (quickstart-local): ./agendas, then\n"
+	  "                        the installed share/kvbench/agendas (the source tree's from a build)\n"
 	  "  -p, --platform NAME   platform name or path to platform.yaml\n"
 	  "  -V, --variant SPEC    add a variant (repeatable); overrides an agenda variant of that name\n"
 	  "  -d, --db PATH         results database (default $KVB_DB or ./kvbench.db)\n"
@@ -309,7 +316,9 @@ int main(int argc, char **argv)
 		list_help(stdout);
 		rc = KVB_OK;
 	} else if (!strcmp(argv[1], "--version")) {
-		printf("kvbench %s\n", KVB_VERSION);
+		/* the versions of what it writes: scripts check them (docs/outputs.md) */
+		printf("kvbench %s (commit %s)\nresults database schema %d, JSON schema_version %d\n", KVB_VERSION,
+		       kvb_build_commit, kvb_store_schema_known(), KVB_JSON_SCHEMA_VERSION);
 		rc = KVB_OK;
 	} else if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {

@@ -3,7 +3,9 @@
 #include "config/wa3.h"
 #include "config/specid.h"
 #include "config/margins.h"
+#include "core/datadir.h"
 #include "core/error.h"
+#include "core/util.h"
 #include "workload/workload.h"
 
 #include <stdlib.h>
@@ -947,10 +949,40 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 	return d->msgs.n > before ? KVB_EINPUT : KVB_OK;
 }
 
+/*
+ * A bare NAME that is not a file (`kvbench run quickstart-local`) is a shipped agenda:
+ * ./agendas/NAME, then <data>/agendas/NAME (core/datadir.h), each as given and with .yaml,
+ * .yml and .json. The first file that exists, owned; NULL when file has a '/', exists, or
+ * nothing matches (the caller then reports file as given).
+ */
+static char *agenda_find(const char *file)
+{
+	static const char *const ext[] = { "", ".yaml", ".yml", ".json" };
+	char *dirs[2];
+	char *found = NULL;
+	if (!*file || strchr(file, '/') || kvb_is_file(file) || file[0] == '.')
+		return NULL;
+	dirs[0] = kvb_xstrdup("agendas");
+	dirs[1] = kvb_xasprintf("%s/agendas", kvb_data_dir());
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(dirs) && !found; i++)
+		for (size_t e = 0; e < KVB_ARRAY_SIZE(ext) && !found; e++) {
+			char *f = kvb_xasprintf("%s/%s%s", dirs[i], file, ext[e]);
+			if (kvb_is_file(f))
+				found = f;
+			else
+				free(f);
+		}
+	free(dirs[0]);
+	free(dirs[1]);
+	return found;
+}
+
 int kvb_agenda_load(struct kvb_agenda *a, const char *file, struct kvb_diag *d)
 {
 	struct kvb_doc doc;
-	int rc = kvb_doc_load(&doc, file, d);
+	char *shipped = agenda_find(file);
+	int rc = kvb_doc_load(&doc, shipped ? shipped : file, d);
+	free(shipped);
 	if (!rc)
 		rc = kvb_agenda_from_doc(a, &doc, d);
 	else

@@ -80,6 +80,11 @@ struct kvb_agenda {
 /* Variant field table (also used by -V NAME=KERNEL,key=value on the command line). */
 extern const struct kvb_keydef kvb_variant_keys[];
 
+/*
+ * Loads the agenda in file, or, for a bare name that is not a file, the shipped one of that name
+ * (./agendas/NAME, then the installed or source tree's agendas/: NAME, NAME.yaml, .yml, .json).
+ * a->file is the file read. KVB_EINPUT with d's messages.
+ */
 int kvb_agenda_load(struct kvb_agenda *a, const char *file, struct kvb_diag *d);
 /* From an already parsed document (used by tests and fuzzers). */
 int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct kvb_diag *d);

@@ -1,5 +1,6 @@
 /* Implements platform.yaml loading and validation (DESIGN.md §4). */
 #include "config/platform.h"
+#include "core/datadir.h"
 #include "core/suggest.h"
 #include "core/error.h"
 #include "core/util.h"
@@ -60,7 +61,8 @@ char *kvb_platform_user_dir(void)
 }
 
 /* The search path, in order: $KVB_PLATFORM_PATH entries, ./platforms, the user's platforms
- * (kvb_platform_user_dir: where `platform new` writes), <source>/platforms. */
+ * (kvb_platform_user_dir: where `platform new` writes), the shipped ones (core/datadir.h:
+ * <prefix>/share/kvbench/platforms when installed, the source tree's from a build tree). */
 static void search_path(struct kvb_strv *out)
 {
 	const char *env = getenv("KVB_PLATFORM_PATH");
@@ -73,7 +75,7 @@ static void search_path(struct kvb_strv *out)
 	}
 	kvb_strv_push(out, "platforms");
 	kvb_strv_push(out, user);
-	kvb_strv_push(out, KVB_SOURCE_DIR "/platforms");
+	kvb_strv_pushf(out, "%s/platforms", kvb_data_dir());
 	free(user);
 }
 
@@ -472,7 +474,7 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 					 "or directory anywhere)",
 			       name_or_path,
 			       kvb_did_you_mean(dym, sizeof(dym), name_or_path, (const char *const *)names.v, names.n),
-			       user, KVB_SOURCE_DIR);
+			       user, kvb_data_dir());
 		free(user);
 		kvb_strv_release(&names);
 		return KVB_EINPUT;

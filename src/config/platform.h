@@ -42,7 +42,8 @@ struct kvb_platform {
 	size_t nboards;            /* with boards, conn/conn_type are boards[0]'s */
 };
 
-/* Directory searched for platforms: $KVB_PLATFORM_PATH (colon list), then ./platforms, then the source tree's. */
+/* Directory searched for platforms: $KVB_PLATFORM_PATH (colon list), then ./platforms, then the shipped ones
+ * (the installed share directory, or the source tree's from a build tree: core/datadir.h). */
 /*
  * Loads a platform by name (searched in the platform path) or by path to a
  * .yaml/.json file or directory. All errors go to d; returns KVB_EINPUT on any.

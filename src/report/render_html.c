@@ -110,8 +110,11 @@ static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 	for (size_t i = 0; i < d->nsec; i++) {
 		const struct kvb_out_section *s = &d->sec[i];
 		if (s->plot) {
+			/* the page's embedded data is versioned as the JSON outputs are (format.h) */
+			cJSON *spec = kvb_json_versioned(cJSON_Duplicate(s->plot, 1));
 			fprintf(out, "<figure class=\"kvb-plot\" id=\"plot-%zu\"><script type=\"application/json\">", ++plots);
-			json_inline(out, s->plot);
+			json_inline(out, spec);
+			cJSON_Delete(spec);
 			fputs("</script><figcaption>", out);
 			esc(out, s->text ? s->text : "");
 			fputs("</figcaption></figure>\n", out);

@@ -1,6 +1,7 @@
 /* Implements `kvbench diff --series`: per commit vs first and vs parent, and E-Divisive change points. */
 #include "report/series.h"
 #include "core/buf.h"
+#include "report/format.h"
 #include "stats/changepoint.h"
 
 #include <cjson/cJSON.h>
@@ -212,7 +213,13 @@ int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *o
 			fputc('\n', out);
 	}
 	if (json) {
-		char *txt = cJSON_Print(jroot);
+		/* versioned as every JSON output (report/format.h): {"schema_version", "series": [...]} */
+		cJSON *doc = cJSON_CreateObject();
+		char *txt;
+		cJSON_AddNumberToObject(doc, "schema_version", KVB_JSON_SCHEMA_VERSION);
+		cJSON_AddItemToObject(doc, "series", jroot);
+		jroot = doc;
+		txt = cJSON_Print(jroot);
 		fprintf(out, "%s\n", txt);
 		free(txt);
 	} else {

@@ -48,20 +48,54 @@ void kvb_store_rollback(struct kvb_store *s)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-static int migrate(struct kvb_store *s, struct kvb_error *err)
+int kvb_store_schema_known(void)
+{
+	int n = 0;
+	while (kvb_migrations[n].name)
+		n++;
+	return n;
+}
+
+/* *version = the DB's PRAGMA user_version; KVB_ESTORE naming both versions when it is newer than
+ * this kvbench's (a newer kvbench wrote it: its views and tables may mean what we cannot know),
+ * and KVB_ESTORE when it is 0 on a DB that has kvbench's tables (a .dump copy lost it). */
+static int schema_version(struct kvb_store *s, int *version, struct kvb_error *err)
 {
 	sqlite3_stmt *st;
-	int version = 0, n = 0, rc = KVB_OK;
+	int known = kvb_store_schema_known();
+	*version = 0;
 	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
 		return db_err(s, err, "reading schema version");
 	if (sqlite3_step(st) == SQLITE_ROW)
-		version = sqlite3_column_int(st, 0);
+		*version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	while (kvb_migrations[n].name)
-		n++;
-	if (version > n)
-		return kvb_error_set(err, KVB_ESTORE, "%s: schema version %d is newer than this kvbench knows (%d)", s->path,
-				     version, n);
+	if (*version == 0 && sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run'",
+						  -1, &st, NULL) == SQLITE_OK) {
+		/* kvbench's tables without a version: a copy through sqlite3's .dump (which does not write
+		 * user_version); migrating would re-run 0001 into them, reading would guess the schema */
+		int tables = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		if (tables)
+			return kvb_error_set(err, KVB_ESTORE,
+					     "%s: holds kvbench's tables but no schema version (PRAGMA user_version is 0, "
+					     "as in a copy made with sqlite3's .dump): set the version of the kvbench that "
+					     "wrote it (`sqlite3 %s 'PRAGMA user_version = N'`; this kvbench writes %d, see "
+					     "`kvbench --version`), or copy DBs with .backup or VACUUM INTO",
+					     s->path, s->path, known);
+	}
+	if (*version > known)
+		return kvb_error_set(err, KVB_ESTORE,
+				     "%s: results database schema version %d was written by a newer kvbench; this "
+				     "kvbench (%s) reads versions up to %d: use a newer kvbench",
+				     s->path, *version, KVB_VERSION, known);
+	return KVB_OK;
+}
+
+static int migrate(struct kvb_store *s, struct kvb_error *err)
+{
+	int version, n = kvb_store_schema_known(), rc;
+	if ((rc = schema_version(s, &version, err)))
+		return rc;
 	for (int i = version; i < n; i++) {
 		char pragma[64];
 		if ((rc = kvb_store_begin(s, err)))
@@ -153,12 +187,16 @@ int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode
 			goto fail;
 		/* A read-only open still needs a readable schema: check it is ours. */
 		sqlite3_stmt *st;
+		int version;
 		if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM run LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
 			rc = kvb_error_set(err, KVB_ESTORE, "%s: not a kvbench results database (%s)", path,
 					   sqlite3_errmsg(s->db));
 			goto fail;
 		}
 		sqlite3_finalize(st);
+		/* reading is refused too: a newer kvbench's views may not mean what ours do */
+		if ((rc = schema_version(s, &version, err)))
+			goto fail;
 	} else {
 		if ((rc = kvb_store_exec(s, "PRAGMA journal_mode = WAL", err)) ||
 		    (rc = kvb_store_exec(s, "PRAGMA synchronous = NORMAL", err)) ||

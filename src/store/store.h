@@ -38,6 +38,13 @@ enum kvb_store_mode { KVB_STORE_RW = 0, KVB_STORE_RO = 1 };
  * kvb_store_close. Commands get theirs from kvb_cli_store() (the KVB_CMD_DB_* flags). */
 int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode mode, struct kvb_error *err);
 void kvb_store_close(struct kvb_store *s);
+/*
+ * The results database schema version this kvbench writes: the number of results-schema/
+ * migrations it embeds, which is what PRAGMA user_version (and the kvbench_schema view) of a
+ * DB it migrated says. An older DB is migrated when opened; a newer one is refused (KVB_ESTORE
+ * naming both versions), read-only opens included.
+ */
+int kvb_store_schema_known(void);
 
 /*
  * Takes the DB's run lock ("<db path>.lock", flock, released at close or process

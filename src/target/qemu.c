@@ -2,6 +2,7 @@
 #include "target/qemu.h"
 #include "config/platform.h"
 #include "core/buf.h"
+#include "core/datadir.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -42,8 +43,8 @@ static const struct kvb_keydef qemu_conn_keys[] = {
 	  "board cache directory (rootfs.ext4, keys, initrds); built on first use" },
 	{ "board", KVB_T_STR, "qemu-x86_64", NULL, 0,
 	  "the board's name: its cache directory when board_dir is not given (qemu-x86_64-ram: the memory board)" },
-	{ "board_script", KVB_T_STR, "<source>/scripts/qemu-board", NULL, 0,
-	  "script that builds the board and initrds; a bare name is one of kvbench's scripts/ (qemu-board-ram)" },
+	{ "board_script", KVB_T_STR, "<data>/scripts/qemu-board", NULL, 0,
+	  "script that builds the board and initrds; a bare name is one of kvbench's scripts (<data>/scripts: share/kvbench installed, the source tree from a build; qemu-board-ram)" },
 	{ "qemu", KVB_T_STR, "qemu-system-x86_64", NULL, 0, "QEMU system emulator" },
 	{ "accel", KVB_T_STR, "tcg,thread=multi", NULL, 0, "-accel value (KVM is not usable on nested CI hosts)" },
 	{ "cpu", KVB_T_STR, "max", NULL, 0, "-cpu model" },
@@ -785,9 +786,14 @@ static int qemu_open(struct kvb_target *t, struct kvb_error *err)
 		}
 		p->board_dir = board_cache_dir(name);
 	}
-	p->script = conn_str(conn, "board_script", KVB_SOURCE_DIR "/scripts/qemu-board");
+	{
+		/* shipped beside the platforms: <prefix>/share/kvbench/scripts when installed (core/datadir.h) */
+		char *def = kvb_xasprintf("%s/scripts/qemu-board", kvb_data_dir());
+		p->script = conn_str(conn, "board_script", def);
+		free(def);
+	}
 	if (!strchr(p->script, '/')) { /* one of kvbench's own board scripts */
-		char *s = kvb_xasprintf("%s/scripts/%s", KVB_SOURCE_DIR, p->script);
+		char *s = kvb_xasprintf("%s/scripts/%s", kvb_data_dir(), p->script);
 		free(p->script);
 		p->script = s;
 	}

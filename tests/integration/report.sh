@@ -25,7 +25,7 @@ done
 check "no report file after a usage error" test ! -e "$T/x.html"
 "$KVB" show runs -d "$db" --format json >"$T/runs.json"
 check "show --format json is JSON with the run" \
-  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['run'] == 1 and r[0]['status'] == 'imported'" "$T/runs.json"
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['rows']; assert r[0]['run'] == 1 and r[0]['status'] == 'imported'" "$T/runs.json"
 "$KVB" query -d "$db" --format json "select value, units, null as n from results order by value limit 1" >"$T/q.json"
 check "query --format json keeps numbers, strings and null" \
   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r == [{'value': 11, 'units': 's', 'n': None}], r" "$T/q.json"

@@ -114,3 +114,11 @@ kvb_script_test(it_signed_stats integration/signed_stats.sh integration 120)
 kvb_script_test(it_outputs_safe integration/outputs_safe.sh integration 120)
 # rt-app's calibration outside the instrument windows, pLoad re-checked each round (issue 25).
 kvb_script_test(it_rtapp_calib integration/rtapp_calib.sh integration 300)
+
+# Shipping (issue 31): cmake --install and the installed kvbench; the JSON outputs against their
+# schema (results-schema/kvbench-json.schema.json) and the DB's version; pandas on a quick-start DB.
+kvb_script_test(it_install integration/install.sh integration 600)
+kvb_script_test(it_outputs integration/outputs.sh integration 600)
+# The Debian package built, linted, installed into a fresh bookworm root and run there (label package:
+# root, mmdebstrap; 17-21 min measured beside other builds, so on request: README "Tests").
+kvb_script_test(it_package package/deb.sh package 3000)
