@@ -58,6 +58,20 @@ static void sql_keep(sqlite3_context *cx, int argc, sqlite3_value **argv)
 						    (const char *)sqlite3_value_text(argv[1])));
 }
 
+/* Sets PRAGMA query_only to on (0 or 1; -1: off) and returns what it was. */
+static int query_only(struct kvb_store *s, int on)
+{
+	sqlite3_stmt *st;
+	int was = 0;
+	char sql[40];
+	if (sqlite3_prepare_v2(s->db, "PRAGMA query_only", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		was = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	snprintf(sql, sizeof(sql), "PRAGMA query_only = %d", on > 0);
+	sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	return was;
+}
+
 /* The views, in creation order (each may read the ones before it). */
 static const struct {
 	const char *name, *sql;
@@ -94,6 +108,9 @@ int kvb_page_filter_apply(struct kvb_store *s, struct kvb_page_filter *f, const 
 	}
 	if (sqlite3_create_function(s->db, "kvb_keep", 2, SQLITE_UTF8, f, sql_keep, NULL, NULL) != SQLITE_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	/* a read-only open (report) has query_only set, which refuses temp objects too; the main
+	 * file stays read-only through SQLITE_OPEN_READONLY */
+	int qo = query_only(s, -1);
 	for (size_t i = 0; i < KVB_ARRAY_SIZE(views); i++) {
 		char *sql = kvb_xasprintf("CREATE TEMP VIEW %s AS %s", views[i].name, views[i].sql);
 		int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
@@ -101,22 +118,27 @@ int kvb_page_filter_apply(struct kvb_store *s, struct kvb_page_filter *f, const 
 		if (rc != SQLITE_OK) {
 			rc = kvb_error_set(err, KVB_ESTORE, "%s: filter view %s: %s", s->path, views[i].name,
 					   sqlite3_errmsg(s->db));
+			query_only(s, qo);
 			kvb_page_filter_drop(s, f);
 			return rc;
 		}
 	}
+	query_only(s, qo);
 	return KVB_OK;
 }
 
 void kvb_page_filter_drop(struct kvb_store *s, struct kvb_page_filter *f)
 {
+	int qo;
 	if (!kvb_page_filter_any(f))
 		return;
+	qo = query_only(s, -1);
 	for (size_t i = KVB_ARRAY_SIZE(views); i-- > 0;) {
 		char *sql = kvb_xasprintf("DROP VIEW IF EXISTS temp.%s", views[i].name);
 		sqlite3_exec(s->db, sql, NULL, NULL, NULL);
 		free(sql);
 	}
+	query_only(s, qo);
 	sqlite3_create_function(s->db, "kvb_keep", 2, SQLITE_UTF8, NULL, NULL, NULL, NULL);
 	if (f->baseline == f->baseline_owned)
 		f->baseline = NULL;

@@ -70,8 +70,8 @@ void kvb_page_energy_perf(struct kvb_page *p, const struct kvb_report *r)
 			const struct kvb_group *m = &r->groups[mi];
 			char *shortl, *title;
 			cJSON *pl, *pts;
-			if (strcmp(m->workload, e->workload) || not_performance(m->metric))
-				continue;
+			if (strcmp(m->workload, e->workload) || not_performance(m->metric) || !strcmp(m->units, "count"))
+				continue; /* a count (frames, activations) is not a performance */
 			if (!any++)
 				kvb_page_add(p, "Energy against performance", "energy-perf")->text =
 					"Per workload with an energy meter: each variant's mean energy per job (x) against the "

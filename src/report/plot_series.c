@@ -35,6 +35,14 @@ static size_t commits(struct kvb_store *s, const struct kvb_page *p, const struc
 			}
 	}
 	sqlite3_finalize(st);
+	/* short hashes that collide (or a variant without a build row) say nothing: the variant names then */
+	for (size_t v = 0; v < r->variants.n; v++)
+		for (size_t w = v + 1; w < r->variants.n; w++)
+			if (!label[v] || !label[w] || !strcmp(label[v], label[w]))
+				for (size_t k = 0; k < r->variants.n; k++) {
+					free(label[k]);
+					label[k] = kvb_xstrdup(r->variants.v[k]);
+				}
 	return found;
 }
 

@@ -8,7 +8,9 @@
  *             as they are (src/report/plot_forest.c): a dot at diff_pct
  *             (circle.kvb-forest-mark), a whisker same_ci95_lo..hi (line.kvb-whisker; an
  *             unbounded side runs to the edge, class open), the +-margin_pct band
- *             (rect.kvb-margin), coloured by verdict; the row is a link to its detail.
+ *             (rect.kvb-margin), coloured by verdict; the row is a link to its detail. A CI
+ *             end beyond 3 times the span of the dots and margins is cut at the axis's
+ *             edge (class clipped; data-lo/hi keep the number).
  *             Nothing is computed here but pixel positions.
  *   scatter : {points: [{name, x, xlo, xhi, y, ylo, yhi}]}  one circle.kvb-mark per point
  *             with its CIs as whiskers (line.kvb-ci)
@@ -37,11 +39,17 @@
     lib.fit(svg.append('text').attr('class', 'title').attr('x', 8).attr('y', 16), p.title || '', width - 16,
       'bold 12px sans-serif');
     var w = width - L - R;
-    var vals = [0];
+    /* the axis holds every dot and margin; a CI end further out than 3 times their span is
+       cut at the edge (class clipped) so one wide CI does not squash every other row */
+    var core = [0], ends = [];
     rows.forEach(function (r) {
-      [r.diff_pct, r.same_ci95_lo, r.same_ci95_hi].forEach(function (v) { if (v !== null && v !== undefined) vals.push(v); });
-      if (r.margin_pct !== null && r.margin_pct !== undefined) vals.push(r.margin_pct, -r.margin_pct);
+      if (r.diff_pct !== null && r.diff_pct !== undefined) core.push(r.diff_pct);
+      if (r.margin_pct !== null && r.margin_pct !== undefined) core.push(r.margin_pct, -r.margin_pct);
+      [r.same_ci95_lo, r.same_ci95_hi].forEach(function (v) { if (v !== null && v !== undefined) ends.push(v); });
     });
+    var ce = d3.extent(core), span = Math.max(ce[1] - ce[0], 1);
+    var lim = [ce[0] - 3 * span, ce[1] + 3 * span];
+    var vals = core.concat(ends.filter(function (v) { return v >= lim[0] && v <= lim[1]; }));
     var x = d3.scaleLinear().domain(lib.padded(d3.extent(vals))).nice().range([L, L + w]);
     var top = svg.append('g').attr('class', 'x axis top').attr('transform', 'translate(0,' + (T - 6) + ')');
     top.call(lib.linearAxis(d3.axisTop, x, w, false));
@@ -71,9 +79,10 @@
           .attr('data-margin', r.margin_pct);
       var lo = r.same_ci95_lo, hi = r.same_ci95_hi, d = x.domain();
       if (r.diff_pct !== null && (lo !== null || hi !== null || r.verdict !== 'untested')) {
-        var open = lo === null || hi === null;
-        a.append('line').attr('class', 'kvb-whisker' + (open ? ' open' : ''))
-          .attr('x1', x(lo === null ? d[0] : lo)).attr('x2', x(hi === null ? d[1] : hi)).attr('y1', y).attr('y2', y)
+        var open = lo === null || hi === null, cut = (lo !== null && lo < d[0]) || (hi !== null && hi > d[1]);
+        a.append('line').attr('class', 'kvb-whisker' + (open ? ' open' : '') + (cut ? ' clipped' : ''))
+          .attr('x1', x(lo === null ? d[0] : Math.max(lo, d[0]))).attr('x2', x(hi === null ? d[1] : Math.min(hi, d[1])))
+          .attr('y1', y).attr('y2', y)
           .attr('stroke', col).attr('stroke-width', 2).attr('stroke-dasharray', open ? '3,2' : null)
           .attr('data-lo', lo === null ? '' : lo).attr('data-hi', hi === null ? '' : hi);
       }
