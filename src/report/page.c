@@ -154,7 +154,7 @@ static const struct {
 } metadata_tables[] = {
 	{ "Runs", "runs",
 	  "SELECT r.id AS run, datetime(r.started_ns / 1000000000, 'unixepoch') AS started, r.status,"
-	  " r.platform, r.agenda_path AS agenda, r.rounds, r.exec_order AS execution_order,"
+	  " r.platform, json_extract(r.platform_json, '$.description') AS platform_description, r.agenda_path AS agenda, r.rounds, r.exec_order AS execution_order,"
 	  " r.kvbench_version AS kvbench, r.hostname AS host, r.command_line"
 	  " FROM run r WHERE r.id IN (SELECT value FROM json_each(?2)) ORDER BY r.id",
 	  "no runs" },

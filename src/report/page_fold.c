@@ -29,13 +29,14 @@ static char *plot_workload(struct kvb_store *s, const cJSON *pl)
 	return out;
 }
 
-/* Per variant the mean power over the workload's jobs (the total_power channel, else the first), "a 1.50 W, b 1.80 W". */
+/* Per variant the mean power over the workload's jobs (the total_power channel, else the first) and the instrument
+ * that measured it: "mean power (total_power, instrument acme-sim): a 1.5 W; b 1.8 W". */
 static int power_summary(struct kvb_store *s, const struct kvb_page *p, const char *workload, struct kvb_buf *b,
 			 struct kvb_error *err)
 {
 	sqlite3_stmt *st;
 	int rc = kvb_page_query(s, p,
-				"SELECT v.name, c.name, c.units, avg(c.energy_j * 1e9 / (c.t_last_ns - c.t_first_ns))"
+				"SELECT v.name, c.name, c.instrument, avg(c.energy_j * 1e9 / (c.t_last_ns - c.t_first_ns))"
 				" FROM energy_channel c JOIN job j ON j.id = c.job_id JOIN variant v ON v.id = j.variant_id"
 				" WHERE j.run_id IN (SELECT value FROM json_each(?1)) AND j.workload = ?2"
 				" AND c.energy_j IS NOT NULL AND c.t_last_ns > c.t_first_ns"
@@ -49,7 +50,8 @@ static int power_summary(struct kvb_store *s, const struct kvb_page *p, const ch
 	sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (!b->len)
-			kvb_buf_addf(b, "mean power (%s):", (const char *)sqlite3_column_text(st, 1));
+			kvb_buf_addf(b, "mean power (%s, instrument %s):", (const char *)sqlite3_column_text(st, 1),
+				     (const char *)sqlite3_column_text(st, 2));
 		kvb_buf_addf(b, " %s %.3g W;", (const char *)sqlite3_column_text(st, 0), sqlite3_column_double(st, 3));
 	}
 	sqlite3_finalize(st);
