@@ -146,7 +146,7 @@ PROBE = r"""<script>
       });
     });
     var spec = fig ? JSON.parse(fig.querySelector('script[type="application/json"]').textContent) : {};
-    var fr = svg.querySelector('rect.kvb-frame');
+    var fr = svg.querySelector('g.y.axis path.domain');  /* the plot area's vertical extent */
     if (spec.kind === 'lines' && fr) {
       var f = r(fr);
       svg.querySelectorAll('path.kvb-line').forEach(function (pth) {

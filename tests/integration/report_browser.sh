@@ -69,6 +69,12 @@ for v in base patched-with-a-long-name-for-the-legend other; do
     "$KVB" import energy "$f" --job "$j" -d "$T/sum.db" >/dev/null
   done
 done
+# frame durations of 0.1 to 1 s (keep_frames artifacts of two jobs): x ticks of 100,000-1,000,000
+for v in base other; do
+  j=$(q "$T/sum.db" "select min(j.id) from job j join variant v on v.id = j.variant_id where v.name = '$v'")
+  awk -v v="$v" 'BEGIN { print "test_name,rep,frame,total_duration_ms"; for (i = 0; i < 50; i++) print "slow_test,0," i "," 100000 + i * 18000 + (v == "other") * 9000 }' >"$T/frames-$v.csv"
+  sqlite3 "$T/sum.db" "INSERT INTO artifact(job_id, run_id, kind, path) VALUES ($j, 1, 'jankbench-frames', '$T/frames-$v.csv')"
+done
 "$KVB" report -d "$T/sum.db" -o "$T/summary.html"
 check "summary report exits 0" test $? -eq 0
 "$KVB" diff -d "$T/sum.db" --format json >"$T/sum-diff.json"

@@ -78,7 +78,8 @@
           .attr('width', x(r.margin_pct) - x(-r.margin_pct)).attr('height', RH - 4).attr('fill', '#ddd')
           .attr('data-margin', r.margin_pct);
       var lo = r.same_ci95_lo, hi = r.same_ci95_hi, d = x.domain();
-      if (r.diff_pct !== null && (lo !== null || hi !== null || r.verdict !== 'untested')) {
+      /* no whisker without a CI (n<2, untested), a dashed one across when it is unbounded (undecided) */
+      if (r.diff_pct !== null && (lo !== null || hi !== null || /^undecided/.test(r.verdict))) {
         var open = lo === null || hi === null, cut = (lo !== null && lo < d[0]) || (hi !== null && hi > d[1]);
         a.append('line').attr('class', 'kvb-whisker' + (open ? ' open' : '') + (cut ? ' clipped' : ''))
           .attr('x1', x(lo === null ? d[0] : Math.max(lo, d[0]))).attr('x2', x(hi === null ? d[1] : Math.min(hi, d[1])))
