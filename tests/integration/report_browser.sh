@@ -141,14 +141,22 @@ for c in 0 1 2 3 4 5; do
   sqlite3 "$T/series.db" "INSERT INTO variant_build(variant_id, repo, rev, commit_sha, subject, series_pos, config_hash)
     SELECT id, '/repo', '$sha', '$sha', 'commit $c', $c, '0123456789abcdef' FROM variant WHERE name = 'c$c'"
 done
+# and a bisect of it (steps as `kvbench bisect` records them): good c0, bad c5, first bad c3
+sqlite3 "$T/series.db" "INSERT INTO bisect(id, repo, good_sha, bad_sha, metric, threshold_pct, max_rounds, platform,
+    status, first_bad_sha, started_ns) VALUES (1, '/repo', 'c0', 'c5', 'sched_pipe/usecs_per_op', 5, 4, 'qemu', 'done', 'c3', 0);
+  INSERT INTO bisect_step(bisect_id, step, commit_sha, outcome, value) VALUES
+    (1, 1, 'c2', 'good', 71.2), (1, 2, 'c4', 'bad', 141.4), (1, 3, 'c3', 'bad', 141.3);"
 "$KVB" report -d "$T/series.db" -o "$T/series.html"
 check "series report exits 0" test $? -eq 0
 "$KVB" report -d "$T/series.db" -o - --format json >"$T/series.json"
-check "series page: usecs_per_op along the 6 commits, every run a dot, the shift at commit 3" python3 -c "
+check "series page: usecs_per_op along the 6 commits, every run a dot, the shift at commit 3; the bisect's steps, first bad marked" python3 -c "
 import json,sys
 s=json.load(open(sys.argv[1]))['sections']
 a=[x['plot'] for x in s if x.get('plot',{}).get('kind')=='along']
-assert len(a)==1 and a[0]['changes']==['c3'] and len(a[0]['series'][0]['y'])==36, a" "$T/series.json"
+assert a[0]['changes']==['c3'] and len(a[0]['series'][0]['y'])==36, a
+b=[p for p in a if p['title'].startswith('bisect 1:')]
+assert len(a)==2 and b[0]['xorder']==['1: c2','2: c4','3: c3'] and b[0]['changes']==['3: c3'], b
+assert sorted((x['name'], x['y']) for x in b[0]['series'])==[('bad',[141.4,141.3]),('good',[71.2])], b" "$T/series.json"
 $CHECK "$T/series.html" "$ART"
 check "series page: browser checks pass" test $? -eq 0
 
