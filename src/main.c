@@ -108,8 +108,16 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  parent with the same verdict, and the commits where a metric shifts (E-Divisive, Matteson &\n"
 	  "  James 2014; a permutation test at --alpha, default 0.05); --format table or json.\n" },
 	{ "report", cmd_report, KVB_CMD_DB_RO, "write one self-contained HTML page: metadata, failures, diff tables and plots",
-	  "usage: kvbench report [-d DB] [--run ID]... [--baseline VARIANT] -o FILE.html [--format F] [--max-points N]\n\n"
+	  "usage: kvbench report [-d DB] [--run ID]... [--baseline VARIANT] -o FILE.html [--format F] [--max-points N]\n"
+	  "                      [--metric GLOB]... [--workload GLOB]... [--variant GLOB]...\n\n"
 	  "  -o, --output FILE     where the page goes (- for stdout)\n"
+	  "  --metric GLOB, --workload GLOB, --variant GLOB: show only what passes (fnmatch globs as diff's\n"
+	  "  --metric; each repeatable, a name passing any pattern passes; the baseline always shows).\n"
+	  "  The page opens with a summary: every compared cell's change against the baseline with the\n"
+	  "  95 % CI of that change (the numbers of diff --format json), coloured by verdict, the \"same\"\n"
+	  "  margin shaded; a row links to its samples. Then the diff table, mmtests-style quantile rows per\n"
+	  "  variant, a metric against a swept classifier, energy against performance, and for --series\n"
+	  "  and bisect DBs the metric along the commits with its change points; per-job plots are folded.\n"
 	  "  Run metadata (platform, agenda, kernels with sha256, the identity seen after each boot, cmdline,\n"
 	  "  knobs), failures and events, the diff table with verdicts, and plots drawn with d3 (Debian\n"
 	  "  node-d3, inlined): samples per metric as dots over a box coloured by boot, Jankbench\n"

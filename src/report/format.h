@@ -36,6 +36,8 @@ struct kvb_out_section {
 	const char *footer;           /* legend printed under the table (table, markdown, html) */
 	const cJSON *plot;            /* a plot spec for the html renderer (render_html.c), ignored elsewhere */
 	const char *id;               /* stable anchor / key for json and html, or NULL */
+	const char *fold;             /* html: opens a collapsed <details> with this summary before the section */
+	int fold_end;                 /* html: closes the open <details> after the section */
 };
 
 struct kvb_out {

@@ -6,6 +6,9 @@
 #include "report/diff.h"
 #include "report/format.h"
 #include "report/groups.h"
+#include "report/page_filters.h"
+#include "report/page_views.h"
+#include "report/shortlabel.h"
 #include "report/verdict.h"
 #include "report/sqltable.h"
 #include "store/schema.h"
@@ -17,6 +20,12 @@
 static int own_plot(const struct kvb_group *g)
 {
 	return !strcmp(g->metric, "util_mean") || !strcmp(g->metric, "freq_residency") || !strcmp(g->metric, "energy");
+}
+
+/* The summary's rows link to a group's samples plot (detail-<index>) where it has one. */
+static int has_detail(const struct kvb_group *g)
+{
+	return !own_plot(g);
 }
 
 void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
@@ -33,11 +42,17 @@ void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
 		const struct kvb_group *g = &r->groups[gi];
 		if (own_plot(g))
 			continue;
+		char *shortl = kvb_short_label(g->label);
 		char *title = kvb_xasprintf("%s %s%s%s%s%s%s", g->workload, g->metric, *g->units ? " (" : "", g->units,
-					    *g->units ? ")" : "", *g->label ? " " : "", g->label);
+					    *g->units ? ")" : "", *shortl ? " " : "", shortl);
 		cJSON *pl = kvb_plot_new("dotbox", title, "variant", g->units);
+		if (strcmp(shortl, g->label)) /* the whole classifier text on hover */
+			cJSON_AddItemToObject(pl, "tip", cJSON_CreateString(g->label));
+		cJSON_AddStringToObject(pl, "workload", g->workload);
+		free(shortl);
 		cJSON_AddItemToObject(pl, "groups", kvb_plot_group_dots(r, g, NULL, p->nruns, NULL));
 		kvb_page_plot(p, pl, g->lower_is_better ? "lower is better" : "higher is better");
+		p->sec[p->n - 1].id = kvb_forest_detail_id(p, gi); /* the summary's rows link here */
 		free(title);
 	}
 }
@@ -120,7 +135,7 @@ static const struct {
 } metadata_tables[] = {
 	{ "Runs", "runs",
 	  "SELECT r.id AS run, datetime(r.started_ns / 1000000000, 'unixepoch') AS started, r.status,"
-	  " r.platform, r.agenda_path AS agenda, r.rounds, r.exec_order AS execution_order,"
+	  " r.platform, json_extract(r.platform_json, '$.description') AS platform_description, r.agenda_path AS agenda, r.rounds, r.exec_order AS execution_order,"
 	  " r.kvbench_version AS kvbench, r.hostname AS host, r.command_line"
 	  " FROM run r WHERE r.id IN (SELECT value FROM json_each(?2)) ORDER BY r.id",
 	  "no runs" },
@@ -164,8 +179,12 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	char *title = NULL, *legend = NULL, *runs_text = NULL;
 	int rc, one_boot = 0, loaded = 0;
 	struct db_files dbf;
+	struct kvb_page_filter filt;
+	cJSON *diff_json = NULL;
+	int filtered = 0;
 
 	memset(&p, 0, sizeof(p));
+	memset(&filt, 0, sizeof(filt));
 	memset(&r, 0, sizeof(r));
 	if (!fmt)
 		return KVB_EUSAGE;
@@ -202,6 +221,16 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	}
 	kvb_buf_addf(&runs, "]");
 	p.runs_json = runs.data;
+	filt.metric = o->metrics;
+	filt.nmetric = o->nmetrics;
+	filt.workload = o->workloads;
+	filt.nworkload = o->nworkloads;
+	filt.variant = o->variants;
+	filt.nvariant = o->nvariants;
+	filt.baseline = o->baseline;
+	if ((rc = kvb_page_filter_apply(s, &filt, runs.data, err)))
+		goto out;
+	filtered = 1;
 	p.nruns = o->nruns ? (int)o->nruns : 1;
 	if ((rc = count(s, "SELECT count(*) FROM results WHERE run_id IN (SELECT value FROM json_each(?1))", runs.data,
 			&nres, err)) ||
@@ -212,13 +241,12 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 			runs.data, &nfailed, err)))
 		goto out;
 
-	/* metadata */
-	for (size_t i = 0; i < KVB_ARRAY_SIZE(metadata_tables); i++)
-		if ((rc = kvb_page_sql(&p, s, metadata_tables[i].heading, metadata_tables[i].id, metadata_tables[i].sql,
-				       metadata_tables[i].empty, NULL, err)))
-			goto out;
+	if (!nres && kvb_page_filter_any(&filt)) {
+		rc = kvb_error_set(err, KVB_EINPUT, "%s: no result passes --metric/--workload/--variant", s->path);
+		goto out;
+	}
 
-	/* comparison and plots */
+	/* comparison, its summary first, and the anchors' views */
 	if (nres) {
 		memset(&d, 0, sizeof(d));
 		d.sel.runs = o->nruns ? o->runs : &latest;
@@ -233,28 +261,55 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		table = kvb_xcalloc(1, sizeof(*table));
 		kvb_diff_table(&r, &d, table, &one_boot);
 		legend = kvb_diff_legend(&r, &d);
+		diff_json = kvb_diff_json(&r, &d);
+		kvb_page_forest(&p, &r, diff_json, has_detail);
 		struct kvb_out_section *sec = kvb_page_add(&p, "Comparison", "comparison");
 		sec->table = table;
 		sec->footer = legend;
 		if (one_boot)
 			sec->text = "Some comparisons have a single boot per variant: kernel and boot effects cannot be "
 				    "separated (run with --rounds 2 or more).";
-		kvb_page_metric_plots(&p, &r);
+		kvb_page_quantiles(&p, &r);
+		kvb_page_sweeps(&p, &r);
+		kvb_page_energy_perf(&p, &r);
+		if ((rc = kvb_page_series(s, &p, &r, d.alpha, err)))
+			goto out;
 	} else {
 		kvb_page_add(&p, "Comparison", "comparison")->text = "no results: every job failed (see Failures)";
 	}
-	if ((rc = kvb_page_jank_cdfs(s, &p, err)) || (rc = kvb_page_power_plots(s, &p, o->max_points ? o->max_points : 1000, err)))
-		goto out;
-	/* energy, utilisation and frequency: the diff's groups, so no plot pools what diff keeps apart */
-	kvb_page_energy_plots(&p, loaded ? &r : NULL);
-	if ((rc = kvb_page_rtapp_cdfs(s, &p, err)))
-		goto out;
-	kvb_page_cpu_plots(&p, loaded ? &r : NULL);
-	/*
-	 * Series and bisect runs (DESIGN.md §10): a plot of kind "along" (plots.js)
-	 * of each metric along the commits goes here, once those runs record
-	 * their commit per variant.
-	 */
+
+	/* metadata */
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(metadata_tables); i++)
+		if ((rc = kvb_page_sql(&p, s, metadata_tables[i].heading, metadata_tables[i].id, metadata_tables[i].sql,
+				       metadata_tables[i].empty, NULL, err)))
+			goto out;
+
+	/* details: per metric, per job and per task, folded per workload or kind */
+	if (nres) {
+		size_t a = p.n;
+		kvb_page_metric_plots(&p, &r);
+		if ((rc = kvb_page_fold_workloads(s, &p, a, p.n, "metric", err)))
+			goto out;
+	}
+	{
+		size_t a = p.n;
+		if ((rc = kvb_page_jank_cdfs(s, &p, err)))
+			goto out;
+		kvb_page_mark_plots(&p, a, p.n, "frame duration", 16.7, "16.7 ms (60 Hz frame budget)", 0);
+		kvb_page_fold_cdfs(&p, a, p.n, "ms");
+		a = p.n;
+		if ((rc = kvb_page_power_plots(s, &p, o->max_points ? o->max_points : 1000, err)) ||
+		    (rc = kvb_page_fold_workloads(s, &p, a, p.n, "power", err)))
+			goto out;
+		/* energy, utilisation and frequency: the diff's groups, so no plot pools what diff keeps apart */
+		kvb_page_energy_plots(&p, loaded ? &r : NULL);
+		a = p.n;
+		if ((rc = kvb_page_rtapp_cdfs(s, &p, err)))
+			goto out;
+		kvb_page_mark_plots(&p, a, p.n, "wake-up latency", 0, NULL, 1);
+		kvb_page_fold_cdfs(&p, a, p.n, "us");
+		kvb_page_cpu_plots(&p, loaded ? &r : NULL);
+	}
 
 	/* "[1,2]" -> "1, 2" for people */
 	runs_text = kvb_xstrndup(runs.data + 1, runs.len - 2);
@@ -271,6 +326,9 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		rc = kvb_error_set(err, KVB_EJOBS, "run%s %s: no results, %lld of %lld jobs failed (the report shows the failures)",
 				   o->nruns > 1 ? "s" : "", runs_text, (long long)nfailed, (long long)njobs);
 out:
+	if (filtered)
+		kvb_page_filter_drop(s, &filt);
+	cJSON_Delete(diff_json);
 	if (table) {
 		kvb_box_release(table);
 		free(table);

@@ -164,6 +164,7 @@ int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_poi
 			char *ylab = kvb_xasprintf("power (%s)", units ? units : "");
 			pl = kvb_plot_new("lines", title, "time since the first sample (s)", ylab);
 			arr = cJSON_AddArrayToObject(pl, "series");
+			cJSON_AddNumberToObject(pl, "job", (double)jid); /* folded per workload (page_fold.c) */
 			kvb_page_plot(p, pl, sqlite3_column_int(st, 10) ? "estimated from an energy model" : NULL);
 			free(title);
 			free(ylab);

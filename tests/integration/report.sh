@@ -46,8 +46,12 @@ check "json report: sections with rows and plot specs" \
   python3 -c "
 import json,sys
 d=json.load(open(sys.argv[1])); s=d['sections']
-assert [x['heading'] for x in s if x.get('heading')][:5] == ['Runs','Variants','Boots: the kernel seen after each boot','Failures','Events'], s
-p=[x['plot'] for x in s if 'plot' in x]
+h=[x['heading'] for x in s if x.get('heading')]
+assert h[:2] == ['Summary','Comparison'], h
+m=[x for x in h if x in ('Runs','Variants','Boots: the kernel seen after each boot','Failures','Events')]
+assert m == ['Runs','Variants','Boots: the kernel seen after each boot','Failures','Events'], h
+assert s[1]['plot']['kind'] == 'forest' and [(r['variant'], r['diff_pct']) for r in s[1]['plot']['rows']] == [('new', 80)], s[1]
+p=[x['plot'] for x in s if 'plot' in x and x['plot']['kind'] == 'dotbox']
 assert p[0]['kind'] == 'dotbox' and [g['values'] for g in p[0]['groups']] == [[11,12,13,14],[21,22,23,24]], p[0]
 assert p[0]['groups'][1]['boots'] == ['1','1','2','2']" "$T/r.json"
 "$KVB" report -d "$db" -o "$T/r.html"

@@ -92,7 +92,9 @@ kvb_script_test(it_cpufreq_ns integration/cpufreq_ns.sh integration 60)
 # report: the format registry and `kvbench report` (text checks, bad input); the page in
 # Debian's headless chromium has its own label (browser: about 1-2 min, a real rt-app run).
 kvb_script_test(it_report integration/report.sh integration 300)
-kvb_script_test(it_report_browser integration/report_browser.sh browser 900)
+kvb_script_test(it_report_browser integration/report_browser.sh browser 1500)
+# scripts/quickstart --android: the simulated HiKey960 + Jankbench + ACME probe demo and its page
+kvb_script_test(it_quickstart_android integration/quickstart_android.sh browser 1500)
 kvb_script_test(it_kbuild_inputs integration/kbuild_inputs.sh integration 180)
 # Kernels built from Debian's linux-source-6.1 (cold: one full tinyconfig build, then
 # incremental steps) and bisected on the QEMU board: label kbuild-ci, in scripts/test.

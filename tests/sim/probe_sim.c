@@ -9,6 +9,11 @@
  *             [--done FILE] [-o FILE]
  *             [--realtime [--buffer-s S] [--stop-on int|term|both|none]]
  *   (iio-capture mode reads the --done FILE from $PROBE_SIM_DONE)
+ *   $PROBE_SIM_BOARD=DIR (any format): the power follows the kernel a simulated board booted
+ *   (scripts/android-sim): DIR is an adbd_sim state directory, and DIR/kernel/cmdline (written
+ *   by tests/sim/fastboot_sim) holds sim.power_mw=P; iio:device0 then reads 60 % of P and
+ *   iio:device1 40 % (a big and a little rail), each recording at its own level within +-3 %
+ *   (seeded by time and pid) with a 4 % ripple at 3 Hz.
  *   iio-capture -n HOST -b BUF -c -f FILE iio:deviceN   (probe_sim run through a symlink named
  *                                                        iio-capture acts as BayLibre's tool)
  *
@@ -47,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static double w1 = 1.5, w2 = 1.5, t_step = 0, wave_amp = 0, wave_hz = 0;
@@ -220,6 +226,32 @@ static int record(FILE *f, double buffer_s)
 	}
 }
 
+/* $PROBE_SIM_BOARD: the level from the booted kernel's sim.power_mw (see the top). 0, or -1 without one. */
+static int board_power(const char *dir, const char *dev)
+{
+	char path[4096], cmd[4096];
+	const char *p;
+	double mw = 0, share = strcmp(dev, "iio:device1") ? 0.6 : 0.4;
+	FILE *f;
+	snprintf(path, sizeof(path), "%s/kernel/cmdline", dir);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	cmd[0] = '\0';
+	if (!fgets(cmd, sizeof(cmd), f))
+		cmd[0] = '\0';
+	fclose(f);
+	for (p = cmd; (p = strstr(p, "sim.power_mw=")); p++)
+		if (p == cmd || p[-1] == ' ')
+			mw = atof(p + strlen("sim.power_mw="));
+	if (mw <= 0)
+		return -1;
+	srand((unsigned)time(NULL) ^ (unsigned)getpid() << 8);
+	w1 = w2 = mw / 1000.0 * share * (1 + 0.06 * ((double)rand() / RAND_MAX - 0.5));
+	wave_amp = 0.04 * w1;
+	wave_hz = 3;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	/* Installed (symlinked) as iio-capture it behaves as BayLibre's tool, whose argv has no format word. */
@@ -282,6 +314,8 @@ int main(int argc, char **argv)
 		/* iio-capture has no such option: tests say where to signal "all written" by environment. */
 		done = done ? done : getenv("PROBE_SIM_DONE") ? getenv("PROBE_SIM_DONE") : "";
 	}
+	if (getenv("PROBE_SIM_BOARD") && board_power(getenv("PROBE_SIM_BOARD"), dev))
+		return fprintf(stderr, "probe_sim: no sim.power_mw in %s/kernel/cmdline\n", getenv("PROBE_SIM_BOARD")), 1;
 	if (strcmp(fmt, "csv") && strcmp(fmt, "aep") && strcmp(fmt, "acme") && strcmp(fmt, "monsoon"))
 		return fprintf(stderr, "usage: probe_sim csv|aep|acme|monsoon|iio-capture [options]\n"), 2;
 	if (rate <= 0)
