@@ -85,6 +85,7 @@ struct engine {
 	char store_err[KVB_ERRMSG_MAX / 2]; /* why the last job could not be stored */
 	int64_t cur_job_id;   /* the job running now (events name it), 0 between jobs */
 	char *job_cgroup;     /* cgroup_depth: the leaf the last attempt's workload ran in */
+	cJSON *knob_recorded; /* `readback: record` knobs of the last attempt: classifier -> value found (owned) */
 	const char *board;    /* board of a pool (pool.c), or NULL on one board */
 	struct engine *parent;/* the run's engine when this is a pool worker */
 	char *lost_why;       /* pool worker: why the board was lost in the last job (owned) */
@@ -261,8 +262,11 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	ks.cg_report = kvb_xasprintf("%s/kvb-cgroup", rdir);
 	ks.clusters = e->plat->clusters;
 	ks.nclusters = e->plat->nclusters;
+	ks.wit = &m->witnesses; /* knobs read back (engine/knobs.h) */
 	free(e->job_cgroup);
 	e->job_cgroup = NULL;
+	cJSON_Delete(e->knob_recorded);
+	e->knob_recorded = NULL;
 	rc = kvb_knobs_apply(&e->target, &rt, e->tag, &ks, err);
 	/* a knob the board does not have fails the same way every time: no retry */
 	e->knob_failed = rc != KVB_OK;
@@ -286,6 +290,8 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 			free(e->instr_err);
 			e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
 			kvb_instr_job_release(&ij);
+			/* what changed while the numbers were taken */
+			kvb_knobs_recheck(&e->target, &ks);
 		}
 		/* a number stored under cgroup_depth=N must have run N deep: checked, not assumed */
 		if (!rc && (rc = kvb_knobs_check_cgroup(&e->target, &ks, &e->job_cgroup, err)))
@@ -299,6 +305,8 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		struct kvb_error ignore;
 		kvb_target_exec(&e->target, rm, 30000, &r, &ignore);
 	}
+	e->knob_recorded = ks.recorded;
+	ks.recorded = NULL;
 	kvb_knob_state_release(&ks);
 	kvb_runtime_release(&rt);
 	kvb_exec_result_release(&r);
@@ -555,6 +563,11 @@ static int run_job(struct engine *e, size_t idx)
 		for (const cJSON *kv = !rc && m.job_classifiers ? m.job_classifiers->child : NULL; kv; kv = kv->next)
 			if (!cJSON_GetObjectItemCaseSensitive(cls, kv->string))
 				cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
+		/* a `readback: record` knob the kernel did not take: the job ran with the value found */
+		for (const cJSON *kv = !rc && e->knob_recorded ? e->knob_recorded->child : NULL; kv; kv = kv->next) {
+			cJSON_DeleteItemFromObjectCaseSensitive(cls, kv->string);
+			cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
+		}
 		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
 			kvb_err("cannot store job %d: %s", j->seq, e2.msg);
 			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);
@@ -752,6 +765,7 @@ static void release_engine(struct engine *e)
 	}
 	free(e->rows);
 	free(e->job_cgroup);
+	cJSON_Delete(e->knob_recorded);
 	free(e->variant_ids);
 	free(e->variant_failed);
 	for (size_t v = 0; e->variant_why && v < e->a->nvariants; v++)
@@ -788,6 +802,7 @@ static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct k
 	w->done = 0;
 	w->instr_err = NULL;
 	w->lost_why = NULL;
+	w->knob_recorded = NULL;
 	memset(&w->instr, 0, sizeof(w->instr));
 	if (kvb_instr_set_build(&w->instr, w->plat, w->a->instruments, err) ||
 	    kvb_store_open(&w->st, e->st->path, KVB_STORE_RW, err)) {
@@ -959,6 +974,7 @@ static void pool_worker_free(void *eng, void *wp)
 	kvb_instr_set_release(&w->instr);
 	free(w->instr_err);
 	free(w->lost_why);
+	cJSON_Delete(w->knob_recorded);
 	kvb_store_close(w->st);
 	free(w);
 }

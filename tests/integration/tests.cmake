@@ -98,3 +98,4 @@ kvb_script_test(it_pool_ssh integration/pool_ssh.sh integration 300)
 # error not, the quick-start agenda with its files served by kvbench over HTTP. Slow: label lava.
 kvb_script_test(it_lava_lab integration/lava_lab.sh lava 5400)
 set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)
+kvb_script_test(it_knob_readback integration/knob_readback.sh integration 180)
