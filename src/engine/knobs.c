@@ -93,6 +93,73 @@ static int read_back(struct kvb_target *t, const char *path, const char *asked, 
 	return rc;
 }
 
+static int read_many(struct kvb_target *t, char *const *paths, size_t n, char **outs, struct kvb_error *err);
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+/*
+ * Switching a policy's governor frees the old governor's tunables, and switching back makes
+ * new ones with the defaults (kernel/sched/cpufreq_schedutil.c sugov_exit/sugov_init:
+ * rate_limit_us = the policy's transition delay): a board tuned before the run would lose
+ * its tuning with the first job that sets a governor (LISA PR #411). Before a governor
+ * changes, the old governor's tunables (POLICY/GOV/, or cpufreq/GOV/ when global) are kept
+ * to be written back right after the governor is restored (restoring runs last-first, and
+ * these are kept before the governor's own entry). Knob "saved": not read back during the job.
+ */
+static int save_tunables(struct kvb_target *t, struct kvb_knob_state *k, const char *gov_path, const char *old_gov,
+			 struct kvb_error *err)
+{
+	const char *argv[] = { "sh", "-c",
+			       "p=${1%/scaling_governor}; for d in \"$p/$2\" \"${p%/*}/$2\"; do [ -d \"$d\" ] || continue; "
+			       "for f in \"$d\"/*; do [ -f \"$f\" ] && [ -w \"$f\" ] && printf '%s\\n' \"$f\"; done; break; done; true",
+			       "kvb-tunables", gov_path, NULL /* the old governor */, NULL };
+	struct kvb_exec_result r;
+	struct kvb_strv files = KVB_STRV_INIT;
+	char *gov = kvb_knob_value(old_gov), **vals;
+	int rc;
+	if (!*gov || strchr(gov, '/') || !strcmp(gov, "..")) {
+		free(gov);
+		return KVB_OK;
+	}
+	argv[5] = gov;
+	kvb_exec_result_init(&r);
+	rc = kvb_target_run_ok(t, argv, 30000, &r, err);
+	for (const char *p = rc ? "" : r.out.data; *p;) {
+		size_t n = strcspn(p, "\r\n");
+		if (n)
+			kvb_strv_pushf(&files, "%.*s", (int)n, p);
+		p += n + strspn(p + n, "\r\n");
+	}
+	vals = kvb_xcalloc(files.n + 1, sizeof(*vals));
+	if (!rc && files.n)
+		rc = read_many(t, files.v, files.n, vals, err);
+	for (size_t i = 0; !rc && i < files.n; i++) {
+		char *v;
+		if (!vals[i])
+			continue;
+		v = kvb_knob_value(vals[i]);
+		if (k->on_save)
+			k->on_save(k->cb_arg, files.v[i], v);
+		kvb_strv_push(&k->paths, files.v[i]);
+		kvb_strv_push(&k->olds, v);
+		kvb_strv_push(&k->knobs, "saved");
+		kvb_strv_push(&k->asked, v);
+		kvb_strv_push(&k->found, v);
+		free(v);
+	}
+	for (size_t i = 0; i < files.n; i++)
+		free(vals[i]);
+	free(vals);
+	kvb_strv_release(&files);
+	kvb_exec_result_release(&r);
+	free(gov);
+	return rc ? kvb_error_prefix(err, "keeping the tunables of governor '%s' (%s)", old_gov, gov_path) : KVB_OK;
+}
+
 static int write_knob(struct kvb_target *t, struct kvb_knob_state *k, const char *knob, const char *path,
 		      const char *value, struct kvb_error *err)
 {
@@ -100,6 +167,10 @@ static int write_knob(struct kvb_target *t, struct kvb_knob_state *k, const char
 	int rc = kvb_target_read(t, path, &old, err);
 	if (rc)
 		return kvb_error_prefix(err, "runtime knob %s", path);
+	if (ends_with(path, "/scaling_governor") && !kvb_knob_agrees(value, old) && (rc = save_tunables(t, k, path, old, err))) {
+		free(old);
+		return rc;
+	}
 	if (k->on_save)
 		k->on_save(k->cb_arg, path, old);
 	rc = kvb_target_write(t, path, value, err);
@@ -187,7 +258,7 @@ static int settle(struct kvb_target *t, struct kvb_knob_state *k, struct kvb_err
 	kvb_strv_release(&k->settled);
 	for (size_t i = 0; i < k->paths.n; i++) {
 		kvb_strv_push(&k->settled, outs[i] ? outs[i] : "");
-		if (rc || !last_write(k, i))
+		if (rc || !last_write(k, i) || !strcmp(k->knobs.v[i], "saved"))
 			continue;
 		if (!outs[i]) {
 			char *msg = kvb_xasprintf("%s: %s cannot be read once every knob is written (a later knob removed it?)",
@@ -221,7 +292,7 @@ void kvb_knobs_recheck(struct kvb_target *t, struct kvb_knob_state *k)
 	}
 	for (size_t i = 0; i < k->paths.n; i++) {
 		char *before, *now;
-		if (!last_write(k, i))
+		if (!last_write(k, i) || !strcmp(k->knobs.v[i], "saved"))
 			continue;
 		before = kvb_knob_value(k->settled.v[i]);
 		now = outs[i] ? kvb_knob_value(outs[i]) : NULL;
@@ -238,7 +309,7 @@ void kvb_knobs_recheck(struct kvb_target *t, struct kvb_knob_state *k)
 		free(outs[i]);
 	}
 	for (size_t i = 0; i < k->paths.n; i++)
-		if (!last_write(k, i))
+		if (!last_write(k, i) || !strcmp(k->knobs.v[i], "saved"))
 			free(outs[i]);
 	free(outs);
 }

@@ -10,7 +10,10 @@
 #     (tests/sim: the cpufreq core's limits, applied before any open of scaling_max_freq goes
 #     on): cpufreq.big.max_freq 2800000 above cpuinfo_max_freq 2362000 reads 2362000; a
 #     governor a "daemon" rewrites while the benchmark runs is a `changed` witness, an event of
-#     the job and a footnote in diff.
+#     the job and a footnote in diff; a board tuned before the run keeps its schedutil
+#     rate_limit_us although a job switched governors (the kernel frees a governor's tunables
+#     when it stops and starts the next one with defaults: LISA PR #411), also after a
+#     userspace frequency job.
 . "$(dirname "$0")/lib.sh"
 KVB=$(cd "$(dirname "$KVB")" && pwd)/$(basename "$KVB")
 SIM=${KVB_BUILD_DIR:-build}/tests/sim/cpufreq_sim
@@ -150,10 +153,12 @@ else
   check "an event of the job" test "$(q "$db" "select count(*) from event where job_id is not null and message like '%governor changed during the job: performance before, powersave after%'")" = 1
   check "diff footnotes it" grep -qF "governor changed during the job" "$T/daemon.diff"
   check "the governor put back" test "$(cat "$T/daemon.after")" = schedutil
+  check "schedutil's rate_limit_us as tuned before the run on both policies (not the default 10000)" test \
+    "$(cat "$T/daemon.tunables")" = "1000 1000"
   db=$T/speed.db
   check "userspace at 1000000 kHz: the run is ok (rc $(cat "$T/speed.rc"))" test "$(cat "$T/speed.rc")" = 0
   check "scaling_setspeed read back as written" test "$(q "$db" "select verdict||':'||observed from witness where subject like '%policy0/scaling_setspeed'")" = "ok:1000000"
-  check "after it: schedutil, <unsupported>" test "$(cut -d' ' -f1,2 "$T/speed.after")" = "schedutil <unsupported>"
+  check "after it: schedutil, <unsupported>, rate_limit_us 1000" test "$(cat "$T/speed.after")" = "schedutil <unsupported> 1000"
   check "no warning" test "$(q "$db" "select count(*) from event where level <> 'info'")" = 0
 fi
 if ! ls -d /sys/class/thermal/thermal_zone* >/dev/null 2>&1 && [ -e "$T/icmp-rec.db" ]; then
