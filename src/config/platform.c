@@ -27,6 +27,17 @@ static const struct kvb_keydef platform_keys[] = {
 	{ "instruments", KVB_T_MAP, NULL, NULL, 0, "instruments available on this board" },
 	{ "workdir", KVB_T_STR, "/tmp/kvbench", NULL, 0, "directory on the target for pushed files" },
 	{ "energy_model", KVB_T_MAP, NULL, NULL, 0, "per cluster frequency (kHz) -> active power (mW)" },
+	{ "thermal", KVB_T_MAP, NULL, NULL, 0,
+	  "thermal witness around every job: {max_temp_mc, refuse_capped, root} (engine/thermal.h)" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static const struct kvb_keydef thermal_keys[] = {
+	{ "max_temp_mc", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE,
+	  "a thermal zone above this many millidegrees C before or after a job fails the job" },
+	{ "refuse_capped", KVB_T_BOOL, "false", NULL, 0,
+	  "fail a job during which a cooling device was active or a policy's scaling_max_freq dropped" },
+	{ "root", KVB_T_STR, "", NULL, 0, "path prefix of /sys on the target (tests)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -486,6 +497,9 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	v = cJSON_GetObjectItemCaseSensitive(root, "setup");
 	if (v)
 		kvb_runtime_merge_json(&p->setup, v, "setup", d);
+	v = cJSON_GetObjectItemCaseSensitive(root, "thermal");
+	if (v && !kvb_keys_check(v, "thermal", thermal_keys, d))
+		p->thermal = v;
 	p->instruments = cJSON_GetObjectItemCaseSensitive(root, "instruments");
 	p->workdir = kvb_get_str(root, "workdir", "/tmp/kvbench");
 	if (p->workdir[0] != '/')

@@ -7,6 +7,7 @@
 #include "engine/knobs.h"
 #include "engine/plan.h"
 #include "engine/pool.h"
+#include "engine/thermal.h"
 #include "flash/fetch.h"
 #include "flash/flash.h"
 #include "flash/bootimg.h"
@@ -74,7 +75,8 @@ struct engine {
 	int64_t *variant_ids;
 	int *variant_failed;
 	char **variant_why;   /* per variant: why its files could not be had, or NULL */
-	int knob_failed;      /* the last attempt failed applying knobs (deterministic: not retried) */
+	int knob_failed;      /* the last attempt failed applying knobs, or a thermal limit refused it
+			       * (deterministic: not retried) */
 	struct kvb_target target;
 	int target_open;
 	int failures;
@@ -221,6 +223,35 @@ static void restore_leftover_knobs(struct engine *e)
 	kvb_strv_release(&vals);
 }
 
+/* The thermal witness's first reading (engine/thermal.h); one that cannot be taken is a warning. */
+static int thermal_before(struct engine *e, struct kvb_thermal *th)
+{
+	struct kvb_thermal_limits l;
+	struct kvb_error err;
+	kvb_thermal_limits_from(e->plat->thermal, &l);
+	if (!kvb_thermal_read(&e->target, l.root, th, &err))
+		return 1;
+	kvb_warn("%s", err.msg);
+	return 0;
+}
+
+/* The second reading and the job's thermal witnesses into m; KVB_ETARGET when a thermal: limit refuses the job. */
+static int thermal_after(struct engine *e, struct kvb_thermal *th0, struct kvb_metrics *m, struct kvb_error *err)
+{
+	struct kvb_thermal_limits l;
+	struct kvb_thermal th1;
+	struct kvb_error e2;
+	int rc = KVB_OK;
+	kvb_thermal_limits_from(e->plat->thermal, &l);
+	if (kvb_thermal_read(&e->target, l.root, &th1, &e2))
+		kvb_warn("%s", e2.msg);
+	else
+		rc = kvb_thermal_judge(th0, &th1, &l, &m->witnesses, err);
+	kvb_thermal_release(&th1);
+	kvb_thermal_release(th0);
+	return rc;
+}
+
 /* One attempt of a job. Metrics go to m; returns KVB_OK or the failure. */
 static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
 		       struct kvb_error *err)
@@ -284,14 +315,26 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		ctx.out = m;
 		{
 			struct kvb_instr_job ij;
+			struct kvb_thermal th;
+			int have_th = thermal_before(e, &th);
 			kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, adir, rdir, m);
 			rc = j->spec->ops->run(&ctx, err);
 			kvb_instr_job_stop(&ij);
 			free(e->instr_err);
 			e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
 			kvb_instr_job_release(&ij);
-			/* what changed while the numbers were taken */
+			/* what changed while the numbers were taken: knobs, then thermal caps (a limit refuses the job) */
 			kvb_knobs_recheck(&e->target, &ks);
+			if (have_th) {
+				struct kvb_error terr;
+				int trc = thermal_after(e, &th, m, &terr);
+				if (trc && !rc) {
+					/* refused by the board's own state: an attempt right away finds the same board */
+					rc = trc;
+					*err = terr;
+					e->knob_failed = 1;
+				}
+			}
 		}
 		/* a number stored under cgroup_depth=N must have run N deep: checked, not assumed */
 		if (!rc && (rc = kvb_knobs_check_cgroup(&e->target, &ks, &e->job_cgroup, err)))
