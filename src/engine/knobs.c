@@ -355,6 +355,60 @@ static int enable_cpu(struct kvb_target *t, struct kvb_knob_state *k, const char
 }
 
 /*
+ * Gives child (a v1 cpu group just created under parent) an RT budget: the platform's
+ * rt_runtime_us, else all the bandwidth parent's other groups leave free, so the sum of
+ * parent's children stays within parent (kernel/sched/rt.c tg_rt_schedulable). A hierarchy
+ * without cpu.rt_runtime_us (no CONFIG_RT_GROUP_SCHED) needs nothing. No budget left fails a
+ * job that runs RT tasks (k->needs_rt), naming the budgets.
+ */
+static int give_rt_budget(struct kvb_target *t, struct kvb_knob_state *k, const char *parent, const char *child,
+			  struct kvb_error *err)
+{
+	struct kvb_rt_budget b;
+	long long budget;
+	char *path, *found = NULL, *asked;
+	int rc = kvb_cgroup_rt_budget(t, parent, child, &b, err);
+	if (rc || !b.has)
+		return rc;
+	budget = kvb_rt_budget_free_us(&b);
+	if (k->rt_runtime_us > 0) {
+		if (k->rt_runtime_us > budget)
+			return kvb_error_set(err, KVB_ETARGET,
+					     "cgroup_depth: platform cgroup.rt_runtime_us %lld does not fit in %s: %s "
+					     "(Documentation/scheduler/sched-rt-group.rst: the children's budgets must fit in "
+					     "the parent's)",
+					     k->rt_runtime_us, parent, b.why);
+		budget = k->rt_runtime_us;
+	}
+	path = kvb_xasprintf("%s/cpu.rt_runtime_us", child);
+	if (budget <= 0) {
+		char *why = kvb_xasprintf("no RT budget left for %s: %s, so the group's cpu.rt_runtime_us stays 0 and "
+					  "SCHED_FIFO/RR tasks cannot run in it (CONFIG_RT_GROUP_SCHED)",
+					  child, b.why);
+		if (k->needs_rt) {
+			witness(k, path, "> 0", "0", KVB_WIT_FAILED, why);
+			rc = kvb_error_set(err, KVB_ETARGET, "cgroup_depth: %s; free some of %s's RT budget", why, parent);
+		} else {
+			witness(k, path, NULL, "0", KVB_WIT_OK, why);
+		}
+		free(why);
+		free(path);
+		return rc;
+	}
+	asked = kvb_xasprintf("%lld", budget);
+	if ((rc = kvb_target_write(t, path, asked, err)))
+		kvb_error_prefix(err, "cgroup_depth: giving %s an RT budget", child);
+	else if ((rc = read_back(t, path, asked, &found, err)))
+		witness(k, path, asked, NULL, KVB_WIT_FAILED, err->msg);
+	else
+		rc = judge(k, "cgroup", path, asked, found, "", err);
+	free(found);
+	free(asked);
+	free(path);
+	return rc;
+}
+
+/*
  * Creates kvbench-<tag>/l2/.../lN under the hierarchy that has the cpu
  * controller (engine/cgroup.h) and records in k what the workload's
  * /proc/PID/cgroup must say.
@@ -388,6 +442,9 @@ static int setup_cgroup(struct kvb_target *t, int depth, const char *tag, struct
 		kvb_exec_result_release(&r);
 		if (!rc)
 			kvb_strv_push(&k->cgdirs, next);
+		/* a v1 cpu group under RT group scheduling starts with no RT budget */
+		if (!rc && !k->cg.v2)
+			rc = give_rt_budget(t, k, cur, next, err);
 		free(cur);
 		cur = next;
 	}

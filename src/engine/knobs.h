@@ -25,7 +25,14 @@
  * (k->recorded) and a `recorded` witness says so. A knob that agrees gets an
  * `ok` witness. kvb_knobs_recheck() reads them again after the job: one that
  * changed meanwhile is a `changed` witness. Restoring reads back too (a warning).
-
+ *
+ * RT group scheduling (CONFIG_RT_GROUP_SCHED, Android's /dev/cpuctl): a v1 cpu
+ * group starts with cpu.rt_runtime_us 0, where no SCHED_FIFO/RR task may run
+ * (Documentation/scheduler/sched-rt-group.rst). Each level kvbench creates gets
+ * the platform's cgroup.rt_runtime_us, else all the budget its parent's other
+ * groups leave free (the kernel's own ratio arithmetic, so the sum of the
+ * children never exceeds the parent); with none left, a job whose workload runs
+ * RT tasks (needs_rt) fails naming the budgets.
  */
 #ifndef KVB_KNOBS_H
 #define KVB_KNOBS_H
@@ -59,6 +66,8 @@ struct kvb_knob_state {
 	struct kvb_witnesses *wit; /* set by the caller: where witnesses go (borrowed); NULL: none kept */
 	cJSON *recorded;         /* owned: classifier key -> value found, for `readback: record` knobs the
 				  * kernel did not take as asked (the job's classifiers take these), or NULL */
+	int needs_rt;            /* set by the caller: the workload may run SCHED_FIFO/RR tasks */
+	long long rt_runtime_us; /* set by the caller: platform cgroup.rt_runtime_us (0: the parent's free budget) */
 	const cJSON *readback;   /* the job's readback policy while applying (borrowed from rt) */
 };
 

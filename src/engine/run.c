@@ -294,6 +294,8 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	ks.clusters = e->plat->clusters;
 	ks.nclusters = e->plat->nclusters;
 	ks.wit = &m->witnesses; /* knobs read back (engine/knobs.h) */
+	ks.needs_rt = (j->spec->ops->caps & KVB_WORKLOAD_REALTIME) != 0;
+	ks.rt_runtime_us = e->plat->cgroup_rt_runtime_us;
 	free(e->job_cgroup);
 	e->job_cgroup = NULL;
 	cJSON_Delete(e->knob_recorded);

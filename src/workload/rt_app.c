@@ -658,6 +658,7 @@ const struct kvb_workload_ops kvb_workload_rt_app = {
 	.params = rtapp_params,
 	.validate = kvb_rtapp_validate,
 	.needs = rtapp_needs,
+	.caps = KVB_WORKLOAD_REALTIME, /* SCHED_FIFO/RR tasks need an RT budget in their cgroup */
 	.default_timeout_s = 600,
 	.run = rtapp_run,
 };
