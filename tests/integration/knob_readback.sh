@@ -10,7 +10,9 @@
 #     (tests/sim: the cpufreq core's limits, applied before any open of scaling_max_freq goes
 #     on): cpufreq.big.max_freq 2800000 above cpuinfo_max_freq 2362000 reads 2362000; a
 #     governor a "daemon" rewrites while the benchmark runs is a `changed` witness, an event of
-#     the job and a footnote in diff; a board tuned before the run keeps its schedutil
+#     the job and a footnote in diff; a min written before a lower max is read again once every
+#     knob is written (WA3 #1200's sysfile_values: the kernel lowers the min); a board tuned
+#     before the run keeps its schedutil
 #     rate_limit_us although a job switched governors (the kernel frees a governor's tunables
 #     when it stops and starts the next one with defaults: LISA PR #411), also after a
 #     userspace frequency job.
@@ -88,6 +90,9 @@ printf '%s\nconfig: {runtime_params: {readback: {cpufreq: record}}}\nvariants: [
   "$wl" >"$T/clamp-rec.yaml"
 printf '%s\nvariants: [{name: perf, governor: performance}]\n' "$wl" >"$T/daemon.yaml"
 printf '%s\nvariants: [{name: fixed, cpufreq: {little: {governor: userspace, frequency: 1000000}}}]\n' "$wl" >"$T/speed.yaml"
+# WA3 #1200's sysfile_values, min above the max written after it: the kernel lowers the min to the max
+p0=/sys/devices/system/cpu/cpufreq/policy0
+printf '%s\nconfig: {runtime_params: {sysfs: {%s/scaling_min_freq: 1800000, %s/scaling_max_freq: 1000000}}}\n' "$wl" $p0 $p0 >"$T/minmax.yaml"
 # a daemon that rewrites policy0's governor while the benchmark runs (it runs perf by name)
 cat >"$T/bin/perf" <<EOF
 #!/bin/sh
@@ -122,6 +127,8 @@ unshare -m bash -c '
   "$KVB" run "$T/clamp-rec.yaml" -p "$T/plat/platform.yaml" -d "$T/clamp-rec.db" --rounds 1 --no-diff >/dev/null 2>"$T/clamp-rec.err"; echo $? >"$T/clamp-rec.rc"
   "$KVB" diff -d "$T/clamp-rec.db" >"$T/clamp-rec.diff" 2>&1
   PATH="$T/bin:$PATH" "$KVB" run "$T/daemon.yaml" -p "$T/plat/platform.yaml" -d "$T/daemon.db" --rounds 1 --no-diff >/dev/null 2>"$T/daemon.err"; echo $? >"$T/daemon.rc"
+  "$KVB" run "$T/minmax.yaml" -p "$T/plat/platform.yaml" -d "$T/minmax.db" --rounds 1 --no-diff >/dev/null 2>"$T/minmax.err"; echo $? >"$T/minmax.rc"
+  echo $(cat "$c/policy0/scaling_min_freq") $(cat "$c/policy0/scaling_max_freq") >"$T/minmax.after"
   cat "$c/policy0/scaling_governor" >"$T/daemon.after"
   echo $(cat "$c/policy0/schedutil/rate_limit_us") $(cat "$c/policy2/schedutil/rate_limit_us") >"$T/daemon.tunables" 2>&1
   "$KVB" diff -d "$T/daemon.db" >"$T/daemon.diff" 2>&1
@@ -155,6 +162,12 @@ else
   check "the governor put back" test "$(cat "$T/daemon.after")" = schedutil
   check "schedutil's rate_limit_us as tuned before the run on both policies (not the default 10000)" test \
     "$(cat "$T/daemon.tunables")" = "1000 1000"
+  db=$T/minmax.db
+  check "min above a max written after it: the run fails (rc $(cat "$T/minmax.rc"))" test "$(cat "$T/minmax.rc")" = 1
+  check "the min read right after its write agreed; once the max was written it did not" test \
+    "$(q "$db" "select group_concat(verdict || ':' || expected || '>' || observed, ' ') from (select * from witness where subject like '%scaling_min_freq' order by id)")" = "ok:1800000>1800000 failed:1800000>1000000"
+  check "the error says when" sh -c "$(declare -f q); KVB='$KVB' q '$db' 'select error from job' | grep -qF 'asked 1800000, kernel has 1000000 once every knob is written'"
+  check "both limits as before the job" test "$(cat "$T/minmax.after")" = "500000 1844000"
   db=$T/speed.db
   check "userspace at 1000000 kHz: the run is ok (rc $(cat "$T/speed.rc"))" test "$(cat "$T/speed.rc")" = 0
   check "scaling_setspeed read back as written" test "$(q "$db" "select verdict||':'||observed from witness where subject like '%policy0/scaling_setspeed'")" = "ok:1000000"
