@@ -21,7 +21,7 @@ const struct kvb_keydef kvb_runtime_keys[] = {
 	  "tunables: {rate_limit_us: 500}}}" },
 	{ "readback", KVB_T_ANY, "fail", NULL, 0,
 	  "a knob the kernel did not take as written: fail the job, or record the value found as its classifier: "
-	  "fail|record, or {KIND[.NAME]: fail|record} (KIND all, sysctl, sysfs, governor, cpufreq, cgroup)" },
+	  "fail|record, or {KIND[.NAME]: fail|record} (KIND all, sysctl, sysfs, governor, cpufreq)" },
 	{ "wa3_unapplied", KVB_T_MAP, NULL, NULL, 0,
 	  "WA3 runtime parameters kvbench cannot apply (CPU hotplug, governor tunables): a job carrying one fails" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
@@ -90,7 +90,6 @@ static const struct kvb_keydef readback_kinds[] = {
 	{ "sysfs", KVB_T_STR, "fail", "fail|record", 0, "sysfs knobs, or sysfs.PATH one" },
 	{ "governor", KVB_T_STR, "fail", "fail|record", 0, "the all-policy governor knob" },
 	{ "cpufreq", KVB_T_STR, "fail", "fail|record", 0, "per-cluster cpufreq knobs, or cpufreq.CLUSTER[.KEY]" },
-	{ "cgroup", KVB_T_STR, "fail", "fail|record", 0, "files of the cgroups kvbench creates (cpu.rt_runtime_us)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -113,7 +112,7 @@ static int readback_merge(struct kvb_runtime *rt, const cJSON *kv, const char *p
 			def = kvb_keydef_find(readback_kinds, kind);
 			if (!def || (dot && (!dot[1] || !strcmp(kind, "all") || !strcmp(kind, "governor")))) {
 				kvb_diag_at(d, ep, "'%s' is not a knob kind or knob (KIND or KIND.NAME; KIND one of all, sysctl, "
-					    "sysfs, governor, cpufreq, cgroup)", e->string);
+					    "sysfs, governor, cpufreq)", e->string);
 				errors++;
 			} else if (kvb_value_check(e, ep, def, d)) {
 				errors++;

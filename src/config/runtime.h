@@ -15,10 +15,11 @@
  *                 naming asked and found) or `record` (the value found is the
  *                 job's classifier, with a `recorded` witness); one word for
  *                 every knob, or {KIND[.NAME]: fail|record} per knob kind
- *                 (all, sysctl, sysfs, governor, cpufreq, cgroup) or per knob
+ *                 (all, sysctl, sysfs, governor, cpufreq) or per knob
  *                 (sysctl.kernel.sched_rr_timeslice_ms, cpufreq.big.max_freq,
  *                 sysfs./sys/...); the most specific entry wins. Not a knob
- *                 and not a classifier: it says how the knobs are checked
+ *                 and not a classifier: it says how the knobs are checked (the
+ *                 files of the cgroups kvbench creates are never lenient)
  *   wa3_unapplied {WA3 key: value}: WA3 runtime parameters kvbench has no
  *                 knob for (CPU hotplug, governor tunables, all-CPU
  *                 frequencies; config/wa3_keys.c puts them here): a job
