@@ -28,6 +28,25 @@ static const struct kvb_keydef platform_keys[] = {
 	{ "instruments", KVB_T_MAP, NULL, NULL, 0, "instruments available on this board" },
 	{ "workdir", KVB_T_STR, "/tmp/kvbench", NULL, 0, "directory on the target for pushed files" },
 	{ "energy_model", KVB_T_MAP, NULL, NULL, 0, "per cluster frequency (kHz) -> active power (mW)" },
+	{ "thermal", KVB_T_MAP, NULL, NULL, 0,
+	  "thermal witness around every job: {max_temp_mc, refuse_capped, root} (engine/thermal.h)" },
+	{ "cgroup", KVB_T_MAP, NULL, NULL, 0, "cgroups kvbench creates (cgroup_depth): {rt_runtime_us}" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static const struct kvb_keydef thermal_keys[] = {
+	{ "max_temp_mc", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE,
+	  "a thermal zone above this many millidegrees C before or after a job fails the job" },
+	{ "refuse_capped", KVB_T_BOOL, "false", NULL, 0,
+	  "fail a job during which a cooling device was active or a policy's scaling_max_freq dropped" },
+	{ "root", KVB_T_STR, "", NULL, 0, "path prefix of /sys on the target (tests)" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static const struct kvb_keydef cgroup_keys[] = {
+	{ "rt_runtime_us", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE,
+	  "RT budget (us per cpu.rt_period_us) of each cgroup kvbench creates under a v1 cpu hierarchy with "
+	  "RT group scheduling; default: all the parent's budget its other groups leave free" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -520,6 +539,12 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	v = cJSON_GetObjectItemCaseSensitive(root, "setup");
 	if (v)
 		kvb_runtime_merge_json(&p->setup, v, "setup", d);
+	v = cJSON_GetObjectItemCaseSensitive(root, "thermal");
+	if (v && !kvb_keys_check(v, "thermal", thermal_keys, d))
+		p->thermal = v;
+	v = cJSON_GetObjectItemCaseSensitive(root, "cgroup");
+	if (v && !kvb_keys_check(v, "cgroup", cgroup_keys, d))
+		p->cgroup_rt_runtime_us = kvb_get_int(v, "rt_runtime_us", 0);
 	p->instruments = cJSON_GetObjectItemCaseSensitive(root, "instruments");
 	p->workdir = kvb_get_str(root, "workdir", "/tmp/kvbench");
 	if (p->workdir[0] != '/')

@@ -3,6 +3,7 @@
 #include "engine/affinity.h"
 #include "core/error.h"
 #include "core/buf.h"
+#include "engine/cgroup.h"
 #include "engine/cpufreq_plan.h"
 #include "core/sha256.h"
 #include "flash/fetch.h"
@@ -191,6 +192,64 @@ static void needed_tools(const struct kvb_agenda *a, struct kvb_strv *tools, str
 	}
 }
 
+/*
+ * Jobs that run RT tasks (KVB_WORKLOAD_REALTIME) in a cgroup kvbench creates (cgroup_depth >= 1)
+ * need an RT budget for it where RT group scheduling is on: with none free under the cpu
+ * hierarchy's root (or less than the platform's cgroup.rt_runtime_us), the sweep is refused
+ * here, with the budgets, instead of failing every such job with EPERM.
+ */
+static void probe_rt_budget(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_target *t,
+			    struct kvb_preflight *pf)
+{
+	struct kvb_buf who = KVB_BUF_INIT;
+	struct kvb_cgroup_hier h;
+	struct kvb_rt_budget b;
+	struct kvb_error err;
+	long long free_us;
+	for (size_t s = 0; s < a->nspecs; s++) {
+		const struct kvb_spec *sp = &a->specs[s];
+		int depth = -1;
+		if (!sp->ops || !(sp->ops->caps & KVB_WORKLOAD_REALTIME))
+			continue;
+		for (size_t v = 0; v < (a->nvariants ? a->nvariants : 1); v++) {
+			struct kvb_runtime rt;
+			kvb_runtime_copy(&rt, &p->setup);
+			kvb_runtime_merge(&rt, &sp->rt);
+			if (a->nvariants)
+				kvb_runtime_merge(&rt, &a->variants[v].rt);
+			depth = rt.cgroup_depth > depth ? rt.cgroup_depth : depth;
+			kvb_runtime_release(&rt);
+		}
+		if (depth >= 1)
+			kvb_buf_addf(&who, "%s'%s' (%s, cgroup_depth %d)", who.len ? ", " : "", sp->id, sp->ops->name, depth);
+	}
+	if (!who.len)
+		return;
+	if (kvb_cgroup_find(t, &h, &err)) {
+		kvb_buf_release(&who);
+		return; /* the jobs fail with the reason (no cpu controller) */
+	}
+	if (!h.v2 && !kvb_cgroup_rt_budget(t, h.mount, NULL, &b, &err) && b.has) {
+		free_us = kvb_rt_budget_free_us(&b);
+		if (p->cgroup_rt_runtime_us > 0 && p->cgroup_rt_runtime_us > free_us)
+			kvb_strv_pushf(&pf->problems,
+				       "jobs %s run real-time tasks in cgroups kvbench creates, but the platform's "
+				       "cgroup.rt_runtime_us %lld does not fit: %s (%lld us free); the groups could not be "
+				       "given it (Documentation/scheduler/sched-rt-group.rst)",
+				       who.data, p->cgroup_rt_runtime_us, b.why, free_us);
+		else if (free_us <= 0)
+			kvb_strv_pushf(&pf->problems,
+				       "jobs %s run real-time tasks in cgroups kvbench creates, but this kernel has RT group "
+				       "scheduling and no RT budget is left for a new group: %s (%lld us free); a "
+				       "SCHED_FIFO/RR task would fail with EPERM in them "
+				       "(Documentation/scheduler/sched-rt-group.rst). Free some of that budget, or run them "
+				       "at cgroup_depth 0",
+				       who.data, b.why, free_us);
+	}
+	kvb_cgroup_hier_release(&h);
+	kvb_buf_release(&who);
+}
+
 /* Every `cpus` knob the jobs will run with, each once, with who sets it (platform setup, variant, job). */
 static void cpus_knobs(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_strv *lists,
 		       struct kvb_strv *who)
@@ -264,6 +323,7 @@ static void probe_board(const struct kvb_agenda *a, const struct kvb_platform *p
 			kvb_strv_pushf(&pf->problems, "%s: runtime knob %s, so kvbench fails every job that asks for it", who.v[i],
 				       err.msg);
 	}
+	probe_rt_budget(a, p, &t, pf);
 	kvb_exec_result_release(&r);
 	kvb_target_close(&t);
 out:

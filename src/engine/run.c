@@ -8,6 +8,7 @@
 #include "engine/knobs.h"
 #include "engine/plan.h"
 #include "engine/pool.h"
+#include "engine/thermal.h"
 #include "flash/fetch.h"
 #include "flash/flash.h"
 #include "flash/bootimg.h"
@@ -76,7 +77,8 @@ struct engine {
 	int64_t *variant_ids;
 	int *variant_failed;
 	char **variant_why;   /* per variant: why its files could not be had, or NULL */
-	int knob_failed;      /* the last attempt failed applying knobs (deterministic: not retried) */
+	int knob_failed;      /* the last attempt failed applying knobs, or a thermal limit refused it
+			       * (deterministic: not retried) */
 	struct kvb_target target;
 	int target_open;
 	int failures;
@@ -87,6 +89,7 @@ struct engine {
 	char store_err[KVB_ERRMSG_MAX / 2]; /* why the last job could not be stored */
 	int64_t cur_job_id;   /* the job running now (events name it), 0 between jobs */
 	char *job_cgroup;     /* cgroup_depth: the leaf the last attempt's workload ran in */
+	cJSON *knob_recorded; /* `readback: record` knobs of the last attempt: classifier -> value found (owned) */
 	const char *board;    /* board of a pool (pool.c), or NULL on one board */
 	struct engine *parent;/* the run's engine when this is a pool worker */
 	char *lost_why;       /* pool worker: why the board was lost in the last job (owned) */
@@ -230,6 +233,35 @@ static int prepare_workload(const struct kvb_plan_job *j, struct kvb_job_ctx *ct
 	return j->spec->ops->prepare(ctx, err) ? kvb_error_prefix(err, "preparing %s", j->spec->workload) : KVB_OK;
 }
 
+/* The thermal witness's first reading (engine/thermal.h); one that cannot be taken is a warning. */
+static int thermal_before(struct engine *e, struct kvb_thermal *th)
+{
+	struct kvb_thermal_limits l;
+	struct kvb_error err;
+	kvb_thermal_limits_from(e->plat->thermal, &l);
+	if (!kvb_thermal_read(&e->target, l.root, th, &err))
+		return 1;
+	kvb_warn("%s", err.msg);
+	return 0;
+}
+
+/* The second reading and the job's thermal witnesses into m; KVB_ETARGET when a thermal: limit refuses the job. */
+static int thermal_after(struct engine *e, struct kvb_thermal *th0, struct kvb_metrics *m, struct kvb_error *err)
+{
+	struct kvb_thermal_limits l;
+	struct kvb_thermal th1;
+	struct kvb_error e2;
+	int rc = KVB_OK;
+	kvb_thermal_limits_from(e->plat->thermal, &l);
+	if (kvb_thermal_read(&e->target, l.root, &th1, &e2))
+		kvb_warn("%s", e2.msg);
+	else
+		rc = kvb_thermal_judge(th0, &th1, &l, &m->witnesses, err);
+	kvb_thermal_release(&th1);
+	kvb_thermal_release(th0);
+	return rc;
+}
+
 /* One attempt of a job. Metrics go to m; returns KVB_OK or the failure. */
 static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
 		       struct kvb_error *err)
@@ -273,8 +305,13 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	ks.cg_report = kvb_xasprintf("%s/kvb-cgroup", rdir);
 	ks.clusters = e->plat->clusters;
 	ks.nclusters = e->plat->nclusters;
+	ks.wit = &m->witnesses; /* knobs read back (engine/knobs.h) */
+	ks.needs_rt = (j->spec->ops->caps & KVB_WORKLOAD_REALTIME) != 0;
+	ks.rt_runtime_us = e->plat->cgroup_rt_runtime_us;
 	free(e->job_cgroup);
 	e->job_cgroup = NULL;
+	cJSON_Delete(e->knob_recorded);
+	e->knob_recorded = NULL;
 	rc = kvb_knobs_apply(&e->target, &rt, e->tag, &ks, err);
 	/* a knob the board does not have fails the same way every time: no retry */
 	e->knob_failed = rc != KVB_OK;
@@ -297,6 +334,8 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 			struct kvb_host_sample h0, h1;
 			/* a board on this host's CPUs: what else the host did while the workload ran (§14) */
 			int on_host = e->target.ops->host && e->target.ops->host(&e->target, &th);
+			struct kvb_thermal therm;
+			int have_th = thermal_before(e, &therm);
 			kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, adir, rdir, m);
 			if (on_host)
 				kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h0);
@@ -312,6 +351,18 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 			free(e->instr_err);
 			e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
 			kvb_instr_job_release(&ij);
+			/* what changed while the numbers were taken: knobs, then thermal caps (a limit refuses the job) */
+			kvb_knobs_recheck(&e->target, &ks);
+			if (have_th) {
+				struct kvb_error terr;
+				int trc = thermal_after(e, &therm, m, &terr);
+				if (trc && !rc) {
+					/* refused by the board's own state: an attempt right away finds the same board */
+					rc = trc;
+					*err = terr;
+					e->knob_failed = 1;
+				}
+			}
 		}
 		/* a number stored under cgroup_depth=N must have run N deep: checked, not assumed */
 		if (!rc && (rc = kvb_knobs_check_cgroup(&e->target, &ks, &e->job_cgroup, err)))
@@ -325,6 +376,8 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		struct kvb_error ignore;
 		kvb_target_exec(&e->target, rm, 30000, &r, &ignore);
 	}
+	e->knob_recorded = ks.recorded;
+	ks.recorded = NULL;
 	kvb_knob_state_release(&ks);
 	kvb_runtime_release(&rt);
 	kvb_exec_result_release(&r);
@@ -581,6 +634,11 @@ static int run_job(struct engine *e, size_t idx)
 		for (const cJSON *kv = !rc && m.job_classifiers ? m.job_classifiers->child : NULL; kv; kv = kv->next)
 			if (!cJSON_GetObjectItemCaseSensitive(cls, kv->string))
 				cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
+		/* a `readback: record` knob the kernel did not take: the job ran with the value found */
+		for (const cJSON *kv = !rc && e->knob_recorded ? e->knob_recorded->child : NULL; kv; kv = kv->next) {
+			cJSON_DeleteItemFromObjectCaseSensitive(cls, kv->string);
+			cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
+		}
 		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
 			kvb_err("cannot store job %d: %s", j->seq, e2.msg);
 			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);
@@ -800,6 +858,7 @@ static void release_engine(struct engine *e)
 	}
 	free(e->rows);
 	free(e->job_cgroup);
+	cJSON_Delete(e->knob_recorded);
 	free(e->variant_ids);
 	free(e->variant_failed);
 	for (size_t v = 0; e->variant_why && v < e->a->nvariants; v++)
@@ -836,6 +895,7 @@ static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct k
 	w->done = 0;
 	w->instr_err = NULL;
 	w->lost_why = NULL;
+	w->knob_recorded = NULL;
 	memset(&w->instr, 0, sizeof(w->instr));
 	if (kvb_instr_set_build(&w->instr, w->plat, w->a->instruments, err) ||
 	    kvb_store_open(&w->st, e->st->path, KVB_STORE_RW, err)) {
@@ -1007,6 +1067,7 @@ static void pool_worker_free(void *eng, void *wp)
 	kvb_instr_set_release(&w->instr);
 	free(w->instr_err);
 	free(w->lost_why);
+	cJSON_Delete(w->knob_recorded);
 	kvb_store_close(w->st);
 	free(w);
 }

@@ -1,6 +1,7 @@
 /* Implements the target registry and the helpers every backend shares. */
 #include "target/target.h"
 #include "config/platform.h"
+#include "core/tail.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,10 +70,10 @@ int kvb_target_run_ok(struct kvb_target *t, const char *const *argv, uint64_t ti
 	if (rc)
 		return rc;
 	if (r->exit_code != 0) {
-		const char *e = r->err.len ? r->err.data : r->out.data;
-		size_t n = strcspn(e, "\n");
-		return kvb_error_set(err, KVB_ETARGET, "'%s' failed (%s): %.*s", argv[0],
-				     kvb_exec_describe(r, how, sizeof(how)), (int)(n > 300 ? 300 : n), e);
+		char *e = kvb_text_tail(r->err.len ? r->err.data : r->out.data, 3, 400); /* the reason comes last */
+		rc = kvb_error_set(err, KVB_ETARGET, "'%s' failed (%s): %s", argv[0], kvb_exec_describe(r, how, sizeof(how)), e);
+		free(e);
+		return rc;
 	}
 	return KVB_OK;
 }

@@ -30,6 +30,7 @@
 #include "workload/rt_app.h"
 #include "workload/workload.h"
 #include "core/buf.h"
+#include "core/tail.h"
 #include "core/util.h"
 
 #include <ctype.h>
@@ -443,7 +444,7 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 	return KVB_OK;
 }
 
-/* The line of rt-app's output that says why it failed: its first <crit> line (plus a perror line after it), else its first <error> line, else the first non-empty line. */
+/* The line of rt-app's output that says why it failed: its first <crit> line (plus a perror line after it), else its first <error> line, else its last lines (core/tail.h). */
 static char *failure_line(const char *err_text, const char *out_text)
 {
 	const char *tags[] = { "<crit>", "<error>" };
@@ -464,14 +465,13 @@ static char *failure_line(const char *err_text, const char *out_text)
 			return kvb_xstrndup(bol, (size_t)(eol - bol) > 300 ? 300 : (size_t)(eol - bol));
 		}
 	}
+	/* no tag: the end says why (rt-app 1.0 perror()s after its notices: "pthread_setschedparam:
+	 * Operation not permitted"; its first line is a notice) */
 	for (size_t s = 0; s < KVB_ARRAY_SIZE(texts); s++) {
-		const char *p = texts[s];
-		while (*p == '\n' || *p == ' ')
-			p++;
-		if (*p) {
-			size_t n = strcspn(p, "\n");
-			return kvb_xstrndup(p, n > 300 ? 300 : n);
-		}
+		char *t = kvb_text_tail(texts[s], 3, 400);
+		if (*t)
+			return t;
+		free(t);
 	}
 	return kvb_xstrdup("no output");
 }
@@ -703,6 +703,7 @@ const struct kvb_workload_ops kvb_workload_rt_app = {
 	.params = rtapp_params,
 	.validate = kvb_rtapp_validate,
 	.needs = rtapp_needs,
+	.caps = KVB_WORKLOAD_REALTIME, /* SCHED_FIFO/RR tasks need an RT budget in their cgroup */
 	.default_timeout_s = 600,
 	.run = rtapp_run,
 	.prepare = rtapp_prepare,

@@ -35,6 +35,9 @@ struct kvb_job_ctx {
 enum kvb_workload_caps {
 	/* real-time priorities and mlockall: root (or CAP_SYS_NICE and CAP_IPC_LOCK) on the target */
 	KVB_WORKLOAD_NEEDS_ROOT = 1u << 0,
+	/* may run SCHED_FIFO/RR tasks: its cgroup needs an RT budget where RT group scheduling is on
+	 * (engine/knobs.h; a sweep that cannot give one is refused before the run) */
+	KVB_WORKLOAD_REALTIME = 1u << 1,
 };
 
 struct kvb_workload_ops {

@@ -124,3 +124,7 @@ kvb_script_test(it_outputs integration/outputs.sh integration 600)
 # The Debian package built, linted, installed into a fresh bookworm root and run there (label package:
 # root, mmdebstrap; 17-21 min measured beside other builds, so on request: README "Tests").
 kvb_script_test(it_package package/deb.sh package 3000)
+kvb_script_test(it_knob_readback integration/knob_readback.sh integration 180)
+kvb_script_test(it_thermal_witness integration/thermal_witness.sh integration 120)
+kvb_script_test(it_cpufreq_offline integration/cpufreq_offline.sh integration 120)
+kvb_script_test(it_cgroup_rt integration/cgroup_rt.sh integration 180)
