@@ -524,15 +524,15 @@ out:
 	return rc;
 }
 
-/* Every witness that did not agree is a warning, so an event of the job (DESIGN.md §14). */
-static void warn_witnesses(int seq, const struct kvb_witnesses *w)
+/* Every witness that did not agree is a warning, so an event of the job (DESIGN.md §14); job_id as `show jobs` names it. */
+static void warn_witnesses(int64_t job_id, const struct kvb_witnesses *w)
 {
 	for (size_t i = 0; i < w->n; i++) {
 		char *d;
 		if (w->v[i].verdict == KVB_WIT_OK)
 			continue;
 		d = kvb_witness_describe(&w->v[i]);
-		kvb_warn("job %d: %s %s", seq, kvb_witness_verdict_name(w->v[i].verdict), d);
+		kvb_warn("job %lld: %s %s", (long long)job_id, kvb_witness_verdict_name(w->v[i].verdict), d);
 		free(d);
 	}
 }
@@ -648,8 +648,8 @@ static int run_job(struct engine *e, size_t idx)
 		row->attempts = attempt;
 		/* each is an event of this job (log_to_events), so diff footnotes its cells */
 		for (size_t k = 0; !rc && k < m.nnotes; k++)
-			kvb_warn("job %d: %s", j->seq, m.notes[k]);
-		warn_witnesses(j->seq, &m.witnesses);
+			kvb_warn("job %lld: %s", (long long)row->id, m.notes[k]);
+		warn_witnesses(row->id, &m.witnesses);
 	}
 	if (rc || e->instr_err)
 		e->failures++;
