@@ -538,18 +538,21 @@ static void warn_witnesses(int64_t job_id, const struct kvb_witnesses *w)
 }
 
 /*
- * Runs one job with retries and commits it. Returns 1 if the variant must be
- * abandoned, 2 if results cannot be stored (the run stops; a job whose own
+ * Runs one job with retries and commits it. Returns KVB_OK (the job is final: ok
+ * or failed), KVB_EBOARD when the board stopped answering (the variant is
+ * abandoned on one board; in a pool the job stays pending for another board),
+ * KVB_ESTORE when results cannot be stored (the run stops; a job whose own
  * artifacts could not be written is not committed, so --resume redoes it).
  */
-static int run_job(struct engine *e, size_t idx)
+static enum kvb_err run_job(struct engine *e, size_t idx)
 {
 	g_thread_engine = e;
 	const struct kvb_plan_job *j = &e->plan.jobs[idx];
 	struct kvb_job_row *row = &e->rows[idx];
 	/* max_retries + 1 attempts in this invocation: a job --resume planned again gets them afresh, and in a
 	 * pool the attempts made on a board that was lost do not count against the job */
-	int max_attempts = row->attempts + e->a->max_retries + 1, attempt = row->attempts, abandon = 0;
+	int max_attempts = row->attempts + e->a->max_retries + 1, attempt = row->attempts;
+	enum kvb_err abandon = KVB_OK;
 	int64_t start = kvb_wall_ns();
 	struct kvb_error err;
 	struct kvb_metrics m;
@@ -580,7 +583,7 @@ static int run_job(struct engine *e, size_t idx)
 			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", err.msg);
 			kvb_metrics_release(&m);
 			cJSON_Delete(cls);
-			return 2;
+			return KVB_ESTORE;
 		}
 		if (e->tty)
 			fputc('\n', stderr);
@@ -593,7 +596,7 @@ static int run_job(struct engine *e, size_t idx)
 			kvb_warn("target not answering; waiting up to %d s", e->plat->boot_timeout_s);
 			if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) ||
 			    !target_alive(e)) {
-				abandon = 1;
+				abandon = KVB_EBOARD;
 				break;
 			}
 		}
@@ -606,7 +609,7 @@ static int run_job(struct engine *e, size_t idx)
 				kvb_err("%s", e2.msg);
 		}
 	}
-	if (abandon == 1 && e->parent) {
+	if (abandon == KVB_EBOARD && e->parent) {
 		/* a pool's board was lost, not the job: it stays pending and moves to another board (pool.c) */
 		struct kvb_error e2;
 		if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, start, kvb_wall_ns(), &e2))
@@ -616,7 +619,7 @@ static int run_job(struct engine *e, size_t idx)
 		row->attempts = attempt;
 		kvb_metrics_release(&m);
 		cJSON_Delete(cls);
-		return 1;
+		return KVB_EBOARD;
 	}
 	{
 		/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
@@ -642,7 +645,7 @@ static int run_job(struct engine *e, size_t idx)
 		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
 			kvb_err("cannot store job %d: %s", j->seq, e2.msg);
 			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);
-			abandon = 2;
+			abandon = KVB_ESTORE;
 		}
 		snprintf(row->status, sizeof(row->status), "%s", o.status);
 		row->attempts = attempt;
@@ -666,7 +669,7 @@ static int run_job(struct engine *e, size_t idx)
 	kvb_metrics_release(&m);
 	cJSON_Delete(cls);
 	e->cur_job_id = 0;
-	if (abandon == 1) {
+	if (abandon == KVB_EBOARD) {
 		char why[KVB_ERRMSG_MAX + 64];
 		snprintf(why, sizeof(why), "target stopped answering: %s", err.msg);
 		fail_variant(e, j->variant, why);
@@ -992,7 +995,7 @@ static int pool_bring_up(void *wp, size_t v, int round, struct kvb_error *err)
 static int pool_job(void *wp, size_t idx, struct kvb_error *err)
 {
 	struct engine *w = wp;
-	int ab;
+	enum kvb_err ab;
 	char key[32];
 	if (w->target.ops->batch) { /* the job's commands in the batch's output */
 		snprintf(key, sizeof(key), "job %zu", idx);
@@ -1001,10 +1004,12 @@ static int pool_job(void *wp, size_t idx, struct kvb_error *err)
 	/* job numbers in log lines count the whole pool's jobs */
 	w->done = __atomic_load_n(&w->parent->done, __ATOMIC_SEQ_CST);
 	ab = run_job(w, idx);
-	if (ab != 1)
+	if (ab != KVB_EBOARD)
 		__atomic_fetch_add(&w->parent->done, 1, __ATOMIC_SEQ_CST);
-	if (ab == 1)
-		kvb_error_set(err, KVB_ETARGET, "%s", w->lost_why ? w->lost_why : "target stopped answering");
+	if (ab == KVB_EBOARD)
+		kvb_error_set(err, KVB_EBOARD, "%s", w->lost_why ? w->lost_why : "target stopped answering");
+	else if (ab == KVB_ESTORE)
+		kvb_error_set(err, KVB_ESTORE, "%s", w->store_err);
 	return ab;
 }
 
@@ -1262,10 +1267,10 @@ static void run_variant_round(struct engine *e, size_t v, int r, struct run_outc
 			out->interrupted = 1;
 			break;
 		}
-		int ab = run_job(e, i);
-		if (ab == 2)
+		enum kvb_err ab = run_job(e, i);
+		if (ab == KVB_ESTORE)
 			out->store_failed = 1;
-		if (ab == 1)
+		if (ab == KVB_EBOARD)
 			break;
 	}
 	if (g_signals)
@@ -1368,8 +1373,9 @@ static void store_outcome(struct engine *e, struct run_outcome *out, struct kvb_
 			 (long long)e->run_id, e->st->path);
 }
 
-/* The run's return: KVB_ESTORE when results could not be stored, KVB_EJOBS when not ok. */
-static int outcome_code(const struct engine *e, const struct run_outcome *out, const struct kvb_run_tally *t,
+/* The run's return: KVB_ESTORE when results could not be stored, KVB_EINTR when interrupted with
+ * jobs left, KVB_EJOBS when not ok. */
+static enum kvb_err outcome_code(const struct engine *e, const struct run_outcome *out, const struct kvb_run_tally *t,
 			struct kvb_error *err)
 {
 	if (out->store_failed)
@@ -1378,7 +1384,8 @@ static int outcome_code(const struct engine *e, const struct run_outcome *out, c
 				     "database, then `kvbench run --resume %lld -d %s`",
 				     e->store_err, (long long)e->run_id, e->st->path);
 	if (out->interrupted || e->failures || strcmp(t->status, "ok"))
-		return kvb_error_set(err, KVB_EJOBS, "run %lld is incomplete: %lld of %lld planned jobs ok, %d failure(s)%s",
+		return kvb_error_set(err, out->interrupted ? KVB_EINTR : KVB_EJOBS,
+				     "run %lld is incomplete: %lld of %lld planned jobs ok, %d failure(s)%s",
 				     (long long)e->run_id, (long long)t->planned_ok, (long long)t->planned, e->failures,
 				     out->interrupted ? ", interrupted" : "");
 	return KVB_OK;
@@ -1389,7 +1396,7 @@ static int outcome_code(const struct engine *e, const struct run_outcome *out, c
  * a pool of boards (pool.c) or round by round on the one board; Ctrl-C and SIGTERM
  * stop it between jobs. The outcome is stored before returning.
  */
-int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err)
+enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err)
 {
 	struct engine e;
 	struct sigaction sa, old_int, old_term;

@@ -20,7 +20,7 @@ if [ "$rc" -eq 0 ] && [ "$first" = decided ]; then
   # nothing is left to resume, and that run's own log and table are checked below
   check "decided at the first look: exits 0" true
 else
-  check "interrupted run exits 1 (rc $rc)" test "$rc" -eq 1
+  check "interrupted run exits 7 (rc $rc)" test "$rc" -eq 7
 fi
 check "rule stored with the run" test "$(sqlite3 "$db" "select max_rounds || ' ' || margin || ' ' || metrics_json from run_decide")" = '3 0.01 ["sched_pipe/usecs_per_op"]'
 check "3 rounds planned, and 3 spare for rounds the host disturbs" test "$(q "$db" "select rounds from run")" = "6"
