@@ -214,15 +214,17 @@ static int new_platform(int argc, char **argv)
 		return KVB_EINPUT;
 	}
 	fprintf(f, "# Made by `kvbench platform new %s --from %s`; edit connection, flash and topology.\n", name, from);
-	/* Replace the top-level `name:` line. Whole-line comments describe the base board (its
-	 * hardware, how its files were made): they would be wrong here, so they stay behind;
-	 * a comment after a value explains that value and goes with it. */
+	/* Replace the top-level `name:` line. Whole-line comments and the top-level `description:`
+	 * describe the base board (its hardware, how its files were made): they would be wrong here,
+	 * so they stay behind; a comment after a value explains that value and goes with it. */
 	for (char *line = text.data, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		if (!strncmp(line, "name:", 5))
 			fprintf(f, "name: %s\n", name);
+		else if (!strncmp(line, "description:", 12))
+			continue;
 		else if (line[strspn(line, " \t")] != '#')
 			fprintf(f, "%s\n", line);
 	}
