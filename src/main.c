@@ -217,6 +217,10 @@ static int help_backend(const char *what)
 			kvb_keys_print(stdout, t->conn_keys, "  ");
 		else
 			printf("  (none)\n");
+		if (t->block && t->block_keys) {
+			printf("\nkeys of the platform's %s: block:\n", t->block);
+			kvb_keys_print(stdout, t->block_keys, "  ");
+		}
 	}
 	if (fl) {
 		printf("%sflash method %s: %s\n\nkeys (flash:, besides method):\n", t ? "\n" : "", fl->name, fl->summary);

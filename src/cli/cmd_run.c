@@ -355,20 +355,24 @@ static int load_pool(struct run_args *r, struct run_setup *s)
 	return rc ? KVB_EINPUT : KVB_OK;
 }
 
-static int run_engine(struct run_args *r, struct run_setup *s, const char *cmdline, int64_t *run_id,
-		      struct kvb_error *err)
+static int run_engine(struct kvb_cli *cli, struct run_args *r, struct run_setup *s, const char *cmdline,
+		      int64_t *run_id, struct kvb_error *err)
 {
+	char *dry_dir = r->dry ? kvb_xasprintf("%s.d/dry-run", kvb_cli_db(cli->db_opt)) : NULL;
+	int rc;
 	struct kvb_run_opts ro = {
 		.agenda = &s->a, .plat = &s->p, .store = s->st, .rounds = r->rounds, .resume_run = r->resume_run,
 		.dry_run = r->dry, .command_line = cmdline, .max_jobs = r->max_jobs,
 		.allow_unverified = r->unverified, .decide = r->until ? &r->dec : NULL,
 		.on_variants = kvb_build_record, .on_variants_arg = &s->builds,
-		.more_plats = s->more, .nmore_plats = s->nmore,
+		.more_plats = s->more, .nmore_plats = s->nmore, .dry_run_dir = dry_dir,
 	};
 	/* one look after every round: the rounds are the looks (iterations split over them as --rounds) */
 	if (r->until && !r->resume)
 		ro.rounds = r->dec.max_rounds;
-	return kvb_engine_run(&ro, run_id, err);
+	rc = kvb_engine_run(&ro, run_id, err);
+	free(dry_dir);
+	return rc;
 }
 
 static void print_run_diff(struct run_args *r, struct run_setup *s, int64_t run_id)
@@ -420,9 +424,11 @@ int cmd_run(struct kvb_cli *cli, int argc, char **argv)
 		goto fail;
 	if ((rc = load_pool(&r, &s)))
 		goto out;
-	rc = run_engine(&r, &s, cmdline.data, &run_id, &err);
+	rc = run_engine(cli, &r, &s, cmdline.data, &run_id, &err);
 	if (r.dry) {
-		if (!rc)
+		if (rc)
+			kvb_cli_fail(&err);
+		else
 			rc = pre_rc;
 		goto out;
 	}

@@ -344,6 +344,8 @@ static void *board_thread(void *arg)
 			continue;
 		}
 		rc = run_unit_jobs(p, bs, u, why, sizeof(why));
+		if (p->h->unit_done)
+			p->h->unit_done(bs->w, u->v, u->round);
 		pthread_mutex_lock(&p->mu);
 		if (rc == 2) {
 			/* interrupted or the store failed: what is left stays pending for --resume */

@@ -77,6 +77,9 @@ struct kvb_pool_hooks {
 	void (*unit_failed)(void *w, size_t variant, int round, const char *why);
 	/* Event row + log line (level "warning", "error", "info") through the worker's connection. */
 	void (*event)(void *w, const char *level, const char *msg);
+	/* After a unit whose bring_up succeeded, whatever became of its jobs (done, board lost,
+	 * stopped), before the board takes another: a batch (LAVA job) ends there. May be NULL. */
+	void (*unit_done)(void *w, size_t variant, int round);
 	/* 1 once the run must stop handing out units (Ctrl-C, max_jobs). */
 	int (*interrupted)(void *eng);
 	/* Adds the worker's counts into eng and frees it (after its thread ended); store_err copied when failed. */
