@@ -35,11 +35,12 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 		       struct kvb_platform *p, int *rounds, int *done, struct kvb_error *err)
 {
 	sqlite3_stmt *q;
-	char *aj = NULL, *path = NULL, *plat = NULL, *status = NULL;
+	char *aj = NULL, *path = NULL, *plat = NULL, *status = NULL, *plat_path = NULL;
 	struct kvb_doc doc;
 	struct kvb_diag d;
 	int rc = KVB_OK;
-	if (sqlite3_prepare_v2(st->db, "SELECT agenda_json, agenda_path, platform, status, rounds FROM run WHERE id = ?",
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT agenda_json, agenda_path, platform, status, rounds, platform_path FROM run WHERE id = ?",
 			       -1, &q, NULL) != SQLITE_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
 	sqlite3_bind_int64(q, 1, run);
@@ -49,6 +50,8 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 		plat = kvb_xstrdup(sqlite3_column_text(q, 2) ? (const char *)sqlite3_column_text(q, 2) : "local");
 		status = kvb_xstrdup((const char *)sqlite3_column_text(q, 3));
 		*rounds = sqlite3_column_int(q, 4); /* the plan is rebuilt exactly as it was stored */
+		if (sqlite3_column_text(q, 5))
+			plat_path = kvb_xstrdup((const char *)sqlite3_column_text(q, 5));
 	}
 	sqlite3_finalize(q);
 	if (!aj)
@@ -68,8 +71,11 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 		rc = kvb_agenda_from_doc(a, &doc, &d);
 	kvb_doc_release(&doc);
 	d.doc = NULL;
+	/* the file the run was started with, when it is still there: a platform given as a path
+	 * is not in the search path under its name */
 	if (!rc)
-		rc = kvb_platform_load(p, plat_override ? plat_override : plat, &d);
+		rc = kvb_platform_load(p, plat_override ? plat_override : plat_path && kvb_is_file(plat_path) ? plat_path : plat,
+				       &d);
 	if (rc && !plat_override && p->name == NULL && d.msgs.n)
 		kvb_strv_pushf(&d.msgs, "run %lld was made on platform '%s': give its name or path with `--resume -p`",
 			       (long long)run, plat);
@@ -83,6 +89,7 @@ out:
 	free(aj);
 	free(path);
 	free(plat);
+	free(plat_path);
 	free(status);
 	return rc;
 }

@@ -93,6 +93,7 @@ struct engine {
 	char lava_url[512];
 	char device[128];     /* batch target: the device the boot ran on (its board), or "" */
 	struct batch_unit *bu;/* batch target: the unit in flight (batch_bring_up .. batch_unit_end), or NULL */
+	struct kvb_pool_board_ctl *pool_ctl; /* pool worker: its board's handle in the pool, or NULL */
 };
 
 /* A batch target's unit in flight: what its run() was given, kept until finish(). */
@@ -539,11 +540,15 @@ static int run_job(struct engine *e, size_t idx)
 			/* The board stopped answering: give it its boot timeout to come back. */
 			struct kvb_error e3;
 			kvb_warn("target not answering; waiting up to %d s", e->plat->boot_timeout_s);
+			if (e->pool_ctl) /* meanwhile no unit of the pool waits for this board */
+				kvb_pool_board_trouble(e->pool_ctl, 1);
 			if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) ||
 			    !target_alive(e)) {
 				abandon = 1;
 				break;
 			}
+			if (e->pool_ctl)
+				kvb_pool_board_trouble(e->pool_ctl, 0);
 		}
 		if (g_signals || e->knob_failed)
 			break;
@@ -804,11 +809,14 @@ static int is_final(const char *status)
  * rows and variant arrays are shared (a unit's rows are touched by one worker
  * at a time, under the pool's hand-over).
  */
-static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct kvb_error *err)
+static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct kvb_pool_board_ctl *ctl,
+			     struct kvb_error *err)
 {
 	struct engine *e = eng, *w = kvb_xmalloc(sizeof(*w));
 	*w = *e;
 	w->parent = e;
+	w->pool_ctl = ctl;
+	w->bu = NULL;
 	w->board = b->name;
 	w->plat = (struct kvb_platform *)&b->plat;
 	w->target_open = 0;
