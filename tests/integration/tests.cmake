@@ -97,4 +97,8 @@ kvb_script_test(it_pool_ssh integration/pool_ssh.sh integration 300)
 # worker, two qemu devices): bad input, Ctrl-C, an infrastructure error resubmitted and a job
 # error not, the quick-start agenda with its files served by kvbench over HTTP. Slow: label lava.
 kvb_script_test(it_lava_lab integration/lava_lab.sh lava 5400)
+# LAVA's own validation (lava-run --validate) of the definitions kvbench writes for the device types
+# qemu, hi960-hikey and juno-uboot: seconds, skipped without lava-dispatcher (scripts/setup --lava).
+kvb_script_test(it_lava_validate integration/lava_validate.sh integration 300)
+set_tests_properties(it_lava_validate PROPERTIES SKIP_RETURN_CODE 77)
 set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)
