@@ -77,6 +77,8 @@ int kvb_pool_list_build(struct kvb_pool_list *l, const struct kvb_platform *plat
 			l->batch = 1;
 		if (par > 1)
 			nb = (size_t)par;
+		if (par > 1 && ops && ops->batch)
+			l->slots = 1;
 		for (size_t i = 0; i < nb; i++) {
 			struct kvb_pool_board *b;
 			const char *base = p->nboards ? p->boards[i].name : p->name;
@@ -450,7 +452,7 @@ int kvb_pool_run(const struct kvb_pool_hooks *h, void *eng, const struct kvb_poo
 		}
 	}
 	pthread_mutex_lock(&p.mu);
-	if (live > 1 && !l->batch && plan->rounds < (int)live) /* LAVA slots are not boards: LAVA picks */
+	if (live > 1 && !l->slots && plan->rounds < (int)live) /* LAVA slots are not boards: LAVA picks */
 		say(&p, &p.boards[0], "warning",
 		    "%d round(s) on %zu boards: not every board can run every variant, so a board effect may look like "
 		    "a kernel effect; use --rounds %zu or more",

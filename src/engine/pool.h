@@ -41,6 +41,7 @@ struct kvb_pool_list {
 	struct kvb_pool_board *v;
 	size_t n;
 	int batch;  /* the boards are a batch target's (LAVA): always run through the pool */
+	int slots;  /* some boards are only slots of a batch target (`parallel: N`): its lab picks the device */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include "flash/kimage.h"
 #include "instrument/session.h"
 #include "store/lava_jobs.h"
+#include "store/spread.h"
 #include "workload/rt_app.h"
 #include "workload/workload.h"
 
@@ -1095,6 +1096,18 @@ static void pool_worker_free(void *eng, void *wp)
 	free(w);
 }
 
+/* A variant whose boots all ran on one board of several is confounded with it: a warning (an event). */
+static void warn_unspread(struct engine *e)
+{
+	struct kvb_strv msgs = KVB_STRV_INIT;
+	struct kvb_error err;
+	if (kvb_store_unspread_variants(e->st, e->run_id, &msgs, &err))
+		kvb_warn("%s", err.msg);
+	for (size_t i = 0; i < msgs.n; i++)
+		kvb_warn("%s", msgs.v[i]);
+	kvb_strv_release(&msgs);
+}
+
 static int pool_run(struct engine *e, const struct kvb_pool_list *l, int *interrupted, int *store_failed,
 		    struct kvb_error *err)
 {
@@ -1109,6 +1122,8 @@ static int pool_run(struct engine *e, const struct kvb_pool_list *l, int *interr
 		names[v] = e->a->variants[v].name;
 	rc = kvb_pool_run(&hooks, e, l, &e->plan, e->a->nvariants, names, e->tty, interrupted, store_failed, err);
 	free(names);
+	if (!rc)
+		warn_unspread(e);
 	return rc;
 }
 
