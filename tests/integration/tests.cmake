@@ -100,5 +100,8 @@ kvb_script_test(it_lava_lab integration/lava_lab.sh lava 5400)
 # LAVA's own validation (lava-run --validate) of the definitions kvbench writes for the device types
 # qemu, hi960-hikey and juno-uboot: seconds, skipped without lava-dispatcher (scripts/setup --lava).
 kvb_script_test(it_lava_validate integration/lava_validate.sh integration 300)
+# KCIDB export validated against KCIDB's published schema (kernelci/kcidb-io) with python3-jsonschema.
+kvb_script_test(it_export_kcidb integration/export_kcidb.sh integration 120)
+set_tests_properties(it_export_kcidb PROPERTIES SKIP_RETURN_CODE 77)
 set_tests_properties(it_lava_validate PROPERTIES SKIP_RETURN_CODE 77)
 set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)
