@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 #include "engine/decide.h"
 #include "core/log.h"
+#include "core/sha256.h"
 #include "core/util.h"
 #include "engine/identity.h"
 #include "engine/knobs.h"
@@ -947,8 +948,17 @@ static int batch_bring_up(struct engine *w, size_t v, int round, struct kvb_erro
 	bu->w = w;
 	bu->v = v;
 	bu->dir = boot_dir(w, v, round);
-	snprintf(bu->name, sizeof(bu->name), "kvbench run %lld variant %s round %d", (long long)w->run_id,
-		 w->a->variants[v].name, round);
+	{
+		/* the run's identity in the job name (the DB's path and run id, hashed): a job LAVA holds under
+		 * this name is this unit's, whatever other kvbench shares the lab */
+		char *abs = realpath(w->st->path, NULL), hex[65];
+		char *ident = kvb_xasprintf("%s:%lld", abs ? abs : w->st->path, (long long)w->run_id);
+		kvb_sha256_mem(ident, strlen(ident), hex);
+		snprintf(bu->name, sizeof(bu->name), "kvbench run %lld variant %s round %d [%.8s]", (long long)w->run_id,
+			 w->a->variants[v].name, round, hex);
+		free(ident);
+		free(abs);
+	}
 	if (kvb_mkdir_nofollow(bu->dir, 0755)) {
 		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", bu->dir, strerror(errno));
 		free(bu->dir);

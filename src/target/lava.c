@@ -104,6 +104,7 @@ struct lava_cmd {
 	int rc, done;
 	unsigned repaired;
 	int64_t begin_ns, end_ns;
+	uint64_t timeout_ms; /* the command's own timeout, as the engine gave it */
 };
 
 struct lava_state {
@@ -131,6 +132,7 @@ struct lava_state {
 	char vtype[64], vmsg[512]; /* its own verdict in its log (error_type, error_msg) */
 	struct kvb_lava_job j;
 	char *boot_image;  /* a boot image built for it (owned path), or NULL */
+	char job_tag[128]; /* the device tag the job asks for: this board's, or a reattached job's */
 };
 
 static void cmds_clear(struct lava_state *st)
@@ -247,8 +249,17 @@ static int check_device(struct lava_state *st, struct kvb_error *err)
 	char first[128];
 	size_t count;
 	int rc;
-	if (!dev)
+	if (!dev) {
+		/* LAVA picks the device: a type none of whose devices takes jobs would leave them queued
+		 * until their timeout (kernelci-pipeline #1403) */
+		size_t total, usable;
+		struct kvb_error e2;
+		if (!kvb_lava_devices_of_type(&st->api, dt, &total, &usable, &e2) && total && !usable)
+			kvb_warn("LAVA %s: none of the %zu device(s) of type %s takes jobs now (health Bad, Maintenance or "
+				 "Retired): the jobs wait in the queue",
+				 st->api.url, total, dt);
 		return KVB_OK;
+	}
 	if ((rc = kvb_lava_device_get(&st->api, dev, &d, err)))
 		return rc;
 	if (strcmp(d.device_type, dt))
@@ -370,12 +381,12 @@ static int lava_exec(struct kvb_target *t, const char *const *argv, uint64_t tim
 	struct kvb_buf sh = KVB_BUF_INIT;
 	struct lava_cmd *c;
 	int rc = KVB_OK;
-	(void)timeout_ms;
 	kvb_shell_join(&sh, argv);
 	if (st->recording) {
 		st->v = kvb_xrealloc(st->v, (st->n + 1) * sizeof(*st->v));
 		c = &st->v[st->n++];
 		memset(c, 0, sizeof(*c));
+		c->timeout_ms = timeout_ms;
 		c->key = kvb_xstrdup(st->key ? st->key : "");
 		c->label = label_of(c->key);
 		c->argv_sh = kvb_buf_detach(&sh);
@@ -529,12 +540,19 @@ static cJSON *minutes(long m)
 	return o;
 }
 
-/* The job's test action timeout and its own, minutes. */
+/*
+ * The job's test action timeout and its own, minutes: the test action's is
+ * lava.test_timeout_min, else the sum of its commands' own timeouts (a workload's
+ * timeout_s ...) and 2 minutes for the shell; the job's outlasts all its actions.
+ */
 static void job_timeouts(const struct lava_state *st, long *test, long *job)
 {
 	long deploy = (long)kvb_get_int(st->lava, "deploy_timeout_min", 10), boot = (long)kvb_get_int(st->conn, "boot_timeout_min", 5);
 	long report = ((long)kvb_get_int(st->lava, "report_timeout_s", 300) + 59) / 60;
-	*test = (long)kvb_get_int(st->lava, "test_timeout_min", 60);
+	uint64_t sum_ms = 0;
+	for (size_t k = 0; k < st->n; k++)
+		sum_ms += st->v[k].timeout_ms;
+	*test = (long)kvb_get_int(st->lava, "test_timeout_min", (long long)((sum_ms + 59999) / 60000) + 2);
 	/* LAVA ends a job at its own timeout whatever its actions do: it must outlast all of them */
 	*job = deploy + boot + *test + report + 5;
 	if (kvb_get_int(st->conn, "job_timeout_min", 0) > *job)
@@ -566,12 +584,14 @@ static char *report_step(const struct lava_state *st, const char *report_url)
 	else
 		kvb_buf_adds(&b, "kvb_ok=; ");
 	kvb_buf_addf(&b,
+		     /* KMSG: lava-test-case signals through /dev/kmsg as one kernel message, which the
+		      * console prints whole: a printk cannot land inside it (Linaro test-definitions PR #562) */
 		     "if [ -n \"$kvb_ok\" ]; then sed 1d /tmp/kvb-r | while read kvb_c kvb_r kvb_v kvb_u; do "
-		     "if [ -n \"$kvb_v\" ]; then lava-test-case \"$kvb_c\" --result \"$kvb_r\" --measurement \"$kvb_v\" "
-		     "--units \"$kvb_u\"; else lava-test-case \"$kvb_c\" --result \"$kvb_r\"; fi; done; "
+		     "if [ -n \"$kvb_v\" ]; then KMSG=1 lava-test-case \"$kvb_c\" --result \"$kvb_r\" --measurement \"$kvb_v\" "
+		     "--units \"$kvb_u\"; else KMSG=1 lava-test-case \"$kvb_c\" --result \"$kvb_r\"; fi; done; "
 		     "else echo \"KVB-$KVB_N - NOTE no results from kvbench: filing exit statuses\"; "
 		     "for kvb_c in%s; do case \"$kvb_bad\" in *\" $kvb_c \"*) kvb_r=fail;; *) kvb_r=pass;; esac; "
-		     "lava-test-case \"$kvb_c\" --result $kvb_r; done; fi",
+		     "KMSG=1 lava-test-case \"$kvb_c\" --result $kvb_r; done; fi",
 		     labels.len ? labels.data : " none");
 	kvb_buf_release(&labels);
 	return kvb_buf_detach(&b);
@@ -674,15 +694,14 @@ static char *build_definition(struct lava_state *st, const struct kvb_batch_unit
 	cJSON_AddItemToObject(job, "visibility", v ? cJSON_Duplicate(v, 1) : cJSON_CreateString("public"));
 	{
 		cJSON *tags = cJSON_CreateArray();
-		const char *dev = kvb_get_str(c, "device", NULL);
 		v = cJSON_GetObjectItemCaseSensitive(c, "tags");
 		for (const cJSON *tg = cJSON_IsArray(v) ? v->child : v; tg; tg = cJSON_IsArray(v) ? tg->next : NULL) {
 			char *ts = kvb_node_str(tg);
 			cJSON_AddItemToArray(tags, cJSON_CreateString(ts ? ts : ""));
 			free(ts);
 		}
-		if (dev)
-			cJSON_AddItemToArray(tags, cJSON_CreateString(kvb_get_str(c, "device_tag", dev)));
+		if (st->job_tag[0])
+			cJSON_AddItemToArray(tags, cJSON_CreateString(st->job_tag));
 		if (cJSON_GetArraySize(tags))
 			cJSON_AddItemToObject(job, "tags", tags);
 		else
@@ -768,6 +787,7 @@ static char *job_state(const struct lava_state *st, unsigned port, const char *d
 	cJSON_AddStringToObject(o, "token", st->ftoken);
 	cJSON_AddNumberToObject(o, "port", port);
 	cJSON_AddStringToObject(o, "sha256", hex);
+	cJSON_AddStringToObject(o, "device_tag", st->job_tag);
 	s = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return s;
@@ -937,6 +957,9 @@ static int read_state(const char *state, struct lava_state *st, long *port, char
 		snprintf(st->ftoken, sizeof(st->ftoken), "%s", t);
 		*port = (long)kvb_get_int(o, "port", 0);
 		snprintf(sha, 65, "%s", h);
+		/* the device it asked for: the pool may hand the unit to another board this time, and the
+		 * job stays on its device (its boot's board is the device LAVA ran it on) */
+		snprintf(st->job_tag, sizeof(st->job_tag), "%s", kvb_get_str(o, "device_tag", st->job_tag));
 	}
 	cJSON_Delete(o);
 	return ok ? 0 : -1;
@@ -988,9 +1011,36 @@ static void decide_reattach(struct lava_state *st, const struct kvb_batch_unit *
 		}
 		return;
 	}
-	kvb_info("LAVA job %lld of %s (left by an earlier kvbench, %s): reattached%s", (long long)id, u->name, j.state,
+	kvb_warn("LAVA job %lld of %s (left by an earlier kvbench, %s): reattached%s", (long long)id, u->name, j.state,
 		 strcmp(j.state, "Finished") ? "" : "; its output is read from its log");
 	*attach = id;
+}
+
+/*
+ * A kvbench killed while LAVA was answering its submission never stored that job's id:
+ * LAVA has it, in flight, under this unit's name (unique to the results database and run).
+ * Cancelled before this unit is submitted again.
+ */
+static void cancel_strays(struct lava_state *st, const struct kvb_batch_unit *u)
+{
+	int64_t ids[16];
+	size_t n = 0;
+	struct kvb_error e2;
+	if (kvb_lava_jobs_in_flight_named(&st->api, u->name, ids, 16, &n, &e2)) {
+		kvb_warn("%s", e2.msg);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (ids[i] == u->reattach_id)
+			continue;
+		kvb_warn("LAVA job %lld of %s was submitted by an earlier kvbench that did not live to store it: "
+			 "cancelling it", (long long)ids[i], u->name);
+		st->cancelled = 0;
+		cancel_job(st, ids[i]);
+		if (u->ended)
+			u->ended(u->arg, ids[i], "Canceled");
+	}
+	st->cancelled = 0;
 }
 
 static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
@@ -1011,6 +1061,7 @@ static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct
 	st->job_id = 0;
 	free(st->boot_image);
 	st->boot_image = NULL;
+	snprintf(st->job_tag, sizeof(st->job_tag), "%s", dev ? kvb_get_str(st->conn, "device_tag", dev) : "");
 	if (!u->reattach_id || read_state(u->reattach_state, st, &want_port, sha)) {
 		if (kvb_lava_nonce(st->nonce) || (rc = kvb_lava_serve_token(st->ftoken, err))) {
 			res->final = 1;
@@ -1032,6 +1083,8 @@ static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct
 		decide_reattach(st, u, then, sha, &attach);
 		free(then);
 		parts_release(&parts);
+		if (!attach) /* submitted anew: to this board's device */
+			snprintf(st->job_tag, sizeof(st->job_tag), "%s", dev ? kvb_get_str(st->conn, "device_tag", dev) : "");
 		if (!attach && (kvb_lava_nonce(st->nonce) || (rc = kvb_lava_serve_token(st->ftoken, err)))) {
 			res->final = 1;
 			return rc ? rc : KVB_ETARGET;
@@ -1041,6 +1094,8 @@ static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct
 		res->final = 1;
 		return err->code;
 	}
+	if (!attach)
+		cancel_strays(st, u);
 	for (int attempt = 1; attempt <= tries; attempt++) {
 		enum kvb_lava_outcome outcome;
 		int64_t id = attach;
@@ -1132,6 +1187,10 @@ static char *lava_describe(struct kvb_target *t, const struct kvb_batch_unit *u,
 	}
 	memset(st->ftoken, '0', 32);
 	st->ftoken[32] = '\0';
+	{
+		const char *dev = kvb_get_str(st->conn, "device", NULL);
+		snprintf(st->job_tag, sizeof(st->job_tag), "%s", dev ? kvb_get_str(st->conn, "device_tag", dev) : "");
+	}
 	free(st->boot_image);
 	st->boot_image = NULL;
 	def = build_definition(st, u, 0, &parts, err);
@@ -1169,7 +1228,7 @@ static void lava_report(struct kvb_target *t, const char *key, const char *statu
 			add_word(&st->results, s ? s : "");
 			free(s);
 		}
-		kvb_buf_addf(&st->results, " pass %.17g ", val->valuedouble);
+		kvb_buf_addf(&st->results, " pass %.15g ", val->valuedouble);
 		add_word(&st->results, kvb_get_str(m, "units", "") [0] ? kvb_get_str(m, "units", "") : "none");
 		kvb_buf_addc(&st->results, '\n');
 	}
@@ -1194,7 +1253,7 @@ static int lava_finish(struct kvb_target *t, const struct kvb_batch_unit *u, str
 		       struct kvb_error *err)
 {
 	struct lava_state *st = t->priv;
-	int rc = KVB_OK, stop = u->stop && *u->stop;
+	int rc = KVB_OK, stop = u->stop && *u->stop, ran = st->in_flight;
 	memset(res, 0, sizeof(*res));
 	if (!st->job_id)
 		return KVB_OK;
@@ -1221,7 +1280,9 @@ static int lava_finish(struct kvb_target *t, const struct kvb_batch_unit *u, str
 	snprintf(res->device, sizeof(res->device), "%s", st->j.device);
 	keep_log(st, u, res);
 	withdraw_all(st);
-	if (!stop && strcmp(st->j.health, "Complete"))
+	/* a job that ended badly inside run() said so there; one that ends badly after its commands
+	 * were read (the results stand) says so here */
+	if (ran && !stop && strcmp(st->j.health, "Complete"))
 		rc = kvb_error_set(err, KVB_EJOBS, "LAVA job %lld ended %s after kvbench read its commands (%s error: %s)",
 				   (long long)st->job_id, st->j.health, st->vtype[0] ? st->vtype : "unknown",
 				   st->vmsg[0] ? st->vmsg : st->j.failure_comment);
@@ -1244,7 +1305,7 @@ static void lava_check(const struct kvb_platform *p, struct kvb_diag *d)
 			seen = !strcmp(dts.v[k], dt);
 		if (dt && !seen)
 			kvb_strv_push(&dts, dt);
-		if (jt) {
+		if (jt && cJSON_GetObjectItemCaseSensitive(lava, "test_timeout_min")) {
 			long long need = kvb_get_int(lava, "deploy_timeout_min", 10) + kvb_get_int(c, "boot_timeout_min", 5) +
 					 kvb_get_int(lava, "test_timeout_min", 60) + (kvb_get_int(lava, "report_timeout_s", 300) + 59) / 60;
 			if (jt <= need)

@@ -341,3 +341,55 @@ int kvb_lava_devices_tagged(const struct kvb_lava_api *a, const char *tag, size_
 	cJSON_Delete(resp);
 	return KVB_OK;
 }
+
+int kvb_lava_devices_of_type(const struct kvb_lava_api *a, const char *dt, size_t *total, size_t *usable,
+			     struct kvb_error *err)
+{
+	struct kvb_buf path = KVB_BUF_INIT;
+	cJSON *resp;
+	const cJSON *res, *d;
+	char what[192];
+	int rc;
+	*total = *usable = 0;
+	kvb_buf_adds(&path, "api/v0.2/devices/?limit=1000&device_type=");
+	add_escaped(&path, dt);
+	snprintf(what, sizeof(what), "devices of type %s", dt);
+	rc = call_json(a, "GET", path.data, NULL, what, &resp, err);
+	kvb_buf_release(&path);
+	if (rc)
+		return rc;
+	res = cJSON_GetObjectItemCaseSensitive(resp, "results");
+	cJSON_ArrayForEach(d, res)
+	{
+		const char *h = kvb_get_str(d, "health", "");
+		(*total)++;
+		*usable += !strcmp(h, "Good") || !strcmp(h, "Unknown");
+	}
+	cJSON_Delete(resp);
+	return KVB_OK;
+}
+
+int kvb_lava_jobs_in_flight_named(const struct kvb_lava_api *a, const char *name, int64_t *ids, size_t max, size_t *n,
+				  struct kvb_error *err)
+{
+	struct kvb_buf path = KVB_BUF_INIT;
+	cJSON *resp;
+	const cJSON *res, *j;
+	int rc;
+	*n = 0;
+	kvb_buf_adds(&path, "api/v0.2/jobs/?limit=100&state__in=Submitted,Scheduling,Scheduled,Running,Canceling&description=");
+	add_escaped(&path, name);
+	rc = call_json(a, "GET", path.data, NULL, "jobs in flight", &resp, err);
+	kvb_buf_release(&path);
+	if (rc)
+		return rc;
+	res = cJSON_GetObjectItemCaseSensitive(resp, "results");
+	cJSON_ArrayForEach(j, res)
+	{
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
+		if (cJSON_IsNumber(id) && *n < max)
+			ids[(*n)++] = (int64_t)id->valuedouble;
+	}
+	cJSON_Delete(resp);
+	return KVB_OK;
+}

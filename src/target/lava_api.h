@@ -110,4 +110,18 @@ int kvb_lava_device_get(const struct kvb_lava_api *a, const char *hostname, stru
 int kvb_lava_devices_tagged(const struct kvb_lava_api *a, const char *tag, size_t *count, char *first, size_t nfirst,
 			    struct kvb_error *err);
 
+/*
+ * Ids of the jobs named `name` (their job_name; GET jobs/?description=NAME) that are
+ * not Finished, at most max into ids; *n their count.
+ */
+int kvb_lava_jobs_in_flight_named(const struct kvb_lava_api *a, const char *name, int64_t *ids, size_t max, size_t *n,
+				  struct kvb_error *err);
+
+/*
+ * The devices of device type dt (GET devices/?device_type=DT): how many, and how many
+ * may take a job (health Good or Unknown: not Bad, Maintenance, Looping or Retired).
+ */
+int kvb_lava_devices_of_type(const struct kvb_lava_api *a, const char *dt, size_t *total, size_t *usable,
+			     struct kvb_error *err);
+
 #endif

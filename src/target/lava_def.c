@@ -33,8 +33,9 @@ const struct kvb_keydef kvb_lava_block_keys[] = {
 	  "console loglevel the test shell sets first (dmesg -n; 0 leaves it): kernel messages stay off the console "
 	  "while kvbench reads it" },
 	{ "deploy_timeout_min", KVB_T_INT, "10", NULL, KVB_KEY_POSITIVE, "timeout of a deploy action without its own, minutes" },
-	{ "test_timeout_min", KVB_T_INT, "60", NULL, KVB_KEY_POSITIVE,
-	  "timeout of the test action (the unit's commands), minutes; the job's timeout is larger (connection.job_timeout_min)" },
+	{ "test_timeout_min", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE,
+	  "timeout of the test action (the unit's commands), minutes (default: the sum of those commands' own "
+	  "timeouts, a workload's timeout_s, + 2); the job's timeout is larger (connection.job_timeout_min)" },
 	{ "report_timeout_s", KVB_T_INT, "300", NULL, KVB_KEY_POSITIVE,
 	  "how long the test shell waits for kvbench's results of the unit before it reports its commands' exit "
 	  "statuses instead, s" },

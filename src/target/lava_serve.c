@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -122,7 +123,7 @@ static int bind_server(const char *address, long port, const char *host, struct 
 	struct sockaddr_in6 in6;
 	const struct sockaddr *sa;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION;
-	int wildcard;
+	int wildcard, fd;
 	const union MHD_DaemonInfo *info;
 
 	memset(&in4, 0, sizeof(in4));
@@ -146,11 +147,31 @@ static int bind_server(const char *address, long port, const char *host, struct 
 				     "serve_address %s listens everywhere: serve_host must say how the LAVA worker "
 				     "reaches this host",
 				     address);
-	srv.d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, sa,
+	/*
+	 * The listening socket is ours: SO_REUSEADDR (not SO_REUSEPORT, which MHD's own reuse option
+	 * also sets: two servers would share the port) lets a resumed run serve its LAVA jobs' files
+	 * again on the port a killed kvbench had, whose connections may linger in TIME_WAIT.
+	 */
+	{
+		int one = 1, e;
+		fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+		    bind(fd, sa, sa->sa_family == AF_INET ? sizeof(in4) : sizeof(in6)) || listen(fd, 32)) {
+			e = errno;
+			if (fd >= 0)
+				close(fd);
+			return kvb_error_set(err, KVB_ETARGET, "cannot serve the LAVA jobs' files on %s port %ld: %s", address,
+					     port, strerror(e));
+		}
+	}
+	srv.d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
 				 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
-	if (!srv.d)
+	if (!srv.d) {
+		int e = errno;
+		close(fd);
 		return kvb_error_set(err, KVB_ETARGET, "cannot serve the LAVA jobs' files on %s port %ld: %s", address,
-				     port, strerror(errno ? errno : EADDRINUSE));
+				     port, strerror(e ? e : EADDRINUSE));
+	}
 	info = MHD_get_daemon_info(srv.d, MHD_DAEMON_INFO_BIND_PORT);
 	if (!host || !*host)
 		host = address;

@@ -429,6 +429,8 @@ static cJSON *describe(const char *yaml, const char *kernel, const char *initrd,
 	return def;
 }
 
+static char *replaced(const char *text, const char *from, const char *to);
+
 static const cJSON *path(const cJSON *o, const char *a, const char *b, const char *c)
 {
 	o = cJSON_GetObjectItemCaseSensitive(o, a);
@@ -474,6 +476,20 @@ static void test_lava__definition_is_the_platforms_template_filled(void)
 	CHECK(strstr(cJSON_GetArrayItem(steps, 0)->valuestring, "dmesg -n 1") != NULL);
 	CHECK_STR(cJSON_GetArrayItem(steps, 1)->valuestring, "kvb_x 0 0001-hackbench 'uname' '-r'");
 	cJSON_Delete(def);
+
+	/* without lava.test_timeout_min the test action gets its commands' own timeouts (1 s: 1 min) + 2 */
+	{
+		char *t = replaced(LAB_PLATFORM, "  test_timeout_min: 30\n", "");
+		def = describe(t, "/boot/vmlinuz-x", NULL, NULL);
+		free(t);
+		CHECK(def != NULL);
+		if (def) {
+			test = path(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(def, "actions"), 2), "test", NULL, NULL);
+			CHECK(path(test, "timeout", "minutes", NULL)->valuedouble == 3);
+			CHECK(path(def, "timeouts", "job", "minutes")->valuedouble == 28);
+		}
+		cJSON_Delete(def);
+	}
 
 	/* no initrd: its image goes (its mapping needs ${initrd}); an uncompressed file has no compression key */
 	def = describe(LAB_PLATFORM, "https://files.example/Image", NULL, NULL);
