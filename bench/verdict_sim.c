@@ -89,10 +89,11 @@ int main(int argc, char **argv)
 			struct kvb_verdict fv = { .kind = KVB_VERDICT_UNDECIDED };
 			size_t n = (size_t)rounds * RUNS;
 			if (kvb_stats_hier_bootstrap(xb, ib, n, xv, iv, n, 1000, seed * 7919 + (unsigned long)s, ALPHA, &bc, NULL) == 0) {
-				double lo = bc.ci_lo < bc.boot_ratio_ci_lo ? bc.ci_lo : bc.boot_ratio_ci_lo;
-				double hi = bc.ci_hi > bc.boot_ratio_ci_hi ? bc.ci_hi : bc.boot_ratio_ci_hi;
+				double lo = bc.rel_ci_lo < bc.boot_rel_ci_lo ? bc.rel_ci_lo : bc.boot_rel_ci_lo;
+				double hi = bc.rel_ci_hi > bc.boot_rel_ci_hi ? bc.rel_ci_hi : bc.boot_rel_ci_hi;
 				struct kvb_verdict_in in = { .significant = bc.significant && bc.boot_welch_p < ALPHA,
-							     .ratio = bc.ratio, .ci_lo = lo, .ci_hi = hi, .boots = (size_t)rounds,
+							     .diff = bc.diff, .change = bc.ratio - 1, .ci_lo = lo, .ci_hi = hi,
+							     .boots = (size_t)rounds,
 							     .margin = MARGIN, .lower_is_better = 1 };
 				kvb_verdict_judge(&in, &fv);
 			}

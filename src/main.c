@@ -6,6 +6,7 @@
 #include "flash/flash.h"
 #include "instrument/instrument.h"
 #include "report/format.h"
+#include "store/store.h"
 #include "target/target.h"
 #include "workload/workload.h"
 
@@ -19,19 +20,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The commit this binary was built from: 12 hex digits, "-modified" when the tree had uncommitted
+ * changes, or "unknown" (cmake/gen_commit.cmake writes it into the executable, not the library). */
+extern const char kvb_build_commit[];
+
 const struct kvb_cmd kvb_commands[] = {
 	{ "run", cmd_run, KVB_CMD_DB_RW | KVB_CMD_LOCK_RUNS, "run an agenda on a platform and store the results",
 	  "usage: kvbench run AGENDA -p PLATFORM [-V NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]]...\n"
 	  "                   [-d DB] [--rounds N] [--dry-run] [--no-diff] [--keep-going]\n"
-	  "                   [--until-decided [--margin PCT] [--max-rounds N] [--max-time DUR] [--metric W/M]...]\n"
+	  "                   [--until-decided [--margin PCT] [--max-rounds N] [--max-time DUR] [--metric W/M]...\n"
+	  "                    [--max-disturbed N]] [--host-limit PCT] [--quiet-host[=DUR]]\n"
 	  "       kvbench run --resume [RUN] [-d DB] [-p PLATFORM] [-V NAME=KERNEL[,...]]...\n\n"
+	  "  AGENDA                a file, or a shipped agenda's name (quickstart-local): ./agendas, then\n"
+	  "                        the installed share/kvbench/agendas (the source tree's from a build)\n"
 	  "  -p, --platform NAME   platform name or path to platform.yaml\n"
 	  "  -V, --variant SPEC    add a variant (repeatable); overrides an agenda variant of that name\n"
 	  "  -d, --db PATH         results database (default $KVB_DB or ./kvbench.db)\n"
 	  "      --rounds N        split iterations into N rounds run A B A B (each round is a boot)\n"
-	  "      --resume [RUN]    continue an interrupted run (default: the latest); with -V NAME=KERNEL a\n"
-	  "                        variant that failed gets new files and its jobs run again (refused for\n"
-	  "                        a variant that has results); -p when the platform moved\n"
+	  "      --resume [RUN]    continue an interrupted or incomplete run (default: the latest): jobs left,\n"
+	  "                        failed or skipped run again; with -V NAME=KERNEL a variant that failed\n"
+	  "                        gets new files first (refused for a variant that has results); -p when\n"
+	  "                        the platform moved. A run or variant is ok only when every planned job is\n"	  "                        ok (exit 1 otherwise)\n"
 	  "      --dry-run         print the plan and exit\n"
 	  "      --no-diff         do not print the diff table at the end\n"
 	  "      --max-jobs N      stop after N jobs as if interrupted (for testing resume)\n"
@@ -45,7 +54,14 @@ const struct kvb_cmd kvb_commands[] = {
 	  "                        worse or same (alpha spending: Lan-DeMets O'Brien-Fleming type);\n"
 	  "                        iterations are split over --max-rounds N rounds (default 10);\n"
 	  "                        --margin PCT (default 1), --max-time DUR (90s, 30m, 2h),\n"
-	  "                        --metric WORKLOAD/METRIC (repeatable; default every metric)\n"
+	  "                        --metric WORKLOAD/METRIC (repeatable; default every metric);\n"
+	  "                        a round with a job the host disturbed is not counted: up to\n"
+	  "                        --max-disturbed N (default 3) spare rounds run in its place\n"
+	  "      --host-limit PCT  on a board on this host (QEMU, local): a job during which the host's CPU\n"
+	  "                        pressure (PSI some), steal or the board process's wait for a CPU was\n"
+	  "                        above PCT % of its time is stored as disturbed (default 10)\n"
+	  "      --quiet-host[=DUR]  before the run, refuse (exit 4) when the host's CPU pressure (avg10)\n"
+	  "                        is above --host-limit, or wait up to DUR (90s, 30m) for it to drop\n"
 	  "      --series A..B     one variant per commit A, then A..B (built from git; DESIGN.md 10)\n"
 	  "      --series-file F   the same from a file with one revision a line\n"
 	  "      --repo DIR        repository of --series and of git variants without repo:\n"
@@ -70,14 +86,19 @@ const struct kvb_cmd kvb_commands[] = {
 	  "       kvbench diff --series [-d DB] [--run ID] [--metric GLOB]... [--workload NAME] [--stat S] [--alpha A]\n"
 	  "                             [--format F]\n\n"
 	  "  Columns: n values, boots they came from, the statistic (--stat), stdev (n-1), CoV,\n"
-	  "  perc_diff = (variant - baseline) / baseline x 100 (raw sign: read it with lower_is_better),\n"
-	  "  p and verdict. With >= 2 boots per variant, p is Welch's on the boot means and a change is\n"
-	  "  significant (*) when that p < alpha AND the hierarchical-bootstrap 95% CI of the ratio\n"
-	  "  excludes 1. With one boot, p is the larger of Welch's and Mann-Whitney's (both must be\n"
+	  "  perc_diff = (variant - baseline) / |baseline| x 100 (its sign is the direction, also for a\n"
+	  "  negative baseline), p and verdict. With >= 2 boots per variant, p is Welch's on the boot\n"
+	  "  means and a change is significant (*) when that p < alpha AND the hierarchical-bootstrap\n"
+	  "  95% CI of the change excludes none (of the ratio where both sides stay positive, else of the\n"
+	  "  difference). With one boot, p is the larger of Welch's and Mann-Whitney's (both must be\n"
 	  "  < alpha); \"(1 boot)\" marks it when the variants ran in different boots. verdict: better /\n"
-	  "  worse (significant, from lower_is_better), same (the 95% CI of the ratio within +-margin:\n"
-	  "  --margin PCT, else the agenda's config.margins, else 1%), undecided (~N boots: the boots per\n"
-	  "  variant estimated to decide it). cliff: Cliff's delta; a dagger marks multimodal runs.\n"
+	  "  worse (significant; the direction from the difference's sign and lower_is_better), same (the\n"
+	  "  95% CI of the change within +-margin: --margin PCT, else the agenda's config.margins, else\n"
+	  "  1%), undecided (~N boots: the boots per variant estimated to decide it). cliff: Cliff's\n"
+	  "  delta; a dagger marks multimodal runs.\n"
+	  "  --stat median|p95: p and verdict test that statistic (a bootstrap of it over boots, then runs,\n"
+	  "  and Welch on each boot's value; p95 from 20 runs a side); --stat min|max: untested, no p\n"
+	  "  and no verdict (a bootstrap cannot test an extreme).\n"
 	  "  --by KEY spreads a classifier into columns (cgroup_depth -> root, level1, ...).\n"
 	  "  --layout wide --by KEY: the mailing-list table, one per metric: rows are KEY's values (root,\n"
 	  "  level1, ...), columns `mean(±cov%)` per variant and the diff per variant (* significant).\n"
@@ -87,8 +108,16 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  parent with the same verdict, and the commits where a metric shifts (E-Divisive, Matteson &\n"
 	  "  James 2014; a permutation test at --alpha, default 0.05); --format table or json.\n" },
 	{ "report", cmd_report, KVB_CMD_DB_RO, "write one self-contained HTML page: metadata, failures, diff tables and plots",
-	  "usage: kvbench report [-d DB] [--run ID]... [--baseline VARIANT] -o FILE.html [--format F] [--max-points N]\n\n"
+	  "usage: kvbench report [-d DB] [--run ID]... [--baseline VARIANT] -o FILE.html [--format F] [--max-points N]\n"
+	  "                      [--metric GLOB]... [--workload GLOB]... [--variant GLOB]...\n\n"
 	  "  -o, --output FILE     where the page goes (- for stdout)\n"
+	  "  --metric GLOB, --workload GLOB, --variant GLOB: show only what passes (fnmatch globs as diff's\n"
+	  "  --metric; each repeatable, a name passing any pattern passes; the baseline always shows).\n"
+	  "  The page opens with a summary: every compared cell's change against the baseline with the\n"
+	  "  95 % CI of that change (the numbers of diff --format json), coloured by verdict, the \"same\"\n"
+	  "  margin shaded; a row links to its samples. Then the diff table, mmtests-style quantile rows per\n"
+	  "  variant, a metric against a swept classifier, energy against performance, and for --series\n"
+	  "  and bisect DBs the metric along the commits with its change points; per-job plots are folded.\n"
 	  "  Run metadata (platform, agenda, kernels with sha256, the identity seen after each boot, cmdline,\n"
 	  "  knobs), failures and events, the diff table with verdicts, and plots drawn with d3 (Debian\n"
 	  "  node-d3, inlined): samples per metric as dots over a box coloured by boot, Jankbench\n"
@@ -96,6 +125,8 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  default 1000) and energy per job, rt-app slack and wake-up latency CDFs per task, per-CPU\n"
 	  "  utilisation and frequency residency where the util and cpufreq instruments ran.\n"
 	  "  The page needs no network. It is written to a temporary file renamed to FILE. -o - writes stdout.\n"
+	  "  FILE must be new or a regular file (renamed over) or a FIFO (written into); the results DB\n"
+	  "  itself (same device and inode), a symlink, a directory or a device is refused (exit 3).\n"
 	  "  --format: html (default), table, markdown or json (the same sections, without plots in text).\n"
 	  "  Exit 1 (page still written) when the runs have no result at all.\n" },
 	{ "plan", cmd_plan, KVB_CMD_DB_RO, "runs per boot and boots needed, from the variance in a DB",
@@ -105,23 +136,33 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  the boot and job times measured in the DB, Kalibera & Jones' optimal runs per boot and the\n"
 	  "  boots per variant that detect a --detect PCT change (default 5) with 80% power.\n"
 	  "  --boot-cost/--run-cost give the costs in seconds where the DB has none (imported results).\n" },
-	{ "show", cmd_show, KVB_CMD_DB_RO, "list runs, variants, jobs or metrics",
-	  "usage: kvbench show runs|variants|jobs|metrics|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
+	{ "show", cmd_show, KVB_CMD_DB_RO, "list runs, variants, jobs, metrics, witnesses or events",
+	  "usage: kvbench show runs|variants|jobs|metrics|witnesses|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
+	  "  witnesses    what was checked to believe each job's numbers (knobs read back, meter coverage, ...)\n"
 	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n"
 	  "  --format F   table (default), markdown, csv, json (rows as objects) or html\n" },
 	{ "query", cmd_query, KVB_CMD_DB_RO, "read-only SQL over the results views",
 	  "usage: kvbench query [-d DB] [--format table|markdown|csv|json|html] \"SQL\"\n\n"
-	  "  Views: results (one row per metric, classifiers as JSON), jobs, comparison.\n"
+	  "  Views: results (one row per metric, classifiers as JSON), jobs, comparison, witnesses.\n"
 	  "  The database is opened read-only: statements that write are refused.\n" },
 	{ "platform", cmd_platform, 0, "list, show, check or create platforms",
 	  "usage: kvbench platform list\n"
-	  "       kvbench platform show NAME\n"
-	  "       kvbench platform check NAME\n"
-	  "       kvbench platform new NAME --from BASE [--dir DIR]\n" },
+	  "       kvbench platform show NAME|PATH\n"
+	  "       kvbench platform check NAME|PATH\n"
+	  "       kvbench platform new NAME --from BASE [--dir DIR]\n\n"
+	  "  NAME is looked up in $KVB_PLATFORM_PATH, ./platforms, ~/.config/kvbench/platforms\n"
+	  "  ($XDG_CONFIG_HOME/kvbench/platforms) and the source tree's platforms/; a PATH (with '/')\n"
+	  "  names a platform.yaml or its directory anywhere.\n"
+	  "  check: the file, its instruments' programs on this host and, when the board answers, its\n"
+	  "         kernel, CPUs, tools and the instruments' files there; exit 3 for a problem, 4 when\n"
+	  "         the board does not answer.\n"
+	  "  new:   writes DIR/NAME/platform.yaml (default: the first $KVB_PLATFORM_PATH entry, else\n"
+	  "         ~/.config/kvbench/platforms, searched from any directory) and says how to name it.\n" },
 	{ "agenda", cmd_agenda, 0, "validate an agenda and print its jobs",
 	  "usage: kvbench agenda check FILE [-p PLATFORM] [-V NAME=KERNEL[,...]]... [--rounds N]\n\n"
 	  "  -p, --platform NAME   plan as `run -p NAME` would (its default rounds) and run the preflight:\n"
-	  "                        variant files, the platform's files, the tools on the board (exit 3 on a problem)\n"
+	  "                        variant files, the platform's files, the tools on the board and its online\n"
+	  "                        CPUs against the cpus knobs (exit 3 on a problem)\n"
 	  "  -V, --variant SPEC    add a variant as `run -V` does\n"
 	  "      --rounds N        plan with N rounds\n" },
 	{ "import", cmd_import, KVB_CMD_DB_RW, "bring outside results in (long-format CSV, WA3 results)",
@@ -293,7 +334,9 @@ int main(int argc, char **argv)
 		list_help(stdout);
 		rc = KVB_OK;
 	} else if (!strcmp(argv[1], "--version")) {
-		printf("kvbench %s\n", KVB_VERSION);
+		/* the versions of what it writes: scripts check them (docs/outputs.md) */
+		printf("kvbench %s (commit %s)\nresults database schema %d, JSON schema_version %d\n", KVB_VERSION,
+		       kvb_build_commit, kvb_store_schema_known(), KVB_JSON_SCHEMA_VERSION);
 		rc = KVB_OK;
 	} else if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
@@ -338,8 +381,9 @@ int main(int argc, char **argv)
 		if (errno == EPIPE)
 			return rc ? rc : KVB_OK;
 		fprintf(stderr, "kvbench: error: writing to stdout: %s\n", strerror(errno));
+		/* not a usage error: the command line was right, the output (a full disk) was lost */
 		if (!rc)
-			rc = KVB_EUSAGE;
+			rc = KVB_EOUTPUT;
 	}
 	return rc;
 }

@@ -5,10 +5,12 @@
 #include "engine/identity.h"
 #include "engine/preflight.h"
 #include "flash/flash.h"
+#include "instrument/instrument.h"
 #include "target/target.h"
 #include "workload/workload.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,56 +112,61 @@ static void check_workload_caps(struct kvb_target *t)
 	kvb_exec_result_release(&r);
 }
 
-/* Reachability, kernel release and CPU topology, or "unreachable: ...". */
+/*
+ * The platform's own files, its instruments' programs on this host, then the board when it
+ * answers: reachability, kernel, CPUs, the instruments' files and tools there, the workloads'
+ * tools. Everything is listed; a problem anywhere is exit 3 (the file names what will fail),
+ * an unreachable board exit 4; "valid" is said only when nothing failed.
+ */
 static int check(struct kvb_platform *p)
 {
 	struct kvb_target t;
 	struct kvb_error err;
 	struct kvb_identity id;
 	struct kvb_exec_result r;
+	struct kvb_strv problems = KVB_STRV_INIT, found = KVB_STRV_INIT;
 	static const char *const cpus[] = { "cat", "/sys/devices/system/cpu/online", NULL };
-	int rc;
-	printf("%s: valid (%s, connection %s, flash %s, boot timeout %d s)\n", p->file, p->name, p->conn_type,
+	int rc = KVB_OK, open = 0;
+	printf("%s: platform %s (connection %s, flash %s, boot timeout %d s)\n", p->file, p->name, p->conn_type,
 	       p->flash_method, p->boot_timeout_s);
 	for (size_t i = 0; i < p->nclusters; i++)
 		printf("  cluster %-8s cpus %s\n", p->clusters[i].name, p->clusters[i].cpus);
 	{
 		struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
-		size_t n = kvb_preflight_platform(p, &pf);
-		for (size_t i = 0; i < n; i++)
-			printf("problem: %s\n", pf.problems.v[i]);
+		kvb_preflight_platform(p, &pf);
+		for (size_t i = 0; i < pf.problems.n; i++)
+			kvb_strv_push(&problems, pf.problems.v[i]);
 		kvb_preflight_release(&pf);
-		if (n)
-			return KVB_EINPUT;
 	}
+	kvb_instr_probe_platform(p, NULL, &problems, &found);
+	memset(&id, 0, sizeof(id));
+	kvb_exec_result_init(&r);
 	if (kvb_target_find(p->conn_type)->caps & KVB_TARGET_OWNS_BOARD) {
 		printf("reachability: not checked (connection %s starts the board itself: `kvbench run` boots it)\n",
 		       p->conn_type);
-		return KVB_OK;
+		goto report;
 	}
-	rc = kvb_target_open(&t, p, &err);
-	if (!rc)
+	if ((rc = kvb_target_open(&t, p, &err)) == KVB_OK) {
+		open = 1;
 		rc = kvb_target_wait_ready(&t, 15000, &err);
+	}
 	if (rc) {
 		printf("unreachable: %s\n", err.msg);
-		kvb_target_close(&t);
-		return KVB_ETARGET;
+		goto report;
 	}
 	if (t.ops->batch) { /* LAVA: nothing runs outside a job; the identity is read inside each one */
 		printf("reachable: %s answers and takes the token; kernels are identified inside each job\n", t.ops->name);
-		kvb_target_close(&t);
-		return KVB_OK;
+		goto report;
 	}
-	struct kvb_variant none;
-	memset(&none, 0, sizeof(none));
-	rc = kvb_identity_check(&t, &none, &id, &err);
-	if (rc) {
-		printf("unreachable: %s\n", err.msg);
-		kvb_target_close(&t);
-		return KVB_ETARGET;
+	{
+		struct kvb_variant none;
+		memset(&none, 0, sizeof(none));
+		if ((rc = kvb_identity_check(&t, &none, &id, &err))) {
+			printf("unreachable: %s\n", err.msg);
+			goto report;
+		}
 	}
 	printf("reachable: kernel %s (%s)\n  cmdline: %s\n", id.release, id.version, id.cmdline);
-	kvb_exec_result_init(&r);
 	if (!kvb_target_run_ok(&t, cpus, 10000, &r, &err))
 		printf("  cpus online: %s", r.out.data);
 	check_workload_caps(&t);
@@ -170,16 +177,36 @@ static int check(struct kvb_platform *p)
 			printf("  %-16s %s: %s\n", kvb_workloads[i]->name, kvb_workloads[i]->needs[k], have ? "found" : "missing");
 		}
 	}
+	kvb_instr_probe_platform(p, &t, &problems, &found);
+report:
+	for (size_t i = 0; i < found.n; i++)
+		printf("  %s\n", found.v[i]);
+	for (size_t i = 0; i < problems.n; i++)
+		printf("problem: %s\n", problems.v[i]);
+	if (problems.n)
+		printf("%s: %zu problem%s\n", p->file, problems.n, problems.n == 1 ? "" : "s");
+	else if (!rc)
+		printf("%s: valid\n", p->file);
+	rc = problems.n ? KVB_EINPUT : rc ? KVB_ETARGET : KVB_OK;
 	kvb_exec_result_release(&r);
 	kvb_identity_release(&id);
-	kvb_target_close(&t);
-	return KVB_OK;
+	if (open)
+		kvb_target_close(&t);
+	kvb_strv_release(&problems);
+	kvb_strv_release(&found);
+	return rc;
 }
 
-/* platform new NAME --from BASE [--dir DIR]: copies BASE's platform.yaml with the name replaced. */
+/*
+ * platform new NAME --from BASE [--dir DIR]: copies BASE's platform.yaml with the name replaced,
+ * into DIR/NAME/, by default where `-p NAME` finds it from any directory: the first entry of
+ * $KVB_PLATFORM_PATH, else the user's platform directory (kvb_platform_user_dir). Says where it
+ * wrote and how to name it; a --dir the search path does not cover is named by its path.
+ */
 static int new_platform(int argc, char **argv)
 {
-	const char *name = NULL, *from = NULL, *dir = "platforms";
+	const char *name = NULL, *from = NULL, *dir = NULL;
+	char *defdir = NULL;
 	struct kvb_platform base;
 	struct kvb_buf text = KVB_BUF_INIT;
 	char *outdir, *outfile;
@@ -195,11 +222,16 @@ static int new_platform(int argc, char **argv)
 			return kvb_cli_usage("platform", "unexpected argument '%s'", argv[i]);
 	}
 	if (!name || !from)
-		return kvb_cli_usage("platform", "expected `platform new NAME --from BASE`");
+		return kvb_cli_usage("platform", "expected `platform new NAME --from BASE [--dir DIR]`");
 	if (!*name || strchr(name, '/') || name[0] == '.')
 		return kvb_cli_usage("platform", "'%s' is not a valid platform name", name);
 	if (load(&base, from))
 		return KVB_EINPUT;
+	if (!dir) {
+		const char *env = getenv("KVB_PLATFORM_PATH");
+		defdir = env && *env ? kvb_xstrndup(env, strcspn(env, ":")) : kvb_platform_user_dir();
+		dir = defdir;
+	}
 	outdir = kvb_xasprintf("%s/%s", dir, name);
 	outfile = kvb_xasprintf("%s/platform.yaml", outdir);
 	if (!access(outfile, F_OK)) {
@@ -207,17 +239,25 @@ static int new_platform(int argc, char **argv)
 		kvb_platform_release(&base);
 		free(outdir);
 		free(outfile);
+		free(defdir);
 		return KVB_EINPUT;
 	}
 	kvb_buf_read_file(&text, base.file);
 	kvb_mkdir_p(outdir, 0755);
-	f = fopen(outfile, "w");
+	{
+		/* O_EXCL: never through a symlink left there (a dangling one passes the access() above), never over a file */
+		int fd = open(outfile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		f = fd >= 0 ? fdopen(fd, "w") : NULL;
+		if (fd >= 0 && !f)
+			close(fd);
+	}
 	if (!f) {
 		fprintf(stderr, "kvbench: error: cannot write %s: %s\n", outfile, strerror(errno));
 		kvb_buf_release(&text);
 		kvb_platform_release(&base);
 		free(outdir);
 		free(outfile);
+		free(defdir);
 		return KVB_EINPUT;
 	}
 	fprintf(f, "# Made by `kvbench platform new %s --from %s`; edit connection, flash and topology.\n", name, from);
@@ -233,10 +273,35 @@ static int new_platform(int argc, char **argv)
 		else if (line[strspn(line, " \t")] != '#')
 			fprintf(f, "%s\n", line);
 	}
-	fclose(f);
-	printf("%s\n", outfile);
+	if (fclose(f)) {
+		fprintf(stderr, "kvbench: error: cannot write %s: %s\n", outfile, strerror(errno));
+		kvb_buf_release(&text);
+		kvb_platform_release(&base);
+		free(outdir);
+		free(outfile);
+		free(defdir);
+		return KVB_EINPUT;
+	}
+	{
+		char *abs = realpath(outdir, NULL), *absdir = realpath(dir, NULL);
+		const char *a = abs ? abs : outdir, *ad = absdir ? absdir : dir;
+		int searched = kvb_platform_dir_searched(dir);
+		printf("wrote %s/platform.yaml\n", a);
+		if (searched == 1)
+			printf("name it `-p %s` from any directory (%s is on the platform search path): `kvbench platform "
+			       "check %s`\n", name, ad, name);
+		else if (searched == 2)
+			printf("name it `-p %s` from this directory (./platforms is searched where kvbench runs) or `-p %s` "
+			       "from anywhere (or add %s to $KVB_PLATFORM_PATH)\n", name, a, ad);
+		else
+			printf("%s is not on the platform search path: name it by its path, `-p %s` (`kvbench platform check "
+			       "%s`), or add %s to $KVB_PLATFORM_PATH\n", ad, a, a, ad);
+		free(abs);
+		free(absdir);
+	}
 	kvb_buf_release(&text);
 	kvb_platform_release(&base);
+	free(defdir);
 	{
 		struct kvb_platform p;
 		int rc = load(&p, outfile);

@@ -14,16 +14,22 @@ int cmd_report(struct kvb_cli *cli, int argc, char **argv)
 		{ "run", required_argument, NULL, 'r' },
 		{ "baseline", required_argument, NULL, 'b' }, { "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },   { "max-points", required_argument, NULL, 'P' },
+		{ "metric", required_argument, NULL, 'm' },   { "workload", required_argument, NULL, 'w' },
+		{ "variant", required_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kvb_page_opts o;
 	int64_t runs[64];
+	const char *metrics[64], *workloads[64], *variants[64];
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	int c, rc;
 
 	memset(&o, 0, sizeof(o));
 	o.runs = runs;
+	o.metrics = metrics;
+	o.workloads = workloads;
+	o.variants = variants;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
 		int64_t v;
@@ -34,6 +40,16 @@ int cmd_report(struct kvb_cli *cli, int argc, char **argv)
 			runs[o.nruns++] = v;
 			break;
 		case 'b': o.baseline = optarg; break;
+		case 'm':
+		case 'w':
+		case 'V': {
+			const char **v = c == 'm' ? metrics : c == 'w' ? workloads : variants;
+			size_t *n = c == 'm' ? &o.nmetrics : c == 'w' ? &o.nworkloads : &o.nvariants;
+			if (*n == KVB_ARRAY_SIZE(metrics))
+				return kvb_cli_usage("report", "at most %zu patterns per option", KVB_ARRAY_SIZE(metrics));
+			v[(*n)++] = optarg;
+			break;
+		}
 		case 'o': o.out_path = optarg; break;
 		case 'f': o.format = optarg; break;
 		case 'P':

@@ -8,6 +8,8 @@
 #include "core/util.h"
 #include "kbuild/prepare.h"
 #include "engine/engine.h"
+#include "engine/hostwatch.h"
+#include "target/target.h"
 #include "engine/preflight.h"
 #include "engine/repair.h"
 #include "report/diff.h"
@@ -99,6 +101,9 @@ struct run_args {
 	const char *plat_name, *agenda_file;
 	struct kvb_strv variants, plats;  /* -V specs; the -p after the first (a pool of boards) */
 	int rounds, resume, dry, nodiff, max_jobs, unverified, keep_going, until;
+	double host_limit_pct;        /* --host-limit, percent; 0 = KVB_HOST_LIMIT_PCT */
+	int quiet_host;               /* --quiet-host given */
+	double quiet_wait_s;          /* --quiet-host=DUR: how long to wait for a quiet host (0: refuse at once) */
 	int64_t resume_run;
 	struct kvb_decide_opts dec;
 	struct kvb_prepare_opts prep;
@@ -149,6 +154,8 @@ static int parse_options(struct run_args *r, int argc, char **argv)
 		{ "metric", required_argument, NULL, 'm' },
 		{ "series", required_argument, NULL, 'S' },   { "series-file", required_argument, NULL, 'F' },
 		{ "repo", required_argument, NULL, 'G' },     { "allow-dirty", no_argument, NULL, 'D' },
+		{ "host-limit", required_argument, NULL, 'H' }, { "quiet-host", optional_argument, NULL, 'Q' },
+		{ "max-disturbed", required_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -198,6 +205,20 @@ static int parse_options(struct run_args *r, int argc, char **argv)
 			break;
 		case 'm': kvb_strv_push(&r->dec.metrics, optarg); break;
 		case 'K': r->keep_going = 1; break;
+		case 'H':
+			if (kvb_parse_double(optarg, &r->host_limit_pct) || !(r->host_limit_pct > 0 && r->host_limit_pct <= 100))
+				return kvb_cli_usage("run", "--host-limit '%s': expected a percentage in (0, 100]", optarg);
+			break;
+		case 'Q':
+			r->quiet_host = 1;
+			if (optarg && strcmp(optarg, "0") && kvb_decide_parse_duration(optarg, &r->quiet_wait_s))
+				return kvb_cli_usage("run", "--quiet-host='%s': expected how long to wait (0, 90s, 30m, 2h)", optarg);
+			break;
+		case 'X':
+			if (kvb_parse_i64(optarg, &v) || v < 0 || v > 1000)
+				return kvb_cli_usage("run", "--max-disturbed '%s': expected a number from 0 to 1000", optarg);
+			r->dec.spare_rounds = (int)v;
+			break;
 		default: return kvb_cli_bad_option("run", opts, argv);
 		}
 	}
@@ -270,6 +291,9 @@ static int setup_resume(struct kvb_cli *cli, struct run_args *r, struct run_setu
 	if ((rc = kvb_decide_load(s->st, r->resume_run, &r->dec, &found, err)))
 		return rc;
 	r->until = found;
+	/* the spare rounds for disturbed ones are the planned rounds beyond the looks */
+	if (found && r->rounds > r->dec.max_rounds)
+		r->dec.spare_rounds = r->rounds - r->dec.max_rounds;
 	/* --resume -p X: X is the stored platform (found by path); a further -p joins its pool */
 	return KVB_OK;
 }
@@ -362,6 +386,41 @@ static int load_pool(struct run_args *r, struct run_setup *s)
 	return rc ? KVB_EINPUT : KVB_OK;
 }
 
+/*
+ * --quiet-host: before anything boots, the host's CPU pressure (avg10) must be under
+ * --host-limit; a busy host is waited for (polled every 5 s) up to --quiet-host=DUR, then
+ * the run is refused (KVB_ETARGET: nothing was run, nothing stored).
+ */
+static int wait_quiet_host(struct run_args *r, struct kvb_error *err)
+{
+	struct kvb_host_limits lim = { r->host_limit_pct > 0 ? r->host_limit_pct : KVB_HOST_LIMIT_PCT };
+	uint64_t t0 = kvb_mono_ns();
+	int busy, said = 0;
+	for (;;) {
+		char *why = NULL;
+		double waited = (double)(kvb_mono_ns() - t0) / 1e9;
+		kvb_host_quiet_check(kvb_host_proc_root(), &lim, &busy, &why);
+		if (!busy) {
+			kvb_info("host quiet enough to measure: %s (limit %.3g %%)", why, lim.pct);
+			free(why);
+			return KVB_OK;
+		}
+		if (waited >= r->quiet_wait_s) {
+			int rc = kvb_error_set(err, KVB_ETARGET,
+					       "the host is too busy to measure: %s, above --host-limit %.3g %%%s; nothing was "
+					       "run (stop what loads it, or --quiet-host=30m waits for it)",
+					       why, lim.pct, r->quiet_wait_s > 0 ? " after waiting" : "");
+			free(why);
+			return rc;
+		}
+		if (!said++)
+			kvb_warn("the host is busy: %s, above %.3g %%; waiting up to %.0f s for it to calm down", why, lim.pct,
+				 r->quiet_wait_s);
+		free(why);
+		kvb_sleep_ms(5000);
+	}
+}
+
 static int run_engine(struct kvb_cli *cli, struct run_args *r, struct run_setup *s, const char *cmdline,
 		      int64_t *run_id, struct kvb_error *err)
 {
@@ -372,11 +431,18 @@ static int run_engine(struct kvb_cli *cli, struct run_args *r, struct run_setup 
 		.dry_run = r->dry, .command_line = cmdline, .max_jobs = r->max_jobs,
 		.allow_unverified = r->unverified, .decide = r->until ? &r->dec : NULL,
 		.on_variants = kvb_build_record, .on_variants_arg = &s->builds,
-		.more_plats = s->more, .nmore_plats = s->nmore, .dry_run_dir = dry_dir,
+		.more_plats = s->more, .nmore_plats = s->nmore, .host_limit_pct = r->host_limit_pct,
+		.dry_run_dir = dry_dir,
 	};
-	/* one look after every round: the rounds are the looks (iterations split over them as --rounds) */
-	if (r->until && !r->resume)
-		ro.rounds = r->dec.max_rounds;
+	/* one look after every round: the rounds are the looks (iterations split over them as --rounds),
+	 * and, on a board on this host (the only one the host can disturb), a spare round for each
+	 * disturbed one the look will not count (decide.h) */
+	if (r->until && !r->resume) {
+		const struct kvb_target_ops *t = kvb_target_find(s->p.conn_type);
+		if (!t || !t->host)
+			r->dec.spare_rounds = 0;
+		ro.rounds = r->dec.max_rounds + r->dec.spare_rounds;
+	}
 	rc = kvb_engine_run(&ro, run_id, err);
 	free(dry_dir);
 	return rc;
@@ -399,7 +465,8 @@ static void print_run_diff(struct run_args *r, struct run_setup *s, int64_t run_
 int cmd_run(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct run_args r = { .variants = KVB_STRV_INIT, .plats = KVB_STRV_INIT,
-			      .dec = { .margin = KVB_VERDICT_MARGIN, .alpha = KVB_STATS_ALPHA, .max_rounds = 10 } };
+			      .dec = { .margin = KVB_VERDICT_MARGIN, .alpha = KVB_STATS_ALPHA, .max_rounds = 10,
+				       .spare_rounds = 3 } };
 	struct run_setup s;
 	struct kvb_error err;
 	struct kvb_buf cmdline = KVB_BUF_INIT;
@@ -431,6 +498,8 @@ int cmd_run(struct kvb_cli *cli, int argc, char **argv)
 		goto fail;
 	if ((rc = load_pool(&r, &s)))
 		goto out;
+	if (r.quiet_host && !r.dry && (rc = wait_quiet_host(&r, &err)))
+		goto fail;
 	rc = run_engine(cli, &r, &s, cmdline.data, &run_id, &err);
 	if (r.dry) {
 		if (rc)

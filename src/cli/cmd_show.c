@@ -1,4 +1,4 @@
-/* Implements `kvbench show runs|variants|jobs|metrics|events`: human listings of the store. */
+/* Implements `kvbench show runs|variants|jobs|metrics|witnesses|events`: human listings of the store. */
 #include "cli/cli.h"
 #include "core/suggest.h"
 #include "core/util.h"
@@ -23,9 +23,11 @@ static const struct {
 	  "SELECT r.id AS run, datetime(r.started_ns / 1000000000, 'unixepoch') AS started, r.status, r.platform,"
 	  " r.agenda_path AS agenda, r.rounds,"
 	  " (SELECT group_concat(name, ',') FROM (SELECT name FROM variant WHERE run_id = r.id ORDER BY position)) AS variants,"
-	  " (SELECT count(*) FROM job WHERE run_id = r.id AND status = 'ok') || '/' ||"
+	  " (SELECT count(*) FROM job WHERE run_id = r.id AND status IN ('ok', 'warmup')) || '/' ||"
 	  " (SELECT count(*) FROM job WHERE run_id = r.id) AS jobs_ok,"
-	  " (coalesce(r.finished_ns, r.started_ns) - r.started_ns) / 1e9 AS duration_s"
+	  /* never negative: a finish before the start is no duration (results-schema 0016) */
+	  " CASE WHEN coalesce(r.finished_ns, r.started_ns) >= r.started_ns"
+	  "  THEN (coalesce(r.finished_ns, r.started_ns) - r.started_ns) / 1e9 END AS duration_s"
 	  " FROM run r WHERE ?1 = 0 OR r.id = ?1 ORDER BY r.id", run_decimals },
 	{ "variants",
 	  "SELECT v.run_id AS run, v.name AS variant, v.status, v.kernel, v.kernel_sha256 AS sha256, v.cmdline,"
@@ -38,12 +40,18 @@ static const struct {
 	{ "jobs",
 	  "SELECT j.job_id AS job, j.run_id AS run, j.variant,"
 	  " CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1 ELSE j.boot END AS boot,"
-	  " j.spec_id AS spec, j.iteration, j.status, j.attempts, j.duration_s, j.error"
+	  " j.spec_id AS spec, j.iteration, j.status, j.attempts, j.duration_s,"
+	  /* what was checked to believe the job's numbers (DESIGN.md §14): "5 ok, 1 changed" */
+	  " (SELECT group_concat(n || ' ' || verdict, ', ') FROM (SELECT verdict, count(*) AS n FROM witness w"
+	  "  WHERE w.job_id = j.job_id GROUP BY verdict ORDER BY verdict <> 'ok', verdict)) AS witnesses, j.error"
 	  " FROM jobs j JOIN run r ON r.id = j.run_id WHERE ?1 = 0 OR j.run_id = ?1 ORDER BY j.run_id, j.seq",
 	  job_decimals },
 	{ "metrics",
 	  "SELECT run_id AS run, job_id AS job, variant, boot, workload, metric, value, units, lower_is_better,"
 	  " classifiers FROM results WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id, job_id, metric_id", NULL },
+	{ "witnesses",
+	  "SELECT run_id AS run, job_id AS job, variant, round, workload, kind, subject, expected, observed, verdict,"
+	  " detail FROM witnesses WHERE ?1 = 0 OR run_id = ?1 ORDER BY run_id, witness_id", NULL },
 	{ "events",
 	  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, job_id AS job, level, message FROM event"
 	  " WHERE ?1 = 0 OR run_id = ?1 ORDER BY id", NULL },
@@ -76,13 +84,13 @@ int cmd_show(struct kvb_cli *cli, int argc, char **argv)
 			return kvb_cli_bad_option("show", opts, argv);
 	}
 	if (optind != argc - 1)
-		return kvb_cli_usage("show", "expected one of runs, variants, jobs, metrics, events");
+		return kvb_cli_usage("show", "expected one of runs, variants, jobs, metrics, witnesses, events");
 	for (i = 0; i < KVB_ARRAY_SIZE(listings); i++)
 		if (!strcmp(listings[i].what, argv[optind]))
 			break;
 	if (i == KVB_ARRAY_SIZE(listings)) {
-		char *near = kvb_suggest_choices(argv[optind], "runs|variants|jobs|metrics|events");
-		rc = kvb_cli_usage("show", "'%s': expected one of runs, variants, jobs, metrics, events%s%s%s", argv[optind],
+		char *near = kvb_suggest_choices(argv[optind], "runs|variants|jobs|metrics|witnesses|events");
+		rc = kvb_cli_usage("show", "'%s': expected one of runs, variants, jobs, metrics, witnesses, events%s%s%s", argv[optind],
 				   near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 		free(near);
 		return rc;

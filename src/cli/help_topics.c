@@ -157,7 +157,13 @@ void kvb_help_man(FILE *f)
 	roff_keys(f, kvb_variant_keys);
 	fputs(".SH ENVIRONMENT\n.TP\n.B KVB_DB\nresults database when \\fB\\-d\\fR is not given (default "
 	      "\\fI./kvbench.db\\fR)\n.TP\n.B KVB_PLATFORM_PATH\ncolon-separated directories searched for platforms "
-	      "before \\fI./platforms\\fR\n.TP\n.B KVB_CACHE_DIR\ncache of fetched variant files\n"
+	      "before \\fI./platforms\\fR and the shipped ones\n.TP\n.B KVB_CACHE_DIR\ncache of fetched variant files\n"
+	      ".SH FILES\n.TP\n.I PREFIX/share/kvbench/platforms\nthe shipped platforms (local, qemu-x86_64, hikey960, ...)\n"
+	      ".TP\n.I PREFIX/share/kvbench/agendas\nthe shipped agendas, also found by name "
+	      "(\\fBkvbench run quickstart-local -p local\\fR)\n"
+	      ".TP\n.I PREFIX/share/kvbench/results-schema\nthe results database's migrations and the JSON outputs' "
+	      "schema (kvbench-json.schema.json)\n"
+	      ".TP\n.I PREFIX/share/kvbench/scripts\nqemu-board, qemu-boot, get-kernels: the QEMU board's scripts\n"
 	      ".SH EXIT STATUS\n0 ok, 1 the run had failed jobs or variants, 2 usage, 3 bad input file, "
 	      "4 target/connection, 5 results database.\n.SH SEE ALSO\n\\fBkvbench help\\fR \\fITOPIC\\fR\n",
 	      f);

@@ -3,7 +3,9 @@
 #include "config/wa3.h"
 #include "config/specid.h"
 #include "config/margins.h"
+#include "core/datadir.h"
 #include "core/error.h"
+#include "core/util.h"
 #include "workload/workload.h"
 
 #include <stdlib.h>
@@ -32,6 +34,8 @@ static const struct kvb_keydef config_keys[] = {
 	{ "instruments", KVB_T_STRLIST, NULL, NULL, 0, "instruments to enable; ~name disables" },
 	{ "augmentations", KVB_T_STRLIST, NULL, NULL, 0, "WA3 alias of instruments" },
 	{ "rounds", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE, "split iterations into N rounds run A B A B" },
+	{ "warmup", KVB_T_INT, NULL, NULL, KVB_KEY_NONNEG,
+	  "warm-up jobs of every spec after each boot, stored but not compared (default 1 where every round boots, else 0)" },
 	{ "margins", KVB_T_MAP, NULL, NULL, 0, "\"same\" verdict margin, %: {default: 1, METRIC or WORKLOAD/METRIC: PCT}" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
@@ -59,6 +63,8 @@ static const struct kvb_keydef workload_keys[] = {
 	{ "id", KVB_T_STR, NULL, NULL, 0, "spec id (default: the workload name; hackbench1, hackbench2 when it repeats)" },
 	{ "label", KVB_T_STR, NULL, NULL, 0, "display label" },
 	{ "iterations", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE, "iterations of this spec" },
+	{ "warmup", KVB_T_INT, NULL, NULL, KVB_KEY_NONNEG,
+	  "warm-up jobs of this spec after each boot, stored but not compared (default: config's, else the platform's)" },
 	{ "params", KVB_T_MAP, NULL, NULL, 0, "workload parameters" },
 	{ "workload_parameters", KVB_T_MAP, NULL, NULL, 0, "alias of params" },
 	{ "workload_params", KVB_T_MAP, NULL, NULL, 0, "alias of params" },
@@ -228,7 +234,7 @@ static void check_params(const struct kvb_workload_ops *ops, const cJSON *params
 struct agenda_globals {
 	struct kvb_runtime rt;
 	cJSON *classifiers;       /* owned */
-	const cJSON *wparams;     /* workload_parameters (only keys a workload knows are applied) */
+	cJSON *wparams;           /* owned: workload_parameters (only keys a workload knows are applied) */
 	int iterations;
 };
 
@@ -292,6 +298,9 @@ static void entry_identity(struct kvb_spec *base, const struct kvb_agenda *a, co
 		base->iterations = sec->iterations;
 	if (cJSON_IsObject(e) && kvb_get_int(e, "iterations", 0) > 0 && kvb_get_int(e, "iterations", 0) <= KVB_MAX_JOBS)
 		base->iterations = (int)kvb_get_int(e, "iterations", 1);
+	base->warmup = a->warmup;
+	if (cJSON_IsObject(e) && kvb_get_int(e, "warmup", -1) >= 0 && kvb_get_int(e, "warmup", -1) <= 1000)
+		base->warmup = (int)kvb_get_int(e, "warmup", 0);
 	base->timeout_s = ops->default_timeout_s;
 	if (cJSON_IsObject(e) && kvb_get_int(e, "timeout_s", 0) > 0)
 		base->timeout_s = (unsigned)kvb_get_int(e, "timeout_s", 0);
@@ -442,6 +451,7 @@ static void add_combination(struct kvb_agenda *a, const struct kvb_spec *base, s
 	s.label = kvb_xstrdup(base->label);
 	s.section = base->section ? kvb_xstrdup(base->section) : NULL;
 	s.iterations = base->iterations;
+	s.warmup = base->warmup;
 	s.timeout_s = base->timeout_s;
 	s.params = cJSON_Duplicate(base->params, 1);
 	s.classifiers = cJSON_Duplicate(base->classifiers, 1);
@@ -650,20 +660,16 @@ static void load_variants(struct kvb_agenda *a, const cJSON *vs, struct kvb_diag
 	}
 }
 
-/* config: (or its alias global:): retries, rounds, order, and the agenda-wide knobs, classifiers,
- * workload parameters, iterations and instruments every entry starts from. */
-static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_globals *g, struct kvb_diag *d)
+/*
+ * One run-wide block, config: or global:, read onto what the blocks before it set: retries,
+ * rounds, order, iterations and the agenda-wide knobs, classifiers, workload parameters and
+ * instruments every entry starts from. Only the keys the block has change anything.
+ */
+static void read_config_block(struct kvb_agenda *a, const cJSON *cfg, const char *cfgname, struct agenda_globals *g,
+			      struct kvb_diag *d)
 {
-	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(root, "config"), *v;
-	const char *cfgname = "config";
-	if (cJSON_GetObjectItemCaseSensitive(root, "global")) {
-		if (cfg)
-			kvb_diag_at(d, "global", "both 'config' and its alias 'global' are given");
-		else {
-			cfg = cJSON_GetObjectItemCaseSensitive(root, "global");
-			cfgname = "global";
-		}
-	}
+	const cJSON *v;
+	int it;
 	if (!cJSON_IsObject(cfg))
 		return;
 	kvb_keys_check(cfg, cfgname, config_keys, d);
@@ -672,13 +678,18 @@ static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_g
 		kvb_margins_check(cJSON_GetObjectItemCaseSensitive(cfg, "margins"), mp, d);
 		free(mp);
 	}
-	g->iterations = read_iterations(cfg, cfgname, d);
-	if (g->iterations < 1)
-		g->iterations = 1;
-	a->max_retries = (int)kvb_get_int(cfg, "max_retries", 2);
-	if (a->max_retries < 0)
-		a->max_retries = 2;
-	a->rounds = (int)kvb_get_int(cfg, "rounds", 0);
+	if ((it = read_iterations(cfg, cfgname, d)) >= 1)
+		g->iterations = it;
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "max_retries")) {
+		a->max_retries = (int)kvb_get_int(cfg, "max_retries", 2);
+		if (a->max_retries < 0)
+			a->max_retries = 2;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "rounds"))
+		a->rounds = (int)kvb_get_int(cfg, "rounds", 0);
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "warmup") && kvb_get_int(cfg, "warmup", -1) >= 0 &&
+	    kvb_get_int(cfg, "warmup", -1) <= 1000)
+		a->warmup = (int)kvb_get_int(cfg, "warmup", 0);
 	v = cJSON_GetObjectItemCaseSensitive(cfg, "execution_order");
 	if (cJSON_IsString(v)) {
 		if (!strcmp(v->valuestring, "by_section"))
@@ -687,13 +698,37 @@ static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_g
 			a->order = KVB_ORDER_BY_WORKLOAD;
 		else if (!strcmp(v->valuestring, "random"))
 			a->order = KVB_ORDER_RANDOM;
+		else if (!strcmp(v->valuestring, "by_iteration"))
+			a->order = KVB_ORDER_BY_ITERATION;
 	}
 	read_knobs_and_classifiers(cfg, get2(cfg, "runtime_params", "runtime_parameters"), cfgname, &g->rt,
 				   &g->classifiers, d);
-	g->wparams = get2(cfg, "workload_parameters", "workload_params");
+	merge_obj(&g->wparams, get2(cfg, "workload_parameters", "workload_params"), 0);
 	v = get2(cfg, "instruments", "augmentations");
-	if (v)
-		a->instruments = cJSON_IsArray(v) ? cJSON_Duplicate(v, 1) : cJSON_CreateStringArray((const char *[]){ v->valuestring ? v->valuestring : "" }, 1);
+	if (v) {
+		/* WA3's augmentations are a toggle_set merged by concatenation: a later "~name" turns off an
+		   earlier name (instrument.c reads the list in order) */
+		if (!a->instruments)
+			a->instruments = cJSON_CreateArray();
+		if (cJSON_IsArray(v))
+			for (const cJSON *e = v->child; e; e = e->next)
+				cJSON_AddItemToArray(a->instruments, cJSON_Duplicate(e, 1));
+		else
+			cJSON_AddItemToArray(a->instruments, cJSON_CreateString(cJSON_IsString(v) ? v->valuestring : ""));
+	}
+}
+
+/*
+ * config: and its alias global:, both when both are given: WA3's AgendaParser
+ * (_populate_and_validate_config, parsers.py) loads `config` and then `global` into the same
+ * state, so a key in global overrides the same key of config, and the mergeable ones
+ * (runtime_parameters, workload_parameters, classifiers: maps merged key by key; augmentations:
+ * lists concatenated) are merged (merge_config_values, wa/utils/misc.py).
+ */
+static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_globals *g, struct kvb_diag *d)
+{
+	read_config_block(a, cJSON_GetObjectItemCaseSensitive(root, "config"), "config", g, d);
+	read_config_block(a, cJSON_GetObjectItemCaseSensitive(root, "global"), "global", g, d);
 }
 
 /* The sections of one group: (group: value, its sections in agenda order). */
@@ -886,6 +921,7 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 	size_t nxs = 0, before = d->msgs.n;
 
 	memset(a, 0, sizeof(*a));
+	a->warmup = -1;
 	root = wa3 = kvb_wa3_normalize(doc->root, doc->file, d);  /* WA3 spellings -> kvbench's (wa3_keys.c) */
 	a->file = kvb_xstrdup(doc->file);
 	a->max_retries = 2;
@@ -907,15 +943,46 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 		xsection_release(&xs[s]);
 	free(xs);
 	cJSON_Delete(g.classifiers);
+	cJSON_Delete(g.wparams);
 	cJSON_Delete(wa3);
 	kvb_runtime_release(&g.rt);
 	return d->msgs.n > before ? KVB_EINPUT : KVB_OK;
 }
 
+/*
+ * A bare NAME that is not a file (`kvbench run quickstart-local`) is a shipped agenda:
+ * ./agendas/NAME, then <data>/agendas/NAME (core/datadir.h), each as given and with .yaml,
+ * .yml and .json. The first file that exists, owned; NULL when file has a '/', exists, or
+ * nothing matches (the caller then reports file as given).
+ */
+static char *agenda_find(const char *file)
+{
+	static const char *const ext[] = { "", ".yaml", ".yml", ".json" };
+	char *dirs[2];
+	char *found = NULL;
+	if (!*file || strchr(file, '/') || kvb_is_file(file) || file[0] == '.')
+		return NULL;
+	dirs[0] = kvb_xstrdup("agendas");
+	dirs[1] = kvb_xasprintf("%s/agendas", kvb_data_dir());
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(dirs) && !found; i++)
+		for (size_t e = 0; e < KVB_ARRAY_SIZE(ext) && !found; e++) {
+			char *f = kvb_xasprintf("%s/%s%s", dirs[i], file, ext[e]);
+			if (kvb_is_file(f))
+				found = f;
+			else
+				free(f);
+		}
+	free(dirs[0]);
+	free(dirs[1]);
+	return found;
+}
+
 int kvb_agenda_load(struct kvb_agenda *a, const char *file, struct kvb_diag *d)
 {
 	struct kvb_doc doc;
-	int rc = kvb_doc_load(&doc, file, d);
+	char *shipped = agenda_find(file);
+	int rc = kvb_doc_load(&doc, shipped ? shipped : file, d);
+	free(shipped);
 	if (!rc)
 		rc = kvb_agenda_from_doc(a, &doc, d);
 	else

@@ -31,6 +31,7 @@ struct kvb_spec {
 	char *label;          /* display label (defaults to workload) */
 	char *section;        /* section id or NULL */
 	int iterations;
+	int warmup;           /* warm-up jobs before its first job of each boot, not compared; -1: the platform's default */
 	unsigned timeout_s;   /* job timeout */
 	cJSON *params;        /* owned object: workload parameters */
 	struct kvb_runtime rt;/* merged knobs: global < section < workload < sweep */
@@ -67,6 +68,7 @@ struct kvb_agenda {
 	enum kvb_exec_order order;
 	int max_retries;        /* default 2, not counting the first attempt */
 	int rounds;             /* config.rounds or 0 = platform default */
+	int warmup;             /* config.warmup, or -1 = the platform's default (engine: 1 where rounds boot) */
 	struct kvb_spec *specs;
 	size_t nspecs;
 	struct kvb_variant *variants;
@@ -78,6 +80,11 @@ struct kvb_agenda {
 /* Variant field table (also used by -V NAME=KERNEL,key=value on the command line). */
 extern const struct kvb_keydef kvb_variant_keys[];
 
+/*
+ * Loads the agenda in file, or, for a bare name that is not a file, the shipped one of that name
+ * (./agendas/NAME, then the installed or source tree's agendas/: NAME, NAME.yaml, .yml, .json).
+ * a->file is the file read. KVB_EINPUT with d's messages.
+ */
 int kvb_agenda_load(struct kvb_agenda *a, const char *file, struct kvb_diag *d);
 /* From an already parsed document (used by tests and fuzzers). */
 int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct kvb_diag *d);

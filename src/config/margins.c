@@ -24,18 +24,20 @@ void kvb_margins_check(const cJSON *margins, const char *path, struct kvb_diag *
 
 double kvb_margin_from_agenda(const cJSON *agenda, const char *workload, const char *metric)
 {
-	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(agenda, "config");
-	const cJSON *m, *v;
+	/* config: then global: as WA3 reads them in turn: the maps merge, global's key wins */
+	const cJSON *m[2] = {
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(agenda, "global"), "margins"),
+		cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(agenda, "config"), "margins"),
+	};
+	const cJSON *v = NULL;
 	char key[512];
-	if (!cfg)
-		cfg = cJSON_GetObjectItemCaseSensitive(agenda, "global");
-	m = cJSON_GetObjectItemCaseSensitive(cfg, "margins");
-	if (!cJSON_IsObject(m))
-		return 0;
+	const char *keys[3] = { key, metric, "default" };
 	snprintf(key, sizeof(key), "%s/%s", workload, metric);
-	if (!cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(m, key)) &&
-	    !cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(m, metric)) &&
-	    !cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(m, "default")))
+	for (int k = 0; k < 3 && !v; k++)
+		for (int b = 0; b < 2 && !v; b++)
+			if (cJSON_IsObject(m[b]) && !cJSON_IsNumber(v = cJSON_GetObjectItemCaseSensitive(m[b], keys[k])))
+				v = NULL;
+	if (!v)
 		return 0;
 	return v->valuedouble > 0 && v->valuedouble < 100 ? v->valuedouble / 100 : 0;
 }

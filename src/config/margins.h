@@ -19,7 +19,7 @@ void kvb_margins_check(const cJSON *margins, const char *path, struct kvb_diag *
 
 /*
  * The margin, as a fraction, for (workload, metric) in an agenda as stored
- * with its run (run.agenda_json; `config` or its alias `global`), or 0 when
+ * with its run (run.agenda_json; `config` and `global`, global's key first as WA3 merges them), or 0 when
  * the agenda names none for it.
  */
 double kvb_margin_from_agenda(const cJSON *agenda, const char *workload, const char *metric);

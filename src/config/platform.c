@@ -1,5 +1,6 @@
 /* Implements platform.yaml loading and validation (DESIGN.md §4). */
 #include "config/platform.h"
+#include "core/datadir.h"
 #include "core/suggest.h"
 #include "core/error.h"
 #include "core/util.h"
@@ -30,6 +31,25 @@ static const struct kvb_keydef platform_keys[] = {
 	{ "lava", KVB_T_MAP, NULL, NULL, 0,
 	  "LAVA job definitions (connection type lava): {device_types: {TYPE: {deploy, boot, context}}, priority, "
 	  "visibility, ...}; `kvbench help lava` lists its keys" },
+	{ "thermal", KVB_T_MAP, NULL, NULL, 0,
+	  "thermal witness around every job: {max_temp_mc, refuse_capped, root} (engine/thermal.h)" },
+	{ "cgroup", KVB_T_MAP, NULL, NULL, 0, "cgroups kvbench creates (cgroup_depth): {rt_runtime_us}" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static const struct kvb_keydef thermal_keys[] = {
+	{ "max_temp_mc", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE,
+	  "a thermal zone above this many millidegrees C before or after a job fails the job" },
+	{ "refuse_capped", KVB_T_BOOL, "false", NULL, 0,
+	  "fail a job during which a cooling device was active or a policy's scaling_max_freq dropped" },
+	{ "root", KVB_T_STR, "", NULL, 0, "path prefix of /sys on the target (tests)" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+static const struct kvb_keydef cgroup_keys[] = {
+	{ "rt_runtime_us", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE,
+	  "RT budget (us per cpu.rt_period_us) of each cgroup kvbench creates under a v1 cpu hierarchy with "
+	  "RT group scheduling; default: all the parent's budget its other groups leave free" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -54,10 +74,21 @@ static const struct kvb_keydef topo_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
-/* The search path, in order: $KVB_PLATFORM_PATH entries, ./platforms, <source>/platforms. */
+char *kvb_platform_user_dir(void)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg == '/')
+		return kvb_xasprintf("%s/kvbench/platforms", xdg);
+	return kvb_xasprintf("%s/.config/kvbench/platforms", home && *home ? home : "");
+}
+
+/* The search path, in order: $KVB_PLATFORM_PATH entries, ./platforms, the user's platforms
+ * (kvb_platform_user_dir: where `platform new` writes), the shipped ones (core/datadir.h:
+ * <prefix>/share/kvbench/platforms when installed, the source tree's from a build tree). */
 static void search_path(struct kvb_strv *out)
 {
 	const char *env = getenv("KVB_PLATFORM_PATH");
+	char *user = kvb_platform_user_dir();
 	if (env && *env) {
 		char *copy = kvb_xstrdup(env), *save = NULL;
 		for (char *tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
@@ -65,7 +96,26 @@ static void search_path(struct kvb_strv *out)
 		free(copy);
 	}
 	kvb_strv_push(out, "platforms");
-	kvb_strv_push(out, KVB_SOURCE_DIR "/platforms");
+	kvb_strv_push(out, user);
+	kvb_strv_pushf(out, "%s/platforms", kvb_data_dir());
+	free(user);
+}
+
+int kvb_platform_dir_searched(const char *dir)
+{
+	struct kvb_strv sp = KVB_STRV_INIT;
+	char *want = realpath(dir, NULL);
+	int found = 0;
+	search_path(&sp);
+	for (size_t i = 0; want && i < sp.n && found != 1; i++) {
+		char *have = realpath(sp.v[i], NULL);
+		if (have && !strcmp(have, want))
+			found = sp.v[i][0] == '/' ? 1 : 2; /* 2: through ./platforms, relative to this directory */
+		free(have);
+	}
+	free(want);
+	kvb_strv_release(&sp);
+	return found;
 }
 
 static char *platform_file_in(const char *dir)
@@ -440,11 +490,14 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 		kvb_platform_each(collect_name, &names);
 		if (strchr(name_or_path, '/'))
 			sibling_platforms(name_or_path, &names);
-		kvb_strv_pushf(&d->msgs, "platform '%s' not found%s (searched $KVB_PLATFORM_PATH, ./platforms, %s/platforms; "
-					 "`kvbench platform list` shows the known ones)",
+		char *user = kvb_platform_user_dir();
+		kvb_strv_pushf(&d->msgs, "platform '%s' not found%s (searched $KVB_PLATFORM_PATH, ./platforms, %s, "
+					 "%s/platforms; `kvbench platform list` shows the known ones; a path names a file "
+					 "or directory anywhere)",
 			       name_or_path,
 			       kvb_did_you_mean(dym, sizeof(dym), name_or_path, (const char *const *)names.v, names.n),
-			       KVB_SOURCE_DIR);
+			       user, kvb_data_dir());
+		free(user);
 		kvb_strv_release(&names);
 		return KVB_EINPUT;
 	}
@@ -495,6 +548,12 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	v = cJSON_GetObjectItemCaseSensitive(root, "setup");
 	if (v)
 		kvb_runtime_merge_json(&p->setup, v, "setup", d);
+	v = cJSON_GetObjectItemCaseSensitive(root, "thermal");
+	if (v && !kvb_keys_check(v, "thermal", thermal_keys, d))
+		p->thermal = v;
+	v = cJSON_GetObjectItemCaseSensitive(root, "cgroup");
+	if (v && !kvb_keys_check(v, "cgroup", cgroup_keys, d))
+		p->cgroup_rt_runtime_us = kvb_get_int(v, "rt_runtime_us", 0);
 	p->instruments = cJSON_GetObjectItemCaseSensitive(root, "instruments");
 	p->workdir = kvb_get_str(root, "workdir", "/tmp/kvbench");
 	if (p->workdir[0] != '/')

@@ -37,12 +37,16 @@ struct kvb_platform {
 	size_t nclusters;
 	struct kvb_runtime setup;  /* applied once per boot */
 	const cJSON *instruments;  /* instruments mapping or NULL */
+	const cJSON *thermal;      /* thermal: {max_temp_mc, refuse_capped, root} (borrowed, checked), or NULL */
+	long long cgroup_rt_runtime_us; /* cgroup.rt_runtime_us: RT budget of each group kvbench creates; 0 = the
+					 * parent's free budget (engine/cgroup.h) */
 	const char *workdir;       /* directory on the target for kvbench's files, default /tmp/kvbench */
 	struct kvb_board *boards;  /* `boards:` (owned), or NULL: one board, reached by conn */
 	size_t nboards;            /* with boards, conn/conn_type are boards[0]'s */
 };
 
-/* Directory searched for platforms: $KVB_PLATFORM_PATH (colon list), then ./platforms, then the source tree's. */
+/* Directory searched for platforms: $KVB_PLATFORM_PATH (colon list), then ./platforms, then the shipped ones
+ * (the installed share directory, or the source tree's from a build tree: core/datadir.h). */
 /*
  * Loads a platform by name (searched in the platform path) or by path to a
  * .yaml/.json file or directory. All errors go to d; returns KVB_EINPUT on any.
@@ -71,6 +75,12 @@ cJSON *kvb_redact_secrets(const cJSON *root);
 
 /* Resolves a platform name to its directory; NULL if not found. Owned. */
 char *kvb_platform_find_dir(const char *name);
+/* The user's platform directory, searched from any directory and where `platform new` writes:
+ * $XDG_CONFIG_HOME/kvbench/platforms, default ~/.config/kvbench/platforms (owned). */
+char *kvb_platform_user_dir(void);
+/* 1 when dir (an existing directory) is on the platform search path, so `-p NAME` finds its NAME/
+ * from any directory; 2 when only as ./platforms (from the current directory only); 0 when not. */
+int kvb_platform_dir_searched(const char *dir);
 /* Calls fn for each platform directory in the path (first one wins per name). */
 void kvb_platform_each(void (*fn)(const char *name, const char *dir, void *arg), void *arg);
 

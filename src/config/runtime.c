@@ -19,6 +19,9 @@ const struct kvb_keydef kvb_runtime_keys[] = {
 	{ "cpufreq", KVB_T_MAP, NULL, NULL, 0,
 	  "per cluster (topology.clusters): {little: {governor: schedutil, min_freq: KHZ, max_freq: KHZ, frequency: KHZ, "
 	  "tunables: {rate_limit_us: 500}}}" },
+	{ "readback", KVB_T_ANY, "fail", NULL, 0,
+	  "a knob the kernel did not take as written: fail the job, or record the value found as its classifier: "
+	  "fail|record, or {KIND[.NAME]: fail|record} (KIND all, sysctl, sysfs, governor, cpufreq)" },
 	{ "wa3_unapplied", KVB_T_MAP, NULL, NULL, 0,
 	  "WA3 runtime parameters kvbench cannot apply (CPU hotplug, governor tunables): a job carrying one fails" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
@@ -38,6 +41,7 @@ void kvb_runtime_release(struct kvb_runtime *rt)
 	cJSON_Delete(rt->sysfs);
 	cJSON_Delete(rt->cpufreq);
 	cJSON_Delete(rt->unapplied);
+	cJSON_Delete(rt->readback);
 	kvb_runtime_init(rt);
 }
 
@@ -77,6 +81,56 @@ static void merge_map2(cJSON **dst, const cJSON *src)
 		else
 			cJSON_AddItemToObject(*dst, kv->string, cJSON_Duplicate(kv, 1));
 	}
+}
+
+/* readback: entries are KIND or KIND.NAME (KIND from this table), values fail|record. */
+static const struct kvb_keydef readback_kinds[] = {
+	{ "all", KVB_T_STR, "fail", "fail|record", 0, "every knob a job writes" },
+	{ "sysctl", KVB_T_STR, "fail", "fail|record", 0, "sysctl knobs, or sysctl.NAME one" },
+	{ "sysfs", KVB_T_STR, "fail", "fail|record", 0, "sysfs knobs, or sysfs.PATH one" },
+	{ "governor", KVB_T_STR, "fail", "fail|record", 0, "the all-policy governor knob" },
+	{ "cpufreq", KVB_T_STR, "fail", "fail|record", 0, "per-cluster cpufreq knobs, or cpufreq.CLUSTER[.KEY]" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+/* Validates readback (a word, or a map of KIND[.NAME] to a word) and merges it over rt->readback. */
+static int readback_merge(struct kvb_runtime *rt, const cJSON *kv, const char *path, struct kvb_diag *d)
+{
+	int errors = 0;
+	cJSON *add = cJSON_CreateObject();
+	if (cJSON_IsString(kv)) {
+		if (!kvb_value_check(kv, path, &readback_kinds[0], d))
+			cJSON_AddStringToObject(add, "all", kv->valuestring);
+		else
+			errors++;
+	} else if (cJSON_IsObject(kv)) {
+		for (const cJSON *e = kv->child; e; e = e->next) {
+			char *ep = kvb_path_key(path, e->string), *kind = kvb_xstrdup(e->string), *dot = strchr(kind, '.');
+			const struct kvb_keydef *def;
+			if (dot)
+				*dot = '\0';
+			def = kvb_keydef_find(readback_kinds, kind);
+			if (!def || (dot && (!dot[1] || !strcmp(kind, "all") || !strcmp(kind, "governor")))) {
+				kvb_diag_at(d, ep, "'%s' is not a knob kind or knob (KIND or KIND.NAME; KIND one of all, sysctl, "
+					    "sysfs, governor, cpufreq)", e->string);
+				errors++;
+			} else if (kvb_value_check(e, ep, def, d)) {
+				errors++;
+			} else {
+				cJSON_AddStringToObject(add, e->string, e->valuestring);
+			}
+			free(kind);
+			free(ep);
+		}
+	} else {
+		char got[96];
+		kvb_diag_at(d, path, "expected fail, record or a mapping {KIND[.NAME]: fail|record}, got %s",
+			    kvb_node_describe(kv, got, sizeof(got)));
+		errors++;
+	}
+	merge_map(&rt->readback, add);
+	cJSON_Delete(add);
+	return errors;
 }
 
 static void set_str(char **dst, const char *src)
@@ -173,6 +227,8 @@ int kvb_runtime_merge_json(struct kvb_runtime *rt, const cJSON *obj, const char 
 			merge_map2(&rt->cpufreq, kv);
 		} else if (!strcmp(kv->string, "wa3_unapplied") && cJSON_IsObject(kv)) {
 			merge_map(&rt->unapplied, kv);
+		} else if (!strcmp(kv->string, "readback")) {
+			errors += readback_merge(rt, kv, p, d);
 		}
 		free(p);
 	}
@@ -189,6 +245,7 @@ void kvb_runtime_merge(struct kvb_runtime *dst, const struct kvb_runtime *src)
 	merge_map(&dst->sysfs, src->sysfs);
 	merge_map2(&dst->cpufreq, src->cpufreq);
 	merge_map(&dst->unapplied, src->unapplied);
+	merge_map(&dst->readback, src->readback);
 }
 
 void kvb_runtime_copy(struct kvb_runtime *dst, const struct kvb_runtime *src)
@@ -214,6 +271,8 @@ cJSON *kvb_runtime_to_json(const struct kvb_runtime *rt)
 		cJSON_AddItemToObject(o, "cpufreq", cJSON_Duplicate(rt->cpufreq, 1));
 	if (rt->unapplied)
 		cJSON_AddItemToObject(o, "wa3_unapplied", cJSON_Duplicate(rt->unapplied, 1));
+	if (rt->readback)
+		cJSON_AddItemToObject(o, "readback", cJSON_Duplicate(rt->readback, 1));
 	return o;
 }
 
@@ -281,8 +340,17 @@ static void push_leaf_keys(const cJSON *node, const char *prefix, struct kvb_str
 
 void kvb_runtime_json_classifier_keys(const cJSON *rt_json, struct kvb_strv *keys)
 {
-	if (cJSON_IsObject(rt_json))
-		push_leaf_keys(rt_json, NULL, keys);
+	if (!cJSON_IsObject(rt_json))
+		return;
+	for (const cJSON *kv = rt_json->child; kv; kv = kv->next) {
+		cJSON *one;
+		if (!strcmp(kv->string, "readback")) /* how knobs are checked: no classifier */
+			continue;
+		one = cJSON_CreateObject();
+		cJSON_AddItemToObject(one, kv->string, cJSON_Duplicate(kv, 1));
+		push_leaf_keys(one, NULL, keys);
+		cJSON_Delete(one);
+	}
 }
 
 /* Reasons follow WA3's RuntimeConfig classes (wa/framework/target/runtime_config.py, commit 251c263c). */

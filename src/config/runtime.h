@@ -10,6 +10,16 @@
  *   cpufreq       {CLUSTER: {governor, min_freq, max_freq, frequency,
  *                 tunables: {NAME: value}}} per topology.clusters name (kHz);
  *                 engine/cpufreq_plan.h
+ *   readback      what a knob the kernel did not take as written does to the
+ *                 job (engine/readback.h): `fail` (default: the job fails
+ *                 naming asked and found) or `record` (the value found is the
+ *                 job's classifier, with a `recorded` witness); one word for
+ *                 every knob, or {KIND[.NAME]: fail|record} per knob kind
+ *                 (all, sysctl, sysfs, governor, cpufreq) or per knob
+ *                 (sysctl.kernel.sched_rr_timeslice_ms, cpufreq.big.max_freq,
+ *                 sysfs./sys/...); the most specific entry wins. Not a knob
+ *                 and not a classifier: it says how the knobs are checked (the
+ *                 files of the cgroups kvbench creates are never lenient)
  *   wa3_unapplied {WA3 key: value}: WA3 runtime parameters kvbench has no
  *                 knob for (CPU hotplug, governor tunables, all-CPU
  *                 frequencies; config/wa3_keys.c puts them here): a job
@@ -29,6 +39,7 @@ struct kvb_runtime {
 	char *governor;    /* owned, NULL = unset */
 	cJSON *cpufreq;    /* owned object cluster -> {governor, min_freq, max_freq, frequency, tunables}, or NULL */
 	cJSON *unapplied;  /* owned object WA3 key -> value (wa3_unapplied), or NULL */
+	cJSON *readback;   /* owned object KIND[.NAME] -> "fail"|"record" (scalar form: {all: V}), or NULL */
 };
 
 extern const struct kvb_keydef kvb_runtime_keys[];

@@ -579,6 +579,32 @@ static int is_known_config_key(const char *k)
 	return 0;
 }
 
+/*
+ * WA3's global aliases: plugin parameters settable by a top-level name in config
+ * (Parameter(..., global_alias=...) in wa/, commit 251c263c), e.g. trace-cmd's `trace_events`
+ * that LISA's and WA2's agendas use. WA3 takes them, so they are a warning here, not an
+ * unknown key: {alias, the plugin it configures}.
+ */
+static const char *const global_aliases[][2] = {
+	{ "trace_events", "trace-cmd" }, { "trace_functions", "trace-cmd" }, { "trace_buffer_size", "trace-cmd" },
+	{ "trace_top_buffer_size", "trace-cmd" }, { "trace_buffer_size_step", "trace-cmd" },
+	{ "perf_command", "perf" }, { "perf_events", "perf" }, { "perf_labels", "perf" }, { "perf_options", "perf" },
+	{ "perf_report_options", "perf" }, { "perf_type", "perf" },
+	{ "daq_channel_map", "energy_measurement" }, { "daq_device_id", "energy_measurement" },
+	{ "daq_dv_range", "energy_measurement" }, { "daq_labels", "energy_measurement" },
+	{ "daq_resistor_values", "energy_measurement" }, { "daq_sampling_rate", "energy_measurement" },
+	{ "daq_server_host", "energy_measurement" }, { "daq_server_port", "energy_measurement" },
+	{ "daq_v_range", "energy_measurement" },
+	{ "fixed_delay_before_start", "delay" }, { "fixed_delay_between_jobs", "delay" },
+	{ "fixed_delay_between_specs", "delay" }, { "thermal_sleep_time", "delay" }, { "thermal_temp_file", "delay" },
+	{ "thermal_threshold_before_start", "delay" }, { "thermal_threshold_between_jobs", "delay" },
+	{ "thermal_threshold_between_specs", "delay" }, { "thermal_timeout", "delay" },
+	{ "sysfs_extract_dirs", "sysfs_extractor" }, { "sqlite_database", "sqlite" }, { "sqlite_overwrite", "sqlite" },
+	{ "use_all_classifiers", "csv" }, { "always_fetch_remote_assets", "the resource getters" },
+	{ "cleanup_assets", "workloads" }, { "remote_assets_path", "the resource getters" },
+	{ "remote_assets_url", "the resource getters" },
+};
+
 static void config(struct wa3 *w, cJSON *o, const char *path)
 {
 	cJSON *kv, *next;
@@ -586,6 +612,14 @@ static void config(struct wa3 *w, cJSON *o, const char *path)
 		return;
 	for (int i = 0; run_settings[i]; i++)
 		drop(w, o, path, run_settings[i], "run setting", "has no meaning in kvbench");
+	for (size_t i = 0; i < sizeof(global_aliases) / sizeof(global_aliases[0]); i++) {
+		char *why = kvb_xasprintf("(a parameter of %s) has no meaning in kvbench%s", global_aliases[i][1],
+					  !strcmp(global_aliases[i][1], "trace-cmd")
+						  ? ": the platform's ftrace instrument takes events and buffer_kb"
+						  : "");
+		drop(w, o, path, global_aliases[i][0], "global alias", why);
+		free(why);
+	}
 	jobspec(w, o, path, L_CONFIG);
 	/* WA3 takes what is left as plugin configuration (`trace-cmd: {buffer_size: ...}`, `csv: {...}`). */
 	for (kv = o->child; kv; kv = next) {

@@ -14,6 +14,7 @@ static const char *const err_text[] = {
 	[KVB_EINPUT] = "bad input file",
 	[KVB_ETARGET] = "target or connection",
 	[KVB_ESTORE] = "results database",
+	[KVB_EOUTPUT] = "writing the output failed",
 };
 
 _Static_assert(sizeof(err_text) / sizeof(err_text[0]) == KVB_ERR_LAST + 1, "every enum kvb_err has a text");

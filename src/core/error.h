@@ -15,8 +15,9 @@ enum kvb_err {
 	KVB_EINPUT = 3,  /* bad input file: agenda, platform, CSV, tool output */
 	KVB_ETARGET = 4, /* target unreachable, command failed to run, timeout */
 	KVB_ESTORE = 5,  /* results database error */
+	KVB_EOUTPUT = 6, /* the output could not be written (stdout: a full disk, a closed pipe is not one) */
 };
-#define KVB_ERR_LAST KVB_ESTORE
+#define KVB_ERR_LAST KVB_EOUTPUT
 
 /*
  * What a code means, as `kvbench --help` lists the exit statuses: "ok",

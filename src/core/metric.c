@@ -52,6 +52,7 @@ void kvb_metrics_release(struct kvb_metrics *m)
 	free(m->notes);
 	cJSON_Delete(m->job_classifiers);
 	kvb_samples_free(m->samples);
+	kvb_witnesses_release(&m->witnesses);
 	kvb_metrics_init(m);
 }
 

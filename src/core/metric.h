@@ -5,6 +5,8 @@
 #ifndef KVB_METRIC_H
 #define KVB_METRIC_H
 
+#include "core/witness.h"
+
 #include <cjson/cJSON.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +39,8 @@ struct kvb_metrics {
 	size_t nnotes;
 	cJSON *job_classifiers;       /* owned object key -> string, or NULL: classifiers of the whole job that
 					 only the run can tell (rt-app's pload_ns); the engine adds them */
+	struct kvb_witnesses witnesses; /* what was checked to believe the numbers (core/witness.h); stored
+					   with the job whatever its status */
 };
 
 void kvb_metrics_init(struct kvb_metrics *m);

@@ -25,6 +25,7 @@ void kvb_samples_free(struct kvb_samples *s)
 		for (size_t k = 0; k < c->nchunks; k++)
 			kvb_buf_release(&c->chunks[k].blob);
 		free(c->chunks);
+		free(c->spacing);
 	}
 	free(s->ch);
 	free(s);
@@ -145,12 +146,59 @@ static int flush_chunk(struct kvb_samples *s, size_t chan)
 	return s->sink_rc;
 }
 
+/*
+ * Keeps every spacing_stride-th interval; when KVB_SPACING_KEEP are kept, every other one is
+ * dropped and the stride doubles, so the kept ones stay evenly spread over the whole recording.
+ */
+static void note_interval(struct kvb_sample_chan *c, int64_t d, int64_t t_ns)
+{
+	if (d > c->max_gap_ns) {
+		c->max_gap_ns = d;
+		c->max_gap_end_ns = t_ns;
+	}
+	if (!c->spacing) {
+		c->spacing = kvb_xmalloc(KVB_SPACING_KEEP * sizeof(*c->spacing));
+		c->spacing_stride = 1;
+	}
+	if (c->spacing_seen++ % c->spacing_stride)
+		return;
+	if (c->nspacing == KVB_SPACING_KEEP) {
+		for (uint32_t i = 0; i < KVB_SPACING_KEEP / 2; i++)
+			c->spacing[i] = c->spacing[2 * i];
+		c->nspacing = KVB_SPACING_KEEP / 2;
+		c->spacing_stride *= 2;
+		if ((c->spacing_seen - 1) % c->spacing_stride)
+			return;
+	}
+	c->spacing[c->nspacing++] = d;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+int64_t kvb_samples_median_interval_ns(const struct kvb_sample_chan *c)
+{
+	int64_t *v, m;
+	if (!c->nspacing)
+		return 0;
+	v = kvb_xmalloc(c->nspacing * sizeof(*v));
+	memcpy(v, c->spacing, c->nspacing * sizeof(*v));
+	qsort(v, c->nspacing, sizeof(*v), cmp_i64);
+	m = c->nspacing % 2 ? v[c->nspacing / 2] : (v[c->nspacing / 2 - 1] + v[c->nspacing / 2]) / 2;
+	free(v);
+	return m;
+}
+
 int kvb_samples_add(struct kvb_samples *s, size_t chan, int64_t t_ns, double value)
 {
 	struct kvb_sample_chan *c = &s->ch[chan];
-	if (c->n)
+	if (c->n) {
 		c->energy_pj += value * (double)(t_ns - c->t_last_ns);
-	else
+		note_interval(c, t_ns - c->t_last_ns, t_ns);
+	} else
 		c->t_first_ns = t_ns;
 	c->t_last_ns = t_ns;
 	c->sum += value;

@@ -56,7 +56,17 @@ struct kvb_sample_chan {
 	struct kvb_sample_chunk *chunks;
 	size_t nchunks, chunk_alloc;
 	int64_t store_id;    /* energy_channel.id while streaming into a DB, else 0 */
+	/* What the meter's coverage of a job window is judged by (instrument/coverage.h): */
+	int64_t max_gap_ns;      /* largest t_i - t_(i-1), 0 below 2 samples */
+	int64_t max_gap_end_ns;  /* t_i at the end of that gap */
+	int64_t *spacing;        /* every spacing_stride-th interval t_i - t_(i-1), at most KVB_SPACING_KEEP: a
+				    regular subsample whose median is the channel's sampling interval */
+	uint32_t nspacing, spacing_stride, spacing_seen;
+	int refused;             /* 1: its samples did not cover the job window: no energy or power is stored
+				    for it (energy_channel.energy_j NULL), a `refused` witness says why */
 };
+
+#define KVB_SPACING_KEEP 2048
 
 struct kvb_samples;
 /* Receives each finished chunk; returns 0 or an enum kvb_err code (stops the producer). */
@@ -91,6 +101,11 @@ void kvb_samples_move(struct kvb_samples *dst, struct kvb_samples *src);
 /* Energy of a channel in J and its mean value (power_mean, mW). 0 when empty. */
 double kvb_samples_energy_j(const struct kvb_sample_chan *c);
 double kvb_samples_mean(const struct kvb_sample_chan *c);
+/*
+ * Median of the channel's sampling intervals (ns), from the regular subsample kept as samples
+ * were added (exact up to KVB_SPACING_KEEP intervals, every k-th interval beyond). 0 below 2 samples.
+ */
+int64_t kvb_samples_median_interval_ns(const struct kvb_sample_chan *c);
 
 /* Encodes n samples into blob (appended). */
 void kvb_chunk_encode(struct kvb_buf *blob, const int64_t *t_ns, const float *v, uint32_t n);

@@ -133,8 +133,8 @@ int kvb_spawn_run(const struct kvb_spawn_opts *o, struct kvb_exec_result *r, str
 {
 	pid_t pid;
 	int fds[2] = { -1, -1 }, status = 0, done = 0, rc;
-	uint64_t t0 = kvb_mono_ns(), kill_at = 0;
-	int killed = 0;
+	uint64_t t0 = kvb_mono_ns(), kill_at = 0, gone_at = 0;
+	int killed = 0, group_killed = 0;
 
 	rc = start(o, &pid, &fds[0], &fds[1], err);
 	if (rc)
@@ -189,11 +189,15 @@ int kvb_spawn_run(const struct kvb_spawn_opts *o, struct kvb_exec_result *r, str
 		}
 		if (!done && reap(pid, &status, 0)) {
 			done = 1;
-			/* A grandchild may keep the pipes open: kill the group once the leader is gone
-			 * and stop reading shortly after. */
-			if (fds[0] >= 0 || fds[1] >= 0) {
-				killpg(pid, SIGKILL);
-			}
+			gone_at = kvb_mono_ns();
+		}
+		/* A grandchild may keep the pipes open: once the leader is gone, read on for a
+		 * second, then kill the group. Not at once: a command that started a job in the
+		 * background (kvb_target_bg_start) exits before we read its output's end, and
+		 * that job, which redirected its own output, lives in the same group. */
+		if (done && !group_killed && (fds[0] >= 0 || fds[1] >= 0) && kvb_mono_ns() - gone_at > 1000000000ull) {
+			killpg(pid, SIGKILL);
+			group_killed = 1;
 		}
 	}
 	if (!done)
@@ -219,8 +223,15 @@ int kvb_spawn_bg(const struct kvb_spawn_opts *o, struct kvb_bgproc *p, struct kv
 
 int kvb_spawn_stop(struct kvb_bgproc *p, int sig, uint64_t wait_ms)
 {
+	return kvb_spawn_stop_killed(p, sig, wait_ms, NULL);
+}
+
+int kvb_spawn_stop_killed(struct kvb_bgproc *p, int sig, uint64_t wait_ms, int *killed)
+{
 	int status = 0;
 	uint64_t t0 = kvb_mono_ns();
+	if (killed)
+		*killed = 0;
 	if (p->pid <= 0)
 		return -1;
 	killpg(p->pid, sig);
@@ -228,6 +239,8 @@ int kvb_spawn_stop(struct kvb_bgproc *p, int sig, uint64_t wait_ms)
 		if (kvb_mono_ns() - t0 > wait_ms * 1000000ull) {
 			killpg(p->pid, SIGKILL);
 			reap(p->pid, &status, 1);
+			if (killed)
+				*killed = 1;
 			break;
 		}
 		kvb_sleep_ms(10);

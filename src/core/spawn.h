@@ -54,6 +54,8 @@ struct kvb_bgproc {
 int kvb_spawn_bg(const struct kvb_spawn_opts *o, struct kvb_bgproc *p, struct kvb_error *err);
 /* Sends sig to the group, waits up to wait_ms, then SIGKILL. Returns the exit status or -1. */
 int kvb_spawn_stop(struct kvb_bgproc *p, int sig, uint64_t wait_ms);
+/* kvb_spawn_stop that tells (*killed = 1) when the group did not end on sig within wait_ms and was SIGKILLed. */
+int kvb_spawn_stop_killed(struct kvb_bgproc *p, int sig, uint64_t wait_ms, int *killed);
 
 /* Describes how a command ended ("exit status 3", "killed by signal 9", "timed out after 5000 ms"). */
 const char *kvb_exec_describe(const struct kvb_exec_result *r, char *buf, size_t n);

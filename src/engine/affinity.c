@@ -94,7 +94,7 @@ static int works(struct kvb_target *t, const char *const *argv, char *why, size_
  * cpus=0,7. So every CPU asked for must be in the board's /sys/devices/system/cpu/online
  * (Documentation/ABI/testing/sysfs-devices-system-cpu); a board that does not say is not checked.
  */
-static int check_online(struct kvb_target *t, const char *list, struct kvb_error *err)
+int kvb_affinity_check_online(struct kvb_target *t, const char *list, struct kvb_error *err)
 {
 	static const char *const argv[] = { "cat", "/sys/devices/system/cpu/online", NULL };
 	uint8_t want[MAX_CPUS / 8] = { 0 }, have[MAX_CPUS / 8] = { 0 };
@@ -132,7 +132,7 @@ int kvb_affinity_wrap(struct kvb_target *t, const char *list, struct kvb_strv *w
 	int rc = kvb_cpulist_to_mask(list, &mask, err);
 	if (rc)
 		return rc;
-	if ((rc = check_online(t, list, err))) {
+	if ((rc = kvb_affinity_check_online(t, list, err))) {
 		free(mask);
 		return rc;
 	}

@@ -3,6 +3,8 @@
 #include "core/buf.h"
 #include "core/util.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,4 +189,75 @@ int kvb_cgroup_find(struct kvb_target *t, struct kvb_cgroup_hier *h, struct kvb_
 	rc = kvb_cgroup_pick(mounts, target_v2_has_cpu, &pa, h, err);
 	free(mounts);
 	return rc;
+}
+
+static uint64_t rt_ratio(long long period_us, long long runtime_us)
+{
+	if (runtime_us < 0)
+		return (uint64_t)1 << 20;
+	if (period_us <= 0)
+		return 0;
+	return ((uint64_t)runtime_us << 20) / (uint64_t)period_us;
+}
+
+int kvb_cgroup_rt_budget(struct kvb_target *t, const char *parent, const char *child, struct kvb_rt_budget *b,
+			 struct kvb_error *err)
+{
+	/* prints: parent's runtime and period, child's period, then "RUNTIME PERIOD" per other group */
+	const char *argv[] = { "sh", "-c",
+			       "[ -r \"$1/cpu.rt_runtime_us\" ] || { echo none; exit 0; }; "
+			       "c=${2:-$1}; cat \"$1/cpu.rt_runtime_us\" \"$1/cpu.rt_period_us\" \"$c/cpu.rt_period_us\" || exit 1; "
+			       "for d in \"$1\"/*/; do [ \"${d%/}\" = \"$2\" ] && continue; [ -r \"$d/cpu.rt_runtime_us\" ] || continue; "
+			       "echo \"$(cat \"$d/cpu.rt_runtime_us\") $(cat \"$d/cpu.rt_period_us\")\"; done",
+			       "kvb-rt", parent, child ? child : "", NULL };
+	struct kvb_exec_result r;
+	const char *p;
+	char *end;
+	int rc, n = 0;
+	memset(b, 0, sizeof(*b));
+	kvb_exec_result_init(&r);
+	rc = kvb_target_run_ok(t, argv, 30000, &r, err);
+	if (rc || !strncmp(r.out.data, "none", 4)) {
+		kvb_exec_result_release(&r);
+		return rc ? kvb_error_prefix(err, "cgroup_depth: reading the RT budgets under %s", parent) : KVB_OK;
+	}
+	p = r.out.data;
+	b->runtime_us = strtoll(p, &end, 10);
+	n += end != p;
+	b->period_us = strtoll(p = end, &end, 10);
+	n += end != p;
+	b->child_period_us = strtoll(p = end, &end, 10);
+	n += end != p;
+	b->same_period = b->child_period_us == b->period_us;
+	for (p = end;;) {
+		long long srt = strtoll(p, &end, 10), sper;
+		if (end == p)
+			break;
+		sper = strtoll(p = end, &end, 10);
+		if (end == p)
+			break;
+		b->used += rt_ratio(sper, srt);
+		b->used_us += srt < 0 ? sper : srt;
+		b->same_period &= sper == b->period_us;
+		b->others++;
+		p = end;
+	}
+	kvb_exec_result_release(&r);
+	if (n != 3 || b->period_us <= 0 || b->child_period_us <= 0)
+		return kvb_error_set(err, KVB_ETARGET, "cgroup_depth: cannot read the RT budget of %s", parent);
+	b->has = 1;
+	b->total = rt_ratio(b->period_us, b->runtime_us);
+	snprintf(b->why, sizeof(b->why), "%s/cpu.rt_runtime_us is %lld of %lld us and its %zu other group(s) hold %lld us of it",
+		 parent, b->runtime_us, b->period_us, b->others,
+		 b->same_period ? b->used_us : (long long)((b->used * (uint64_t)b->period_us) >> 20));
+	return KVB_OK;
+}
+
+long long kvb_rt_budget_free_us(const struct kvb_rt_budget *b)
+{
+	if (!b->has || b->total <= b->used)
+		return 0;
+	if (b->same_period)
+		return (b->runtime_us < 0 ? b->period_us : b->runtime_us) - b->used_us;
+	return (long long)(((b->total - b->used) * (uint64_t)b->child_period_us) >> 20);
 }

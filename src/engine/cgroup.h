@@ -23,6 +23,7 @@
 #include "target/target.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct kvb_cgroup_hier {
 	int v2;            /* 1: cgroup2; 0: a v1 hierarchy */
@@ -48,5 +49,35 @@ char *kvb_cgroup_proc_path(const char *proc_cgroup, const struct kvb_cgroup_hier
 int kvb_cgroup_find(struct kvb_target *t, struct kvb_cgroup_hier *h, struct kvb_error *err);
 
 void kvb_cgroup_hier_release(struct kvb_cgroup_hier *h);
+
+/*
+ * RT bandwidth under a v1 cpu group with RT group scheduling (CONFIG_RT_GROUP_SCHED: the
+ * group has cpu.rt_runtime_us; Android's /dev/cpuctl kernels). A new group gets runtime 0,
+ * where no SCHED_FIFO/RR task may run, and the sum of a group's children's ratios
+ * (runtime / period) must not exceed its own (kernel/sched/rt.c tg_rt_schedulable;
+ * Documentation/scheduler/sched-rt-group.rst). Ratios are the kernel's fixed point
+ * (to_ratio: runtime << 20 / period; runtime -1, RUNTIME_INF, is 1 << 20).
+ */
+struct kvb_rt_budget {
+	int has;                     /* 0: no cpu.rt_runtime_us (no RT group scheduling): nothing to give */
+	long long runtime_us, period_us; /* the parent's cpu.rt_runtime_us and cpu.rt_period_us */
+	long long child_period_us;   /* the child's cpu.rt_period_us (the parent's without a child) */
+	uint64_t total, used;        /* the parent's ratio, and what its other groups hold */
+	long long used_us;           /* what its other groups hold, us (exact when every period is the parent's) */
+	int same_period;             /* every other group's and the child's period is the parent's */
+	size_t others;               /* how many other groups hold a budget there */
+	char why[256];               /* "PARENT/cpu.rt_runtime_us is R of P us and its N other group(s) hold U us of it" */
+};
+
+/* Reads the budgets under parent (its groups other than child; child may be NULL) in one command. */
+int kvb_cgroup_rt_budget(struct kvb_target *t, const char *parent, const char *child, struct kvb_rt_budget *b,
+			 struct kvb_error *err);
+
+/*
+ * The runtime (us per child period) one more group under parent can get: all its other groups
+ * leave (runtime minus theirs when every period is the same: the kernel's floored ratios of
+ * parts never exceed the floored ratio of their sum; else by the ratios).
+ */
+long long kvb_rt_budget_free_us(const struct kvb_rt_budget *b);
 
 #endif

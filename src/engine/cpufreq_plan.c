@@ -18,11 +18,13 @@ void kvb_write_plan_release(struct kvb_write_plan *p)
 {
 	kvb_strv_release(&p->paths);
 	kvb_strv_release(&p->values);
+	kvb_strv_release(&p->knobs);
 	kvb_strv_release(&p->warnings);
 }
 
-static void add(struct kvb_write_plan *p, const char *path, const char *value)
+static void add(struct kvb_write_plan *p, const char *knob, const char *path, const char *value)
 {
+	kvb_strv_push(&p->knobs, knob);
 	kvb_strv_push(&p->paths, path);
 	kvb_strv_push(&p->values, value);
 }
@@ -109,7 +111,9 @@ static int plan_one(const cJSON *c, const struct kvb_cluster *k, const struct po
 		const cJSON *tun = cJSON_GetObjectItemCaseSensitive(c, "tunables");
 		if (cJSON_IsString(g)) {
 			char *path = kvb_xasprintf("%s/scaling_governor", ps->dir.v[pi]);
-			add(p, path, g->valuestring);
+			char *knob = kvb_xasprintf("cpufreq.%s.governor", c->string);
+			add(p, knob, path, g->valuestring);
+			free(knob);
 			free(path);
 		}
 		/* policyN/GOVERNOR/TUNABLE exists once the governor is set (devlib's
@@ -121,8 +125,9 @@ static int plan_one(const cJSON *c, const struct kvb_cluster *k, const struct po
 					     c->string, c->string, c->string);
 		for (const cJSON *t = tun ? tun->child : NULL; t; t = t->next) {
 			char *path = kvb_xasprintf("%s/%s/%s", ps->dir.v[pi], g->valuestring, t->string);
-			char *val = kvb_node_str(t);
-			add(p, path, val);
+			char *val = kvb_node_str(t), *knob = kvb_xasprintf("cpufreq.%s.tunables.%s", c->string, t->string);
+			add(p, knob, path, val);
+			free(knob);
 			free(val);
 			free(path);
 		}
@@ -132,7 +137,9 @@ static int plan_one(const cJSON *c, const struct kvb_cluster *k, const struct po
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, freq_keys[f][0]);
 		if (v) {
 			char *path = kvb_xasprintf("%s/%s", ps->dir.v[pi], freq_keys[f][1]), *val = kvb_node_str(v);
-			add(p, path, val);
+			char *knob = kvb_xasprintf("cpufreq.%s.%s", c->string, freq_keys[f][0]);
+			add(p, knob, path, val);
+			free(knob);
 			free(val);
 			free(path);
 		}
@@ -211,15 +218,16 @@ int kvb_cpufreq_plan(const struct kvb_runtime *rt, const char *policies, const s
 			kvb_strv_pushf(&p->warnings, "governor: skipping %s: every CPU of the policy is offline (related_cpus %s)",
 				       ps.dir.v[i], ps.related.v[i]);
 		else
-			add(p, path, rt->governor);
+			add(p, "governor", path, rt->governor);
 		free(path);
 	}
 	if (!rc)
 		rc = plan_clusters(rt, &ps, clusters, nclusters, 1, p, err);
 	for (const cJSON *kv = rt->sysfs ? rt->sysfs->child : NULL; !rc && kv; kv = kv->next)
 		if (ends_with(kv->string, "/scaling_governor")) {
-			char *val = kvb_node_str(kv);
-			add(p, kv->string, val);
+			char *val = kvb_node_str(kv), *knob = kvb_xasprintf("sysfs.%s", kv->string);
+			add(p, knob, kv->string, val);
+			free(knob);
 			free(val);
 		}
 	/* 2. frequencies (need the governor: scaling_setspeed only under userspace) */
@@ -228,8 +236,9 @@ int kvb_cpufreq_plan(const struct kvb_runtime *rt, const char *policies, const s
 	/* 3. the rest of sysfs: governor tunables exist now */
 	for (const cJSON *kv = rt->sysfs ? rt->sysfs->child : NULL; !rc && kv; kv = kv->next)
 		if (!ends_with(kv->string, "/scaling_governor")) {
-			char *val = kvb_node_str(kv);
-			add(p, kv->string, val);
+			char *val = kvb_node_str(kv), *knob = kvb_xasprintf("sysfs.%s", kv->string);
+			add(p, knob, kv->string, val);
+			free(knob);
 			free(val);
 		}
 	release_policies(&ps);

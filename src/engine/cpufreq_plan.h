@@ -22,6 +22,8 @@
 
 struct kvb_write_plan {
 	struct kvb_strv paths, values; /* writes in order */
+	struct kvb_strv knobs;         /* per write: the knob's classifier key ("governor", "sysfs./PATH",
+					* "cpufreq.CLUSTER.KEY", "cpufreq.CLUSTER.tunables.NAME"): messages and readback */
 	struct kvb_strv warnings;      /* skipped policies etc. (the caller logs them) */
 };
 

@@ -137,20 +137,76 @@ static int store_outcome(struct kvb_store *s, int64_t run_id, int round, const c
 	return rc;
 }
 
+/* Rounds 1..round of run_id in which the host disturbed a job, ascending, into *out (owned); the count. */
+static size_t disturbed_rounds(struct kvb_store *s, int64_t run_id, int round, int **out)
+{
+	sqlite3_stmt *st;
+	size_t n = 0;
+	*out = kvb_xcalloc((size_t)round + 1, sizeof(int));
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT DISTINCT j.round FROM witness w JOIN job j ON j.id = w.job_id WHERE w.run_id = ?"
+			       " AND w.kind = 'host' AND w.verdict = 'disturbed' AND j.round <= ? ORDER BY j.round",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int(st, 2, round);
+	while (sqlite3_step(st) == SQLITE_ROW && n < (size_t)round)
+		(*out)[n++] = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/*
+ * A disturbed round: no look (nothing new counts); the run stops when the disturbed rounds
+ * outnumber the spares. Returns 1 when round was disturbed (handled here).
+ */
+static int skip_disturbed(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, int round,
+			  const int *skip, size_t nskip, int *stop, int *rc, struct kvb_error *err)
+{
+	if (!nskip || skip[nskip - 1] != round)
+		return 0;
+	kvb_info("round %d: the host disturbed it; not counted (%zu disturbed, %d spare round(s))", round, nskip,
+		 d->spare_rounds);
+	kvb_store_event(s, run_id, "warning", "until-decided: round %d disturbed by the host, not counted (%zu of %d spare)",
+			round, nskip, d->spare_rounds);
+	if ((int)nskip > d->spare_rounds) {
+		*stop = 1;
+		kvb_warn("--until-decided: the host disturbed %zu rounds, more than --max-disturbed %d: the host is too busy "
+			 "to decide here (`kvbench show witnesses`)",
+			 nskip, d->spare_rounds);
+		*rc = store_outcome(s, run_id, round, "budget", err);
+	}
+	return 1;
+}
+
 int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, int round, double elapsed_s,
 		    int *stop, struct kvb_error *err)
 {
 	struct kvb_report r;
 	/* the first `round` rounds only: a resumed run looks again after a round it had already
 	 * passed, and jobs of the next round, stored before the interruption, must not count
-	 * at this look's level */
+	 * at this look's level; rounds the host disturbed never count */
 	struct kvb_report_opts sel = { .runs = &run_id, .nruns = 1, .max_round = round };
 	struct kvb_error lerr;
 	double *nominal;
-	int rc = KVB_OK, compared = 0, decided = 0;
+	int *skip = NULL;
+	size_t nskip;
+	int rc = KVB_OK, compared = 0, decided = 0, look;
 	*stop = 0;
-	if (round < 1 || round > d->max_rounds)
+	if (round < 1 || round > d->max_rounds + d->spare_rounds)
 		return KVB_OK;
+	nskip = disturbed_rounds(s, run_id, round, &skip);
+	if (skip_disturbed(s, run_id, d, round, skip, nskip, stop, &rc, err)) {
+		free(skip);
+		return rc;
+	}
+	look = round - (int)nskip; /* the looks are the rounds that count */
+	if (look > d->max_rounds) {
+		free(skip);
+		return KVB_OK;
+	}
+	sel.skip_rounds = skip;
+	sel.nskip_rounds = nskip;
 	nominal = kvb_xcalloc((size_t)d->max_rounds, sizeof(double));
 	if (kvb_seq_bounds(d->alpha, (unsigned)d->max_rounds, nominal)) {
 		free(nominal);
@@ -160,6 +216,7 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 		/* nothing stored yet (every job failed): nothing to judge, go on */
 		kvb_report_release(&r);
 		free(nominal);
+		free(skip);
 		return KVB_OK;
 	}
 	for (size_t gi = 0; gi < r.ngroups; gi++) {
@@ -172,16 +229,20 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 			struct kvb_verdict vd = { .kind = KVB_VERDICT_UNDECIDED, .name = "undecided", .boots_needed = NAN };
 			compared++;
 			if (nb >= 2 && nv >= 2)
-				kvb_seq_judge(ub, nb, uv, nv, nominal[round - 1], d->margin, g->lower_is_better, &vd, NULL);
+				kvb_seq_judge(ub, nb, uv, nv, nominal[look - 1], d->margin, g->lower_is_better, &vd, NULL);
 			decided += vd.kind != KVB_VERDICT_UNDECIDED;
-			kvb_info("round %d of at most %d: %s/%s %s vs %s: %s (look level %.3g)", round, d->max_rounds,
-				 g->workload, g->metric, r.variants.v[v], r.variants.v[0], vd.name, nominal[round - 1]);
+			char lk[32] = "";
+			if (look != round) /* disturbed rounds before it were not counted */
+				snprintf(lk, sizeof(lk), " (look %d)", look);
+			kvb_info("round %d%s of at most %d: %s/%s %s vs %s: %s (look level %.3g)", round, lk, d->max_rounds,
+				 g->workload, g->metric, r.variants.v[v], r.variants.v[0], vd.name, nominal[look - 1]);
 			free(ub);
 			free(uv);
 		}
 	}
 	kvb_report_release(&r);
 	free(nominal);
+	free(skip);
 	if (compared && decided == compared) {
 		*stop = 1;
 		kvb_store_event(s, run_id, "info", "until-decided: all %d comparisons decided after round %d", compared, round);
@@ -192,8 +253,10 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 				d->max_time_s, round, decided, compared);
 		kvb_warn("--max-time spent after round %d: %d of %d comparisons decided", round, decided, compared);
 		rc = store_outcome(s, run_id, round, "budget", err);
-	} else if (round == d->max_rounds) {
-		kvb_warn("--max-rounds %d spent: %d of %d comparisons decided", round, decided, compared);
+	} else if (look == d->max_rounds) {
+		/* the spare rounds left, if any, are not needed: the looks are spent */
+		*stop = round < d->max_rounds + d->spare_rounds;
+		kvb_warn("--max-rounds %d spent: %d of %d comparisons decided", look, decided, compared);
 		rc = store_outcome(s, run_id, round, "budget", err);
 	}
 	return rc;

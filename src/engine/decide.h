@@ -11,6 +11,13 @@
  * Where boots cannot be told apart (a platform whose flash method is none:
  * results.boot is 1) runs are the units, as in `kvbench diff`.
  * The rule is stored with the run (results-schema/0008) so --resume keeps it.
+ *
+ * A round in which the host disturbed a job (a `host` witness with verdict disturbed,
+ * engine/hostwatch.h) is not counted: its results are left out of every look and the
+ * looks are numbered by the rounds that count; the run is planned with spare_rounds
+ * rounds beyond max_rounds to take their place (the plan's rounds minus max_rounds on
+ * --resume). When more rounds are disturbed than there are spares, the run stops with
+ * outcome "budget" and says the host was too busy.
  */
 #ifndef KVB_DECIDE_H
 #define KVB_DECIDE_H
@@ -21,7 +28,8 @@
 struct kvb_decide_opts {
 	double margin;          /* fraction */
 	double alpha;
-	int max_rounds;         /* >= 2 */
+	int max_rounds;         /* >= 2: looks that count */
+	int spare_rounds;       /* planned rounds beyond max_rounds, run in place of disturbed ones */
 	double max_time_s;      /* 0 = no budget */
 	struct kvb_strv metrics; /* "WORKLOAD/METRIC" (or "METRIC"); empty = every metric */
 };

@@ -36,6 +36,9 @@ struct kvb_run_opts {
 	 * variants were built from (src/kbuild/prepare.h); an error stops the run. */
 	int (*on_variants)(void *arg, struct kvb_store *st, int64_t run_id, struct kvb_error *err);
 	void *on_variants_arg;
+	/* host witness (engine/hostwatch.h): a job on a board on this host is disturbed when the host's
+	 * CPU pressure, steal or the board process's wait exceeds this percent of its time; 0 = KVB_HOST_LIMIT_PCT */
+	double host_limit_pct;
 	struct kvb_platform *const *more_plats; /* -p given more than once: more boards of plat's kind (pool.c) */
 	size_t nmore_plats;
 	/* --dry-run on a batch target (LAVA): each unit's definition is written here (created), or NULL */

@@ -1,16 +1,20 @@
 /* Implements the post-boot identity check (release, version, cmdline). */
 #include "engine/identity.h"
+#include "core/escape.h"
 #include "core/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int read_cmd(struct kvb_target *t, const char *const *argv, char **out, struct kvb_error *err)
+/* Runs argv and keeps its stdout, trailing newlines and spaces trimmed. *ran: the exit status when it ran. */
+static int read_cmd(struct kvb_target *t, const char *const *argv, char **out, int *ran, struct kvb_error *err)
 {
 	struct kvb_exec_result r;
 	int rc;
 	kvb_exec_result_init(&r);
 	rc = kvb_target_run_ok(t, argv, 30000, &r, err);
+	if (ran)
+		*ran = rc == KVB_OK || r.exit_code > 0 ? r.exit_code : -1;
 	if (!rc) {
 		while (r.out.len && (r.out.data[r.out.len - 1] == '\n' || r.out.data[r.out.len - 1] == ' '))
 			r.out.data[--r.out.len] = '\0';
@@ -20,15 +24,39 @@ static int read_cmd(struct kvb_target *t, const char *const *argv, char **out, s
 	return rc;
 }
 
+/*
+ * `uname FLAG`, or, on a board without uname (exit 127: Android 4.4 and 5.x toolbox has none,
+ * devlib PR #23), the /proc/sys/kernel file the kernel fills from the same utsname.
+ */
+static int read_uname(struct kvb_target *t, const char *flag, const char *proc, char **out, struct kvb_error *err)
+{
+	const char *uname[] = { "uname", flag, NULL }, *cat[] = { "cat", proc, NULL };
+	int ran = -1, rc = read_cmd(t, uname, out, &ran, err);
+	if (rc && ran == 127)
+		rc = read_cmd(t, cat, out, NULL, err);
+	return rc;
+}
+
+/*
+ * "flashed X but running Y" with both strings escaped (core/escape.h): a stray "\r" from
+ * a pty or a trailing control byte would otherwise print two strings that look the same.
+ */
+static int mismatch(const char *fmt, const char *expected, const char *running, struct kvb_error *err)
+{
+	char *e = kvb_escaped(expected), *r = running ? kvb_escaped(running) : kvb_xstrdup("(unknown)");
+	int rc = kvb_error_set(err, KVB_ETARGET, fmt, e, r);
+	free(e);
+	free(r);
+	return rc;
+}
+
 int kvb_identity_compare(const struct kvb_identity *id, const char *exp_release, const char *exp_version,
 			 const char *cmdline, struct kvb_error *err)
 {
 	if (exp_release && (!id->release || strcmp(exp_release, id->release)))
-		return kvb_error_set(err, KVB_ETARGET, "flashed %s but running %s", exp_release,
-				     id->release ? id->release : "(unknown)");
+		return mismatch("flashed %s but running %s", exp_release, id->release, err);
 	if (exp_version && (!id->version || strcmp(exp_version, id->version)))
-		return kvb_error_set(err, KVB_ETARGET, "flashed '%s' but running '%s'", exp_version,
-				     id->version ? id->version : "(unknown)");
+		return mismatch("flashed '%s' but running '%s'", exp_version, id->version, err);
 	if (cmdline && *cmdline) {
 		char *copy = kvb_xstrdup(cmdline), *save = NULL;
 		int rc = KVB_OK;
@@ -47,8 +75,8 @@ int kvb_identity_compare(const struct kvb_identity *id, const char *exp_release,
 				p += n;
 			}
 			if (!found)
-				rc = kvb_error_set(err, KVB_ETARGET, "cmdline option '%s' missing from the running kernel's "
-								     "/proc/cmdline: %s", w, id->cmdline ? id->cmdline : "");
+				rc = mismatch("cmdline option '%s' missing from the running kernel's /proc/cmdline: %s", w,
+					      id->cmdline ? id->cmdline : "", err);
 		}
 		free(copy);
 		return rc;
@@ -59,13 +87,12 @@ int kvb_identity_compare(const struct kvb_identity *id, const char *exp_release,
 int kvb_identity_check(struct kvb_target *t, const struct kvb_variant *v, struct kvb_identity *id,
 		       struct kvb_error *err)
 {
-	static const char *const rel[] = { "uname", "-r", NULL };
-	static const char *const ver[] = { "uname", "-v", NULL };
 	static const char *const cmd[] = { "cat", "/proc/cmdline", NULL };
 	int rc;
 	memset(id, 0, sizeof(*id));
-	if ((rc = read_cmd(t, rel, &id->release, err)) || (rc = read_cmd(t, ver, &id->version, err)) ||
-	    (rc = read_cmd(t, cmd, &id->cmdline, err)))
+	if ((rc = read_uname(t, "-r", "/proc/sys/kernel/osrelease", &id->release, err)) ||
+	    (rc = read_uname(t, "-v", "/proc/sys/kernel/version", &id->version, err)) ||
+	    (rc = read_cmd(t, cmd, &id->cmdline, NULL, err)))
 		return kvb_error_prefix(err, "reading the running kernel's identity");
 	return kvb_identity_compare(id, v->expected_release, v->expected_version, v->cmdline, err);
 }

@@ -1,5 +1,6 @@
 /*
- * Identity of the running kernel after a boot: `uname -r`, `uname -v` and
+ * Identity of the running kernel after a boot: `uname -r`, `uname -v` (on a
+ * board without uname, /proc/sys/kernel/osrelease and version) and
  * /proc/cmdline, checked against the variant so a flash that silently failed
  * cannot produce a "kernel A vs kernel A" table (issue: wltests only warned).
  */
@@ -19,7 +20,9 @@ struct kvb_identity {
  * Reads the identity into id (always, for the record) and fails with
  * "flashed X but running Y" when the variant's expected release/version
  * (from its image, when known) differs, or when a word of the variant's
- * cmdline is missing from /proc/cmdline.
+ * cmdline is missing from /proc/cmdline. Both strings of a message print
+ * with their control characters escaped ("6.1.0-x\r"), so two strings that
+ * differ never print the same.
  */
 int kvb_identity_check(struct kvb_target *t, const struct kvb_variant *v, struct kvb_identity *id,
 		       struct kvb_error *err);

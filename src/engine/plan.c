@@ -14,6 +14,14 @@ static void round_range(int iters, int r, int R, int *lo, int *hi)
 	*hi = (int)((long)r * iters / R);
 }
 
+/* Round r of the plan as a split of the iterations: a spare round repeats a planned round's
+ * split (*split) with its iterations numbered *mult spec-iterations further on. */
+static void split_of(int r, int rounds, int *split, int *mult)
+{
+	*split = r <= rounds ? r : (r - rounds - 1) % rounds + 1;
+	*mult = r <= rounds ? 0 : 1 + (r - rounds - 1) / rounds;
+}
+
 static void push(struct kvb_plan *p, size_t *alloc, size_t var, const struct kvb_spec *s, int it, int round)
 {
 	if (p->n == *alloc) {
@@ -25,37 +33,72 @@ static void push(struct kvb_plan *p, size_t *alloc, size_t var, const struct kvb
 	p->jobs[p->n].spec = s;
 	p->jobs[p->n].iteration = it;
 	p->jobs[p->n].round = round;
+	p->jobs[p->n].warmup = 0;
 	p->n++;
 }
 
-static int in_round(const struct kvb_spec *s, int it, int r, int R)
+/* Pushes iteration it of s in round r when the round's split holds it. */
+static void push_if(struct kvb_plan *p, size_t *alloc, size_t var, const struct kvb_spec *s, int it, int r, int R)
 {
-	int lo, hi;
-	round_range(s->iterations, r, R, &lo, &hi);
-	return it >= lo && it <= hi;
+	int lo, hi, split, mult;
+	split_of(r, R, &split, &mult);
+	round_range(s->iterations, split, R, &lo, &hi);
+	if (it >= lo && it <= hi)
+		push(p, alloc, var, s, it + mult * s->iterations, r);
+}
+
+/* Inserts each spec's warm-up jobs before its first job among jobs[first..n). */
+static void add_warmups(struct kvb_plan *p, size_t *alloc, size_t first, int def)
+{
+	size_t n = p->n - first, k = 0;
+	struct kvb_plan_job *round = kvb_xcalloc(n + 1, sizeof(*round));
+	const struct kvb_spec **seen = kvb_xcalloc(n + 1, sizeof(*seen));
+	size_t nseen = 0;
+	memcpy(round, p->jobs + first, n * sizeof(*round));
+	p->n = first;
+	for (size_t i = 0; i < n; i++) {
+		const struct kvb_spec *s = round[i].spec;
+		int w = s->warmup >= 0 ? s->warmup : def;
+		for (k = 0; k < nseen && seen[k] != s; k++)
+			;
+		if (k == nseen) {
+			seen[nseen++] = s;
+			for (int j = 0; j < w; j++) {
+				push(p, alloc, round[i].variant, s, 0, round[i].round);
+				p->jobs[p->n - 1].warmup = 1;
+			}
+		}
+		push(p, alloc, round[i].variant, s, round[i].iteration, round[i].round);
+	}
+	free(round);
+	free(seen);
 }
 
 void kvb_plan_build(struct kvb_plan *p, const struct kvb_agenda *a, int rounds)
 {
+	struct kvb_plan_opts o = { .rounds = rounds, .spare_rounds = 0, .default_warmup = 0 };
+	kvb_plan_build_opts(p, a, &o);
+}
+
+void kvb_plan_build_opts(struct kvb_plan *p, const struct kvb_agenda *a, const struct kvb_plan_opts *o)
+{
 	size_t alloc = 0;
-	int maxit = 0;
+	int maxit = 0, rounds = o->rounds < 1 ? 1 : o->rounds, total;
 	memset(p, 0, sizeof(*p));
-	if (rounds < 1)
-		rounds = 1;
-	p->rounds = rounds;
+	total = rounds + (o->spare_rounds > 0 ? o->spare_rounds : 0);
+	p->rounds = total;
 	for (size_t i = 0; i < a->nspecs; i++)
 		if (a->specs[i].iterations > maxit)
 			maxit = a->specs[i].iterations;
 
-	for (int r = 1; r <= rounds; r++) {
+	for (int r = 1; r <= total; r++) {
 		for (size_t v = 0; v < a->nvariants; v++) {
 			size_t first = p->n;
 			switch (a->order) {
 			case KVB_ORDER_BY_WORKLOAD:
 				for (size_t i = 0; i < a->nspecs; i++)
 					for (int it = 1; it <= a->specs[i].iterations; it++)
-						if (in_round(&a->specs[i], it, r, rounds))
-							push(p, &alloc, v, &a->specs[i], it, r);
+						push_if(p, &alloc, v, &a->specs[i], it, r, rounds);
 				break;
 			case KVB_ORDER_BY_SECTION: {
 				/* sections in order of first appearance; within a section, spec order */
@@ -74,9 +117,8 @@ void kvb_plan_build(struct kvb_plan *p, const struct kvb_agenda *a, int rounds)
 					for (size_t k = 0; k < ns; k++)
 						for (size_t i = 0; i < a->nspecs; i++) {
 							const char *sec = a->specs[i].section ? a->specs[i].section : "";
-							if (!strcmp(sec, secs[k]) && it <= a->specs[i].iterations &&
-							    in_round(&a->specs[i], it, r, rounds))
-								push(p, &alloc, v, &a->specs[i], it, r);
+							if (!strcmp(sec, secs[k]) && it <= a->specs[i].iterations)
+								push_if(p, &alloc, v, &a->specs[i], it, r, rounds);
 						}
 				free(secs);
 				break;
@@ -84,8 +126,8 @@ void kvb_plan_build(struct kvb_plan *p, const struct kvb_agenda *a, int rounds)
 			default: /* by_iteration, and random starts from it */
 				for (int it = 1; it <= maxit; it++)
 					for (size_t i = 0; i < a->nspecs; i++)
-						if (it <= a->specs[i].iterations && in_round(&a->specs[i], it, r, rounds))
-							push(p, &alloc, v, &a->specs[i], it, r);
+						if (it <= a->specs[i].iterations)
+							push_if(p, &alloc, v, &a->specs[i], it, r, rounds);
 				break;
 			}
 			if (a->order == KVB_ORDER_RANDOM && p->n - first > 1) {
@@ -94,9 +136,10 @@ void kvb_plan_build(struct kvb_plan *p, const struct kvb_agenda *a, int rounds)
 				gsl_rng_set(rng, 0x6b76 + (unsigned long)r * 1000 + v);
 				gsl_ran_shuffle(rng, p->jobs + first, p->n - first, sizeof(*p->jobs));
 				gsl_rng_free(rng);
-				for (size_t i = first; i < p->n; i++)
-					p->jobs[i].seq = (int)i;
 			}
+			add_warmups(p, &alloc, first, o->default_warmup);
+			for (size_t i = first; i < p->n; i++)
+				p->jobs[i].seq = (int)i;
 		}
 	}
 }

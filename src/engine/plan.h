@@ -7,6 +7,16 @@
  * Within (variant, round) jobs follow the agenda's execution_order.
  * The plan is deterministic (random order uses a fixed seed), so --resume
  * rebuilds the same plan and matches jobs by seq.
+ *
+ * Warm-up (DESIGN.md §15): a spec with warmup N gets N more jobs in every
+ * (variant, round), placed just before its first job there (the first runs after a
+ * boot: page cache, first-run work); they are stored with status "warmup", shown
+ * but never compared, and have iteration 0.
+ *
+ * Spare rounds (--until-decided on a board on this host): rounds beyond `rounds`
+ * that take the place of rounds the host disturbed; spare round R+k repeats the
+ * iteration split of round ((k-1) mod R) + 1, its iterations numbered past the
+ * spec's (it + iterations x (1 + (k-1) div R)), so every round holds as many jobs.
  */
 #ifndef KVB_PLAN_H
 #define KVB_PLAN_H
@@ -17,8 +27,15 @@ struct kvb_plan_job {
 	int seq;                     /* 0-based position in execution order */
 	size_t variant;              /* index into agenda->variants */
 	const struct kvb_spec *spec; /* borrowed from the agenda */
-	int iteration;               /* 1-based */
+	int iteration;               /* 1-based; 0 for a warm-up job */
 	int round;                   /* 1-based */
+	int warmup;                  /* 1: a warm-up job (stored, not compared) */
+};
+
+struct kvb_plan_opts {
+	int rounds;                  /* >= 1: rounds whose split of the iterations is planned */
+	int spare_rounds;            /* more rounds after them (see above), >= 0 */
+	int default_warmup;          /* warm-up jobs of a spec whose warmup is -1 (unset) */
 };
 
 struct kvb_plan {
@@ -27,8 +44,10 @@ struct kvb_plan {
 	int rounds;
 };
 
-/* Builds the plan; rounds >= 1. */
+/* Builds the plan; rounds >= 1 (no spare rounds, no warm-up unless a spec sets one). */
 void kvb_plan_build(struct kvb_plan *p, const struct kvb_agenda *a, int rounds);
+/* The same with spare rounds and a default warm-up; p->rounds is rounds + spare_rounds. */
+void kvb_plan_build_opts(struct kvb_plan *p, const struct kvb_agenda *a, const struct kvb_plan_opts *o);
 void kvb_plan_release(struct kvb_plan *p);
 
 #endif

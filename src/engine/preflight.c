@@ -1,7 +1,9 @@
 /* Implements the preflight: variant files, platform files and target tools, checked before the first flash. */
 #include "engine/preflight.h"
+#include "engine/affinity.h"
 #include "core/error.h"
 #include "core/buf.h"
+#include "engine/cgroup.h"
 #include "engine/cpufreq_plan.h"
 #include "core/sha256.h"
 #include "flash/fetch.h"
@@ -190,31 +192,115 @@ static void needed_tools(const struct kvb_agenda *a, struct kvb_strv *tools, str
 	}
 }
 
-static void probe_tools(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_preflight *pf)
+/*
+ * Jobs that run RT tasks (KVB_WORKLOAD_REALTIME) in a cgroup kvbench creates (cgroup_depth >= 1)
+ * need an RT budget for it where RT group scheduling is on: with none free under the cpu
+ * hierarchy's root (or less than the platform's cgroup.rt_runtime_us), the sweep is refused
+ * here, with the budgets, instead of failing every such job with EPERM.
+ */
+static void probe_rt_budget(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_target *t,
+			    struct kvb_preflight *pf)
 {
-	struct kvb_strv tools = KVB_STRV_INIT, users = KVB_STRV_INIT;
+	struct kvb_buf who = KVB_BUF_INIT;
+	struct kvb_cgroup_hier h;
+	struct kvb_rt_budget b;
+	struct kvb_error err;
+	long long free_us;
+	for (size_t s = 0; s < a->nspecs; s++) {
+		const struct kvb_spec *sp = &a->specs[s];
+		int depth = -1;
+		if (!sp->ops || !(sp->ops->caps & KVB_WORKLOAD_REALTIME))
+			continue;
+		for (size_t v = 0; v < (a->nvariants ? a->nvariants : 1); v++) {
+			struct kvb_runtime rt;
+			kvb_runtime_copy(&rt, &p->setup);
+			kvb_runtime_merge(&rt, &sp->rt);
+			if (a->nvariants)
+				kvb_runtime_merge(&rt, &a->variants[v].rt);
+			depth = rt.cgroup_depth > depth ? rt.cgroup_depth : depth;
+			kvb_runtime_release(&rt);
+		}
+		if (depth >= 1)
+			kvb_buf_addf(&who, "%s'%s' (%s, cgroup_depth %d)", who.len ? ", " : "", sp->id, sp->ops->name, depth);
+	}
+	if (!who.len)
+		return;
+	if (kvb_cgroup_find(t, &h, &err)) {
+		kvb_buf_release(&who);
+		return; /* the jobs fail with the reason (no cpu controller) */
+	}
+	if (!h.v2 && !kvb_cgroup_rt_budget(t, h.mount, NULL, &b, &err) && b.has) {
+		free_us = kvb_rt_budget_free_us(&b);
+		if (p->cgroup_rt_runtime_us > 0 && p->cgroup_rt_runtime_us > free_us)
+			kvb_strv_pushf(&pf->problems,
+				       "jobs %s run real-time tasks in cgroups kvbench creates, but the platform's "
+				       "cgroup.rt_runtime_us %lld does not fit: %s (%lld us free); the groups could not be "
+				       "given it (Documentation/scheduler/sched-rt-group.rst)",
+				       who.data, p->cgroup_rt_runtime_us, b.why, free_us);
+		else if (free_us <= 0)
+			kvb_strv_pushf(&pf->problems,
+				       "jobs %s run real-time tasks in cgroups kvbench creates, but this kernel has RT group "
+				       "scheduling and no RT budget is left for a new group: %s (%lld us free); a "
+				       "SCHED_FIFO/RR task would fail with EPERM in them "
+				       "(Documentation/scheduler/sched-rt-group.rst). Free some of that budget, or run them "
+				       "at cgroup_depth 0",
+				       who.data, b.why, free_us);
+	}
+	kvb_cgroup_hier_release(&h);
+	kvb_buf_release(&who);
+}
+
+/* Every `cpus` knob the jobs will run with, each once, with who sets it (platform setup, variant, job). */
+static void cpus_knobs(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_strv *lists,
+		       struct kvb_strv *who)
+{
+	if (p->setup.cpus) {
+		kvb_strv_push(lists, p->setup.cpus);
+		kvb_strv_push(who, "platform setup");
+	}
+	for (size_t v = 0; v < a->nvariants; v++)
+		if (a->variants[v].rt.cpus) {
+			kvb_strv_push(lists, a->variants[v].rt.cpus);
+			kvb_strv_pushf(who, "variant '%s'", a->variants[v].name);
+		}
+	for (size_t s = 0; s < a->nspecs; s++)
+		if (a->specs[s].rt.cpus) {
+			kvb_strv_push(lists, a->specs[s].rt.cpus);
+			kvb_strv_pushf(who, "job '%s'", a->specs[s].id);
+		}
+}
+
+/*
+ * On a board that answers now: the tools the workloads need are on its PATH, and every CPU a
+ * `cpus` knob names is online there (taskset would otherwise run the job on the others, or
+ * every job fails: `cpus: "7"` on a 2-CPU board).
+ */
+static void probe_board(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_preflight *pf)
+{
+	struct kvb_strv tools = KVB_STRV_INIT, users = KVB_STRV_INIT, lists = KVB_STRV_INIT, who = KVB_STRV_INIT;
 	struct kvb_target t;
 	struct kvb_error err;
 	struct kvb_exec_result r;
 	needed_tools(a, &tools, &users);
-	if (!tools.n)
+	cpus_knobs(a, p, &lists, &who);
+	if (!tools.n && !lists.n)
 		goto out;
 	/* a qemu board exists only once `run` boots a variant: nothing to ask before */
 	/* a batch target (LAVA) runs commands only inside its job: nothing to ask before either */
 	if (kvb_target_find(p->conn_type)->batch) {
-		kvb_strv_pushf(&pf->notes, "tools on the target not checked: %s runs commands only inside its jobs",
-			       p->name);
+		kvb_strv_pushf(&pf->notes, "tools on the target not checked: %s runs commands only inside its jobs%s", p->name,
+			       lists.n ? " (nor the CPUs of cpus knobs)" : "");
 		goto out;
 	}
 	if (kvb_target_find(p->conn_type)->caps & KVB_TARGET_OWNS_BOARD) {
-		kvb_strv_pushf(&pf->notes, "tools on the target not checked: the %s board is booted by `kvbench run`",
-			       p->name);
+		kvb_strv_pushf(&pf->notes, "tools on the target not checked: the %s board is booted by `kvbench run`%s",
+			       p->name, lists.n ? " (nor the CPUs of cpus knobs)" : "");
 		goto out;
 	}
 	memset(&t, 0, sizeof(t));
 	if (kvb_target_open(&t, p, &err) || kvb_target_wait_ready(&t, PREFLIGHT_PROBE_MS, &err)) {
-		kvb_strv_pushf(&pf->notes, "tools on the target not checked: %s does not answer now (%s)", p->name,
-			       err.msg);
+		kvb_strv_pushf(&pf->notes, "tools on the target not checked: %s does not answer now (%s)%s", p->name,
+			       err.msg, lists.n ? " (nor the CPUs of cpus knobs)" : "");
 		kvb_target_close(&t);
 		goto out;
 	}
@@ -227,11 +313,24 @@ static void probe_tools(const struct kvb_agenda *a, const struct kvb_platform *p
 			kvb_strv_pushf(&pf->problems, "workload %s needs '%s', which is not on the PATH of %s", users.v[i],
 				       tools.v[i], p->name);
 	}
+	for (size_t i = 0; i < lists.n; i++) {
+		size_t k;
+		for (k = 0; k < i && strcmp(lists.v[k], lists.v[i]); k++)
+			;
+		if (k < i)
+			continue; /* one message per list */
+		if (kvb_affinity_check_online(&t, lists.v[i], &err))
+			kvb_strv_pushf(&pf->problems, "%s: runtime knob %s, so kvbench fails every job that asks for it", who.v[i],
+				       err.msg);
+	}
+	probe_rt_budget(a, p, &t, pf);
 	kvb_exec_result_release(&r);
 	kvb_target_close(&t);
 out:
 	kvb_strv_release(&tools);
 	kvb_strv_release(&users);
+	kvb_strv_release(&lists);
+	kvb_strv_release(&who);
 }
 
 /* WA3's spelling of a cpufreq knob key (config/wa3_keys.c reads it back). */
@@ -317,7 +416,7 @@ size_t kvb_preflight_run(const struct kvb_agenda *a, const struct kvb_platform *
 		check_knobs(a, p, pf);
 		kvb_preflight_platform(p, pf);
 		if (probe_target)
-			probe_tools(a, p, pf);
+			probe_board(a, p, pf);
 	}
 	return pf->problems.n;
 }

@@ -21,7 +21,10 @@
  *    connection.known_hosts must be readable files;
  *  - when probe_target is set and the board answers now (never booting one:
  *    a target that needs a flash to exist is not probed), every tool the
- *    agenda's workloads need (kvb_workload_ops.needs) must be on its PATH.
+ *    agenda's workloads need (kvb_workload_ops.needs) must be on its PATH, and
+ *    jobs that run RT tasks (KVB_WORKLOAD_REALTIME) at cgroup_depth >= 1 need an
+ *    RT budget for the groups kvbench creates where the kernel has RT group
+ *    scheduling (engine/cgroup.h kvb_cgroup_rt_budget).
  *    An unreachable board is a note, not a problem: it may be off until the
  *    first flash.
  */

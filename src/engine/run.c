@@ -4,10 +4,12 @@
 #include "core/log.h"
 #include "core/sha256.h"
 #include "core/util.h"
+#include "engine/hostwatch.h"
 #include "engine/identity.h"
 #include "engine/knobs.h"
 #include "engine/plan.h"
 #include "engine/pool.h"
+#include "engine/thermal.h"
 #include "flash/fetch.h"
 #include "flash/flash.h"
 #include "flash/bootimg.h"
@@ -15,6 +17,7 @@
 #include "instrument/session.h"
 #include "store/lava_jobs.h"
 #include "store/spread.h"
+#include "store/status.h"
 #include "workload/rt_app.h"
 #include "workload/workload.h"
 
@@ -77,7 +80,8 @@ struct engine {
 	int64_t *variant_ids;
 	int *variant_failed;
 	char **variant_why;   /* per variant: why its files could not be had, or NULL */
-	int knob_failed;      /* the last attempt failed applying knobs (deterministic: not retried) */
+	int knob_failed;      /* the last attempt failed applying knobs, or a thermal limit refused it
+			       * (deterministic: not retried) */
 	struct kvb_target target;
 	int target_open;
 	int failures;
@@ -88,6 +92,7 @@ struct engine {
 	char store_err[KVB_ERRMSG_MAX / 2]; /* why the last job could not be stored */
 	int64_t cur_job_id;   /* the job running now (events name it), 0 between jobs */
 	char *job_cgroup;     /* cgroup_depth: the leaf the last attempt's workload ran in */
+	cJSON *knob_recorded; /* `readback: record` knobs of the last attempt: classifier -> value found (owned) */
 	const char *board;    /* board of a pool (pool.c), or NULL on one board */
 	struct engine *parent;/* the run's engine when this is a pool worker */
 	char *lost_why;       /* pool worker: why the board was lost in the last job (owned) */
@@ -249,6 +254,43 @@ static long board_session(const struct engine *e)
 	return e->target.ops && e->target.ops->batch ? 0 : (long)getpid();
 }
 
+/* The workload's preparation (rt-app's calibration) before any instrument starts: no job's window holds it. */
+static int prepare_workload(const struct kvb_plan_job *j, struct kvb_job_ctx *ctx, struct kvb_error *err)
+{
+	if (!j->spec->ops->prepare)
+		return KVB_OK;
+	return j->spec->ops->prepare(ctx, err) ? kvb_error_prefix(err, "preparing %s", j->spec->workload) : KVB_OK;
+}
+
+/* The thermal witness's first reading (engine/thermal.h); one that cannot be taken is a warning. */
+static int thermal_before(struct engine *e, struct kvb_thermal *th)
+{
+	struct kvb_thermal_limits l;
+	struct kvb_error err;
+	kvb_thermal_limits_from(e->plat->thermal, &l);
+	if (!kvb_thermal_read(&e->target, l.root, th, &err))
+		return 1;
+	kvb_warn("%s", err.msg);
+	return 0;
+}
+
+/* The second reading and the job's thermal witnesses into m; KVB_ETARGET when a thermal: limit refuses the job. */
+static int thermal_after(struct engine *e, struct kvb_thermal *th0, struct kvb_metrics *m, struct kvb_error *err)
+{
+	struct kvb_thermal_limits l;
+	struct kvb_thermal th1;
+	struct kvb_error e2;
+	int rc = KVB_OK;
+	kvb_thermal_limits_from(e->plat->thermal, &l);
+	if (kvb_thermal_read(&e->target, l.root, &th1, &e2))
+		kvb_warn("%s", e2.msg);
+	else
+		rc = kvb_thermal_judge(th0, &th1, &l, &m->witnesses, err);
+	kvb_thermal_release(&th1);
+	kvb_thermal_release(th0);
+	return rc;
+}
+
 /* One attempt of a job. Metrics go to m; returns KVB_OK or the failure. */
 static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
 		       struct kvb_error *err)
@@ -262,8 +304,11 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 
 	adir = kvb_xasprintf("%s/job-%04d-a%d", e->artdir, j->seq, attempt);
 	/* the host's pid keeps two kvbench processes apart when they share a board's workdir
-	 * (two DBs on one host both have a run 1) */
-	rdir = kvb_xasprintf("%s/run-%lld-%ld/job-%04d", e->plat->workdir, (long long)e->run_id, board_session(e),
+	 * (two DBs on one host both have a run 1), not on a batch target (board_session); one directory
+	 * per job, not a run directory with the jobs in it: the `rm -rf` after the job removes all
+	 * kvbench made, and no run directory is left behind (there were hundreds of empty run-N-PID in
+	 * /tmp/kvbench) */
+	rdir = kvb_xasprintf("%s/run-%lld-%ld-job-%04d", e->plat->workdir, (long long)e->run_id, board_session(e),
 			     j->seq);
 	if (kvb_mkdir_nofollow(adir, 0755)) {
 		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", adir, strerror(errno));
@@ -290,8 +335,13 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	ks.cg_report = kvb_xasprintf("%s/kvb-cgroup", rdir);
 	ks.clusters = e->plat->clusters;
 	ks.nclusters = e->plat->nclusters;
+	ks.wit = &m->witnesses; /* knobs read back (engine/knobs.h) */
+	ks.needs_rt = (j->spec->ops->caps & KVB_WORKLOAD_REALTIME) != 0;
+	ks.rt_runtime_us = e->plat->cgroup_rt_runtime_us;
 	free(e->job_cgroup);
 	e->job_cgroup = NULL;
+	cJSON_Delete(e->knob_recorded);
+	e->knob_recorded = NULL;
 	rc = kvb_knobs_apply(&e->target, &rt, e->tag, &ks, err);
 	/* a knob the board does not have fails the same way every time: no retry */
 	e->knob_failed = rc != KVB_OK;
@@ -307,14 +357,42 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		ctx.wrap = ks.wrap.n ? kvb_strv_argv(&ks.wrap) : NULL;
 		ctx.timeout_ms = (uint64_t)j->spec->timeout_s * 1000;
 		ctx.out = m;
-		{
+		rc = prepare_workload(j, &ctx, err);
+		if (!rc) {
 			struct kvb_instr_job ij;
+			struct kvb_target_host th;
+			struct kvb_host_sample h0, h1;
+			/* a board on this host's CPUs: what else the host did while the workload ran (§14) */
+			int on_host = e->target.ops->host && e->target.ops->host(&e->target, &th);
+			struct kvb_thermal therm;
+			int have_th = thermal_before(e, &therm);
 			kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, adir, rdir, m);
+			if (on_host)
+				kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h0);
 			rc = j->spec->ops->run(&ctx, err);
+			if (on_host) {
+				struct kvb_host_limits lim = { e->o->host_limit_pct > 0 ? e->o->host_limit_pct
+											: KVB_HOST_LIMIT_PCT };
+				kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h1);
+				struct kvb_host_board hb = { th.process, th.virtual_clock, th.workload_on_host };
+				kvb_host_witness(&h0, &h1, &lim, &hb, &m->witnesses);
+			}
 			kvb_instr_job_stop(&ij);
 			free(e->instr_err);
 			e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
 			kvb_instr_job_release(&ij);
+			/* what changed while the numbers were taken: knobs, then thermal caps (a limit refuses the job) */
+			kvb_knobs_recheck(&e->target, &ks);
+			if (have_th) {
+				struct kvb_error terr;
+				int trc = thermal_after(e, &therm, m, &terr);
+				if (trc && !rc) {
+					/* refused by the board's own state: an attempt right away finds the same board */
+					rc = trc;
+					*err = terr;
+					e->knob_failed = 1;
+				}
+			}
 		}
 		/* a number stored under cgroup_depth=N must have run N deep: checked, not assumed */
 		if (!rc && (rc = kvb_knobs_check_cgroup(&e->target, &ks, &e->job_cgroup, err)))
@@ -328,6 +406,8 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		struct kvb_error ignore;
 		kvb_target_exec(&e->target, rm, 30000, &r, &ignore);
 	}
+	e->knob_recorded = ks.recorded;
+	ks.recorded = NULL;
 	kvb_knob_state_release(&ks);
 	kvb_runtime_release(&rt);
 	kvb_exec_result_release(&r);
@@ -474,6 +554,19 @@ out:
 	return rc;
 }
 
+/* Every witness that did not agree is a warning, so an event of the job (DESIGN.md §14); job_id as `show jobs` names it. */
+static void warn_witnesses(int64_t job_id, const struct kvb_witnesses *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		char *d;
+		if (w->v[i].verdict == KVB_WIT_OK)
+			continue;
+		d = kvb_witness_describe(&w->v[i]);
+		kvb_warn("job %lld: %s %s", (long long)job_id, kvb_witness_verdict_name(w->v[i].verdict), d);
+		free(d);
+	}
+}
+
 /*
  * Counts a finished job and returns its number among the run's finished jobs, for
  * the "[job N/M]" lines: a pool's workers count on the run's engine, atomically, so
@@ -497,15 +590,14 @@ static int run_job(struct engine *e, size_t idx)
 	g_thread_engine = e;
 	const struct kvb_plan_job *j = &e->plan.jobs[idx];
 	struct kvb_job_row *row = &e->rows[idx];
-	int max_attempts = e->a->max_retries + 1, attempt = row->attempts, abandon = 0;
+	/* max_retries + 1 attempts in this invocation: a job --resume planned again gets them afresh, and in a
+	 * pool the attempts made on a board that was lost do not count against the job */
+	int max_attempts = row->attempts + e->a->max_retries + 1, attempt = row->attempts, abandon = 0;
 	int64_t start = kvb_wall_ns();
 	struct kvb_error err;
 	struct kvb_metrics m;
 	cJSON *cls = job_classifiers(e, j);
 	int rc = KVB_ETARGET;
-
-	if (e->parent) /* in a pool, attempts made on a board that was lost do not count against the job */
-		max_attempts += row->attempts;
 
 	kvb_error_clear(&err);
 	e->cur_job_id = row->id;
@@ -576,17 +668,24 @@ static int run_job(struct engine *e, size_t idx)
 	{
 		/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
 		struct kvb_job_outcome o = {
-			.status = rc ? "failed" : e->instr_err ? "instrument-failed" : "ok",
+			/* a warm-up is stored, never compared (its status keeps it out of the results view) */
+			.status = rc ? "failed" : j->warmup ? "warmup" : e->instr_err ? "instrument-failed" : "ok",
 			.error = rc ? err.msg : e->instr_err,
 			.attempts = attempt,
 			.start_ns = start,
 			.end_ns = kvb_wall_ns(),
 			.cgroup = rc ? NULL : e->job_cgroup,
+			.witnesses = &m.witnesses,
 		};
 		struct kvb_error e2;
 		for (const cJSON *kv = !rc && m.job_classifiers ? m.job_classifiers->child : NULL; kv; kv = kv->next)
 			if (!cJSON_GetObjectItemCaseSensitive(cls, kv->string))
 				cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
+		/* a `readback: record` knob the kernel did not take: the job ran with the value found */
+		for (const cJSON *kv = !rc && e->knob_recorded ? e->knob_recorded->child : NULL; kv; kv = kv->next) {
+			cJSON_DeleteItemFromObjectCaseSensitive(cls, kv->string);
+			cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
+		}
 		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
 			kvb_err("cannot store job %d: %s", j->seq, e2.msg);
 			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);
@@ -594,10 +693,10 @@ static int run_job(struct engine *e, size_t idx)
 		}
 		snprintf(row->status, sizeof(row->status), "%s", o.status);
 		row->attempts = attempt;
-		for (size_t k = 0; !rc && k < m.nnotes; k++) {
-			kvb_warn("job %d: %s", j->seq, m.notes[k]);
-			kvb_store_event(e->st, e->run_id, "warning", "job %d: %s", j->seq, m.notes[k]);
-		}
+		/* each is an event of this job (log_to_events), so diff footnotes its cells */
+		for (size_t k = 0; !rc && k < m.nnotes; k++)
+			kvb_warn("job %lld: %s", (long long)row->id, m.notes[k]);
+		warn_witnesses(row->id, &m.witnesses);
 	}
 	if (rc || e->instr_err)
 		e->failures++;
@@ -606,7 +705,7 @@ static int run_job(struct engine *e, size_t idx)
 		/* one line with the headline metric */
 		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d%s%s) %s", nth, e->todo,
 			e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round, e->board ? ", board " : "",
-			e->board ? e->board : "", e->instr_err ? "instrument-failed" : "ok");
+			e->board ? e->board : "", j->warmup ? "warm-up" : e->instr_err ? "instrument-failed" : "ok");
 		if (m.n)
 			fprintf(stderr, ": %s %.6g %s", m.v[0].name, m.v[0].value, m.v[0].units);
 		fputc('\n', stderr);
@@ -666,11 +765,26 @@ static void resolve_variant(struct engine *e, struct kvb_variant *v, char **why)
 	}
 }
 
+/* Warm-up jobs of a spec that sets none: 1 where every round is a fresh boot (its first runs
+ * pay for the boot: page cache, first-run work), else 0 (DESIGN.md §15). */
+static int default_warmup(struct engine *e)
+{
+	return kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)) ? 1 : 0;
+}
+
 static int setup_run(struct engine *e, struct kvb_error *err)
 {
 	const struct kvb_run_opts *o = e->o;
 	int rc, rounds = o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e->plat, e->a);
-	kvb_plan_build(&e->plan, e->a, rounds);
+	struct kvb_plan_opts po = { .rounds = rounds, .default_warmup = default_warmup(e) };
+	if (o->decide && o->decide->spare_rounds > 0 && rounds > o->decide->spare_rounds) {
+		/* --until-decided on a board on this host: the rounds beyond the looks stand in for disturbed ones */
+		po.spare_rounds = o->decide->spare_rounds;
+		po.rounds = rounds - po.spare_rounds;
+	}
+	if (o->resume_run > 0 && (rc = kvb_store_run_get_warmup(e->st, o->resume_run, &po.default_warmup, err)))
+		return rc;
+	kvb_plan_build_opts(&e->plan, e->a, &po);
 	e->rows = kvb_xcalloc(e->plan.n + 1, sizeof(*e->rows));
 	e->variant_ids = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_ids));
 	e->variant_failed = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_failed));
@@ -704,6 +818,8 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 			.platform_path = ppath,
 		};
 		rc = kvb_store_run_begin(e->st, &ri, &e->run_id, err);
+		if (!rc)
+			rc = kvb_store_run_set_warmup(e->st, e->run_id, po.default_warmup, err);
 		free(aj);
 		free(pj);
 		free(ppath);
@@ -757,12 +873,17 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 		kvb_runtime_release(&rt);
 	}
 	if (o->resume_run > 0) {
-		rc = kvb_store_plan_load(e->st, e->run_id, e->rows, e->plan.n, err);
-		for (size_t i = 0; !rc && i < e->plan.n; i++)
-			if (!e->rows[i].id)
-				rc = kvb_error_set(err, KVB_ESTORE,
-						   "run %lld: the stored plan does not match the agenda (job %zu missing)",
-						   (long long)e->run_id, i);
+		int64_t replanned = 0;
+		/* what failed or was skipped runs again: a resume never leaves a failure as it found it and calls it done */
+		rc = kvb_store_replan(e->st, e->run_id, &replanned, err);
+		if (!rc && replanned) {
+			kvb_info("run %lld: %lld job%s that failed or were skipped planned again", (long long)e->run_id,
+				 (long long)replanned, replanned == 1 ? "" : "s");
+			kvb_store_event(e->st, e->run_id, "info", "resume: %lld job%s that failed or were skipped planned again",
+					(long long)replanned, replanned == 1 ? "" : "s");
+		}
+		if (!rc)
+			rc = kvb_store_plan_load(e->st, e->run_id, e->rows, e->plan.n, err);
 		if (!rc)
 			rc = kvb_store_run_status(e->st, e->run_id, "running", 0, err);
 		if (!rc)
@@ -787,6 +908,7 @@ static void release_engine(struct engine *e)
 	}
 	free(e->rows);
 	free(e->job_cgroup);
+	cJSON_Delete(e->knob_recorded);
 	free(e->variant_ids);
 	free(e->variant_failed);
 	for (size_t v = 0; e->variant_why && v < e->a->nvariants; v++)
@@ -826,6 +948,7 @@ static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct k
 	w->done = 0;
 	w->instr_err = NULL;
 	w->lost_why = NULL;
+	w->knob_recorded = NULL;
 	memset(&w->instr, 0, sizeof(w->instr));
 	if (kvb_instr_set_build(&w->instr, w->plat, w->a->instruments, err) ||
 	    kvb_store_open(&w->st, e->st->path, KVB_STORE_RW, err)) {
@@ -867,6 +990,7 @@ static void batch_record(struct engine *w, size_t v, int round, const struct kvb
 	char key[192];
 	memset(&id, 0, sizeof(id));
 	b->record(&w->target);
+	w->target.recording = 1;
 	b->mark(&w->target, "identity");
 	kvb_identity_check(&w->target, &w->a->variants[v], &id, &ignore);
 	kvb_identity_release(&id);
@@ -880,6 +1004,7 @@ static void batch_record(struct engine *w, size_t v, int round, const struct kvb
 		attempt_job(w, &w->plan.jobs[i], rows ? rows[i].attempts + 1 : 1, &m, &ignore);
 		kvb_metrics_release(&m);
 	}
+	w->target.recording = 0;
 }
 
 /* The batch was submitted: stored at once, so a kvbench killed from now on leaves no orphan (--resume finds it). */
@@ -1102,6 +1227,7 @@ static void pool_worker_free(void *eng, void *wp)
 	kvb_instr_set_release(&w->instr);
 	free(w->instr_err);
 	free(w->lost_why);
+	cJSON_Delete(w->knob_recorded);
 	kvb_store_close(w->st);
 	free(w);
 }
@@ -1220,11 +1346,21 @@ out:
 static int print_plan(struct engine *e, struct kvb_error *err)
 {
 	int rc;
-	kvb_plan_build(&e->plan, e->a, e->o->rounds > 0 ? e->o->rounds : kvb_engine_default_rounds(e->plat, e->a));
+	struct kvb_plan_opts po = { .rounds = e->o->rounds > 0 ? e->o->rounds : kvb_engine_default_rounds(e->plat, e->a),
+				    .default_warmup = default_warmup(e) };
+	if (e->o->decide && e->o->decide->spare_rounds > 0 && po.rounds > e->o->decide->spare_rounds) {
+		po.spare_rounds = e->o->decide->spare_rounds;
+		po.rounds -= po.spare_rounds;
+	}
+	kvb_plan_build_opts(&e->plan, e->a, &po);
 	for (size_t i = 0; i < e->plan.n; i++) {
 		const struct kvb_plan_job *j = &e->plan.jobs[i];
-		printf("%4d  round %d  %-16s %-24s #%d\n", j->seq, j->round, e->a->variants[j->variant].name,
-		       j->spec->id, j->iteration);
+		if (j->warmup)
+			printf("%4d  round %d  %-16s %-24s warm-up\n", j->seq, j->round, e->a->variants[j->variant].name,
+			       j->spec->id);
+		else
+			printf("%4d  round %d  %-16s %-24s #%d\n", j->seq, j->round, e->a->variants[j->variant].name,
+			       j->spec->id, j->iteration);
 	}
 	rc = dry_run_batch(e, err);
 	kvb_plan_release(&e->plan);
@@ -1258,6 +1394,91 @@ static int make_artifact_dir(struct engine *e, struct kvb_error *err)
 			   (long long)e->run_id, strerror(errno));
 	kvb_store_run_status(e->st, e->run_id, "interrupted", 1, &e2);
 	return rc;
+}
+
+/* Whether plan job k is an ok job of variant v, round r, run by workload ops. */
+static int ok_job_of(const struct engine *e, size_t k, size_t v, int r, const struct kvb_workload_ops *ops)
+{
+	const struct kvb_plan_job *j = &e->plan.jobs[k];
+	return j->variant == v && j->round == r && j->spec->ops == ops && !strcmp(e->rows[k].status, "ok");
+}
+
+/*
+ * One workload's recheck at the end of (variant v, round r), with the params of its job i: each
+ * witness is stored with the variant and round; one that is not ok is a warning and an event of
+ * each of the round's ok jobs of that workload, so diff footnotes their cells (DESIGN.md §14).
+ */
+static void recheck_workload(struct engine *e, size_t v, int r, size_t i)
+{
+	const struct kvb_plan_job *j = &e->plan.jobs[i];
+	const struct kvb_workload_ops *ops = j->spec->ops;
+	char *safe = kvb_path_component(e->a->variants[v].name);
+	char *adir = kvb_xasprintf("%s/recheck-%s-%zu-r%d-%s", e->artdir, safe, v, r, ops->name);
+	char *rdir = kvb_xasprintf("%s/run-%lld-%ld-recheck", e->plat->workdir, (long long)e->run_id, board_session(e));
+	const char *mk[] = { "mkdir", "-p", rdir, NULL }, *rm[] = { "rm", "-rf", rdir, NULL };
+	struct kvb_witnesses w;
+	struct kvb_metrics m;
+	struct kvb_exec_result r0;
+	struct kvb_error err;
+	struct kvb_job_ctx ctx;
+	kvb_witnesses_init(&w);
+	kvb_metrics_init(&m);
+	kvb_exec_result_init(&r0);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.target = &e->target;
+	ctx.params = j->spec->params;
+	ctx.artifact_dir = adir;
+	ctx.remote_dir = rdir;
+	ctx.timeout_ms = (uint64_t)j->spec->timeout_s * 1000;
+	ctx.out = &m;
+	kvb_error_clear(&err);
+	if (kvb_mkdir_nofollow(adir, 0755))
+		kvb_error_set(&err, KVB_ESTORE, "cannot create artifact directory %s: %s", adir, strerror(errno));
+	if (err.msg[0] || kvb_target_run_ok(&e->target, mk, 30000, &r0, &err) || ops->recheck(&ctx, &w, &err))
+		kvb_warn("variant %s round %d: %s could not check what it measured for the run: %s",
+			 e->a->variants[v].name, r, ops->name, err.msg);
+	for (size_t k = 0; k < m.nnotes; k++)
+		kvb_warn("variant %s round %d: %s", e->a->variants[v].name, r, m.notes[k]);
+	for (size_t n = 0; n < w.n; n++) {
+		char *d, *msg;
+		if (kvb_store_witness_add(e->st, e->run_id, e->variant_ids[v], r, &w.v[n], &err))
+			kvb_err("%s", err.msg);
+		if (w.v[n].verdict == KVB_WIT_OK)
+			continue;
+		d = kvb_witness_describe(&w.v[n]);
+		msg = kvb_xasprintf("variant %s round %d: %s %s", e->a->variants[v].name, r,
+				    kvb_witness_verdict_name(w.v[n].verdict), d);
+		kvb_warn("%s", msg);
+		for (size_t k = 0; k < e->plan.n; k++)
+			if (ok_job_of(e, k, v, r, ops))
+				kvb_store_event_job(e->st, e->run_id, e->rows[k].id, "warning", msg);
+		free(msg);
+		free(d);
+	}
+	{
+		struct kvb_error ignore;
+		kvb_target_exec(&e->target, rm, 30000, &r0, &ignore);
+	}
+	kvb_exec_result_release(&r0);
+	kvb_metrics_release(&m);
+	kvb_witnesses_release(&w);
+	free(safe);
+	free(adir);
+	free(rdir);
+}
+
+/* The end of (variant v, round r): each workload with a recheck that ran ok in it rechecks once. */
+static void recheck_round(struct engine *e, size_t v, int r)
+{
+	for (size_t i = 0; i < e->plan.n; i++) {
+		int first = 1;
+		if (!e->plan.jobs[i].spec->ops->recheck || !ok_job_of(e, i, v, r, e->plan.jobs[i].spec->ops))
+			continue;
+		for (size_t k = 0; k < i && first; k++)
+			first = !ok_job_of(e, k, v, r, e->plan.jobs[i].spec->ops);
+		if (first)
+			recheck_workload(e, v, r, i);
+	}
 }
 
 /* Variant v's jobs of round r on the one board: bring it up, then each job not done yet. */
@@ -1299,6 +1520,8 @@ static void run_variant_round(struct engine *e, size_t v, int r, struct run_outc
 	}
 	if (g_signals)
 		out->interrupted = 1;
+	else if (!out->store_failed && !e->variant_failed[v])
+		recheck_round(e, v, r);
 }
 
 /* One board: round by round, variant by variant, until done, interrupted, failed to store or decided. */
@@ -1327,39 +1550,87 @@ static void pass_signal_on(const struct sigaction *old_int, const struct sigacti
 		raise(g_last_signal);
 }
 
-/* The run's and the variants' final status in the store, and the resume hint. */
-static void store_outcome(struct engine *e, struct run_outcome *out)
+/* Jobs of the run with a host witness that says disturbed (every round, resumed ones too). */
+static int count_disturbed(struct engine *e, int *jobs_on_host)
+{
+	sqlite3_stmt *st;
+	int n = 0;
+	*jobs_on_host = 0;
+	if (sqlite3_prepare_v2(e->st->db,
+			       "SELECT count(DISTINCT CASE WHEN verdict = 'disturbed' THEN job_id END), count(DISTINCT job_id)"
+			       " FROM witness WHERE run_id = ? AND kind = 'host' AND job_id IS NOT NULL",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(st, 1, e->run_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		n = sqlite3_column_int(st, 0);
+		*jobs_on_host = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* The run's last line: its status, and how many jobs the host disturbed (a board on this host). */
+static void summary_line(struct engine *e, const char *status)
+{
+	int on_host = 0, disturbed = count_disturbed(e, &on_host);
+	double lim = e->o->host_limit_pct > 0 ? e->o->host_limit_pct : KVB_HOST_LIMIT_PCT;
+	if (!on_host) {
+		kvb_info("run %lld finished: %s, %zu job(s) run now", (long long)e->run_id, status, e->done);
+		return;
+	}
+	kvb_info("run %lld finished: %s, %zu job(s) run now; %d of %d job(s) disturbed by the host (CPU pressure, steal "
+		 "or the board process's wait above %.3g %%%s)",
+		 (long long)e->run_id, status, e->done, disturbed, on_host, lim,
+		 disturbed ? ": `kvbench show witnesses` lists them" : "");
+	if (disturbed)
+		kvb_store_event(e->st, e->run_id, "warning", "%d of %d job(s) disturbed by the host (limit %.3g %%)", disturbed,
+				on_host, lim);
+}
+
+/*
+ * The run's and the variants' final status in the store, from the job rows
+ * (store/status.h: ok only when every planned job is ok), and the resume hint.
+ */
+static void store_outcome(struct engine *e, struct run_outcome *out, struct kvb_run_tally *t)
 {
 	size_t left = 0;
+	struct kvb_error e2;
 	for (size_t i = 0; i < e->plan.n; i++)
 		left += !is_final(e->rows[i].status);
 	if (!left)
 		out->interrupted = 0; /* a signal after the last job interrupted nothing */
-	const char *status = out->interrupted || out->store_failed ? "interrupted" : e->failures ? "incomplete" : "ok";
-	struct kvb_error e2;
-	for (size_t v = 0; v < e->a->nvariants; v++)
-		if (!e->variant_failed[v] && !out->interrupted)
-			kvb_store_variant_status(e->st, e->variant_ids[v], "ok", NULL, &e2);
-	if (kvb_store_run_status(e->st, e->run_id, status,
-				 e->o->resume_run > 0 && !e->done ? KVB_RUN_FINISHED_AT_LAST_JOB : 1, &e2))
+	if (kvb_store_settle_run(e->st, e->run_id, out->interrupted || out->store_failed, e->o->resume_run > 0 && !e->done,
+				 t, &e2)) {
 		kvb_err("%s", e2.msg);
-	kvb_store_event(e->st, e->run_id, "info", "run finished: %s", status);
+		t->status = "incomplete"; /* unknown is not ok */
+	}
+	kvb_store_event(e->st, e->run_id, "info", "run finished: %s (%lld of %lld planned jobs ok)", t->status,
+			(long long)t->planned_ok, (long long)t->planned);
+	summary_line(e, t->status);
 	if (out->interrupted)
 		kvb_warn("run %lld interrupted after %zu of %zu jobs; continue with `kvbench run --resume %lld -d %s`",
 			 (long long)e->run_id, e->done, e->todo, (long long)e->run_id, e->st->path);
+	else if (strcmp(t->status, "ok") && !out->store_failed)
+		kvb_warn("run %lld is incomplete: %lld of %lld planned jobs ok, %d of %d variants ok; `kvbench run --resume "
+			 "%lld -d %s` runs what failed again (-V NAME=KERNEL gives a failed variant new files)",
+			 (long long)e->run_id, (long long)t->planned_ok, (long long)t->planned, t->variants_ok, t->variants,
+			 (long long)e->run_id, e->st->path);
 }
 
-/* The run's return: KVB_ESTORE when results could not be stored, KVB_EJOBS when incomplete. */
-static int outcome_code(const struct engine *e, const struct run_outcome *out, struct kvb_error *err)
+/* The run's return: KVB_ESTORE when results could not be stored, KVB_EJOBS when not ok. */
+static int outcome_code(const struct engine *e, const struct run_outcome *out, const struct kvb_run_tally *t,
+			struct kvb_error *err)
 {
 	if (out->store_failed)
 		return kvb_error_set(err, KVB_ESTORE,
 				     "results could not be stored (%s); the run stopped. Free space or fix the "
 				     "database, then `kvbench run --resume %lld -d %s`",
 				     e->store_err, (long long)e->run_id, e->st->path);
-	if (out->interrupted || e->failures)
-		return kvb_error_set(err, KVB_EJOBS, "run %lld is incomplete: %d failure(s)%s", (long long)e->run_id,
-				     e->failures, out->interrupted ? ", interrupted" : "");
+	if (out->interrupted || e->failures || strcmp(t->status, "ok"))
+		return kvb_error_set(err, KVB_EJOBS, "run %lld is incomplete: %lld of %lld planned jobs ok, %d failure(s)%s",
+				     (long long)e->run_id, (long long)t->planned_ok, (long long)t->planned, e->failures,
+				     out->interrupted ? ", interrupted" : "");
 	return KVB_OK;
 }
 
@@ -1411,8 +1682,13 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 	}
 	snprintf(e.tag, sizeof(e.tag), "run%lld", (long long)e.run_id);
 	for (size_t v = 0; v < e.a->nvariants; v++)
-		if (e.variant_why[v])
-			fail_variant(&e, v, e.variant_why[v]);
+		if (e.variant_why[v]) {
+			/* running it again will not help: say what will */
+			char *why = kvb_xasprintf("%s (new files: `kvbench run --resume %lld -d %s -V %s=KERNEL`)", e.variant_why[v],
+						  (long long)e.run_id, e.st->path, e.a->variants[v].name);
+			fail_variant(&e, v, why);
+			free(why);
+		}
 	if ((rc = make_artifact_dir(&e, err))) {
 		kvb_log_set_hook(NULL, NULL);
 		g_thread_engine = NULL;
@@ -1446,9 +1722,10 @@ int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_err
 		fputc('\n', stderr);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	store_outcome(&e, &out);
+	struct kvb_run_tally tally;
+	store_outcome(&e, &out, &tally);
 	pass_signal_on(&old_int, &old_term);
-	rc = outcome_code(&e, &out, err);
+	rc = outcome_code(&e, &out, &tally, err);
 	kvb_log_set_hook(NULL, NULL);
 	g_thread_engine = NULL;
 	release_engine(&e);

@@ -12,6 +12,8 @@
  */
 #include "instrument/instrument.h"
 #include "instrument/probe.h"
+
+#include <signal.h>
 #include "core/util.h"
 
 #include <stdlib.h>
@@ -24,12 +26,13 @@ static const struct kvb_keydef keys[] = {
 	{ "time", KVB_T_STR, "relative", "auto|relative|absolute", 0, "how to read the timestamp column" },
 	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}: e.g. total_power" },
 	KVB_METER_READY_KEY,
+	KVB_METER_STOP_KEYS("TERM"),
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
 static int acme_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_ACME);
+	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_ACME, SIGTERM);
 	const cJSON *chans = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
 	const char *host = kvb_get_str(c->conf, "host", NULL);
 	const char *prog = kvb_get_str(c->conf, "iio_capture", "iio-capture");
@@ -58,6 +61,14 @@ static int acme_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return kvb_sums_check(m->sums, c->name, err);
 }
 
+extern const struct kvb_instrument_ops kvb_instrument_acme;
+
+/* `platform check` (instrument.h kvb_instr_probe): iio-capture on this host. */
+static void acme_probe(struct kvb_instr_probe *p)
+{
+	kvb_meter_probe(p, &kvb_instrument_acme);
+}
+
 const struct kvb_instrument_ops kvb_instrument_acme = {
 	.name = "acme",
 	.summary = "BayLibre ACME cape via iio-capture (libiio network backend), one probe per channel",
@@ -67,4 +78,5 @@ const struct kvb_instrument_ops kvb_instrument_acme = {
 	.stop = kvb_meter_stop,
 	.collect = kvb_meter_collect,
 	.teardown = kvb_meter_teardown,
+	.probe = acme_probe,
 };

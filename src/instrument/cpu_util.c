@@ -8,6 +8,20 @@
  * 100 (busy = user + nice + system + irq + softirq + steal; total adds idle
  * and iowait). Metrics: util_min, util_mean, util_max (%) with classifier cpu.
  * `root:` prefixes /proc (tests).
+ *
+ * The loop does not trust `sleep`: on boards whose sleep has no fractions
+ * (AOSP toolbox's sleep, Android <= 5: strtoul, so "0.100" sleeps 0 s and
+ * exits 0; busybox without FEATURE_FLOAT_SLEEP: "invalid number", exit 1),
+ * `sleep 0.100` returns at once and the sampler becomes a busy loop beside the
+ * benchmark. So it times itself: before its first sample it measures a
+ * `sleep 0.2` against /proc/uptime (0.15 to 0.6 s counts as sleeping: a
+ * start-up of 150 ms cannot pass for it), then `usleep 200000`, and paces
+ * itself with the first that sleeps, else with whole seconds (`sleep N`, N =
+ * the interval rounded up). Its output starts with "# sampler HOW" and each
+ * snapshot with "uptime SECONDS", so collect() measures the interval it really
+ * kept (kvb_util_pace): a `sampler` witness per job, `disturbed` when it ran
+ * faster than half the interval (a busy loop), `changed` when slower than
+ * twice the interval plus 20 ms (whole seconds, or a board too busy to keep it).
  */
 #include "instrument/instrument.h"
 #include "instrument/probe.h"
@@ -38,15 +52,33 @@ static int cpu_util_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return KVB_OK;
 }
 
+/*
+ * The sampler (sh, POSIX + `read` of /proc/uptime): $1 the interval in seconds ("0.100"), $2 in
+ * microseconds, $3 the /proc/stat to read, $4 whole seconds (>= 1). cs() is /proc/uptime in
+ * centiseconds ("12.05" -> 1205; 1${f} - 100 keeps "05" from reading as octal).
+ */
+static const char sampler[] =
+	"cs() { read u x </proc/uptime; f=${u#*.}; echo $(( ${u%.*} * 100 + 1$f - 100 )); }; "
+	"ok() { [ $((b - a)) -ge 15 ] && [ $((b - a)) -le 60 ]; }; "
+	"a=$(cs); sleep 0.2 2>/dev/null; b=$(cs); how=whole; "
+	"if ok; then how=sleep; else a=$(cs); usleep 200000 2>/dev/null; b=$(cs); ok && how=usleep; fi; "
+	"case $how in sleep) echo \"# sampler sleep $1\";; usleep) echo \"# sampler usleep $2\";; "
+	"*) echo \"# sampler sleep $4 (neither sleep 0.2 nor usleep 200000 slept 0.2 s: no fractional sleep)\";; "
+	"esac; "
+	"while :; do read u x </proc/uptime; echo \"uptime $u\"; cat \"$3\"; echo ---; "
+	"case $how in sleep) sleep \"$1\";; usleep) usleep \"$2\";; *) sleep \"$4\";; esac; done";
+
 static int cpu_util_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	static const char loop[] = "while :; do cat \"$2\"; echo ---; sleep \"$1\"; done";
 	struct priv *p = c->priv;
-	char interval[32], *stat = kvb_xasprintf("%s/proc/stat", kvb_get_str(c->conf, "root", ""));
+	long long ms = kvb_get_int(c->conf, "interval_ms", 100);
+	char interval[32], us[32], whole[32], *stat = kvb_xasprintf("%s/proc/stat", kvb_get_str(c->conf, "root", ""));
 	char *errf = kvb_xasprintf("%s.err", p->remote);
-	const char *argv[] = { "sh", "-c", loop, "sh", interval, stat, NULL };
+	const char *argv[] = { "sh", "-c", sampler, "sh", interval, us, stat, whole, NULL };
 	int rc;
-	snprintf(interval, sizeof(interval), "%.3f", (double)kvb_get_int(c->conf, "interval_ms", 100) / 1000.0);
+	snprintf(interval, sizeof(interval), "%.3f", (double)ms / 1000.0);
+	snprintf(us, sizeof(us), "%lld", ms * 1000);
+	snprintf(whole, sizeof(whole), "%lld", (ms + 999) / 1000);
 	rc = kvb_target_read_rooted(c->target, kvb_get_str(c->conf, "root", ""), "/proc/stat", &p->first, err);
 	if (!rc)
 		rc = kvb_target_bg_start(c->target, argv, p->remote, errf, &p->pid, err);
@@ -60,7 +92,7 @@ static int cpu_util_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	struct priv *p = c->priv;
 	int rc = kvb_target_read_rooted(c->target, kvb_get_str(c->conf, "root", ""), "/proc/stat", &p->last, err);
 	struct kvb_error e2;
-	if (kvb_target_bg_stop(c->target, p->pid, "TERM", 2000, &e2) && !rc) {
+	if (kvb_target_bg_stop(c->target, p->pid, "TERM", 2000, NULL, &e2) && !rc) {
 		rc = e2.code;
 		*err = e2;
 	}
@@ -148,6 +180,78 @@ enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, 
 	return KVB_OK;
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+void kvb_util_pace(const char *text, unsigned interval_ms, struct kvb_util_pace *out)
+{
+	double *t = NULL, *d = NULL;
+	size_t n = 0;
+	memset(out, 0, sizeof(*out));
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t len = strcspn(l, "\n");
+		if (!strncmp(l, "# sampler ", 10) && !out->how[0]) {
+			snprintf(out->how, sizeof(out->how), "%.*s", (int)(len - 10), l + 10);
+		} else if (!strncmp(l, "uptime ", 7)) {
+			t = kvb_xrealloc(t, (n + 1) * sizeof(*t));
+			t[n++] = strtod(l + 7, NULL);
+		}
+	}
+	out->reads = n;
+	out->whole_seconds = strstr(out->how, "no fractional sleep") != NULL;
+	if (n >= 2) {
+		d = kvb_xmalloc((n - 1) * sizeof(*d));
+		for (size_t i = 1; i < n; i++)
+			d[i - 1] = (t[i] - t[i - 1]) * 1000.0;
+		qsort(d, n - 1, sizeof(*d), cmp_dbl);
+		out->median_ms = n % 2 ? (d[(n - 1) / 2 - 1] + d[(n - 1) / 2]) / 2 : d[(n - 1) / 2];
+		out->span_s = t[n - 1] - t[0];
+	}
+	/* uptime has centiseconds: a sampler is off its interval by more than that */
+	if (n >= 3 && out->median_ms < interval_ms / 2.0)
+		out->verdict = KVB_WIT_DISTURBED;
+	else if ((n >= 3 && out->median_ms > 2.0 * interval_ms + 20) || (out->whole_seconds && interval_ms % 1000))
+		out->verdict = KVB_WIT_CHANGED;
+	else
+		out->verdict = KVB_WIT_OK;
+	free(t);
+	free(d);
+}
+
+/* The job's `sampler` witness from the loop's output. */
+static void pace_witness(struct kvb_instr_ctx *c, const char *text, unsigned interval_ms)
+{
+	struct kvb_util_pace pc;
+	char subject[256], expected[64], observed[320];
+	kvb_util_pace(text, interval_ms, &pc);
+	snprintf(subject, sizeof(subject), "%s /proc/stat sampler", c->name);
+	snprintf(expected, sizeof(expected), "a read every %u ms", interval_ms);
+	if (pc.reads >= 2)
+		snprintf(observed, sizeof(observed), "%zu reads in %.2f s: every %.1f ms (%s)", pc.reads, pc.span_s,
+			 pc.median_ms, pc.how[0] ? pc.how : "no sampler header");
+	else
+		snprintf(observed, sizeof(observed), "%zu read%s (%s)", pc.reads, pc.reads == 1 ? "" : "s",
+			 pc.how[0] ? pc.how : "no sampler header");
+	if (pc.verdict == KVB_WIT_DISTURBED)
+		kvb_witness_add(&c->out->witnesses, "sampler", subject, expected, observed, pc.verdict,
+				"the sampler ran every %.1f ms instead of every %u ms: a busy loop beside the workload",
+				pc.median_ms, interval_ms);
+	else if (pc.whole_seconds && pc.verdict == KVB_WIT_CHANGED)
+		kvb_witness_add(&c->out->witnesses, "sampler", subject, expected, observed, pc.verdict,
+				"this board's sleep has no fractions (Android <= 5 toolbox, busybox without "
+				"FEATURE_FLOAT_SLEEP) and it has no usleep: sampled every %u s instead of every %u ms",
+				(interval_ms + 999) / 1000, interval_ms);
+	else if (pc.verdict == KVB_WIT_CHANGED)
+		kvb_witness_add(&c->out->witnesses, "sampler", subject, expected, observed, pc.verdict,
+				"the sampler ran every %.1f ms instead of every %u ms (a board too busy to keep it?)",
+				pc.median_ms, interval_ms);
+	else
+		kvb_witness_add(&c->out->witnesses, "sampler", subject, expected, observed, pc.verdict, NULL);
+}
+
 static int cpu_util_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
@@ -174,6 +278,7 @@ static int cpu_util_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		kvb_buf_add(&b, text, (size_t)(end - text));
 	}
 	kvb_buf_addf(&b, "%s\n---\n", p->last);
+	pace_witness(c, text, (unsigned)kvb_get_int(c->conf, "interval_ms", 100));
 	if (kvb_util_from_snapshots(b.data, c->out, why, sizeof(why)))
 		rc = kvb_error_set(err, KVB_EINPUT, "instrument '%s': %s in '%s'", c->name, why, p->remote);
 	kvb_buf_release(&b);
@@ -194,6 +299,12 @@ static void cpu_util_teardown(struct kvb_instr_ctx *c)
 	c->priv = NULL;
 }
 
+/* `platform check` (instrument.h kvb_instr_probe): ROOT/proc/stat on the board. */
+static void util_probe(struct kvb_instr_probe *p)
+{
+	kvb_instr_probe_board_file(p, "/proc/stat");
+}
+
 const struct kvb_instrument_ops kvb_instrument_util = {
 	.name = "util",
 	.summary = "per-CPU utilisation from /proc/stat sampled at interval_ms: util_min/mean/max (%)",
@@ -203,4 +314,5 @@ const struct kvb_instrument_ops kvb_instrument_util = {
 	.stop = cpu_util_stop,
 	.collect = cpu_util_collect,
 	.teardown = cpu_util_teardown,
+	.probe = util_probe,
 };

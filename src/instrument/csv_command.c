@@ -2,6 +2,8 @@
 #include "instrument/instrument.h"
 #include "instrument/probe.h"
 
+#include <signal.h>
+
 static const struct kvb_keydef keys[] = {
 	{ "command", KVB_T_STRLIST, NULL, NULL, KVB_KEY_REQUIRED,
 	  "host command (argv list, or words) writing `time,CHAN,...` CSV to stdout until SIGTERM" },
@@ -11,12 +13,13 @@ static const struct kvb_keydef keys[] = {
 	{ "channels", KVB_T_MAP, NULL, NULL, 0, "{chan_name: column}: keep and rename only these columns" },
 	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}: platform-defined sums, e.g. total_power" },
 	KVB_METER_READY_KEY,
+	KVB_METER_STOP_KEYS("TERM"),
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
 static int csv_command_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_CSV);
+	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_CSV, SIGTERM);
 	struct kvb_meter_cmd *mc = kvb_meter_add(c, NULL, NULL);
 	m->default_units = kvb_get_str(c->conf, "units", "W");
 	m->channels = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
@@ -24,6 +27,14 @@ static int csv_command_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	if (kvb_conf_argv(cJSON_GetObjectItemCaseSensitive(c->conf, "command"), &mc->argv))
 		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': command is empty", c->name);
 	return kvb_sums_check(m->sums, c->name, err);
+}
+
+extern const struct kvb_instrument_ops kvb_instrument_csv_command;
+
+/* `platform check` (instrument.h kvb_instr_probe): the meter command on this host. */
+static void csv_command_probe(struct kvb_instr_probe *p)
+{
+	kvb_meter_probe(p, &kvb_instrument_csv_command);
 }
 
 const struct kvb_instrument_ops kvb_instrument_csv_command = {
@@ -35,4 +46,5 @@ const struct kvb_instrument_ops kvb_instrument_csv_command = {
 	.stop = kvb_meter_stop,
 	.collect = kvb_meter_collect,
 	.teardown = kvb_meter_teardown,
+	.probe = csv_command_probe,
 };

@@ -94,6 +94,36 @@ static int store_metrics(struct kvb_store *s, int64_t job_id, const struct kvb_s
 	return rc;
 }
 
+/* The channel's `meter` witness, stored with the job (0015_witness.sql), in the import's transaction;
+ * it replaces the witness of an earlier import of that channel. */
+static int add_witness(struct kvb_store *s, int64_t job_id, const struct kvb_sample_chan *c,
+		       const struct kvb_coverage *cv, const char *path, struct kvb_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	char *subject = kvb_xasprintf("import channel %s", c->name), *detail = kvb_xasprintf("imported from %s", path);
+	int rc = exec_bind(s, "DELETE FROM witness WHERE job_id = ?1 AND kind = 'meter' AND subject = ?2", job_id,
+			   subject, 0, NULL, err);
+	if (!rc && sqlite3_prepare_v2(s->db,
+				      "INSERT INTO witness(run_id, job_id, t_ns, kind, subject, expected, observed, verdict,"
+				      " detail) SELECT run_id, id, ?2, 'meter', ?3, ?4, ?5, 'ok', ?6 FROM job WHERE id = ?1",
+				      -1, &st, NULL) != SQLITE_OK)
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	if (!rc) {
+		sqlite3_bind_int64(st, 1, job_id);
+		sqlite3_bind_int64(st, 2, kvb_wall_ns());
+		sqlite3_bind_text(st, 3, subject, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 4, cv->expected, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, cv->observed, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 6, detail, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	}
+	sqlite3_finalize(st);
+	free(subject);
+	free(detail);
+	return rc;
+}
+
 int kvb_energy_import_csv(struct kvb_store *s, int64_t job_id, const char *path,
 			  const struct kvb_energy_import_opts *o, struct kvb_probe_stats *st, struct kvb_error *err)
 {
@@ -159,6 +189,19 @@ int kvb_energy_import_csv(struct kvb_store *s, int64_t job_id, const char *path,
 					   "%s: channel '%s' has %llu sample%s%s: energy needs at least 2 (a truncated capture?)",
 					   path, smp->ch[i].name, (unsigned long long)smp->ch[i].n, smp->ch[i].n == 1 ? "" : "s",
 					   o->cut_to_job ? " within the job's start and end" : "");
+	for (size_t i = 0; !rc && i < smp->n; i++) {
+		/* the file proves its coverage like a meter does (coverage.h): of the job's window with
+		 * --cut, else of its own span (its gaps); a channel that fails is not imported */
+		struct kvb_coverage_rule rule = KVB_COVERAGE_RULE_DEFAULT;
+		struct kvb_coverage cv;
+		rule.rate_hz = o->format == KVB_PROBE_MONSOON ? o->rate_hz : 0;
+		kvb_coverage_check(&smp->ch[i], o->cut_to_job ? start_ns : 0, o->cut_to_job ? end_ns : 0, &rule, &cv);
+		if (!cv.ok)
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: channel '%s' refused, nothing imported: %s (%s)", path,
+					   smp->ch[i].name, cv.why, cv.observed);
+		else
+			rc = add_witness(s, job_id, &smp->ch[i], &cv, path, err);
+	}
 	for (size_t i = 0; !rc && i < smp->n; i++) {
 		rc = ensure_row(&k, &smp->ch[i]);
 		if (rc)

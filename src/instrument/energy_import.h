@@ -22,9 +22,12 @@ struct kvb_energy_import_opts {
 
 /*
  * Imports path into job_id. Relative timestamps start at the job's start_ns.
- * st (may be NULL) receives line/sample counts. Errors: KVB_EINPUT for a bad
- * file ("FILE:LINE: ...") or an unknown job, KVB_ESTORE for the DB; nothing
- * is stored on error.
+ * Each channel proves its coverage (instrument/coverage.h) of the job's window
+ * (cut_to_job) or of its own span (gaps only), and gets an `ok` meter witness
+ * on the job; a channel that does not is refused: KVB_EINPUT naming the
+ * coverage, and nothing is imported. st (may be NULL) receives line/sample
+ * counts. Errors: KVB_EINPUT for a bad file ("FILE:LINE: ...") or an unknown
+ * job, KVB_ESTORE for the DB; nothing is stored on error.
  */
 int kvb_energy_import_csv(struct kvb_store *s, int64_t job_id, const char *path,
 			  const struct kvb_energy_import_opts *o, struct kvb_probe_stats *st, struct kvb_error *err);

@@ -5,6 +5,11 @@
  * into the job's artifacts (kind "ftrace"). start waits until trace-cmd
  * says it is recording, so the workload's first events are in the trace.
  * Needs trace-cmd on the target (Debian: trace-cmd) and tracefs access (root).
+ *
+ * A trace whose per-CPU ring buffer wrapped before trace-cmd read it misses
+ * events (LISA PR #1750 refuses such traces). trace-cmd says so on stdout when
+ * it stops (kvb_trace_cmd_lost reads its three formats); a loss is a `changed`
+ * witness naming the CPUs and counts (raise buffer_kb), none an `ok` one.
  */
 #include "instrument/instrument.h"
 #include "instrument/probe.h"
@@ -60,12 +65,15 @@ static char *remote_stderr(struct kvb_instr_ctx *c)
 
 static int ftrace_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	/* Ready when trace-cmd prints its "Hit Ctrl^C to stop recording"; gone = failed. */
+	/* Ready when trace-cmd prints its "Hit Ctrl^C to stop recording"; gone = failed. The wait is
+	 * timed on /proc/uptime ($3 centiseconds), not counted in sleeps: a toolbox `sleep 0.05`
+	 * returns at once, and the count ran out in a few ms on such a board. */
 	static const char wait_ready[] =
-		"n=0; while ! grep -q 'Ctrl' \"$1\" 2>/dev/null; do "
+		"cs() { read u x </proc/uptime; f=${u#*.}; echo $(( ${u%.*} * 100 + 1$f - 100 )); }; "
+		"end=$(( $(cs) + $3 )); while ! grep -q 'Ctrl' \"$1\" 2>/dev/null; do "
 		"kill -0 \"$2\" 2>/dev/null || exit 3; "
 		"case \"$(cat /proc/$2/stat 2>/dev/null)\" in *') Z '*) exit 3;; esac; "
-		"n=$((n+1)); [ $n -gt \"$3\" ] && exit 4; sleep 0.05; done";
+		"[ \"$(cs)\" -ge $end ] && exit 4; sleep 0.05; done";
 	struct priv *p = c->priv;
 	struct kvb_strv a = KVB_STRV_INIT;
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(c->conf, "events");
@@ -101,7 +109,7 @@ static int ftrace_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	if (rc)
 		return kvb_error_prefix(err, "instrument '%s'", c->name);
 	snprintf(pid, sizeof(pid), "%ld", p->pid);
-	snprintf(polls, sizeof(polls), "%lld", ready_ms / 50);
+	snprintf(polls, sizeof(polls), "%lld", (ready_ms + 9) / 10);
 	{
 		const char *argv[] = { "sh", "-c", wait_ready, "sh", p->log, pid, polls, NULL };
 		kvb_exec_result_init(&r);
@@ -123,9 +131,68 @@ static int ftrace_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 static int ftrace_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
-	int rc = kvb_target_bg_stop(c->target, p->pid, "INT", 60000, err);
+	int killed = 0, rc = kvb_target_bg_stop(c->target, p->pid, "INT", 60000, &killed, err);
 	p->pid = 0;
+	if (!rc && killed)
+		kvb_witness_add(&c->out->witnesses, "trace", c->name, "trace-cmd exits on SIGINT after writing its trace",
+				"still running after 60 s: killed (SIGKILL)", KVB_WIT_CHANGED,
+				"trace-cmd did not finish writing within 60 s of SIGINT and was killed: the trace may end early");
 	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
+}
+
+long long kvb_trace_cmd_lost(const char *out, char *summary, size_t n)
+{
+	long long total = 0;
+	int cpu = -1;
+	size_t used = 0;
+	summary[0] = '\0';
+	for (const char *l = out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		long long a = 0, b = 0;
+		int c2, k = 0;
+		/* 2.6+: "CPU 3: 12 events lost[ 4 events lost due to commit overrun]" (early 2015: "bytes lost") */
+		if (sscanf(l, "CPU %d: %lld %*[a-z] lost%n", &c2, &a, &k) == 2 && k) {
+			if (sscanf(l + k, " %lld events lost due to commit overrun", &b) != 1)
+				b = 0;
+			cpu = c2;
+		} else if (sscanf(l, "CPU: %d", &c2) == 1) {
+			cpu = c2; /* before 2.6: the kernel's per_cpu/cpuN/stats after "CPU: N" */
+			continue;
+		} else if (cpu >= 0 && (sscanf(l, "overrun: %lld", &a) == 1 || sscanf(l, "commit overrun: %lld", &a) == 1 ||
+					sscanf(l, "dropped events: %lld", &a) == 1)) {
+			b = 0;
+		} else {
+			continue;
+		}
+		if (a + b <= 0)
+			continue;
+		total += a + b;
+		if (used < n)
+			used += (size_t)snprintf(summary + used, n - used, "%sCPU %d: %lld", used ? ", " : "", cpu, a + b);
+	}
+	return total;
+}
+
+/* The trace's witness from what trace-cmd printed when it stopped. */
+static void loss_witness(struct kvb_instr_ctx *c)
+{
+	struct priv *p = c->priv;
+	char *out = NULL, summary[512], subject[256], observed[640];
+	struct kvb_error ignore;
+	long long lost;
+	if (kvb_target_read_rooted(c->target, "", p->log, &out, &ignore))
+		return;
+	lost = kvb_trace_cmd_lost(out, summary, sizeof(summary));
+	snprintf(subject, sizeof(subject), "%s trace buffer", c->name);
+	if (lost) {
+		snprintf(observed, sizeof(observed), "%lld events lost (%s)", lost, summary);
+		kvb_witness_add(&c->out->witnesses, "trace", subject, "no event lost", observed, KVB_WIT_CHANGED,
+				"the per-CPU ring buffer wrapped before trace-cmd read it: the trace misses events "
+				"(raise buffer_kb)");
+	} else {
+		kvb_witness_add(&c->out->witnesses, "trace", subject, "no event lost", "trace-cmd reported no lost event",
+				KVB_WIT_OK, NULL);
+	}
+	free(out);
 }
 
 static int ftrace_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
@@ -133,6 +200,8 @@ static int ftrace_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	struct priv *p = c->priv;
 	char *local = kvb_xasprintf("%s/%s.dat", c->artifact_dir, c->name);
 	int rc = kvb_target_pull(c->target, p->dat, local, err);
+	if (!rc)
+		loss_witness(c);
 	if (rc) {
 		char *why = remote_stderr(c);
 		rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': no trace written%s%s", c->name, why[0] ? ": " : "",
@@ -158,6 +227,12 @@ static void ftrace_teardown(struct kvb_instr_ctx *c)
 	c->priv = NULL;
 }
 
+/* `platform check` (instrument.h kvb_instr_probe): trace-cmd on the board. */
+static void ftrace_probe(struct kvb_instr_probe *p)
+{
+	kvb_instr_probe_board_program(p, kvb_get_str(p->conf, "trace_cmd", "trace-cmd"), "trace_cmd");
+}
+
 const struct kvb_instrument_ops kvb_instrument_ftrace = {
 	.name = "ftrace",
 	.summary = "trace-cmd record of chosen events during the job, kept as an artifact",
@@ -167,4 +242,5 @@ const struct kvb_instrument_ops kvb_instrument_ftrace = {
 	.stop = ftrace_stop,
 	.collect = ftrace_collect,
 	.teardown = ftrace_teardown,
+	.probe = ftrace_probe,
 };

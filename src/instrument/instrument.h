@@ -30,6 +30,21 @@ struct kvb_instr_ctx {
 	void *priv;                     /* backend state between calls */
 };
 
+/*
+ * What `platform check` asks of one instrument before any job runs (issue 26): every program
+ * and file it will use, on this host (meter commands) and, when the board answers, on the
+ * board (roots, sysfs/procfs files, tools). A problem is a line "instrument 'NAME': ..."
+ * in problems; what was found is a line in found (the listing).
+ */
+struct kvb_instr_probe {
+	const char *name;               /* instance name */
+	const cJSON *conf;              /* its mapping (borrowed) */
+	const struct kvb_platform *plat;
+	struct kvb_target *target;      /* NULL: the host-side checks; the board: the board-side checks */
+	struct kvb_strv *problems;
+	struct kvb_strv *found;
+};
+
 struct kvb_instrument_ops {
 	const char *name;                    /* `type:` in the platform's instruments mapping */
 	const char *summary;
@@ -39,7 +54,21 @@ struct kvb_instrument_ops {
 	int (*stop)(struct kvb_instr_ctx *c, struct kvb_error *err);
 	int (*collect)(struct kvb_instr_ctx *c, struct kvb_error *err);  /* derived metrics into c->out */
 	void (*teardown)(struct kvb_instr_ctx *c);                       /* frees priv; may be NULL */
+	void (*probe)(struct kvb_instr_probe *p);  /* checks for `platform check`; NULL: nothing to check */
 };
+
+/* The checks of every instrument of the platform's `instruments:`: those on this host when t is
+ * NULL, those on the board t otherwise; into problems and found. Returns the problems added. */
+size_t kvb_instr_probe_platform(const struct kvb_platform *plat, struct kvb_target *t, struct kvb_strv *problems,
+				struct kvb_strv *found);
+
+/* Probe helpers (check.c). argv0 must resolve on this host: a path (with '/') to an executable
+ * file, or a name found executable in $PATH, as the meter will be spawned (execvp). */
+void kvb_instr_probe_host_program(struct kvb_instr_probe *p, const char *argv0, const char *what);
+/* ROOT + path must be a readable file on the board (ROOT: the instrument's `root:` key). */
+void kvb_instr_probe_board_file(struct kvb_instr_probe *p, const char *path);
+/* prog must be on the board's PATH (command -v), or an executable path there. */
+void kvb_instr_probe_board_program(struct kvb_instr_probe *p, const char *prog, const char *what);
 
 extern const struct kvb_instrument_ops *const kvb_instruments[];
 const struct kvb_instrument_ops *kvb_instrument_find(const char *type);

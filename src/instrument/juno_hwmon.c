@@ -23,6 +23,7 @@
 #include "core/buf.h"
 #include "core/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,11 +166,70 @@ static int juno_hwmon_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return read_counters(c, &p->b, err);
 }
 
+/*
+ * A counter that did not move while the job ran says nothing about the job: the board's firmware
+ * updates it less often than the job lasted, or it is stuck (a short job would otherwise be stored
+ * as 0 J, as pyJoules #17 reports for its counters). Such a channel is refused (returns 1); one
+ * that moved gets an ok witness with its delta (returns 0).
+ */
+static int counter_witness(struct kvb_instr_ctx *c, const struct kvb_chan_energy *e, const char *key, uint64_t a,
+			   uint64_t b, double dt_s)
+{
+	char subject[256], observed[160];
+	snprintf(subject, sizeof(subject), "%s channel %s", c->name, e->name);
+	snprintf(observed, sizeof(observed), "%s: %llu -> %llu uJ in %.3f s", key, (unsigned long long)a,
+		 (unsigned long long)b, dt_s);
+	if (b > a || dt_s <= 0) {
+		kvb_witness_add(&c->out->witnesses, "meter", subject, "the counter moves during the job", observed,
+				KVB_WIT_OK, NULL);
+		return 0;
+	}
+	kvb_witness_add(&c->out->witnesses, "meter", subject, "the counter moves during the job", observed,
+			KVB_WIT_REFUSED,
+			"energy and power_mean not stored: the counter did not move in %.3f s (it updates less often than "
+			"the job lasted, or it is stuck); never 0 J in their place", dt_s);
+	return 1;
+}
+
+/* kvb_energy_emit of the channels not refused (refused[i]); a sum naming a refused channel is refused too. */
+static int emit_kept(struct kvb_instr_ctx *c, const struct kvb_chan_energy *v, const int *refused, size_t n,
+		     struct kvb_error *err)
+{
+	const cJSON *sums = cJSON_GetObjectItemCaseSensitive(c->conf, "sums");
+	struct kvb_chan_energy *kept = kvb_xcalloc(n + 1, sizeof(*kept));
+	cJSON *ok_sums = cJSON_IsObject(sums) ? cJSON_CreateObject() : NULL;
+	size_t k = 0;
+	int rc;
+	for (size_t i = 0; i < n; i++)
+		if (!refused[i])
+			kept[k++] = v[i];
+	for (const cJSON *kv = ok_sums ? sums->child : NULL; kv; kv = kv->next) {
+		const char *bad = NULL;
+		for (const cJSON *m = cJSON_IsArray(kv) ? kv->child : NULL; m && !bad; m = m->next)
+			for (size_t i = 0; i < n && cJSON_IsString(m) && !bad; i++)
+				if (refused[i] && !strcmp(v[i].name, m->valuestring))
+					bad = v[i].name;
+		if (!bad) {
+			cJSON_AddItemToObject(ok_sums, kv->string, cJSON_Duplicate(kv, 1));
+		} else {
+			char subject[256];
+			snprintf(subject, sizeof(subject), "%s sum %s", c->name, kv->string);
+			kvb_witness_add(&c->out->witnesses, "meter", subject, "every member channel's counter moves", NULL,
+					KVB_WIT_REFUSED, "energy and power_mean not stored: channel %s was refused", bad);
+		}
+	}
+	rc = kvb_energy_emit(c->out, kept, k, ok_sums ? ok_sums : sums, err);
+	cJSON_Delete(ok_sums);
+	free(kept);
+	return rc;
+}
+
 static int juno_hwmon_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	const cJSON *chans = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
 	struct kvb_chan_energy *v = kvb_xcalloc(p->b.n + 1, sizeof(*v));
+	int *refused = kvb_xcalloc(p->b.n + 1, sizeof(*refused));
 	double dt_s = (double)(p->t_b - p->t_a) / 1e9;
 	size_t n = 0;
 	int rc = KVB_OK;
@@ -202,6 +262,7 @@ static int juno_hwmon_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		v[n].name = name;
 		v[n].energy_j = (double)(p->b.uj[i] - p->a.uj[k]) * 1e-6;
 		v[n].power_mw = dt_s > 0 ? v[n].energy_j / dt_s * 1000 : 0;
+		refused[n] = counter_witness(c, &v[n], p->b.key[i], p->a.uj[k], p->b.uj[i], dt_s);
 		n++;
 	}
 	for (const cJSON *kv = chans ? chans->child : NULL; !rc && kv; kv = kv->next) {
@@ -220,8 +281,9 @@ static int juno_hwmon_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		}
 	}
 	if (!rc)
-		rc = kvb_energy_emit(c->out, v, n, cJSON_GetObjectItemCaseSensitive(c->conf, "sums"), err);
+		rc = emit_kept(c, v, refused, n, err);
 	free(v);
+	free(refused);
 	return rc;
 }
 
@@ -236,6 +298,29 @@ static void juno_hwmon_teardown(struct kvb_instr_ctx *c)
 	c->priv = NULL;
 }
 
+/* `platform check` (instrument.h kvb_instr_probe): the hwmon class directory under ROOT on the board. */
+static void juno_hwmon_probe(struct kvb_instr_probe *p)
+{
+	const char *root = kvb_get_str(p->conf, "root", "");
+	char *dir;
+	if (!p->target)
+		return;
+	/* the energy counters are read from every hwmonN/energyN_input under it: a missing tree is no data */
+	dir = kvb_xasprintf("%s/sys/class/hwmon", root);
+	{
+		const char *argv[] = { "sh", "-c", "test -d \"$1\"", "sh", dir, NULL };
+		struct kvb_exec_result r;
+		struct kvb_error err;
+		kvb_exec_result_init(&r);
+		if (!kvb_target_exec(p->target, argv, 10000, &r, &err) && r.exit_code)
+			kvb_strv_pushf(p->problems, "instrument '%s': %s is not a directory on the board", p->name, dir);
+		else if (!r.exit_code)
+			kvb_strv_pushf(p->found, "instrument '%s': %s: found on the board", p->name, dir);
+		kvb_exec_result_release(&r);
+	}
+	free(dir);
+}
+
 const struct kvb_instrument_ops kvb_instrument_juno_hwmon = {
 	.name = "juno-hwmon",
 	.summary = "Juno on-board energy meters: hwmon energyN_input counters (uJ) read at start and stop",
@@ -245,4 +330,5 @@ const struct kvb_instrument_ops kvb_instrument_juno_hwmon = {
 	.stop = juno_hwmon_stop,
 	.collect = juno_hwmon_collect,
 	.teardown = juno_hwmon_teardown,
+	.probe = juno_hwmon_probe,
 };

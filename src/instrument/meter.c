@@ -3,16 +3,23 @@
 #include "instrument/probe.h"
 #include "core/util.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct kvb_meter *kvb_meter_new(struct kvb_instr_ctx *c, enum kvb_probe_format format)
+struct kvb_meter *kvb_meter_new(struct kvb_instr_ctx *c, enum kvb_probe_format format, int def_stop_signal)
 {
 	struct kvb_meter *m = kvb_xcalloc(1, sizeof(*m));
+	const char *sig = kvb_get_str(c->conf, "stop_signal", NULL);
 	m->format = format;
 	m->sums = cJSON_GetObjectItemCaseSensitive(c->conf, "sums");
 	m->ready_timeout_ms = (unsigned)kvb_get_int(c->conf, "ready_timeout_ms", 0);
+	/* the key table allows INT|TERM only (KVB_METER_STOP_KEYS) */
+	m->stop_signal = !sig ? def_stop_signal : !strcmp(sig, "INT") ? SIGINT : SIGTERM;
+	m->stop_timeout_ms = (unsigned)kvb_get_int(c->conf, "stop_timeout_ms", 5000);
+	m->coverage.max_gap_intervals = kvb_get_num(c->conf, "max_gap_intervals", 10);
+	m->coverage.edge_ms = kvb_get_num(c->conf, "edge_ms", 50);
 	c->priv = m;
 	return m;
 }
@@ -51,7 +58,7 @@ int kvb_meter_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 		if (rc) {
 			struct kvb_error ignore;
 			for (size_t k = 0; k <= i; k++)
-				kvb_probe_cmd_stop(&m->cmd[k].cmd, "meter", &ignore);
+				kvb_probe_cmd_stop(&m->cmd[k].cmd, "meter", m->stop_signal, m->stop_timeout_ms, NULL, &ignore);
 			return kvb_error_prefix(err, "instrument '%s'", c->name);
 		}
 	}
@@ -64,7 +71,21 @@ int kvb_meter_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	int rc = KVB_OK;
 	for (size_t i = 0; i < m->ncmd; i++) {
 		struct kvb_error e2;
-		int r = kvb_probe_cmd_stop(&m->cmd[i].cmd, m->cmd[i].argv.v[0], &e2);
+		int killed = 0;
+		int r = kvb_probe_cmd_stop(&m->cmd[i].cmd, m->cmd[i].argv.v[0], m->stop_signal, m->stop_timeout_ms,
+					   &killed, &e2);
+		if (killed) {
+			/* what it held when killed is lost: the coverage witness of its channels says how much */
+			char subject[256];
+			snprintf(subject, sizeof(subject), "%s%s%s stop", c->name, m->cmd[i].chan_name ? " channel " : "",
+				 m->cmd[i].chan_name ? m->cmd[i].chan_name : "");
+			kvb_witness_add(&c->out->witnesses, "meter", subject,
+					m->stop_signal == SIGINT ? "exits on SIGINT" : "exits on SIGTERM",
+					"still running: killed (SIGKILL)", KVB_WIT_CHANGED,
+					"'%s' did not exit within stop_timeout_ms %u of SIG%s and was killed: its last samples "
+					"may be missing", m->cmd[i].argv.v[0], m->stop_timeout_ms,
+					m->stop_signal == SIGINT ? "INT" : "TERM");
+		}
 		if (r && !rc) {
 			rc = r;
 			*err = e2;
@@ -105,7 +126,9 @@ int kvb_meter_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 			.win_start_ns = c->start_ns,
 			.win_stop_ns = c->stop_ns,
 		};
-		rc = kvb_probe_parse_file(&p, s, NULL, err);
+		struct kvb_probe_stats st;
+		memset(&st, 0, sizeof(st));
+		rc = kvb_probe_parse_file(&p, s, &st, err);
 		if (rc) {
 			/* Bad or no data often has its reason on the tool's stderr. */
 			char line[512];
@@ -113,13 +136,24 @@ int kvb_meter_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 			if (line[0] && strlen(err->msg) + strlen(line) + 32 < sizeof(err->msg))
 				snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg), " (%s said%s)",
 					 mc->argv.v[0], line);
+			/* A meter slower to start than a short job is done records nothing in the job's window:
+			   the fix is the meter's ready_timeout_ms (docs/energy.md), so the error says it */
+			if (!st.samples_kept && !m->ready_timeout_ms && strstr(err->msg, ": no samples ("))
+				snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg),
+					 "; a meter that starts slower than the job runs records nothing: set the instrument's "
+					 "ready_timeout_ms (ms to wait for its first output before the job starts)");
 		}
 		kvb_metrics_artifact(c->out, "energy-raw", mc->data_path);
 	}
-	if (rc)
+	if (rc) {
 		kvb_error_prefix(err, "instrument '%s'", c->name);
-	else
+	} else {
+		/* every channel proves it covered the job window, or its energy is refused (coverage.h) */
+		struct kvb_coverage_rule rule = m->coverage;
+		rule.rate_hz = m->rate_hz;
+		kvb_coverage_witness(s, c->name, c->start_ns, c->stop_ns, &rule, &c->out->witnesses);
 		rc = kvb_instr_take_samples(c, s, m->sums, err);
+	}
 	kvb_samples_free(s);
 	return rc;
 }

@@ -1,21 +1,29 @@
-/* Implements the monsoon instrument: a host command printing Monsoon samples in W, one line each, no timestamps. */
+/*
+ * Implements the monsoon instrument: a host command printing Monsoon samples in W, one line each,
+ * no timestamps. Stopped with SIGINT by default, as devlib's monsoon instrument stops AOSP's
+ * monsoon.py (a Python script: SIGINT is its KeyboardInterrupt, SIGTERM kills it with its stdout
+ * buffer unwritten).
+ */
 #include "instrument/instrument.h"
 #include "instrument/probe.h"
 
+#include <signal.h>
+
 static const struct kvb_keydef keys[] = {
-	{ "command", KVB_T_STRLIST, NULL, NULL, KVB_KEY_REQUIRED, "host command printing samples (W) until SIGTERM" },
+	{ "command", KVB_T_STRLIST, NULL, NULL, KVB_KEY_REQUIRED, "host command printing samples (W) until stopped (stop_signal)" },
 	{ "rate_hz", KVB_T_NUM, NULL, NULL, KVB_KEY_REQUIRED | KVB_KEY_POSITIVE,
 	  "samples per second; sample i is at i / rate_hz after the command started" },
 	{ "channels", KVB_T_MAP, NULL, NULL, 0,
 	  "{chan_name: column}: columns are output_power, usb_power (or the names of a header line)" },
 	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}: platform-defined sums" },
 	KVB_METER_READY_KEY,
+	KVB_METER_STOP_KEYS("INT"),
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
 static int monsoon_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_MONSOON);
+	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_MONSOON, SIGINT);
 	struct kvb_meter_cmd *mc = kvb_meter_add(c, NULL, NULL);
 	m->channels = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
 	m->rate_hz = kvb_get_num(c->conf, "rate_hz", 0);
@@ -27,6 +35,14 @@ static int monsoon_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return kvb_sums_check(m->sums, c->name, err);
 }
 
+extern const struct kvb_instrument_ops kvb_instrument_monsoon;
+
+/* `platform check` (instrument.h kvb_instr_probe): the meter command on this host. */
+static void monsoon_probe(struct kvb_instr_probe *p)
+{
+	kvb_meter_probe(p, &kvb_instrument_monsoon);
+}
+
 const struct kvb_instrument_ops kvb_instrument_monsoon = {
 	.name = "monsoon",
 	.summary = "Monsoon power monitor via a host command printing W samples (time = index / rate_hz)",
@@ -36,4 +52,5 @@ const struct kvb_instrument_ops kvb_instrument_monsoon = {
 	.stop = kvb_meter_stop,
 	.collect = kvb_meter_collect,
 	.teardown = kvb_meter_teardown,
+	.probe = monsoon_probe,
 };

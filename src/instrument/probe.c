@@ -71,18 +71,50 @@ int kvb_energy_emit(struct kvb_metrics *m, const struct kvb_chan_energy *v, size
 	return KVB_OK;
 }
 
+/* The refused channel of s that sum names, or NULL. */
+static const struct kvb_sample_chan *refused_member(const struct kvb_samples *s, const cJSON *sum)
+{
+	for (const cJSON *name = sum->child; name; name = name->next)
+		for (size_t i = 0; cJSON_IsString(name) && i < s->n; i++)
+			if (s->ch[i].refused && !strcmp(s->ch[i].name, name->valuestring))
+				return &s->ch[i];
+	return NULL;
+}
+
 int kvb_energy_metrics(struct kvb_metrics *m, const struct kvb_samples *s, const cJSON *sums, struct kvb_error *err)
 {
-	size_t n = s ? s->n : 0;
-	struct kvb_chan_energy *v = kvb_xcalloc(n + 1, sizeof(*v));
+	size_t n = 0, total = s ? s->n : 0;
+	struct kvb_chan_energy *v = kvb_xcalloc(total + 1, sizeof(*v));
+	cJSON *kept = NULL;
 	int rc;
-	for (size_t i = 0; i < n; i++) {
-		v[i].name = s->ch[i].name;
-		v[i].energy_j = kvb_samples_energy_j(&s->ch[i]);
-		v[i].power_mw = kvb_samples_mean(&s->ch[i]);
-		v[i].estimated = s->ch[i].estimated;
+	for (size_t i = 0; i < total; i++) {
+		if (s->ch[i].refused)
+			continue;  /* its coverage witness says why; never a 0 in its place */
+		v[n].name = s->ch[i].name;
+		v[n].energy_j = kvb_samples_energy_j(&s->ch[i]);
+		v[n].power_mw = kvb_samples_mean(&s->ch[i]);
+		v[n].estimated = s->ch[i].estimated;
+		n++;
+	}
+	if (n < total && cJSON_IsObject(sums)) {
+		/* a sum with a refused member is refused too: part of it is not known */
+		kept = cJSON_CreateObject();
+		for (const cJSON *kv = sums->child; kv; kv = kv->next) {
+			const struct kvb_sample_chan *r = cJSON_IsArray(kv) ? refused_member(s, kv) : NULL;
+			char subject[256];
+			if (!r) {
+				cJSON_AddItemToObject(kept, kv->string, cJSON_Duplicate(kv, 1));
+				continue;
+			}
+			snprintf(subject, sizeof(subject), "%s sum %s", r->instrument, kv->string);
+			kvb_witness_add(&m->witnesses, "meter", subject, "every member channel covers the job window",
+					NULL, KVB_WIT_REFUSED, "energy and power_mean not stored: channel %s was refused",
+					r->name);
+		}
+		sums = kept;
 	}
 	rc = kvb_energy_emit(m, v, n, sums, err);
+	cJSON_Delete(kept);
 	free(v);
 	return rc;
 }
@@ -171,18 +203,21 @@ int kvb_probe_cmd_wait_output(struct kvb_probe_cmd *c, const char *path, unsigne
 	}
 }
 
-int kvb_probe_cmd_stop(struct kvb_probe_cmd *c, const char *what, struct kvb_error *err)
+int kvb_probe_cmd_stop(struct kvb_probe_cmd *c, const char *what, int sig, unsigned grace_ms, int *killed,
+		       struct kvb_error *err)
 {
 	siginfo_t si;
 	int exited_early = 0, status;
 	char line[512];
+	if (killed)
+		*killed = 0;
 	if (!c->running)
 		return KVB_OK;
 	memset(&si, 0, sizeof(si));
 	/* Peek (WNOWAIT) whether it already ended by itself: a meter that dies early is an error. */
 	if (!waitid(P_PID, (id_t)c->proc.pid, &si, WEXITED | WNOHANG | WNOWAIT) && si.si_pid == c->proc.pid)
 		exited_early = 1;
-	status = kvb_spawn_stop(&c->proc, SIGTERM, 5000);
+	status = kvb_spawn_stop_killed(&c->proc, sig, grace_ms, killed);
 	c->running = 0;
 	if (exited_early && (si.si_code != CLD_EXITED || si.si_status != 0)) {
 		kvb_probe_cmd_stderr_line(c, line, sizeof(line));
@@ -231,25 +266,36 @@ int kvb_target_bg_start(struct kvb_target *t, const char *const *argv, const cha
 	return rc;
 }
 
-int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, struct kvb_error *err)
+int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, int *killed,
+		       struct kvb_error *err)
 {
-	/* A zombie (no reaper in some containers) counts as gone: its /proc stat state is Z. */
+	/* A zombie (no reaper in some containers) counts as gone: its /proc stat state is Z. The
+	 * wait is measured on /proc/uptime (centiseconds), not counted in sleeps: on a board whose
+	 * `sleep 0.05` returns at once (Android <= 5 toolbox) a count of sleeps ran out in a few ms
+	 * and SIGKILLed a trace-cmd still writing its trace. */
 	static const char script[] =
-		"kill -s \"$1\" \"$2\" 2>/dev/null; n=0; "
+		"cs() { read u x </proc/uptime; f=${u#*.}; echo $(( ${u%.*} * 100 + 1$f - 100 )); }; "
+		"kill -s \"$1\" \"$2\" 2>/dev/null; end=$(( $(cs) + $3 )); "
 		"while kill -0 \"$2\" 2>/dev/null; do "
 		"case \"$(cat /proc/$2/stat 2>/dev/null)\" in *') Z '*) break;; esac; "
-		"n=$((n+1)); if [ $n -gt \"$3\" ]; then kill -9 \"$2\" 2>/dev/null; echo killed; break; fi; "
+		"if [ \"$(cs)\" -ge $end ]; then kill -9 \"$2\" 2>/dev/null; echo killed; break; fi; "
 		"sleep 0.05; done";
 	char p[32], n[32];
 	const char *argv[] = { "sh", "-c", script, "sh", sig, p, n, NULL };
 	struct kvb_exec_result r;
 	int rc;
+	if (killed)
+		*killed = 0;
 	snprintf(p, sizeof(p), "%ld", pid);
-	snprintf(n, sizeof(n), "%u", wait_ms / 50);
+	snprintf(n, sizeof(n), "%u", (wait_ms + 9) / 10);
 	kvb_exec_result_init(&r);
 	rc = kvb_target_exec(t, argv, (uint64_t)wait_ms + 30000, &r, err);
-	if (!rc && strstr(r.out.data, "killed"))
-		kvb_warn("pid %ld did not stop on SIG%s within %u ms; killed", pid, sig, wait_ms);
+	if (!rc && strstr(r.out.data, "killed")) {
+		if (killed)
+			*killed = 1;
+		else
+			kvb_warn("pid %ld did not stop on SIG%s within %u ms; killed", pid, sig, wait_ms);
+	}
 	kvb_exec_result_release(&r);
 	return rc;
 }
@@ -258,7 +304,7 @@ void kvb_target_bg_kill(struct kvb_target *t, long *pid)
 {
 	struct kvb_error ignore;
 	if (*pid > 0)
-		kvb_target_bg_stop(t, *pid, "KILL", 0, &ignore);
+		kvb_target_bg_stop(t, *pid, "KILL", 0, NULL, &ignore);
 	*pid = 0;
 }
 

@@ -45,6 +45,7 @@
 #include "core/metric.h"
 #include "core/samples.h"
 #include "core/spawn.h"
+#include "instrument/coverage.h"
 #include "config/platform.h"
 #include "target/target.h"
 
@@ -102,13 +103,14 @@ struct kvb_chan_energy {
  */
 int kvb_energy_emit(struct kvb_metrics *m, const struct kvb_chan_energy *v, size_t n, const cJSON *sums,
 		    struct kvb_error *err);
-/* kvb_energy_emit over the channels of s. */
+/* kvb_energy_emit over the channels of s, leaving out refused channels and the sums that name one
+ * (a `refused` witness of the sum in m). */
 int kvb_energy_metrics(struct kvb_metrics *m, const struct kvb_samples *s, const cJSON *sums, struct kvb_error *err);
 
 /* Validates a `sums:` mapping: {name: [channel names]}; returns KVB_EINPUT with the instance name. */
 int kvb_sums_check(const cJSON *sums, const char *instance, struct kvb_error *err);
 
-/* A meter command running on the host, stdout to a file, stopped with SIGTERM. */
+/* A meter command running on the host, stdout to a file, stopped with its stop signal (kvb_probe_cmd_stop). */
 struct kvb_probe_cmd {
 	struct kvb_bgproc proc;
 	char *out_path, *err_path;
@@ -127,11 +129,12 @@ int kvb_probe_cmd_start(struct kvb_probe_cmd *c, const char *const *argv, const 
 int kvb_probe_cmd_wait_output(struct kvb_probe_cmd *c, const char *path, unsigned timeout_ms,
 			      struct kvb_error *err);
 /*
- * Stops the command (SIGTERM, then SIGKILL after 5 s). A command that had
- * already exited with a non-zero status fails with KVB_ETARGET quoting the
- * first line of its stderr.
+ * Stops the command: sig (SIGINT or SIGTERM) to its process group, then SIGKILL after grace_ms;
+ * *killed (may be NULL) = 1 when it took the SIGKILL (its output may end early). A command that
+ * had already exited with a non-zero status fails with KVB_ETARGET quoting the first line of its stderr.
  */
-int kvb_probe_cmd_stop(struct kvb_probe_cmd *c, const char *what, struct kvb_error *err);
+int kvb_probe_cmd_stop(struct kvb_probe_cmd *c, const char *what, int sig, unsigned grace_ms, int *killed,
+		       struct kvb_error *err);
 void kvb_probe_cmd_release(struct kvb_probe_cmd *c);
 /* ": FIRST LINE" of the command's stderr (for messages), or "" when it printed nothing. */
 void kvb_probe_cmd_stderr_line(const struct kvb_probe_cmd *c, char *line, size_t n);
@@ -143,8 +146,12 @@ void kvb_probe_cmd_stderr_line(const struct kvb_probe_cmd *c, char *line, size_t
  */
 int kvb_target_bg_start(struct kvb_target *t, const char *const *argv, const char *out, const char *errf, long *pid,
 			struct kvb_error *err);
-/* Sends signal name sig ("TERM", "INT") to pid and waits up to wait_ms for it to exit (then KILL). */
-int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, struct kvb_error *err);
+/*
+ * Sends signal name sig ("TERM", "INT") to pid and waits up to wait_ms (timed on the target's
+ * /proc/uptime) for it to exit, then KILL: *killed = 1 then (killed NULL: a warning instead).
+ */
+int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, int *killed,
+		       struct kvb_error *err);
 /* Cleanup path: SIGKILLs *pid when it is > 0 (no wait, errors ignored) and sets *pid to 0. */
 void kvb_target_bg_kill(struct kvb_target *t, long *pid);
 
@@ -157,9 +164,12 @@ int kvb_cpulist_parse(const char *s, unsigned char *set, int max);
 
 /*
  * Command-driven meters (csv-command, aep, monsoon, acme) share one
- * implementation: one or more host commands started at start(), SIGTERM at
- * stop(), their output parsed at collect() with the job window, samples and
- * energy metrics into the job, raw files kept as artifacts ("energy-raw").
+ * implementation: one or more host commands started at start(), their stop
+ * signal at stop() (a SIGKILL after the grace is a `changed` witness), their
+ * output parsed at collect() with the job window, each channel's coverage of
+ * the window judged (coverage.h: a `meter` witness per channel, a refused
+ * channel stores no energy), samples and energy metrics into the job, raw
+ * files kept as artifacts ("energy-raw").
  */
 struct kvb_instr_ctx;
 struct kvb_meter_cmd {
@@ -175,6 +185,9 @@ struct kvb_meter {
 	const char *default_units;
 	double rate_hz;
 	unsigned ready_timeout_ms; /* wait for each command's first output at start (ms); 0 = no wait */
+	int stop_signal;           /* SIGINT or SIGTERM (`stop_signal:`, default from the meter type) */
+	unsigned stop_timeout_ms;  /* grace after stop_signal before SIGKILL (`stop_timeout_ms:`, default 5000) */
+	struct kvb_coverage_rule coverage; /* max_gap_intervals, edge_ms; rate_hz from the meter */
 	const cJSON *channels;  /* select/rename (not ACME) */
 	const cJSON *sums;
 	struct kvb_meter_cmd *cmd;
@@ -188,8 +201,26 @@ struct kvb_meter {
 #define KVB_METER_READY_KEY                                                                                           \
 	{ "ready_timeout_ms", KVB_T_INT, "0", NULL, KVB_KEY_NONNEG,                                                   \
 	  "wait up to this long after starting the meter for its first output before the job starts (0: no wait)" }
-/* Allocates c->priv as a meter (reads ready_timeout_ms from c->conf); returns it. */
-struct kvb_meter *kvb_meter_new(struct kvb_instr_ctx *c, enum kvb_probe_format format);
+/*
+ * The keys every command meter takes to stop and to prove its window (coverage.h):
+ * stop_signal (DEF: the meter type's default, "INT" or "TERM"), stop_timeout_ms, max_gap_intervals,
+ * edge_ms. A meter that only finishes its capture on SIGINT (caiman registers a SIGINT handler only,
+ * devlib #47/#48; monsoon.py ends on KeyboardInterrupt) loses what it buffered when SIGTERM kills it.
+ */
+#define KVB_METER_STOP_KEYS(DEF)                                                                                      \
+	{ "stop_signal", KVB_T_STR, DEF, "INT|TERM", 0,                                                               \
+	  "signal that stops the meter and makes it write what it holds (SIGKILL follows after stop_timeout_ms)" },   \
+	{ "stop_timeout_ms", KVB_T_INT, "5000", NULL, KVB_KEY_POSITIVE,                                              \
+	  "grace after stop_signal before the meter is killed (a kill is an event: its output may end early)" },     \
+	{ "max_gap_intervals", KVB_T_NUM, "10", NULL, KVB_KEY_POSITIVE,                                              \
+	  "a gap between samples longer than this many intervals refuses the channel's energy" },                   \
+	{ "edge_ms", KVB_T_NUM, "50", NULL, KVB_KEY_NONNEG,                                                          \
+	  "samples must start and end within max(one interval, edge_ms) of the job, else the energy is refused" }
+/*
+ * Allocates c->priv as a meter: reads ready_timeout_ms and the KVB_METER_STOP_KEYS from c->conf,
+ * def_stop_signal (SIGINT or SIGTERM) when stop_signal is not given. Returns it.
+ */
+struct kvb_meter *kvb_meter_new(struct kvb_instr_ctx *c, enum kvb_probe_format format, int def_stop_signal);
 /* Adds a command whose stdout goes to ARTIFACT_DIR/NAME[-chan].out; data_path NULL = parse stdout. */
 struct kvb_meter_cmd *kvb_meter_add(struct kvb_instr_ctx *c, const char *chan_name, const char *data_suffix);
 /* Reads `time:` (auto|relative|absolute) into the meter. */
@@ -198,6 +229,11 @@ int kvb_meter_start(struct kvb_instr_ctx *c, struct kvb_error *err);
 int kvb_meter_stop(struct kvb_instr_ctx *c, struct kvb_error *err);
 int kvb_meter_collect(struct kvb_instr_ctx *c, struct kvb_error *err);
 void kvb_meter_teardown(struct kvb_instr_ctx *c);
+/* `platform check` of a command meter: runs ops->setup (which builds each command's argv, as the
+ * job will) and checks every argv[0] on this host (check.c). */
+struct kvb_instr_probe;
+struct kvb_instrument_ops;
+void kvb_meter_probe(struct kvb_instr_probe *p, const struct kvb_instrument_ops *ops);
 
 /* Computes channel and sum metrics of s into c->out, then moves s's channels into c->out->samples. */
 int kvb_instr_take_samples(struct kvb_instr_ctx *c, struct kvb_samples *s, const cJSON *sums, struct kvb_error *err);
@@ -241,5 +277,26 @@ void kvb_clusters_release(struct kvb_cluster_set *cs);
  * when fewer than two snapshots are usable.
  */
 enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len);
+
+/*
+ * Events trace-cmd record says it lost when it stopped (its stdout), summed over CPUs; summary
+ * gets "CPU 0: 750319, CPU 2: 12". Formats (trace-cmd tracecmd/trace-record.c): since 2.6 (2015)
+ * "CPU N: X events lost[ Y events lost due to commit overrun]" ("bytes lost" for a few weeks);
+ * before, "Kernel buffer statistics" with each CPU's stats ("CPU: N", "overrun: X",
+ * "commit overrun: Y", "dropped events: Z").
+ */
+long long kvb_trace_cmd_lost(const char *out, char *summary, size_t n);
+
+/* How the util sampler kept its interval, from its output ("# sampler HOW", "uptime S" lines). */
+struct kvb_util_pace {
+	char how[160];       /* "sleep 0.100", "usleep 100000", "sleep 1 (... no fractional sleep)", or "" */
+	int whole_seconds;   /* the board has no fractional sleep: it slept whole seconds */
+	size_t reads;        /* snapshots with their uptime */
+	double median_ms;    /* median time between reads (0 below 2) */
+	double span_s;       /* first to last read */
+	enum kvb_witness_verdict verdict; /* ok; disturbed: median < interval / 2 (a busy loop); changed:
+					     median > 2 x interval + 20 ms, or whole seconds for a fractional interval */
+};
+void kvb_util_pace(const char *text, unsigned interval_ms, struct kvb_util_pace *out);
 
 #endif

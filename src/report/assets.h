@@ -4,6 +4,7 @@
 
 extern const char kvb_asset_plots_js[];   /* src/report/html/plots.js: draws the plot specs with d3 */
 extern const char kvb_asset_report_css[]; /* src/report/html/report.css */
+extern const char kvb_asset_forest_js[];  /* src/report/html/forest.js: the summary (forest), scatter and along kinds */
 
 /*
  * d3 is not embedded: the page inlines Debian's build (package node-d3) read

@@ -1,6 +1,7 @@
 /* Implements box (prettytable-style), markdown and CSV rendering of a cell grid. */
 #include "report/box.h"
 #include "core/utf8.h"
+#include "core/escape.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -57,32 +58,9 @@ void kvb_box_cellf(struct kvb_box *b, const char *fmt, ...)
 /*
  * A cell is one line of a box or markdown table: a control character (a line break in a
  * board's stderr quoted in an error, a tab, an escape sequence) would break the table or
- * the terminal, so it shows as its C escape; csv and json keep the raw text, escaped
- * their own way. The escape of the character at s (its bytes in *len), written to buf or
- * a literal; NULL for a byte printed as it is (*len 1).
+ * the terminal, so it shows as its C escape (core/escape.h); csv and json keep the raw
+ * text, escaped their own way.
  */
-static const char *ctl_escape(const char *s, char buf[8], size_t *len)
-{
-	unsigned char ch = (unsigned char)s[0];
-	*len = 1;
-	if (ch == '\n')
-		return "\\n";
-	if (ch == '\r')
-		return "\\r";
-	if (ch == '\t')
-		return "\\t";
-	if (ch < 0x20 || ch == 0x7f) {
-		snprintf(buf, 8, "\\x%02x", ch);
-		return buf;
-	}
-	/* C1 controls U+0080..U+009F (UTF-8 C2 80..C2 9F): U+009B is a terminal's CSI */
-	if (ch == 0xC2 && (unsigned char)s[1] >= 0x80 && (unsigned char)s[1] <= 0x9F) {
-		*len = 2;
-		snprintf(buf, 8, "\\u%04x", (unsigned char)s[1]);
-		return buf;
-	}
-	return NULL;
-}
 
 /* Display width in columns: UTF-8 continuation bytes do not count, an escaped control character its escape. */
 static size_t width(const char *s)
@@ -90,7 +68,7 @@ static size_t width(const char *s)
 	size_t w = 0, n;
 	char buf[8];
 	for (; *s; s += n) {
-		const char *e = ctl_escape(s, buf, &n);
+		const char *e = kvb_ctl_escape(s, buf, &n);
 		if (e)
 			w += strlen(e);
 		else if (((unsigned char)*s & 0xC0) != 0x80)
@@ -99,13 +77,13 @@ static size_t width(const char *s)
 	return w;
 }
 
-/* s on one line: control characters as their escapes (ctl_escape). */
+/* s on one line: control characters as their escapes (kvb_ctl_escape). */
 static void put_text(FILE *f, const char *s)
 {
 	size_t n;
 	char buf[8];
 	for (; *s; s += n) {
-		const char *e = ctl_escape(s, buf, &n);
+		const char *e = kvb_ctl_escape(s, buf, &n);
 		if (e)
 			fputs(e, f);
 		else
@@ -183,7 +161,7 @@ static void md_cell(FILE *f, const char *s)
 	char buf[8];
 	fputc(' ', f);
 	for (; *s; s += n) {
-		const char *e = ctl_escape(s, buf, &n);
+		const char *e = kvb_ctl_escape(s, buf, &n);
 		if (*s == '|')
 			fputs("\\|", f);
 		else if (e)

@@ -1,4 +1,5 @@
 /* Implements `kvbench diff`: statistics per group/variant and the long, wide and --by tables. */
+#include "report/clocknote.h"
 #include "report/diff.h"
 #include "report/event_notes.h"
 #include "core/log.h"
@@ -81,34 +82,55 @@ static size_t boot_ids(const struct kvb_cell *c, int *ids)
 }
 
 /*
- * The three-way verdict of a compared cell (DESIGN.md §11). "same" is judged
- * on the wider of the bootstrap CI and Fieller's CI on the boot means (the
- * bootstrap's alone is too narrow with few boots, stats.h), or with one boot
- * on Fieller's CI of the runs; Cliff's delta is taken over the runs.
+ * The three-way verdict of a compared cell (DESIGN.md §11), from the relative
+ * change (variant - baseline) / |baseline| and its sign. "same" is judged on
+ * the wider of the bootstrap CI and the CI on the boot values (the bootstrap's
+ * alone is too narrow with few boots, stats.h), or with one boot on the CI of
+ * the runs; Cliff's delta is taken over the runs.
  */
 static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kvb_cell_stats *out)
 {
 	struct kvb_verdict_in in = { .significant = out->significant, .margin = g->margin > 0 ? g->margin : KVB_VERDICT_MARGIN,
-				     .lower_is_better = g->lower_is_better, .ratio = NAN };
+				     .lower_is_better = g->lower_is_better, .diff = out->diff,
+				     .change = out->diff_pct / 100, .ci_lo = NAN, .ci_hi = NAN };
 	if (out->naive_ok)
 		out->cliffs = kvb_stats_cliffs_delta(out->c.mw_u, out->c.nb, out->c.nv);
+	if (out->test == KVB_TEST_NONE) {
+		out->same_lo = out->same_hi = NAN;
+		out->v3 = (struct kvb_verdict){ .kind = KVB_VERDICT_NONE, .name = "untested", .boots_needed = NAN };
+		out->verdict = "untested";
+		return;
+	}
 	if (out->boot_ok) {
-		in.ratio = out->b.ratio;
-		in.ci_lo = fmin(out->b.ci_lo, out->b.boot_ratio_ci_lo); /* NAN (unbounded) stays NAN */
-		in.ci_hi = fmax(out->b.ci_hi, out->b.boot_ratio_ci_hi);
-		if (isnan(out->b.boot_ratio_ci_lo))
-			in.ci_lo = in.ci_hi = NAN;
+		in.ci_lo = fmin(out->b.rel_ci_lo, out->b.boot_rel_ci_lo); /* NAN (unbounded) stays NAN */
+		in.ci_hi = fmax(out->b.rel_ci_hi, out->b.boot_rel_ci_hi);
+		if (isnan(out->b.boot_rel_ci_lo)) {
+			/* one boot a side (a quantile's run-level bootstrap): its own CI, else unbounded */
+			int runs_only = out->b.boots_b < 2 || out->b.boots_v < 2;
+			in.ci_lo = runs_only ? out->b.rel_ci_lo : NAN;
+			in.ci_hi = runs_only ? out->b.rel_ci_hi : NAN;
+		}
 		in.boots = bboots < out->boots ? bboots : out->boots;
 	} else if (out->naive_ok) {
-		in.ratio = out->c.ratio;
-		in.ci_lo = out->c.ratio_ci_lo;
-		in.ci_hi = out->c.ratio_ci_hi;
+		in.ci_lo = out->c.rel_ci_lo;
+		in.ci_hi = out->c.rel_ci_hi;
 		in.boots = 1;
 	}
 	out->same_lo = in.ci_lo;
 	out->same_hi = in.ci_hi;
 	kvb_verdict_judge(&in, &out->v3);
 	out->verdict = out->naive_ok || out->boot_ok ? out->v3.name : "n<2";
+}
+
+/* The test --stat gets (diff.h): min and max never, p95 only from KVB_P95_TEST_MIN runs a side. */
+static enum kvb_stat_test stat_test(enum kvb_stat stat, size_t nb, size_t nv)
+{
+	switch (stat) {
+	case KVB_STAT_MEAN: return KVB_TEST_MEAN;
+	case KVB_STAT_MEDIAN: return KVB_TEST_QUANTILE;
+	case KVB_STAT_P95: return nb >= KVB_P95_TEST_MIN && nv >= KVB_P95_TEST_MIN ? KVB_TEST_QUANTILE : KVB_TEST_NONE;
+	default: return KVB_TEST_NONE;
+	}
 }
 
 void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, size_t v, enum kvb_stat stat,
@@ -120,6 +142,7 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 	(void)r;
 	memset(out, 0, sizeof(*out));
 	out->verdict = "";
+	out->p_boot = NAN;
 	if (!c->n || kvb_stats_summary(c->v, c->n, &out->s, NULL))
 		return;
 	out->ok = 1;
@@ -139,18 +162,36 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 	size_t bboots = boot_ids(b, ib);
 	double bv = pick(&base.s, stat);
 	out->has_cmp = 1;
-	out->diff_pct = bv != 0 ? (out->value - bv) / bv * 100.0 : NAN;
+	out->diff = out->value - bv;
+	/* over |baseline|: the sign is the difference's, so a negative baseline cannot flip it */
+	out->diff_pct = bv != 0 ? (out->value - bv) / fabs(bv) * 100.0 : NAN;
+	out->test = stat_test(stat, b->n, c->n);
 	out->naive_ok = !kvb_stats_compare(b->v, b->n, c->v, c->n, alpha, &out->c, NULL);
-	if (bboots >= 2 && out->boots >= 2)
-		out->boot_ok = !kvb_stats_hier_bootstrap_boards(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n,
-								KVB_STATS_RESAMPLES, KVB_STATS_SEED, alpha, &out->b,
-								NULL); /* boards above boots (§13) */
-	if (out->boot_ok) {
-		out->significant = out->b.significant && out->b.boot_welch_p < alpha;
-	} else if (out->naive_ok) {
-		out->significant = out->c.significant;
-		/* Both sides in one and the same boot (knob-only variants): no boot confound to warn about. */
-		out->one_boot = !(bboots == 1 && out->boots == 1 && b->boot[0] == c->boot[0]);
+	/* both sides in one and the same boot (knob-only variants): no boot confound to warn about */
+	int same_boot = bboots == 1 && out->boots == 1 && b->boot[0] == c->boot[0];
+	if (out->test == KVB_TEST_MEAN) {
+		if (bboots >= 2 && out->boots >= 2)
+			out->boot_ok = !kvb_stats_hier_bootstrap_boards(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n,
+									KVB_STATS_RESAMPLES, KVB_STATS_SEED, alpha, &out->b,
+									NULL); /* boards above boots (§13) */
+		if (out->boot_ok) {
+			out->significant = out->b.significant && out->b.boot_welch_p < alpha;
+		} else if (out->naive_ok) {
+			out->significant = out->c.significant;
+			out->one_boot = !same_boot;
+		}
+	} else if (out->test == KVB_TEST_QUANTILE) {
+		/* the statistic's own test: bootstrap of it over boots then runs (one boot: over runs) */
+		double q = stat == KVB_STAT_MEDIAN ? 0.5 : 0.95;
+		out->boot_ok = !kvb_stats_hier_bootstrap_quantile(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n, q,
+								  KVB_STATS_RESAMPLES, KVB_STATS_SEED, alpha, &out->b,
+								  &out->p_boot, NULL);
+		if (out->boot_ok && bboots >= 2 && out->boots >= 2) {
+			out->significant = out->b.significant && out->b.boot_welch_p < alpha;
+		} else if (out->boot_ok) {
+			out->significant = out->b.significant;
+			out->one_boot = !same_boot;
+		}
 	}
 	kvb_cell_verdict(g, bboots, out);
 	free(ib);
@@ -178,10 +219,15 @@ static void diff_cell(struct kvb_box *b, const struct kvb_cell_stats *cs)
 	kvb_box_cell_raw(b, d, raw, cs->has_cmp && isnan(cs->diff_pct) ? KVB_CELL_TEXT : KVB_CELL_NUM);
 }
 
-/* The p-value the cell's verdict used: boot-aware Welch's, else the larger of Welch's and
- * Mann-Whitney's; NAN when neither could be computed. */
+/* The p-value the cell's verdict used: boot-aware Welch's (on boot means, or on the boots' quantile),
+ * else the larger of Welch's and Mann-Whitney's (mean, one boot) or the bootstrap's (quantile, one boot);
+ * NAN when neither could be computed or the statistic is not tested. */
 static double cell_p(const struct kvb_cell_stats *cs)
 {
+	if (cs->test == KVB_TEST_NONE)
+		return NAN;
+	if (cs->test == KVB_TEST_QUANTILE)
+		return !cs->boot_ok ? NAN : isnan(cs->b.boot_welch_p) ? cs->p_boot : cs->b.boot_welch_p;
 	if (cs->boot_ok)
 		return cs->b.boot_welch_p;
 	if (cs->naive_ok)
@@ -514,7 +560,11 @@ cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 			cJSON_AddItemToObject(jv, "boot_ids", boots);
 			if (cs.has_cmp) {
 				cJSON_AddItemToObject(jv, "diff_pct", num(cs.diff_pct));
-				if (cs.naive_ok) {
+				cJSON_AddItemToObject(jv, "diff", num(cs.diff));
+				cJSON_AddStringToObject(jv, "test", cs.test == KVB_TEST_MEAN       ? "mean"
+								    : cs.test == KVB_TEST_QUANTILE ? kvb_stat_name(o->stat)
+												     : "none");
+				if (cs.test == KVB_TEST_MEAN && cs.naive_ok) {
 					cJSON_AddItemToObject(jv, "welch_t", num(cs.c.welch_t));
 					cJSON_AddItemToObject(jv, "welch_df", num(cs.c.welch_df));
 					cJSON_AddItemToObject(jv, "welch_p", num(cs.c.welch_p));
@@ -529,16 +579,28 @@ cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 					cJSON_AddBoolToObject(jv, "naive_significant", cs.c.significant);
 				}
 				if (cs.boot_ok) {
+					/* the ratio where both sides stay positive, else null: the difference's CI decides */
 					cJSON_AddItemToObject(jv, "boot_ratio", num(cs.b.ratio));
 					cJSON_AddItemToObject(jv, "boot_ratio_ci95_lo", num(cs.b.ci_lo));
 					cJSON_AddItemToObject(jv, "boot_ratio_ci95_hi", num(cs.b.ci_hi));
+					cJSON_AddItemToObject(jv, "boot_diff_ci95_lo", num(cs.b.diff_ci_lo));
+					cJSON_AddItemToObject(jv, "boot_diff_ci95_hi", num(cs.b.diff_ci_hi));
 					cJSON_AddItemToObject(jv, "boot_welch_p", num(cs.b.boot_welch_p));
-					cJSON_AddItemToObject(jv, "within_boot_sd", num(cs.b.within_sd_v));
-					cJSON_AddItemToObject(jv, "between_boot_sd", num(cs.b.between_sd_v));
+					if (cs.test == KVB_TEST_QUANTILE) {
+						cJSON_AddItemToObject(jv, "bootstrap_p", num(cs.p_boot));
+						cJSON_AddNumberToObject(jv, "resamples", cs.b.resamples);
+					} else {
+						cJSON_AddItemToObject(jv, "within_boot_sd", num(cs.b.within_sd_v));
+						cJSON_AddItemToObject(jv, "between_boot_sd", num(cs.b.between_sd_v));
+					}
 				}
+				cJSON_AddItemToObject(jv, "p", num(cell_p(&cs)));
 				cJSON_AddBoolToObject(jv, "significant", cs.significant);
 				cJSON_AddStringToObject(jv, "verdict", cs.verdict);
-				cJSON_AddStringToObject(jv, "unit", cs.boot_ok ? "boot" : "run (1 boot)");
+				cJSON_AddStringToObject(jv, "unit", cs.test == KVB_TEST_NONE ? "none"
+								    : cs.one_boot || !(cs.b.boots_b >= 2 && cs.b.boots_v >= 2) || !cs.boot_ok
+									    ? "run (1 boot)"
+									    : "boot");
 			}
 			kvb_verdict_json(jv, g, &cs);
 			cJSON_AddItemToArray(vs, jv);
@@ -586,6 +648,8 @@ static int diff_run_notes(struct kvb_store *s, const struct kvb_report *r, const
 	int rc = kvb_run_state_load(s, r->runs, r->nruns, &rs, err);
 	if (!rc)
 		rc = kvb_run_state_check(&rs, r, !strcmp(f, "table") || !strcmp(f, "markdown"), &notes, err);
+	if (!rc)
+		kvb_clock_notes(s, r->runs, r->nruns, &notes); /* what a time is on an instruction clock */
 	for (size_t i = 0; i < notes.n; i++) {
 		if (!strcmp(f, "table") || !strcmp(f, "markdown"))
 			fprintf(out, "%s\n", notes.v[i]);

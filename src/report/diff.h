@@ -32,6 +32,18 @@ struct kvb_diff_opts {
 	double margin;       /* --margin as a fraction, for every group; 0 = the agenda's or KVB_VERDICT_MARGIN */
 };
 
+/*
+ * The test behind a compared cell's p and verdict, by --stat: the mean's
+ * (Welch + Mann-Whitney over runs, or with boots the hierarchical bootstrap
+ * and Welch on boot means), a quantile's (median; p95 with >= KVB_P95_TEST_MIN
+ * runs a side: the hierarchical bootstrap of that quantile and Welch on the
+ * per-boot quantiles, stats.h), or none (min, max, p95 of fewer runs: a
+ * bootstrap cannot test an extreme, Bickel & Freedman 1981; no p, no verdict).
+ */
+enum kvb_stat_test { KVB_TEST_MEAN, KVB_TEST_QUANTILE, KVB_TEST_NONE };
+/* Runs a side below which p95 is an extreme (the two largest runs) and is not tested. */
+#define KVB_P95_TEST_MIN 20
+
 /* Statistics of one cell and its comparison with the baseline cell. */
 struct kvb_cell_stats {
 	int ok;                    /* summary available (n >= 1) */
@@ -39,16 +51,19 @@ struct kvb_cell_stats {
 	size_t boots;
 	double value;              /* the chosen statistic */
 	int has_cmp;               /* compared with the baseline */
-	double diff_pct;           /* (value - base value) / base value * 100 */
+	double diff_pct;           /* (value - base value) / |base value| * 100: the sign is the direction */
+	double diff;               /* value - base value */
+	enum kvb_stat_test test;   /* what p and verdict come from (has_cmp) */
+	double p_boot;             /* quantile test: the bootstrap's two-sided p (NAN otherwise) */
 	struct kvb_compare c;      /* naive, runs as units (valid when has_cmp && naive_ok) */
 	int naive_ok;
-	struct kvb_boot_cmp b;     /* boots as units (valid when boot_ok) */
+	struct kvb_boot_cmp b;     /* boots as units, of the mean or (test quantile) of the statistic (boot_ok) */
 	int boot_ok;
 	int significant;
-	const char *verdict;       /* "better", "worse", "same", "undecided", "n<2", "" (baseline) */
+	const char *verdict;       /* "better", "worse", "same", "undecided", "untested", "n<2", "" (baseline) */
 	int one_boot;              /* verdict came from the naive test with a single boot */
 	struct kvb_verdict v3;     /* three-way verdict with the boots estimate (has_cmp) */
-	double same_lo, same_hi;   /* the ratio CI "same" was judged on (NAN: none/unbounded) */
+	double same_lo, same_hi;   /* the CI of the relative change (fraction) "same" was judged on (NAN: none) */
 	double cliffs;             /* Cliff's delta of the runs, variant vs baseline (NAN: none) */
 	size_t modes;              /* modes of this cell's runs (kvb_stats_count_modes) */
 };

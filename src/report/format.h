@@ -19,6 +19,15 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
+/*
+ * The version of every JSON document kvbench writes (diff, diff --series, show, report and the
+ * data embedded in a report page): the top-level "schema_version" field. The shapes are in
+ * docs/outputs.md and results-schema/kvbench-json.schema.json (tests/integration/outputs.sh
+ * checks every document against the latter). A new field does not change it; removing or
+ * renaming one, or changing its type or meaning, does.
+ */
+#define KVB_JSON_SCHEMA_VERSION 1
+
 /* One part of a document. Every member may be NULL / 0. Borrowed pointers. */
 struct kvb_out_section {
 	const char *heading;          /* "Failures", "hackbench time (s)" */
@@ -27,6 +36,8 @@ struct kvb_out_section {
 	const char *footer;           /* legend printed under the table (table, markdown, html) */
 	const cJSON *plot;            /* a plot spec for the html renderer (render_html.c), ignored elsewhere */
 	const char *id;               /* stable anchor / key for json and html, or NULL */
+	const char *fold;             /* html: opens a collapsed <details> with this summary before the section */
+	int fold_end;                 /* html: closes the open <details> after the section */
 };
 
 struct kvb_out {
@@ -36,7 +47,12 @@ struct kvb_out {
 	const cJSON *json;            /* the producer's own JSON form (diff's statistics), or NULL:
 				       * json then writes the sections' tables as arrays of row objects */
 	int plain;                    /* 1: a single bare table (diff, show, query): no headings in text formats */
+	int bare_rows;                /* json of a plain table: the array of rows alone, without schema_version
+				       * (query: the rows' shape is the user's SELECT); 0: {"schema_version", "rows"} */
 };
+
+/* obj (an object, consumed) with "schema_version": KVB_JSON_SCHEMA_VERSION as its first member. */
+cJSON *kvb_json_versioned(cJSON *obj);
 
 struct kvb_format {
 	const char *name;

@@ -220,6 +220,9 @@ static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, sq
 		return;
 	if (o->max_round > 0 && sqlite3_column_int(st, 9) > o->max_round)
 		return;
+	for (size_t k = 0; k < o->nskip_rounds; k++)
+		if (sqlite3_column_int(st, 9) == o->skip_rounds[k])
+			return;
 	if (!kvb_report_metric_wanted(o, metric))
 		return;
 	c = cJSON_Parse(cls ? cls : "{}");

@@ -27,6 +27,8 @@ struct kvb_report_opts {
 	const char *by;            /* classifier spread into columns (excluded from the group key), or NULL */
 	int max_round;             /* only jobs of rounds 1..max_round; 0 = every round (the
 				    * --until-decided look after round r sees what round r had) */
+	const int *skip_rounds;    /* rounds left out (--until-decided: those the host disturbed), or NULL */
+	size_t nskip_rounds;
 };
 
 /* One variant's sample in one group. boot identifies the boot unit (run_id * 100000 + round). */

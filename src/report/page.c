@@ -1,24 +1,31 @@
 /* Implements `kvbench report`: the page's sections in order, the per-metric plots, and the atomic write. */
 #include "report/page.h"
 #include "report/page_build.h"
+#include "core/outfile.h"
 #include "core/util.h"
 #include "report/diff.h"
 #include "report/format.h"
 #include "report/groups.h"
+#include "report/page_filters.h"
+#include "report/page_views.h"
+#include "report/shortlabel.h"
 #include "report/verdict.h"
 #include "report/sqltable.h"
 #include "store/schema.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-/* util_mean and freq_residency are drawn per CPU / per frequency instead (cpu_plots). */
+/* util_mean and freq_residency are drawn per CPU / per frequency instead (cpu_plots), energy in its own section. */
 static int own_plot(const struct kvb_group *g)
 {
-	return !strcmp(g->metric, "util_mean") || !strcmp(g->metric, "freq_residency");
+	return !strcmp(g->metric, "util_mean") || !strcmp(g->metric, "freq_residency") || !strcmp(g->metric, "energy");
+}
+
+/* The summary's rows link to a group's samples plot (detail-<index>) where it has one. */
+static int has_detail(const struct kvb_group *g)
+{
+	return !own_plot(g);
 }
 
 void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
@@ -35,30 +42,17 @@ void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
 		const struct kvb_group *g = &r->groups[gi];
 		if (own_plot(g))
 			continue;
+		char *shortl = kvb_short_label(g->label);
 		char *title = kvb_xasprintf("%s %s%s%s%s%s%s", g->workload, g->metric, *g->units ? " (" : "", g->units,
-					    *g->units ? ")" : "", *g->label ? " " : "", g->label);
-		cJSON *pl = kvb_plot_new("dotbox", title, "variant", g->units), *groups = cJSON_CreateArray();
-		for (size_t v = 0; v < r->variants.n; v++) {
-			const struct kvb_cell *c = &g->cells[v];
-			cJSON *jg, *vals, *boots;
-			if (!c->n)
-				continue;
-			jg = cJSON_CreateObject();
-			vals = cJSON_CreateArray();
-			boots = cJSON_CreateArray();
-			cJSON_AddStringToObject(jg, "name", r->variants.v[v]);
-			for (size_t i = 0; i < c->n; i++) {
-				char b[48];
-				kvb_plot_boot_label(b, sizeof(b), c->boot[i], p->nruns);
-				cJSON_AddItemToArray(vals, kvb_plot_num(c->v[i]));
-				cJSON_AddItemToArray(boots, cJSON_CreateString(b));
-			}
-			cJSON_AddItemToObject(jg, "values", vals);
-			cJSON_AddItemToObject(jg, "boots", boots);
-			cJSON_AddItemToArray(groups, jg);
-		}
-		cJSON_AddItemToObject(pl, "groups", groups);
+					    *g->units ? ")" : "", *shortl ? " " : "", shortl);
+		cJSON *pl = kvb_plot_new("dotbox", title, "variant", g->units);
+		if (strcmp(shortl, g->label)) /* the whole classifier text on hover */
+			cJSON_AddItemToObject(pl, "tip", cJSON_CreateString(g->label));
+		cJSON_AddStringToObject(pl, "workload", g->workload);
+		free(shortl);
+		cJSON_AddItemToObject(pl, "groups", kvb_plot_group_dots(r, g, NULL, p->nruns, NULL));
 		kvb_page_plot(p, pl, g->lower_is_better ? "lower is better" : "higher is better");
+		p->sec[p->n - 1].id = kvb_forest_detail_id(p, gi); /* the summary's rows link here */
 		free(title);
 	}
 }
@@ -94,43 +88,44 @@ static int count(struct kvb_store *s, const char *sql, const char *runs_json, in
 	return KVB_OK;
 }
 
-/* Renders d to a temporary file beside path and renames it into place ("-": stdout). */
-static int write_atomic(const struct kvb_format *fmt, const struct kvb_out *d, const char *path, struct kvb_error *err)
+/* The results DB and its journal files: an output path must not be one of them (core/outfile.h). */
+struct db_files {
+	char *v[4];
+};
+
+static void db_files_init(struct db_files *f, const char *db)
 {
-	char *tmp;
-	FILE *f;
-	int fd, rc;
-	if (!strcmp(path, "-")) {
-		rc = fmt->render(d, stdout, err);
-		return rc;
-	}
-	tmp = kvb_xasprintf("%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0 || !(f = fdopen(fd, "w"))) {
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		free(tmp);
-		return rc;
-	}
-	rc = fmt->render(d, f, err);
-	if (fflush(f) || ferror(f)) {
-		if (!rc)
-			rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", tmp, strerror(errno));
-	}
-	if (fclose(f) && !rc)
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", tmp, strerror(errno));
-	if (!rc) {
-		/* mkstemp made it 0600: give the page the mode a plain fopen would have */
-		mode_t um = umask(0);
-		umask(um);
-		chmod(tmp, 0666 & ~um);
-	}
-	if (!rc && rename(tmp, path))
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+	f->v[0] = kvb_xstrdup(db);
+	f->v[1] = kvb_xasprintf("%s-wal", db);
+	f->v[2] = kvb_xasprintf("%s-shm", db);
+	f->v[3] = kvb_xasprintf("%s-journal", db);
+}
+
+static void db_files_release(struct db_files *f)
+{
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(f->v); i++)
+		free(f->v[i]);
+}
+
+/*
+ * Renders d to path ("-": stdout) through core/outfile.h: a temporary file
+ * renamed into place (never half a page, never over the DB, a device, a link or
+ * a directory), or written into a FIFO.
+ */
+static int write_atomic(const struct kvb_format *fmt, const struct kvb_out *d, const char *path,
+			const struct db_files *db, struct kvb_error *err)
+{
+	struct kvb_outfile of;
+	int rc = kvb_outfile_open(&of, path, (const char *const *)db->v, KVB_ARRAY_SIZE(db->v), err);
 	if (rc)
-		unlink(tmp);
-	free(tmp);
+		return rc;
+	rc = fmt->render(d, of.f, err);
+	{
+		struct kvb_error e2;
+		int crc = kvb_outfile_close(&of, !rc, &e2);
+		if (!rc && crc)
+			rc = kvb_error_set(err, crc, "%s", e2.msg);
+	}
 	return rc;
 }
 
@@ -140,7 +135,7 @@ static const struct {
 } metadata_tables[] = {
 	{ "Runs", "runs",
 	  "SELECT r.id AS run, datetime(r.started_ns / 1000000000, 'unixepoch') AS started, r.status,"
-	  " r.platform, r.agenda_path AS agenda, r.rounds, r.exec_order AS execution_order,"
+	  " r.platform, json_extract(r.platform_json, '$.description') AS platform_description, r.agenda_path AS agenda, r.rounds, r.exec_order AS execution_order,"
 	  " r.kvbench_version AS kvbench, r.hostname AS host, r.command_line"
 	  " FROM run r WHERE r.id IN (SELECT value FROM json_each(?2)) ORDER BY r.id",
 	  "no runs" },
@@ -149,15 +144,21 @@ static const struct {
 	  " v.cmdline, v.expected_release, v.runtime_json AS knobs, v.error"
 	  " FROM variant v WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position",
 	  "no variants" },
+	/* boot: the boot unit as diff and the results view count it; on a run whose rounds shared one
+	 * boot (boots_each_round 0, e.g. local) every round's identity check was in boot 1 */
 	{ "Boots: the kernel seen after each boot", "boots",
-	  "SELECT v.run_id AS run, v.name AS variant, b.round AS boot, b.status,"
+	  "SELECT v.run_id AS run, v.name AS variant, b.round,"
+	  " CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1 ELSE b.round END AS boot, b.status,"
 	  " b.running_release AS release, b.running_version AS version, b.running_cmdline AS cmdline, b.error"
-	  " FROM boot b JOIN variant v ON v.id = b.variant_id"
+	  " FROM boot b JOIN variant v ON v.id = b.variant_id JOIN run r ON r.id = v.run_id"
 	  " WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position, b.round",
 	  "no boots recorded (imported results, or a platform that is not flashed)" },
 	{ "Failures", "failures",
-	  "SELECT job_id AS job, run_id AS run, variant, boot, workload, iteration, status, attempts, error"
-	  " FROM jobs WHERE run_id IN (SELECT value FROM json_each(?2)) AND status <> 'ok' ORDER BY run_id, seq",
+	  "SELECT j.job_id AS job, j.run_id AS run, j.variant,"
+	  " CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1 ELSE j.boot END AS boot,"
+	  " j.workload, j.iteration, j.status, j.attempts, j.error"
+	  " FROM jobs j JOIN run r ON r.id = j.run_id WHERE j.run_id IN (SELECT value FROM json_each(?2))"
+	  " AND j.status NOT IN ('ok', 'warmup') ORDER BY j.run_id, j.seq",
 	  "no failed jobs" },
 	{ "Events", "events",
 	  "SELECT run_id AS run, datetime(t_ns / 1000000000, 'unixepoch') AS time, level, message FROM event"
@@ -177,13 +178,23 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	int64_t latest = 0, nres = 0, njobs = 0, nfailed = 0;
 	char *title = NULL, *legend = NULL, *runs_text = NULL;
 	int rc, one_boot = 0, loaded = 0;
+	struct db_files dbf;
+	struct kvb_page_filter filt;
+	cJSON *diff_json = NULL;
+	int filtered = 0;
 
 	memset(&p, 0, sizeof(p));
+	memset(&filt, 0, sizeof(filt));
 	memset(&r, 0, sizeof(r));
 	if (!fmt)
 		return KVB_EUSAGE;
-	if ((rc = check_schema(s, err)))
+	db_files_init(&dbf, s->path);
+	/* a path that would be refused is refused before the work */
+	if ((rc = kvb_outfile_check(o->out_path, (const char *const *)dbf.v, KVB_ARRAY_SIZE(dbf.v), err)) ||
+	    (rc = check_schema(s, err))) {
+		db_files_release(&dbf);
 		return rc;
+	}
 	kvb_buf_addf(&runs, "[");
 	if (o->nruns) {
 		for (size_t i = 0; i < o->nruns; i++) {
@@ -210,22 +221,32 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	}
 	kvb_buf_addf(&runs, "]");
 	p.runs_json = runs.data;
+	filt.metric = o->metrics;
+	filt.nmetric = o->nmetrics;
+	filt.workload = o->workloads;
+	filt.nworkload = o->nworkloads;
+	filt.variant = o->variants;
+	filt.nvariant = o->nvariants;
+	filt.baseline = o->baseline;
+	if ((rc = kvb_page_filter_apply(s, &filt, runs.data, err)))
+		goto out;
+	filtered = 1;
 	p.nruns = o->nruns ? (int)o->nruns : 1;
 	if ((rc = count(s, "SELECT count(*) FROM results WHERE run_id IN (SELECT value FROM json_each(?1))", runs.data,
 			&nres, err)) ||
 	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1))", runs.data, &njobs,
 			err)) ||
-	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1)) AND status <> 'ok'",
+	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1))"
+			" AND status NOT IN ('ok', 'warmup')",
 			runs.data, &nfailed, err)))
 		goto out;
 
-	/* metadata */
-	for (size_t i = 0; i < KVB_ARRAY_SIZE(metadata_tables); i++)
-		if ((rc = kvb_page_sql(&p, s, metadata_tables[i].heading, metadata_tables[i].id, metadata_tables[i].sql,
-				       metadata_tables[i].empty, NULL, err)))
-			goto out;
+	if (!nres && kvb_page_filter_any(&filt)) {
+		rc = kvb_error_set(err, KVB_EINPUT, "%s: no result passes --metric/--workload/--variant", s->path);
+		goto out;
+	}
 
-	/* comparison and plots */
+	/* comparison, its summary first, and the anchors' views */
 	if (nres) {
 		memset(&d, 0, sizeof(d));
 		d.sel.runs = o->nruns ? o->runs : &latest;
@@ -240,24 +261,55 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		table = kvb_xcalloc(1, sizeof(*table));
 		kvb_diff_table(&r, &d, table, &one_boot);
 		legend = kvb_diff_legend(&r, &d);
+		diff_json = kvb_diff_json(&r, &d);
+		kvb_page_forest(&p, &r, diff_json, has_detail);
 		struct kvb_out_section *sec = kvb_page_add(&p, "Comparison", "comparison");
 		sec->table = table;
 		sec->footer = legend;
 		if (one_boot)
 			sec->text = "Some comparisons have a single boot per variant: kernel and boot effects cannot be "
 				    "separated (run with --rounds 2 or more).";
-		kvb_page_metric_plots(&p, &r);
+		kvb_page_quantiles(&p, &r);
+		kvb_page_sweeps(&p, &r);
+		kvb_page_energy_perf(&p, &r);
+		if ((rc = kvb_page_series(s, &p, &r, d.alpha, err)))
+			goto out;
 	} else {
 		kvb_page_add(&p, "Comparison", "comparison")->text = "no results: every job failed (see Failures)";
 	}
-	if ((rc = kvb_page_jank_cdfs(s, &p, err)) || (rc = kvb_page_power_plots(s, &p, o->max_points ? o->max_points : 1000, err)) ||
-	    (rc = kvb_page_energy_plots(s, &p, err)) || (rc = kvb_page_rtapp_cdfs(s, &p, err)) || (rc = kvb_page_cpu_plots(s, &p, err)))
-		goto out;
-	/*
-	 * Series and bisect runs (DESIGN.md §10): a plot of kind "along" (plots.js)
-	 * of each metric along the commits goes here, once those runs record
-	 * their commit per variant.
-	 */
+
+	/* metadata */
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(metadata_tables); i++)
+		if ((rc = kvb_page_sql(&p, s, metadata_tables[i].heading, metadata_tables[i].id, metadata_tables[i].sql,
+				       metadata_tables[i].empty, NULL, err)))
+			goto out;
+
+	/* details: per metric, per job and per task, folded per workload or kind */
+	if (nres) {
+		size_t a = p.n;
+		kvb_page_metric_plots(&p, &r);
+		if ((rc = kvb_page_fold_workloads(s, &p, a, p.n, "metric", err)))
+			goto out;
+	}
+	{
+		size_t a = p.n;
+		if ((rc = kvb_page_jank_cdfs(s, &p, err)))
+			goto out;
+		kvb_page_mark_plots(&p, a, p.n, "frame duration", 16.7, "16.7 ms (60 Hz frame budget)", 0);
+		kvb_page_fold_cdfs(&p, a, p.n, "ms");
+		a = p.n;
+		if ((rc = kvb_page_power_plots(s, &p, o->max_points ? o->max_points : 1000, err)) ||
+		    (rc = kvb_page_fold_workloads(s, &p, a, p.n, "power", err)))
+			goto out;
+		/* energy, utilisation and frequency: the diff's groups, so no plot pools what diff keeps apart */
+		kvb_page_energy_plots(&p, loaded ? &r : NULL);
+		a = p.n;
+		if ((rc = kvb_page_rtapp_cdfs(s, &p, err)))
+			goto out;
+		kvb_page_mark_plots(&p, a, p.n, "wake-up latency", 0, NULL, 1);
+		kvb_page_fold_cdfs(&p, a, p.n, "us");
+		kvb_page_cpu_plots(&p, loaded ? &r : NULL);
+	}
 
 	/* "[1,2]" -> "1, 2" for people */
 	runs_text = kvb_xstrndup(runs.data + 1, runs.len - 2);
@@ -268,12 +320,15 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	doc.title = title;
 	doc.sec = p.sec;
 	doc.nsec = p.n;
-	if ((rc = write_atomic(fmt, &doc, o->out_path, err)))
+	if ((rc = write_atomic(fmt, &doc, o->out_path, &dbf, err)))
 		goto out;
 	if (!nres)
 		rc = kvb_error_set(err, KVB_EJOBS, "run%s %s: no results, %lld of %lld jobs failed (the report shows the failures)",
 				   o->nruns > 1 ? "s" : "", runs_text, (long long)nfailed, (long long)njobs);
 out:
+	if (filtered)
+		kvb_page_filter_drop(s, &filt);
+	cJSON_Delete(diff_json);
 	if (table) {
 		kvb_box_release(table);
 		free(table);
@@ -285,5 +340,6 @@ out:
 	free(runs_text);
 	kvb_page_release(&p);
 	kvb_buf_release(&runs);
+	db_files_release(&dbf);
 	return rc;
 }

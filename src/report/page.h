@@ -8,6 +8,11 @@
  * and energy per job per variant; rt-app slack and wake-up latency CDFs per
  * task (rt-app-log artifacts); where the util and cpufreq instruments ran,
  * util_mean per CPU and the frequency residency stacked per variant.
+ * The page opens with a summary (forest) plot of every compared cell, then
+ * the diff table, the mmtests quantile table, metric-vs-sweep, energy-vs-
+ * performance and per-commit views (report/page_views.h); the per-metric and
+ * per-job plots come last, folded per workload. --metric/--workload/--variant
+ * narrow all of it (report/page_filters.h).
  * The document is rendered by any format of the registry (report/format.h);
  * html draws the plots.
  */
@@ -27,6 +32,9 @@ struct kvb_page_opts {
 	const char *format;    /* registry name; NULL = html */
 	const char *out_path;  /* written through a temporary file renamed into place; never half-written */
 	size_t max_points;     /* points per power trace (decimation); 0 = 1000 */
+	/* --metric, --workload, --variant: fnmatch globs, each repeatable (report/page_filters.h) */
+	const char *const *metrics, *const *workloads, *const *variants;
+	size_t nmetrics, nworkloads, nvariants;
 };
 
 /*

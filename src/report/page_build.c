@@ -130,3 +130,52 @@ void kvb_plot_dot(cJSON *groups, const char *name, double value, int64_t boot, i
 	cJSON_AddItemToArray(cJSON_GetObjectItem(g, "values"), kvb_plot_num(value));
 	cJSON_AddItemToArray(cJSON_GetObjectItem(g, "boots"), cJSON_CreateString(b));
 }
+
+cJSON *kvb_plot_group_dots(const struct kvb_report *r, const struct kvb_group *g, const char *prefix, int nruns,
+			   cJSON *groups)
+{
+	if (!groups)
+		groups = cJSON_CreateArray();
+	for (size_t v = 0; v < r->variants.n; v++) {
+		const struct kvb_cell *c = &g->cells[v];
+		char *name = prefix ? kvb_xasprintf("%s %s", prefix, r->variants.v[v]) : kvb_xstrdup(r->variants.v[v]);
+		for (size_t i = 0; i < c->n; i++)
+			kvb_plot_dot(groups, name, c->v[i], c->boot[i], nruns);
+		free(name);
+	}
+	return groups;
+}
+
+char *kvb_group_label_without(const struct kvb_group *g, const char *const *keys, size_t nkeys)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	const char *t = g->label ? g->label : "";
+	while (*t) {
+		size_t n = strcspn(t, " "), k;
+		for (k = 0; k < nkeys; k++) {
+			size_t kl = strlen(keys[k]);
+			if (n > kl && !strncmp(t, keys[k], kl) && t[kl] == '=')
+				break;
+		}
+		if (k == nkeys)
+			kvb_buf_addf(&b, "%s%.*s", b.len ? " " : "", (int)n, t);
+		t += n;
+		t += *t == ' ';
+	}
+	if (!b.data)
+		kvb_buf_addf(&b, "%s", "");
+	return kvb_buf_detach(&b);
+}
+
+char *kvb_group_cls_without(const struct kvb_group *g, const char *const *keys, size_t nkeys)
+{
+	cJSON *c = cJSON_Parse(g->cls_json ? g->cls_json : "{}");
+	char *out;
+	if (!c)
+		c = cJSON_CreateObject();
+	for (size_t k = 0; k < nkeys; k++)
+		cJSON_DeleteItemFromObjectCaseSensitive(c, keys[k]);
+	out = cJSON_PrintUnformatted(c);
+	cJSON_Delete(c);
+	return out;
+}

@@ -54,12 +54,27 @@ void kvb_plot_dot(cJSON *groups, const char *name, double value, int64_t boot, i
 /* Boot label of a model boot id (run_id * 100000 + round): the round, "run.round" when several runs. */
 void kvb_plot_boot_label(char *buf, size_t n, int64_t boot, int nruns);
 
+/*
+ * The samples of one diff group (groups.c: the one grouping rule of diff, report and the
+ * comparison view) as dots: per variant, a dot group named "PREFIX VARIANT" (or the variant
+ * when prefix is NULL) with its values and boots. Appends to groups (a new array when NULL);
+ * returns it.
+ */
+cJSON *kvb_plot_group_dots(const struct kvb_report *r, const struct kvb_group *g, const char *prefix, int nruns,
+			   cJSON *groups);
+/* g->label without the "KEY=value" words of keys (owned; "" when nothing is left). */
+char *kvb_group_label_without(const struct kvb_group *g, const char *const *keys, size_t nkeys);
+/* g->cls_json without keys, as JSON text (owned): the key of a plot that spreads those keys. */
+char *kvb_group_cls_without(const struct kvb_group *g, const char *const *keys, size_t nkeys);
+
 /* Section builders, in page order. Errors: KVB_ESTORE (DB). */
 void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r);
 int kvb_page_jank_cdfs(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err);
 int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_points, struct kvb_error *err);
-int kvb_page_energy_plots(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err);
+/* Energy per job: the diff's `energy` groups (one per workload, spec classifiers and channel); r may be NULL. */
+void kvb_page_energy_plots(struct kvb_page *p, const struct kvb_report *r);
 int kvb_page_rtapp_cdfs(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err);
-int kvb_page_cpu_plots(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err);
+/* util_mean per CPU and freq_residency per cluster, one plot per workload and spec classifiers; r may be NULL. */
+void kvb_page_cpu_plots(struct kvb_page *p, const struct kvb_report *r);
 
 #endif

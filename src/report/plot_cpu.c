@@ -5,95 +5,190 @@
 #include <string.h>
 
 /*
- * Where the util and cpufreq instruments ran: per workload, util_mean of every
- * job per (CPU, variant) as dots over boxes; per (workload, cluster), the mean
- * residency per frequency per variant, stacked to 100 %.
+ * Where the util and cpufreq instruments ran. Both are drawn from the diff's groups (groups.c),
+ * so a plot never pools what diff keeps apart: one plot per workload and spec classifiers (two
+ * specs of one workload, Jankbench list_view and image_list_view, or hackbench with 2 and 10
+ * groups, are two plots), the boots as diff counts them. util_mean: per (CPU, variant) every
+ * job's value as a dot over a box; freq_residency: per cluster, the mean residency per
+ * frequency per variant, stacked to 100 %.
  */
-static void section(struct kvb_page *p)
+static void section(struct kvb_page *p, int *any)
 {
+	if ((*any)++)
+		return;
 	kvb_page_add(p, "Per-CPU utilisation and frequency residency", "cpu")->text =
 		"Where the util and cpufreq instruments ran: each job's mean utilisation per CPU and variant (dots, "
-		"colour: boot), and the mean time at each frequency per cluster.";
+		"colour: boot), and the mean time at each frequency per cluster; one plot per workload and spec "
+		"classifiers, as diff groups them.";
 }
 
-/* 1 when k starts a new plot (the rows are ordered by it): *key becomes a copy of k. */
-static int key_changed(char **key, const char *k)
+/* One plot under construction: its key and its array of dot groups or bars. */
+struct cpu_plot {
+	char *key;
+	cJSON *items;
+};
+
+static cJSON *plot_items(struct cpu_plot **v, size_t *n, const char *key)
 {
-	if (*key && !strcmp(*key, k))
-		return 0;
-	free(*key);
-	*key = kvb_xstrdup(k);
-	return 1;
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i].key, key))
+			return (*v)[i].items;
+	return NULL;
 }
 
-/* A new plot on the page titled title (freed here); returns its array member named items. */
-static cJSON *start_plot(struct kvb_page *p, const char *kind, char *title, const char *x, const char *y,
-			 const char *items, const char *note)
+static void plots_release(struct cpu_plot *v, size_t n)
 {
-	cJSON *pl = kvb_plot_new(kind, title, x, y), *arr = cJSON_AddArrayToObject(pl, items);
-	kvb_page_plot(p, pl, note);
-	free(title);
-	return arr;
+	for (size_t i = 0; i < n; i++)
+		free(v[i].key);
+	free(v);
 }
 
-int kvb_page_cpu_plots(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err)
+static const char *cls_value(const struct kvb_group *g, const char *key, char *buf, size_t n)
 {
-	sqlite3_stmt *st;
-	cJSON *groups = NULL, *g = NULL;
-	char *key = NULL;
-	int rc = KVB_OK, any = 0;
-	if ((rc = kvb_page_query(s, p,
-				    "SELECT r.workload, json_extract(r.classifiers, '$.cpu') AS cpu, r.variant, r.value,"
-				    " r.run_id * 100000 + r.boot FROM results r JOIN variant v ON v.run_id = r.run_id AND v.name = r.variant"
-				    " WHERE r.metric = 'util_mean' AND r.run_id IN (SELECT value FROM json_each(?1))"
-				    " ORDER BY r.workload, CAST(cpu AS INTEGER), cpu, v.position, r.metric_id",
-				    &st, err)))
-		return rc;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *w = (const char *)sqlite3_column_text(st, 0), *cpu = (const char *)sqlite3_column_text(st, 1);
-		char *gn = kvb_xasprintf("cpu%s %s", cpu ? cpu : "?", (const char *)sqlite3_column_text(st, 2));
-		if (!any++)
-			section(p);
-		if (key_changed(&key, w))
-			groups = start_plot(p, "dotbox", kvb_xasprintf("%s: util_mean per CPU", w), "CPU and variant", "%",
-					    "groups", "busy time of each CPU during the job");
-		kvb_plot_dot(groups, gn, sqlite3_column_double(st, 3), sqlite3_column_int64(st, 4), p->nruns);
-		free(gn);
-	}
-	sqlite3_finalize(st);
-	free(key);
-	key = NULL;
-	if ((rc = kvb_page_query(s, p,
-				    "SELECT r.workload || ' cluster ' || coalesce(json_extract(r.classifiers, '$.cluster'), '?'),"
-				    " r.variant, json_extract(r.classifiers, '$.freq_mhz') AS f, avg(r.value)"
-				    " FROM results r JOIN variant v ON v.run_id = r.run_id AND v.name = r.variant"
-				    " WHERE r.metric = 'freq_residency' AND r.run_id IN (SELECT value FROM json_each(?1))"
-				    " GROUP BY 1, 2, 3 ORDER BY 1, min(v.position), 2, CAST(f AS INTEGER)",
-				    &st, err)))
-		return rc;
-	g = NULL;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *k = (const char *)sqlite3_column_text(st, 0), *v = (const char *)sqlite3_column_text(st, 1);
-		cJSON *bar;
-		if (!any++)
-			section(p);
-		if (key_changed(&key, k)) {
-			groups = start_plot(p, "stack", kvb_xasprintf("%s: frequency residency", k), "variant", "% of the job",
-					    "bars", "mean over the variant's jobs of the time at each frequency (MHz)");
-			g = NULL;
+	cJSON *c = cJSON_Parse(g->cls_json ? g->cls_json : "{}");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(c, key);
+	snprintf(buf, n, "%s", cJSON_IsString(v) ? v->valuestring : "?");
+	cJSON_Delete(c);
+	return buf;
+}
+
+static void util_plots(struct kvb_page *p, const struct kvb_report *r, int *any)
+{
+	static const char *const spread[] = { "cpu" };
+	struct cpu_plot *plots = NULL;
+	size_t n = 0;
+	for (size_t gi = 0; gi < r->ngroups; gi++) {
+		const struct kvb_group *g = &r->groups[gi];
+		char cpu[64], *cls, *key, *prefix;
+		cJSON *items;
+		if (strcmp(g->metric, "util_mean"))
+			continue;
+		section(p, any);
+		cls = kvb_group_cls_without(g, spread, 1);
+		key = kvb_xasprintf("%s\x1f%s", g->workload, cls);
+		if (!(items = plot_items(&plots, &n, key))) {
+			char *label = kvb_group_label_without(g, spread, 1);
+			char *title = kvb_xasprintf("%s: util_mean per CPU%s%s", g->workload, *label ? ", " : "", label);
+			cJSON *pl = kvb_plot_new("dotbox", title, "CPU and variant", "%");
+			items = cJSON_AddArrayToObject(pl, "groups");
+			kvb_page_plot(p, pl, "busy time of each CPU during the job");
+			plots = kvb_xrealloc(plots, (n + 1) * sizeof(*plots));
+			plots[n].key = kvb_xstrdup(key);
+			plots[n++].items = items;
+			free(title);
+			free(label);
 		}
-		if (!g || strcmp(cJSON_GetObjectItem(g, "name")->valuestring, v)) {
-			g = cJSON_CreateObject();
-			cJSON_AddStringToObject(g, "name", v);
-			cJSON_AddArrayToObject(g, "parts");
-			cJSON_AddItemToArray(groups, g);
-		}
-		bar = cJSON_CreateObject();
-		cJSON_AddStringToObject(bar, "name", (const char *)sqlite3_column_text(st, 2));
-		cJSON_AddItemToObject(bar, "value", kvb_plot_num(sqlite3_column_double(st, 3)));
-		cJSON_AddItemToArray(cJSON_GetObjectItem(g, "parts"), bar);
+		prefix = kvb_xasprintf("cpu%s", cls_value(g, "cpu", cpu, sizeof(cpu)));
+		kvb_plot_group_dots(r, g, prefix, p->nruns, items);
+		free(prefix);
+		free(key);
+		free(cls);
 	}
-	sqlite3_finalize(st);
-	free(key);
-	return rc;
+	plots_release(plots, n);
+}
+
+/* One bar part: a frequency's mean residency for one variant. */
+struct part {
+	char *plot, *variant;
+	size_t vidx;
+	long long freq;
+	char freq_s[32];
+	double mean;
+};
+
+static int part_cmp(const void *a, const void *b)
+{
+	const struct part *x = a, *y = b;
+	int c = strcmp(x->plot, y->plot);
+	if (c)
+		return c;
+	if (x->vidx != y->vidx)
+		return x->vidx < y->vidx ? -1 : 1;
+	return x->freq < y->freq ? -1 : x->freq > y->freq;
+}
+
+static void freq_plots(struct kvb_page *p, const struct kvb_report *r, int *any)
+{
+	static const char *const spread[] = { "freq_mhz" };
+	struct part *parts = NULL;
+	size_t np = 0;
+	struct kvb_strv titles = KVB_STRV_INIT, keys = KVB_STRV_INIT;
+	for (size_t gi = 0; gi < r->ngroups; gi++) {
+		const struct kvb_group *g = &r->groups[gi];
+		char f[32], *cls;
+		if (strcmp(g->metric, "freq_residency"))
+			continue;
+		cls = kvb_group_cls_without(g, spread, 1);
+		for (size_t v = 0; v < r->variants.n; v++) {
+			const struct kvb_cell *c = &g->cells[v];
+			double sum = 0;
+			if (!c->n)
+				continue;
+			for (size_t i = 0; i < c->n; i++)
+				sum += c->v[i];
+			parts = kvb_xrealloc(parts, (np + 1) * sizeof(*parts));
+			parts[np].plot = kvb_xasprintf("%s\x1f%s", g->workload, cls);
+			parts[np].variant = r->variants.v[v];
+			parts[np].vidx = v;
+			cls_value(g, "freq_mhz", f, sizeof(f));
+			snprintf(parts[np].freq_s, sizeof(parts[np].freq_s), "%s", f);
+			parts[np].freq = atoll(f);
+			parts[np].mean = sum / (double)c->n;
+			np++;
+			{
+				size_t k;
+				for (k = 0; k < keys.n && strcmp(keys.v[k], parts[np - 1].plot); k++)
+					;
+				if (k == keys.n) {
+					char cl[64], *label = kvb_group_label_without(g, spread, 1);
+					kvb_strv_push(&keys, parts[np - 1].plot);
+					kvb_strv_pushf(&titles, "%s cluster %s: frequency residency%s%s", g->workload,
+						       cls_value(g, "cluster", cl, sizeof(cl)), *label ? ", " : "", label);
+					free(label);
+				}
+			}
+		}
+		free(cls);
+	}
+	if (np)
+		qsort(parts, np, sizeof(*parts), part_cmp);
+	for (size_t i = 0; i < np;) {
+		size_t k;
+		cJSON *bars, *g = NULL;
+		for (k = 0; strcmp(keys.v[k], parts[i].plot); k++)
+			;
+		section(p, any);
+		{
+			cJSON *pl = kvb_plot_new("stack", titles.v[k], "variant", "% of the job");
+			bars = cJSON_AddArrayToObject(pl, "bars");
+			kvb_page_plot(p, pl, "mean over the variant's jobs of the time at each frequency (MHz)");
+		}
+		for (; i < np && !strcmp(parts[i].plot, keys.v[k]); i++) {
+			cJSON *bar;
+			if (!g || strcmp(cJSON_GetObjectItem(g, "name")->valuestring, parts[i].variant)) {
+				g = cJSON_CreateObject();
+				cJSON_AddStringToObject(g, "name", parts[i].variant);
+				cJSON_AddArrayToObject(g, "parts");
+				cJSON_AddItemToArray(bars, g);
+			}
+			bar = cJSON_CreateObject();
+			cJSON_AddStringToObject(bar, "name", parts[i].freq_s);
+			cJSON_AddItemToObject(bar, "value", kvb_plot_num(parts[i].mean));
+			cJSON_AddItemToArray(cJSON_GetObjectItem(g, "parts"), bar);
+		}
+	}
+	for (size_t i = 0; i < np; i++)
+		free(parts[i].plot);
+	free(parts);
+	kvb_strv_release(&titles);
+	kvb_strv_release(&keys);
+}
+
+void kvb_page_cpu_plots(struct kvb_page *p, const struct kvb_report *r)
+{
+	int any = 0;
+	if (!r)
+		return;
+	util_plots(p, r, &any);
+	freq_plots(p, r, &any);
 }

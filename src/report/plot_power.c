@@ -136,11 +136,12 @@ int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_poi
 	int64_t job = -1;
 	cJSON *pl = NULL, *arr = NULL;
 	int rc = KVB_OK, any = 0;
+	/* the energy view's boot is the boot unit diff counts (one boot for every round of a board that
+	   never reboots); spec_id names the spec, so two specs of one workload are told apart */
 	if ((rc = kvb_page_query(s, p,
-				    "SELECT c.id, c.job_id, v.name, c.name, c.units, c.t_first_ns, c.t_last_ns, j.workload,"
-				    " j.iteration, j.round, c.estimated FROM energy_channel c JOIN job j ON j.id = c.job_id"
-				    " JOIN variant v ON v.id = j.variant_id WHERE j.run_id IN (SELECT value FROM json_each(?1))"
-				    " AND c.n_samples > 0 ORDER BY c.job_id, c.id",
+				    "SELECT channel_id, job_id, variant, chan_name, units, t_first_ns, t_last_ns, spec_id,"
+				    " iteration, boot, estimated FROM energy WHERE run_id IN (SELECT value FROM json_each(?1))"
+				    " AND n_samples > 0 ORDER BY job_id, channel_id",
 				    &st, err)))
 		return rc;
 	/* an hour at 10 kHz is ~0.7 GB of chunks: map the file rather than copy it through read() */
@@ -163,6 +164,7 @@ int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_poi
 			char *ylab = kvb_xasprintf("power (%s)", units ? units : "");
 			pl = kvb_plot_new("lines", title, "time since the first sample (s)", ylab);
 			arr = cJSON_AddArrayToObject(pl, "series");
+			cJSON_AddNumberToObject(pl, "job", (double)jid); /* folded per workload (page_fold.c) */
 			kvb_page_plot(p, pl, sqlite3_column_int(st, 10) ? "estimated from an energy model" : NULL);
 			free(title);
 			free(ylab);
@@ -201,45 +203,34 @@ int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_poi
 	return rc;
 }
 
-/* Energy per job per variant: per channel, each job's energy as a dot over the variant's box. */
-int kvb_page_energy_plots(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err)
+/*
+ * Energy per job per variant: one plot per diff group of the `energy` metric (workload, the
+ * spec's classifiers, channel: groups.c), each job's energy a dot over its variant's box, coloured
+ * by the boot diff counts. Grouping by channel alone pooled every workload and spec of the run.
+ */
+void kvb_page_energy_plots(struct kvb_page *p, const struct kvb_report *r)
 {
-	sqlite3_stmt *st;
-	struct kvb_strv chans = KVB_STRV_INIT;
-	int rc;
-	if ((rc = kvb_page_query(s, p,
-				    "SELECT DISTINCT c.name FROM energy_channel c JOIN job j ON j.id = c.job_id"
-				    " WHERE j.run_id IN (SELECT value FROM json_each(?1)) AND c.energy_j IS NOT NULL ORDER BY c.name",
-				    &st, err)))
-		return rc;
-	while (sqlite3_step(st) == SQLITE_ROW)
-		kvb_strv_push(&chans, (const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	if (!chans.n)
-		return KVB_OK;
-	kvb_page_add(p, "Energy per job", "energy")->text = "Energy of each job (dot, colour: boot) per variant and channel.";
-	if ((rc = kvb_page_query(s, p,
-				    "SELECT v.name, c.energy_j, j.run_id * 100000 + j.round FROM energy_channel c"
-				    " JOIN job j ON j.id = c.job_id JOIN variant v ON v.id = j.variant_id"
-				    " WHERE j.run_id IN (SELECT value FROM json_each(?1)) AND c.name = ?2"
-				    " AND c.energy_j IS NOT NULL ORDER BY j.run_id, v.position, j.seq",
-				    &st, err))) {
-		kvb_strv_release(&chans);
-		return rc;
-	}
-	for (size_t c = 0; c < chans.n; c++) {
-		char *title = kvb_xasprintf("energy per job, channel %s", chans.v[c]);
-		cJSON *pl = kvb_plot_new("dotbox", title, "variant", "J"), *groups = cJSON_AddArrayToObject(pl, "groups");
-		sqlite3_reset(st);
-		sqlite3_bind_text(st, 1, p->runs_json, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, chans.v[c], -1, SQLITE_STATIC);
-		while (sqlite3_step(st) == SQLITE_ROW)
-			kvb_plot_dot(groups, (const char *)sqlite3_column_text(st, 0), sqlite3_column_double(st, 1),
-				     sqlite3_column_int64(st, 2), p->nruns);
+	int any = 0;
+	for (size_t gi = 0; r && gi < r->ngroups; gi++) {
+		const struct kvb_group *g = &r->groups[gi];
+		char *title;
+		cJSON *pl;
+		if (strcmp(g->metric, "energy"))
+			continue;
+		if (!any++)
+			kvb_page_add(p, "Energy per job", "energy")->text =
+				"Energy of each job (dot, colour: boot) per variant, one plot per workload, spec classifiers "
+				"and channel (the diff's cells).";
+		title = kvb_xasprintf("%s energy per job%s%s%s", g->workload, *g->units ? " (" : "", g->units,
+				      *g->units ? ")" : "");
+		if (g->label && *g->label) {
+			char *t = kvb_xasprintf("%s, %s", title, g->label);
+			free(title);
+			title = t;
+		}
+		pl = kvb_plot_new("dotbox", title, "variant", g->units);
+		cJSON_AddItemToObject(pl, "groups", kvb_plot_group_dots(r, g, NULL, p->nruns, NULL));
 		kvb_page_plot(p, pl, "lower is better");
 		free(title);
 	}
-	sqlite3_finalize(st);
-	kvb_strv_release(&chans);
-	return KVB_OK;
 }

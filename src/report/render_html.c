@@ -6,6 +6,7 @@
  */
 #include "report/assets.h"
 #include "report/format.h"
+#include "report/shortlabel.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -42,8 +43,23 @@ static void table(FILE *f, const struct kvb_box *b)
 				cls = "better";
 			else if (!strncmp(t, "worse", 5))
 				cls = "worse";
-			fprintf(f, "<td%s%s%s>", *cls ? " class=\"" : "", cls, *cls ? "\"" : "");
-			esc(f, t);
+			fprintf(f, "<td%s%s%s", *cls ? " class=\"" : "", cls, *cls ? "\"" : "");
+			if (!strcmp(b->head.v[c], "classifiers")) {
+				/* a long classifier (rt-app's tasks JSON) shortened, the whole text on hover */
+				char *sh = kvb_short_label(t);
+				if (strcmp(sh, t)) {
+					fputs(" title=\"", f);
+					esc(f, t);
+					fputs("\"", f);
+					t = sh;
+				}
+				fputs(">", f);
+				esc(f, t);
+				free(sh);
+			} else {
+				fputs(">", f);
+				esc(f, t);
+			}
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);
@@ -85,6 +101,14 @@ static int inline_d3(FILE *f, struct kvb_error *err)
 	return KVB_OK;
 }
 
+/* A collapsed <details> (report/format.h: fold, fold_end). */
+static void fold_open(FILE *f, const char *summary)
+{
+	fputs("<details class=\"kvb-fold\"><summary>", f);
+	esc(f, summary);
+	fputs("</summary>\n", f);
+}
+
 static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 {
 	size_t plots = 0;
@@ -109,12 +133,23 @@ static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 	}
 	for (size_t i = 0; i < d->nsec; i++) {
 		const struct kvb_out_section *s = &d->sec[i];
+		if (s->fold && (s->plot || !s->heading))
+			fold_open(out, s->fold);
 		if (s->plot) {
-			fprintf(out, "<figure class=\"kvb-plot\" id=\"plot-%zu\"><script type=\"application/json\">", ++plots);
-			json_inline(out, s->plot);
+			/* the page's embedded data is versioned as the JSON outputs are (format.h) */
+			cJSON *spec = kvb_json_versioned(cJSON_Duplicate(s->plot, 1));
+			++plots;
+			if (s->id)
+				fprintf(out, "<figure class=\"kvb-plot\" id=\"%s\"><script type=\"application/json\">", s->id);
+			else
+				fprintf(out, "<figure class=\"kvb-plot\" id=\"plot-%zu\"><script type=\"application/json\">", plots);
+			json_inline(out, spec);
+			cJSON_Delete(spec);
 			fputs("</script><figcaption>", out);
 			esc(out, s->text ? s->text : "");
 			fputs("</figcaption></figure>\n", out);
+			if (s->fold_end)
+				fputs("</details>\n", out);
 			continue;
 		}
 		if (s->heading) {
@@ -124,6 +159,8 @@ static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 			fputs(">", out);
 			esc(out, s->heading);
 			fputs("</h2>\n", out);
+			if (s->fold)
+				fold_open(out, s->fold); /* the heading stays visible */
 		}
 		if (s->text) {
 			fputs("<p>", out);
@@ -137,11 +174,14 @@ static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 			esc(out, s->footer);
 			fputs("</p>\n", out);
 		}
+		if (s->fold_end)
+			fputs("</details>\n", out);
 	}
 	if (plots) {
 		if ((rc = inline_d3(out, err)))
 			return rc;
-		fprintf(out, "<script>\n%s</script>\n", kvb_asset_plots_js);
+		/* the page's own plot kinds register in kvbKinds before plots.js draws every figure */
+		fprintf(out, "<script>\n%s</script>\n<script>\n%s</script>\n", kvb_asset_forest_js, kvb_asset_plots_js);
 	}
 	fputs("</body>\n</html>\n", out);
 	return rc;

@@ -1,4 +1,5 @@
-/* Implements the "json" format: the producer's own JSON, else tables as arrays of row objects. */
+/* Implements the "json" format: the producer's own JSON, else tables as arrays of row objects; every
+ * document but query's bare rows opens with "schema_version" (format.h). */
 #include "report/format.h"
 #include "core/utf8.h"
 
@@ -26,18 +27,35 @@ static cJSON *rows(const struct kvb_box *b)
 	return a;
 }
 
+cJSON *kvb_json_versioned(cJSON *obj)
+{
+	cJSON *v = cJSON_CreateObject();
+	cJSON_AddNumberToObject(v, "schema_version", KVB_JSON_SCHEMA_VERSION);
+	while (obj->child) {
+		cJSON *item = cJSON_DetachItemViaPointer(obj, obj->child);
+		cJSON_AddItemToObject(v, item->string, item);
+	}
+	cJSON_Delete(obj);
+	return v;
+}
+
 static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 {
 	cJSON *root;
 	char *s;
 	(void)err;
 	if (d->json) {
-		root = cJSON_Duplicate(d->json, 1);
-	} else if (d->plain && d->nsec == 1 && d->sec[0].table) {
+		root = kvb_json_versioned(cJSON_Duplicate(d->json, 1));
+	} else if (d->plain && d->nsec == 1 && d->sec[0].table && d->bare_rows) {
 		root = rows(d->sec[0].table);
+	} else if (d->plain && d->nsec == 1 && d->sec[0].table) {
+		root = cJSON_CreateObject();
+		cJSON_AddNumberToObject(root, "schema_version", KVB_JSON_SCHEMA_VERSION);
+		cJSON_AddItemToObject(root, "rows", rows(d->sec[0].table));
 	} else {
 		cJSON *secs = cJSON_CreateArray();
 		root = cJSON_CreateObject();
+		cJSON_AddNumberToObject(root, "schema_version", KVB_JSON_SCHEMA_VERSION);
 		if (d->title)
 			cJSON_AddStringToObject(root, "title", d->title);
 		for (size_t i = 0; i < d->nsec; i++) {

@@ -17,9 +17,9 @@ struct kvb_variant_state {
 	int64_t run_id;
 	char *run_status;   /* running | ok | incomplete | interrupted | imported */
 	char *name;
-	char *status;       /* pending | ok | failed */
+	char *status;       /* pending | ok | failed | incomplete (store/status.h) */
 	char *error;        /* the variant's error, or the first failed job's, or NULL */
-	int jobs, jobs_ok;  /* planned jobs and how many finished ok */
+	int jobs, jobs_ok;  /* planned jobs (not those --until-decided found not needed) and how many finished ok */
 };
 
 struct kvb_run_state {

@@ -1,6 +1,7 @@
 /* Implements `kvbench diff --series`: per commit vs first and vs parent, and E-Divisive change points. */
 #include "report/series.h"
 #include "core/buf.h"
+#include "report/format.h"
 #include "stats/changepoint.h"
 
 #include <cjson/cJSON.h>
@@ -212,12 +213,22 @@ int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *o
 			fputc('\n', out);
 	}
 	if (json) {
-		char *txt = cJSON_Print(jroot);
+		/* versioned as every JSON output (report/format.h): {"schema_version", "series": [...]} */
+		cJSON *doc = cJSON_CreateObject();
+		char *txt;
+		cJSON_AddNumberToObject(doc, "schema_version", KVB_JSON_SCHEMA_VERSION);
+		cJSON_AddItemToObject(doc, "series", jroot);
+		jroot = doc;
+		txt = cJSON_Print(jroot);
 		fprintf(out, "%s\n", txt);
 		free(txt);
 	} else {
-		fprintf(out, "vs first / vs parent: change of the mean, * significant (boot-aware verdict as in `kvbench "
-			     "diff`); parent = the previous commit with results.\n");
+		fprintf(out, "vs first / vs parent: change of the %s over |first| (|parent|), * significant (boot-aware verdict "
+			     "as in `kvbench diff`%s); parent = the previous commit with results.\n",
+			kvb_stat_name(o->stat),
+			o->stat == KVB_STAT_MAX || o->stat == KVB_STAT_MIN ? "; min and max are untested"
+			: o->stat == KVB_STAT_P95			   ? "; p95 is untested under 20 runs a side"
+									   : "");
 	}
 out:
 	cJSON_Delete(jroot);

@@ -5,10 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text,
+		     const struct kvb_sql_decimals *dec, int bare, const char *format, FILE *out, size_t *rows,
+		     struct kvb_error *err);
+
 int kvb_sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const char *format, FILE *out, size_t *rows,
 		  struct kvb_error *err)
 {
-	return kvb_sql_print2(s, sql, bind_run, NULL, NULL, format, out, rows, err);
+	return sql_print(s, sql, bind_run, NULL, NULL, 1, format, out, rows, err);
 }
 
 /* The display decimals dec gives column name, or -1. */
@@ -103,8 +107,10 @@ int kvb_sql_box(struct kvb_store *s, const char *sql, int64_t bind_run, const ch
 	return sql_box(s, sql, bind_run, bind_text, NULL, box, rows, err);
 }
 
-int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text,
-		   const struct kvb_sql_decimals *dec, const char *format, FILE *out, size_t *rows, struct kvb_error *err)
+/* bare: json writes the rows alone (query), not {"schema_version", "rows"} (show). */
+static int sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text,
+		     const struct kvb_sql_decimals *dec, int bare, const char *format, FILE *out, size_t *rows,
+		     struct kvb_error *err)
 {
 	const struct kvb_format *fmt = kvb_format_find(format ? format : "table", err);
 	struct kvb_out_section sec;
@@ -123,7 +129,14 @@ int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const
 	doc.sec = &sec;
 	doc.nsec = 1;
 	doc.plain = 1;
+	doc.bare_rows = bare;
 	rc = fmt->render(&doc, out, err);
 	kvb_box_release(&b);
 	return rc;
+}
+
+int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text,
+		   const struct kvb_sql_decimals *dec, const char *format, FILE *out, size_t *rows, struct kvb_error *err)
+{
+	return sql_print(s, sql, bind_run, bind_text, dec, 0, format, out, rows, err);
 }

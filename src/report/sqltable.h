@@ -21,14 +21,16 @@ struct kvb_sql_decimals {
 /*
  * Runs sql (with int64 bind_run bound to ?1 when bind_run >= 0) and
  * prints every row in format (a name in report/format.h's registry; NULL =
- * table). *rows receives the count. Returns KVB_OK, KVB_EUSAGE for an
+ * table); json is the array of row objects alone (`query`: the shape is the
+ * caller's SELECT). *rows receives the count. Returns KVB_OK, KVB_EUSAGE for an
  * unknown format (before running anything), or KVB_EINPUT for SQL errors
  * (message quotes SQLite's).
  */
 int kvb_sql_print(struct kvb_store *s, const char *sql, int64_t bind_run, const char *format, FILE *out, size_t *rows,
 		  struct kvb_error *err);
 
-/* Same with a text parameter bound to ?2 (when not NULL) and the display decimals of dec (may be NULL). */
+/* Same with a text parameter bound to ?2 (when not NULL) and the display decimals of dec (may be NULL);
+ * json is {"schema_version": KVB_JSON_SCHEMA_VERSION, "rows": [...]} (`show`: a versioned listing). */
 int kvb_sql_print2(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text,
 		   const struct kvb_sql_decimals *dec, const char *format, FILE *out, size_t *rows, struct kvb_error *err);
 

@@ -34,17 +34,44 @@ static int multimodal(const struct kvb_cell_stats *cs)
 	return cs->ok && cs->modes > 1;
 }
 
+double kvb_verdict_ci_halfwidth_pct(double ci_lo, double ci_hi)
+{
+	if (!isfinite(ci_lo) || !isfinite(ci_hi) || ci_hi < ci_lo)
+		return NAN;
+	return (ci_hi - ci_lo) / 2 * 100;
+}
+
+void kvb_verdict_undecided_text(char *buf, size_t n, double ci_lo, double ci_hi, double boots_needed)
+{
+	double h = kvb_verdict_ci_halfwidth_pct(ci_lo, ci_hi);
+	char ci[40] = "";
+	if (!isnan(h))
+		snprintf(ci, sizeof(ci), h >= 10 ? "CI +-%.0f %%" : "CI +-%.2g %%", h); /* 120, 3.2, 0.048 */
+	if (!isnan(h) && (!isfinite(boots_needed) ? 0 : boots_needed > KVB_VERDICT_MAX_BOOTS))
+		snprintf(buf, n, "no difference this data can resolve (%s)", ci);
+	else if (!isnan(h) && !isnan(boots_needed))
+		snprintf(buf, n, "undecided (%s, ~%.0f boots)", ci, boots_needed);
+	else if (!isnan(h))
+		snprintf(buf, n, "undecided (%s)", ci);
+	else if (!isnan(boots_needed))
+		snprintf(buf, n, "undecided (~%.0f boots)", boots_needed);
+	else
+		snprintf(buf, n, "undecided");
+}
+
 void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 {
-	char need[48] = "";
+	char v[96];
 	const char *mm = multimodal(cs) ? " \u2020" : "";
 	if (!cs->has_cmp) {
 		snprintf(buf, n, "baseline%s", mm);
 		return;
 	}
-	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && !isnan(cs->v3.boots_needed))
-		snprintf(need, sizeof(need), " (~%.0f boots)", cs->v3.boots_needed);
-	snprintf(buf, n, "%s%s%s%s", cs->verdict, need, cs->one_boot ? " (1 boot)" : "", mm);
+	if (cs->v3.kind == KVB_VERDICT_UNDECIDED)
+		kvb_verdict_undecided_text(v, sizeof(v), cs->same_lo, cs->same_hi, cs->v3.boots_needed);
+	else
+		snprintf(v, sizeof(v), "%s", cs->verdict);
+	snprintf(buf, n, "%s%s%s", v, cs->one_boot ? " (1 boot)" : "", mm);
 }
 
 static cJSON *num_or_null(double x)
@@ -59,10 +86,16 @@ void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cel
 	if (!cs->has_cmp)
 		return;
 	cJSON_AddItemToObject(jv, "boots_needed", num_or_null(cs->v3.boots_needed));
+	/* the smallest change this data could have shown: half the ratio CI's width, % */
+	cJSON_AddItemToObject(jv, "ci_halfwidth_pct", num_or_null(kvb_verdict_ci_halfwidth_pct(cs->same_lo, cs->same_hi)));
 	/* rounded: 0.03 * 100 is 3.0000000000000004 in binary */
 	cJSON_AddNumberToObject(jv, "margin_pct", round((g->margin > 0 ? g->margin : KVB_VERDICT_MARGIN) * 1e11) / 1e9);
-	cJSON_AddItemToObject(jv, "same_ci95_lo", num_or_null(cs->same_lo));
-	cJSON_AddItemToObject(jv, "same_ci95_hi", num_or_null(cs->same_hi));
+	/* the CI of the change in % of |baseline|, as margin_pct: "same" when inside +-margin_pct */
+	cJSON_AddItemToObject(jv, "same_ci95_lo", num_or_null(cs->same_lo * 100));
+	cJSON_AddItemToObject(jv, "same_ci95_hi", num_or_null(cs->same_hi * 100));
+	cJSON_AddStringToObject(jv, "change_ci_of", cs->test == KVB_TEST_NONE ? "none"
+						    : (cs->boot_ok ? cs->b.ratio_ok : cs->c.ratio_ok) ? "ratio"
+											       : "difference");
 	cJSON_AddItemToObject(jv, "cliffs_delta", num_or_null(cs->cliffs));
 	cJSON_AddStringToObject(jv, "cliffs_magnitude", kvb_stats_cliffs_label(cs->cliffs));
 }
@@ -80,13 +113,31 @@ void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_
 	else
 		snprintf(mtxt, sizeof(mtxt), "+-the metric's margin");
 	fprintf(out,
-		"%sverdict: better/worse = a real change (* at alpha %g: with >= 2 boots the bootstrap CI of the ratio "
-		"excludes 1 and Welch on boot means agrees, its p shown; with 1 boot Welch and Mann-Whitney agree, the "
-		"larger p shown); same = the 95 %% CI of the ratio lies within %s; undecided = neither yet, "
-		"(~N boots) estimates the boots per variant that would decide it\n"
+		"%sverdict: better/worse = a real change (* at alpha %g: with >= 2 boots the bootstrap CI excludes no "
+		"change and Welch on boot %s agrees, its p shown; with 1 boot %s, the larger p shown); same = the 95 %% CI "
+		"of the change lies within %s; undecided = neither yet: CI +-X %% is half the CI's width, the smallest "
+		"change this data could have shown, and ~N boots estimates the boots per variant that would decide it; "
+		"past %d boots it reads \"no difference this data can resolve\"\n"
+		"perc_diff = (variant - baseline) / |baseline|: its sign is the direction, better or worse by "
+		"lower_is_better; the CI of the change is of the ratio where both sides are positive, else of the "
+		"difference, in %% of |baseline|\n",
+		md ? "\n" : "", o->alpha, o->stat == KVB_STAT_MEAN ? "means" : kvb_stat_name(o->stat),
+		o->stat == KVB_STAT_MEAN ? "Welch and Mann-Whitney agree" : "the bootstrap over runs decides", mtxt,
+		KVB_VERDICT_MAX_BOOTS);
+	if (o->stat == KVB_STAT_MEDIAN || o->stat == KVB_STAT_P95)
+		fprintf(out,
+			"--stat %s: p and verdict test the %s itself: a bootstrap of it over boots, then runs within boots, "
+			"and Welch on each boot's %s%s\n",
+			kvb_stat_name(o->stat), kvb_stat_name(o->stat), kvb_stat_name(o->stat),
+			o->stat == KVB_STAT_P95 ? "; with fewer than 20 runs a side p95 is an extreme: untested" : "");
+	else if (o->stat != KVB_STAT_MEAN)
+		fprintf(out,
+			"--stat %s: untested (no p, no verdict): a bootstrap cannot test an extreme (Bickel & Freedman 1981) "
+			"and the mean's test would not be about the %s; compare --stat mean, median or p95\n",
+			kvb_stat_name(o->stat), kvb_stat_name(o->stat));
+	fprintf(out,
 		"cliff: Cliff's delta of the runs, P(variant > baseline) - P(variant < baseline); |d| < 0.15 negligible, "
-		"< 0.33 small, < 0.47 medium, else large\n",
-		md ? "\n" : "", o->alpha, mtxt);
+		"< 0.33 small, < 0.47 medium, else large\n");
 	for (size_t gi = 0; gi < r->ngroups; gi++)
 		for (size_t v = 0; v < r->variants.n; v++) {
 			const struct kvb_cell *c = &r->groups[gi].cells[v];

@@ -19,7 +19,21 @@
  */
 int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double override, struct kvb_error *err);
 
-/* "better", "worse", "same", "undecided (~12 boots)", "n<2", "baseline", plus " (1 boot)" and "†" (multimodal). */
+/* Past this many boots per variant an undecided cell reads "no difference this data can resolve". */
+#define KVB_VERDICT_MAX_BOOTS 1000
+
+/* Half the width of the ratio CI [ci_lo, ci_hi], in % (0.03 wide -> 1.5): the smallest change the data
+ * could have shown. NAN when the CI is unbounded or missing. */
+double kvb_verdict_ci_halfwidth_pct(double ci_lo, double ci_hi);
+
+/*
+ * The text of an undecided cell (issue 27): "undecided (CI +-1.5 %, ~12 boots)", without the
+ * part that is unknown (NAN), or "no difference this data can resolve (CI +-1.5 %)" when more
+ * than KVB_VERDICT_MAX_BOOTS boots would be needed.
+ */
+void kvb_verdict_undecided_text(char *buf, size_t n, double ci_lo, double ci_hi, double boots_needed);
+
+/* "better", "worse", "same", "undecided (CI +-X %, ~12 boots)", "n<2", "baseline", plus " (1 boot)" and "†" (multimodal). */
 void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs);
 
 /* Adds boots_needed, margin_pct, same_ci95_lo/hi, cliffs_delta, cliffs_magnitude, modes, multimodal to jv. */

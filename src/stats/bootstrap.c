@@ -1,4 +1,4 @@
-/* Implements the two-level (boots, then runs) bootstrap of a ratio of means, Kalibera & Jones 2013. */
+/* Implements the two-level (boots, then runs) bootstrap of a change of the mean or of a quantile, Kalibera & Jones 2013. */
 #include "stats/stats.h"
 #include "stats/board.h"
 #include "core/error.h"
@@ -10,6 +10,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* One side (baseline or variant) with its runs regrouped so each boot is contiguous. */
 struct side {
@@ -161,6 +162,75 @@ int kvb_stats_hier_bootstrap(const double *b, const int *b_boot, size_t nb, cons
 	return kvb_stats_hier_bootstrap_boards(b, b_boot, NULL, nb, v, v_boot, NULL, nv, resamples, seed, alpha, r, err);
 }
 
+/* The percentile CI of sorted x[0..n-1] at level alpha. */
+static void percentile_ci(const double *sorted, size_t n, double alpha, double *lo, double *hi)
+{
+	*lo = gsl_stats_quantile_from_sorted_data(sorted, 1, n, alpha / 2);
+	*hi = gsl_stats_quantile_from_sorted_data(sorted, 1, n, 1 - alpha / 2);
+}
+
+/*
+ * The verdict inputs both bootstraps share, from the point estimates (sb, sv:
+ * the statistic of each side's runs) and the sorted resampled differences and
+ * (when ratio_ok) ratios.
+ */
+static void fill_change(struct kvb_boot_cmp *r, double sb, double sv, const double *diffs, const double *ratios,
+			unsigned n, double alpha)
+{
+	r->diff = sv - sb;
+	percentile_ci(diffs, n, alpha, &r->diff_ci_lo, &r->diff_ci_hi);
+	r->ratio = r->ci_lo = r->ci_hi = NAN;
+	if (r->ratio_ok) {
+		r->ratio = sv / sb;
+		percentile_ci(ratios, n, alpha, &r->ci_lo, &r->ci_hi);
+		r->rel_ci_lo = r->ci_lo - 1;
+		r->rel_ci_hi = r->ci_hi - 1;
+		r->significant = r->ci_lo > 1 || r->ci_hi < 1;
+	} else {
+		r->rel_ci_lo = sb != 0 ? r->diff_ci_lo / fabs(sb) : NAN;
+		r->rel_ci_hi = sb != 0 ? r->diff_ci_hi / fabs(sb) : NAN;
+		r->significant = r->diff_ci_lo > 0 || r->diff_ci_hi < 0;
+	}
+}
+
+/* Welch and Fieller on one value per boot (means or quantiles), into r's boot_* fields. */
+static int boot_level(const double *ub, size_t kb, const double *uv, size_t kv, double alpha, struct kvb_boot_cmp *r,
+		      struct kvb_error *err)
+{
+	struct kvb_compare c;
+	int rc;
+	r->boot_welch_t = r->boot_welch_df = r->boot_welch_p = NAN;
+	r->boot_ratio_ci_lo = r->boot_ratio_ci_hi = NAN;
+	r->boot_rel_ci_lo = r->boot_rel_ci_hi = NAN;
+	if (kb < 2 || kv < 2)
+		return KVB_OK;
+	if ((rc = kvb_stats_compare(ub, kb, uv, kv, alpha, &c, err)))
+		return rc;
+	r->boot_welch_t = c.welch_t;
+	r->boot_welch_df = c.welch_df;
+	r->boot_welch_p = c.welch_p;
+	if (r->ratio_ok) {
+		r->boot_ratio_ci_lo = c.ratio_ci_lo;
+		r->boot_ratio_ci_hi = c.ratio_ci_hi;
+	}
+	/* on the boot values' own signs; with ratio_ok both sides' runs are positive, so are they */
+	r->boot_rel_ci_lo = c.rel_ci_lo;
+	r->boot_rel_ci_hi = c.rel_ci_hi;
+	return KVB_OK;
+}
+
+static int check_inputs(const double *b, const int *b_boot, size_t nb, const double *v, const int *v_boot, size_t nv,
+			double alpha, struct kvb_error *err)
+{
+	int rc;
+	if ((rc = kvb_stats_check_sample("baseline", b, nb, 1, err)) || (rc = check_boots("baseline", b_boot, nb, err)) ||
+	    (rc = kvb_stats_check_sample("variant", v, nv, 1, err)) || (rc = check_boots("variant", v_boot, nv, err)))
+		return rc;
+	if (!(alpha > 0 && alpha < 1))
+		return kvb_error_set(err, KVB_EINPUT, "significance level '%g' is not between 0 and 1", alpha);
+	return KVB_OK;
+}
+
 int kvb_stats_hier_bootstrap_boards(const double *b, const int *b_boot, const int *b_board, size_t nb, const double *v,
 				    const int *v_boot, const int *v_board, size_t nv, unsigned resamples,
 				    unsigned long seed, double alpha, struct kvb_boot_cmp *r, struct kvb_error *err)
@@ -168,16 +238,11 @@ int kvb_stats_hier_bootstrap_boards(const double *b, const int *b_boot, const in
 	int rc = 0;
 	struct side sb = { 0 }, sv = { 0 };
 	gsl_rng *rng = NULL;
-	double *ratios = NULL, *means_b = NULL, *means_v = NULL;
+	double *ratios = NULL, *diffs = NULL, *means_b = NULL, *means_v = NULL;
 
-	if ((rc = kvb_stats_check_sample("baseline", b, nb, 1, err)) || (rc = check_boots("baseline", b_boot, nb, err)) ||
-	    (rc = kvb_stats_check_sample("variant", v, nv, 1, err)) || (rc = check_boots("variant", v_boot, nv, err)))
+	if ((rc = check_inputs(b, b_boot, nb, v, v_boot, nv, alpha, err)))
 		return rc;
-	if (!(alpha > 0 && alpha < 1))
-		return kvb_error_set(err, KVB_EINPUT, "significance level '%g' is not between 0 and 1", alpha);
 	double mb = gsl_stats_mean(b, 1, nb), mv = gsl_stats_mean(v, 1, nv);
-	if (mb == 0)
-		return kvb_error_set(err, KVB_EINPUT, "baseline mean is 0: ratio undefined");
 	if (!resamples)
 		resamples = KVB_STATS_RESAMPLES;
 
@@ -190,20 +255,20 @@ int kvb_stats_hier_bootstrap_boards(const double *b, const int *b_boot, const in
 	}
 	gsl_rng_set(rng, seed);
 	ratios = kvb_xmalloc(resamples * sizeof(double));
+	diffs = kvb_xmalloc(resamples * sizeof(double));
+	/* a ratio only while every mean, resampled ones included, is positive (stats.h) */
+	r->ratio_ok = mb > 0 && mv > 0;
 	for (unsigned i = 0; i < resamples; i++) {
 		double rb = side_resample_mean(&sb, rng), rv = side_resample_mean(&sv, rng);
-		if (rb == 0) {
-			rc = kvb_error_set(err, KVB_EINPUT, "a bootstrap resample has baseline mean 0: ratio undefined");
-			goto out;
-		}
-		ratios[i] = rv / rb;
+		diffs[i] = rv - rb;
+		if (!(rb > 0 && rv > 0))
+			r->ratio_ok = 0;
+		ratios[i] = r->ratio_ok ? rv / rb : NAN;
 	}
-	gsl_sort(ratios, 1, resamples);
-
-	r->ratio = mv / mb;
-	r->ci_lo = gsl_stats_quantile_from_sorted_data(ratios, 1, resamples, alpha / 2);
-	r->ci_hi = gsl_stats_quantile_from_sorted_data(ratios, 1, resamples, 1 - alpha / 2);
-	r->significant = r->ci_lo > 1 || r->ci_hi < 1;
+	gsl_sort(diffs, 1, resamples);
+	if (r->ratio_ok)
+		gsl_sort(ratios, 1, resamples);
+	fill_change(r, mb, mv, diffs, ratios, resamples, alpha);
 	r->boots_b = sb.nboots;
 	r->boots_v = sv.nboots;
 	r->resamples = resamples;
@@ -213,23 +278,125 @@ int kvb_stats_hier_bootstrap_boards(const double *b, const int *b_boot, const in
 	side_boot_means(&sv, means_v);
 	side_spread(&sb, means_b, &r->within_sd_b, &r->between_sd_b);
 	side_spread(&sv, means_v, &r->within_sd_v, &r->between_sd_v);
-	r->boot_welch_t = r->boot_welch_df = r->boot_welch_p = NAN;
-	r->boot_ratio_ci_lo = r->boot_ratio_ci_hi = NAN;
-	if (sb.nboots >= 2 && sv.nboots >= 2) {
-		struct kvb_compare c;
-		if ((rc = kvb_stats_compare(means_b, sb.nboots, means_v, sv.nboots, alpha, &c, err)))
-			goto out;
-		r->boot_welch_t = c.welch_t;
-		r->boot_welch_df = c.welch_df;
-		r->boot_welch_p = c.welch_p;
-		r->boot_ratio_ci_lo = c.ratio_ci_lo;
-		r->boot_ratio_ci_hi = c.ratio_ci_hi;
-	}
+	rc = boot_level(means_b, sb.nboots, means_v, sv.nboots, alpha, r, err);
 
 out:
 	free(ratios);
+	free(diffs);
 	free(means_b);
 	free(means_v);
+	if (rng)
+		gsl_rng_free(rng);
+	side_release(&sb);
+	side_release(&sv);
+	return rc;
+}
+
+/* The q-quantile of x[0..n-1] (Hyndman & Fan type 7, as gsl_stats_quantile_from_sorted_data); reorders x. */
+static double quantile_select(double *x, size_t n, double q)
+{
+	double h = (double)(n - 1) * q, lo = floor(h), frac = h - lo;
+	size_t k = (size_t)lo;
+	double a = gsl_stats_select(x, 1, n, k);
+	if (frac == 0 || k + 1 >= n)
+		return a;
+	return a + frac * (gsl_stats_select(x, 1, n, k + 1) - a);
+}
+
+/* One two-level resample of side s, every run drawn, into buf; returns its q-quantile. */
+static double side_resample_quantile(const struct side *s, gsl_rng *rng, double *buf, double q)
+{
+	size_t cnt = 0;
+	for (size_t k = 0; k < s->nboots; k++) {
+		size_t g = kvb_stats_board_draw(rng, s->slo[k], s->slen[k]);
+		const double *x = s->val + s->start[g];
+		for (size_t i = 0; i < s->len[g]; i++)
+			buf[cnt++] = x[gsl_rng_uniform_int(rng, s->len[g])];
+	}
+	return quantile_select(buf, cnt, q);
+}
+
+/* Each boot's q-quantile of side s, into out[0..nboots-1]. */
+static void side_boot_quantiles(const struct side *s, double q, double *out)
+{
+	size_t most = 0;
+	for (size_t k = 0; k < s->nboots; k++)
+		most = s->len[k] > most ? s->len[k] : most;
+	double *buf = kvb_xmalloc((most ? most : 1) * sizeof(double));
+	for (size_t k = 0; k < s->nboots; k++) {
+		memcpy(buf, s->val + s->start[k], s->len[k] * sizeof(double));
+		out[k] = quantile_select(buf, s->len[k], q);
+	}
+	free(buf);
+}
+
+int kvb_stats_hier_bootstrap_quantile(const double *b, const int *b_boot, const int *b_board, size_t nb,
+				      const double *v, const int *v_boot, const int *v_board, size_t nv, double q,
+				      unsigned resamples, unsigned long seed, double alpha, struct kvb_boot_cmp *r,
+				      double *p_boot, struct kvb_error *err)
+{
+	int rc;
+	struct side sb = { 0 }, sv = { 0 };
+	gsl_rng *rng = NULL;
+	double *ratios = NULL, *diffs = NULL, *buf = NULL, *qb = NULL, *qv = NULL;
+	size_t below = 0, above = 0;
+
+	if ((rc = check_inputs(b, b_boot, nb, v, v_boot, nv, alpha, err)))
+		return rc;
+	if (!(q > 0 && q < 1))
+		return kvb_error_set(err, KVB_EINPUT, "quantile '%g' is not between 0 and 1", q);
+	if (!resamples)
+		resamples = KVB_STATS_RESAMPLES;
+	if ((double)resamples * (double)(nb + nv) > KVB_STATS_QUANTILE_DRAWS)
+		resamples = (unsigned)(KVB_STATS_QUANTILE_DRAWS / (nb + nv));
+	if (resamples < 1000)
+		resamples = 1000;
+
+	side_init(&sb, b, b_boot, b_board, nb);
+	side_init(&sv, v, v_boot, v_board, nv);
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!rng) {
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot allocate random number generator");
+		goto out;
+	}
+	gsl_rng_set(rng, seed);
+	buf = kvb_xmalloc((nb > nv ? nb : nv) * sizeof(double));
+	memcpy(buf, b, nb * sizeof(double));
+	double stb = quantile_select(buf, nb, q);
+	memcpy(buf, v, nv * sizeof(double));
+	double stv = quantile_select(buf, nv, q);
+	ratios = kvb_xmalloc(resamples * sizeof(double));
+	diffs = kvb_xmalloc(resamples * sizeof(double));
+	r->ratio_ok = stb > 0 && stv > 0;
+	for (unsigned i = 0; i < resamples; i++) {
+		double rb = side_resample_quantile(&sb, rng, buf, q), rv = side_resample_quantile(&sv, rng, buf, q);
+		diffs[i] = rv - rb;
+		below += diffs[i] <= 0;
+		above += diffs[i] >= 0;
+		if (!(rb > 0 && rv > 0))
+			r->ratio_ok = 0;
+		ratios[i] = r->ratio_ok ? rv / rb : NAN;
+	}
+	gsl_sort(diffs, 1, resamples);
+	if (r->ratio_ok)
+		gsl_sort(ratios, 1, resamples);
+	fill_change(r, stb, stv, diffs, ratios, resamples, alpha);
+	*p_boot = fmin(1, 2.0 * (double)(below < above ? below : above) / (double)resamples);
+	r->boots_b = sb.nboots;
+	r->boots_v = sv.nboots;
+	r->resamples = resamples;
+	r->within_sd_b = r->between_sd_b = r->within_sd_v = r->between_sd_v = NAN;
+	qb = kvb_xmalloc((sb.nboots ? sb.nboots : 1) * sizeof(double));
+	qv = kvb_xmalloc((sv.nboots ? sv.nboots : 1) * sizeof(double));
+	side_boot_quantiles(&sb, q, qb);
+	side_boot_quantiles(&sv, q, qv);
+	rc = boot_level(qb, sb.nboots, qv, sv.nboots, alpha, r, err);
+out:
+	free(ratios);
+	free(diffs);
+	free(buf);
+	free(qb);
+	free(qv);
 	if (rng)
 		gsl_rng_free(rng);
 	side_release(&sb);

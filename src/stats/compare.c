@@ -1,4 +1,4 @@
-/* Implements the naive two-sample comparison: Welch's t-test, Fieller's ratio CI, and the combined verdict. */
+/* Implements the naive two-sample comparison: Welch's t-test, Fieller's ratio CI (positive means), the change's CI. */
 #include "stats/stats.h"
 #include "core/error.h"
 
@@ -80,15 +80,24 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
 	c->nv = nv;
 	c->mean_b = gsl_stats_mean(b, 1, nb);
 	c->mean_v = gsl_stats_mean(v, 1, nv);
-	c->diff_pct = c->mean_b != 0 ? (c->mean_v - c->mean_b) / c->mean_b * 100.0 : NAN;
-	c->ratio = c->mean_b != 0 ? c->mean_v / c->mean_b : NAN;
-	if (c->mean_b != 0) {
+	c->diff = w.diff;
+	/* the relative change keeps the difference's sign: over |baseline|, never over a negative one */
+	c->diff_pct = c->mean_b != 0 ? (c->mean_v - c->mean_b) / fabs(c->mean_b) * 100.0 : NAN;
+	c->ratio_ok = c->mean_b > 0 && c->mean_v > 0;
+	c->ratio = c->ratio_ok ? c->mean_v / c->mean_b : NAN;
+	c->ratio_ci_lo = c->ratio_ci_hi = NAN;
+	if (c->ratio_ok) {
 		double vb = gsl_stats_variance_m(b, 1, nb, c->mean_b) / (double)nb;
 		double vv = gsl_stats_variance_m(v, 1, nv, c->mean_v) / (double)nv;
 		fieller(c->mean_b, c->mean_v, vb, vv, gsl_cdf_tdist_Pinv(1 - alpha / 2, w.df), &c->ratio_ci_lo,
 			&c->ratio_ci_hi);
+		c->rel_ci_lo = c->ratio_ci_lo - 1;
+		c->rel_ci_hi = c->ratio_ci_hi - 1;
+	} else if (c->mean_b != 0) {
+		c->rel_ci_lo = w.ci_lo / fabs(c->mean_b);
+		c->rel_ci_hi = w.ci_hi / fabs(c->mean_b);
 	} else {
-		c->ratio_ci_lo = c->ratio_ci_hi = NAN;
+		c->rel_ci_lo = c->rel_ci_hi = NAN;
 	}
 	c->welch_t = w.t;
 	c->welch_df = w.df;

@@ -18,7 +18,13 @@
  *    gsl_set_error_handler_off() to be sure.
  *  - Sign convention: every difference is variant minus baseline, every ratio
  *    is variant over baseline (the raw change; lower_is_better is the
- *    reader's business).
+ *    reader's business). A relative change is (variant - baseline) /
+ *    |baseline|, so its sign is the sign of the difference whatever the sign
+ *    of the baseline (rt-app's slack_min is negative: -23822 -> -62614 is
+ *    -162.8 %, down). A ratio (and its CI) is only given where both means are
+ *    positive (and, in a bootstrap, every resampled mean stays positive): for
+ *    a negative or zero mean, v / b says nothing about better or worse, so
+ *    those comparisons use the CI of the difference, in units of |baseline|.
  */
 #ifndef KVB_STATS_H
 #define KVB_STATS_H
@@ -55,7 +61,8 @@ struct kvb_error;
  *  n      number of values
  *  mean   arithmetic mean (gsl_stats_mean)
  *  stdev  sample standard deviation with the n-1 divisor (gsl_stats_sd); NAN when n < 2
- *  cov_pct coefficient of variation, stdev / mean * 100; NAN when n < 2 or mean == 0
+ *  cov_pct coefficient of variation, stdev / |mean| * 100 (never negative); NAN when
+ *         n < 2 or mean == 0
  *  min, median, max
  *  p95    95th percentile by GSL's gsl_stats_quantile_from_sorted_data: linear
  *         interpolation between the order statistics around index (n-1)*0.95
@@ -132,26 +139,33 @@ int kvb_stats_mannwhitney(const double *b, size_t nb, const double *v, size_t nv
 /*
  * Naive comparison of two samples of independent runs (every run its own
  * unit; use the hierarchical bootstrap when runs come from several boots).
- *  diff_pct  (mean_v - mean_b) / mean_b * 100 on the unrounded means; NAN if mean_b == 0
- *  ratio     mean_v / mean_b; NAN if mean_b == 0
+ *  diff      mean_v - mean_b (its sign says up or down)
+ *  diff_pct  (mean_v - mean_b) / |mean_b| * 100 on the unrounded means; NAN if mean_b == 0
+ *  ratio_ok  1 when both means are > 0: only then are the ratio and its CI given
+ *  ratio     mean_v / mean_b; NAN unless ratio_ok
  *  ratio_ci_lo, ratio_ci_hi  (1 - alpha) CI of the ratio of means by Fieller's
  *            theorem (Fieller 1954) with the Welch variances and df: the set
  *            of r with (mean_v - r mean_b)^2 <= t^2 (s_v^2/n_v + r^2 s_b^2/n_b),
  *            t = gsl_cdf_tdist_Pinv(1 - alpha/2, welch_df). Both NAN when that
  *            set is unbounded (g = t^2 s_b^2/(n_b mean_b^2) >= 1, i.e. the
- *            baseline mean is not clearly away from zero).
+ *            baseline mean is not clearly away from zero), or unless ratio_ok.
+ *  rel_ci_lo, rel_ci_hi  (1 - alpha) CI of the relative change (fraction,
+ *            0.01 = +1 %): ratio_ci - 1 when ratio_ok (NAN when unbounded),
+ *            else the Welch CI of the difference over |mean_b| (NAN if mean_b == 0)
  *  welch_*, ci_lo, ci_hi  as struct kvb_welch (CI of mean_v - mean_b)
  *  mw_u, mw_p, mw_exact   as struct kvb_mannwhitney (U of the variant)
  *  significant  1 when welch_p < alpha AND mw_p < alpha (both tests agree,
- *            DESIGN.md §8). Note the exact Mann-Whitney p can never go below
- *            2/C(n_b+n_v, n_b): with 3 runs each the minimum is 0.1, so tiny
- *            samples are never significant at 0.05.
+ *            DESIGN.md §8), whatever the signs of the means. Note the exact
+ *            Mann-Whitney p can never go below 2/C(n_b+n_v, n_b): with 3 runs
+ *            each the minimum is 0.1, so tiny samples are never significant at 0.05.
  */
 struct kvb_compare {
 	size_t nb, nv;
 	double mean_b, mean_v;
-	double diff_pct;
+	double diff, diff_pct;
+	int ratio_ok;
 	double ratio, ratio_ci_lo, ratio_ci_hi;
+	double rel_ci_lo, rel_ci_hi;
 	double welch_t, welch_df, welch_p;
 	double ci_lo, ci_hi;
 	double mw_u, mw_p;
@@ -164,7 +178,8 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
 		      struct kvb_error *err);
 
 /*
- * Hierarchical bootstrap of the ratio of means, variant / baseline, with boots
+ * Hierarchical bootstrap of the change of the mean, variant against baseline
+ * (the ratio of means where both are positive, else the difference), with boots
  * as the top level (Kalibera & Jones 2013, "Rigorous benchmarking in
  * reasonable time", two-level resampling). One resample, for each side
  * independently: draw as many boots as the side has, with replacement; for
@@ -179,9 +194,9 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
  * with replacement: mean m (the run-weighted mean), variance
  * sum_j L_j^2 ((m_j - m)^2 + pvar_j / L_j) / N^2 over boots j with L_j runs,
  * mean m_j and plug-in variance pvar_j, N runs in all.) The resample's
- * statistic is mean_v* / mean_b*. The CI is the percentile interval: the
- * alpha/2 and 1-alpha/2 quantiles (gsl_stats_quantile_from_sorted_data) of
- * the sorted resampled ratios.
+ * statistics are mean_v* - mean_b* and, when both are positive, mean_v* /
+ * mean_b*. The CIs are percentile intervals: the alpha/2 and 1-alpha/2
+ * quantiles (gsl_stats_quantile_from_sorted_data) of the sorted resamples.
  *
  * Input: b[i] is a run value and b_boot[i] the boot (round) it ran in; boot
  * ids are arbitrary ints, runs of one boot need not be adjacent. Same for v.
@@ -192,9 +207,15 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
  * seed give bit-identical results. resamples == 0 means KVB_STATS_RESAMPLES.
  *
  * Output:
- *  ratio         mean(v) / mean(b) over all runs (the point estimate)
- *  ci_lo, ci_hi  percentile (1 - alpha) CI of the ratio
- *  significant   1 when the CI excludes 1
+ *  diff          mean(v) - mean(b) over all runs (its sign: up or down)
+ *  diff_ci_lo, diff_ci_hi  percentile (1 - alpha) CI of the difference
+ *  ratio_ok      1 when both means and every resampled mean are > 0
+ *  ratio         mean(v) / mean(b) over all runs (the point estimate); NAN unless ratio_ok
+ *  ci_lo, ci_hi  percentile (1 - alpha) CI of the ratio; NAN unless ratio_ok
+ *  rel_ci_lo, rel_ci_hi  CI of the relative change (fraction): ci - 1 when
+ *                ratio_ok, else the difference's CI over |mean(b)| (NAN if mean(b) == 0)
+ *  significant   1 when the CI excludes no change: the ratio's excludes 1
+ *                when ratio_ok, else the difference's excludes 0
  *  within_sd_*   pooled within-boot sd, sqrt(sum (n_k-1) s_k^2 / sum (n_k-1));
  *                NAN when no boot has 2 runs
  *  between_sd_*  sd (n-1) of the boot means; NAN with fewer than 2 boots
@@ -205,7 +226,9 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
  *  boot_ratio_ci_lo, boot_ratio_ci_hi  Fieller's (1 - alpha) CI of the ratio
  *                on the per-boot means with Welch's df (as kvb_stats_compare
  *                on the boot means): the calibrated CI with few boots; NAN
- *                when unbounded or either side has < 2 boots
+ *                when unbounded, not ratio_ok or either side has < 2 boots
+ *  boot_rel_ci_lo, boot_rel_ci_hi  the relative change's CI on the per-boot
+ *                means (kvb_stats_compare's rel_ci); NAN with < 2 boots a side
  *
  * Calibration, measured (A/A, 8 runs per boot, between-boot sd 2 %, within
  * 0.3 %, 400 trials, alpha 0.05; share of trials `significant`):
@@ -220,16 +243,20 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
  * `significant` is the CI rule as specified; callers wanting a calibrated
  * verdict should also require boot_welch_p < alpha.
  *
- * Needs n_b, n_v >= 1, 0 < alpha < 1, mean(b) != 0 and no resample with a
- * zero baseline mean. Errors: KVB_EINPUT.
+ * Needs n_b, n_v >= 1 and 0 < alpha < 1; any signs (a zero or negative mean
+ * is compared by the difference). Errors: KVB_EINPUT.
  */
 struct kvb_boot_cmp {
+	double diff, diff_ci_lo, diff_ci_hi;
+	int ratio_ok;
 	double ratio, ci_lo, ci_hi;
+	double rel_ci_lo, rel_ci_hi;
 	int significant;
 	double within_sd_b, between_sd_b, within_sd_v, between_sd_v;
 	size_t boots_b, boots_v;
 	double boot_welch_t, boot_welch_df, boot_welch_p;
 	double boot_ratio_ci_lo, boot_ratio_ci_hi;
+	double boot_rel_ci_lo, boot_rel_ci_hi;
 	unsigned resamples; /* resamples actually drawn */
 };
 
@@ -254,5 +281,42 @@ size_t kvb_stats_dense_ids(const int64_t *ids, size_t n, int *out);
 int kvb_stats_hier_bootstrap_boards(const double *b, const int *b_boot, const int *b_board, size_t nb, const double *v,
 				    const int *v_boot, const int *v_board, size_t nv, unsigned resamples,
 				    unsigned long seed, double alpha, struct kvb_boot_cmp *r, struct kvb_error *err);
+
+/*
+ * The test of a quantile statistic (--stat median, p95): the same two-level
+ * bootstrap as kvb_stats_hier_bootstrap_boards (boots within their board, then
+ * runs within each drawn boot, gsl_rng_mt19937 seeded with `seed`), but every
+ * run is drawn (no normal shortcut: a quantile is not a sum) and the
+ * resample's statistic is the q-quantile of all its drawn runs (Hyndman & Fan
+ * type 7, as struct kvb_summary's p95; two gsl_stats_select calls). Its
+ * change is judged as the mean's is: the difference stat_v* - stat_b*, and
+ * the ratio where both statistics and every resampled one are positive.
+ *
+ * Resamples: `resamples` (0: KVB_STATS_RESAMPLES), lowered to keep
+ * resamples x runs (both sides) within KVB_STATS_QUANTILE_DRAWS, never below
+ * 1000 (the count drawn is in out->resamples).
+ *
+ * Output (struct kvb_boot_cmp, so the verdict code reads both alike):
+ *  diff, diff_ci_*, ratio_ok, ratio, ci_*, rel_ci_*, significant  as
+ *                kvb_stats_hier_bootstrap_boards, of the q-quantile
+ *  boots_b, boots_v, resamples
+ *  boot_welch_t/df/p  Welch's t-test on the per-boot q-quantiles (each boot
+ *                one value); NAN when either side has < 2 boots
+ *  boot_rel_ci_lo/hi  the relative change's CI from those per-boot values
+ *                (kvb_stats_compare's rel_ci); NAN with < 2 boots a side
+ *  boot_ratio_ci_*    Fieller's CI on them (NAN unless ratio_ok)
+ *  within_sd_*, between_sd_*  NAN (not computed for a quantile)
+ * *p_boot gets the bootstrap's two-sided p: 2 min(#(d* <= 0), #(d* >= 0)) / R
+ * over the resampled differences d* (capped at 1); the percentile CI of the
+ * difference excludes 0 exactly when it is below alpha (Efron & Tibshirani
+ * 1993, ch. 16, the achieved significance level of the percentile method).
+ *
+ * Needs n_b, n_v >= 1, 0 < q < 1, 0 < alpha < 1. Errors: KVB_EINPUT.
+ */
+#define KVB_STATS_QUANTILE_DRAWS 40000000u
+int kvb_stats_hier_bootstrap_quantile(const double *b, const int *b_boot, const int *b_board, size_t nb,
+				      const double *v, const int *v_boot, const int *v_board, size_t nv, double q,
+				      unsigned resamples, unsigned long seed, double alpha, struct kvb_boot_cmp *r,
+				      double *p_boot, struct kvb_error *err);
 
 #endif

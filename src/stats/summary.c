@@ -37,7 +37,7 @@ int kvb_stats_summary(const double *x, size_t n, struct kvb_summary *s, struct k
 	s->n = n;
 	s->mean = gsl_stats_mean(x, 1, n);
 	s->stdev = n >= 2 ? gsl_stats_sd_m(x, 1, n, s->mean) : NAN;
-	s->cov_pct = n >= 2 && s->mean != 0 ? s->stdev / s->mean * 100.0 : NAN;
+	s->cov_pct = n >= 2 && s->mean != 0 ? s->stdev / fabs(s->mean) * 100.0 : NAN;
 	s->min = sorted[0];
 	s->max = sorted[n - 1];
 	s->median = gsl_stats_median_from_sorted_data(sorted, 1, n);

@@ -29,16 +29,17 @@ static double boots_at(double k, double h, double target)
 void kvb_verdict_judge(const struct kvb_verdict_in *in, struct kvb_verdict *out)
 {
 	out->boots_needed = NAN;
-	if (in->significant) {
-		int up = in->ratio > 1;
+	if (in->significant && (in->diff > 0 || in->diff < 0)) {
+		/* the direction is the difference's sign: up is worse when lower is better */
+		int up = in->diff > 0;
 		out->kind = up == (in->lower_is_better != 0) ? KVB_VERDICT_WORSE : KVB_VERDICT_BETTER;
-	} else if (isfinite(in->ci_lo) && isfinite(in->ci_hi) && in->ci_lo >= 1 - in->margin &&
-		   in->ci_hi <= 1 + in->margin) {
+	} else if (!in->significant && isfinite(in->ci_lo) && isfinite(in->ci_hi) && in->ci_lo >= -in->margin &&
+		   in->ci_hi <= in->margin) {
 		out->kind = KVB_VERDICT_SAME;
 	} else {
 		out->kind = KVB_VERDICT_UNDECIDED;
-		if (in->boots >= 2 && isfinite(in->ci_lo) && isfinite(in->ci_hi) && isfinite(in->ratio)) {
-			double h = (in->ci_hi - in->ci_lo) / 2, d = fabs(in->ratio - 1), k = (double)in->boots;
+		if (in->boots >= 2 && isfinite(in->ci_lo) && isfinite(in->ci_hi) && isfinite(in->change)) {
+			double h = (in->ci_hi - in->ci_lo) / 2, d = fabs(in->change), k = (double)in->boots;
 			double need = fmin(boots_at(k, h, d), boots_at(k, h, in->margin - d));
 			if (isfinite(need) && need < 1e6)
 				out->boots_needed = fmax(ceil(need), k + 1);
@@ -77,9 +78,9 @@ int kvb_seq_judge(const double *mb, size_t kb, const double *mv, size_t kv, doub
 	int rc = kvb_stats_compare(mb, kb, mv, kv, nominal, &c, err);
 	if (rc)
 		return rc;
-	struct kvb_verdict_in in = { .significant = c.welch_p < nominal, .ratio = c.ratio, .ci_lo = c.ratio_ci_lo,
-				     .ci_hi = c.ratio_ci_hi, .boots = kb < kv ? kb : kv, .margin = margin,
-				     .lower_is_better = lower_is_better };
+	struct kvb_verdict_in in = { .significant = c.welch_p < nominal, .diff = c.diff, .change = c.diff_pct / 100,
+				     .ci_lo = c.rel_ci_lo, .ci_hi = c.rel_ci_hi, .boots = kb < kv ? kb : kv,
+				     .margin = margin, .lower_is_better = lower_is_better };
 	kvb_verdict_judge(&in, out);
 	return KVB_OK;
 }

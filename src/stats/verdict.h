@@ -17,7 +17,7 @@
 
 struct kvb_error;
 
-/* Default margin of "same": the ratio's CI inside 1 +- 1 %. */
+/* Default margin of "same": the relative change's CI inside +-1 %. */
 #define KVB_VERDICT_MARGIN 0.01
 
 /*
@@ -54,16 +54,22 @@ enum kvb_verdict_kind {
 	KVB_VERDICT_NONE,      /* no comparison (the baseline, or too few values) */
 	KVB_VERDICT_BETTER,    /* a real change, in the good direction for the metric */
 	KVB_VERDICT_WORSE,     /* a real change, in the bad direction */
-	KVB_VERDICT_SAME,      /* the CI of the ratio lies inside 1 +- margin */
+	KVB_VERDICT_SAME,      /* the CI of the relative change lies inside +-margin */
 	KVB_VERDICT_UNDECIDED, /* neither: more boots needed */
 };
 
 /*
- * What the verdict is judged from (all ratios variant / baseline).
+ * What the verdict is judged from. The change is relative, (variant -
+ * baseline) / |baseline| as a fraction, so "better" and "worse" come from the
+ * sign of the difference and lower_is_better, never from a ratio (a ratio of
+ * two negative means is above 1 when the variant went down).
  *  significant   the change test's answer (the caller's rule: bootstrap CI and
  *                Welch on boot means, or the naive pair with one boot)
- *  ratio         point estimate
- *  ci_lo, ci_hi  the (1 - alpha) CI of the ratio "same" must fit in (NAN: unbounded)
+ *  diff          variant - baseline of the compared statistic: its sign is the
+ *                direction (0 or NAN with `significant` set: no direction, undecided)
+ *  change        the relative change (fraction; NAN when the baseline is 0)
+ *  ci_lo, ci_hi  the (1 - alpha) CI of the relative change "same" must fit in
+ *                (NAN: unbounded or none)
  *  boots         boots per variant behind it (the smaller side); 1 means runs
  *                were the unit and no boots estimate can be made
  *  margin        fraction, > 0
@@ -71,7 +77,7 @@ enum kvb_verdict_kind {
  */
 struct kvb_verdict_in {
 	int significant;
-	double ratio, ci_lo, ci_hi;
+	double diff, change, ci_lo, ci_hi;
 	size_t boots;
 	double margin;
 	int lower_is_better;
@@ -80,7 +86,7 @@ struct kvb_verdict_in {
 /*
  * kind, its name ("better", "worse", "same", "undecided", ""), and for
  * undecided the estimated boots per variant at which it would be decided:
- * the CI half-width h shrinks as 1/sqrt(boots), so with d = |ratio - 1| a
+ * the CI half-width h shrinks as 1/sqrt(boots), so with d = |change| a
  * change shows at boots (h/d)^2 and "same" at boots (h/(margin - d))^2; the
  * smaller of the two that exist, rounded up, at least boots + 1. NAN when no
  * estimate can be made (one boot, unbounded CI).
@@ -128,8 +134,10 @@ enum kvb_err kvb_seq_bounds(double alpha, unsigned K, double *nominal);
  * One look of a sequential comparison (`run --until-decided`) on per-boot
  * means mb[0..kb-1] (baseline) and mv[0..kv-1] (variant), tested at the
  * look's nominal level (kvb_alpha_look): a change when Welch's p on the boot
- * means is below it; "same" when Fieller's (1 - nominal) CI of the ratio of
- * the boot means lies within 1 +- margin; else undecided (out->boots_needed
+ * means is below it (its direction from the sign of the difference); "same"
+ * when the (1 - nominal) CI of the relative change (kvb_stats_compare's
+ * rel_ci: Fieller's ratio CI - 1 for positive means, else Welch's CI of the
+ * difference over |baseline|) lies within +-margin; else undecided (out->boots_needed
  * as kvb_verdict_judge). Needs kb, kv >= 2. Errors: KVB_EINPUT.
  */
 int kvb_seq_judge(const double *mb, size_t kb, const double *mv, size_t kv, double nominal, double margin,

@@ -3,6 +3,7 @@
 #include "store/batch.h"
 #include "config/keys.h"
 #include "core/buf.h"
+#include "core/log.h"
 #include "core/util.h"
 #include "report/box.h"
 
@@ -187,6 +188,9 @@ struct import {
 	int64_t *vids, run_id;
 	int64_t next_job; /* the id of the next job row: written explicitly, so rows can be batched */
 	struct kvb_batch jobs, classifiers, metrics;
+	struct kvb_strv missing;  /* per row whose value is nan/inf: the event's message ... */
+	int64_t *missing_job;     /* ... and its job */
+	long first_missing_line;
 };
 
 static int blank(const struct rec *r)
@@ -239,7 +243,9 @@ static const char *row_problem(const struct import *im, const struct rec *row, c
 		snprintf(why, n, "%zu fields, header has %zu", row->n, im->header.n);
 		return why;
 	}
-	if (kvb_parse_double(fld(row, idx[C_VALUE]), &v) || !isfinite(v)) {
+	/* nan, inf, Infinity (any case, as strtod reads them) are a value that was not computed: the row's
+	   job is kept without it (insert_row); anything else that is not a number is an error */
+	if (kvb_parse_double(fld(row, idx[C_VALUE]), &v)) {
 		snprintf(why, n, "value \"%.40s\" is not a finite number", fld(row, idx[C_VALUE]));
 		return why;
 	}
@@ -337,6 +343,17 @@ static int insert_row(struct import *im, const struct rec *row, size_t index, st
 	}
 
 	kvb_parse_double(fld(row, idx[C_VALUE]), &v);
+	if (!isfinite(v)) {
+		/* no metric row (no reader can take it for 0): an event of the job says which value is missing */
+		kvb_strv_pushf(&im->missing, "%s:%ld: metric '%s' is '%.20s' (not computed): stored as missing", im->file,
+			       row->line, fld(row, idx[C_METRIC]), fld(row, idx[C_VALUE]));
+		im->missing_job = kvb_xrealloc(im->missing_job, im->missing.n * sizeof(*im->missing_job));
+		im->missing_job[im->missing.n - 1] = job;
+		if (im->missing.n == 1)
+			im->first_missing_line = row->line;
+		kvb_warn("%s", im->missing.v[im->missing.n - 1]);
+		return KVB_OK;
+	}
 	kvb_batch_int(&im->metrics, job);
 	kvb_batch_text(&im->metrics, fld(row, idx[C_METRIC]));
 	kvb_batch_double(&im->metrics, v);
@@ -415,9 +432,15 @@ static int import_finish(struct import *im, struct kvb_error *err)
 	/* a header and no row (or only blank lines) would become an empty run that diff then reports */
 	if (!im->nrows)
 		return kvb_error_set(err, KVB_EINPUT, "%s: no rows after the header: nothing imported", im->file);
+	/* rows whose every value is nan/inf would be a run with nothing to compare */
+	if (im->missing.n == im->nrows)
+		return kvb_error_set(err, KVB_EINPUT, "%s:%ld: every value is missing (nan or inf, from this line on): "
+				     "nothing imported", im->file, im->first_missing_line);
 	if ((rc = kvb_batch_flush(&im->jobs, err)) || (rc = kvb_batch_flush(&im->classifiers, err)) ||
 	    (rc = kvb_batch_flush(&im->metrics, err)))
 		return rc;
+	for (size_t i = 0; i < im->missing.n; i++)
+		kvb_store_event_job(im->s, im->run_id, im->missing_job[i], "warning", im->missing.v[i]);
 	return kvb_store_commit(im->s, err);
 }
 
@@ -426,6 +449,8 @@ static void import_release(struct import *im)
 	kvb_batch_release(&im->jobs);
 	kvb_batch_release(&im->classifiers);
 	kvb_batch_release(&im->metrics);
+	kvb_strv_release(&im->missing);
+	free(im->missing_job);
 	free(im->vids);
 	kvb_strv_release(&im->header);
 	kvb_strv_release(&im->variants);

@@ -71,8 +71,11 @@ int kvb_store_channel_finish(struct kvb_store *s, int64_t channel_id, const stru
 		sqlite3_bind_int64(st, 2, c->t_first_ns);
 		sqlite3_bind_int64(st, 3, c->t_last_ns);
 	}
-	sqlite3_bind_double(st, 4, kvb_samples_energy_j(c));
-	sqlite3_bind_double(st, 5, kvb_samples_mean(c));
+	/* a channel whose samples did not cover its job (instrument/coverage.h) keeps its samples, no value */
+	if (!c->refused) {
+		sqlite3_bind_double(st, 4, kvb_samples_energy_j(c));
+		sqlite3_bind_double(st, 5, kvb_samples_mean(c));
+	}
 	sqlite3_bind_int64(st, 6, channel_id);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = db_err(s, err, "storing an energy channel");

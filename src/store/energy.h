@@ -27,7 +27,7 @@ int kvb_store_channel_delete(struct kvb_store *s, int64_t job_id, const char *na
 /* Inserts an energy_channel row (statistics filled later by kvb_store_channel_finish); *id receives it. */
 int kvb_store_channel_add(struct kvb_store *s, int64_t job_id, const struct kvb_sample_chan *c, int64_t *id,
 			  struct kvb_error *err);
-/* Writes the statistics of c into its row. */
+/* Writes the statistics of c into its row (energy_j and power_mean_mw NULL when c->refused). */
 int kvb_store_channel_finish(struct kvb_store *s, int64_t channel_id, const struct kvb_sample_chan *c,
 			     struct kvb_error *err);
 /* Inserts one chunk row (blob in the format of samples.h). */

@@ -179,9 +179,11 @@ static int export_run(struct kvb_store *s, int64_t run, const char *origin, cJSO
 		cJSON *t = cJSON_CreateObject(), *env = cJSON_CreateObject(), *emisc = cJSON_CreateObject(), *misc;
 		snprintf(build, sizeof(build), "%s/v%d", prefix, sqlite3_column_int(st, 10));
 		snprintf(jid, sizeof(jid), "%s/job%d", prefix, sqlite3_column_int(st, 1));
-		kstatus = !strcmp(status, "ok") ? "PASS" : !strcmp(status, "instrument-failed") ? "DONE"
-			  : !strcmp(status, "skipped")                                        ? "SKIP"
-											      : "ERROR";
+		/* a warm-up job that ran passes; its metrics are never compared (DESIGN.md §15): none exported */
+		int warmup = !strcmp(status, "warmup");
+		kstatus = !strcmp(status, "ok") || warmup ? "PASS" : !strcmp(status, "instrument-failed") ? "DONE"
+			  : !strcmp(status, "skipped")                                                   ? "SKIP"
+														   : "ERROR";
 		kvb_buf_adds(&path, "kvbench.");
 		add_segment(&path, col(st, 2));
 		/* environment: the board the boot ran on */
@@ -215,6 +217,8 @@ static int export_run(struct kvb_store *s, int64_t run, const char *origin, cJSO
 		cJSON_AddStringToObject(misc, "spec", col(st, 3));
 		cJSON_AddStringToObject(misc, "variant", col(st, 11));
 		cJSON_AddNumberToObject(misc, "iteration", sqlite3_column_int(st, 4));
+		if (warmup)
+			cJSON_AddBoolToObject(misc, "warmup", 1);
 		cJSON_AddItemToObject(misc, "classifiers", classifiers(s, job, 0));
 		cJSON_AddItemToObject(t, "misc", misc);
 		cJSON_AddItemToArray(tests, t);
@@ -222,7 +226,7 @@ static int export_run(struct kvb_store *s, int64_t run, const char *origin, cJSO
 		/* each metric of a job that measured: DONE with its number */
 		sqlite3_reset(mt);
 		sqlite3_bind_int64(mt, 1, job);
-		while (strcmp(kstatus, "ERROR") && strcmp(kstatus, "SKIP") && sqlite3_step(mt) == SQLITE_ROW) {
+		while (!warmup && strcmp(kstatus, "ERROR") && strcmp(kstatus, "SKIP") && sqlite3_step(mt) == SQLITE_ROW) {
 			int64_t mid = sqlite3_column_int64(mt, 0);
 			cJSON *m = cJSON_CreateObject(), *num = cJSON_CreateObject(), *mc = classifiers(s, job, mid);
 			struct kvb_buf mp = KVB_BUF_INIT, id = KVB_BUF_INIT;

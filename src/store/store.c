@@ -48,20 +48,54 @@ void kvb_store_rollback(struct kvb_store *s)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-static int migrate(struct kvb_store *s, struct kvb_error *err)
+int kvb_store_schema_known(void)
+{
+	int n = 0;
+	while (kvb_migrations[n].name)
+		n++;
+	return n;
+}
+
+/* *version = the DB's PRAGMA user_version; KVB_ESTORE naming both versions when it is newer than
+ * this kvbench's (a newer kvbench wrote it: its views and tables may mean what we cannot know),
+ * and KVB_ESTORE when it is 0 on a DB that has kvbench's tables (a .dump copy lost it). */
+static int schema_version(struct kvb_store *s, int *version, struct kvb_error *err)
 {
 	sqlite3_stmt *st;
-	int version = 0, n = 0, rc = KVB_OK;
+	int known = kvb_store_schema_known();
+	*version = 0;
 	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
 		return db_err(s, err, "reading schema version");
 	if (sqlite3_step(st) == SQLITE_ROW)
-		version = sqlite3_column_int(st, 0);
+		*version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	while (kvb_migrations[n].name)
-		n++;
-	if (version > n)
-		return kvb_error_set(err, KVB_ESTORE, "%s: schema version %d is newer than this kvbench knows (%d)", s->path,
-				     version, n);
+	if (*version == 0 && sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run'",
+						  -1, &st, NULL) == SQLITE_OK) {
+		/* kvbench's tables without a version: a copy through sqlite3's .dump (which does not write
+		 * user_version); migrating would re-run 0001 into them, reading would guess the schema */
+		int tables = sqlite3_step(st) == SQLITE_ROW;
+		sqlite3_finalize(st);
+		if (tables)
+			return kvb_error_set(err, KVB_ESTORE,
+					     "%s: holds kvbench's tables but no schema version (PRAGMA user_version is 0, "
+					     "as in a copy made with sqlite3's .dump): set the version of the kvbench that "
+					     "wrote it (`sqlite3 %s 'PRAGMA user_version = N'`; this kvbench writes %d, see "
+					     "`kvbench --version`), or copy DBs with .backup or VACUUM INTO",
+					     s->path, s->path, known);
+	}
+	if (*version > known)
+		return kvb_error_set(err, KVB_ESTORE,
+				     "%s: results database schema version %d was written by a newer kvbench; this "
+				     "kvbench (%s) reads versions up to %d: use a newer kvbench",
+				     s->path, *version, KVB_VERSION, known);
+	return KVB_OK;
+}
+
+static int migrate(struct kvb_store *s, struct kvb_error *err)
+{
+	int version, n = kvb_store_schema_known(), rc;
+	if ((rc = schema_version(s, &version, err)))
+		return rc;
 	for (int i = version; i < n; i++) {
 		char pragma[64];
 		if ((rc = kvb_store_begin(s, err)))
@@ -95,6 +129,21 @@ static int make_parent_dir(const char *path, struct kvb_error *err)
 	return rc;
 }
 
+/* PRAGMA user_version of the SQLite file at path, read without writing it; 0 when it has none or
+ * cannot be read (kvbench's migrations set it to their count, see migrate()). */
+static int user_version_of(const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int v = 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
 int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode mode, struct kvb_error *err)
 {
 	int readonly = mode == KVB_STORE_RO;
@@ -113,8 +162,9 @@ int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode
 		goto fail;
 	}
 	struct stat sb;
-	/* an empty file is not an older kvbench DB: migrating would write a schema into it */
-	if (readonly && !access(path, W_OK) && !stat(path, &sb) && sb.st_size > 0) {
+	/* an empty file is not an older kvbench DB: migrating would write a schema into it; nor is an
+	   SQLite file of another program's (no kvbench migration applied: user_version 0) */
+	if (readonly && !access(path, W_OK) && !stat(path, &sb) && sb.st_size > 0 && user_version_of(path) > 0) {
 		/* A DB written by an older kvbench lacks newer views: migrate it once (schema only,
 		 * no result is touched), then open it read-only as asked. */
 		struct kvb_store *rw = NULL;
@@ -137,12 +187,16 @@ int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode
 			goto fail;
 		/* A read-only open still needs a readable schema: check it is ours. */
 		sqlite3_stmt *st;
+		int version;
 		if (sqlite3_prepare_v2(s->db, "SELECT 1 FROM run LIMIT 1", -1, &st, NULL) != SQLITE_OK) {
 			rc = kvb_error_set(err, KVB_ESTORE, "%s: not a kvbench results database (%s)", path,
 					   sqlite3_errmsg(s->db));
 			goto fail;
 		}
 		sqlite3_finalize(st);
+		/* reading is refused too: a newer kvbench's views may not mean what ours do */
+		if ((rc = schema_version(s, &version, err)))
+			goto fail;
 	} else {
 		if ((rc = kvb_store_exec(s, "PRAGMA journal_mode = WAL", err)) ||
 		    (rc = kvb_store_exec(s, "PRAGMA synchronous = NORMAL", err)) ||
@@ -304,12 +358,30 @@ int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int6
 			ri->platform_path);
 }
 
+int kvb_store_run_set_warmup(struct kvb_store *s, int64_t run_id, int warmup, struct kvb_error *err)
+{
+	return run_stmt(s, err, NULL, "UPDATE run SET warmup_default = ? WHERE id = ?", "ii", (int64_t)warmup, run_id);
+}
+
+int kvb_store_run_get_warmup(struct kvb_store *s, int64_t run_id, int *warmup, struct kvb_error *err)
+{
+	sqlite3_stmt *st;
+	*warmup = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT warmup_default FROM run WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return db_err(s, err, "reading the run");
+	sqlite3_bind_int64(st, 1, run_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*warmup = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return KVB_OK;
+}
+
 int kvb_store_run_status(struct kvb_store *s, int64_t run_id, const char *status, int finished, struct kvb_error *err)
 {
 	if (finished == KVB_RUN_FINISHED_AT_LAST_JOB)
 		return run_stmt(s, err, NULL,
 				"UPDATE run SET status = ?1, finished_ns = coalesce((SELECT max(end_ns) FROM job"
-				" WHERE run_id = ?2), started_ns) WHERE id = ?2",
+				" WHERE run_id = ?2 AND end_ns >= run.started_ns), started_ns) WHERE id = ?2",
 				"ti", status, run_id);
 	if (finished)
 		return run_stmt(s, err, NULL, "UPDATE run SET status = ?, finished_ns = ? WHERE id = ?", "tii", status,
@@ -447,7 +519,8 @@ int kvb_store_attempt_add(struct kvb_store *s, int64_t job_id, int attempt, cons
 			  int64_t start_ns, int64_t end_ns, struct kvb_error *err)
 {
 	int rc = run_stmt(s, err, NULL,
-			  "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
+			  "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns)"
+			  " VALUES(?,?,?,?,NULLIF(?, 0),NULLIF(?, 0))",
 			  "iittii", job_id, (int64_t)attempt, status, error, start_ns, end_ns);
 	if (!rc)
 		rc = run_stmt(s, err, NULL, "UPDATE job SET attempts = ? WHERE id = ?", "ii", (int64_t)attempt, job_id);
@@ -497,13 +570,15 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 {
 	int rc;
 	rc = run_stmt(s, err, NULL,
-		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = ?, end_ns = ? WHERE id = ?", "ttiiii",
+		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = NULLIF(?, 0), end_ns = NULLIF(?, 0)"
+		      " WHERE id = ?", "ttiiii",
 		      o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
 	if (!rc)
 		rc = run_stmt(s, err, NULL, "UPDATE job SET cgroup = ? WHERE id = ?", "ti", o->cgroup, job_id);
 	if (!rc)
 		rc = run_stmt(s, err, NULL,
-			      "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns) VALUES(?,?,?,?,?,?)",
+			      "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns)"
+			  " VALUES(?,?,?,?,NULLIF(?, 0),NULLIF(?, 0))",
 			      "iittii", job_id, (int64_t)o->attempts, o->status, o->error, o->start_ns, o->end_ns);
 	/* Classifiers from the plan are replaced so a redone job (resume) stores them once. */
 	if (!rc)
@@ -527,7 +602,27 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 			      m->art[i].sha256, m->art[i].bytes);
 	if (!rc)
 		rc = kvb_store_samples_replace(s, job_id, m ? m->samples : NULL, err);
+	if (!rc)
+		rc = run_stmt(s, err, NULL, "DELETE FROM witness WHERE job_id = ?", "i", job_id);
+	for (size_t i = 0; !rc && o->witnesses && i < o->witnesses->n; i++) {
+		const struct kvb_witness *w = &o->witnesses->v[i];
+		rc = run_stmt(s, err, NULL,
+			      "INSERT INTO witness(run_id, job_id, t_ns, kind, subject, expected, observed, verdict, detail)"
+			      " VALUES(?,?,?,?,?,?,?,?,?)",
+			      "iiitttttt", run_id, job_id, w->t_ns, w->kind, w->subject, w->expected, w->observed,
+			      kvb_witness_verdict_name(w->verdict), w->detail);
+	}
 	return rc;
+}
+
+int kvb_store_witness_add(struct kvb_store *s, int64_t run_id, int64_t variant_id, int round,
+			  const struct kvb_witness *w, struct kvb_error *err)
+{
+	return run_stmt(s, err, NULL,
+			"INSERT INTO witness(run_id, variant_id, round, t_ns, kind, subject, expected, observed, verdict, detail)"
+			" VALUES(?,?,?,?,?,?,?,?,?,?)",
+			"iiiitttttt", run_id, variant_id, (int64_t)round, w->t_ns, w->kind, w->subject, w->expected,
+			w->observed, kvb_witness_verdict_name(w->verdict), w->detail);
 }
 
 int kvb_store_run_artifact(struct kvb_store *s, int64_t run_id, const char *kind, const char *path, struct kvb_error *err)

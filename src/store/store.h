@@ -38,6 +38,13 @@ enum kvb_store_mode { KVB_STORE_RW = 0, KVB_STORE_RO = 1 };
  * kvb_store_close. Commands get theirs from kvb_cli_store() (the KVB_CMD_DB_* flags). */
 int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode mode, struct kvb_error *err);
 void kvb_store_close(struct kvb_store *s);
+/*
+ * The results database schema version this kvbench writes: the number of results-schema/
+ * migrations it embeds, which is what PRAGMA user_version (and the kvbench_schema view) of a
+ * DB it migrated says. An older DB is migrated when opened; a newer one is refused (KVB_ESTORE
+ * naming both versions), read-only opens included.
+ */
+int kvb_store_schema_known(void);
 
 /*
  * Takes the DB's run lock ("<db path>.lock", flock, released at close or process
@@ -70,6 +77,9 @@ struct kvb_run_info {
 	const char *platform_path; /* the platform file, absolute (--resume reloads it without -p), or NULL */
 };
 int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int64_t *run_id, struct kvb_error *err);
+/* The run's default warm-up (0022_warmup.sql): set when it starts, read back by --resume. Errors: KVB_ESTORE. */
+int kvb_store_run_set_warmup(struct kvb_store *s, int64_t run_id, int warmup, struct kvb_error *err);
+int kvb_store_run_get_warmup(struct kvb_store *s, int64_t run_id, int *warmup, struct kvb_error *err);
 /*
  * finished: 0 = still going (finished_ns NULL); 1 = finished now; KVB_RUN_FINISHED_AT_LAST_JOB =
  * finished when its last job ended (a --resume that ran no job must not lengthen the run).
@@ -132,6 +142,9 @@ struct kvb_job_outcome {
 	int attempts;
 	int64_t start_ns, end_ns;
 	const char *cgroup;  /* cgroup_depth: the leaf the workload ran in (0006), or NULL */
+	const struct kvb_witnesses *witnesses; /* what was checked (0015_witness.sql), stored whatever the
+						  status; NULL: none. A failed job's metrics are not stored,
+						  its witnesses are. */
 };
 /*
  * Commits a finished job in ONE transaction: job row, final attempt row,
@@ -162,6 +175,13 @@ int kvb_store_knob_done(struct kvb_store *s, int64_t run_id, const char *path, s
 int kvb_store_knob_leftovers(struct kvb_store *s, const char *platform, struct kvb_strv *paths,
 			     struct kvb_strv *originals, struct kvb_error *err);
 int kvb_store_knob_clear(struct kvb_store *s, const char *platform, struct kvb_error *err);
+
+/*
+ * A witness of no job: of a boot or a round of variant_id (pLoad re-checked at the end of a
+ * round, the host's check before a run). Own statement, no transaction. KVB_ESTORE on failure.
+ */
+int kvb_store_witness_add(struct kvb_store *s, int64_t run_id, int64_t variant_id, int round,
+			  const struct kvb_witness *w, struct kvb_error *err);
 
 /* Appends an event of job job_id (0: none) to the run's log (0006_events_cgroup.sql). Best effort. */
 void kvb_store_event_job(struct kvb_store *s, int64_t run_id, int64_t job_id, const char *level, const char *msg);

@@ -8,6 +8,8 @@
 #include "store/csvio.h"
 #include "config/keys.h"
 #include "core/buf.h"
+#include "core/log.h"
+#include "core/pyjson.h"
 #include "core/sha256.h"
 #include "core/util.h"
 
@@ -44,6 +46,7 @@ struct wjob {
 	size_t natt;
 	struct wart *art;  /* the artifacts result.json lists, in its order */
 	size_t nart;
+	struct kvb_strv missing;  /* one message per metric WA3 could not compute (NaN, inf): not stored */
 };
 
 static void wjob_release(struct wjob *j)
@@ -64,6 +67,7 @@ static void wjob_release(struct wjob *j)
 		free(j->art[k].path);
 	}
 	free(j->art);
+	kvb_strv_release(&j->missing);
 	kvb_metrics_release(&j->m);
 	cJSON_Delete(j->classifiers);
 }
@@ -168,6 +172,10 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 		cJSON_AddStringToObject(j->classifiers, "wa3_id", j->id);
 		if ((rc = kvb_store_job_write(s, *run_id, job_id, &o, &j->m, j->classifiers, err)))
 			goto rollback;
+		/* a value WA3 could not compute is no metric row (no reader can take it for 0) but an
+		   event of its job: diff footnotes the cell, `show events` names file and line */
+		for (size_t k = 0; k < j->missing.n; k++)
+			kvb_store_event_job(s, *run_id, job_id, "warning", j->missing.v[k]);
 		/* after kvb_store_job_write, which replaces the job's artifact rows */
 		for (size_t k = 0; k < j->nart; k++) {
 			const struct wart *a = &j->art[k];
@@ -306,12 +314,20 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
 					   row->line, row->f.v[2]);
 			break;
 		}
-		if (kvb_parse_double(row->f.v[ncols - 2], &v) || !isfinite(v)) {
+		if (kvb_parse_double(row->f.v[ncols - 2], &v)) {
 			rc = kvb_error_set(err, KVB_EINPUT, "%s:%ld: value \"%.40s\" is not a finite number", file, row->line,
 					   row->f.v[ncols - 2]);
 			break;
 		}
 		j = job_of(&jobs, &n, row->f.v[0], (long)it, row->f.v[1]);
+		if (!isfinite(v)) {
+			/* WA3 writes str(float('nan')) for a metric it could not compute: the job and its other
+			   metrics are kept, this value is missing (no metric row) and said as an event */
+			kvb_strv_pushf(&j->missing, "%s:%ld: metric '%s' of WA3 job %s iteration %ld is '%.20s' (not computed): "
+				       "stored as missing", file, row->line, row->f.v[3], j->id, j->iteration, row->f.v[ncols - 2]);
+			kvb_warn("%s", j->missing.v[j->missing.n - 1]);
+			continue;
+		}
 		mt = kvb_metrics_add(&j->m, row->f.v[3], v, row->f.v[ncols - 1], 0);
 		for (size_t c = 4; c < ncols - 2; c++)
 			if (row->f.v[c][0])
@@ -323,6 +339,13 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
 					   file, row->line, j->id, j->iteration, mt->name);
 			break;
 		}
+	}
+	if (!rc && n) {
+		size_t values = 0;
+		for (size_t i = 0; i < n; i++)
+			values += jobs[i].m.n;
+		if (!values) /* every value nan: a run with nothing to compare */
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: every value is missing (nan or inf): nothing imported", file);
 	}
 	if (!rc && !n)
 		rc = *skipped ? kvb_error_set(err, KVB_EINPUT, "%s: no job rows (only run-level metrics)", file)
@@ -337,7 +360,7 @@ int kvb_wa3_csv_import(struct kvb_store *s, const char *file, const char *varian
 	return rc;
 }
 
-/* Reads DIR/sub as JSON (WA3 writes its pods with json.dump). */
+/* Reads DIR/sub as JSON as WA3 writes its pods: Python's json.dump, NaN and Infinity included (pyjson.h). */
 static int read_json(const char *dir, const char *sub, cJSON **out, int required, struct kvb_error *err)
 {
 	char *path = kvb_xasprintf("%s/%s", dir, sub);
@@ -348,8 +371,8 @@ static int read_json(const char *dir, const char *sub, cJSON **out, int required
 		if (required || errno != ENOENT)
 			rc = kvb_error_set(err, KVB_EINPUT, "%s: cannot read: %s%s", path, strerror(errno),
 					   required ? " (not a WA3 output directory?)" : "");
-	} else if (!(*out = cJSON_ParseWithLength(b.data, b.len))) {
-		rc = kvb_error_set(err, KVB_EINPUT, "%s: not valid JSON", path);
+	} else {
+		rc = kvb_pyjson_parse(b.data, b.len, path, out, err);
 	}
 	kvb_buf_release(&b);
 	free(path);
@@ -410,15 +433,26 @@ static int read_result(const char *dir, const char *output_name, struct wjob *j,
 		return rc;
 	}
 	m = cJSON_GetObjectItemCaseSensitive(res, "metrics");
+	int idx = -1;
 	for (const cJSON *x = cJSON_IsArray(m) ? m->child : NULL; x; x = x->next) {
+		idx++;
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(x, "name");
 		const cJSON *val = cJSON_GetObjectItemCaseSensitive(x, "value");
 		const cJSON *units = cJSON_GetObjectItemCaseSensitive(x, "units");
 		const cJSON *cls = cJSON_GetObjectItemCaseSensitive(x, "classifiers");
 		struct kvb_metric *mt;
-		if (!cJSON_IsString(name) || !cJSON_IsNumber(val) || !isfinite(val->valuedouble)) {
-			rc = kvb_error_set(err, KVB_EINPUT, "%s/%s: a metric without a name or a finite number value", dir, sub);
+		if (!cJSON_IsString(name) || !(cJSON_IsNumber(val) || cJSON_IsNull(val))) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s/%s: metrics[%d]: a metric needs a name and a number value", dir,
+					   sub, idx);
 			break;
+		}
+		if (cJSON_IsNull(val) || !isfinite(val->valuedouble)) {
+			/* json.dump wrote NaN / Infinity (or null for None): WA3 could not compute it */
+			kvb_strv_pushf(&j->missing, "%s/%s: metrics[%d].value of metric '%s' is %s (not computed): stored as missing",
+				       dir, sub, idx, name->valuestring,
+				       cJSON_IsNull(val) ? "null" : kvb_pyjson_nonfinite_name(val->valuedouble));
+			kvb_warn("%s", j->missing.v[j->missing.n - 1]);
+			continue;
 		}
 		mt = kvb_metrics_add(&j->m, name->valuestring, val->valuedouble,
 				     cJSON_IsString(units) ? units->valuestring : "",

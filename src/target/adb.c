@@ -292,7 +292,14 @@ out:
 	return rc;
 }
 
-/* Asks the device's features once (`adb features`); an unanswered question is asked again next time. */
+/*
+ * Asks the device's features once (`adb features`); an unanswered question (adb
+ * failed: no device, offline) is asked again next time. An answer with no
+ * feature at all is an answer: adb prints the features host and device share,
+ * one a line, and nothing for an adbd from before Android N, whose banner has
+ * no features (AOSP adb client/commandline.cpp "features"; adbd_sim
+ * --no-shell-v2 plays one). Such a device has no shell v2.
+ */
 static void adb_probe_shell(struct kvb_target *t)
 {
 	struct adb_priv *p = t->priv;
@@ -300,7 +307,7 @@ static void adb_probe_shell(struct kvb_target *t)
 	struct kvb_exec_result r;
 	struct kvb_error ignore;
 	kvb_exec_result_init(&r);
-	if (!adb_run(t, 1, args, ADB_SHORT_MS, &r, &ignore) && r.exit_code == 0 && r.out.len) {
+	if (!adb_run(t, 1, args, ADB_SHORT_MS, &r, &ignore) && r.exit_code == 0 && !r.term_signal && !r.timed_out) {
 		p->shell_v2 = kvb_adb_features_have_shell_v2(r.out.data);
 		if (!p->shell_v2)
 			kvb_debug("adb: '%s' has no shell_v2: legacy shell (CRLF, merged stderr, no exit status)", p->serial);
@@ -635,6 +642,33 @@ static int adb_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_
 			     (double)timeout_ms / 1000.0, last);
 }
 
+/* The line of r's stdout or stderr that holds needle, into buf; 0 when neither has it. */
+static int answer_line(const struct kvb_exec_result *r, const char *needle, char *buf, size_t n)
+{
+	const struct kvb_buf *bs[2] = { &r->out, &r->err };
+	for (int i = 0; i < 2; i++) {
+		const char *at = strstr(bs[i]->data, needle), *start;
+		if (!at)
+			continue;
+		for (start = at; start > bs[i]->data && start[-1] != '\n';)
+			start--;
+		snprintf(buf, n, "%.*s", (int)strcspn(start, "\r\n"), start);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * adbd's answer decides, not adb's exit status. adbd (AOSP adb
+ * daemon/restart_service.cpp) answers "adbd is already running as root",
+ * "adbd cannot run as root in production builds" or "restarting adbd as root";
+ * adb prints that line and exits 0 for all three (client/commandline.cpp
+ * adb_root, platform-tools 29.0.6 to today), but after "restarting" it waits
+ * for the device to leave and come back and exits 1 ("timeout expired while
+ * waiting for device") when that takes over 6 s, as it does for a tcp device
+ * the server reconnects every 10 s; and adb builds in the field exit 1 on
+ * "already running as root" (devlib #597, PR #598).
+ */
 int kvb_adb_root(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err)
 {
 	struct adb_priv *p = t->priv;
@@ -644,18 +678,27 @@ int kvb_adb_root(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *er
 	int rc;
 	kvb_exec_result_init(&r);
 	rc = adb_run(t, 1, args, ADB_SHORT_MS, &r, err);
-	if (!rc && (r.exit_code != 0 || strstr(r.out.data, "cannot") || strstr(r.err.data, "cannot")))
-		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
-	if (!rc && strstr(r.out.data, "restarting")) {
-		/* adbd restarts: wait for the transport to come back, bounded. */
+	if (rc)
+		goto out;
+	if (answer_line(&r, "already running as root", why, sizeof(why))) {
+		if (r.exit_code != 0)
+			kvb_debug("adb: 'adb root' on '%s' exited %d with \"%s\": root already", p->serial, r.exit_code, why);
+	} else if (answer_line(&r, "restarting adbd as root", why, sizeof(why))) {
+		/* adbd restarts: wait for the transport to come back, bounded, whatever adb's own wait said */
 		uint64_t end = kvb_mono_ns() + timeout_ms * 1000000ull;
 		struct kvb_error e;
-		rc = KVB_ETARGET;
-		kvb_error_set(err, KVB_ETARGET, "device did not come back after adbd restarted");
+		rc = kvb_error_set(err, KVB_ETARGET, "device did not come back after adbd restarted");
+		if (r.exit_code != 0 && p->connect)
+			adb_disconnect(t); /* adb gave up on it: a tcp transport left offline waits for the server's 10 s timer */
 		while (rc && kvb_mono_ns() < end && !(t->cancel && *t->cancel))
 			if (!(rc = adb_wait_online(t, (end - kvb_mono_ns()) / 1000000ull + 1, &e)))
 				break;
+	} else if (answer_line(&r, "cannot run as root", why, sizeof(why))) {
+		rc = kvb_error_set(err, KVB_ETARGET, "%s (a user build: connection.root su uses the device's su)", why);
+	} else if (r.exit_code != 0) {
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
 	}
+out:
 	if (rc)
 		kvb_error_prefix(err, "'adb root' on '%s'", p->serial);
 	kvb_exec_result_release(&r);

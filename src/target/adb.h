@@ -43,9 +43,11 @@ int kvb_adb_logcat_until(struct kvb_target *t, const char *out_path, const char 
 			 int *matched, struct kvb_error *err);
 
 /*
- * Runs `adb root` and, when adbd restarts to get root, waits (up to
- * timeout_ms) until the device is back. KVB_ETARGET when adb refuses
- * (production builds) or the device does not come back.
+ * Runs `adb root`; adbd's answer decides, whatever adb's exit status: "already
+ * running as root" is success, "restarting adbd as root" waits (up to
+ * timeout_ms) until the device is back, "cannot run as root in production
+ * builds" is KVB_ETARGET quoting it. Any other answer is adb's exit status.
+ * KVB_ETARGET also when adb cannot run or the device does not come back.
  */
 int kvb_adb_root(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err);
 

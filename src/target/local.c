@@ -70,6 +70,15 @@ static void local_close(struct kvb_target *t)
 	(void)t;
 }
 
+/* The board is the host: its CPUs are the ones other work competes for. */
+static int local_host(struct kvb_target *t, struct kvb_target_host *h)
+{
+	(void)t;
+	memset(h, 0, sizeof(*h));
+	h->workload_on_host = 1;
+	return 1;
+}
+
 const struct kvb_target_ops kvb_target_local = {
 	.name = "local",
 	.summary = "this host: commands via posix_spawn, files by copy",
@@ -81,4 +90,5 @@ const struct kvb_target_ops kvb_target_local = {
 	.reboot = NULL,
 	.wait_ready = NULL,
 	.close = local_close,
+	.host = local_host,
 };

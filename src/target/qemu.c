@@ -2,6 +2,7 @@
 #include "target/qemu.h"
 #include "config/platform.h"
 #include "core/buf.h"
+#include "core/datadir.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -25,8 +26,13 @@
 /* The first build of the board runs mmdebstrap: about 30 s, far more on a slow mirror. */
 #define BOARD_BUILD_TIMEOUT_MS (30u * 60 * 1000)
 #define SCRIPT_TIMEOUT_MS (120u * 1000)
-/* One ssh readiness attempt: QEMU's user network can swallow an early connection. */
+/* One ssh readiness attempt: QEMU's user network can swallow an early connection. A probe
+ * that times out doubles the next one's wait, up to PROBE_MAX_MS: on a slow guest (an
+ * instruction clock on a loaded host) every probe left waiting is one more unauthenticated
+ * connection, and past sshd's MaxStartups (10) sshd drops new ones, so probing every 300 ms
+ * with 3 s each kept it from ever sending a banner (seen: 900 s, "past MaxStartups"). */
 #define PROBE_TIMEOUT_MS 3000u
+#define PROBE_MAX_MS 30000u
 #define SSH_CHECK_TIMEOUT_MS 15000u
 #define POWEROFF_WAIT_MS 15000u
 /* sshd answers but logins keep failing (wrong key, refused host key): give up after this. */
@@ -35,7 +41,10 @@
 static const struct kvb_keydef qemu_conn_keys[] = {
 	{ "board_dir", KVB_T_STR, "${XDG_CACHE_HOME:-~/.cache}/kvbench/qemu-x86_64", NULL, 0,
 	  "board cache directory (rootfs.ext4, keys, initrds); built on first use" },
-	{ "board_script", KVB_T_STR, "<source>/scripts/qemu-board", NULL, 0, "script that builds the board and initrds" },
+	{ "board", KVB_T_STR, "qemu-x86_64", NULL, 0,
+	  "the board's name: its cache directory when board_dir is not given (qemu-x86_64-ram: the memory board)" },
+	{ "board_script", KVB_T_STR, "<data>/scripts/qemu-board", NULL, 0,
+	  "script that builds the board and initrds; a bare name is one of kvbench's scripts (<data>/scripts: share/kvbench installed, the source tree from a build; qemu-board-ram)" },
 	{ "qemu", KVB_T_STR, "qemu-system-x86_64", NULL, 0, "QEMU system emulator" },
 	{ "accel", KVB_T_STR, "tcg,thread=multi", NULL, 0, "-accel value (KVM is not usable on nested CI hosts)" },
 	{ "cpu", KVB_T_STR, "max", NULL, 0, "-cpu model" },
@@ -48,6 +57,9 @@ static const struct kvb_keydef qemu_conn_keys[] = {
 	{ "initrd", KVB_T_STR, NULL, NULL, 0, "initrd for `kernel`; default: built by board_script" },
 	{ "cmdline", KVB_T_STR, NULL, NULL, 0, "extra kernel command line for `kernel`" },
 	{ "extra_args", KVB_T_STRLIST, NULL, NULL, 0, "more QEMU arguments" },
+	{ "clock", KVB_T_STR, "host", NULL, 0,
+	  "guest time: host (real time) or instructions (-icount shift=0,sleep=off on single-threaded TCG: "
+	  "deterministic times, host load cannot change them)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -57,6 +69,7 @@ struct qemu_priv {
 	char *qemu_bin;
 	char *accel, *cpu, *machine, *user;
 	long long smp, memory_mb, conf_port;
+	int icount;             /* clock: instructions */
 	struct kvb_strv extra;
 	char *run_dir;          /* private mkdtemp directory: known_hosts, qemu.log, default console */
 	int board_checked;      /* board script `build` succeeded once */
@@ -72,12 +85,18 @@ struct qemu_priv {
 	int ssh_open;
 };
 
-char *kvb_qemu_default_board_dir(void)
+/* ${XDG_CACHE_HOME:-$HOME/.cache}/kvbench/NAME */
+static char *board_cache_dir(const char *name)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	if (xdg && *xdg)
-		return kvb_xasprintf("%s/kvbench/qemu-x86_64", xdg);
-	return kvb_xasprintf("%s/.cache/kvbench/qemu-x86_64", home && *home ? home : "/tmp");
+		return kvb_xasprintf("%s/kvbench/%s", xdg, name);
+	return kvb_xasprintf("%s/.cache/kvbench/%s", home && *home ? home : "/tmp", name);
+}
+
+char *kvb_qemu_default_board_dir(void)
+{
+	return board_cache_dir("qemu-x86_64");
 }
 
 static struct qemu_priv *priv_of(const struct kvb_target *t)
@@ -322,6 +341,11 @@ static int ssh_attach(struct kvb_target *t, struct qemu_priv *p, struct kvb_erro
 	cJSON_AddNumberToObject(p->ssh_conn, "connect_timeout_s", 10);
 	/* A guest that dropped the connection has usually died with QEMU: fail soon. */
 	cJSON_AddNumberToObject(p->ssh_conn, "reconnect_deadline_s", 20);
+	/* With an instruction clock every packet lands at some guest instant the host chose: none
+	 * flows while a command runs (its request goes before, its output after), so no keepalive.
+	 * QEMU is ours: a dead guest is seen by QEMU exiting, not by a silent connection. */
+	if (p->icount)
+		cJSON_AddNumberToObject(p->ssh_conn, "keepalive_s", 0);
 	if (t->plat)
 		p->ssh_plat = *t->plat;
 	else
@@ -385,6 +409,12 @@ static int qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *init
 	kvb_strv_push(&a, p->qemu_bin);
 	kvb_strv_push(&a, "-accel");
 	kvb_strv_push(&a, p->accel);
+	if (p->icount) {
+		/* guest time advances 2^0 ns per instruction; sleep=off: an idle guest jumps to its next
+		 * timer instead of waiting for the host's clock (docs/system/qemu-manpage: -icount) */
+		kvb_strv_push(&a, "-icount");
+		kvb_strv_push(&a, "shift=0,sleep=off");
+	}
 	kvb_strv_push(&a, "-cpu");
 	kvb_strv_push(&a, p->cpu);
 	kvb_strv_push(&a, "-smp");
@@ -473,6 +503,7 @@ struct boot_watch {
 	const char *vmlinuz, *console;
 	uint64_t timeout_ms, t0, deadline, banner_ns;
 	int marker, attempts, tries;
+	unsigned probe_ms;        /* the next readiness probe's wait (PROBE_TIMEOUT_MS, doubling) */
 	struct kvb_buf con;       /* the console, re-read every poll */
 	struct kvb_error serr;    /* the last ssh failure */
 	int rc;                   /* the error of BOOT_FAILED */
@@ -539,8 +570,14 @@ static enum boot_state check_ssh(struct kvb_target *t, struct qemu_priv *p, stru
 {
 	const char *argv[] = { "true", NULL };
 	struct kvb_exec_result r;
-	if (!w->marker || !sshd_answers(p->port, PROBE_TIMEOUT_MS))
+	if (!w->probe_ms)
+		w->probe_ms = PROBE_TIMEOUT_MS;
+	if (!w->marker)
 		return BOOT_WAITING;
+	if (!sshd_answers(p->port, (int)w->probe_ms)) {
+		w->probe_ms = w->probe_ms * 2 > PROBE_MAX_MS ? PROBE_MAX_MS : w->probe_ms * 2;
+		return BOOT_WAITING;
+	}
 	w->attempts++;
 	if (!w->banner_ns)
 		w->banner_ns = kvb_mono_ns();
@@ -738,11 +775,41 @@ static int qemu_open(struct kvb_target *t, struct kvb_error *err)
 	int rc = KVB_OK;
 
 	p->board_dir = conn_str(conn, "board_dir", NULL);
-	if (!p->board_dir)
-		p->board_dir = kvb_qemu_default_board_dir();
-	p->script = conn_str(conn, "board_script", KVB_SOURCE_DIR "/scripts/qemu-board");
+	if (!p->board_dir) {
+		const char *name = kvb_get_str(conn, "board", "qemu-x86_64");
+		if (!*name || strchr(name, '/') || name[0] == '.') {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: connection.board '%s': expected a name (no '/')",
+					   t->plat && t->plat->file ? t->plat->file : "platform", name);
+			free(p->board_dir);
+			free(p);
+			return rc;
+		}
+		p->board_dir = board_cache_dir(name);
+	}
+	{
+		/* shipped beside the platforms: <prefix>/share/kvbench/scripts when installed (core/datadir.h) */
+		char *def = kvb_xasprintf("%s/scripts/qemu-board", kvb_data_dir());
+		p->script = conn_str(conn, "board_script", def);
+		free(def);
+	}
+	if (!strchr(p->script, '/')) { /* one of kvbench's own board scripts */
+		char *s = kvb_xasprintf("%s/scripts/%s", kvb_data_dir(), p->script);
+		free(p->script);
+		p->script = s;
+	}
 	p->qemu_bin = conn_str(conn, "qemu", "qemu-system-x86_64");
-	p->accel = conn_str(conn, "accel", "tcg,thread=multi");
+	{
+		const char *clock = kvb_get_str(conn, "clock", "host");
+		if (strcmp(clock, "host") && strcmp(clock, "instructions")) {
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: connection.clock '%s': expected host or instructions",
+					   t->plat && t->plat->file ? t->plat->file : "platform", clock);
+			priv_free(p);
+			return rc;
+		}
+		p->icount = !strcmp(clock, "instructions");
+	}
+	/* icount needs one TCG thread (QEMU refuses -icount with multi-threaded TCG) */
+	p->accel = conn_str(conn, "accel", p->icount ? "tcg,thread=single" : "tcg,thread=multi");
 	p->cpu = conn_str(conn, "cpu", "max");
 	p->machine = conn_str(conn, "machine", "q35");
 	p->user = conn_str(conn, "user", "root");
@@ -879,6 +946,19 @@ static void qemu_close(struct kvb_target *t)
 	t->priv = NULL;
 }
 
+/* The guest's CPUs are QEMU's threads on this host: the host witness reads them (engine/hostwatch.h). */
+static int qemu_host(struct kvb_target *t, struct kvb_target_host *h)
+{
+	struct qemu_priv *p = priv_of(t);
+	memset(h, 0, sizeof(*h));
+	if (!p || !p->proc.pid)
+		return 0;
+	h->pid = p->proc.pid;
+	h->process = "qemu";
+	h->virtual_clock = p->icount;
+	return 1;
+}
+
 const struct kvb_target_ops kvb_target_qemu = {
 	.name = "qemu",
 	.summary = "a QEMU process kvbench owns (qemu-x86_64 board), commands over ssh",
@@ -891,4 +971,5 @@ const struct kvb_target_ops kvb_target_qemu = {
 	.reboot = qemu_reboot,
 	.wait_ready = qemu_wait_ready,
 	.close = qemu_close,
+	.host = qemu_host,
 };

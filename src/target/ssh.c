@@ -52,6 +52,7 @@
 #define SSH_PID_MARK "kvb-pid:"
 #define SSH_MAX_BACKOFF_MS 5000u
 #define SSH_MIN_ATTEMPT_MS 100u    /* wait_ready makes no attempt with less time left */
+#define SSH_BANNER_MS 3000u        /* an attempt that hears nothing this long is dropped and made again */
 #define SSH_NS_PER_MS 1000000ull
 
 static const struct kvb_keydef ssh_conn_keys[] = {
@@ -65,7 +66,9 @@ static const struct kvb_keydef ssh_conn_keys[] = {
 	{ "known_hosts", KVB_T_STR, "~/.ssh/known_hosts", NULL, 0, "OpenSSH known_hosts file the host key is checked against" },
 	{ "host_key", KVB_T_STR, "strict", "strict|accept-new", 0,
 	  "strict: unknown keys refused; accept-new: an unknown key is recorded. A changed key is always refused" },
-	{ "connect_timeout_s", KVB_T_INT, "10", NULL, KVB_KEY_POSITIVE, "bound on one connection attempt (TCP, handshake, login), s" },
+	{ "connect_timeout_s", KVB_T_INT, "10", NULL, KVB_KEY_POSITIVE,
+	  "bound on connecting (TCP, handshake, login), s: the first connection is retried until then while the board "
+	  "refuses, resets or closes before its banner (booting); a reconnect's every attempt has this bound" },
 	{ "keepalive_s", KVB_T_INT, "15", NULL, KVB_KEY_NONNEG,
 	  "keepalive interval, s; the connection counts as lost after 3 unanswered intervals; 0 disables" },
 	{ "reconnect_deadline_s", KVB_T_INT, "180", NULL, KVB_KEY_NONNEG,
@@ -491,7 +494,7 @@ static int authenticate(struct ssh_state *st, uint64_t deadline_ns, uint64_t ms,
  */
 static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanent, struct kvb_error *err)
 {
-	uint64_t dl = deadline_after(timeout_ms);
+	uint64_t dl = deadline_after(timeout_ms), banner_dl;
 	char prefs[256], what[300];
 	int rc, w = W_RETRY;
 
@@ -512,7 +515,23 @@ static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanen
 	if (prefs[0])
 		libssh2_session_method_pref(st->s, LIBSSH2_METHOD_HOSTKEY, prefs);
 	snprintf(what, sizeof(what), "ssh handshake with '%s' port %d", st->c.host, st->c.port);
-	SSH_CALL(st, rc, libssh2_session_handshake(st->s, st->fd), dl, w);
+	/*
+	 * A board that accepts TCP before its sshd runs (a boot in progress, QEMU's user network)
+	 * may never send a banner on this connection: an attempt that hears nothing within
+	 * SSH_BANNER_MS ends so that the caller can try a fresh one; once the server speaks the
+	 * handshake has the whole timeout.
+	 */
+	banner_dl = min_u64(dl, deadline_after(SSH_BANNER_MS));
+	while ((rc = libssh2_session_handshake(st->s, st->fd)) == LIBSSH2_ERROR_EAGAIN &&
+	       (w = ssh_wait(st, st->rx_ns > st->op_ns ? dl : banner_dl)) == W_RETRY)
+		;
+	if (rc == LIBSSH2_ERROR_EAGAIN && w == W_DEADLINE && st->rx_ns <= st->op_ns) {
+		uint64_t waited = (kvb_mono_ns() - st->op_ns) / SSH_NS_PER_MS;
+		st->broken = 1; /* nothing to say goodbye to */
+		session_drop(st);
+		return kvb_error_set(err, KVB_ETARGET, "%s: timed out after %llu ms waiting for the ssh banner", what,
+				     (unsigned long long)waited);
+	}
 	if (rc) {
 		rc = ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, timeout_ms, what, err);
 		session_drop(st);
@@ -543,41 +562,56 @@ static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanen
 }
 
 /*
+ * Connects within total_ms, as many attempts as it takes: what a board does
+ * while it boots (refuses, resets, closes before or during the banner, says
+ * nothing) is tried again after a backoff of 0.25 s doubling to 5 s, each
+ * attempt bounded by connect_timeout_s and the time left. A refused host key
+ * or login ends at once. *attempts receives the number of attempts; err the
+ * last one's reason.
+ */
+static int connect_retrying(struct ssh_state *st, uint64_t total_ms, int *attempts, struct kvb_error *err)
+{
+	uint64_t dl = deadline_after(total_ms), backoff_ms = 250;
+	int permanent = 0, rc;
+	for (*attempts = 1;; (*attempts)++) {
+		uint64_t now = kvb_mono_ns();
+		rc = session_open(st, now >= dl ? 1 : min_u64(st->c.connect_timeout_ms, (dl - now) / SSH_NS_PER_MS + 1),
+				  &permanent, err);
+		if (!rc || permanent || (st->cancel && *st->cancel))
+			return rc;
+		now = kvb_mono_ns();
+		if (now + backoff_ms * SSH_NS_PER_MS >= dl)
+			return rc;
+		kvb_debug("ssh: attempt %d failed (%s); next in %llu ms", *attempts, err->msg, (unsigned long long)backoff_ms);
+		kvb_sleep_ms(backoff_ms);
+		backoff_ms = min_u64(backoff_ms * 2, SSH_MAX_BACKOFF_MS);
+	}
+}
+
+/*
  * Makes sure a working session exists. After a lost one, retries with
  * exponential backoff (0.25 s .. 5 s) until reconnect_deadline_s.
  */
 static int ssh_ensure(struct ssh_state *st, struct kvb_error *err)
 {
-	uint64_t t0 = kvb_mono_ns(), dl = deadline_after(st->c.reconnect_deadline_ms), backoff_ms = 250;
+	uint64_t t0 = kvb_mono_ns();
 	char why[sizeof(st->lost)];
-	int attempt, permanent = 0, rc;
+	int attempts, rc;
 
 	if (st->s && !st->broken)
 		return KVB_OK;
 	snprintf(why, sizeof(why), "%s", st->lost[0] ? st->lost : "not connected");
 	kvb_info("ssh: connecting again to '%s' port %d (previous connection: %s)", st->c.host, st->c.port, why);
-	for (attempt = 1;; attempt++) {
-		uint64_t now = kvb_mono_ns();
-		rc = session_open(st, now >= dl ? 1 : min_u64(st->c.connect_timeout_ms, (dl - now) / SSH_NS_PER_MS + 1),
-				  &permanent, err);
-		if (!rc) {
-			kvb_info("ssh: reconnected to '%s' port %d after %d attempt%s, %.1f s", st->c.host, st->c.port,
-				 attempt, attempt == 1 ? "" : "s", (double)(kvb_mono_ns() - t0) / 1e9);
-			return KVB_OK;
-		}
-		if (permanent || (st->cancel && *st->cancel))
-			break;
-		now = kvb_mono_ns();
-		if (now + backoff_ms * SSH_NS_PER_MS >= dl)
-			break;
-		kvb_debug("ssh: attempt %d failed (%s); next in %llu ms", attempt, err->msg, (unsigned long long)backoff_ms);
-		kvb_sleep_ms(backoff_ms);
-		backoff_ms = min_u64(backoff_ms * 2, SSH_MAX_BACKOFF_MS);
+	rc = connect_retrying(st, st->c.reconnect_deadline_ms, &attempts, err);
+	if (!rc) {
+		kvb_info("ssh: reconnected to '%s' port %d after %d attempt%s, %.1f s", st->c.host, st->c.port, attempts,
+			 attempts == 1 ? "" : "s", (double)(kvb_mono_ns() - t0) / 1e9);
+		return KVB_OK;
 	}
 	snprintf(st->lost, sizeof(st->lost), "%s", why);
 	return kvb_error_prefix(err, "cannot reconnect to '%s' port %d within %llu s (previous connection: %s; %d attempt%s)",
 				st->c.host, st->c.port, (unsigned long long)(st->c.reconnect_deadline_ms / 1000), why,
-				attempt, attempt == 1 ? "" : "s");
+				attempts, attempts == 1 ? "" : "s");
 }
 
 /* ---- commands ------------------------------------------------------------------------------------ */
@@ -1178,14 +1212,21 @@ static int pull_tree(struct ssh_state *st, const char *remote, const char *local
 static int ssh_open(struct kvb_target *t, struct kvb_error *err)
 {
 	struct ssh_state *st = kvb_xcalloc(1, sizeof(*st));
-	int rc, permanent;
+	uint64_t t0 = kvb_mono_ns();
+	int rc, attempts = 0;
 	st->fd = -1;
 	libssh2_init(0);
 	t->priv = st;
 	rc = conf_load(&st->c, t->plat, err);
 	st->cancel = t->cancel;
-	if (!rc)
-		rc = session_open(st, st->c.connect_timeout_ms, &permanent, err);
+	/* the first connection is retried like a reconnect (devlib #725: a booting board accepts TCP and
+	 * closes before its banner), within connect_timeout_s */
+	if (!rc && (rc = connect_retrying(st, st->c.connect_timeout_ms, &attempts, err)) && attempts > 1)
+		kvb_error_prefix(err, "cannot connect to '%s' port %d within %llu s (%d attempts); last", st->c.host,
+				 st->c.port, (unsigned long long)(st->c.connect_timeout_ms / 1000), attempts);
+	if (!rc && attempts > 1)
+		kvb_info("ssh: connected to '%s' port %d after %d attempts, %.1f s", st->c.host, st->c.port, attempts,
+			 (double)(kvb_mono_ns() - t0) / 1e9);
 	if (rc) {
 		t->ops->close(t);
 		t->priv = NULL;

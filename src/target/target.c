@@ -1,6 +1,7 @@
 /* Implements the target registry and the helpers every backend shares. */
 #include "target/target.h"
 #include "config/platform.h"
+#include "core/tail.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,10 +72,10 @@ int kvb_target_run_ok(struct kvb_target *t, const char *const *argv, uint64_t ti
 	if (rc)
 		return rc;
 	if (r->exit_code != 0) {
-		const char *e = r->err.len ? r->err.data : r->out.data;
-		size_t n = strcspn(e, "\n");
-		return kvb_error_set(err, KVB_ETARGET, "'%s' failed (%s): %.*s", argv[0],
-				     kvb_exec_describe(r, how, sizeof(how)), (int)(n > 300 ? 300 : n), e);
+		char *e = kvb_text_tail(r->err.len ? r->err.data : r->out.data, 3, 400); /* the reason comes last */
+		rc = kvb_error_set(err, KVB_ETARGET, "'%s' failed (%s): %s", argv[0], kvb_exec_describe(r, how, sizeof(how)), e);
+		free(e);
+		return rc;
 	}
 	return KVB_OK;
 }
@@ -129,7 +130,16 @@ int kvb_target_read(struct kvb_target *t, const char *path, char **out, struct k
 
 int kvb_target_write(struct kvb_target *t, const char *path, const char *value, struct kvb_error *err)
 {
-	const char *argv[] = { "sh", "-c", "printf '%s' \"$1\" > \"$2\"", "kvb-write", value, path, NULL };
+	/*
+	 * printf where the shell has it; Android 4.4/5.x mksh has no printf builtin and its toolbox
+	 * no printf program, but mksh's own `print -r` writes the value as it is (echo would
+	 * interpret its backslashes); echo on a shell with neither.
+	 */
+	const char *argv[] = { "sh", "-c",
+			       "if command -v printf >/dev/null 2>&1; then printf '%s' \"$1\"; "
+			       "elif command -v print >/dev/null 2>&1; then print -rn -- \"$1\"; "
+			       "else echo \"$1\"; fi > \"$2\"",
+			       "kvb-write", value, path, NULL };
 	struct kvb_exec_result r;
 	int rc;
 	kvb_exec_result_init(&r);

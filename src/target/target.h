@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 #include <signal.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct kvb_platform;
 struct kvb_target;
@@ -100,6 +101,18 @@ struct kvb_target_batch_ops {
 		      struct kvb_error *err);
 };
 
+/*
+ * A board whose CPUs are this host's (the host itself, or a QEMU process kvbench owns):
+ * what the host interference witness (engine/hostwatch.h) needs to know of it.
+ */
+struct kvb_target_host {
+	pid_t pid;            /* the board's host process (QEMU), 0: the host itself */
+	const char *process;  /* its name in messages ("qemu"), or NULL; static */
+	int virtual_clock;    /* 1: the guest's time counts instructions (QEMU -icount): host load cannot change it */
+	int workload_on_host; /* 1: the workload's own tasks are host tasks (local), so the host's CPU
+			       * pressure counts them too and cannot tell interference from the job itself */
+};
+
 struct kvb_target_ops {
 	const char *name;                  /* connection.type in platform.yaml */
 	const char *summary;               /* one line for --help */
@@ -121,6 +134,9 @@ struct kvb_target_ops {
 	int (*wait_ready)(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err);
 	void (*close)(struct kvb_target *t);
 	const struct kvb_target_batch_ops *batch; /* non-NULL: commands run as one batch per boot (see above) */
+	/* Fills h and returns 1 when the board runs on this host's CPUs now (a QEMU guest is up, or
+	 * the host itself), else 0. NULL: the board is never on this host (ssh, adb, LAVA). */
+	int (*host)(struct kvb_target *t, struct kvb_target_host *h);
 };
 
 struct kvb_target {
@@ -129,6 +145,8 @@ struct kvb_target {
 	void *priv;                       /* backend state */
 	volatile int *cancel;             /* set to 1 to abort a running exec (second Ctrl-C) */
 	int offline;                      /* set before open: nothing will run (--dry-run), reach nothing */
+	int recording;                    /* a batch target writing down a unit's commands (engine): every exec
+					   * answers exit 0 and no output, so what is read back is not judged */
 };
 
 /* Words for a set of capabilities in messages ("owns the board", "Android"); static. */
@@ -153,7 +171,10 @@ void kvb_target_close(struct kvb_target *t);
 
 /* Reads a small remote file (cat); trailing newline stripped. Caller frees *out. */
 int kvb_target_read(struct kvb_target *t, const char *path, char **out, struct kvb_error *err);
-/* Writes value to a remote file (sysfs/procfs) via `sh -c 'printf %s "$1" > "$2"'` with argv. */
+/*
+ * Writes value to a remote file (sysfs/procfs) via `sh -c 'printf %s "$1" > "$2"'` with argv
+ * (`print -rn` on a shell without printf: Android 4.4/5.x mksh).
+ */
 int kvb_target_write(struct kvb_target *t, const char *path, const char *value, struct kvb_error *err);
 
 #endif

@@ -354,7 +354,7 @@ const struct kvb_workload_ops kvb_workload_cyclictest = {
 	.params = cyclictest_params,
 	.validate = cyclictest_validate,
 	.needs = cyclictest_needs,
-	.caps = KVB_WORKLOAD_NEEDS_ROOT,
+	.caps = KVB_WORKLOAD_NEEDS_ROOT | KVB_WORKLOAD_REALTIME,
 	.default_timeout_s = 600,
 	.run = cyclictest_run,
 };

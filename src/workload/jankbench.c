@@ -546,6 +546,23 @@ static int jank_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 	if (!timeout_ms)
 		timeout_ms = (uint64_t)ops->default_timeout_s * 1000;
 	ids = ids_arg(ctx->params, &ntests);
+	if (ids) {
+		/* The tests this job ran, as a job classifier: the per-test metrics carry their own test_name,
+		   but what measures the whole job (energy, util, cpufreq) would otherwise pool the jobs of
+		   every spec (list_view with image_list_view): one grouping rule for all of a job's rows */
+		struct kvb_buf names = KVB_BUF_INIT;
+		const char *p = ids;
+		while (*p) {
+			long id = strtol(p, (char **)&p, 10);
+			kvb_buf_addf(&names, "%s%s", names.len ? "," : "", id >= 0 && id <= 6 ? kvb_jankbench_tests[id] : "?");
+			if (*p == ',')
+				p++;
+			else if (*p)
+				break;
+		}
+		kvb_metrics_job_classify(ctx->out, "test_name", names.data);
+		kvb_buf_release(&names);
+	}
 	if ((rc = ensure_installed(ctx, apk, err)))
 		goto out;
 	db = results_db_path(ctx, db_param);

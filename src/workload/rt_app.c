@@ -6,7 +6,9 @@
  * and rt-app's doc/tutorial.txt).
  *
  * Parameters:
- *   config: FILE.json   an rt-app use case; kvbench replaces global.logdir and
+ *   config: FILE.json   an rt-app use case, or a use case name as WA3 takes it
+ *                       (rt_app_usecase.c; none: WA3's default, taskset);
+ *                       kvbench replaces global.logdir and
  *                       global.log_basename, and global.duration when
  *                       duration_s is given (global.calibration when
  *                       calibration is given); everything else is kept.
@@ -28,6 +30,7 @@
 #include "workload/rt_app.h"
 #include "workload/workload.h"
 #include "core/buf.h"
+#include "core/tail.h"
 #include "core/util.h"
 
 #include <ctype.h>
@@ -44,7 +47,8 @@
 
 static const struct kvb_keydef rtapp_params[] = {
 	{ "config", KVB_T_STR, NULL, NULL, 0,
-	  "rt-app JSON use case to run instead of tasks (global.logdir/log_basename are replaced)" },
+	  "rt-app use case to run instead of tasks: a JSON file, or a use case name as WA3 takes it (mp3-short: "
+	  "$KVB_RTAPP_USE_CASES, WA3's use_cases; default taskset); global.logdir/log_basename are replaced" },
 	{ "tasks", KVB_T_LIST, NULL, NULL, 0,
 	  "periodic tasks to generate: [{name, instances, period_us, run_us|duty_pct, policy, priority, cpus, "
 	  "util_min, util_max, dl_runtime_us}]" },
@@ -52,6 +56,8 @@ static const struct kvb_keydef rtapp_params[] = {
 	  "run length in s (global.duration); with config, replaces it only when given" },
 	{ "calibration", KVB_T_SCALAR, "CPU0", NULL, 0,
 	  "ns per busy loop (pLoad; a number keeps the work fixed across kernels) or \"CPUn\" to measure on CPU n" },
+	{ "pload_drift_pct", KVB_T_NUM, "10", NULL, KVB_KEY_POSITIVE,
+	  "pLoad measured again at the end of each round: a change of more than this % from the run's is an event" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -242,27 +248,31 @@ int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d
 
 	if (!cJSON_IsObject(params))
 		return 0; /* the key table reports it */
-	if (!!cfg == !!tasks) {
-		kvb_diag_at(d, path, "give exactly one of 'config' (an rt-app JSON file) and 'tasks'");
+	if (cfg && tasks) {
+		kvb_diag_at(d, path, "give one of 'config' (an rt-app use case) and 'tasks'");
 		errors++;
 	}
 	if (cfg && (!cJSON_IsString(cfg) || !*cfg->valuestring)) {
 		char *p = kvb_path_key(path, "config");
-		kvb_diag_at(d, p, "expected the path of an rt-app JSON file");
+		kvb_diag_at(d, p, "expected an rt-app use case: a JSON file or a use case name (as WA3's, e.g. mp3-short)");
 		free(p);
 		errors++;
-	} else if (cfg) {
-		/* Opened now, as the job will open it: a missing or broken file fails `agenda check`, not the run. */
+	} else if (!tasks) {
+		/* Opened now, as the job will open it: a missing or broken file fails `agenda check`, not the run.
+		   Without config or tasks, WA3's default use case (rt_app_usecase.c). */
 		cJSON *root = NULL;
 		struct kvb_error e;
-		if (kvb_rtapp_config_load(cfg->valuestring, &root, &e)) {
-			char *p = kvb_path_key(path, "config");
+		char *file = NULL;
+		if (kvb_rtapp_config_path(cfg ? cfg->valuestring : NULL, &file, &e) ||
+		    kvb_rtapp_config_load(file, &root, &e)) {
+			char *p = cfg ? kvb_path_key(path, "config") : kvb_xstrdup(path);
 			kvb_diag_at(d, p, "%s", e.msg);
 			free(p);
 			errors++;
 		} else if (!cJSON_GetObjectItemCaseSensitive(params, "duration_s")) {
-			errors += check_ends(root, cfg->valuestring, path, d);
+			errors += check_ends(root, file, path, d);
 		}
+		free(file);
 		cJSON_Delete(root);
 	}
 	if (cal) {
@@ -371,17 +381,26 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 	int rc;
 
 	*out = NULL;
-	if (cJSON_IsString(cfg)) {
-		rc = kvb_rtapp_config_load(cfg->valuestring, &root, err);
-		if (rc)
+	if (cJSON_IsString(cfg) || !tasks) {
+		char *file = NULL;
+		/* a use case name as WA3 takes it, or WA3's default when neither config nor tasks is given */
+		rc = kvb_rtapp_config_path(cJSON_IsString(cfg) ? cfg->valuestring : NULL, &file, err);
+		if (!rc)
+			rc = kvb_rtapp_config_load(file, &root, err);
+		if (rc) {
+			free(file);
 			return rc;
+		}
 		global = cJSON_GetObjectItemCaseSensitive(root, "global");
 		if (!global) {
 			global = cJSON_AddObjectToObject(root, "global");
 		} else if (!cJSON_IsObject(global)) {
 			cJSON_Delete(root);
-			return kvb_error_set(err, KVB_EINPUT, "%s: \"global\" is not an object", cfg->valuestring);
+			rc = kvb_error_set(err, KVB_EINPUT, "%s: \"global\" is not an object", file);
+			free(file);
+			return rc;
 		}
+		free(file);
 		if (cJSON_IsNumber(dur))
 			set_num(global, "duration", dur->valuedouble);
 		if (cal)
@@ -425,7 +444,7 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 	return KVB_OK;
 }
 
-/* The line of rt-app's output that says why it failed: its first <crit> line (plus a perror line after it), else its first <error> line, else the first non-empty line. */
+/* The line of rt-app's output that says why it failed: its first <crit> line (plus a perror line after it), else its first <error> line, else its last lines (core/tail.h). */
 static char *failure_line(const char *err_text, const char *out_text)
 {
 	const char *tags[] = { "<crit>", "<error>" };
@@ -446,14 +465,13 @@ static char *failure_line(const char *err_text, const char *out_text)
 			return kvb_xstrndup(bol, (size_t)(eol - bol) > 300 ? 300 : (size_t)(eol - bol));
 		}
 	}
+	/* no tag: the end says why (rt-app 1.0 perror()s after its notices: "pthread_setschedparam:
+	 * Operation not permitted"; its first line is a notice) */
 	for (size_t s = 0; s < KVB_ARRAY_SIZE(texts); s++) {
-		const char *p = texts[s];
-		while (*p == '\n' || *p == ' ')
-			p++;
-		if (*p) {
-			size_t n = strcspn(p, "\n");
-			return kvb_xstrndup(p, n > 300 ? 300 : n);
-		}
+		char *t = kvb_text_tail(texts[s], 3, 400);
+		if (*t)
+			return t;
+		free(t);
 	}
 	return kvb_xstrdup("no output");
 }
@@ -508,6 +526,32 @@ static int save_output(struct kvb_job_ctx *ctx, const char *const *argv, const s
 	return rc;
 }
 
+/* "CPUn" when the config has rt-app measure pLoad (no calibration in a config file: rt-app's default, CPU0), else NULL. */
+static const char *calib_cpu(const cJSON *cfg)
+{
+	const cJSON *cal = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "global"), "calibration");
+	return !cal ? "CPU0" : cJSON_IsString(cal) && !strncmp(cal->valuestring, "CPU", 3) ? cal->valuestring : NULL;
+}
+
+/* Calibrates (once per run) before the job's instruments start: its time and energy are no job's. */
+static int rtapp_prepare(struct kvb_job_ctx *ctx, struct kvb_error *err)
+{
+	cJSON *cfg = NULL;
+	long duration_s = -1, pload = -1;
+	const char *cpu;
+	int rc = kvb_rtapp_config_build(ctx->params, ctx->remote_dir, RTAPP_BASENAME, &cfg, &duration_s, err);
+	if (!rc && (cpu = calib_cpu(cfg)))
+		rc = kvb_rtapp_pload(ctx, cpu, &pload, err);
+	cJSON_Delete(cfg);
+	return rc;
+}
+
+static int rtapp_recheck(struct kvb_job_ctx *ctx, struct kvb_witnesses *out, struct kvb_error *err)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(ctx->params, "pload_drift_pct");
+	return kvb_rtapp_pload_recheck(ctx, cJSON_IsNumber(d) ? d->valuedouble : 10, out, err);
+}
+
 static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 {
 	cJSON *cfg = NULL;
@@ -532,9 +576,11 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 		/* What the use case was, as job classifiers: diff groups jobs by classifiers, and two
 		 * specs whose tasks share names (duty 10 % and 80 % of task 't') must not be pooled. */
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(ctx->params, "config");
+		const cJSON *tl = cJSON_GetObjectItemCaseSensitive(ctx->params, "tasks");
 		char *spec = cJSON_IsString(c) ? kvb_xstrdup(c->valuestring)
-					       : cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(ctx->params, "tasks"));
-		kvb_metrics_job_classify(ctx->out, cJSON_IsString(c) ? "config" : "tasks", spec ? spec : "");
+			     : tl		   ? cJSON_PrintUnformatted(tl)
+						   : kvb_xstrdup(KVB_RTAPP_DEFAULT_USE_CASE);
+		kvb_metrics_job_classify(ctx->out, tl && !cJSON_IsString(c) ? "tasks" : "config", spec ? spec : "");
 		free(spec);
 		if (duration_s > 0) {
 			snprintf(how, sizeof(how), "%ld", duration_s);
@@ -542,14 +588,13 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 		}
 	}
 	{
-		/* One pLoad for the whole run (rt_app_calib.c), stored as classifier pload_ns. */
+		/* One pLoad for the whole run (rt_app_calib.c), stored as classifier pload_ns; measured by
+		 * the first job's prepare, before its instruments started. */
 		cJSON *g = cJSON_GetObjectItemCaseSensitive(cfg, "global");
 		const cJSON *cal = cJSON_GetObjectItemCaseSensitive(g, "calibration");
 		long pload = -1;
 		char buf[32];
-		/* no calibration in a config file: rt-app's default, CPU0 */
-		const char *cpu = !cal ? "CPU0" : cJSON_IsString(cal) && !strncmp(cal->valuestring, "CPU", 3) ? cal->valuestring
-														 : NULL;
+		const char *cpu = calib_cpu(cfg);
 		if (cpu) {
 			if ((rc = kvb_rtapp_pload(ctx, cpu, &pload, err)))
 				goto out;
@@ -658,6 +703,9 @@ const struct kvb_workload_ops kvb_workload_rt_app = {
 	.params = rtapp_params,
 	.validate = kvb_rtapp_validate,
 	.needs = rtapp_needs,
+	.caps = KVB_WORKLOAD_REALTIME, /* SCHED_FIFO/RR tasks need an RT budget in their cgroup */
 	.default_timeout_s = 600,
 	.run = rtapp_run,
+	.prepare = rtapp_prepare,
+	.recheck = rtapp_recheck,
 };

@@ -163,6 +163,24 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
  */
 int kvb_rtapp_config_load(const char *file, cJSON **out, struct kvb_error *err);
 
+/* WA3's rt_app `config` default (wa/workloads/rt_app/__init__.py): the use case run when none is named. */
+#define KVB_RTAPP_DEFAULT_USE_CASE "taskset"
+
+/*
+ * The file an rt-app `config:` names, found as WA3's rt_app workload finds it
+ * (rt_app_usecase.c): config NULL or "" is WA3's default use case "taskset";
+ * a file at the path as given, or with ".json" added, is used; a bare name is
+ * looked up in $KVB_RTAPP_USE_CASES (':'-separated directories), WA3's user
+ * directory ($WA_USER_DIRECTORY or ~/.workload_automation, then
+ * dependencies/rt-app/use_cases) and the installed WA3's
+ * wa/workloads/rt_app/use_cases/, in that order. *path is owned by the
+ * caller. Errors: KVB_EINPUT naming every place looked in.
+ */
+int kvb_rtapp_config_path(const char *config, char **path, struct kvb_error *err);
+/* The installed WA3 package directory (python3's `wa` module, found once per process), "" when none;
+ * $KVB_WA3_PACKAGE_DIR overrides it (tests). */
+const char *kvb_rtapp_wa3_package_dir(void);
+
 /* The last "pLoad = Nns" in rt-app's output (ns per busy loop), or -1 when there is none. */
 long kvb_rtapp_parse_pload(const char *text);
 
@@ -174,6 +192,17 @@ long kvb_rtapp_parse_pload(const char *text);
  */
 struct kvb_job_ctx;
 int kvb_rtapp_pload(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, struct kvb_error *err);
+/*
+ * The end of a (variant, round): rt-app's calibration run again on the CPU the run calibrated on,
+ * compared with the run's pLoad. Appends one `pload` witness to out: ok, or `changed` when it moved
+ * by more than drift_pct % ("pLoad 264 ns at start, 301 ns at end": thermal capping or a frequency
+ * cap while the run calibrated, or now, makes rt-app's run times not those asked; LISA #1620, #1126).
+ * Nothing when the run has not calibrated (a numeric calibration, or a resumed run whose CPU is
+ * not known). Errors as kvb_rtapp_pload.
+ */
+struct kvb_witnesses;
+int kvb_rtapp_pload_recheck(struct kvb_job_ctx *ctx, double drift_pct, struct kvb_witnesses *out,
+			    struct kvb_error *err);
 /* A resumed run keeps the pLoad its earlier jobs ran with (the engine reads it back from the store). */
 void kvb_rtapp_pload_seed(long pload_ns);
 /* Forgets the cached pLoad (tests). */

@@ -1,18 +1,22 @@
 /*
- * rt-app calibration done once per run (per kvbench process, i.e. one board):
- * the first rt-app job whose `calibration` is "CPUn" runs rt-app once with a
+ * rt-app calibration done once per run (per kvbench process, i.e. one board),
+ * before any instrument starts (the workload's prepare hook, so no job's window
+ * holds it): the first rt-app job whose `calibration` is "CPUn" runs rt-app once with a
  * one-phase use case on CPU n under the performance cpufreq governor (the
  * original governor restored after), reads the "pLoad = Nns" line rt-app
  * prints while calibrating, and every rt-app job of every variant of the run
  * then gets that number as global.calibration. So variant A and B do the
  * same amount of work per microsecond of `run`, whatever their kernel or
- * governor; the number is stored as the job classifier pload_ns.
+ * governor; the number is stored as the job classifier pload_ns. At the end
+ * of each (variant, round) the engine has it measured again
+ * (kvb_rtapp_pload_recheck): a pLoad that moved is a `changed` witness.
  *
  * rt-app's line (seen in lkp-tests' spec/fixtures/stats/rt-app/01):
  *   [rt-app] <notice> pLoad = 32ns : calib_cpu 0
  */
 #include "workload/rt_app.h"
 #include "workload/workload.h"
+#include "core/witness.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -124,6 +128,32 @@ int kvb_rtapp_pload(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, st
 	cache.pload_ns = *pload_ns;
 	kvb_metrics_note(ctx->out, "rt-app calibrated on %s: pLoad = %ld ns, used by every rt-app job of this run", cpu,
 			 *pload_ns);
+	return KVB_OK;
+}
+
+int kvb_rtapp_pload_recheck(struct kvb_job_ctx *ctx, double drift_pct, struct kvb_witnesses *out,
+			    struct kvb_error *err)
+{
+	char subject[64], expected[128], observed[96];
+	long now = -1;
+	double pct;
+	int rc;
+	if (cache.pload_ns <= 0 || strncmp(cache.cpu, "CPU", 3))
+		return KVB_OK;  /* nothing measured by this process, or a resumed run's pLoad (CPU unknown) */
+	if ((rc = calibrate(ctx, cache.cpu, &now, err)))
+		return rc;
+	pct = 100.0 * (double)(now - cache.pload_ns) / (double)cache.pload_ns;
+	snprintf(subject, sizeof(subject), "rt-app calibration on %s", cache.cpu);
+	snprintf(expected, sizeof(expected), "pLoad %ld ns (the run's), within %g %%", cache.pload_ns, drift_pct);
+	snprintf(observed, sizeof(observed), "pLoad %ld ns (%+.1f %%)", now, pct);
+	if (pct > drift_pct || pct < -drift_pct)
+		kvb_witness_add(out, "pload", subject, expected, observed, KVB_WIT_CHANGED,
+				"pLoad %ld ns at start, %ld ns at end (%+.1f %%, more than pload_drift_pct %g): the CPU "
+				"ran rt-app's busy loop at another speed than when the run calibrated (thermal capping, "
+				"a frequency cap), so rt-app's run times were not those asked",
+				cache.pload_ns, now, pct, drift_pct);
+	else
+		kvb_witness_add(out, "pload", subject, expected, observed, KVB_WIT_OK, NULL);
 	return KVB_OK;
 }
 

@@ -14,6 +14,7 @@
  */
 #include "workload/rt_app.h"
 #include "core/buf.h"
+#include "core/log.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -123,13 +124,7 @@ int kvb_rtapp_config_load(const char *file, cJSON **out, struct kvb_error *err)
 
 	*out = NULL;
 	if (kvb_buf_read_file(&raw, file)) {
-		int e = errno;
-		/* WA3's rt_app workload takes `config: taskset` as the name of a use case it ships
-		   (wa/workloads/rt_app/use_cases/taskset.json, seen in a real WA3 run's agenda). */
-		int wa3_name = e == ENOENT && !strchr(file, '/') && !strstr(file, ".json");
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot read rt-app config '%s': %s%s", file, strerror(e),
-				   wa3_name ? " (WA3 names a use case it ships, e.g. 'taskset' or 'mp3-short': kvbench needs "
-					      "the JSON file's path)" : "");
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot read rt-app config '%s': %s", file, strerror(errno));
 		goto out;
 	}
 	/* Renaming keeps every newline, so lines and columns of errors stay those of the file (columns
@@ -152,15 +147,16 @@ int kvb_rtapp_config_load(const char *file, cJSON **out, struct kvb_error *err)
 		goto out;
 	}
 	{
-		/* Whatever follows the value must be blank, as for rt-app (json-c stops after one value). */
+		/* rt-app reads its file with json_object_from_file, which parses one value and ignores what
+		   follows it (json_object_from_fd_ex hands the whole file to json_tokener_parse_ex and keeps
+		   the first value): so does kvbench, and says so (nothing silent) */
 		size_t end = json_tokener_get_parse_end(tok);
 		while (end < b.len && strchr(" \t\r\n", b.data[end]))
 			end++;
 		if (end < b.len) {
 			line_col(b.data, b.len, end, &line, &col);
-			rc = kvb_error_set(err, KVB_EINPUT, "%s:%d:%d: text after the end of the JSON object", file, line,
-					   col);
-			goto out;
+			kvb_warn("%s:%d:%d: text after the end of the JSON object ignored, as rt-app (json-c) ignores it",
+				 file, line, col);
 		}
 	}
 	root = cJSON_Parse(json_object_to_json_string_ext(jo, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));

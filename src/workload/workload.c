@@ -1,5 +1,6 @@
 /* Implements the workload registry and helpers shared by workload backends. */
 #include "workload/workload.h"
+#include "core/tail.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -94,10 +95,10 @@ int kvb_workload_run_cmd(struct kvb_job_ctx *ctx, const char *name, const char *
 	if (rc)
 		goto out;
 	if (r.exit_code != 0) {
-		const char *e = r.err.len ? r.err.data : r.out.data;
-		size_t n = strcspn(e, "\n");
-		rc = kvb_error_set(err, KVB_ETARGET, "%s failed (%s): %.*s", argv[0], kvb_exec_describe(&r, how, sizeof(how)),
-				   (int)(n > 300 ? 300 : n), e);
+		/* the reason is at the end (a perror() after notices: rt-app, cyclictest) */
+		char *e = kvb_text_tail(r.err.len ? r.err.data : r.out.data, 3, 400);
+		rc = kvb_error_set(err, KVB_ETARGET, "%s failed (%s): %s", argv[0], kvb_exec_describe(&r, how, sizeof(how)), e);
+		free(e);
 		goto out;
 	}
 	rc = parse(r.out.data, ctx->out, err);

@@ -4,7 +4,8 @@
  * kvb_workloads[] (workload.c), perf-bench style.
  *
  * Flow per job: the agenda loader validates params against ops->params (and
- * ops->validate); the engine builds a struct kvb_job_ctx and calls ops->run,
+ * ops->validate); the engine builds a struct kvb_job_ctx, calls ops->prepare
+ * (before the instruments start), then ops->run,
  * which runs the tool on the target with kvb_job_exec() (so CPU affinity and
  * the cgroup apply), keeps raw output as artifacts and adds metrics to ctx->out.
  * A tool failure or output that does not parse returns an error: the job
@@ -34,6 +35,9 @@ struct kvb_job_ctx {
 enum kvb_workload_caps {
 	/* real-time priorities and mlockall: root (or CAP_SYS_NICE and CAP_IPC_LOCK) on the target */
 	KVB_WORKLOAD_NEEDS_ROOT = 1u << 0,
+	/* may run SCHED_FIFO/RR tasks: its cgroup needs an RT budget where RT group scheduling is on
+	 * (engine/knobs.h; a sweep that cannot give one is refused before the run) */
+	KVB_WORKLOAD_REALTIME = 1u << 1,
 };
 
 struct kvb_workload_ops {
@@ -48,6 +52,21 @@ struct kvb_workload_ops {
 	unsigned target_caps;               /* enum kvb_target_caps the target must have (0: any) */
 	unsigned default_timeout_s;
 	int (*run)(struct kvb_job_ctx *ctx, struct kvb_error *err);
+	/*
+	 * Work the job needs before it is measured, called by the engine after the knobs and
+	 * before the instruments start, so no instrument window holds it (rt-app: the run's
+	 * calibration, done by its first rt-app job). A failure fails the job. May be NULL.
+	 */
+	int (*prepare)(struct kvb_job_ctx *ctx, struct kvb_error *err);
+	/*
+	 * At the end of each (variant, round) in which this workload ran: measures again what
+	 * prepare measured for the whole run and appends the witness of the comparison to out
+	 * (rt-app: pLoad, a `changed` witness when it moved more than pload_drift_pct), or
+	 * nothing when there was nothing to check. ctx->params are those of one of its specs that
+	 * ran; ctx->out takes notes. The engine stores the witnesses with the variant and round,
+	 * and one that is not ok is an event of each of the round's jobs of this workload. May be NULL.
+	 */
+	int (*recheck)(struct kvb_job_ctx *ctx, struct kvb_witnesses *out, struct kvb_error *err);
 };
 
 extern const struct kvb_workload_ops *const kvb_workloads[];

@@ -75,6 +75,38 @@ check "jobs are instrument-failed" test "$(q "$bdb" "select count(*) from job wh
 check "the error names the meter output line" test "$(q "$bdb" "select count(*) from job where error like '%meter.out:12: column 2: ''nan'' is not a finite number%'")" = "2"
 check "workload metrics are kept" test "$(q "$bdb" "select count(*) from results where metric='time'")" = "2"
 check "no samples stored from the bad meter" test "$(q "$bdb" "select count(*) from energy")" = "0"
+# A meter whose clock is elsewhere (2001): no sample falls in any job's window. The energy is refused with a
+# witness and an event per job, never stored as 0 J / 0 mW; the job and its workload metrics are kept.
+mkdir -p "$T/late"
+cat >"$T/late/platform.yaml" <<YAML
+name: late
+connection: {type: local}
+workdir: $T/work
+instruments:
+  meter: {type: csv-command, command: ["$SIM", csv, --t0-ns, "1000000000000000000", --rate, "10", --duration, "1",
+          --done, "$T/done"], ready_timeout_ms: 20000}
+YAML
+ldb=$T/l.db
+"$KVB" run "$T/agenda.yaml" -p "$T/late" -d "$ldb" >"$T/lout" 2>"$T/lerr"; rc=$?
+check "run with a meter outside the window exits 0" test "$rc" -eq 0
+check "its jobs are ok" test "$(q "$ldb" "select count(*) from job where status='ok'")" = "2"
+check "no energy or power_mean stored (not 0 J)" test "$(q "$ldb" "select count(*) from results where metric in ('energy','power_mean')")" = "0"
+check "a refused meter witness per job" test "$(q "$ldb" "select count(*) from witnesses where kind='meter' and subject='meter channel ch0' and verdict='refused' and observed like 'no sample in the % window'")" = "2"
+check "an event per job names the coverage" test "$(q "$ldb" "select count(*) from event where job_id is not null and message like '%refused meter meter channel ch0: energy and power_mean not stored: no sample in the%'")" = "2"
+check "the energy view keeps the channel without a value" test "$(q "$ldb" "select count(*) from energy where energy_j is null and power_mean_mw is null")" = "2"
+"$KVB" show witnesses -d "$ldb" >"$T/lw"
+check "show witnesses lists them" grep -q 'refused' "$T/lw"
+# import energy --cut proves the file covers the job window: a capture 1 s long into a longer job is refused
+ljob=$(q "$ldb" "select min(id) from job")
+sqlite3 "$ldb" "update job set start_ns = 1000000000000000000, end_ns = 1000000000000000000 + 3000000000 where id = $ljob"
+"$SIM" csv --t0-ns 1000000000000000000 --rate 100 --duration 1 -o "$T/short.csv"
+"$KVB" import energy "$T/short.csv" --job "$ljob" --cut -d "$ldb" 2>"$T/serr"; rc=$?
+check "import of a capture shorter than its job is refused (exit 3)" sh -c "test $rc -eq 3 && grep -q \"channel 'ch0' refused, nothing imported: ends 2.00 s before the job did\" '$T/serr'"
+"$SIM" csv --t0-ns 1000000000000000000 --rate 100 --duration 3 -o "$T/full.csv"
+"$KVB" import energy "$T/full.csv" --job "$ljob" --cut -d "$ldb" 2>"$T/ferr"; rc=$?
+check "a capture covering the job imports" test "$rc" -eq 0
+check "with an ok witness" test "$(q "$ldb" "select count(*) from witnesses where job_id=$ljob and subject='import channel ch0' and verdict='ok'")" = "1"
+check "and its 4.5 J" test "$(q "$ldb" "select round(energy_j, 6) from energy where job_id=$ljob and chan_name='ch0' and energy_j is not null")" = "4.5"
 printf 'name: x\nconnection: {type: local}\ninstruments:\n  m: {type: csv-command, comand: [x]}\n' >"$T/bad/platform.yaml"
 "$KVB" run "$T/agenda.yaml" -p "$T/bad" -d "$T/c.db" >/dev/null 2>"$T/cerr"; rc=$?
 check "misspelt instrument key exits 3 before running" sh -c "test $rc -eq 3 && grep -q 'comand' '$T/cerr'"

@@ -33,7 +33,7 @@ boot: {timeout_s: 40}  # the hook (stop, restart) runs under this deadline: gene
 flash: {method: command, command: hook}
 YAML
 cat >"$T/a.yaml" <<'YAML'
-config: {iterations: 3, max_retries: 2}
+config: {iterations: 3, max_retries: 2, warmup: 0}   # the cut must hit a measured job
 workloads:
   - {name: sched_pipe, params: {loops: 400000}, timeout_s: 60}
 variants: [{name: first}, {name: second}, {name: third}]

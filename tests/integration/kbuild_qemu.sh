@@ -24,7 +24,7 @@ check "the shift is at the regression commit" grep -q "^ *[0-9]* *${reg:0:12} .*
 check "the broken commit shows its build failure" grep -q "${broken:0:12} .*build failed" "$T/diff.out"
 "$KVB" diff --series -d "$T/s.db" --metric usecs_per_op --format json >"$T/diff.json"
 check "json: the regression is worse than its parent" \
-  python3 -c "import json,sys; g=json.load(open('$T/diff.json'))[0]; r=[c for c in g['commits'] if c['commit']=='$reg'][0]; sys.exit(0 if r['vs_parent']=='worse' and r['change_point'] else 1)"
+  python3 -c "import json,sys; g=json.load(open('$T/diff.json'))['series'][0]; r=[c for c in g['commits'] if c['commit']=='$reg'][0]; sys.exit(0 if r['vs_parent']=='worse' and r['change_point'] else 1)"
 
 # a "good" that measures worse than "bad": kvb-fixed takes the delay out again. One boot
 # each is never decided (boot-aware), so the endpoints get extra boots before the refusal.

@@ -46,7 +46,7 @@ field() { /usr/bin/python3 -c "import json,sys; print(json.load(sys.stdin)['$1']
 in_flight() { api "jobs/?state__in=Submitted,Scheduling,Scheduled,Running,Canceling&limit=1" | field count; }
 lava_ids() { sed -n 's/.*LAVA job \([0-9]*\): .*/\1/p' "$1"; }
 cat >"$T/one.yaml" <<'YAML'
-config: {iterations: 1}
+config: {iterations: 1, warmup: 0}  # the checks count jobs; no warm-up job per boot
 workloads:
   - {name: sched_pipe, params: {loops: 2000}}
 YAML
@@ -154,7 +154,7 @@ check "every job ran, on the other device" test "$(q "$T/pin.db" "select count(*
 
 # 5. SIGKILL with LAVA jobs in flight, then --resume without -p: reattached, nothing orphaned
 cat >"$T/k.yaml" <<'YAML'
-config: {iterations: 1}
+config: {iterations: 1, warmup: 0}  # the checks count jobs; no warm-up job per boot
 workloads:
   - {name: sched_pipe, params: {loops: 2000}}
   - {name: sched_pipe, id: noknob, params: {loops: 2000}, runtime_params: {sysfs: {/sys/kernel/kvb_no_such_knob: 1}}}
@@ -214,7 +214,15 @@ while read -r id name value; do
   /usr/bin/python3 -c "import json,sys; d=json.load(open('$T/t.json')); m=[float(t['measurement']) for t in d['results'] if t['name'] == '$name' and t['result'] == 'pass']; sys.exit(0 if m and abs(m[0] - $value) <= 1e-9 * max(1, abs($value)) else 1)" || bad_m=$((bad_m + 1))
 done <"$T/want"
 check "kvbench's $(wc -l <"$T/want") time/ops_per_sec values are LAVA test cases with those measurements ($bad_m differ)" test "$bad_m" -eq 0
-check "a hackbench job's duration is its time on the board (not 0)" test "$(q "$T/q.db" "select count(*) from jobs where workload='hackbench' and duration_s > 1")" = "$((3 * n))"
+check "a hackbench job's duration is its time on the board (not 0)" test "$(q "$T/q.db" "select count(*) from jobs where workload='hackbench' and status='ok' and duration_s > 1")" = "$((3 * n))"
+# warm-up (one job per workload and boot, never compared): a LAVA pass with no measurement
+q "$T/q.db" "select b.lava_job_id, printf('%04d', j.seq) || '-' || j.spec_id from job j join boot b on b.variant_id=j.variant_id and b.round=j.round where j.status='warmup'" | tr ',' ' ' >"$T/warm"
+bad_w=0
+while read -r id name; do
+  api "jobs/$id/tests/?limit=500" >"$T/t.json" 2>/dev/null
+  /usr/bin/python3 -c "import json,sys; d=json.load(open('$T/t.json')); r=[t['result'] for t in d['results'] if t['name'] == '$name']; m=[t for t in d['results'] if t['name'].startswith('$name.')]; sys.exit(0 if r == ['pass'] and not m else 1)" || bad_w=$((bad_w + 1))
+done <"$T/warm"
+check "12 warm-up jobs (2 workloads x 6 boots), each a LAVA pass without measurements ($bad_w differ)" sh -c "test $(wc -l <"$T/warm") -eq 12 && test $bad_w -eq 0"
 check "LAVA logs kept as artifacts" test "$(q "$T/q.db" "select count(*) from artifact where kind='lava-log'")" -ge 6
 check "table: one row per variant and metric, as a direct QEMU run" test "$(grep -c '^| \(hackbench\|sched_pipe\) ' "$T/q.out")" = "12"
 check "table: two boots per variant" test "$(grep '^| \(hackbench\|sched_pipe\) ' "$T/q.out" | awk -F'|' '{gsub(/ /, "", $6); print $6}' | sort -u)" = "2"

@@ -25,7 +25,7 @@ done
 check "no report file after a usage error" test ! -e "$T/x.html"
 "$KVB" show runs -d "$db" --format json >"$T/runs.json"
 check "show --format json is JSON with the run" \
-  python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r[0]['run'] == 1 and r[0]['status'] == 'imported'" "$T/runs.json"
+  python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['rows']; assert r[0]['run'] == 1 and r[0]['status'] == 'imported'" "$T/runs.json"
 "$KVB" query -d "$db" --format json "select value, units, null as n from results order by value limit 1" >"$T/q.json"
 check "query --format json keeps numbers, strings and null" \
   python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r == [{'value': 11, 'units': 's', 'n': None}], r" "$T/q.json"
@@ -46,8 +46,12 @@ check "json report: sections with rows and plot specs" \
   python3 -c "
 import json,sys
 d=json.load(open(sys.argv[1])); s=d['sections']
-assert [x['heading'] for x in s if x.get('heading')][:5] == ['Runs','Variants','Boots: the kernel seen after each boot','Failures','Events'], s
-p=[x['plot'] for x in s if 'plot' in x]
+h=[x['heading'] for x in s if x.get('heading')]
+assert h[:2] == ['Summary','Comparison'], h
+m=[x for x in h if x in ('Runs','Variants','Boots: the kernel seen after each boot','Failures','Events')]
+assert m == ['Runs','Variants','Boots: the kernel seen after each boot','Failures','Events'], h
+assert s[1]['plot']['kind'] == 'forest' and [(r['variant'], r['diff_pct']) for r in s[1]['plot']['rows']] == [('new', 80)], s[1]
+p=[x['plot'] for x in s if 'plot' in x and x['plot']['kind'] == 'dotbox']
 assert p[0]['kind'] == 'dotbox' and [g['values'] for g in p[0]['groups']] == [[11,12,13,14],[21,22,23,24]], p[0]
 assert p[0]['groups'][1]['boots'] == ['1','1','2','2']" "$T/r.json"
 "$KVB" report -d "$db" -o "$T/r.html"
@@ -90,7 +94,8 @@ workloads:
 variants:
   - {name: nocpu, cpus: "1023"}
 YAML
-"$KVB" run "$T/fail.yaml" -p "$T/local" -d "$T/f.db" --no-diff >/dev/null 2>&1
+# --keep-going: the preflight refuses an offline CPU; this run is to fail at run time (its jobs all fail)
+"$KVB" run "$T/fail.yaml" -p "$T/local" -d "$T/f.db" --no-diff --keep-going >/dev/null 2>&1
 "$KVB" report -d "$T/f.db" -o "$T/f.html" 2>"$T/e"; rc=$?
 check "only failed jobs: exit 1" test $rc -eq 1
 check "only failed jobs: says so" grep -q "no results, 1 of 1 jobs failed" "$T/e"

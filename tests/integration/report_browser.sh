@@ -7,6 +7,10 @@
 # points, the known boxes' quartiles, a screenshot kept in build/test-artifacts/report/.
 # Also util/cpufreq metrics imported as CSV (per-CPU dots, stacked frequency residency).
 # A negative control (a page that logs, throws and fetches) must fail the same checks.
+# Summary pages (issue 30): the forest plot's dots and CI whiskers against `diff --format json`,
+# the --metric/--variant filters, no title or tick label outside its svg, no constant line on
+# its frame, mmtests quantile rows, metric vs cgroup_depth, energy vs performance, a --series
+# DB's per-commit plot with its change point. Screenshots: build/test-artifacts/report/*.png.
 . "$(dirname "$0")/lib.sh"
 SIM=${KVB_BUILD_DIR:-build}/tests/sim/probe_sim
 ART=${KVB_BUILD_DIR:-build}/test-artifacts/report
@@ -35,6 +39,127 @@ check "its power traces are decimated to 1000 points" \
 $CHECK "$T/known.html" "$ART" --boxes '{"bench time (s)|a": [3.75, 8.5, 12.75], "bench time (s)|b": [11, 13, 14]}'
 check "known dataset page: browser checks pass" test $? -eq 0
 
+# The summary page (issue 30): three variants, hackbench swept over cgroup_depth, sched_pipe
+# ops_per_sec around -80,000 (ticks that ran together as -90,000-80,000), rt-app slack per
+# tasks set (the whole tasks JSON was a 100-character title), constant power on two channels
+# (lines that lay on the frame) and energy per job (energy against performance).
+python3 - "$T/sum.csv" <<'PY'
+import random, sys
+random.seed(3)
+big = '[{"name":"big","instances":2,"period_us":16000,"duty_pct":60},{"name":"small","instances":4,"period_us":8000,"duty_pct":10}]'
+one = '[{"name":"big","instances":1,"period_us":16000,"duty_pct":60,"cpus":[4,5,6,7],"policy":"SCHED_OTHER"}]'
+rows = ["variant,workload,metric,value,units,lower_is_better,iteration,boot,cgroup_depth,tasks"]
+for v, k in (("base", 1.0), ("patched-with-a-long-name-for-the-legend", 0.93), ("other", 1.005)):
+    for b in (1, 2, 3):
+        for i in range(1, 5):
+            for d in range(4):
+                rows.append("%s,hackbench,time,%.4f,s,1,%d,%d,%d," % (v, random.gauss(10 * (1 + 0.1 * d) * k, 0.15), i, b, d))
+            rows.append("%s,sched_pipe,ops_per_sec,%.1f,ops/s,0,%d,%d,," % (v, random.gauss(-80000 * (k if v != "other" else 1), 900), i, b))
+            for t in (big, one):
+                rows.append('%s,rt-app,slack_mean,%.2f,us,0,%d,%d,,"%s"' % (v, random.gauss(300 * k, 8), i, b, t.replace('"', '""')))
+open(sys.argv[1], "w").write("\n".join(rows) + "\n")
+PY
+"$KVB" import csv "$T/sum.csv" -d "$T/sum.db" >/dev/null
+"$SIM" csv --channels 2 --rate 100 --duration 5 --power const:1.5 -o "$T/c15.csv"
+"$SIM" csv --channels 2 --rate 100 --duration 5 --power const:1.2 -o "$T/c12.csv"
+for v in base patched-with-a-long-name-for-the-legend other; do
+  n=0
+  for j in $(q "$T/sum.db" "select j.id from job j join variant v on v.id = j.variant_id where v.name = '$v' and j.workload = 'hackbench' order by j.id limit 3"); do
+    n=$((n + 1)); f=$T/c15.csv; [ "$v" != base ] && [ $n -gt 1 ] && f=$T/c12.csv
+    "$KVB" import energy "$f" --job "$j" -d "$T/sum.db" >/dev/null
+  done
+done
+# frame durations of 0.1 to 1 s (keep_frames artifacts of two jobs): x ticks of 100,000-1,000,000
+for v in base other; do
+  j=$(q "$T/sum.db" "select min(j.id) from job j join variant v on v.id = j.variant_id where v.name = '$v'")
+  awk -v v="$v" 'BEGIN { print "test_name,rep,frame,total_duration_ms"; for (i = 0; i < 50; i++) print "slow_test,0," i "," 100000 + i * 18000 + (v == "other") * 9000 }' >"$T/frames-$v.csv"
+  sqlite3 "$T/sum.db" "INSERT INTO artifact(job_id, run_id, kind, path) VALUES ($j, 1, 'jankbench-frames', '$T/frames-$v.csv')"
+done
+"$KVB" report -d "$T/sum.db" -o "$T/summary.html"
+check "summary report exits 0" test $? -eq 0
+"$KVB" diff -d "$T/sum.db" --format json >"$T/sum-diff.json"
+"$KVB" report -d "$T/sum.db" -o - --format json >"$T/sum-page.json"
+check "the page opens with the summary; quantiles, sweep and energy-vs-performance follow the table" python3 -c "
+import json,sys
+s=json.load(open(sys.argv[1]))['sections']
+h=[x.get('heading') or x['plot']['kind'] for x in s if 'heading' in x or 'plot' in x]
+assert h[:3]==['Summary','forest','Comparison'], h[:3]
+for want in ('Quantiles per variant (mmtests compare-kernels)','Metrics against a swept classifier','Energy against performance'):
+    assert want in h, (want, h)
+sw=[x['plot'] for x in s if x.get('plot',{}).get('title','').startswith('hackbench time vs cgroup_depth')]
+assert len(sw)==1 and [x['t'] for x in sw[0]['series']]==[[0,1,2,3]]*3, sw
+sc=[x['plot'] for x in s if x.get('plot',{}).get('kind')=='scatter']
+assert sc and all(len(p['points'])==3 for p in sc), sc" "$T/sum-page.json"
+check "quantile rows per variant: Min, quartiles, Max, Hmean, Amean equal to diff's min, median, max, hmean, mean" python3 -c "
+import json,sys
+s=json.load(open(sys.argv[1]))['sections']; d=json.load(open(sys.argv[2]))
+rows=[x for x in s if x.get('id')=='quantiles'][0]['rows']
+g=d['groups'][0]; r={x['stat']:x for x in rows if x['workload']==g['workload'] and x['metric'].startswith(g['metric']) and x['classifiers']==' '.join('%s=%s'%(k,v) for k,v in g['classifiers'].items() if k=='cgroup_depth')}
+for v in g['variants']:
+    for stat,key in (('Min','min'),('2nd-qrtle','median'),('Max','max'),('Hmean','hmean'),('Amean','mean')):
+        assert abs(r[stat][v['variant']]-v[key])<1e-9*abs(v[key]), (stat, v['variant'], r[stat][v['variant']], v[key])" "$T/sum-page.json" "$T/sum-diff.json"
+check "long classifiers are shortened with their full text kept: tasks=[big,small]#hash" \
+  sh -c "grep -q 'tasks=\[big,small\]#[0-9a-f]\{6\}' '$T/summary.html' && grep -q 'title=\"tasks=\[{&quot;name&quot;:&quot;big&quot;' '$T/summary.html'"
+check "frame, power and metric plots are folded per workload with a per-variant line" \
+  sh -c "grep -q '<details class=\"kvb-fold\"><summary>hackbench: 2 power plots \\|<details class=\"kvb-fold\"><summary>hackbench: [0-9]* power plots' '$T/summary.html' && grep -q '<summary>hackbench: [0-9]* metric plots' '$T/summary.html'"
+nrows=$(python3 -c "import json,sys; print(sum(1 for g in json.load(open(sys.argv[1]))['groups'] for v in g['variants'] if 'diff_pct' in v))" "$T/sum-diff.json")
+$CHECK "$T/summary.html" "$ART" --diff-json "$T/sum-diff.json" --forest-rows "$nrows"
+check "summary page: browser checks pass (forest against diff's JSON, no overflow)" test $? -eq 0
+
+# Filters: only hackbench time and one variant (the baseline stays); the forest holds just those.
+"$KVB" report -d "$T/sum.db" -o "$T/filtered.html" --metric 'ti*' --variant 'patched*'
+check "filtered report exits 0" test $? -eq 0
+"$KVB" report -d "$T/sum.db" -o - --format json --metric 'ti*' --variant 'patched*' >"$T/filtered.json"
+check "filtered page: forest rows are hackbench time of the patched variant only, 4 cgroup depths" python3 -c "
+import json,sys
+s=json.load(open(sys.argv[1]))['sections']
+f=[x['plot'] for x in s if x.get('plot',{}).get('kind')=='forest'][0]
+assert sorted((r['metric'],r['variant']) for r in f['rows'])==[('time','patched-with-a-long-name-for-the-legend')]*4, f['rows']
+assert not any(x.get('plot',{}).get('kind')=='lines' and 'job' in x['plot'] for x in s), 'power traces shown'
+assert 'sched_pipe' not in json.dumps(s) and '\"other\"' not in json.dumps([x for x in s if 'plot' in x])" "$T/filtered.json"
+"$KVB" diff -d "$T/sum.db" --metric 'ti*' --format json >"$T/filtered-diff.json"
+python3 -c "
+import json,sys
+d=json.load(open(sys.argv[1]))
+for g in d['groups']: g['variants']=[v for v in g['variants'] if v['variant']!='other']
+json.dump(d,open(sys.argv[1],'w'))" "$T/filtered-diff.json"
+$CHECK "$T/filtered.html" "$ART" --diff-json "$T/filtered-diff.json" --forest-rows 4
+check "filtered page: browser checks pass" test $? -eq 0
+"$KVB" report -d "$T/sum.db" -o "$T/none.html" --workload nosuch 2>"$T/none.err"; rc=$?
+check "a filter nothing passes: exit 3, said" sh -c "test $rc -eq 3 && grep -q 'no result passes' '$T/none.err'"
+
+# Per-commit plot of a --series DB (variant_build rows as run --series writes them): commit 3 shifts.
+{
+  echo "variant,workload,metric,value,units,lower_is_better,boot"
+  for c in 0 1 2 3 4 5; do for b in 1 2; do for i in 0 1 2; do
+    echo "c$c,sched_pipe,usecs_per_op,$(( (c < 3 ? 70 : 140) + (b == 1 ? 2 : -1) + i )).$c,us,1,$b"
+  done; done; done
+} >"$T/series.csv"
+"$KVB" import csv "$T/series.csv" -d "$T/series.db" >/dev/null
+for c in 0 1 2 3 4 5; do
+  sha=$(printf 'c%039d' "$c")
+  sqlite3 "$T/series.db" "INSERT INTO variant_build(variant_id, repo, rev, commit_sha, subject, series_pos, config_hash)
+    SELECT id, '/repo', '$sha', '$sha', 'commit $c', $c, '0123456789abcdef' FROM variant WHERE name = 'c$c'"
+done
+# and a bisect of it (steps as `kvbench bisect` records them): good c0, bad c5, first bad c3
+sqlite3 "$T/series.db" "INSERT INTO bisect(id, repo, good_sha, bad_sha, metric, threshold_pct, max_rounds, platform,
+    status, first_bad_sha, started_ns) VALUES (1, '/repo', 'c0', 'c5', 'sched_pipe/usecs_per_op', 5, 4, 'qemu', 'done', 'c3', 0);
+  INSERT INTO bisect_step(bisect_id, step, commit_sha, outcome, value) VALUES
+    (1, 1, 'c2', 'good', 71.2), (1, 2, 'c4', 'bad', 141.4), (1, 3, 'c3', 'bad', 141.3);"
+"$KVB" report -d "$T/series.db" -o "$T/series.html"
+check "series report exits 0" test $? -eq 0
+"$KVB" report -d "$T/series.db" -o - --format json >"$T/series.json"
+check "series page: usecs_per_op along the 6 commits, every run a dot, the shift at commit 3; the bisect's steps, first bad marked" python3 -c "
+import json,sys
+s=json.load(open(sys.argv[1]))['sections']
+a=[x['plot'] for x in s if x.get('plot',{}).get('kind')=='along']
+assert a[0]['changes']==['c3'] and len(a[0]['series'][0]['y'])==36, a
+b=[p for p in a if p['title'].startswith('bisect 1:')]
+assert len(a)==2 and b[0]['xorder']==['1: c2','2: c4','3: c3'] and b[0]['changes']==['3: c3'], b
+assert sorted((x['name'], x['y']) for x in b[0]['series'])==[('bad',[141.4,141.3]),('good',[71.2])], b" "$T/series.json"
+$CHECK "$T/series.html" "$ART"
+check "series page: browser checks pass" test $? -eq 0
+
 # Per-CPU utilisation and frequency residency (metrics of the util and cpufreq instruments).
 {
   echo "variant,workload,metric,value,units,lower_is_better,iteration,boot,cpu,cluster,freq_mhz"
@@ -51,7 +176,7 @@ check "cpu report exits 0" test $? -eq 0
 check "util per (CPU, variant) and residency averaged per frequency (a: 60/40 and 40/60 -> 50/50)" \
   python3 -c "
 import json,sys
-p=[x['plot'] for x in json.load(open(sys.argv[1]))['sections'] if 'plot' in x]
+p=[x['plot'] for x in json.load(open(sys.argv[1]))['sections'] if 'plot' in x and x['plot']['kind'] in ('dotbox', 'stack')]
 assert [(g['name'], g['values']) for g in p[0]['groups']] == [('cpu0 a', [10,20,30]), ('cpu0 b', [10,20,30]), ('cpu1 a', [11,21,31]), ('cpu1 b', [11,21,31])], p[0]
 assert [(b['name'], [(q['name'], q['value']) for q in b['parts']]) for b in p[1]['bars']] == [('a', [('500', 50), ('1000', 50)]), ('b', [('500', 20), ('1000', 80)])], p[1]" "$T/cpu.json"
 $CHECK "$T/cpu.html" "$ART"

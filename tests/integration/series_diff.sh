@@ -34,7 +34,7 @@ check "commit 4 is worse than the first, not than its parent" grep -Eq 'commit 4
 "$KVB" diff --series -d "$T/s.db" --format json >"$T/j" 2>"$T/err"
 check "json: change point and verdicts" python3 - "$T/j" <<'PY'
 import json, sys
-g = json.load(open(sys.argv[1]))[0]
+g = json.load(open(sys.argv[1]))['series'][0]
 c = {r["subject"]: r for r in g["commits"]}
 ok = (c["commit 3"]["change_point"] and c["commit 3"]["vs_parent"] == "worse"
       and not any(r["change_point"] for s, r in c.items() if s != "commit 3")

@@ -11,6 +11,7 @@
 #include "core/sha256.h"
 #include "core/spawn.h"
 #include "core/util.h"
+#include "engine/identity.h"
 #include "target/adb.h"
 #include "target/target.h"
 
@@ -378,12 +379,134 @@ static void test_adb__exec_timeout_kills_the_remote_command(void)
 	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
-static void test_adb__root_accepts_already_root_device(void)
+/* Opens a target on d's device with connection keys conn (flow mapping entries, after type and serial). */
+static int open_with(struct kvb_adbsim *d, const char *conn, struct kvb_platform *plat, struct kvb_target *t,
+		     struct kvb_error *e)
+{
+	struct kvb_diag diag;
+	char *yaml = kvb_xasprintf("name: with\nconnection: {type: adb, serial: \"%s\", adb_server_port: %d, %s}\n",
+				   d->serial, kvb_adbsim_server_port(), conn);
+	char *p = kvb_xasprintf("%s/with.yaml", d->dir);
+	int rc;
+	write_text(p, yaml);
+	kvb_diag_init(&diag, NULL);
+	CHECK(kvb_platform_load(plat, p, &diag) == KVB_OK);
+	for (size_t i = 0; i < diag.msgs.n; i++)
+		fprintf(stderr, "  platform: %s\n", diag.msgs.v[i]);
+	kvb_diag_release(&diag);
+	rc = kvb_target_open(t, plat, e);
+	if (rc)
+		fprintf(stderr, "  open: %s\n", e->msg);
+	free(yaml);
+	free(p);
+	return rc;
+}
+
+/* Runs `adb root` on d's device through the private server; returns adb's exit status, *out its output. */
+static int adb_root_cli(struct kvb_adbsim *d, const char *adb, char **out)
+{
+	char port[16];
+	snprintf(port, sizeof(port), "%d", kvb_adbsim_server_port());
+	const char *argv[] = { adb, "-P", port, "-s", d->serial, "root", NULL };
+	return kvb_adbsim_run(argv, out, 60000);
+}
+
+/*
+ * devlib #597: "with recent versions of adb, `adb root` can fail if the daemon is already running as
+ * root": exit status 1 and "adbd is already running as root". Debian's adb exits 0 there (AOSP's
+ * adb_root returns true for every answer but "restarting"), so the field's adb is Debian's behind a
+ * wrapper that exits 1 on that answer, as the report shows. adbd's answer decides: root, open ok.
+ */
+static void test_adb__root_already_root_is_success_whatever_adb_exits(void)
 {
 	struct kvb_adbsim d;
+	struct kvb_platform plat;
+	struct kvb_target t;
 	struct kvb_error e;
+	char *wrapper, *conn, *out = NULL;
 	sim_start(&d, NULL);
 	CHECK(kvb_adb_root(&d.t, 10000, &e) == KVB_OK);
+	CHECK(adb_root_cli(&d, "adb", &out) == 0);
+	CHECK_STR(out, "adbd is already running as root\n");
+	free(out);
+	wrapper = kvb_xasprintf("%s/adb-devlib-597", d.dir);
+	write_text(wrapper, "#!/bin/sh\n"
+			    "# an adb that exits 1 when adbd is already root (devlib #597)\n"
+			    "o=$(mktemp) || exit 2\n"
+			    "adb \"$@\" >\"$o\"; rc=$?\n"
+			    "cat \"$o\"\n"
+			    "grep -q 'already running as root' \"$o\" && rc=1\n"
+			    "rm -f \"$o\"\n"
+			    "exit $rc\n");
+	chmod(wrapper, 0755);
+	CHECK(adb_root_cli(&d, wrapper, &out) == 1);
+	CHECK_STR(out, "adbd is already running as root\n");
+	free(out);
+	conn = kvb_xasprintf("adb: \"%s\", root: adb", wrapper);
+	if (open_with(&d, conn, &plat, &t, &e) == KVB_OK)
+		kvb_target_close(&t);
+	else
+		CHECK(!"root: adb through an adb that exits 1 on 'already running as root' opens");
+	kvb_platform_release(&plat);
+	free(conn);
+	free(wrapper);
+	CHECK(kvb_adbsim_stop(&d) == 0);
+}
+
+/*
+ * A userdebug build whose adbd starts unprivileged: "restarting adbd as root", adbd exits and comes
+ * back 1.5 s later. Debian's adb waits for it 6 s, but its server reconnects a tcp device 250 ms
+ * after the drop (refused: adbd is not back yet), then only 10 s later: adb prints "timeout expired
+ * while waiting for device" and exits 1. kvbench waits for the device itself and gets root.
+ */
+static void test_adb__root_restarts_adbd_and_waits_for_the_device(void)
+{
+	struct kvb_adbsim d;
+	struct kvb_platform plat;
+	struct kvb_target t;
+	struct kvb_error e;
+	struct kvb_exec_result r;
+	const char *opts[] = { "--adbd-shell", "--adbd-restart-ms", "1500", NULL };
+	const char *prop[] = { "getprop", "service.adb.root", NULL };
+	uint64_t t0;
+	int rc;
+	sim_start(&d, opts);
+	kvb_exec_result_init(&r);
+	CHECK(kvb_target_exec(&d.t, prop, 20000, &r, &e) == KVB_OK);
+	CHECK_STR(r.out.data, "\n");
+	t0 = kvb_mono_ns();
+	rc = open_with(&d, "root: adb", &plat, &t, &e);
+	CHECK(rc == KVB_OK);
+	fprintf(stderr, "  adb root took %.1f s\n", secs_since(t0));
+	if (!rc) {
+		CHECK(kvb_target_exec(&t, prop, 20000, &r, &e) == KVB_OK);
+		CHECK_STR(r.out.data, "1\n");
+		/* once root, adbd says so and nothing restarts */
+		CHECK(kvb_adb_root(&t, 10000, &e) == KVB_OK);
+		kvb_target_close(&t);
+	}
+	kvb_platform_release(&plat);
+	kvb_exec_result_release(&r);
+	CHECK(kvb_adbsim_stop(&d) == 0);
+}
+
+/* A user build: adbd refuses, adb exits 0 all the same; kvbench refuses root: adb, quoting adbd. */
+static void test_adb__root_refused_on_a_user_build_quotes_adbd(void)
+{
+	struct kvb_adbsim d;
+	struct kvb_platform plat;
+	struct kvb_target t;
+	struct kvb_error e;
+	char *out = NULL;
+	const char *opts[] = { "--adbd-shell", "--user-build", NULL };
+	sim_start(&d, opts);
+	CHECK(adb_root_cli(&d, "adb", &out) == 0);
+	CHECK_STR(out, "adbd cannot run as root in production builds\n");
+	free(out);
+	CHECK(open_with(&d, "root: adb", &plat, &t, &e) == KVB_ETARGET);
+	CHECK_CONTAINS(e.msg, "'adb root' on '127.0.0.1:");
+	CHECK_CONTAINS(e.msg, "adbd cannot run as root in production builds");
+	kvb_platform_release(&plat);
 	CHECK(kvb_adbsim_stop(&d) == 0);
 }
 
@@ -415,6 +538,15 @@ static void test_adb__pre_n_device_reads_like_a_v2_device(void)
 	char *knob, *val = NULL;
 	sim_start(&d, opts);
 	CHECK(d.open_rc == 0);
+	{
+		/* what Debian's adb says of a device whose banner has no features: nothing, exit 0 */
+		char port[16], *out = NULL;
+		snprintf(port, sizeof(port), "%d", kvb_adbsim_server_port());
+		const char *argv[] = { "adb", "-P", port, "-s", d.serial, "features", NULL };
+		CHECK(kvb_adbsim_run(argv, &out, 20000) == 0);
+		CHECK_STR(out, "");
+		free(out);
+	}
 	kvb_exec_result_init(&r);
 	CHECK(kvb_target_exec(&d.t, both, 20000, &r, &e) == KVB_OK);
 	CHECK(r.exit_code == 7);
@@ -438,6 +570,52 @@ static void test_adb__pre_n_device_reads_like_a_v2_device(void)
 	const char *cr[] = { "sh", "-c", "printf 'a\\r\\n'", NULL };
 	CHECK(kvb_target_exec(&d.t, cr, 20000, &r, &e) == KVB_OK);
 	CHECK_STR(r.out.data, "a\r\n");
+	kvb_exec_result_release(&r);
+	CHECK(kvb_adbsim_stop(&d) == 0);
+}
+
+/*
+ * An Android 4.4/5.x device (adbd_sim --no-shell-v2 --toolbox: mksh, toolbox, no uname, no printf):
+ * knobs are written and the identity is read (before: "printf: not found" on every knob, "uname:
+ * not found" on every boot; devlib PR #23: not every device has uname).
+ */
+static void test_adb__android_5_toolbox_device_writes_knobs_and_reads_identity(void)
+{
+	struct kvb_adbsim d;
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	struct kvb_identity id;
+	struct kvb_variant v;
+	const char *opts[] = { "--no-shell-v2", "--toolbox", NULL };
+	const char *no_printf[] = { "printf", "x", NULL }, *no_uname[] = { "uname", "-r", NULL };
+	char *knob, *val = NULL, *host = read_text("/proc/sys/kernel/osrelease");
+	sim_start(&d, opts);
+	CHECK(d.open_rc == 0);
+	kvb_exec_result_init(&r);
+	/* the device is what it plays: neither program is there */
+	CHECK(kvb_target_exec(&d.t, no_printf, 20000, &r, &e) == KVB_OK);
+	CHECK(r.exit_code == 127);
+	CHECK(kvb_target_exec(&d.t, no_uname, 20000, &r, &e) == KVB_OK);
+	CHECK(r.exit_code == 127);
+	knob = sim_path(&d, "knob");
+	write_text(knob, "schedutil\n");
+	CHECK(kvb_target_write(&d.t, knob, "performance", &e) == KVB_OK);
+	CHECK(kvb_target_read(&d.t, knob, &val, &e) == KVB_OK);
+	CHECK_STR(val, "performance");
+	free(val);
+	/* a value is written as it is: no backslash escapes, a leading dash is no option */
+	CHECK(kvb_target_write(&d.t, knob, "-1 a\\nb", &e) == KVB_OK);
+	val = read_text(knob);
+	CHECK_STR(val, "-1 a\\nb");
+	free(val);
+	memset(&v, 0, sizeof(v));
+	CHECK(kvb_identity_check(&d.t, &v, &id, &e) == KVB_OK);
+	if (host[0] && host[strlen(host) - 1] == '\n')
+		host[strlen(host) - 1] = '\0';
+	CHECK_STR(id.release, host);
+	kvb_identity_release(&id);
+	free(host);
+	free(knob);
 	kvb_exec_result_release(&r);
 	CHECK(kvb_adbsim_stop(&d) == 0);
 }
@@ -632,10 +810,13 @@ static void test_adb__open_fails_for_unreachable_device(void)
 	T(test_adb__exec_fails_promptly_when_device_drops_mid_command)  \
 	T(test_adb__logcat_until_stops_at_the_pattern)                  \
 	T(test_adb__exec_timeout_kills_the_remote_command)              \
-	T(test_adb__root_accepts_already_root_device)                   \
+	T(test_adb__root_already_root_is_success_whatever_adb_exits)   \
+	T(test_adb__root_restarts_adbd_and_waits_for_the_device)       \
+	T(test_adb__root_refused_on_a_user_build_quotes_adbd)          \
 	T(test_adb__legacy_shell_still_gives_exit_status)               \
 	T(test_adb__pre_n_device_reads_like_a_v2_device)                \
 	T(test_adb__root_su_finds_the_working_form)                     \
 	T(test_adb__kvbench_run_on_a_pre_n_device)                      \
+	T(test_adb__android_5_toolbox_device_writes_knobs_and_reads_identity) \
 	T(test_adb__open_fails_for_unreachable_device)
 #include "test_main.h"

@@ -333,6 +333,10 @@ static void test_jankbench__run_gives_the_fixture_statistics_exactly(void)
 	CHECK(rc == KVB_OK);
 	/* 4 (test, rep) groups x 7 metrics */
 	CHECK(m.n == 28);
+	/* the tests the job ran are a job classifier: what measures the whole job (energy, util) is
+	   grouped by them as the per-test metrics are by their own test_name (issue 26) */
+	CHECK(m.job_classifiers && cJSON_IsString(cJSON_GetObjectItem(m.job_classifiers, "test_name")) &&
+	      !strcmp(cJSON_GetObjectItem(m.job_classifiers, "test_name")->valuestring, "list_view,shadow_grid"));
 	check_metric(&m, "frame_duration_mean", "list_view", "0", 50.5, "ms");
 	check_metric(&m, "frame_duration_max", "list_view", "0", 100, "ms");
 	check_metric(&m, "frame_duration_p99", "list_view", "0", 99.01, "ms");

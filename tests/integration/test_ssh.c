@@ -652,6 +652,139 @@ static void test_ssh__connect_and_wait_ready_are_bounded_when_server_never_answe
 	env_release(&e);
 }
 
+/*
+ * Forks a child that takes the connections listener fd gets and closes each before a word
+ * (every other one with a reset, SO_LINGER 0), as a booting board whose sshd does not run yet
+ * (devlib #725). After n of them (n < 0: never) it closes the listener and starts e's sshd
+ * again on the port. hold: the connections are kept open and silent instead (a network that
+ * accepted for a guest not listening yet, QEMU's user net), and the child waits to be killed
+ * once sshd runs (status: SIGKILL after a good restart). The parent's copy of fd is closed.
+ */
+static pid_t closing_board(struct env *e, int fd, int n, int hold)
+{
+	pid_t pid = fork();
+	if (pid == 0) {
+		int rc;
+		for (int i = 0; n < 0 || i < n; i++) {
+			int c = accept(fd, NULL, NULL);
+			if (c < 0)
+				_exit(2);
+			if (hold)
+				continue;
+			if (i % 2) {
+				struct linger l = { 1, 0 };
+				setsockopt(c, SOL_SOCKET, SO_LINGER, &l, sizeof(l));
+			}
+			close(c);
+		}
+		close(fd);
+		rc = kvb_sshd_restart(&e->s) ? 1 : 0;
+		while (hold && !rc)
+			pause();
+		_exit(rc);
+	}
+	close(fd);
+	return pid;
+}
+
+/* devlib #725: the first connection of a run meets a board that accepts and closes before its banner. */
+static void test_ssh__first_connection_is_retried_while_the_board_closes_before_its_banner(void)
+{
+	struct env e;
+	struct kvb_error err = { 0 };
+	struct kvb_exec_result r;
+	const char *echo[] = { "echo", "up", NULL };
+	int fd, rc, status = -1;
+	pid_t board;
+	kvb_exec_result_init(&r);
+	CHECK(start(&e) == 0);
+	kvb_sshd_stop(&e.s);
+	fd = silent_listener(e.s.port); /* listening before the first attempt: no race with the child */
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		/* 4 connections turned away (2 closed, 2 reset), then refused until sshd listens again */
+		board = closing_board(&e, fd, 4, 0);
+		rc = env_open(&e, "p", (const char *[]){ "connect_timeout_s", "60", NULL }, &err);
+		CHECK(rc == KVB_OK);
+		if (rc) {
+			fprintf(stderr, "  open: %s\n", err.msg);
+			kill(board, SIGKILL);
+		}
+		waitpid(board, &status, 0);
+		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0); /* it turned 4 away and sshd restarted */
+		e.s.running = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		if (e.opened) {
+			CHECK(kvb_target_exec(&e.t, echo, 10000, &r, &err) == KVB_OK);
+			CHECK_STR(r.out.data, "up\n");
+			CHECK(kvb_sshd_log_count(&e.s, "Accepted publickey") == 1);
+		}
+	}
+	kvb_exec_result_release(&r);
+	env_release(&e);
+}
+
+/* A board that never gets past closing: the first connection gives up at connect_timeout_s, not at once. */
+static void test_ssh__first_connection_gives_up_at_connect_timeout_with_the_last_reason(void)
+{
+	struct env e;
+	struct kvb_error err = { 0 };
+	int fd, status;
+	uint64_t t0;
+	double took;
+	pid_t board;
+	CHECK(start(&e) == 0);
+	kvb_sshd_stop(&e.s);
+	fd = silent_listener(e.s.port);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		board = closing_board(&e, fd, -1, 0);
+		t0 = kvb_mono_ns();
+		CHECK(env_open(&e, "p", (const char *[]){ "connect_timeout_s", "2", NULL }, &err) == KVB_ETARGET);
+		took = secs_since(t0);
+		kill(board, SIGKILL);
+		waitpid(board, &status, 0);
+		fprintf(stderr, "  %.1f s: %s\n", took, err.msg);
+		CHECK(took > 1.2 && took < 8.0); /* the last backoff that still fits ends past 1.25 s */
+		CHECK_CONTAINS(err.msg, "within 2 s (");
+		CHECK_CONTAINS(err.msg, " attempts); last: ");
+		/* the last attempt's own words: reset (at connect or at the banner) or closed */
+		CHECK(strstr(err.msg, "reset") || strstr(err.msg, "closed"));
+	}
+	env_release(&e);
+}
+
+/* A connection accepted but never answered (no banner) is dropped after 3 s and made again. */
+static void test_ssh__first_connection_is_made_again_when_no_banner_comes(void)
+{
+	struct env e;
+	struct kvb_error err = { 0 };
+	int fd, rc, status = 0;
+	uint64_t t0;
+	double took;
+	pid_t board;
+	CHECK(start(&e) == 0);
+	kvb_sshd_stop(&e.s);
+	fd = silent_listener(e.s.port);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		board = closing_board(&e, fd, 1, 1);
+		t0 = kvb_mono_ns();
+		rc = env_open(&e, "p", (const char *[]){ "connect_timeout_s", "60", NULL }, &err);
+		took = secs_since(t0);
+		CHECK(rc == KVB_OK);
+		if (rc)
+			fprintf(stderr, "  open: %s\n", err.msg);
+		CHECK(took > 2.9 && took < 50.0); /* one silent attempt of 3 s, then sshd: not 60 s on the first */
+		kill(board, SIGKILL);
+		waitpid(board, &status, 0);
+		CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL); /* it held one connection and restarted sshd */
+		e.s.running = 1;
+		if (e.opened)
+			CHECK(kvb_sshd_log_count(&e.s, "Accepted publickey") == 1);
+	}
+	env_release(&e);
+}
+
 static void test_ssh__reboot_runs_detached_and_closes_session(void)
 {
 	struct env e;
@@ -745,5 +878,8 @@ static void test_ssh__platform_validates_connection_keys(void)
 	T(test_ssh__sftp_round_trips_directory_tree)                              \
 	T(test_ssh__wait_ready_polls_until_ready_command_passes)                  \
 	T(test_ssh__connect_and_wait_ready_are_bounded_when_server_never_answers) \
+	T(test_ssh__first_connection_is_retried_while_the_board_closes_before_its_banner) \
+	T(test_ssh__first_connection_gives_up_at_connect_timeout_with_the_last_reason) \
+	T(test_ssh__first_connection_is_made_again_when_no_banner_comes)           \
 	T(test_ssh__reboot_runs_detached_and_closes_session)
 #include "test_main.h"

@@ -7,7 +7,15 @@ kvb_script_test(it_cyclictest_local integration/cyclictest_local.sh integration 
 kvb_script_test(it_verdict integration/verdict.sh integration 120)
 kvb_script_test(it_import_csv integration/import_csv.sh integration 120)
 kvb_script_test(it_import_wa3 integration/import_wa3.sh integration 120)
+kvb_script_test(it_import_missing integration/import_missing.sh integration 120)
+kvb_script_test(it_wa3_inputs integration/wa3_inputs.sh integration 120)
+kvb_script_test(it_grouping integration/grouping.sh integration 300)
+kvb_script_test(it_checks integration/checks.sh integration 120)
+kvb_script_test(it_readme_examples integration/readme_examples.sh integration 300)
+kvb_script_test(it_cleanup_paths integration/cleanup_paths.sh integration 120)
 kvb_script_test(it_until_decided integration/until_decided.sh integration 300)
+kvb_script_test(it_host_witness integration/host_witness.sh integration 600)
+kvb_script_test(it_warmup integration/warmup.sh integration 300)
 kvb_test(test_rt_app_local integration/test_rt_app_local.c integration 120)
 
 # The sshd fixture: a real OpenSSH server on loopback, for every test that needs an ssh board.
@@ -15,12 +23,13 @@ add_library(kvb_sshd_fixture STATIC ${CMAKE_CURRENT_LIST_DIR}/sshd_fixture.c)
 target_link_libraries(kvb_sshd_fixture PUBLIC kvb)
 target_include_directories(kvb_sshd_fixture PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 
-kvb_test(test_ssh ${CMAKE_CURRENT_LIST_DIR}/test_ssh.c integration 110)
+# about 110 s on a loaded 2-core machine: 20 tests, each with its own sshd
+kvb_test(test_ssh ${CMAKE_CURRENT_LIST_DIR}/test_ssh.c integration 240)
 target_link_libraries(test_ssh PRIVATE kvb_sshd_fixture)
 
 # Energy and platform instruments: probe_sim (built by tests/sim) plays the meters, the local target runs them.
 kvb_test(test_instruments ${CMAKE_CURRENT_LIST_DIR}/test_instruments.c integration 120)
-add_dependencies(test_instruments probe_sim)
+add_dependencies(test_instruments probe_sim trace_cmd_sim)
 target_link_libraries(test_instruments PRIVATE pthread)
 kvb_script_test(it_energy integration/energy.sh integration 300)
 kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
@@ -50,6 +59,8 @@ kvb_script_test(it_faults_ssh integration/faults_ssh.sh integration 240)
 kvb_test(test_qemu integration/test_qemu.c qemu 600)
 kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
 kvb_script_test(it_cyclictest_qemu integration/cyclictest_qemu.sh qemu 600)
+# The deterministic board (issue 27): one boot with an instruction clock, about 60-200 s.
+kvb_script_test(it_qemu_icount integration/qemu_icount.sh qemu 900)
 
 # Jankbench workload against adbd_sim with a simulated com.android.benchmark app, and the
 # agenda -> DB -> diff loop through the real kvbench binary.
@@ -58,7 +69,7 @@ add_dependencies(test_jankbench adbd_sim kvbench)
 target_link_libraries(test_jankbench PRIVATE kvb_adb_fixture)
 
 # Flashers: fastboot (mkbootimg + Debian's fastboot against tests/sim/fastboot_sim, adbd_sim as the board).
-kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 110)
+kvb_script_test(it_flash_fastboot integration/flash_fastboot.sh integration 240)
 kvb_test(test_flash ${CMAKE_CURRENT_LIST_DIR}/test_flash.c integration 110)
 # The simulators' bytes against real captures and AOSP's transcripts (tests/fixtures/field/{adb,fastboot}).
 kvb_script_test(it_sim_wire integration/sim_wire.sh integration 60)
@@ -81,7 +92,9 @@ kvb_script_test(it_cpufreq_ns integration/cpufreq_ns.sh integration 60)
 # report: the format registry and `kvbench report` (text checks, bad input); the page in
 # Debian's headless chromium has its own label (browser: about 1-2 min, a real rt-app run).
 kvb_script_test(it_report integration/report.sh integration 300)
-kvb_script_test(it_report_browser integration/report_browser.sh browser 900)
+kvb_script_test(it_report_browser integration/report_browser.sh browser 1500)
+# scripts/quickstart --android: the simulated HiKey960 + Jankbench + ACME probe demo and its page
+kvb_script_test(it_quickstart_android integration/quickstart_android.sh browser 1500)
 kvb_script_test(it_kbuild_inputs integration/kbuild_inputs.sh integration 180)
 # Kernels built from Debian's linux-source-6.1 (cold: one full tinyconfig build, then
 # incremental steps) and bisected on the QEMU board: label kbuild-ci, in scripts/test.
@@ -108,3 +121,20 @@ kvb_script_test(it_export_kcidb integration/export_kcidb.sh integration 120)
 set_tests_properties(it_export_kcidb PROPERTIES SKIP_RETURN_CODE 77)
 set_tests_properties(it_lava_validate PROPERTIES SKIP_RETURN_CODE 77)
 set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)
+kvb_script_test(it_status_evidence integration/status_evidence.sh integration 180)
+kvb_script_test(it_signed_stats integration/signed_stats.sh integration 120)
+kvb_script_test(it_outputs_safe integration/outputs_safe.sh integration 120)
+# rt-app's calibration outside the instrument windows, pLoad re-checked each round (issue 25).
+kvb_script_test(it_rtapp_calib integration/rtapp_calib.sh integration 300)
+
+# Shipping (issue 31): cmake --install and the installed kvbench; the JSON outputs against their
+# schema (results-schema/kvbench-json.schema.json) and the DB's version; pandas on a quick-start DB.
+kvb_script_test(it_install integration/install.sh integration 600)
+kvb_script_test(it_outputs integration/outputs.sh integration 600)
+# The Debian package built, linted, installed into a fresh bookworm root and run there (label package:
+# root, mmdebstrap; 17-21 min measured beside other builds, so on request: README "Tests").
+kvb_script_test(it_package package/deb.sh package 3000)
+kvb_script_test(it_knob_readback integration/knob_readback.sh integration 180)
+kvb_script_test(it_thermal_witness integration/thermal_witness.sh integration 120)
+kvb_script_test(it_cpufreq_offline integration/cpufreq_offline.sh integration 120)
+kvb_script_test(it_cgroup_rt integration/cgroup_rt.sh integration 180)

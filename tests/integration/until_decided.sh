@@ -23,7 +23,7 @@ else
   check "interrupted run exits 1 (rc $rc)" test "$rc" -eq 1
 fi
 check "rule stored with the run" test "$(sqlite3 "$db" "select max_rounds || ' ' || margin || ' ' || metrics_json from run_decide")" = '3 0.01 ["sched_pipe/usecs_per_op"]'
-check "3 rounds planned" test "$(q "$db" "select rounds from run")" = "3"
+check "3 rounds planned, and 3 spare for rounds the host disturbs" test "$(q "$db" "select rounds from run")" = "6"
 check "a look after round 1" grep -q "round 1 of at most 3: sched_pipe/usecs_per_op 2cpus vs 1cpu: " "$T/err1"
 if [ "$first" = decided ]; then
   cp "$T/out1" "$T/out2"; cp "$T/err1" "$T/err2"
@@ -40,8 +40,12 @@ left=$(q "$db" "select count(*) from job where status not in ('ok', 'skipped')")
 check "no job left pending" test "$left" = "0"
 if [ "$outcome" = decided ]; then
   check "decided: later rounds skipped with the reason ($skipped)" test "$skipped" = "$(q "$db" "select count(*) from job where round > $round")"
+  # jobs skipped as not needed are no longer planned: they do not make the run or a variant incomplete
+  check "decided: the run and both variants are ok" \
+    test "$(q "$db" "select status from run") $(q "$db" "select group_concat(status) from variant")" = "ok ok,ok"
 else
-  check "budget: every round ran" sh -c "[ '$round' = 3 ] && [ '$skipped' = 0 ] && grep -q -- '--max-rounds 3 spent' '$T/err2'"
+  # the spare rounds stand in for disturbed ones only (on this host no job is judged disturbed: local)
+  check "budget: every round ran, the spares skipped" sh -c "[ '$round' = 3 ] && [ '$skipped' = '$(q "$db" "select count(*) from job where round > 3")' ] && grep -q -- '--max-rounds 3 spent' '$T/err2'"
 fi
 check "diff table printed at the end" grep -q "usecs_per_op" "$T/out2"
 "$KVB" run "$T/a.yaml" -p local -d "$T/x.db" --until-decided --rounds 2 >/dev/null 2>&1; rc=$?

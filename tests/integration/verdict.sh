@@ -2,7 +2,7 @@
 # are written out below, 4 boots x 5 runs per variant:
 #   m_same   both variants 100 +- 0.1 in every boot: ratio 1, CI well inside +-1 %  -> same
 #   m_worse  the variant 10 % higher, lower_is_better                               -> worse
-#   m_undec  boots at 100/104/97/101 vs 99/103/101/96: CI far wider than +-1 %       -> undecided (~N boots)
+#   m_undec  boots at 100/104/97/101 vs 99/103/101/96: CI far wider than +-1 %  -> undecided (CI +-X %, ~N boots)
 #   m_modes  boots 1-2 at 100, 3-4 at 110 on both sides: two modes -> footnote, "multimodal": true
 # --margin 0.02 (percent) makes m_same undecided (its CI is +-0.045 %); the agenda's config.margins is read per metric.
 . "$(dirname "$0")/lib.sh"
@@ -43,8 +43,8 @@ check "m_same: not multimodal" test "$(field m_same multimodal)" = "False"
 check "default margin 1 %" test "$(field m_same margin_pct)" = "1"
 "$KVB" diff -d "$T/v.db" >"$T/table"
 check "table has the cliff column" grep -q "| cliff |" "$T/table"
-check "table says undecided with a boots estimate" grep -q "undecided (~[0-9]* boots)" "$T/table"
-check "legend explains same" grep -q "same = the 95 % CI of the ratio lies within +-1 %" "$T/table"
+check "table says undecided with the CI half-width and a boots estimate" grep -Eq "undecided \(CI \+-[0-9.]+ %, ~[0-9]+ boots\)" "$T/table"
+check "legend explains same" grep -q "same = the 95 % CI of the change lies within +-1 %" "$T/table"
 check "footnote names the multimodal cell" grep -q "w m_modes new: 2 modes in 20 runs" "$T/table"
 # The wide and --by layouts carry the same verdicts (issue 14), in every format: the file again with a
 # constant cgroup_depth column (one by-value, "root", so the groups and verdicts are the ones above).
@@ -55,7 +55,7 @@ wrow() { grep "| $1 " "$2" | tr -s ' '; }
 check "wide: verdict column" grep -q "| new %change | *new verdict *|" "$T/w"
 check "wide: m_same same" test "$(wrow "m_same (s)" "$T/w")" = "| w | m_same (s) | 100 ± 0.1% | 100 ± 0.1% | +0.00% | same |"
 check "wide: m_worse worse" test "$(wrow "m_worse (s)" "$T/w")" = "| w | m_worse (s) | 100 ± 0.1% | 110 ± 0.1% | +10.00%* | worse |"
-check "wide: m_undec undecided with boots" sh -c "grep '| m_undec (s) ' '$T/w' | grep -Eq '\| undecided \(~[0-9]+ boots\) +\|$'"
+check "wide: m_undec undecided with boots" sh -c "grep '| m_undec (s) ' '$T/w' | grep -Eq '\| undecided \(CI \+-[0-9.]+ %, ~[0-9]+ boots\) +\|$'"
 check "wide: the legend" grep -q "^verdict: better/worse" "$T/w"
 "$KVB" diff -d "$T/by.db" --layout wide --format csv >"$T/wc" 2>/dev/null
 check "wide csv: verdict column" test "$(head -1 "$T/wc")" = "workload,metric,base mean ± cov,new mean ± cov,new %change,new verdict"
@@ -75,7 +75,7 @@ check "wide --by: verdict column" test "$(grep '^| root ' "$T/wb" | tr -s ' ')" 
 "$KVB" diff -d "$T/by.db" --layout wide --by cgroup_depth --format csv >"$T/wbc" 2>/dev/null
 check "wide --by csv: m_same same" grep -Eq "^w,m_same,,0,100,[0-9.]+,100,[0-9.]+,0,0,same$" "$T/wbc"
 "$KVB" diff -d "$T/by.db" --layout wide --by cgroup_depth --metric m_same --margin 0.02 >"$T/wb2" 2>/dev/null
-check "wide --by: --margin 0.02 makes m_same undecided there too" grep -Eq "^\| root .*\| undecided \(~[0-9]+ boots\) +\|$" "$T/wb2"
+check "wide --by: --margin 0.02 makes m_same undecided there too" grep -Eq "^\| root .*\| undecided \(CI \+-[0-9.]+ %, ~[0-9]+ boots\) +\|$" "$T/wb2"
 "$KVB" diff -d "$T/by.db" --layout wide --by cgroup_depth --format json >"$T/json" 2>/dev/null
 check "wide --by json: the by-value and the verdicts" test "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 print(" ".join(g["metric"] + "=" + g["cgroup_depth"] + ":" + [v["verdict"] for v in g["variants"] if v["variant"] == "new"][0] for g in d["groups"]))' "$T/json")" = "m_same=0:same m_worse=0:worse m_undec=0:undecided m_modes=0:undecided"

@@ -26,11 +26,20 @@
  *    ino u64, mode, nlink, uid, gid u32, size u64, atime, mtime, ctime i64),
  *    SEND "path,mode" + DATA* + DONE(mtime) -> OKAY|FAIL, RECV path ->
  *    DATA* + DONE | FAIL, QUIT.
- *  - --no-shell-v2 plays an adbd from before Android N: no shell_v2 in the
- *    banner's features, and `shell:CMD` runs on a pty as those adbds did, so
+ *  - --no-shell-v2 plays an adbd from before Android N (AOSP android-6.0.1_r1
+ *    adb/adb.cpp, adb.h): CNXN version 0x01000000, max payload 4096, the
+ *    banner "device::ro.product.name=..;ro.product.model=..;ro.product.device=..;"
+ *    with no features at all and its NUL counted in data_length (so `adb
+ *    features` prints nothing: the host knows no feature of the device), and
+ *    `shell:CMD` runs on a pty as those adbds did, so
  *    stderr is merged into stdout, every "\n" arrives as "\r\n" (the tty's
  *    ONLCR) and no exit status is sent (WA3 PR #119/#132, devlib PR #86,
  *    ya-webadb #412: "stderr is not populated; output in stdout").
+ *  - root: answers as AOSP adb daemon/restart_service.cpp does: "adbd is
+ *    already running as root\n" when adbd is root, "adbd cannot run as root
+ *    in production builds\n" on a user build (--user-build), else "restarting
+ *    adbd as root\n", after which adbd exits (sockets.cpp exit_on_close) and is
+ *    away --adbd-restart-ms before it listens again as root (not a new boot).
  *
  * The device is a sandbox for tests, not a container: commands run with
  * /bin/sh -c in the --root directory and every path (shell or sync) is used
@@ -80,6 +89,8 @@ extern char **environ;
 #define A_CLSE 0x45534c43u
 #define A_WRTE 0x45545257u
 #define A_VERSION 0x01000001u /* version that lets peers skip data_check */
+#define A_VERSION_PRE_N 0x01000000u /* adbd before Android N: every packet's data_check is checked */
+#define PRE_N_MAX_PAYLOAD 4096u     /* AOSP android-6.0.1_r1 adb/adb.h MAX_PAYLOAD */
 #define SIM_MAX_PAYLOAD (1024u * 1024u) /* AOSP MAX_PAYLOAD; a real emulator answers a 1 MiB host with 0x100000 */
 #define SYNC_DATA_MAX (64u * 1024u)
 #define OUT_HIGH_WATER (4u * 1024u * 1024u) /* stop reading a child past this much unsent output */
@@ -147,10 +158,14 @@ struct opts {
 	uint64_t drop_offline_ms; /* after a drop, refuse connections this long */
 	int no_shell_v2;
 	int hold_bootloader;     /* after reboot:bootloader, stay away while STATE/bootloader exists */
+	int adbd_shell;          /* adbd starts as uid shell each boot (else root, as on an eng build) */
+	int user_build;          /* ro.debuggable 0: `adb root` is refused */
+	int toolbox;             /* commands as on Android 4.4/5.x: mksh, PATH = the toolbox's commands only */
+	uint64_t adbd_restart_ms; /* how long adbd is away when it restarts as root */
 	const char *serialno;
 };
 
-static struct opts o = { .reboot_delay_ms = 2000, .serialno = "KVBSIM0001" };
+static struct opts o = { .reboot_delay_ms = 2000, .adbd_restart_ms = 1000, .serialno = "KVBSIM0001" };
 static int g_listen = -1;
 static struct conn *g_conns;
 static uint64_t g_boot_at_ns;      /* sys.boot_completed becomes 1 at this time (0 = done) */
@@ -158,6 +173,8 @@ static uint64_t g_reboot_at_ns;    /* pending reboot: drop everything at this ti
 static const char *g_reboot_mode;
 static uint64_t g_relisten_at_ns;  /* offline until this time */
 static int g_relisten_boots;       /* coming back is a new boot (reboot) or not (cable pulled) */
+static int g_adbd_root;            /* adbd runs as root (uid 0) */
+static uint64_t g_adbd_restart_at_ns; /* pending `adb root`: adbd exits at this time */
 
 static void put_u32(unsigned char *p, uint32_t v)
 {
@@ -245,6 +262,67 @@ static const char log_sh[] =
 	"printf '%s %5d %5d %s %-8s: %s\\n' \"$(date '+%m-%d %H:%M:%S.000')\" $$ $$ \"$prio\" \"$tag\" \"$*\" "
 	">> \"$ADBD_SIM_DIR/logcat\"\n";
 
+/*
+ * --toolbox: the commands of AOSP android-5.1.1_r1 system/core/toolbox/Android.mk (BSD_TOOLS and
+ * OUR_TOOLS), as symlinks to this host's programs of the same name where it has them. Android 4.4
+ * and 5.x had these and no uname, printf, taskset or readlink -f (toybox came with 6.0), and
+ * /system/bin/sh was mksh, whose printf is not a builtin.
+ */
+#define TOOLBOX_SH "/bin/mksh"
+static const char *const toolbox_5_1[] = {
+	"cat", "chown", "cp", "dd", "du", "grep", "kill", "ln", "mv", "printenv", "rm", "rmdir", "sleep", "sync",
+	"chcon", "chmod", "clear", "cmp", "date", "df", "dmesg", "getenforce", "hd", "id", "ifconfig", "insmod",
+	"ionice", "ls", "lsmod", "lsof", "mkdir", "mknod", "mkswap", "mount", "nohup", "ps", "readlink", "renice",
+	"restorecon", "prlimit", "rmmod", "route", "runcon", "setenforce", "swapoff", "swapon", "top", "touch",
+	"umount", "uptime", "vmstat",
+};
+
+static int setup_toolbox(void)
+{
+	static const char *const dirs[] = { "/bin", "/usr/bin", "/sbin", "/usr/sbin" };
+	char *d = kvb_xasprintf("%s/toolbox", o.state);
+	int rc = 0;
+	if (access(TOOLBOX_SH, X_OK)) {
+		fprintf(stderr, "adbd_sim: --toolbox needs %s (Debian package mksh)\n", TOOLBOX_SH);
+		free(d);
+		return -1;
+	}
+	if (kvb_mkdir_p(d, 0755)) {
+		fprintf(stderr, "adbd_sim: cannot create '%s': %s\n", d, strerror(errno));
+		free(d);
+		return -1;
+	}
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(toolbox_5_1) && !rc; i++)
+		for (size_t k = 0; k < KVB_ARRAY_SIZE(dirs); k++) {
+			char *from = kvb_xasprintf("%s/%s", dirs[k], toolbox_5_1[i]);
+			char *to = kvb_xasprintf("%s/%s", d, toolbox_5_1[i]);
+			int found = !access(from, X_OK);
+			if (found) {
+				unlink(to);
+				if (symlink(from, to)) {
+					fprintf(stderr, "adbd_sim: cannot link '%s': %s\n", to, strerror(errno));
+					rc = -1;
+				}
+			}
+			free(from);
+			free(to);
+			if (found)
+				break;
+		}
+	if (!rc) {
+		/* /system/bin/sh */
+		char *to = kvb_xasprintf("%s/sh", d);
+		unlink(to);
+		if (symlink(TOOLBOX_SH, to)) {
+			fprintf(stderr, "adbd_sim: cannot link '%s': %s\n", to, strerror(errno));
+			rc = -1;
+		}
+		free(to);
+	}
+	free(d);
+	return rc;
+}
+
 static int setup_state(void)
 {
 	char *p;
@@ -290,6 +368,10 @@ static void start_boot(void)
 	snprintf(n, sizeof(n), "%d\n", ++boots);
 	state_file("boot_count", n);
 	set_prop("sys.boot_completed", NULL);
+	/* service.adb.root is not persistent: every boot starts adbd as the build makes it */
+	set_prop("service.adb.root", NULL);
+	set_prop("ro.debuggable", o.user_build ? "0" : "1");
+	g_adbd_root = !o.adbd_shell;
 	g_boot_at_ns = kvb_mono_ns() + o.boot_delay_ms * 1000000ull;
 	if (!g_boot_at_ns)
 		g_boot_at_ns = 1;
@@ -405,8 +487,9 @@ static int spawn_shell(struct stream *s, const char *cmd, enum err_mode em)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t def, none;
-	const char *argv_c[] = { "/bin/sh", "-c", cmd, NULL };
-	const char *argv_i[] = { "/bin/sh", NULL };
+	const char *sh = o.toolbox ? TOOLBOX_SH : "/bin/sh";
+	const char *argv_c[] = { sh, "-c", cmd, NULL };
+	const char *argv_i[] = { sh, NULL };
 	struct kvb_strv env = KVB_STRV_INIT;
 	const char *path = getenv("PATH");
 	int rc;
@@ -416,7 +499,10 @@ static int spawn_shell(struct stream *s, const char *cmd, enum err_mode em)
 	for (char **e = environ; *e; e++)
 		if (strncmp(*e, "PATH=", 5) && strncmp(*e, "ADBD_SIM_DIR=", 13))
 			kvb_strv_push(&env, *e);
-	kvb_strv_pushf(&env, "PATH=%s/bin:%s", o.state, path ? path : "/usr/bin:/bin");
+	if (o.toolbox)
+		kvb_strv_pushf(&env, "PATH=%s/bin:%s/toolbox", o.state, o.state);
+	else
+		kvb_strv_pushf(&env, "PATH=%s/bin:%s", o.state, path ? path : "/usr/bin:/bin");
 	kvb_strv_pushf(&env, "ADBD_SIM_DIR=%s", o.state);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pin[0], 0);
@@ -438,7 +524,7 @@ static int spawn_shell(struct stream *s, const char *cmd, enum err_mode em)
 	posix_spawnattr_setsigmask(&at, &none);
 	posix_spawnattr_setpgroup(&at, 0);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-	rc = posix_spawn(&s->pid, "/bin/sh", &fa, &at, (char *const *)(*cmd ? argv_c : argv_i),
+	rc = posix_spawn(&s->pid, sh, &fa, &at, (char *const *)(*cmd ? argv_c : argv_i),
 			 (char *const *)kvb_strv_argv(&env));
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
@@ -733,11 +819,6 @@ static int sync_feed(struct stream *s)
 
 /* ---- services ----------------------------------------------------------------------------- */
 
-static const char *banner_features(void)
-{
-	return o.no_shell_v2 ? "stat_v2,ls_v2,fixed_push_mkdir" : "shell_v2,stat_v2,ls_v2,fixed_push_mkdir";
-}
-
 /* Opens service svc for the host's stream host_id; NULL means "refuse". */
 static struct stream *open_service(struct conn *c, const char *svc)
 {
@@ -782,8 +863,19 @@ static struct stream *open_service(struct conn *c, const char *svc)
 		return s;
 	}
 	if (!strcmp(svc, "root:")) {
+		/* AOSP adb daemon/restart_service.cpp restart_root_service, its three answers */
 		s->kind = SK_TEXT;
-		kvb_buf_adds(&s->out, "adbd is already running as root\n");
+		if (g_adbd_root) {
+			kvb_buf_adds(&s->out, "adbd is already running as root\n");
+		} else if (o.user_build) {
+			kvb_buf_adds(&s->out, "adbd cannot run as root in production builds\n");
+		} else {
+			/* sets service.adb.root=1; adbd exits when this stream closes and init starts it again */
+			set_prop("service.adb.root", "1");
+			kvb_buf_adds(&s->out, "restarting adbd as root\n");
+			if (!g_adbd_restart_at_ns)
+				g_adbd_restart_at_ns = kvb_mono_ns() + 100000000ull; /* let the close reach the host first */
+		}
 		s->closing = 1;
 		return s;
 	}
@@ -804,16 +896,26 @@ static void handle_message(struct conn *c, uint32_t cmd, uint32_t a0, uint32_t a
 {
 	struct stream *s;
 	if (cmd == A_CNXN) {
-		char banner[512];
-		uint32_t version = a0 < A_VERSION ? a0 : A_VERSION;
-		c->max_payload = a1 < SIM_MAX_PAYLOAD ? a1 : SIM_MAX_PAYLOAD;
-		if (c->max_payload < 4096)
-			c->max_payload = 4096;
-		snprintf(banner, sizeof(banner),
-			 "device::ro.product.name=kvbsim;ro.product.model=kvbsim;ro.product.device=kvbsim;features=%s",
-			 banner_features());
-		/* adbd answers min(host's, its own) (tests/fixtures/field/adb: arg1 0x100000) */
-		send_msg(c, A_CNXN, version, c->max_payload, banner, strlen(banner));
+		static const char props[] = "device::ro.product.name=kvbsim;ro.product.model=kvbsim;ro.product.device=kvbsim;";
+		if (o.no_shell_v2) {
+			/*
+			 * An adbd from before Android N (AOSP android-6.0.1_r1 adb/adb.cpp send_connect and
+			 * fill_connect_data): version A_VERSION_PRE_N, its own MAX_PAYLOAD 4096 whatever the
+			 * host asked, the banner with no "features=" at all and its NUL counted in the length.
+			 * The host then knows no feature of the device: `adb features` prints nothing.
+			 */
+			c->max_payload = PRE_N_MAX_PAYLOAD;
+			send_msg(c, A_CNXN, A_VERSION_PRE_N, PRE_N_MAX_PAYLOAD, props, sizeof(props));
+		} else {
+			char banner[512];
+			uint32_t version = a0 < A_VERSION ? a0 : A_VERSION;
+			c->max_payload = a1 < SIM_MAX_PAYLOAD ? a1 : SIM_MAX_PAYLOAD;
+			if (c->max_payload < 4096)
+				c->max_payload = 4096;
+			snprintf(banner, sizeof(banner), "%sfeatures=shell_v2,stat_v2,ls_v2,fixed_push_mkdir", props);
+			/* adbd answers min(host's, its own) (tests/fixtures/field/adb: arg1 0x100000) */
+			send_msg(c, A_CNXN, version, c->max_payload, banner, strlen(banner));
+		}
 		c->online = 1;
 		kvb_sim_log("CNXN from host (version %#x, max payload %u)", a0, a1);
 		return;
@@ -1089,6 +1191,13 @@ static void timers(void)
 		kvb_sim_log("rebooting (%s), back in %llu ms", *g_reboot_mode ? g_reboot_mode : "normal",
 		     (unsigned long long)o.reboot_delay_ms);
 	}
+	if (g_adbd_restart_at_ns && now >= g_adbd_restart_at_ns) {
+		g_adbd_restart_at_ns = 0;
+		g_adbd_root = 1;
+		drop_all("adbd restarts as root");
+		go_offline(o.adbd_restart_ms, 0);
+		kvb_sim_log("adbd restarting as root, back in %llu ms", (unsigned long long)o.adbd_restart_ms);
+	}
 	if (g_relisten_at_ns && now >= g_relisten_at_ns && !in_bootloader()) {
 		g_relisten_at_ns = 0;
 		if (open_listener())
@@ -1225,8 +1334,8 @@ static void usage(FILE *f)
 {
 	fputs("usage: adbd_sim --root DIR [--port N] [--port-file FILE] [--state DIR]\n"
 	      "                [--boot-delay-ms N] [--reboot-delay-ms N] [--drop-after-ms N]\n"
-	      "                [--drop-offline-ms N]\n"
-	      "                [--no-shell-v2] [--hold-bootloader] [--serialno S] [-v]\n"
+	      "                [--drop-offline-ms N] [--adbd-shell] [--user-build] [--adbd-restart-ms N]\n"
+	      "                [--no-shell-v2] [--toolbox] [--hold-bootloader] [--serialno S] [-v]\n"
 	      "A simulated adbd for tests: speaks the ADB protocol on 127.0.0.1:PORT (0 = any free port,\n"
 	      "written to --port-file). Commands run with /bin/sh -c in the sandbox DIR; paths are used as\n"
 	      "given. sys.boot_completed becomes 1 boot-delay-ms after start and after each reboot;\n"
@@ -1234,7 +1343,14 @@ static void usage(FILE *f)
 	      "drop-after-ms drops the connection once a shell command has run that long (also done when\n"
 	      "the file STATE/drop appears) and drop-offline-ms keeps the device away that long after.\n"
 	      "--hold-bootloader: reboot:bootloader creates STATE/bootloader and the device stays away\n"
-	      "until that file is removed (fastboot_sim --adb-state STATE plays the bootloader).\n",
+	      "until that file is removed (fastboot_sim --adb-state STATE plays the bootloader).\n"
+	      "root: answers as AOSP's adbd: \"adbd is already running as root\" (the default: adbd runs\n"
+	      "as root), with --adbd-shell (adbd starts as shell each boot) \"restarting adbd as root\" then\n"
+	      "adbd is away adbd-restart-ms (default 1000) and comes back as root (service.adb.root=1),\n"
+	      "and with --user-build too \"adbd cannot run as root in production builds\".\n"
+	      "--no-shell-v2 plays an adbd from before Android N (see the top of adbd_sim.c).\n"
+	      "--toolbox: commands run as on Android 4.4/5.x: with mksh and only the toolbox's commands on\n"
+	      "the PATH (no uname, no printf, no taskset).\n",
 	      f);
 }
 
@@ -1266,6 +1382,15 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--hold-bootloader")) {
 			o.hold_bootloader = 1;
 			continue;
+		} else if (!strcmp(a, "--adbd-shell")) {
+			o.adbd_shell = 1;
+			continue;
+		} else if (!strcmp(a, "--user-build")) {
+			o.user_build = 1;
+			continue;
+		} else if (!strcmp(a, "--toolbox")) {
+			o.toolbox = 1;
+			continue;
 		}
 		if (!v) {
 			fprintf(stderr, "adbd_sim: '%s' needs a value (or is unknown)\n", a);
@@ -1288,6 +1413,8 @@ int main(int argc, char **argv)
 			bad = parse_ms(v, &o.drop_after_ms);
 		else if (!strcmp(a, "--drop-offline-ms"))
 			bad = parse_ms(v, &o.drop_offline_ms);
+		else if (!strcmp(a, "--adbd-restart-ms"))
+			bad = parse_ms(v, &o.adbd_restart_ms);
 		else if (!strcmp(a, "--serialno"))
 			o.serialno = v;
 		else {
@@ -1329,7 +1456,7 @@ int main(int argc, char **argv)
 		snprintf(abs_pf, sizeof(abs_pf), "%s/%s", cwd, o.port_file);
 		o.port_file = abs_pf;
 	}
-	if (chdir(o.root) || setup_state())
+	if (chdir(o.root) || setup_state() || (o.toolbox && setup_toolbox()))
 		return 1;
 	kvb_sim_catch_signals();
 	if (open_listener())

@@ -24,7 +24,8 @@
  * header, then the version string of the kernel inside), writes them and the
  * image's command line to DIR/kernel/{release,version,cmdline}, puts `uname`
  * and `cat` wrappers in DIR/bin (first on the PATH of adbd_sim's commands)
- * that answer `uname -r`, `uname -v` and `cat /proc/cmdline` from those
+ * that answer `uname -r`, `uname -v`, `cat /proc/cmdline` and `cat
+ * /proc/sys/kernel/osrelease` / `version` from those
  * files, and removes DIR/bootloader, upon which adbd_sim boots again.
  *
  * Flashed partitions are kept in --store DIR (default ./fastboot_sim) as
@@ -192,9 +193,15 @@ static const char uname_sh[] =
 
 static const char cat_sh[] =
 	"#!/bin/sh\n"
-	"# fastboot_sim: /proc/cmdline is the command line of the boot image the bootloader booted.\n"
-	"if [ $# -eq 1 ] && [ \"$1\" = /proc/cmdline ] && [ -f \"$ADBD_SIM_DIR/kernel/cmdline\" ]; then\n"
-	"  exec /bin/cat \"$ADBD_SIM_DIR/kernel/cmdline\"\n"
+	"# fastboot_sim: /proc/cmdline, /proc/sys/kernel/osrelease and version are those of the boot\n"
+	"# image the bootloader booted.\n"
+	"d=\"$ADBD_SIM_DIR/kernel\"\n"
+	"if [ $# -eq 1 ] && [ -f \"$d/cmdline\" ]; then\n"
+	"  case \"$1\" in\n"
+	"    /proc/cmdline) exec /bin/cat \"$d/cmdline\";;\n"
+	"    /proc/sys/kernel/osrelease) exec /bin/cat \"$d/release\";;\n"
+	"    /proc/sys/kernel/version) exec /bin/cat \"$d/version\";;\n"
+	"  esac\n"
 	"fi\n"
 	"exec /bin/cat \"$@\"\n";
 
@@ -203,6 +210,14 @@ static void put_state(const char *rel, const char *text, mode_t mode)
 	char *p = kvb_xasprintf("%s/%s", o.adb_state, rel);
 	kvb_sim_write_file(p, text, strlen(text), mode);
 	free(p);
+}
+
+/* A one-line state file: text and its "\n". */
+static void put_line(const char *rel, const char *text)
+{
+	char *line = kvb_xasprintf("%s\n", text);
+	put_state(rel, line, 0644);
+	free(line);
 }
 
 /* Boots the boot partition: the board's identity becomes that of the kernel in boot.img. */
@@ -226,9 +241,11 @@ static void boot_board(void)
 		dir = kvb_xasprintf("%s/kernel", o.adb_state);
 		kvb_mkdir_p(dir, 0755);
 		free(dir);
-		put_state("kernel/release", id.release, 0644);
-		put_state("kernel/version", id.version, 0644);
-		put_state("kernel/cmdline", cmdline, 0644);
+		/* each ends in "\n" as `uname -r`, `uname -v` and /proc/cmdline do (a reader that trims
+		 * a "\r" it does not see in the line must be caught here, not on a board) */
+		put_line("kernel/release", id.release);
+		put_line("kernel/version", id.version);
+		put_line("kernel/cmdline", cmdline);
 		dir = kvb_xasprintf("%s/bin", o.adb_state);
 		kvb_mkdir_p(dir, 0755);
 		free(dir);

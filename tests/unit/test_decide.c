@@ -133,6 +133,24 @@ static void test_decide__look_sees_only_the_rounds_up_to_it(void)
 }
 
 /* Exact boundaries: the K looks' crossing probabilities under no change add up to alpha (Monte Carlo, 40000 paths). */
+/*
+ * A look on negative boot means (rt-app slack_min, higher is better): more
+ * negative is worse (issue 26: the ratio of the means, 2.6, said better), and
+ * "same" is judged on the difference in % of |baseline|.
+ */
+static void test_seq_judge__negative_boot_means_direction_and_same(void)
+{
+	const double mb[] = { -23822, -23500, -24100, -23900 }, mv[] = { -62614, -61900, -63300, -62000 };
+	struct kvb_verdict v;
+	CHECK(kvb_seq_judge(mb, 4, mv, 4, 0.04, 0.01, 0, &v, NULL) == KVB_OK);
+	CHECK_STR(v.name, "worse");
+	CHECK(kvb_seq_judge(mb, 4, mv, 4, 0.04, 0.01, 1, &v, NULL) == KVB_OK);
+	CHECK_STR(v.name, "better");
+	const double sb[] = { -1000.0, -1000.4, -999.7, -1000.1 }, sv[] = { -1000.2, -1000.3, -999.8, -1000.0 };
+	CHECK(kvb_seq_judge(sb, 4, sv, 4, 0.04, 0.01, 0, &v, NULL) == KVB_OK);
+	CHECK_STR(v.name, "same");
+}
+
 static void test_seq_bounds__family_wise_rate_is_alpha(void)
 {
 	double nominal[10];
@@ -168,6 +186,7 @@ static void test_seq_bounds__family_wise_rate_is_alpha(void)
 }
 
 #define TESTS                                                                                                          \
+	T(test_seq_judge__negative_boot_means_direction_and_same)                                                      \
 	T(test_decide__stops_when_every_chosen_metric_is_decided)                                                      \
 	T(test_decide__undecided_metric_runs_on_until_the_time_budget)                                                 \
 	T(test_decide__look_sees_only_the_rounds_up_to_it)                                                             \

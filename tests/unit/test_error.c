@@ -18,10 +18,11 @@ static void test_error__codes_are_the_documented_exit_statuses(void)
 {
 	/* DESIGN.md §2 and README: scripts test these numbers */
 	CHECK(KVB_OK == 0 && KVB_EJOBS == 1 && KVB_EUSAGE == 2 && KVB_EINPUT == 3 && KVB_ETARGET == 4 &&
-	      KVB_ESTORE == 5 && KVB_ERR_LAST == KVB_ESTORE);
+	      KVB_ESTORE == 5 && KVB_EOUTPUT == 6 && KVB_ERR_LAST == KVB_EOUTPUT);
 	CHECK_STR(kvb_strerror(KVB_EINPUT), "bad input file");
 	CHECK_STR(kvb_strerror(KVB_ESTORE), "results database");
-	CHECK_STR(kvb_strerror((enum kvb_err)6), "unknown error");
+	CHECK_STR(kvb_strerror(KVB_EOUTPUT), "writing the output failed");
+	CHECK_STR(kvb_strerror((enum kvb_err)7), "unknown error");
 	CHECK_STR(kvb_strerror((enum kvb_err)-1), "unknown error");
 	for (int i = KVB_OK; i <= KVB_ERR_LAST; i++)
 		for (int j = KVB_OK; j < i; j++)

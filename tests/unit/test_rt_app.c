@@ -7,6 +7,7 @@
 #include "test.h"
 #include "config/doc.h"
 #include "core/buf.h"
+#include "core/spawn.h"
 #include "core/util.h"
 #include "report/pload.h"
 #include "store/store.h"
@@ -441,10 +442,13 @@ static void test_rtapp__validate_reports_errors_with_key_paths(void)
 	CHECK_CONTAINS(msg, "workloads[0].params.calibration: expected ns per loop (integer >= 1) or \"CPUn\", got \"GPU0\"");
 	free(msg);
 	msg = validate("{\"config\": \"x.json\", \"tasks\": [{\"name\": \"a\", \"period_us\": 1, \"run_us\": 1}]}", &n);
-	CHECK(n == 2);
-	CHECK_CONTAINS(msg, "workloads[0].params: give exactly one of 'config'");
+	CHECK(n == 1);
+	CHECK_CONTAINS(msg, "workloads[0].params: give one of 'config' (an rt-app use case) and 'tasks'");
+	free(msg);
 	/* The config is opened by validation (agenda check), not first when the job runs. */
-	CHECK_CONTAINS(msg, "workloads[0].params.config: cannot read rt-app config 'x.json'");
+	msg = validate("{\"config\": \"./x.json\"}", &n);
+	CHECK(n == 1);
+	CHECK_CONTAINS(msg, "workloads[0].params.config: rt-app config './x.json': no file ./x.json in the current directory");
 	free(msg);
 	msg = validate("{\"duration_s\": 0}", &n);
 	CHECK(n == 2);
@@ -575,7 +579,7 @@ static void test_rtapp__config_file_errors_name_file_and_line(void)
 	cJSON_Delete(p);
 	p = cJSON_Parse("{\"config\": \"/nonexistent/rt.json\"}");
 	CHECK(kvb_rtapp_config_build(p, "/r", "rt-app", &cfg, &dur, &err) == KVB_EINPUT);
-	CHECK_CONTAINS(err.msg, "cannot read rt-app config '/nonexistent/rt.json'");
+	CHECK_CONTAINS(err.msg, "rt-app config '/nonexistent/rt.json': no file /nonexistent/rt.json in the current directory");
 	unlink(file);
 	free(file);
 	free(json);
@@ -697,11 +701,115 @@ static void test_rtapp__json_c_reads_comments_and_trailing_commas(void)
 		unlink(f);
 		free(f);
 	}
-	/* WA3's `config: taskset` (tests/fixtures/field/wa3-output/agenda.yaml) names a use case WA3 ships: said */
-	CHECK(kvb_rtapp_config_load("taskset", &cfg, &err) == KVB_EINPUT);
-	CHECK_CONTAINS(err.msg, "cannot read rt-app config 'taskset': No such file or directory (WA3 names a use case");
+	/* a file is what the loader takes: a use case name is resolved first (kvb_rtapp_config_path) */
 	CHECK(kvb_rtapp_config_load("/nonexistent/taskset.json", &cfg, &err) == KVB_EINPUT);
-	CHECK(!strstr(err.msg, "WA3"));
+	CHECK_CONTAINS(err.msg, "cannot read rt-app config '/nonexistent/taskset.json': No such file or directory");
+	/* text after the JSON object: rt-app's json_object_from_file keeps the first value and ignores the rest */
+	{
+		char *f = write_tmp("{\"tasks\": {\"a\": {\"run\": 1}}}\n}\nleft over by an editor\n");
+		CHECK(kvb_rtapp_config_load(f, &cfg, &err) == KVB_OK);
+		CHECK(kvb_get_int(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cfg, "tasks"), "a"), "run",
+				  0) == 1);
+		cJSON_Delete(cfg);
+		unlink(f);
+		free(f);
+	}
+}
+
+/*
+ * WA3's use case names (wa/workloads/rt_app/__init__.py _get_raw_json_config): `config: mp3-short`
+ * is WA3's shipped use_cases/mp3-short.json (tests/fixtures/field/rt-app-config/wa3 holds them), no
+ * config is WA3's default "taskset"; looked up in $KVB_RTAPP_USE_CASES, WA3's user directory, then
+ * the installed WA3's package; a name found nowhere says every place looked in.
+ */
+static void test_rtapp__resolves_wa3_use_case_names(void)
+{
+	const char *wa3 = KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/wa3";
+	char *home = kvb_xasprintf("/tmp/kvb-test-rtapp-home-%d", (int)getpid()), *pkg, *dir, *path = NULL;
+	struct kvb_error err;
+	const char *old_home = getenv("HOME");
+	char *saved_home = old_home ? kvb_xstrdup(old_home) : NULL;
+	setenv("HOME", home, 1);
+	unsetenv("WA_USER_DIRECTORY");
+	setenv("KVB_WA3_PACKAGE_DIR", "", 1); /* no WA3 installed */
+	unsetenv("KVB_RTAPP_USE_CASES");
+	CHECK(kvb_rtapp_config_path("mp3-short", &path, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "rt-app config 'mp3-short': no file mp3-short.json in the current directory, ");
+	CHECK_CONTAINS(err.msg, "/.workload_automation/dependencies/rt-app/use_cases ($KVB_RTAPP_USE_CASES unset) "
+				"(WA3 is not installed: python3 finds no module 'wa')");
+	CHECK(kvb_rtapp_config_path(NULL, &path, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "rt-app config 'taskset' (WA3's default use case: no config given): no file taskset.json");
+	/* $KVB_RTAPP_USE_CASES: a ':' list, searched in order */
+	setenv("KVB_RTAPP_USE_CASES", "/nonexistent:" KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/wa3", 1);
+	CHECK(kvb_rtapp_config_path("mp3-short", &path, &err) == KVB_OK);
+	CHECK(path && strstr(path, "/rt-app-config/wa3/mp3-short.json"));
+	free(path);
+	CHECK(kvb_rtapp_config_path(NULL, &path, &err) == KVB_OK);
+	CHECK(path && strstr(path, "/rt-app-config/wa3/taskset.json"));
+	free(path);
+	CHECK(kvb_rtapp_config_path("mp3-short.json", &path, &err) == KVB_OK);
+	free(path);
+	/* the installed WA3's package directory: wa/workloads/rt_app/use_cases/ */
+	unsetenv("KVB_RTAPP_USE_CASES");
+	pkg = kvb_xasprintf("%s/wa", home);
+	dir = kvb_xasprintf("%s/workloads/rt_app/use_cases", pkg);
+	CHECK(kvb_mkdir_p(dir, 0755) == 0);
+	{
+		char *src = kvb_xasprintf("%s/video-short.json", wa3), *dst = kvb_xasprintf("%s/video-short.json", dir);
+		struct kvb_buf b = KVB_BUF_INIT;
+		FILE *f;
+		CHECK(kvb_buf_read_file(&b, src) == 0);
+		f = fopen(dst, "w");
+		CHECK(f != NULL);
+		if (f) {
+			fwrite(b.data, 1, b.len, f);
+			fclose(f);
+		}
+		kvb_buf_release(&b);
+		free(src);
+		free(dst);
+	}
+	setenv("KVB_WA3_PACKAGE_DIR", pkg, 1);
+	CHECK(kvb_rtapp_config_path("video-short", &path, &err) == KVB_OK);
+	CHECK(path && strstr(path, "/wa/workloads/rt_app/use_cases/video-short.json"));
+	free(path);
+	CHECK(kvb_rtapp_config_path("nope", &path, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "/wa/workloads/rt_app/use_cases");
+	CHECK(!strstr(err.msg, "not installed"));
+	/* WA3's user directory wins over its package (SourcePriority.local above .package) */
+	{
+		char *ud = kvb_xasprintf("%s/.workload_automation/dependencies/rt-app/use_cases", home);
+		char *dst = kvb_xasprintf("%s/video-short.json", ud);
+		FILE *f;
+		CHECK(kvb_mkdir_p(ud, 0755) == 0);
+		f = fopen(dst, "w");
+		if (f) {
+			fputs("{\"tasks\": {\"t\": {\"run\": 1}}}\n", f);
+			fclose(f);
+		}
+		CHECK(kvb_rtapp_config_path("video-short", &path, &err) == KVB_OK);
+		CHECK(path && strstr(path, "/.workload_automation/dependencies/rt-app/use_cases/video-short.json"));
+		free(path);
+		free(ud);
+		free(dst);
+	}
+	{
+		const char *rm[] = { "rm", "-rf", home, NULL };
+		struct kvb_spawn_opts o;
+		struct kvb_exec_result r;
+		memset(&o, 0, sizeof(o));
+		o.argv = rm;
+		kvb_exec_result_init(&r);
+		kvb_spawn_run(&o, &r, &err);
+		kvb_exec_result_release(&r);
+	}
+	unsetenv("KVB_WA3_PACKAGE_DIR");
+	if (saved_home)
+		setenv("HOME", saved_home, 1);
+	free(saved_home);
+	free(home);
+	free(pkg);
+	free(dir);
 }
 
 /* rt-app's calibration line in a real output (tests/fixtures/field/outputs: lkp's rt-app run): 32 ns. */
@@ -805,6 +913,7 @@ static void test_rtapp__field_logs_keep_tasks_beside_one_that_never_ran(void)
 }
 
 #define TESTS                                                              \
+	T(test_rtapp__resolves_wa3_use_case_names)                        \
 	T(test_rtapp__validate_refuses_a_config_that_never_ends)           \
 	T(test_rtapp__parses_every_row_and_column_of_a_real_log)          \
 	T(test_rtapp__stats_of_one_thread_match_reference_values)         \

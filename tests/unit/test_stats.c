@@ -444,8 +444,10 @@ static void test_bootstrap__rejects_bad_input(void)
 	const int id[] = { 1, 2 };
 	struct kvb_error e = { 0 };
 	struct kvb_boot_cmp r;
-	CHECK(kvb_stats_hier_bootstrap(z, id, 2, x, id, 2, 100, 1, 0.05, &r, &e) == KVB_EINPUT);
-	CHECK_CONTAINS(e.msg, "baseline mean is 0");
+	/* a zero baseline mean is compared by the difference (no ratio, no relative CI), not refused */
+	CHECK(kvb_stats_hier_bootstrap(z, id, 2, x, id, 2, 100, 1, 0.05, &r, &e) == KVB_OK);
+	CHECK(r.ratio_ok == 0 && isnan(r.ratio) && isnan(r.rel_ci_lo));
+	CHECK_NEAR(r.diff, 1.5, 1e-12);
 	CHECK(kvb_stats_hier_bootstrap(x, NULL, 2, x, id, 2, 100, 1, 0.05, &r, &e) == KVB_EINPUT);
 	CHECK_CONTAINS(e.msg, "boot ids");
 	CHECK(kvb_stats_hier_bootstrap(x, id, 0, x, id, 2, 100, 1, 0.05, &r, &e) == KVB_EINPUT);
@@ -573,6 +575,224 @@ static void test_bootstrap__many_boots_match_run_by_run_resampling(void)
 	gsl_rng_free(rng);
 }
 
+/*
+ * Signed quantities (issue 26). Reference values from scipy 1.10.1 / numpy 1.24.2
+ * (Debian bookworm python3-scipy), computed once:
+ *   stats.ttest_ind(v, b, equal_var=False)            -> welch t, p
+ *   Welch-Satterthwaite df, stats.t.ppf(0.975, df)    -> the 95 % CI of mean(v) - mean(b)
+ *   stats.mannwhitneyu(v, b, alternative='two-sided', method='exact') -> U (of v), p
+ *   (mean(v) - mean(b)) / abs(mean(b)) * 100           -> diff_pct; CI / abs(mean(b)) -> rel CI
+ */
+/* rt-app slack_min (us, higher is better): the field case, baseline -23822, variant -62614. */
+static const double neg_b[] = { -23510, -24105, -23890, -23320, -24410, -23655, -23980, -23706 };
+static const double neg_v[] = { -61980, -63250, -62400, -62910, -61770, -63105, -62560, -62937 };
+/* a metric that crosses zero: baseline mean -0.3, variant 1.35 */
+static const double mix_b[] = { -1.2, 0.4, -0.8, 0.3, -0.5, -0.1, 0.2, -0.7 };
+static const double mix_v[] = { 1.1, 2.0, 0.7, 1.6, 1.3, 0.9, 1.8, 1.4 };
+
+static void test_compare__negative_means_reference_values_and_sign(void)
+{
+	struct kvb_compare c;
+	CHECK(kvb_stats_compare(neg_b, N(neg_b), neg_v, N(neg_v), 0.05, &c, NULL) == KVB_OK);
+	CHECK_NEAR(c.mean_b, -23822, 1e-9);
+	CHECK_NEAR(c.mean_v, -62614, 1e-9);
+	CHECK_NEAR(c.diff, -38792, 1e-9);
+	/* down by 162.84 %: the sign of the difference, not +162.84 % from a ratio of 2.63 */
+	CHECK_NEAR(c.diff_pct, -162.8410713, 5e-7);
+	CHECK_NEAR(c.welch_t, -172.0560351, 5e-6);
+	CHECK_NEAR(c.welch_df, 12.02275468, 5e-7);
+	CHECK(c.welch_p < 1e-20 && c.welch_p > 1e-23); /* scipy: 9.232808812e-22 */
+	CHECK_NEAR(c.welch_p / 9.232808812e-22, 1, 1e-5);
+	CHECK_NEAR(c.ci_lo, -39283.13516, 5e-5);
+	CHECK_NEAR(c.ci_hi, -38300.86484, 5e-5);
+	CHECK_NEAR(c.mw_u, 0, 0);
+	CHECK_NEAR(c.mw_p, 0.0001554001554, 1e-12);
+	CHECK(c.significant == 1);
+	/* no ratio of negative means; the change's CI is the difference's over |baseline| */
+	CHECK(c.ratio_ok == 0 && isnan(c.ratio) && isnan(c.ratio_ci_lo) && isnan(c.ratio_ci_hi));
+	CHECK_NEAR(c.rel_ci_lo, -1.649027586, 5e-9);
+	CHECK_NEAR(c.rel_ci_hi, -1.607793839, 5e-9);
+}
+
+static void test_compare__mixed_sign_means_are_tested(void)
+{
+	struct kvb_compare c;
+	CHECK(kvb_stats_compare(mix_b, N(mix_b), mix_v, N(mix_v), 0.05, &c, NULL) == KVB_OK);
+	CHECK_NEAR(c.mean_b, -0.3, 1e-12);
+	CHECK_NEAR(c.mean_v, 1.35, 1e-12);
+	CHECK_NEAR(c.diff_pct, 550, 1e-9); /* up: 1.65 / |-0.3| */
+	CHECK_NEAR(c.welch_t, 6.350852961, 5e-9);
+	CHECK_NEAR(c.welch_df, 13.04978863, 5e-8);
+	CHECK_NEAR(c.welch_p, 2.487857628e-05, 5e-14);
+	CHECK_NEAR(c.ci_lo, 1.088937365, 5e-9);
+	CHECK_NEAR(c.ci_hi, 2.211062635, 5e-9);
+	CHECK_NEAR(c.mw_u, 64, 0);
+	CHECK_NEAR(c.mw_p, 0.0001554001554, 1e-12);
+	CHECK(c.significant == 1);
+	CHECK(c.ratio_ok == 0 && isnan(c.ratio)); /* -4.5 would read as "went down" */
+	CHECK_NEAR(c.rel_ci_lo, 3.629791217, 5e-9);
+	CHECK_NEAR(c.rel_ci_hi, 7.370208783, 5e-9);
+	/* positive means keep Fieller's ratio CI as the change's CI */
+	CHECK(kvb_stats_compare(d1_b, N(d1_b), d1_v, N(d1_v), 0.05, &c, NULL) == KVB_OK);
+	CHECK(c.ratio_ok == 1);
+	CHECK_NEAR(c.rel_ci_lo, c.ratio_ci_lo - 1, 1e-15);
+	CHECK_NEAR(c.rel_ci_hi, c.ratio_ci_hi - 1, 1e-15);
+}
+
+/*
+ * The cases of facebookarchive/bootstrapped PR #29 (percent_change over a
+ * signed control): two negative means, -100 -> -90 is +10 % (up), -100 -> -110
+ * is -10 % (down); the signed divisor gave -10 and +10.
+ */
+static void test_compare__percent_change_of_negative_means_field_cases(void)
+{
+	const double b[] = { -100.5, -99.5 }, up[] = { -90.5, -89.5 }, down[] = { -110.5, -109.5 };
+	struct kvb_compare c;
+	CHECK(kvb_stats_compare(b, 2, up, 2, 0.05, &c, NULL) == KVB_OK);
+	CHECK_NEAR(c.diff_pct, 10, 1e-12);
+	CHECK(kvb_stats_compare(b, 2, down, 2, 0.05, &c, NULL) == KVB_OK);
+	CHECK_NEAR(c.diff_pct, -10, 1e-12);
+}
+
+static void test_summary__cov_of_a_negative_mean_is_positive(void)
+{
+	struct kvb_summary s;
+	CHECK(kvb_stats_summary(neg_b, N(neg_b), &s, NULL) == KVB_OK);
+	CHECK(s.cov_pct > 0);
+	CHECK_NEAR(s.cov_pct, s.stdev / 23822 * 100, 1e-12);
+}
+
+/*
+ * The bootstrap of a negative metric: the resamples draw indices, so shifting
+ * both sides by the same constant leaves every resampled difference as it was;
+ * a shift that makes the data positive gives the reference difference CI.
+ */
+static void test_bootstrap__negative_means_use_the_difference(void)
+{
+	double b[24], v[24], bp[24], vp[24];
+	int ib[24], iv[24];
+	const double lb[] = { -23822, -23500, -24100 }, lv[] = { -62614, -61900, -63300 };
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 26);
+	size_t nb = boots(rng, lb, 3, 8, 400, 0, b, ib);
+	size_t nv = boots(rng, lv, 3, 8, 400, 0, v, iv);
+	gsl_rng_free(rng);
+	for (size_t i = 0; i < nb; i++)
+		bp[i] = b[i] + 1e5;
+	for (size_t i = 0; i < nv; i++)
+		vp[i] = v[i] + 1e5;
+	struct kvb_boot_cmp r, rp;
+	CHECK(kvb_stats_hier_bootstrap(b, ib, nb, v, iv, nv, 4000, 42, 0.05, &r, NULL) == KVB_OK);
+	CHECK(kvb_stats_hier_bootstrap(bp, ib, nb, vp, iv, nv, 4000, 42, 0.05, &rp, NULL) == KVB_OK);
+	CHECK(r.ratio_ok == 0 && isnan(r.ratio) && isnan(r.ci_lo));
+	CHECK(rp.ratio_ok == 1);
+	CHECK_NEAR(r.diff_ci_lo, rp.diff_ci_lo, 1e-6);
+	CHECK_NEAR(r.diff_ci_hi, rp.diff_ci_hi, 1e-6);
+	CHECK(r.diff < 0 && r.diff_ci_hi < 0); /* down, and significantly */
+	CHECK(r.significant == 1);
+	double mb = gsl_stats_mean(b, 1, nb);
+	CHECK_NEAR(r.rel_ci_lo, r.diff_ci_lo / fabs(mb), 1e-12);
+	CHECK_NEAR(r.rel_ci_hi, r.diff_ci_hi / fabs(mb), 1e-12);
+	/* the boot level is signed too: Welch on the boot means is unchanged by the shift */
+	CHECK_NEAR(r.boot_welch_p, rp.boot_welch_p, 1e-9);
+	CHECK(r.boot_rel_ci_hi < 0);
+	/* positive data: the ratio CI decides, and its change CI is ratio - 1 */
+	CHECK_NEAR(rp.rel_ci_lo, rp.ci_lo - 1, 1e-15);
+}
+
+/*
+ * A resampled mean that crosses zero drops the ratio (mixed-sign data): the
+ * baseline's boots straddle 0.
+ */
+static void test_bootstrap__resamples_crossing_zero_drop_the_ratio(void)
+{
+	const double b[] = { 0.5, 0.6, 0.4, -0.3, -0.4, -0.2, 0.05, 0.1, 0.0 };
+	const double v[] = { 1.5, 1.6, 1.4, 1.2, 1.3, 1.1, 1.45, 1.5, 1.4 };
+	const int ib[] = { 1, 1, 1, 2, 2, 2, 3, 3, 3 }, iv[] = { 4, 4, 4, 5, 5, 5, 6, 6, 6 };
+	struct kvb_boot_cmp r;
+	CHECK(kvb_stats_hier_bootstrap(b, ib, 9, v, iv, 9, 2000, 7, 0.05, &r, NULL) == KVB_OK);
+	CHECK(gsl_stats_mean(b, 1, 9) > 0); /* both means positive, yet some resamples are not */
+	CHECK(r.ratio_ok == 0 && isnan(r.ratio));
+	CHECK(r.diff > 0 && r.diff_ci_lo > 0 && r.significant == 1);
+}
+
+/*
+ * The test of a quantile (--stat median/p95): point estimates, per-boot
+ * quantiles and Welch on them against numpy/scipy (numpy 1.24.2:
+ * np.quantile(x, q) with the default 'linear' method, Hyndman & Fan type 7;
+ * np.quantile(B, q, axis=1) per boot; scipy 1.10.1 stats.ttest_ind(pv, pb,
+ * equal_var=False)). The baseline's outliers pull its mean down to the
+ * variant's (-126.6 vs -127.0): the means do not differ, the medians do.
+ */
+static void test_bootstrap_quantile__median_and_p95_reference_values(void)
+{
+	const double b[] = { -105, -98, -101, -97, -250, -99, -103, -110, -104, -107, -102, -108, -300, -106,
+			     -100, -96, -99, -95, -97, -101, -280 };
+	const double v[] = { -131, -125, -128, -122, -126, -129, -124, -135, -130, -133, -127, -131, -134, -129,
+			     -128, -121, -125, -119, -123, -126, -122 };
+	int ib[21], iv[21];
+	for (int i = 0; i < 21; i++)
+		ib[i] = 1 + i / 7, iv[i] = 11 + i / 7;
+	struct kvb_boot_cmp r;
+	double p = NAN;
+	CHECK(kvb_stats_hier_bootstrap_quantile(b, ib, NULL, 21, v, iv, NULL, 21, 0.5, 2000, 42, 0.05, &r, &p, NULL) ==
+	      KVB_OK);
+	CHECK_NEAR(r.diff, -25, 1e-12); /* np.quantile: -127 - -102 */
+	CHECK(r.boots_b == 3 && r.boots_v == 3 && r.resamples == 2000);
+	CHECK_NEAR(r.boot_welch_p, 0.001914273017, 5e-12); /* per-boot medians -101 -107 -99 vs -126 -131 -123 */
+	CHECK_NEAR(r.boot_welch_t, -7.263771489, 5e-9);
+	CHECK(r.ratio_ok == 0 && r.diff_ci_hi < 0 && r.significant == 1);
+	CHECK(p < 0.01);
+	CHECK(kvb_stats_hier_bootstrap_quantile(b, ib, NULL, 21, v, iv, NULL, 21, 0.95, 2000, 42, 0.05, &r, &p, NULL) ==
+	      KVB_OK);
+	CHECK_NEAR(r.diff, -25, 1e-12);                    /* -121 - -96 */
+	CHECK_NEAR(r.boot_welch_p, 0.001492761855, 5e-12); /* per-boot p95 -97.3 -102.6 -95.3 vs -122.6 -127.6 -119.6 */
+	CHECK_NEAR(r.boot_welch_t, -7.790724397, 5e-9);
+	/* while the means' test finds nothing */
+	struct kvb_compare c;
+	CHECK(kvb_stats_compare(b, 21, v, 21, 0.05, &c, NULL) == KVB_OK);
+	CHECK(c.welch_p > 0.5);
+	/* bad input */
+	struct kvb_error e = { 0 };
+	CHECK(kvb_stats_hier_bootstrap_quantile(b, ib, NULL, 21, v, iv, NULL, 21, 1, 100, 1, 0.05, &r, &p, &e) ==
+	      KVB_EINPUT);
+	CHECK_CONTAINS(e.msg, "quantile");
+}
+
+/*
+ * Calibration of the quantile test as diff uses it (A/A, 3 boots x 8 runs a
+ * side, between-boot sd 2 %, within-boot 0.3 %): the bootstrap CI of the
+ * median alone is anti-conservative with 3 boots (as the mean's is), the rule
+ * with Welch on the per-boot medians holds alpha.
+ */
+static void test_bootstrap_quantile__aa_with_boot_noise_rarely_significant(void)
+{
+	enum { TRIALS = 300 };
+	const double lvl[] = { 100, 100, 100 };
+	int ci_only = 0, rule = 0;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(rng, 2601);
+	for (int t = 0; t < TRIALS; t++) {
+		double b[24], v[24], lb[3], lv[3], p;
+		int ib[24], iv[24];
+		for (int k = 0; k < 3; k++) {
+			lb[k] = lvl[k] * (1 + gsl_ran_gaussian(rng, 0.02));
+			lv[k] = lvl[k] * (1 + gsl_ran_gaussian(rng, 0.02));
+		}
+		size_t nb = boots(rng, lb, 3, 8, 0.3, 0, b, ib), nv = boots(rng, lv, 3, 8, 0.3, 10, v, iv);
+		struct kvb_boot_cmp r;
+		CHECK(kvb_stats_hier_bootstrap_quantile(b, ib, NULL, nb, v, iv, NULL, nv, 0.5, 1000, (unsigned long)t, 0.05, &r,
+							&p, NULL) == KVB_OK);
+		ci_only += r.significant;
+		rule += r.significant && r.boot_welch_p < 0.05;
+	}
+	gsl_rng_free(rng);
+	fprintf(stderr, "  median A/A: CI alone %.1f %%, CI and Welch on boot medians %.1f %%\n", 100.0 * ci_only / TRIALS,
+		100.0 * rule / TRIALS);
+	CHECK(ci_only > rule);
+	CHECK(rule <= TRIALS * 0.09); /* alpha 5 %, binomial sd 1.3 % at 300 trials */
+}
+
 /* Dense ids keep the order of first appearance: {7, 3, 7, 9, 3} -> {0, 1, 0, 2, 1}. */
 static void test_dense_ids__order_of_first_appearance(void)
 {
@@ -609,5 +829,13 @@ static void test_dense_ids__order_of_first_appearance(void)
 	T(test_bootstrap__aa_with_boot_noise_rarely_significant)                                                       \
 	T(test_bootstrap__many_runs_per_boot_match_run_by_run_resampling)                                              \
 	T(test_bootstrap__many_boots_match_run_by_run_resampling)                                                      \
-	T(test_dense_ids__order_of_first_appearance)
+	T(test_dense_ids__order_of_first_appearance)                                                                   \
+	T(test_compare__negative_means_reference_values_and_sign)                                                      \
+	T(test_compare__mixed_sign_means_are_tested)                                                                   \
+	T(test_compare__percent_change_of_negative_means_field_cases)                                                  \
+	T(test_summary__cov_of_a_negative_mean_is_positive)                                                            \
+	T(test_bootstrap__negative_means_use_the_difference)                                                           \
+	T(test_bootstrap__resamples_crossing_zero_drop_the_ratio)                                                      \
+	T(test_bootstrap_quantile__median_and_p95_reference_values)                                                    \
+	T(test_bootstrap_quantile__aa_with_boot_noise_rarely_significant)
 #include "test_main.h"

@@ -100,6 +100,81 @@ static void test_store_migrate__boot_unit_of_an_older_db_is_unchanged(void)
 	free(path);
 }
 
+/* The first text column of sql's first row ("" when none). */
+static void one(sqlite3 *db, const char *sql, char *out, size_t n)
+{
+	sqlite3_stmt *st;
+	out[0] = '\0';
+	CHECK(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+}
+
+/*
+ * 0016 (issue 26): a run stored as ok by a --resume that ran nothing (run 1: variant b's
+ * jobs all skipped, times stored as 0, finished at 0: -1.8e9 s) becomes incomplete, its
+ * times unknown (NULL) and its duration not negative; a run --until-decided cut short (run
+ * 2) stays ok; an import (run 3) keeps its status; comparison's perc_diff is over |baseline|.
+ */
+static void test_store_migrate__0016_status_from_the_jobs_and_no_1970_times(void)
+{
+	char dir[] = "/tmp/kvb-migrate-XXXXXX", s[256];
+	char *path;
+	sqlite3 *db;
+	struct kvb_store *st = NULL;
+	struct kvb_error err;
+	int n = 0;
+	CHECK(mkdtemp(dir) != NULL);
+	path = kvb_xasprintf("%s/old.db", dir);
+	while (kvb_migrations[n].name && strcmp(kvb_migrations[n].name, "0016_status_evidence.sql"))
+		n++;
+	CHECK(kvb_migrations[n].name != NULL);
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	for (int i = 0; i < n; i++)
+		CHECK(sqlite3_exec(db, kvb_migrations[i].sql, NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db,
+			   "INSERT INTO run(id, started_ns, finished_ns, status) VALUES (1, 1796199861300000000, 0, 'ok'),"
+			   " (2, 1000, 9000, 'ok'), (3, 1000, 1000, 'imported');"
+			   "INSERT INTO variant(id, run_id, name, position, status) VALUES (1, 1, 'a', 0, 'ok'),"
+			   " (2, 1, 'b', 1, 'ok'), (3, 2, 'a', 0, 'ok'), (4, 3, 'a', 0, 'ok');"
+			   "INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, iteration, status, start_ns, end_ns)"
+			   " VALUES (1, 1, 1, 1, 'w', 'w', 1, 'skipped', 0, 0), (1, 2, 2, 1, 'w', 'w', 1, 'skipped', 0, 0),"
+			   " (2, 3, 1, 1, 'w', 'w', 1, 'ok', 2000, 3000), (2, 3, 2, 2, 'w', 'w', 1, 'skipped', 0, 0),"
+			   " (3, 4, 1, 1, 'w', 'w', 1, 'failed', 1000, 1000);"
+			   "INSERT INTO run_decide(run_id, margin, alpha, max_rounds, metrics_json, decided_round, outcome)"
+			   " VALUES (2, 0.01, 0.05, 2, '[]', 1, 'decided');"
+			   "INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, iteration, status)"
+			   " VALUES (3, 4, 2, 1, 'w', 'w', 2, 'ok'), (3, 4, 3, 1, 'w', 'w', 3, 'ok');",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	{
+		char *v = kvb_xasprintf("PRAGMA user_version = %d", n);
+		CHECK(sqlite3_exec(db, v, NULL, NULL, NULL) == SQLITE_OK);
+		free(v);
+	}
+	sqlite3_close(db);
+	CHECK(kvb_store_open(&st, path, KVB_STORE_RW, &err) == KVB_OK); /* migrates */
+	one(st->db, "SELECT group_concat(id || ':' || status, ' ') FROM run", s, sizeof(s));
+	CHECK_STR(s, "1:incomplete 2:ok 3:imported");
+	one(st->db, "SELECT group_concat(status, ' ') FROM (SELECT status FROM variant ORDER BY id)", s, sizeof(s));
+	CHECK_STR(s, "incomplete incomplete ok ok");
+	one(st->db, "SELECT count(*) FROM job WHERE start_ns = 0 OR end_ns = 0", s, sizeof(s));
+	CHECK_STR(s, "0");
+	one(st->db, "SELECT finished_ns = started_ns FROM run WHERE id = 1", s, sizeof(s));
+	CHECK_STR(s, "1");
+	one(st->db, "SELECT count(*) FROM jobs WHERE run_id = 1 AND duration_s IS NOT NULL", s, sizeof(s));
+	CHECK_STR(s, "0");
+	one(st->db, "SELECT duration_s FROM jobs WHERE run_id = 2 AND seq = 1", s, sizeof(s));
+	CHECK_STR(s, "1.0e-06");
+	kvb_store_close(st);
+	{
+		char *cmd = kvb_xasprintf("rm -rf '%s'", dir);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+	free(path);
+}
+
 static void test_store_migrate__the_capability_not_the_name_gives_the_boot(void)
 {
 	/* a flasher that installs the kernel boots each round; none installs nothing: one boot */
@@ -111,5 +186,6 @@ static void test_store_migrate__the_capability_not_the_name_gives_the_boot(void)
 
 #define TESTS                                                                                          \
 	T(test_store_migrate__boot_unit_of_an_older_db_is_unchanged)                                   \
-	T(test_store_migrate__the_capability_not_the_name_gives_the_boot)
+	T(test_store_migrate__the_capability_not_the_name_gives_the_boot)                              \
+	T(test_store_migrate__0016_status_from_the_jobs_and_no_1970_times)
 #include "test_main.h"

@@ -52,14 +52,14 @@ static void test_modes__one_normal_two_separated_normals_any_units(void)
 static void test_verdict__better_worse_same_undecided_with_boots_estimate(void)
 {
 	struct kvb_verdict v;
-	struct kvb_verdict_in in = { .significant = 1, .ratio = 1.05, .ci_lo = 1.03, .ci_hi = 1.07, .boots = 3,
+	struct kvb_verdict_in in = { .significant = 1, .diff = 0.5, .change = 0.05, .ci_lo = 0.03, .ci_hi = 0.07, .boots = 3,
 				     .margin = 0.01, .lower_is_better = 1 };
 	kvb_verdict_judge(&in, &v);
 	CHECK(v.kind == KVB_VERDICT_WORSE);
 	in.lower_is_better = 0;
 	kvb_verdict_judge(&in, &v);
 	CHECK_STR(v.name, "better");
-	in = (struct kvb_verdict_in){ .ratio = 1.001, .ci_lo = 0.995, .ci_hi = 1.004, .boots = 3, .margin = 0.01 };
+	in = (struct kvb_verdict_in){ .diff = 0.01, .change = 0.001, .ci_lo = -0.005, .ci_hi = 0.004, .boots = 3, .margin = 0.01 };
 	kvb_verdict_judge(&in, &v);
 	CHECK_STR(v.name, "same");
 	CHECK(isnan(v.boots_needed));
@@ -67,16 +67,55 @@ static void test_verdict__better_worse_same_undecided_with_boots_estimate(void)
 	kvb_verdict_judge(&in, &v);
 	CHECK_STR(v.name, "undecided");
 	/* h = 0.025, d = 0.002: same at 3 (0.025/0.008)^2 = 29.3 -> 30 boots; a change at 469 */
-	in = (struct kvb_verdict_in){ .ratio = 1.002, .ci_lo = 0.977, .ci_hi = 1.027, .boots = 3, .margin = 0.01 };
+	in = (struct kvb_verdict_in){ .diff = 0.02, .change = 0.002, .ci_lo = -0.023, .ci_hi = 0.027, .boots = 3, .margin = 0.01 };
 	kvb_verdict_judge(&in, &v);
 	CHECK(v.kind == KVB_VERDICT_UNDECIDED);
 	CHECK(v.boots_needed == 30);
 	in.boots = 1; /* runs as units: no boots estimate */
 	kvb_verdict_judge(&in, &v);
 	CHECK(isnan(v.boots_needed));
-	in = (struct kvb_verdict_in){ .ratio = 1.002, .ci_lo = NAN, .ci_hi = NAN, .boots = 3, .margin = 0.01 };
+	in = (struct kvb_verdict_in){ .diff = 0.02, .change = 0.002, .ci_lo = NAN, .ci_hi = NAN, .boots = 3, .margin = 0.01 };
 	kvb_verdict_judge(&in, &v);
 	CHECK(v.kind == KVB_VERDICT_UNDECIDED && isnan(v.boots_needed));
+}
+
+/*
+ * The direction is the difference's sign (issue 26): rt-app slack_min, higher
+ * is better, -23822 -> -62614 us went down by 162.84 % and is worse, although
+ * the ratio of the means (2.63) is above 1. A change of 0 or NAN with the test
+ * significant has no direction: undecided, never better.
+ */
+static void test_verdict__direction_from_the_difference_not_a_ratio(void)
+{
+	struct kvb_verdict v;
+	struct kvb_verdict_in in = { .significant = 1, .diff = -38792, .change = -1.6284, .ci_lo = -1.649, .ci_hi = -1.608,
+				     .boots = 3, .margin = 0.01, .lower_is_better = 0 };
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "worse");
+	in.lower_is_better = 1; /* e.g. wake-up latency going down */
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "better");
+	/* crossing zero upwards: -0.3 -> 1.35, +550 % */
+	in = (struct kvb_verdict_in){ .significant = 1, .diff = 1.65, .change = 5.5, .ci_lo = 3.63, .ci_hi = 7.37,
+				      .boots = 1, .margin = 0.01, .lower_is_better = 0 };
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "better");
+	/* a zero baseline: no relative change, the difference still gives the direction */
+	in = (struct kvb_verdict_in){ .significant = 1, .diff = -2, .change = NAN, .ci_lo = NAN, .ci_hi = NAN, .boots = 2,
+				      .margin = 0.01, .lower_is_better = 1 };
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "better");
+	in.diff = NAN;
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "undecided");
+	/* "same" is symmetric around no change: +-margin */
+	in = (struct kvb_verdict_in){ .diff = -1, .change = -0.002, .ci_lo = -0.009, .ci_hi = 0.006, .boots = 3,
+				      .margin = 0.01 };
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "same");
+	in.ci_lo = -0.011;
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "undecided");
 }
 
 /* O'Brien-Fleming spending: alpha(0.5) = 2 - 2 Phi(1.95996 / sqrt(0.5)) = 0.0055746; increments add up to alpha. */
@@ -125,6 +164,7 @@ static void test_twolevel__variance_components_runs_per_boot_and_boots(void)
 	T(test_cliffs__hand_counted_pairs)                                                                             \
 	T(test_modes__one_normal_two_separated_normals_any_units)                                                      \
 	T(test_verdict__better_worse_same_undecided_with_boots_estimate)                                               \
+	T(test_verdict__direction_from_the_difference_not_a_ratio)                                                     \
 	T(test_alpha__obrien_fleming_spending)                                                                         \
 	T(test_twolevel__variance_components_runs_per_boot_and_boots)
 #include "test_main.h"

@@ -3,6 +3,7 @@
  * PROVENANCE) and WA3 spellings of kvbench's own workloads.
  */
 #include "config/agenda.h"
+#include "config/margins.h"
 #include "config/platform.h"
 #include "config/wa3.h"
 #include "engine/preflight.h"
@@ -298,6 +299,125 @@ static void test_wa3__field_agendas_fail_only_on_missing_workloads(void)
 	CHECK(clean == 1);  /* example-jankbench.yaml names only jankbench */
 }
 
+/*
+ * `config` and `global` together (WA2's example agendas, LISA's antutu agenda: tests/fixtures/field/
+ * wa3-agenda/PROVENANCE): WA3's AgendaParser loads config, then global, into one state
+ * (parsers.py _populate_and_validate_config): a key of global overrides config's; runtime
+ * parameters, workload parameters and classifiers merge key by key, augmentations concatenate
+ * (merge_config_values). Once refused here with "both 'config' and its alias 'global'".
+ */
+static void test_wa3__config_and_global_merge_as_wa3_reads_them(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc = load_text(&a, &d,
+			   "config:\n"
+			   "  iterations: 2\n"
+			   "  max_retries: 5\n"
+			   "  execution_order: by_section\n"
+			   "  instruments: [util, cpufreq]\n"
+			   "  runtime_params: {sysctl: {kernel.sched_autogroup_enabled: 0}, governor: performance}\n"
+			   "  classifiers: {kernel: a, tag: x1}\n"
+			   "  workload_parameters: {loops: 7, groups: 3}\n"
+			   "global:\n"
+			   "  iterations: 5\n"
+			   "  instruments: [~cpufreq]\n"
+			   "  runtime_params: {governor: schedutil}\n"
+			   "  classifiers: {kernel: b}\n"
+			   "  workload_parameters: {groups: 4}\n"
+			   "workloads: [hackbench]\n");
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	CHECK(rc == KVB_OK);
+	if (!rc && a.nspecs == 1) {
+		const struct kvb_spec *sp = &a.specs[0];
+		CHECK(sp->iterations == 5);             /* global's */
+		CHECK(a.max_retries == 5);              /* config's: global has none */
+		CHECK(a.order == KVB_ORDER_BY_SECTION); /* config's */
+		CHECK_STR(sp->rt.governor, "schedutil"); /* global's key wins ... */
+		CHECK(cJSON_GetObjectItem(sp->rt.sysctl, "kernel.sched_autogroup_enabled") != NULL); /* ... config's stays */
+		CHECK_STR(cJSON_GetObjectItem(sp->classifiers, "kernel")->valuestring, "b");
+		CHECK_STR(cJSON_GetObjectItem(sp->classifiers, "tag")->valuestring, "x1");
+		CHECK(cJSON_GetObjectItem(sp->params, "groups")->valueint == 4);
+		CHECK(cJSON_GetObjectItem(sp->params, "loops")->valueint == 7);
+		/* [util, cpufreq] + [~cpufreq]: the toggle comes after, so cpufreq is off when the set is built */
+		CHECK(cJSON_GetArraySize(a.instruments) == 3);
+		CHECK_STR(cJSON_GetArrayItem(a.instruments, 2)->valuestring, "~cpufreq");
+	}
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	/* the field's: only workloads kvbench lacks (antutu, dhrystone, ...) or WA2 keys remain errors */
+	static const char *const files[] = { "wlauto/agenda-example-tutorial.yaml", "wlauto/agenda-example-biglittle.yaml",
+					     "lisa-android/antutu.yaml" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *path = kvb_xasprintf("%s/%s", FIELD, files[i]);
+		kvb_diag_init(&d, NULL);
+		kvb_agenda_load(&a, path, &d);
+		CHECK(!strstr(joined(&d.msgs), "both 'config' and its alias 'global'"));
+		/* the rest are workloads kvbench lacks: WA3's global aliases (antutu's trace_events,
+		   trace_buffer_size of trace-cmd) are warnings, as WA3 takes them */
+		for (size_t k = 0; k < d.msgs.n; k++)
+			if (!strstr(d.msgs.v[k], "unknown workload \"")) {
+				fprintf(stderr, "%s\n", d.msgs.v[k]);
+				CHECK(0);
+			}
+		kvb_agenda_release(&a);
+		kvb_diag_release(&d);
+		free(path);
+	}
+	/* margins merge as maps: global's key first, then config's (config/margins.c) */
+	{
+		cJSON *ag = cJSON_Parse("{\"config\": {\"margins\": {\"time\": 2, \"default\": 1}},"
+					" \"global\": {\"margins\": {\"default\": 3}}}");
+		CHECK_NEAR(kvb_margin_from_agenda(ag, "hackbench", "time"), 0.02, 1e-12);
+		CHECK_NEAR(kvb_margin_from_agenda(ag, "hackbench", "other"), 0.03, 1e-12);
+		cJSON_Delete(ag);
+	}
+	/* the tutorial's global.iterations 5 reaches the jobs: its cyclictest entry sets 10 of its own */
+	CHECK(load_text(&a, &d,
+			"config: {project: governor_comparison, run_name: x}\n"
+			"global: {iterations: 5}\n"
+			"workloads: [{name: cyclictest, iterations: 10}, hackbench]\n") == KVB_OK);
+	CHECK(a.nspecs == 2 && a.specs[0].iterations == 10 && a.specs[1].iterations == 5);
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
+/*
+ * WA3's rt-app use cases by name (LISA's rtapp.yaml: `config: mp3-short`, tests/fixtures/field/
+ * wa3-agenda/PROVENANCE) and WA3's default use case when config is left out: resolved from
+ * $KVB_RTAPP_USE_CASES (here WA3's shipped use cases, tests/fixtures/field/rt-app-config/wa3).
+ */
+static void test_wa3__rt_app_use_case_names_resolve(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	int rc;
+	setenv("KVB_RTAPP_USE_CASES", KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/wa3", 1);
+	kvb_diag_init(&d, NULL);
+	rc = kvb_agenda_load(&a, FIELD "/lisa-android/rtapp.yaml", &d);
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	CHECK(rc == KVB_OK);
+	CHECK(a.nspecs == 1 && !strcmp(a.specs[0].workload, "rt-app"));
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	rc = load_text(&a, &d, "workloads: [{name: rt_app, params: {duration: 3}}]\n");
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	CHECK(rc == KVB_OK);
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	unsetenv("KVB_RTAPP_USE_CASES");
+	setenv("KVB_WA3_PACKAGE_DIR", "", 1);
+	CHECK(load_text(&a, &d, "workloads: [{name: rt_app, params: {config: no-such-case}}]\n") == KVB_EINPUT);
+	CHECK_CONTAINS(joined(&d.msgs), "workloads[0].params.config: rt-app config 'no-such-case': no file no-such-case.json in");
+	CHECK_CONTAINS(joined(&d.msgs), "set KVB_RTAPP_USE_CASES");
+	unsetenv("KVB_WA3_PACKAGE_DIR");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
 /* WA3's rt_app cpus is a cpu_mask: "0-1" and [0, 1] are accepted by WA3 (once 'unknown key cpus' here). */
 static void test_wa3__rt_app_cpus_lists_map_to_the_cpus_knob(void)
 {
@@ -363,6 +483,8 @@ static void test_wa3__errors_in_included_files_name_that_file_and_line(void)
 }
 
 #define TESTS                                                          \
+	T(test_wa3__config_and_global_merge_as_wa3_reads_them) \
+	T(test_wa3__rt_app_use_case_names_resolve) \
 	T(test_wa3__errors_in_included_files_name_that_file_and_line) \
 	T(test_wa3__hackbench_fds_warns_that_wa3_never_passed_it) \
 	T(test_wa3__rt_app_cpus_lists_map_to_the_cpus_knob) \

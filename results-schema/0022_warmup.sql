@@ -1,0 +1,11 @@
+-- Warm-up (DESIGN.md §15): the first jobs of a spec after each boot run and are stored
+-- but never compared (lkp and mmtests discard a warm-up too). A warm-up job is planned
+-- like any other (iteration 0, before the spec's first job of its round) and stored with
+-- status 'warmup': the results view (ok and instrument-failed jobs only) and so diff,
+-- report, plan and --until-decided leave it out; `show jobs` and the jobs view show it
+-- with its metrics, which stay in the metric table.
+--
+-- warmup_default: the warm-up of a spec that sets none (agenda `warmup:` unset), chosen
+-- when the run started (1 where every round is a fresh boot, else 0), so --resume rebuilds
+-- the same plan; 0 for runs stored before this migration (they had no warm-up).
+ALTER TABLE run ADD COLUMN warmup_default INTEGER NOT NULL DEFAULT 0;

@@ -1,0 +1,186 @@
+/* Implements the host interference witness: procfs readings around a job and their verdict. */
+#include "engine/hostwatch.h"
+#include "core/buf.h"
+#include "core/util.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *kvb_host_proc_root(void)
+{
+	const char *r = getenv("KVB_HOST_PROC");
+	return r && *r ? r : "/proc";
+}
+
+static int read_text(const char *root, const char *rel, struct kvb_buf *b)
+{
+	char *p = kvb_xasprintf("%s/%s", root, rel);
+	int rc;
+	kvb_buf_reset(b);
+	rc = kvb_buf_read_file(b, p);
+	free(p);
+	return rc == 0 && b->len > 0 ? 0 : -1;
+}
+
+/* "some avg10=1.00 avg60=... total=N" (psi.rst); the "full" line is ignored. */
+static void read_psi(const char *root, struct kvb_host_sample *s, struct kvb_buf *b)
+{
+	double avg10, avg60, avg300;
+	unsigned long long total;
+	if (read_text(root, "pressure/cpu", b))
+		return;
+	if (sscanf(b->data, "some avg10=%lf avg60=%lf avg300=%lf total=%llu", &avg10, &avg60, &avg300, &total) == 4) {
+		s->have_psi = 1;
+		s->psi_some_avg10 = avg10;
+		s->psi_some_total_us = (double)total;
+	}
+}
+
+/* The aggregate line "cpu  user nice system idle iowait irq softirq steal guest guest_nice" (proc(5));
+ * guest time is already counted in user, so the total is user..steal. */
+static void read_stat(const char *root, struct kvb_host_sample *s, struct kvb_buf *b)
+{
+	unsigned long long f[8] = { 0 };
+	if (read_text(root, "stat", b))
+		return;
+	if (sscanf(b->data, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2], &f[3], &f[4], &f[5],
+		   &f[6], &f[7]) >= 4) {
+		s->have_stat = 1;
+		s->ticks_total = 0;
+		for (int i = 0; i < 8; i++)
+			s->ticks_total += f[i];
+		s->ticks_steal = f[7];
+	}
+}
+
+static void read_load(const char *root, struct kvb_host_sample *s, struct kvb_buf *b)
+{
+	if (!read_text(root, "loadavg", b) && sscanf(b->data, "%lf", &s->load1) == 1)
+		s->have_load = 1;
+}
+
+/* Every thread's schedstat: "run_ns wait_ns timeslices" (sched-stats.rst, /proc/<pid>/schedstat). */
+static void read_proc(const char *root, pid_t pid, struct kvb_host_sample *s, struct kvb_buf *b)
+{
+	char *dir = kvb_xasprintf("%s/%ld/task", root, (long)pid);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	if (d) {
+		while ((e = readdir(d))) {
+			double run, wait;
+			char *rel;
+			if (e->d_name[0] == '.')
+				continue;
+			rel = kvb_xasprintf("%ld/task/%s/schedstat", (long)pid, e->d_name);
+			if (!read_text(root, rel, b) && sscanf(b->data, "%lf %lf", &run, &wait) == 2) {
+				s->proc_run_ns += run;
+				s->proc_wait_ns += wait;
+				s->proc_threads++;
+			}
+			free(rel);
+		}
+		closedir(d);
+	}
+	s->have_proc = s->proc_threads > 0;
+	free(dir);
+}
+
+void kvb_host_sample_read(const char *proc_root, pid_t pid, struct kvb_host_sample *s)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	memset(s, 0, sizeof(*s));
+	s->t_ns = kvb_mono_ns();
+	s->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	read_psi(proc_root, s, &b);
+	read_stat(proc_root, s, &b);
+	read_load(proc_root, s, &b);
+	if (pid > 0)
+		read_proc(proc_root, pid, s, &b);
+	kvb_buf_release(&b);
+}
+
+static enum kvb_witness_verdict judge(double pct, const struct kvb_host_limits *lim, int virtual_clock)
+{
+	return !virtual_clock && pct > lim->pct ? KVB_WIT_DISTURBED : KVB_WIT_OK;
+}
+
+int kvb_host_witness(const struct kvb_host_sample *a, const struct kvb_host_sample *b, const struct kvb_host_limits *lim,
+		     const struct kvb_host_board *board, struct kvb_witnesses *w)
+{
+	const char *process = board->process;
+	int virtual_clock = board->virtual_clock;
+	double wall_us = (double)(b->t_ns - a->t_ns) / 1e3;
+	char expected[48], obs[160];
+	const char *vc = virtual_clock ? "; the guest's clock counts instructions: host load does not change its times" : "";
+	size_t before = w->n;
+	int disturbed = 0;
+	snprintf(expected, sizeof(expected), "<= %.3g %%", lim->pct);
+	if (a->have_psi && b->have_psi && wall_us > 0) {
+		double pct = (b->psi_some_total_us - a->psi_some_total_us) / wall_us * 100;
+		enum kvb_witness_verdict v;
+		if (pct < 0)
+			pct = 0;
+		if (pct > 100)
+			pct = 100; /* the two readings are not atomic with the clock */
+		v = board->workload_on_host ? KVB_WIT_OK : judge(pct, lim, virtual_clock);
+		snprintf(obs, sizeof(obs), "%.1f %%", pct);
+		kvb_witness_add(w, "host", "cpu pressure", board->workload_on_host ? NULL : expected, obs, v,
+				"some task waited for a CPU %.1f %% of the job's %.1f s (/proc/pressure/cpu some; avg10 %.2f at "
+				"the end)%s",
+				pct, wall_us / 1e6, b->psi_some_avg10,
+				board->workload_on_host ? "; the job's own tasks are host tasks and count too: recorded, not judged"
+							: vc);
+	} else {
+		kvb_witness_add(w, "host", "cpu pressure", expected, NULL, KVB_WIT_OK,
+				"/proc/pressure/cpu unreadable (kernel without PSI, or psi=0): host pressure not measured");
+	}
+	if (a->have_stat && b->have_stat && b->ticks_total > a->ticks_total) {
+		double pct = (double)(b->ticks_steal - a->ticks_steal) / (double)(b->ticks_total - a->ticks_total) * 100;
+		snprintf(obs, sizeof(obs), "%.1f %%", pct);
+		kvb_witness_add(w, "host", "steal", expected, obs, judge(pct, lim, virtual_clock),
+				"%.1f %% of the host's CPU time went to other guests of its hypervisor during the job (/proc/stat)%s",
+				pct, vc);
+	}
+	if (b->have_load) {
+		snprintf(obs, sizeof(obs), "%.2f on %ld CPUs", b->load1, b->ncpus);
+		kvb_witness_add(w, "host", "load", NULL, obs, KVB_WIT_OK, NULL);
+	}
+	if (a->have_proc && b->have_proc && wall_us > 0) {
+		double run = b->proc_run_ns - a->proc_run_ns, wait = b->proc_wait_ns - a->proc_wait_ns;
+		double share = run + wait > 0 ? wait / (run + wait) * 100 : 0;
+		if (share < 0)
+			share = 0;
+		snprintf(obs, sizeof(obs), "waited %.1f %%", share);
+		kvb_witness_add(w, "host", "board process", expected, obs, judge(share, lim, virtual_clock),
+				"%s ran %.2f CPU s per s of the job and waited for a CPU %.1f %% of the time it could run "
+				"(%d threads, schedstat)%s",
+				process ? process : "the board process", run / (wall_us * 1e3), share, b->proc_threads, vc);
+	}
+	for (size_t i = before; i < w->n; i++)
+		disturbed += w->v[i].verdict == KVB_WIT_DISTURBED;
+	return disturbed;
+}
+
+void kvb_host_quiet_check(const char *proc_root, const struct kvb_host_limits *lim, int *busy, char **why)
+{
+	struct kvb_host_sample s;
+	struct kvb_buf b = KVB_BUF_INIT;
+	/* pressure and load only: nothing else is needed, and nothing else is read */
+	memset(&s, 0, sizeof(s));
+	s.ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	read_psi(proc_root, &s, &b);
+	read_load(proc_root, &s, &b);
+	kvb_buf_release(&b);
+	/* without PSI, the load against the CPUs is all there is */
+	*busy = s.have_psi ? s.psi_some_avg10 > lim->pct : s.have_load && s.load1 > (double)s.ncpus;
+	if (s.have_psi && s.have_load)
+		*why = kvb_xasprintf("CPU pressure %.1f %% (avg10), load %.2f on %ld CPUs", s.psi_some_avg10, s.load1, s.ncpus);
+	else if (s.have_psi)
+		*why = kvb_xasprintf("CPU pressure %.1f %% (avg10)", s.psi_some_avg10);
+	else
+		*why = kvb_xasprintf("CPU pressure unknown (/proc/pressure/cpu unreadable), load %.2f on %ld CPUs", s.load1,
+				     s.ncpus);
+}

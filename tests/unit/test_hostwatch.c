@@ -1,0 +1,193 @@
+/* The host interference witness (issue 27): procfs read as the kernel writes it (real captures in
+ * tests/fixtures/field/host), and the verdicts it gives a job. */
+#include "engine/hostwatch.h"
+#include "core/util.h"
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char root[64];
+
+/* A fresh fake procfs for one test (removed by done()). */
+static void fresh(void)
+{
+	snprintf(root, sizeof(root), "/tmp/kvb-test-host-XXXXXX");
+	if (!mkdtemp(root))
+		abort();
+}
+
+static void done(void)
+{
+	char *cmd = kvb_xasprintf("rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", root);
+	free(cmd);
+}
+
+static void put(const char *rel, const char *text)
+{
+	char *p = kvb_xasprintf("%s/%s", root, rel), *dir = kvb_xstrdup(p);
+	FILE *f;
+	*strrchr(dir, '/') = 0;
+	kvb_mkdir_p(dir, 0755);
+	f = fopen(p, "w");
+	fputs(text, f);
+	fclose(f);
+	free(p);
+	free(dir);
+}
+
+static void copy_fixture(const char *name, const char *rel)
+{
+	char *src = kvb_xasprintf("%s/tests/fixtures/field/host/proc/%s", getenv("KVB_SOURCE_DIR"), name);
+	char *dst = kvb_xasprintf("%s/%s", root, rel), *dir = kvb_xstrdup(dst);
+	*strrchr(dir, '/') = 0;
+	kvb_mkdir_p(dir, 0755);
+	CHECK(kvb_copy_file(src, dst) == 0);
+	free(src);
+	free(dst);
+	free(dir);
+}
+
+static const struct kvb_witness *find(const struct kvb_witnesses *w, const char *subject)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (!strcmp(w->v[i].subject, subject))
+			return &w->v[i];
+	return NULL;
+}
+
+/* The captured files of a loaded 2-CPU host (8 sessions building and booting QEMU; load 11.2). */
+static void test_hostwatch__reads_real_procfs_files(void)
+{
+	struct kvb_host_sample s;
+	fresh();
+	copy_fixture("pressure-cpu", "pressure/cpu");
+	copy_fixture("stat", "stat");
+	copy_fixture("loadavg", "loadavg");
+	copy_fixture("qemu-task-schedstat/1", "4242/task/4242/schedstat");
+	copy_fixture("qemu-task-schedstat/2", "4242/task/4243/schedstat");
+	copy_fixture("qemu-task-schedstat/3", "4242/task/4244/schedstat");
+	kvb_host_sample_read(root, 4242, &s);
+	CHECK(s.have_psi && s.psi_some_avg10 == 99.17 && s.psi_some_total_us == 978157161.0);
+	/* cpu  120471 11346 92329 48135 573 0 547 0 0 0: user..steal, guest already in user */
+	CHECK(s.have_stat && s.ticks_total == 120471ull + 11346 + 92329 + 48135 + 573 + 0 + 547 + 0 && s.ticks_steal == 0);
+	CHECK(s.have_load && s.load1 == 11.20);
+	/* QEMU -icount's three threads while booting on that host: 11.5 s on a CPU, 27.7 s waiting for one */
+	CHECK(s.have_proc && s.proc_threads == 3);
+	CHECK(s.proc_run_ns == 265438564.0 + 54367964 + 11166757621 && s.proc_wait_ns == 1060735582.0 + 384313267 + 26209278970);
+	kvb_host_sample_read(root, 999999, &s); /* no such process: the rest is still read */
+	CHECK(s.have_psi && !s.have_proc);
+	done();
+}
+
+static void test_hostwatch__disturbed_above_the_limit_and_said_why(void)
+{
+	struct kvb_host_sample a, b;
+	struct kvb_host_limits lim = { 10 };
+	struct kvb_host_board qemu = { "qemu", 0, 0 };
+	struct kvb_witnesses w;
+	const struct kvb_witness *x;
+	memset(&a, 0, sizeof(a));
+	a.t_ns = 1000000000ull;
+	a.have_psi = a.have_stat = a.have_proc = 1;
+	a.psi_some_total_us = 5e6;
+	a.ticks_total = 10000;
+	a.ticks_steal = 100;
+	a.proc_run_ns = 1e9;
+	a.proc_threads = 3;
+	b = a;
+	b.t_ns = a.t_ns + 10000000000ull;    /* a 10 s job */
+	b.psi_some_total_us += 2e6;          /* 2 s of it with a task waiting: 20 % */
+	b.ticks_total += 2000;
+	b.ticks_steal += 100;                /* 5 % steal */
+	b.proc_run_ns += 16e9;               /* 1.6 CPU s per s */
+	b.proc_wait_ns += 4e9;               /* waited 4 of 20 s runnable: 20 % */
+	b.have_load = 1;
+	b.load1 = 3.5;
+	b.ncpus = 2;
+	kvb_witnesses_init(&w);
+	CHECK(kvb_host_witness(&a, &b, &lim, &qemu, &w) == 2);
+	x = find(&w, "cpu pressure");
+	CHECK(x && x->verdict == KVB_WIT_DISTURBED && !strcmp(x->kind, "host"));
+	CHECK(x && !strcmp(x->observed, "20.0 %") && !strcmp(x->expected, "<= 10 %"));
+	x = find(&w, "steal");
+	CHECK(x && x->verdict == KVB_WIT_OK && !strcmp(x->observed, "5.0 %"));
+	x = find(&w, "board process");
+	CHECK(x && x->verdict == KVB_WIT_DISTURBED && !strcmp(x->observed, "waited 20.0 %"));
+	CHECK(x && strstr(x->detail, "qemu ran 1.60 CPU s per s") != NULL);
+	x = find(&w, "load");
+	CHECK(x && x->verdict == KVB_WIT_OK && !strcmp(x->observed, "3.50 on 2 CPUs") && !x->expected);
+	kvb_witnesses_release(&w);
+
+	/* a higher limit: nothing disturbed */
+	lim.pct = 25;
+	CHECK(kvb_host_witness(&a, &b, &lim, &qemu, &w) == 0);
+	CHECK(!strcmp(find(&w, "cpu pressure")->expected, "<= 25 %"));
+	kvb_witnesses_release(&w);
+
+	/* guest time counts instructions: recorded, never disturbed, and says why */
+	struct kvb_host_board icount = { "qemu", 1, 0 };
+	lim.pct = 10;
+	CHECK(kvb_host_witness(&a, &b, &lim, &icount, &w) == 0);
+	CHECK(strstr(find(&w, "cpu pressure")->detail, "counts instructions") != NULL);
+	kvb_witnesses_release(&w);
+
+	/* the host is the board (local): the job's own tasks make pressure, so it is recorded, not judged */
+	struct kvb_host_board local = { NULL, 0, 1 };
+	a.have_proc = b.have_proc = 0;
+	CHECK(kvb_host_witness(&a, &b, &lim, &local, &w) == 0);
+	x = find(&w, "cpu pressure");
+	CHECK(x && x->verdict == KVB_WIT_OK && !x->expected && strstr(x->detail, "not judged"));
+	CHECK(!find(&w, "board process"));
+	kvb_witnesses_release(&w);
+
+	/* steal above the limit disturbs a local job */
+	b.ticks_steal = a.ticks_steal + 1000; /* 50 % */
+	CHECK(kvb_host_witness(&a, &b, &lim, &local, &w) == 1);
+	CHECK(find(&w, "steal")->verdict == KVB_WIT_DISTURBED);
+	kvb_witnesses_release(&w);
+}
+
+static void test_hostwatch__no_psi_is_said_not_guessed(void)
+{
+	struct kvb_host_sample a, b;
+	struct kvb_host_limits lim = { 10 };
+	struct kvb_host_board qemu = { "qemu", 0, 0 };
+	struct kvb_witnesses w;
+	memset(&a, 0, sizeof(a));
+	b = a;
+	b.t_ns = 1000000000ull;
+	kvb_witnesses_init(&w);
+	CHECK(kvb_host_witness(&a, &b, &lim, &qemu, &w) == 0);
+	CHECK(w.n == 1 && !w.v[0].observed && strstr(w.v[0].detail, "not measured"));
+	kvb_witnesses_release(&w);
+}
+
+static void test_hostwatch__quiet_check_reads_avg10(void)
+{
+	int busy;
+	char *why = NULL;
+	struct kvb_host_limits lim = { 10 };
+	fresh();
+	put("pressure/cpu", "some avg10=12.50 avg60=3.00 avg300=1.00 total=100\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n");
+	put("loadavg", "1.50 1.00 0.50 2/100 1234\n");
+	kvb_host_quiet_check(root, &lim, &busy, &why);
+	CHECK(busy == 1);
+	CHECK_CONTAINS(why, "CPU pressure 12.5 % (avg10), load 1.50 on");
+	free(why);
+	put("pressure/cpu", "some avg10=2.00 avg60=3.00 avg300=1.00 total=100\n");
+	kvb_host_quiet_check(root, &lim, &busy, &why);
+	CHECK(busy == 0);
+	free(why);
+	done();
+}
+
+#define TESTS                                                                                                          \
+	T(test_hostwatch__reads_real_procfs_files)                                                                    \
+	T(test_hostwatch__disturbed_above_the_limit_and_said_why)                                                     \
+	T(test_hostwatch__no_psi_is_said_not_guessed)                                                                 \
+	T(test_hostwatch__quiet_check_reads_avg10)
+#include "test_main.h"
