@@ -206,7 +206,7 @@ int kvb_cli_fail(const struct kvb_error *err)
 	fprintf(stderr, "kvbench: error: %s\n", err->msg);
 	/* an error without a code is a bug below main (kvb_error_set asserts it in debug builds) */
 	assert(err->code != KVB_OK);
-	return err->code ? (int)err->code : KVB_EJOBS;
+	return err->code != KVB_OK ? err->code : KVB_EINTERNAL;
 }
 
 int kvb_cli_usage(const char *cmd, const char *fmt, ...)
@@ -245,7 +245,7 @@ static void list_help(FILE *f)
 	for (size_t i = 0; kvb_formats[i]; i++)
 		fprintf(f, "  %-16s %s\n", kvb_formats[i]->name, kvb_formats[i]->summary);
 	fprintf(f, "\nexit status:\n");
-	for (int e = KVB_OK; e <= KVB_ERR_LAST; e++)
+	for (int e = KVB_OK; e <= KVB_EXIT_LAST; e++)
 		fprintf(f, "  %d %s\n", e, kvb_strerror((enum kvb_err)e));
 	fprintf(f, "\n`kvbench help COMMAND`, `kvbench help WORKLOAD`, `kvbench help TYPE` (connection type) or\n"
 		   "`kvbench help METHOD` (flash method), `kvbench help INSTRUMENT` or `kvbench help variant`\n"
@@ -374,7 +374,8 @@ int main(int argc, char **argv)
 		for (int i = 2; i < argc; i++)
 			if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 				return help(c->name);
-		rc = dispatch(c, argc - 1, argv + 1);
+		/* the command's code says what went wrong; the exit status is its mapping (error.h) */
+		rc = kvb_exit_status(dispatch(c, argc - 1, argv + 1));
 	}
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
 		/* like git: a reader that went away (`| head`) is not an error worth a message */

@@ -184,7 +184,7 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 	*booted = 0;
 	if (b->cancel) { /* Ctrl-C between runs (git, a cached image): our handler, not the engine's, caught it */
 		free(cmd);
-		return kvb_error_set(err, KVB_EJOBS, "interrupted before measuring %.12s", sha);
+		return kvb_error_set(err, KVB_EINTR, "interrupted before measuring %.12s", sha);
 	}
 	memset(&a, 0, sizeof(a));
 	memset(&set, 0, sizeof(set));
@@ -202,7 +202,7 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 	if (set.n && set.items[0].res.error)
 		*booted = -1;
 	if (b->cancel) {
-		rc = kvb_error_set(err, KVB_EJOBS, "interrupted before measuring %.12s", sha);
+		rc = kvb_error_set(err, KVB_EINTR, "interrupted before measuring %.12s", sha);
 		goto out;
 	}
 	{
@@ -212,7 +212,8 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 		};
 		rc = kvb_engine_run(&ro, run_id, err);
 	}
-	if (rc && rc != KVB_EJOBS)
+	/* failed jobs or an interrupted run: the run's and the variant's status below say which */
+	if (rc && rc != KVB_EJOBS && rc != KVB_EINTR)
 		goto out;
 	rc = KVB_OK;
 	if (sqlite3_prepare_v2(b->st->db,
@@ -230,7 +231,7 @@ static int measure(struct bisect *b, const char *sha, int rounds, int64_t *run_i
 			*booted = sqlite3_column_int(q, 3) > 0;
 		if (rs && !strcmp(rs, "interrupted")) {
 			b->cancel = 1;
-			rc = kvb_error_set(err, KVB_EJOBS, "run %lld interrupted", (long long)*run_id);
+			rc = kvb_error_set(err, KVB_EINTR, "run %lld interrupted", (long long)*run_id);
 		} else if (vs && !strcmp(vs, "failed")) {
 			*why = kvb_xstrdup(ve ? ve : "variant failed");
 		}
@@ -552,7 +553,7 @@ static int do_bisect(struct bisect *b, FILE *out, struct kvb_error *err)
 		struct step_result res;
 		int booted = 0;
 		if (strstr(ans, "only 'skip'ped commits left")) {
-			rc = kvb_error_set(err, KVB_EJOBS, "bisect cannot decide: only skipped (untestable) commits are left:\n%s",
+			rc = kvb_error_set(err, KVB_EUNDECIDED, "bisect cannot decide: only skipped (untestable) commits are left:\n%s",
 					   ans);
 			sql(b, err, "UPDATE bisect SET status = 'done', error = ?, finished_ns = ? WHERE id = ?", "tii", ans,
 			    kvb_wall_ns(), b->id);
@@ -853,7 +854,7 @@ static int run_bisect(struct bisect *b, struct kvb_error *err)
 	bisect_reset(b);
 	kvb_build_signals_restore();
 	if (rc && b->cancel && rc != KVB_ESTORE)
-		rc = err->code = KVB_EJOBS; /* interrupted, whatever else the step met: exit 1 as a run */
+		rc = err->code = KVB_EINTR; /* interrupted, whatever else the step met: as a run */
 	if (rc) {
 		struct kvb_error e2;
 		const char *status = b->cancel ? "interrupted" : rc == KVB_ETARGET ? "aborted" : "failed";

@@ -72,32 +72,39 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 	return rc;
 }
 
+/* What the first line of a CSV file says it holds. */
+enum csv_kind {
+	CSV_LONG,   /* another header: kvbench's long format (its importer checks it) */
+	CSV_WA3,    /* WA3's results.csv header (`id,workload,iteration,metric,...`) */
+	CSV_EMPTY,  /* no line at all (the long-format importer says so with its line, unless --variant) */
+};
+
 /*
- * 1 when FILE's first line (after a UTF-8 byte order mark, which Excel
- * writes) is WA3's results.csv header (`id,workload,iteration,metric,...`),
- * 0 when it is another header; KVB_EINPUT in err when FILE cannot be read
- * (missing, a directory): -1, or is empty: -2 (the CSV importer says so
- * with its line when no --variant asked for WA3's).
+ * *kind from FILE's first line, after a UTF-8 byte order mark (which Excel writes).
+ * KVB_EINPUT (in err) when FILE cannot be read (missing, a directory); an empty file is
+ * CSV_EMPTY with err filled too, for the caller that refuses it.
  */
-static int is_wa3_csv(const char *file, struct kvb_error *err)
+static enum kvb_err sniff_csv(const char *file, enum csv_kind *kind, struct kvb_error *err)
 {
 	char line[64] = "";
 	const char *p = line;
 	FILE *f = fopen(file, "r");
-	if (!f) {
-		kvb_error_set(err, KVB_EINPUT, "cannot read %s: %s", file, strerror(errno));
-		return -1;
-	}
+	*kind = CSV_LONG;
+	if (!f)
+		return kvb_error_set(err, KVB_EINPUT, "cannot read %s: %s", file, strerror(errno));
 	if (!fgets(line, sizeof(line), f)) {
 		int empty = !ferror(f);
 		kvb_error_set(err, KVB_EINPUT, "cannot read %s: %s", file, empty ? "empty file" : strerror(errno));
 		fclose(f);
-		return empty ? -2 : -1;
+		*kind = CSV_EMPTY;
+		return empty ? KVB_OK : KVB_EINPUT;
 	}
 	fclose(f);
 	if (!strncmp(p, "\xEF\xBB\xBF", 3))
 		p += 3;
-	return !strncmp(p, "id,workload,iteration,metric,", 29);
+	if (!strncmp(p, "id,workload,iteration,metric,", 29))
+		*kind = CSV_WA3;
+	return KVB_OK;
 }
 
 int cmd_import(struct kvb_cli *cli, int argc, char **argv)
@@ -131,10 +138,11 @@ int cmd_import(struct kvb_cli *cli, int argc, char **argv)
 		return kvb_cli_usage("import", "--variant '': a variant needs a name");
 	{
 		/* WA3's results.csv and output directories name no kernel: the variant comes from --variant */
-		int wa3dir = !strcmp(argv[optind], "wa3"), wa3csv = !wa3dir ? is_wa3_csv(argv[optind + 1], &err) : 0;
-		if (wa3csv == -1 || (wa3csv == -2 && variant))
+		int wa3dir = !strcmp(argv[optind], "wa3"), wa3csv;
+		enum csv_kind kind = CSV_LONG;
+		if (!wa3dir && (sniff_csv(argv[optind + 1], &kind, &err) || (kind == CSV_EMPTY && variant)))
 			return kvb_cli_fail(&err);
-		wa3csv = wa3csv > 0;
+		wa3csv = kind == CSV_WA3;
 		if ((wa3dir || wa3csv) && !variant)
 			return kvb_cli_usage("import", "%s holds WA3 results, which name no variant: give --variant NAME",
 					     argv[optind + 1]);

@@ -24,9 +24,9 @@ static void list_one(const char *name, const char *dir, void *arg)
 	(void)arg;
 	kvb_diag_init(&d, NULL);
 	if (kvb_platform_load(&p, dir, &d))
-		printf("%-16s (invalid: %s)\n", name, d.msgs.n ? d.msgs.v[0] : "?");
+		printf("%-18s (invalid: %s)\n", name, d.msgs.n ? d.msgs.v[0] : "?");
 	else
-		printf("%-16s %-6s %-9s %s\n", name, p.conn_type, p.flash_method,
+		printf("%-18s %-6s %-9s %s\n", name, p.conn_type, p.flash_method,
 		       kvb_get_str(p.doc.root, "description", ""));
 	kvb_platform_release(&p);
 	kvb_diag_release(&d);

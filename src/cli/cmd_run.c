@@ -508,9 +508,9 @@ int cmd_run(struct kvb_cli *cli, int argc, char **argv)
 			rc = pre_rc;
 		goto out;
 	}
-	if (rc && rc != KVB_EJOBS)
+	if (rc && rc != KVB_EJOBS && rc != KVB_EINTR)
 		goto fail;
-	if (rc == KVB_EJOBS)
+	if (rc)
 		kvb_err("%s", err.msg);
 	if (!r.nodiff && run_id && s.a.nvariants > 0)
 		print_run_diff(&r, &s, run_id);

@@ -47,13 +47,14 @@ struct kvb_run_opts {
 
 /*
  * Runs (or resumes) a run; *run_id receives its id. Returns KVB_OK when every
- * job succeeded, KVB_EJOBS when some job/variant failed or the run was
- * interrupted, or another code for errors that stop the run (store, usage).
+ * job succeeded, KVB_EINTR when it was interrupted (Ctrl-C, SIGTERM, --max-jobs)
+ * with jobs left, KVB_EJOBS when some job/variant failed, or another code for
+ * errors that stop the run (store, usage).
  * Ctrl-C and SIGTERM are the engine's while it runs; one that arrived is raised
  * again afterwards when the caller had its own handler installed (bisect learns
  * of a Ctrl-C even in a run that had no job left to stop).
  */
-int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err);
+enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err);
 
 /* Default number of rounds for a platform and agenda (DESIGN.md §3). */
 int kvb_engine_default_rounds(const struct kvb_platform *plat, const struct kvb_agenda *a);

@@ -51,6 +51,8 @@ static void push_if(struct kvb_plan *p, size_t *alloc, size_t var, const struct 
 static void add_warmups(struct kvb_plan *p, size_t *alloc, size_t first, int def)
 {
 	size_t n = p->n - first, k = 0;
+	if (!n)
+		return;
 	struct kvb_plan_job *round = kvb_xcalloc(n + 1, sizeof(*round));
 	const struct kvb_spec **seen = kvb_xcalloc(n + 1, sizeof(*seen));
 	size_t nseen = 0;

@@ -272,14 +272,14 @@ static int run_unit_jobs(struct pool *p, struct board_state *bs, struct unit *u,
 			return 2;
 		kvb_error_clear(&err);
 		jr = p->h->job(bs->w, u->jobs[k], &err);
-		if (jr == 2) {
+		if (jr == KVB_ESTORE) {
 			pthread_mutex_lock(&p->mu);
 			p->stop = p->store_failed = 1;
 			pthread_cond_broadcast(&p->cv);
 			pthread_mutex_unlock(&p->mu);
 			return 2;
 		}
-		if (jr == 1) {
+		if (jr == KVB_EBOARD) {
 			snprintf(why, whylen, "stopped answering in variant %s round %d: %s", p->vnames[u->v], u->round,
 				 err.msg);
 			return 1;

@@ -83,8 +83,8 @@ struct kvb_pool_hooks {
 	/* Flash + boot + identity of (variant, round) on the worker's board. KVB_ESTORE stops the run;
 	 * KVB_EJOBS is the unit's own failure (a LAVA job that failed): no other board tries it. */
 	int (*bring_up)(void *w, size_t variant, int round, struct kvb_error *err);
-	/* Runs and commits plan job idx: 0 done (ok or failed), 1 the board was lost (job left pending,
-	 * reason in err), 2 results cannot be stored (the run stops). */
+	/* Runs and commits plan job idx: KVB_OK done (ok or failed), KVB_EBOARD the board was lost (job
+	 * left pending, reason in err), KVB_ESTORE results cannot be stored (the run stops). */
 	int (*job)(void *w, size_t idx, struct kvb_error *err);
 	/* 1 when job idx is pending (not final). */
 	int (*pending)(void *eng, size_t idx);

@@ -581,18 +581,21 @@ static size_t count_job_done(struct engine *e)
 }
 
 /*
- * Runs one job with retries and commits it. Returns 1 if the variant must be
- * abandoned, 2 if results cannot be stored (the run stops; a job whose own
+ * Runs one job with retries and commits it. Returns KVB_OK (the job is final: ok
+ * or failed), KVB_EBOARD when the board stopped answering (the variant is
+ * abandoned on one board; in a pool the job stays pending for another board),
+ * KVB_ESTORE when results cannot be stored (the run stops; a job whose own
  * artifacts could not be written is not committed, so --resume redoes it).
  */
-static int run_job(struct engine *e, size_t idx)
+static enum kvb_err run_job(struct engine *e, size_t idx)
 {
 	g_thread_engine = e;
 	const struct kvb_plan_job *j = &e->plan.jobs[idx];
 	struct kvb_job_row *row = &e->rows[idx];
 	/* max_retries + 1 attempts in this invocation: a job --resume planned again gets them afresh, and in a
 	 * pool the attempts made on a board that was lost do not count against the job */
-	int max_attempts = row->attempts + e->a->max_retries + 1, attempt = row->attempts, abandon = 0;
+	int max_attempts = row->attempts + e->a->max_retries + 1, attempt = row->attempts;
+	enum kvb_err abandon = KVB_OK;
 	int64_t start = kvb_wall_ns();
 	struct kvb_error err;
 	struct kvb_metrics m;
@@ -623,7 +626,7 @@ static int run_job(struct engine *e, size_t idx)
 			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", err.msg);
 			kvb_metrics_release(&m);
 			cJSON_Delete(cls);
-			return 2;
+			return KVB_ESTORE;
 		}
 		if (e->tty)
 			fputc('\n', stderr);
@@ -638,7 +641,7 @@ static int run_job(struct engine *e, size_t idx)
 				kvb_pool_board_trouble(e->pool_ctl, 1);
 			if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) ||
 			    !target_alive(e)) {
-				abandon = 1;
+				abandon = KVB_EBOARD;
 				break;
 			}
 			if (e->pool_ctl)
@@ -653,7 +656,7 @@ static int run_job(struct engine *e, size_t idx)
 				kvb_err("%s", e2.msg);
 		}
 	}
-	if (abandon == 1 && e->parent) {
+	if (abandon == KVB_EBOARD && e->parent) {
 		/* a pool's board was lost, not the job: it stays pending and moves to another board (pool.c) */
 		struct kvb_error e2;
 		if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, start, kvb_wall_ns(), &e2))
@@ -663,7 +666,7 @@ static int run_job(struct engine *e, size_t idx)
 		row->attempts = attempt;
 		kvb_metrics_release(&m);
 		cJSON_Delete(cls);
-		return 1;
+		return KVB_EBOARD;
 	}
 	{
 		/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
@@ -689,7 +692,7 @@ static int run_job(struct engine *e, size_t idx)
 		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
 			kvb_err("cannot store job %d: %s", j->seq, e2.msg);
 			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);
-			abandon = 2;
+			abandon = KVB_ESTORE;
 		}
 		snprintf(row->status, sizeof(row->status), "%s", o.status);
 		row->attempts = attempt;
@@ -713,7 +716,7 @@ static int run_job(struct engine *e, size_t idx)
 	kvb_metrics_release(&m);
 	cJSON_Delete(cls);
 	e->cur_job_id = 0;
-	if (abandon == 1) {
+	if (abandon == KVB_EBOARD) {
 		char why[KVB_ERRMSG_MAX + 64];
 		snprintf(why, sizeof(why), "target stopped answering: %s", err.msg);
 		fail_variant(e, j->variant, why);
@@ -1145,17 +1148,19 @@ static void batch_job_done(struct engine *w, size_t idx, const char *key)
 static int pool_job(void *wp, size_t idx, struct kvb_error *err)
 {
 	struct engine *w = wp;
-	int ab;
+	enum kvb_err ab;
 	char key[192];
 	if (w->target.ops->batch) { /* the job's commands in the batch's output */
 		batch_key(w, idx, key, sizeof(key));
 		w->target.ops->batch->mark(&w->target, key);
 	}
 	ab = run_job(w, idx);
-	if (ab == 0 && w->target.ops->batch)
+	if (ab == KVB_OK && w->target.ops->batch)
 		batch_job_done(w, idx, key);
-	if (ab == 1)
-		kvb_error_set(err, KVB_ETARGET, "%s", w->lost_why ? w->lost_why : "target stopped answering");
+	if (ab == KVB_EBOARD)
+		kvb_error_set(err, KVB_EBOARD, "%s", w->lost_why ? w->lost_why : "target stopped answering");
+	else if (ab == KVB_ESTORE)
+		kvb_error_set(err, KVB_ESTORE, "%s", w->store_err);
 	return ab;
 }
 
@@ -1512,10 +1517,10 @@ static void run_variant_round(struct engine *e, size_t v, int r, struct run_outc
 			out->interrupted = 1;
 			break;
 		}
-		int ab = run_job(e, i);
-		if (ab == 2)
+		enum kvb_err ab = run_job(e, i);
+		if (ab == KVB_ESTORE)
 			out->store_failed = 1;
-		if (ab == 1)
+		if (ab == KVB_EBOARD)
 			break;
 	}
 	if (g_signals)
@@ -1618,8 +1623,9 @@ static void store_outcome(struct engine *e, struct run_outcome *out, struct kvb_
 			 (long long)e->run_id, e->st->path);
 }
 
-/* The run's return: KVB_ESTORE when results could not be stored, KVB_EJOBS when not ok. */
-static int outcome_code(const struct engine *e, const struct run_outcome *out, const struct kvb_run_tally *t,
+/* The run's return: KVB_ESTORE when results could not be stored, KVB_EINTR when interrupted with
+ * jobs left, KVB_EJOBS when not ok. */
+static enum kvb_err outcome_code(const struct engine *e, const struct run_outcome *out, const struct kvb_run_tally *t,
 			struct kvb_error *err)
 {
 	if (out->store_failed)
@@ -1628,7 +1634,8 @@ static int outcome_code(const struct engine *e, const struct run_outcome *out, c
 				     "database, then `kvbench run --resume %lld -d %s`",
 				     e->store_err, (long long)e->run_id, e->st->path);
 	if (out->interrupted || e->failures || strcmp(t->status, "ok"))
-		return kvb_error_set(err, KVB_EJOBS, "run %lld is incomplete: %lld of %lld planned jobs ok, %d failure(s)%s",
+		return kvb_error_set(err, out->interrupted ? KVB_EINTR : KVB_EJOBS,
+				     "run %lld is incomplete: %lld of %lld planned jobs ok, %d failure(s)%s",
 				     (long long)e->run_id, (long long)t->planned_ok, (long long)t->planned, e->failures,
 				     out->interrupted ? ", interrupted" : "");
 	return KVB_OK;
@@ -1639,7 +1646,7 @@ static int outcome_code(const struct engine *e, const struct run_outcome *out, c
  * a pool of boards (pool.c) or round by round on the one board; Ctrl-C and SIGTERM
  * stop it between jobs. The outcome is stored before returning.
  */
-int kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err)
+enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err)
 {
 	struct engine e;
 	struct sigaction sa, old_int, old_term;

@@ -39,14 +39,13 @@ static int acme_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	long long buf = kvb_get_int(c->conf, "buffer_size", 256);
 	kvb_meter_time_mode(m, c->conf, KVB_TIME_RELATIVE);
 	if (!host)
-		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': acme needs `host`", c->name);
+		return kvb_error_set(err, KVB_EINPUT, "acme needs `host`");
 	if (!chans || !chans->child)
-		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': acme needs `channels: {name: iio:deviceN}`", c->name);
+		return kvb_error_set(err, KVB_EINPUT, "acme needs `channels: {name: iio:deviceN}`");
 	for (const cJSON *kv = chans->child; kv; kv = kv->next) {
 		struct kvb_meter_cmd *mc;
 		if (!cJSON_IsString(kv))
-			return kvb_error_set(err, KVB_EINPUT, "instrument '%s': channels.%s must name an iio device",
-					     c->name, kv->string);
+			return kvb_error_set(err, KVB_EINPUT, "channels.%s must name an iio device", kv->string);
 		mc = kvb_meter_add(c, kv->string, ".csv");
 		kvb_strv_push(&mc->argv, prog);
 		kvb_strv_push(&mc->argv, "-n");
@@ -58,7 +57,7 @@ static int acme_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 		kvb_strv_push(&mc->argv, mc->data_path);
 		kvb_strv_push(&mc->argv, kv->valuestring);
 	}
-	return kvb_sums_check(m->sums, c->name, err);
+	return kvb_sums_check(m->sums, err);
 }
 
 extern const struct kvb_instrument_ops kvb_instrument_acme;

@@ -30,15 +30,15 @@ static int aep_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	m->time_mode = KVB_TIME_RELATIVE;  /* arm-probe counts seconds from its start */
 	if (cmd) {
 		if (kvb_conf_argv(cmd, &mc->argv))
-			return kvb_error_set(err, KVB_EINPUT, "instrument '%s': command is empty", c->name);
+			return kvb_error_set(err, KVB_EINPUT, "command is empty");
 	} else if (cfg) {
 		kvb_strv_push(&mc->argv, "arm-probe");
 		kvb_strv_push(&mc->argv, "--config");
 		kvb_strv_push(&mc->argv, cfg);
 	} else {
-		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': aep needs `config` (or `command`)", c->name);
+		return kvb_error_set(err, KVB_EINPUT, "aep needs `config` (or `command`)");
 	}
-	return kvb_sums_check(m->sums, c->name, err);
+	return kvb_sums_check(m->sums, err);
 }
 
 extern const struct kvb_instrument_ops kvb_instrument_aep;

@@ -3,10 +3,36 @@
 #include "instrument/probe.h"
 #include "core/util.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Adds "instrument 'NAME': " + fmt to list: the one place a probe line gets its instance's name. */
+static void probe_line(struct kvb_strv *list, const char *name, const char *fmt, va_list ap)
+{
+	char msg[3072];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	kvb_strv_pushf(list, "instrument '%s': %s", name, msg);
+}
+
+void kvb_instr_probe_problem(struct kvb_instr_probe *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	probe_line(p->problems, p->name, fmt, ap);
+	va_end(ap);
+}
+
+void kvb_instr_probe_found(struct kvb_instr_probe *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	probe_line(p->found, p->name, fmt, ap);
+	va_end(ap);
+}
 
 /* 1 when path is a regular file this process may execute. */
 static int executable(const char *path)
@@ -20,7 +46,7 @@ void kvb_instr_probe_host_program(struct kvb_instr_probe *p, const char *argv0, 
 	const char *path = getenv("PATH");
 	char *found = NULL;
 	if (!argv0 || !*argv0) {
-		kvb_strv_pushf(p->problems, "instrument '%s': %s is empty", p->name, what);
+		kvb_instr_probe_problem(p, "%s is empty", what);
 		return;
 	}
 	if (strchr(argv0, '/')) {
@@ -43,9 +69,9 @@ void kvb_instr_probe_host_program(struct kvb_instr_probe *p, const char *argv0, 
 		free(copy);
 	}
 	if (found)
-		kvb_strv_pushf(p->found, "instrument '%s': %s %s: %s", p->name, what, argv0, found);
+		kvb_instr_probe_found(p, "%s %s: %s", what, argv0, found);
 	else
-		kvb_strv_pushf(p->problems, "instrument '%s': %s '%s' %s on this host", p->name, what, argv0,
+		kvb_instr_probe_problem(p, "%s '%s' %s on this host", what, argv0,
 			       strchr(argv0, '/') ? "is not an executable file" : "is not found in $PATH");
 	free(found);
 }
@@ -79,15 +105,15 @@ void kvb_instr_probe_board_file(struct kvb_instr_probe *p, const char *path)
 	}
 	ok = board_test(p, "test -r \"$1\"", full, why, sizeof(why));
 	if (ok > 0) {
-		kvb_strv_pushf(p->found, "instrument '%s': %s: readable on the board", p->name, full);
+		kvb_instr_probe_found(p, "%s: readable on the board", full);
 	} else if (!ok) {
 		/* a wrong root explains every file under it: say whether the root itself is there */
 		int root_ok = *root ? board_test(p, "test -d \"$1\"", root, why, sizeof(why)) > 0 : 1;
-		kvb_strv_pushf(p->problems, "instrument '%s': %s is not a readable file on the board%s%s%s", p->name, full,
+		kvb_instr_probe_problem(p, "%s is not a readable file on the board%s%s%s", full,
 			       *root ? " (its root '" : "", *root ? root : "",
 			       !*root ? "" : root_ok ? "' exists)" : "' is not a directory there)");
 	} else {
-		kvb_strv_pushf(p->found, "instrument '%s': %s not checked: %s", p->name, full, why);
+		kvb_instr_probe_found(p, "%s not checked: %s", full, why);
 	}
 	free(full);
 }
@@ -100,11 +126,11 @@ void kvb_instr_probe_board_program(struct kvb_instr_probe *p, const char *prog, 
 		return;
 	ok = board_test(p, "command -v \"$1\" >/dev/null", prog, why, sizeof(why));
 	if (ok > 0)
-		kvb_strv_pushf(p->found, "instrument '%s': %s %s: found on the board", p->name, what, prog);
+		kvb_instr_probe_found(p, "%s %s: found on the board", what, prog);
 	else if (!ok)
-		kvb_strv_pushf(p->problems, "instrument '%s': %s '%s' is not on the board's PATH", p->name, what, prog);
+		kvb_instr_probe_problem(p, "%s '%s' is not on the board's PATH", what, prog);
 	else
-		kvb_strv_pushf(p->found, "instrument '%s': %s %s not checked: %s", p->name, what, prog, why);
+		kvb_instr_probe_found(p, "%s %s not checked: %s", what, prog, why);
 }
 
 void kvb_meter_probe(struct kvb_instr_probe *p, const struct kvb_instrument_ops *ops)
@@ -120,7 +146,7 @@ void kvb_meter_probe(struct kvb_instr_probe *p, const struct kvb_instrument_ops 
 	c.plat = p->plat;
 	c.artifact_dir = "/nonexistent/kvbench-platform-check"; /* only names output files; none is opened */
 	if (ops->setup(&c, &err)) {
-		kvb_strv_pushf(p->problems, "%s", err.msg);
+		kvb_instr_probe_problem(p, "%s", err.msg);
 	} else {
 		struct kvb_meter *m = c.priv;
 		for (size_t i = 0; m && i < m->ncmd; i++)

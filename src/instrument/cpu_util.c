@@ -84,7 +84,7 @@ static int cpu_util_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 		rc = kvb_target_bg_start(c->target, argv, p->remote, errf, &p->pid, err);
 	free(stat);
 	free(errf);
-	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
+	return rc;
 }
 
 static int cpu_util_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
@@ -97,7 +97,7 @@ static int cpu_util_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 		*err = e2;
 	}
 	p->pid = 0;
-	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
+	return rc;
 }
 
 enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len)
@@ -267,7 +267,7 @@ static int cpu_util_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	kvb_exec_result_release(&r);
 	if (rc) {
 		free(text);
-		return kvb_error_prefix(err, "instrument '%s'", c->name);
+		return rc;
 	}
 	/* start snapshot, the loop's whole snapshots (its last may be cut by the kill), stop snapshot */
 	kvb_buf_addf(&b, "%s\n---\n", p->first);
@@ -280,7 +280,7 @@ static int cpu_util_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	kvb_buf_addf(&b, "%s\n---\n", p->last);
 	pace_witness(c, text, (unsigned)kvb_get_int(c->conf, "interval_ms", 100));
 	if (kvb_util_from_snapshots(b.data, c->out, why, sizeof(why)))
-		rc = kvb_error_set(err, KVB_EINPUT, "instrument '%s': %s in '%s'", c->name, why, p->remote);
+		rc = kvb_error_set(err, KVB_EINPUT, "%s in '%s'", why, p->remote);
 	kvb_buf_release(&b);
 	free(text);
 	return rc;

@@ -40,7 +40,7 @@ static int cpufreq_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	struct priv *p = kvb_xcalloc(1, sizeof(*p));
 	c->priv = p;
 	if (kvb_clusters_get(c->plat, &p->cs, err))
-		return kvb_error_prefix(err, "instrument '%s'", c->name);
+		return err->code;
 	p->a = kvb_xcalloc(p->cs.n, sizeof(*p->a));
 	p->b = kvb_xcalloc(p->cs.n, sizeof(*p->b));
 	p->cpu = kvb_xcalloc(p->cs.n, sizeof(*p->cpu));
@@ -110,7 +110,7 @@ static int read_all(struct kvb_instr_ctx *c, struct kvb_tis *out, const char *wh
 			continue;
 		if (kvb_tis_read(c->target, kvb_get_str(c->conf, "root", ""), p->cpu[i], &out[i], err)) {
 			if (!offline_error(err->msg))
-				return kvb_error_prefix(err, "instrument '%s': cluster '%s'", c->name, p->cs.name[i]);
+				return kvb_error_prefix(err, "cluster '%s'", p->cs.name[i]);
 			skip_cluster(c, i, when, err->msg);
 		}
 	}
@@ -196,7 +196,7 @@ static void cpufreq_probe(struct kvb_instr_probe *p)
 	struct kvb_cluster_set cs;
 	struct kvb_error err;
 	if (kvb_clusters_get(p->plat, &cs, &err)) {
-		kvb_strv_pushf(p->problems, "instrument '%s': %s", p->name, err.msg);
+		kvb_instr_probe_problem(p, "%s", err.msg);
 		return;
 	}
 	for (size_t i = 0; i < cs.n; i++) {

@@ -25,8 +25,8 @@ static int csv_command_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	m->channels = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
 	kvb_meter_time_mode(m, c->conf, KVB_TIME_AUTO);
 	if (kvb_conf_argv(cJSON_GetObjectItemCaseSensitive(c->conf, "command"), &mc->argv))
-		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': command is empty", c->name);
-	return kvb_sums_check(m->sums, c->name, err);
+		return kvb_error_set(err, KVB_EINPUT, "command is empty");
+	return kvb_sums_check(m->sums, err);
 }
 
 extern const struct kvb_instrument_ops kvb_instrument_csv_command;

@@ -64,7 +64,7 @@ static int read_log(struct kvb_instr_ctx *c, char **out, struct kvb_error *err)
 	*out = rc ? NULL : kvb_buf_detach(&r.out);
 	kvb_exec_result_release(&r);
 	kvb_strv_release(&a);
-	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
+	return rc;
 }
 
 static int dmesg_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
@@ -114,7 +114,7 @@ static int write_marker(struct kvb_instr_ctx *c, const char *marker, struct kvb_
 	kvb_exec_result_init(&r);
 	rc = kvb_target_run_ok(c->target, argv, 30000, &r, err);
 	kvb_exec_result_release(&r);
-	return rc ? kvb_error_prefix(err, "instrument '%s': writing a marker into /dev/kmsg", c->name) : KVB_OK;
+	return rc ? kvb_error_prefix(err, "writing a marker into /dev/kmsg") : KVB_OK;
 }
 
 /* The reader's output so far into p->after; 1 when it holds marker. */
@@ -146,7 +146,7 @@ static int dmesg_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 		rc = kvb_target_bg_start(c->target, argv, p->remote, errf, &p->pid, err);
 		free(errf);
 		if (rc)
-			return kvb_error_prefix(err, "instrument '%s': starting the /dev/kmsg reader", c->name);
+			return kvb_error_prefix(err, "starting the /dev/kmsg reader");
 		p->kmsg = 1;
 		if ((rc = write_marker(c, p->start_marker, err)))
 			return rc;
@@ -155,8 +155,8 @@ static int dmesg_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 		for (unsigned waited = 0, step = 10; !reader_has(c, p, p->start_marker); waited += step, step *= 2)
 			if (waited >= 5000)
 				return kvb_error_set(err, KVB_ETARGET,
-						     "instrument '%s': the /dev/kmsg reader did not read the start marker "
-						     "within 5 s", c->name);
+						     "the /dev/kmsg reader did not read the start marker "
+						     "within 5 s");
 			else
 				kvb_sleep_ms(step);
 		return KVB_OK;
@@ -178,7 +178,6 @@ static int dmesg_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	if (kvb_target_bg_stop(c->target, p->pid, "TERM", 2000, NULL, &e2) && !rc) {
 		rc = e2.code;
 		*err = e2;
-		kvb_error_prefix(err, "instrument '%s'", c->name);
 	}
 	p->pid = 0;
 	if (!rc && (!p->after || !strstr(p->after, p->stop_marker)))
@@ -203,7 +202,7 @@ static int keep_log(struct kvb_instr_ctx *c, const char *text, int *warnings, st
 		bad |= fclose(f) != 0;
 	}
 	if (bad)
-		rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': cannot write '%s'", c->name, path);
+		rc = kvb_error_set(err, KVB_ETARGET, "cannot write '%s'", path);
 	else
 		kvb_metrics_artifact(c->out, "dmesg", path);
 	free(path);

@@ -107,7 +107,7 @@ static int ftrace_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	rc = kvb_target_bg_start(c->target, kvb_strv_argv(&a), p->log, p->errlog, &p->pid, err);
 	kvb_strv_release(&a);
 	if (rc)
-		return kvb_error_prefix(err, "instrument '%s'", c->name);
+		return rc;
 	snprintf(pid, sizeof(pid), "%ld", p->pid);
 	snprintf(polls, sizeof(polls), "%lld", (ready_ms + 9) / 10);
 	{
@@ -116,7 +116,7 @@ static int ftrace_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 		rc = kvb_target_exec(c->target, argv, (uint64_t)ready_ms + 30000, &r, err);
 		if (!rc && r.exit_code) {
 			char *why = remote_stderr(c);
-			rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': trace-cmd %s%s%s", c->name,
+			rc = kvb_error_set(err, KVB_ETARGET, "trace-cmd %s%s%s",
 					   r.exit_code == 4 ? "did not start recording in time" : "exited at start",
 					   why[0] ? ": " : "", why);
 			free(why);
@@ -137,7 +137,7 @@ static int ftrace_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 		kvb_witness_add(&c->out->witnesses, "trace", c->name, "trace-cmd exits on SIGINT after writing its trace",
 				"still running after 60 s: killed (SIGKILL)", KVB_WIT_CHANGED,
 				"trace-cmd did not finish writing within 60 s of SIGINT and was killed: the trace may end early");
-	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
+	return rc;
 }
 
 long long kvb_trace_cmd_lost(const char *out, char *summary, size_t n)
@@ -204,11 +204,11 @@ static int ftrace_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		loss_witness(c);
 	if (rc) {
 		char *why = remote_stderr(c);
-		rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': no trace written%s%s", c->name, why[0] ? ": " : "",
+		rc = kvb_error_set(err, KVB_ETARGET, "no trace written%s%s", why[0] ? ": " : "",
 				   why);
 		free(why);
 	} else if (kvb_metrics_artifact(c->out, "ftrace", local)) {
-		rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': cannot read '%s'", c->name, local);
+		rc = kvb_error_set(err, KVB_ETARGET, "cannot read '%s'", local);
 	}
 	free(local);
 	return rc;

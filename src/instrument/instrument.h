@@ -62,6 +62,9 @@ struct kvb_instrument_ops {
 size_t kvb_instr_probe_platform(const struct kvb_platform *plat, struct kvb_target *t, struct kvb_strv *problems,
 				struct kvb_strv *found);
 
+/* A problem or a finding of p's instance: "instrument 'NAME': " + fmt (the name is added here only). */
+void kvb_instr_probe_problem(struct kvb_instr_probe *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void kvb_instr_probe_found(struct kvb_instr_probe *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Probe helpers (check.c). argv0 must resolve on this host: a path (with '/') to an executable
  * file, or a name found executable in $PATH, as the meter will be spawned (execvp). */
 void kvb_instr_probe_host_program(struct kvb_instr_probe *p, const char *argv0, const char *what);

@@ -100,8 +100,7 @@ static int read_counters(struct kvb_instr_ctx *c, struct counters *out, struct k
 			if (!strncmp(us, "_input:", 7)) {
 				int64_t v;
 				if (kvb_parse_i64(colon + 1, &v) || v < 0)
-					rc = kvb_error_set(err, KVB_EINPUT, "instrument '%s': %s/sys/class/hwmon/%.*s: '%s' is not a counter",
-							   c->name, root, (int)(colon - l), l, colon + 1);
+					rc = kvb_error_set(err, KVB_EINPUT, "%s/sys/class/hwmon/%.*s: '%s' is not a counter", root, (int)(colon - l), l, colon + 1);
 				out->uj[i] = (uint64_t)v;
 				out->has_input[i] = 1;
 			} else if (!strncmp(us, "_label:", 7)) {
@@ -112,13 +111,12 @@ static int read_counters(struct kvb_instr_ctx *c, struct counters *out, struct k
 		l = nl ? nl + 1 : NULL;
 	}
 	if (!rc && !out->n)
-		rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': no hwmon energy counters under '%s/sys/class/hwmon'%s%s",
-				   c->name, root, r.err.len ? ": " : "", r.err.data);
+		rc = kvb_error_set(err, KVB_ETARGET, "no hwmon energy counters under '%s/sys/class/hwmon'%s%s", root, r.err.len ? ": " : "", r.err.data);
 	for (size_t i = 0; !rc && i < out->n; i++) {
 		if (!out->label[i])
 			out->label[i] = kvb_xstrdup(out->key[i]);
 		if (!out->has_input[i])
-			rc = kvb_error_set(err, KVB_EINPUT, "instrument '%s': '%s' has a label but no energy input", c->name,
+			rc = kvb_error_set(err, KVB_EINPUT, "'%s' has a label but no energy input",
 					   out->key[i]);
 	}
 	kvb_exec_result_release(&r);
@@ -148,7 +146,7 @@ static int label_matches(const char *want, const char *have)
 static int juno_hwmon_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	c->priv = kvb_xcalloc(1, sizeof(struct priv));
-	return kvb_sums_check(cJSON_GetObjectItemCaseSensitive(c->conf, "sums"), c->name, err);
+	return kvb_sums_check(cJSON_GetObjectItemCaseSensitive(c->conf, "sums"), err);
 }
 
 static int juno_hwmon_start(struct kvb_instr_ctx *c, struct kvb_error *err)
@@ -248,14 +246,13 @@ static int juno_hwmon_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		while (k < p->a.n && strcmp(p->a.key[k], p->b.key[i]))
 			k++;
 		if (k == p->a.n) {
-			rc = kvb_error_set(err, KVB_ETARGET, "instrument '%s': counter '%s' appeared during the job", c->name,
+			rc = kvb_error_set(err, KVB_ETARGET, "counter '%s' appeared during the job",
 					   p->b.key[i]);
 			break;
 		}
 		if (p->b.uj[i] < p->a.uj[k]) {
 			rc = kvb_error_set(err, KVB_EINPUT,
-					   "instrument '%s': counter '%s' (%s) went backwards (%llu -> %llu uJ): reset or wrapped",
-					   c->name, p->b.key[i], p->b.label[i], (unsigned long long)p->a.uj[k],
+					   "counter '%s' (%s) went backwards (%llu -> %llu uJ): reset or wrapped", p->b.key[i], p->b.label[i], (unsigned long long)p->a.uj[k],
 					   (unsigned long long)p->b.uj[i]);
 			break;
 		}
@@ -274,8 +271,7 @@ static int juno_hwmon_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 			for (size_t j = 0; j < p->b.n; j++)
 				kvb_buf_addf(&found, "%s%s (%s)", j ? ", " : "", p->b.label[j], p->b.key[j]);
 			rc = kvb_error_set(err, KVB_EINPUT,
-					   "instrument '%s': channel '%s': no energy counter labelled '%s'; labels found: %s",
-					   c->name, kv->string, cJSON_IsString(kv) ? kv->valuestring : "?",
+					   "channel '%s': no energy counter labelled '%s'; labels found: %s", kv->string, cJSON_IsString(kv) ? kv->valuestring : "?",
 					   found.len ? found.data : "none");
 			kvb_buf_release(&found);
 		}
@@ -313,9 +309,9 @@ static void juno_hwmon_probe(struct kvb_instr_probe *p)
 		struct kvb_error err;
 		kvb_exec_result_init(&r);
 		if (!kvb_target_exec(p->target, argv, 10000, &r, &err) && r.exit_code)
-			kvb_strv_pushf(p->problems, "instrument '%s': %s is not a directory on the board", p->name, dir);
+			kvb_instr_probe_problem(p, "%s is not a directory on the board", dir);
 		else if (!r.exit_code)
-			kvb_strv_pushf(p->found, "instrument '%s': %s: found on the board", p->name, dir);
+			kvb_instr_probe_found(p, "%s: found on the board", dir);
 		kvb_exec_result_release(&r);
 	}
 	free(dir);

@@ -59,7 +59,7 @@ int kvb_meter_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 			struct kvb_error ignore;
 			for (size_t k = 0; k <= i; k++)
 				kvb_probe_cmd_stop(&m->cmd[k].cmd, "meter", m->stop_signal, m->stop_timeout_ms, NULL, &ignore);
-			return kvb_error_prefix(err, "instrument '%s'", c->name);
+			return rc;
 		}
 	}
 	return KVB_OK;
@@ -89,7 +89,6 @@ int kvb_meter_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 		if (r && !rc) {
 			rc = r;
 			*err = e2;
-			kvb_error_prefix(err, "instrument '%s'", c->name);
 		}
 	}
 	return rc;
@@ -99,7 +98,7 @@ int kvb_instr_take_samples(struct kvb_instr_ctx *c, struct kvb_samples *s, const
 {
 	int rc = kvb_energy_metrics(c->out, s, sums, err);
 	if (rc)
-		return kvb_error_prefix(err, "instrument '%s'", c->name);
+		return rc;
 	if (!c->out->samples)
 		c->out->samples = kvb_samples_new();
 	kvb_samples_move(c->out->samples, s);
@@ -145,9 +144,7 @@ int kvb_meter_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		}
 		kvb_metrics_artifact(c->out, "energy-raw", mc->data_path);
 	}
-	if (rc) {
-		kvb_error_prefix(err, "instrument '%s'", c->name);
-	} else {
+	if (!rc) {
 		/* every channel proves it covered the job window, or its energy is refused (coverage.h) */
 		struct kvb_coverage_rule rule = m->coverage;
 		rule.rate_hz = m->rate_hz;

@@ -61,11 +61,11 @@ static int energy_model_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	if (!em && c->plat && c->plat->doc.root)
 		em = cJSON_GetObjectItemCaseSensitive(c->plat->doc.root, "energy_model");
 	if (!em)
-		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': no energy_model (platform or instrument)", c->name);
+		return kvb_error_set(err, KVB_EINPUT, "no energy_model (platform or instrument)");
 	if (!c->plat || !c->plat->nclusters)
-		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': the model needs topology.clusters", c->name);
+		return kvb_error_set(err, KVB_EINPUT, "the model needs topology.clusters");
 	if (kvb_clusters_get(c->plat, &p->cs, err))
-		return kvb_error_prefix(err, "instrument '%s'", c->name);
+		return err->code;
 	p->opp = kvb_xcalloc(p->cs.n, sizeof(*p->opp));
 	p->nopp = kvb_xcalloc(p->cs.n, sizeof(*p->nopp));
 	p->ta = kvb_xcalloc(p->cs.n, sizeof(*p->ta));
@@ -73,21 +73,19 @@ static int energy_model_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	for (size_t i = 0; i < p->cs.n; i++) {
 		const cJSON *cl = cJSON_GetObjectItemCaseSensitive(em, p->cs.name[i]);
 		if (!cJSON_IsObject(cl) || !cl->child)
-			return kvb_error_set(err, KVB_EINPUT, "instrument '%s': energy_model has no cluster '%s' {kHz: mW}",
-					     c->name, p->cs.name[i]);
+			return kvb_error_set(err, KVB_EINPUT, "energy_model has no cluster '%s' {kHz: mW}", p->cs.name[i]);
 		p->opp[i] = kvb_xcalloc((size_t)cJSON_GetArraySize(cl), sizeof(**p->opp));
 		for (const cJSON *kv = cl->child; kv; kv = kv->next) {
 			double khz;
 			if (kvb_parse_double(kv->string, &khz) || khz <= 0 || !cJSON_IsNumber(kv) || kv->valuedouble < 0)
 				return kvb_error_set(err, KVB_EINPUT,
-						     "instrument '%s': energy_model.%s.%s: want frequency (kHz): power (mW)",
-						     c->name, p->cs.name[i], kv->string);
+						     "energy_model.%s.%s: want frequency (kHz): power (mW)", p->cs.name[i], kv->string);
 			p->opp[i][p->nopp[i]].khz = khz;
 			p->opp[i][p->nopp[i]++].mw = kv->valuedouble;
 		}
 		qsort(p->opp[i], p->nopp[i], sizeof(**p->opp), cmp_opp);
 	}
-	return kvb_sums_check(cJSON_GetObjectItemCaseSensitive(c->conf, "sums"), c->name, err);
+	return kvb_sums_check(cJSON_GetObjectItemCaseSensitive(c->conf, "sums"), err);
 }
 
 static int snapshot(struct kvb_instr_ctx *c, struct kvb_procstat *ps, struct kvb_tis *tis, int64_t *t,
@@ -107,7 +105,7 @@ static int snapshot(struct kvb_instr_ctx *c, struct kvb_procstat *ps, struct kvb
 			continue;
 		rc = kvb_tis_read(c->target, root, p->cs.first[i], &tis[i], err);
 	}
-	return rc ? kvb_error_prefix(err, "instrument '%s'", c->name) : KVB_OK;
+	return rc;
 }
 
 static int energy_model_start(struct kvb_instr_ctx *c, struct kvb_error *err)
@@ -191,7 +189,7 @@ static void model_probe(struct kvb_instr_probe *p)
 	struct kvb_cluster_set cs;
 	struct kvb_error err;
 	if (kvb_clusters_get(p->plat, &cs, &err)) {
-		kvb_strv_pushf(p->problems, "instrument '%s': %s", p->name, err.msg);
+		kvb_instr_probe_problem(p, "%s", err.msg);
 		return;
 	}
 	kvb_instr_probe_board_file(p, "/proc/stat");

@@ -29,10 +29,10 @@ static int monsoon_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	m->rate_hz = kvb_get_num(c->conf, "rate_hz", 0);
 	m->time_mode = KVB_TIME_RELATIVE;
 	if (m->rate_hz <= 0)
-		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': rate_hz must be > 0", c->name);
+		return kvb_error_set(err, KVB_EINPUT, "rate_hz must be > 0");
 	if (kvb_conf_argv(cJSON_GetObjectItemCaseSensitive(c->conf, "command"), &mc->argv))
-		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': command is empty", c->name);
-	return kvb_sums_check(m->sums, c->name, err);
+		return kvb_error_set(err, KVB_EINPUT, "command is empty");
+	return kvb_sums_check(m->sums, err);
 }
 
 extern const struct kvb_instrument_ops kvb_instrument_monsoon;

@@ -23,21 +23,20 @@ static void metric_pair(struct kvb_metrics *m, const struct kvb_chan_energy *c)
 	}
 }
 
-int kvb_sums_check(const cJSON *sums, const char *instance, struct kvb_error *err)
+int kvb_sums_check(const cJSON *sums, struct kvb_error *err)
 {
 	if (!sums)
 		return KVB_OK;
 	if (!cJSON_IsObject(sums))
-		return kvb_error_set(err, KVB_EINPUT, "instrument '%s': sums must be a mapping {name: [channel, ...]}",
-				     instance);
+		return kvb_error_set(err, KVB_EINPUT, "sums must be a mapping {name: [channel, ...]}");
 	for (const cJSON *kv = sums->child; kv; kv = kv->next) {
 		if (!cJSON_IsArray(kv) || !cJSON_GetArraySize(kv))
-			return kvb_error_set(err, KVB_EINPUT, "instrument '%s': sums.%s must be a non-empty list of channels",
-					     instance, kv->string);
+			return kvb_error_set(err, KVB_EINPUT, "sums.%s must be a non-empty list of channels",
+					     kv->string);
 		for (const cJSON *c = kv->child; c; c = c->next)
 			if (!cJSON_IsString(c))
-				return kvb_error_set(err, KVB_EINPUT, "instrument '%s': sums.%s: channel names are strings",
-						     instance, kv->string);
+				return kvb_error_set(err, KVB_EINPUT, "sums.%s: channel names are strings",
+						     kv->string);
 	}
 	return KVB_OK;
 }

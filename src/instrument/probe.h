@@ -108,7 +108,7 @@ int kvb_energy_emit(struct kvb_metrics *m, const struct kvb_chan_energy *v, size
 int kvb_energy_metrics(struct kvb_metrics *m, const struct kvb_samples *s, const cJSON *sums, struct kvb_error *err);
 
 /* Validates a `sums:` mapping: {name: [channel names]}; returns KVB_EINPUT with the instance name. */
-int kvb_sums_check(const cJSON *sums, const char *instance, struct kvb_error *err);
+int kvb_sums_check(const cJSON *sums, struct kvb_error *err);
 
 /* A meter command running on the host, stdout to a file, stopped with its stop signal (kvb_probe_cmd_stop). */
 struct kvb_probe_cmd {

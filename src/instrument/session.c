@@ -121,11 +121,8 @@ static void record(struct kvb_instr_job *j, size_t i, const char *phase, const s
 	const char *name = j->set->v[i].name;
 	j->state[i] = -1;
 	kvb_warn("instrument '%s' failed at %s: %s", name, phase, e->msg);
-	/* Messages of our backends already name the instance; others get it here. */
-	if (strstr(e->msg, name))
-		kvb_buf_addf(&j->errors, "%s%s", j->errors.len ? "; " : "", e->msg);
-	else
-		kvb_buf_addf(&j->errors, "%sinstrument '%s': %s", j->errors.len ? "; " : "", name, e->msg);
+	/* the one place an instrument's error gets its instance's name: backends never add it */
+	kvb_buf_addf(&j->errors, "%sinstrument '%s': %s", j->errors.len ? "; " : "", name, e->msg);
 }
 
 void kvb_instr_job_start(struct kvb_instr_job *j, const struct kvb_instr_set *set, struct kvb_target *t,

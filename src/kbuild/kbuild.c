@@ -403,7 +403,7 @@ static int run_step(struct step *st, const char *const *argv, const char *const 
 			kvb_spawn_stop(&p, SIGTERM, 5000);
 			if (tty)
 				fputs("\r\033[K", stderr);
-			rc = cancelled ? kvb_error_set(err, KVB_EJOBS, "%s: interrupted", st->title) /* as a run: exit 1 */
+			rc = cancelled ? kvb_error_set(err, KVB_EINTR, "%s: interrupted", st->title) /* as a run */
 				       : kvb_error_set(err, KVB_ETARGET, "%s: timed out after %llu s", st->title,
 						       (unsigned long long)((now - st->t0_ns) / 1000000000ull));
 			goto out;

@@ -48,7 +48,7 @@ struct kvb_prepare_opts {
  * Loads the build block, expands the series into variants (replacing the
  * agenda's, which must not name kernels), builds every git variant and points
  * its kernel (and dtb/initrd/modules) at the cached files. Ctrl-C stops the
- * current build (KVB_EJOBS "interrupted", as an interrupted run). set must be zeroed by the caller.
+ * current build (KVB_EINTR "interrupted", as an interrupted run). set must be zeroed by the caller.
  */
 int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, struct kvb_build_set *set,
 		      struct kvb_error *err);

@@ -323,7 +323,7 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	if ((rc = write_atomic(fmt, &doc, o->out_path, &dbf, err)))
 		goto out;
 	if (!nres)
-		rc = kvb_error_set(err, KVB_EJOBS, "run%s %s: no results, %lld of %lld jobs failed (the report shows the failures)",
+		rc = kvb_error_set(err, KVB_ENORESULTS, "run%s %s: no results, %lld of %lld jobs failed (the report shows the failures)",
 				   o->nruns > 1 ? "s" : "", runs_text, (long long)nfailed, (long long)njobs);
 out:
 	if (filtered)

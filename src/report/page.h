@@ -42,7 +42,7 @@ struct kvb_page_opts {
  * KVB_EUSAGE unknown format or baseline; KVB_EINPUT a DB without runs, an
  * unknown run, an unreadable d3, an output path that cannot be written;
  * KVB_ESTORE a DB of an older schema opened read-only, or a read error.
- * KVB_EJOBS (1) when a run has no result at all (every job failed): the page
+ * KVB_ENORESULTS (exit 1) when a run has no result at all (every job failed): the page
  * is written all the same (it shows the failures), and err says so.
  */
 int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kvb_error *err);

@@ -100,7 +100,7 @@ check "Ctrl-C: no lock, no half-written image, no bisect state" \
   [ -z "$(find "$T/cache/kvbench/obj" -maxdepth 1 -name '*.lock')" ] && \
   [ -z "$(find "$T/cache/kvbench/images" -maxdepth 1 -name '.tmp-*')" ] && [ ! -e "$R/.git/BISECT_START" ]
 check "Ctrl-C: no build process left" [ -z "$(pgrep -f "$T/f/build.sh")" ]
-check "Ctrl-C in a build: exit 1, as an interrupted run" [ "$rc" = 1 ]
+check "Ctrl-C in a build: exit 7, as an interrupted run" [ "$rc" = 7 ]
 
 # 7. Ctrl-C during a run that then has no job left to stop (the variant fails its identity
 #    check): the run ends incomplete, but the bisect must stop as interrupted, not go on
@@ -108,7 +108,7 @@ touch "$T/f/platform/INT"
 "$KVB" bisect "$A" -p "$P" --repo "$R" --good main~4 --bad main~2 --metric sched_pipe/usecs_per_op -d "$T/g.db" \
   >/dev/null 2>"$T/e"; rc=$?
 rm -f "$T/f/platform/INT"
-check "Ctrl-C in a zero-job run: bisect interrupted, exit 1" \
-  [ "$rc" = 1 ] && [ "$(q "$T/g.db" "SELECT status FROM bisect")" = interrupted ] && grep -q "bisect --resume 1" "$T/e"
+check "Ctrl-C in a zero-job run: bisect interrupted, exit 7" \
+  [ "$rc" = 7 ] && [ "$(q "$T/g.db" "SELECT status FROM bisect")" = interrupted ] && grep -q "bisect --resume 1" "$T/e"
 check "Ctrl-C in a zero-job run: one run only, no further step" [ "$(q "$T/g.db" "SELECT count(*) FROM run")" = 1 ]
 finish

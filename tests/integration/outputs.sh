@@ -73,7 +73,7 @@ for d in "$db" "$T/k.db" "$T/cpu.db"; do
 done
 check "report json documents match \$defs/report" $CHECK report "$J"/report-*.json
 check "every plot embedded in the report pages matches \$defs/embedded_plot" $CHECK embedded_plot "$J"/report-*.html
-check "the pages hold dotbox, lines and stack plots" test "$(cat "$J"/report-*.html | grep -o '"kind":"[a-z]*"' | sort -u | tr '\n' ' ')" = '"kind":"dotbox" "kind":"lines" "kind":"stack" '
+check "the pages hold dotbox, forest, lines, scatter and stack plots" test "$(cat "$J"/report-*.html | grep -o '"kind":"[a-z]*"' | sort -u | tr '\n' ' ')" = '"kind":"dotbox" "kind":"forest" "kind":"lines" "kind":"scatter" "kind":"stack" '
 "$KVB" query -d "$db" --format json "select variant, metric, value, classifiers from results limit 5" >"$J/query.json"
 check "query json matches \$defs/query (rows, unversioned)" $CHECK query "$J/query.json"
 for f in "$J"/diff-long.json "$J"/series.json "$J"/show-runs.json "$J"/report-results.json; do

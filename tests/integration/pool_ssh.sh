@@ -57,7 +57,7 @@ check "diff --by board: one row per variant" test "$(grep -c '^| sched_pipe' "$T
 db=$T/r.db
 "$KVB" run "$T/a.yaml" -p pool2 -d "$db" --rounds 2 --max-jobs 3 --no-diff >/dev/null 2>"$T/err1"; rc=$?
 [ "$rc" -eq 1 ] || cat "$T/err1" >&2
-check "interrupted pool run exits 1 (rc $rc)" test "$rc" -eq 1
+check "interrupted pool run exits 7 (rc $rc)" test "$rc" -eq 7
 left=$(q "$db" "select count(*) from (select distinct variant_id, round from job where status in ('pending','running'))")
 check "some units left to do ($left)" test "$left" -ge 1 -a "$left" -lt 4
 "$KVB" run --resume -d "$db" --no-diff >/dev/null 2>"$T/err2"; rc=$?

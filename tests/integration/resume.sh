@@ -10,7 +10,7 @@ variants: [{name: a}, {name: b}]
 YAML
 db=$T/r.db
 "$KVB" run "$T/a.yaml" -p local -d "$db" --max-jobs 7 --no-diff 2>/dev/null; rc=$?
-check "interrupted run exits 1" test "$rc" -eq 1
+check "interrupted run exits 7" test "$rc" -eq 7
 check "7 jobs stored" test "$(q "$db" "select count(*) from job where status='ok'")" = "7"
 check "run marked interrupted" test "$(q "$db" "select status from run")" = "interrupted"
 kills=0

@@ -224,7 +224,7 @@ static void test_meters__aep_monsoon_acme_give_15_joules(void)
 		 " \"channels\": {\"sys\": \"nosuch\"}}",
 		 path_in("iio-capture"));
 	CHECK(run_backend("acme", conf, NULL, 0, 0, &m, &err) == KVB_ETARGET);
-	CHECK_CONTAINS(err.msg, "instrument 'acme': ");
+	CHECK(!strstr(err.msg, "instrument 'acme'")); /* the session adds the instance's name, once */
 	CHECK_CONTAINS(err.msg, "ended before writing anything to '");
 	CHECK_CONTAINS(err.msg, "(exit status 1): Device nosuch not found");
 	unsetenv("PROBE_SIM_DONE");
@@ -617,7 +617,7 @@ static void test_meters__ready_timeout_waits_for_the_first_output(void)
 	t0 = kvb_mono_ns();
 	CHECK(start_meter(conf, &err, &bytes) == KVB_ETARGET);
 	CHECK(kvb_mono_ns() - t0 >= 300000000u);
-	CHECK_CONTAINS(err.msg, "instrument 'ready': meter wrote nothing to '");
+	CHECK(!strncmp(err.msg, "meter wrote nothing to '", 24)); /* no instance name: the session adds it */
 	CHECK_CONTAINS(err.msg, "ready.out' within ready_timeout_ms 300");
 	/* A meter that exits at once: its status and its stderr, not a timeout. */
 	snprintf(conf, sizeof(conf),
@@ -1262,7 +1262,7 @@ static void test_ftrace__records_or_says_why_not(void)
 			 NULL, 0, 0, &m, &err);
 	if (rc) {
 		/* No tracefs access (containers) or no trace-cmd: the message carries trace-cmd's reason. */
-		CHECK_CONTAINS(err.msg, "instrument 'ftrace': trace-cmd");
+		CHECK_CONTAINS(err.msg, "trace-cmd");
 		fprintf(stderr, "ftrace unavailable here: %s\n", err.msg);
 	} else {
 		CHECK(m.nart == 1 && !strcmp(m.art[0].kind, "ftrace") && m.art[0].bytes > 0);

@@ -20,7 +20,7 @@ if [ "$rc" -eq 0 ] && [ "$first" = decided ]; then
   # nothing is left to resume, and that run's own log and table are checked below
   check "decided at the first look: exits 0" true
 else
-  check "interrupted run exits 1 (rc $rc)" test "$rc" -eq 1
+  check "interrupted run exits 7 (rc $rc)" test "$rc" -eq 7
 fi
 check "rule stored with the run" test "$(sqlite3 "$db" "select max_rounds || ' ' || margin || ' ' || metrics_json from run_decide")" = '3 0.01 ["sched_pipe/usecs_per_op"]'
 check "3 rounds planned, and 3 spare for rounds the host disturbs" test "$(q "$db" "select rounds from run")" = "6"
@@ -42,7 +42,7 @@ if [ "$outcome" = decided ]; then
   check "decided: later rounds skipped with the reason ($skipped)" test "$skipped" = "$(q "$db" "select count(*) from job where round > $round")"
   # jobs skipped as not needed are no longer planned: they do not make the run or a variant incomplete
   check "decided: the run and both variants are ok" \
-    test "$(q "$db" "select status from run") $(q "$db" "select group_concat(status) from variant")" = "ok ok,ok"
+    test "$(q "$db" "select status from run") $(q "$db" "select group_concat(status, ' ') from variant")" = "ok ok ok"
 else
   # the spare rounds stand in for disturbed ones only (on this host no job is judged disturbed: local)
   check "budget: every round ran, the spares skipped" sh -c "[ '$round' = 3 ] && [ '$skipped' = '$(q "$db" "select count(*) from job where round > 3")' ] && grep -q -- '--max-rounds 3 spent' '$T/err2'"

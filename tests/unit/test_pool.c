@@ -308,8 +308,8 @@ static int f_job(void *wp, size_t idx, struct kvb_error *err)
 				break;
 			}
 		pthread_mutex_unlock(&f->mu);
-		kvb_error_set(err, KVB_ETARGET, "board b0 did not come back");
-		return 1;
+		kvb_error_set(err, KVB_EBOARD, "board b0 did not come back");
+		return KVB_EBOARD;
 	}
 	pthread_mutex_lock(&f->mu);
 	f->done[idx] = 1;
