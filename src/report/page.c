@@ -16,16 +16,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* util_mean and freq_residency are drawn per CPU / per frequency instead (cpu_plots), energy in its own section. */
-static int own_plot(const struct kvb_group *g)
+/* util_mean and freq_residency are drawn per CPU / per frequency in section "cpu", energy in "energy"
+ * (plot_power.c); NULL for a group drawn with the samples per metric. */
+static const char *own_section(const struct kvb_group *g)
 {
-	return !strcmp(g->metric, "util_mean") || !strcmp(g->metric, "freq_residency") || !strcmp(g->metric, "energy");
+	if (!strcmp(g->metric, "util_mean") || !strcmp(g->metric, "freq_residency"))
+		return "cpu";
+	return !strcmp(g->metric, "energy") ? "energy" : NULL;
 }
 
-/* The summary's rows link to a group's samples plot (detail-<index>) where it has one. */
-static int has_detail(const struct kvb_group *g)
+static int own_plot(const struct kvb_group *g)
 {
-	return !own_plot(g);
+	return own_section(g) != NULL;
 }
 
 void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
@@ -262,7 +264,7 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		kvb_diff_table(&r, &d, table, &one_boot);
 		legend = kvb_diff_legend(&r, &d);
 		diff_json = kvb_diff_json(&r, &d);
-		kvb_page_forest(&p, &r, diff_json, has_detail);
+		kvb_page_forest(&p, &r, diff_json, own_section);
 		struct kvb_out_section *sec = kvb_page_add(&p, "Comparison", "comparison");
 		sec->table = table;
 		sec->footer = legend;

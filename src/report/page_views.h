@@ -19,11 +19,12 @@
 const char *kvb_forest_detail_id(struct kvb_page *p, size_t gi);
 /*
  * The "Summary" section and its forest plot from diff_json (kvb_diff_json of
- * r); rows link to detail-<group> when has_detail(g), else to #cpu. Returns
+ * r); rows link to the section own_section(g) names (energy, cpu), else to
+ * the group's samples plot, detail-<group>. Returns
  * the number of rows (0: no section added).
  */
 int kvb_page_forest(struct kvb_page *p, const struct kvb_report *r, const cJSON *diff_json,
-		    int (*has_detail)(const struct kvb_group *));
+		    const char *(*own_section)(const struct kvb_group *));
 /* mmtests-style quantile table (Min, 1st-3rd quartile, Max, Hmean, Amean per variant column), folded. */
 void kvb_page_quantiles(struct kvb_page *p, const struct kvb_report *r);
 /* Metric vs swept classifier plots (a numeric classifier with >= 3 values), per variant: mean and 95 % CI. */

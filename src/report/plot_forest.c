@@ -25,7 +25,7 @@ const char *kvb_forest_detail_id(struct kvb_page *p, size_t group)
 	return kvb_page_keep(p, kvb_xasprintf("detail-%zu", group));
 }
 
-int kvb_page_forest(struct kvb_page *p, const struct kvb_report *r, const cJSON *diff_json, int (*has_detail)(const struct kvb_group *))
+int kvb_page_forest(struct kvb_page *p, const struct kvb_report *r, const cJSON *diff_json, const char *(*own_section)(const struct kvb_group *))
 {
 	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(diff_json, "groups"), *jg;
 	cJSON *pl, *rows;
@@ -75,7 +75,7 @@ int kvb_page_forest(struct kvb_page *p, const struct kvb_report *r, const cJSON 
 						      cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(base, "boots"), 1));
 			}
 			cJSON_AddNumberToObject(row, "group", (double)gi);
-			cJSON_AddStringToObject(row, "href", has_detail(g) ? kvb_forest_detail_id(p, gi) : "cpu");
+			cJSON_AddStringToObject(row, "href", own_section(g) ? own_section(g) : kvb_forest_detail_id(p, gi));
 			cJSON_AddItemToArray(rows, row);
 			n++;
 		}

@@ -1368,10 +1368,13 @@ static int ssh_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_
 	struct ssh_state *st = t->priv;
 	uint64_t t0 = kvb_mono_ns(), dl = t0 + timeout_ms * SSH_NS_PER_MS;
 	int attempt, permanent = 0, rc;
+	char prev[KVB_ERRMSG_MAX] = "";  /* the answer of the last attempt that got one */
 	st->cancel = t->cancel;
 	for (attempt = 1;; attempt++) {
 		uint64_t now;
 		rc = probe_ready(st, dl, &permanent, err);
+		if (rc && !strstr(err->msg, "timed out after"))
+			snprintf(prev, sizeof(prev), "%s", err->msg);
 		if (!rc) {
 			kvb_debug("ssh: '%s' ready after %.1f s", st->c.host, (double)(kvb_mono_ns() - t0) / 1e9);
 			return KVB_OK;
@@ -1386,6 +1389,13 @@ static int ssh_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_
 		kvb_sleep_ms(min_u64(1000, (dl - now) / SSH_NS_PER_MS + 1));
 		if (kvb_mono_ns() + SSH_MIN_ATTEMPT_MS * SSH_NS_PER_MS >= dl)
 			break; /* too little time left for an attempt: keep the last real error */
+	}
+	/* the last attempt cut short by the deadline says less than the answer before it (a loaded
+	 * host): keep both */
+	if (*prev && strstr(err->msg, "timed out after") && !strstr(err->msg, prev)) {
+		char last[KVB_ERRMSG_MAX];
+		snprintf(last, sizeof(last), "%s", err->msg);
+		kvb_error_set(err, rc, "%.*s; last answer before that: %s", (int)(sizeof(last) / 2), last, prev);
 	}
 	return kvb_error_prefix(err, "'%s' port %d not ready after %llu ms (%d attempt%s); last", st->c.host, st->c.port,
 				(unsigned long long)timeout_ms, attempt, attempt == 1 ? "" : "s");
