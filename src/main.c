@@ -182,9 +182,15 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  a devlib CSV without time (its monsoon and energy probe CSVs, power columns kept); both need --rate.\n"
 	  "  Relative times start at the\n"
 	  "  job's start; --cut keeps only samples within the job. Channels of the same name are replaced.\n" },
-	{ "export", cmd_export, KVB_CMD_DB_RO, "take results out (long-format CSV, the import format)",
+	{ "export", cmd_export, KVB_CMD_DB_RO, "take results out (long-format CSV, the import format; KCIDB JSON)",
 	  "usage: kvbench export csv [-d DB] [--run ID]\n"
+	  "       kvbench export kcidb [-d DB] [--run ID] [--origin NAME]\n"
 	  "       kvbench export samples --job ID [--channel NAME] [-d DB]\n\n"
+	  "  kcidb: the run (every run without --run) as a KCIDB report, schema v5.3 (KernelCI's common\n"
+	  "  database; submit it with kcidb-submit): a checkout and a build per variant, a test per job\n"
+	  "  (kvbench.WORKLOAD: PASS, ERROR when it failed, SKIP) and per metric of a job that measured\n"
+	  "  (kvbench.WORKLOAD.METRIC: DONE with its value and unit). --origin: the CI system's name\n"
+	  "  KCIDB knows you by ([a-z0-9_]+, default kvbench).\n"
 	  "  samples: every stored energy sample of the job as CSV t_ns,chan_name,value,units.\n" },
 	{ NULL, NULL, 0, NULL, NULL },
 };
@@ -258,6 +264,10 @@ static int help_backend(const char *what)
 			kvb_keys_print(stdout, t->conn_keys, "  ");
 		else
 			printf("  (none)\n");
+		if (t->block && t->block_keys) {
+			printf("\nkeys of the platform's %s: block:\n", t->block);
+			kvb_keys_print(stdout, t->block_keys, "  ");
+		}
 	}
 	if (fl) {
 		printf("%sflash method %s: %s\n\nkeys (flash:, besides method):\n", t ? "\n" : "", fl->name, fl->summary);

@@ -4,6 +4,7 @@
 #include "core/util.h"
 #include "engine/identity.h"
 #include "engine/preflight.h"
+#include "flash/flash.h"
 #include "instrument/instrument.h"
 #include "target/target.h"
 #include "workload/workload.h"
@@ -29,6 +30,52 @@ static void list_one(const char *name, const char *dir, void *arg)
 		       kvb_get_str(p.doc.root, "description", ""));
 	kvb_platform_release(&p);
 	kvb_diag_release(&d);
+}
+
+/* A key of a backend's table that is a time (…_s, …_ms, …_min). */
+static int is_timeout_key(const char *k)
+{
+	size_t n = strlen(k);
+	return (n > 2 && !strcmp(k + n - 2, "_s")) || (n > 3 && !strcmp(k + n - 3, "_ms")) ||
+	       (n > 4 && !strcmp(k + n - 4, "_min"));
+}
+
+static void show_timeout_keys(const cJSON *map, const char *section, const struct kvb_keydef *keys)
+{
+	for (const struct kvb_keydef *d = keys; d && d->key; d++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(map, d->key);
+		char *s = v ? kvb_node_str(v) : NULL, name[96];
+		if (!is_timeout_key(d->key))
+			continue;
+		snprintf(name, sizeof(name), "%s.%s", section, d->key);
+		printf("#   %-34s %s%s\n", name, s ? s : d->def ? d->def : "unset", s ? "" : " (default)");
+		free(s);
+	}
+}
+
+/*
+ * The timeouts a run of this platform works with, given or default (issue 28 item 5:
+ * they decide how long a pool waits for a board that stopped answering).
+ */
+static void show_timeouts(const struct kvb_platform *p)
+{
+	const struct kvb_target_ops *t = kvb_target_find(p->conn_type);
+	const struct kvb_flasher_ops *f = kvb_flasher_find(p->flash_method);
+	const cJSON *boot = cJSON_GetObjectItemCaseSensitive(p->doc.root, "boot");
+	printf("# timeouts (given, or the default):\n");
+	printf("#   %-34s %d%s\n", "boot.timeout_s", p->boot_timeout_s,
+	       cJSON_GetObjectItemCaseSensitive(boot, "timeout_s") ? "" : " (default)");
+	if (t)
+		show_timeout_keys(p->conn, "connection", t->conn_keys);
+	if (f)
+		show_timeout_keys(p->flash, "flash", f->keys);
+	if (t && t->block && t->block_keys)
+		show_timeout_keys(cJSON_GetObjectItemCaseSensitive(p->doc.root, t->block), t->block, t->block_keys);
+	if (p->nboards > 1 || kvb_get_int(p->conn, "parallel", 1) > 1)
+		printf("# pool: a board that stops answering during a unit is waited for up to boot.timeout_s (%d s),\n"
+		       "# then leaves the pool and the rest of its unit goes to another board; meanwhile no unit waits\n"
+		       "# for it. A board that fails units of two variants in a row leaves the pool at once.\n",
+		       p->boot_timeout_s);
 }
 
 static int load(struct kvb_platform *p, const char *name)
@@ -293,6 +340,7 @@ int cmd_platform(struct kvb_cli *cli, int argc, char **argv)
 		cJSON *shown = kvb_redact_secrets(p.doc.root);
 		char *s = cJSON_Print(shown);
 		printf("# %s\n%s\n", p.file, s);
+		show_timeouts(&p);
 		free(s);
 		cJSON_Delete(shown);
 		rc = KVB_OK;

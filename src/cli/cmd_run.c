@@ -37,11 +37,12 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 		       struct kvb_platform *p, int *rounds, int *done, struct kvb_error *err)
 {
 	sqlite3_stmt *q;
-	char *aj = NULL, *path = NULL, *plat = NULL, *status = NULL;
+	char *aj = NULL, *path = NULL, *plat = NULL, *status = NULL, *plat_path = NULL;
 	struct kvb_doc doc;
 	struct kvb_diag d;
 	int rc = KVB_OK;
-	if (sqlite3_prepare_v2(st->db, "SELECT agenda_json, agenda_path, platform, status, rounds FROM run WHERE id = ?",
+	if (sqlite3_prepare_v2(st->db,
+			       "SELECT agenda_json, agenda_path, platform, status, rounds, platform_path FROM run WHERE id = ?",
 			       -1, &q, NULL) != SQLITE_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
 	sqlite3_bind_int64(q, 1, run);
@@ -51,6 +52,8 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 		plat = kvb_xstrdup(sqlite3_column_text(q, 2) ? (const char *)sqlite3_column_text(q, 2) : "local");
 		status = kvb_xstrdup((const char *)sqlite3_column_text(q, 3));
 		*rounds = sqlite3_column_int(q, 4); /* the plan is rebuilt exactly as it was stored */
+		if (sqlite3_column_text(q, 5))
+			plat_path = kvb_xstrdup((const char *)sqlite3_column_text(q, 5));
 	}
 	sqlite3_finalize(q);
 	if (!aj)
@@ -70,8 +73,11 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 		rc = kvb_agenda_from_doc(a, &doc, &d);
 	kvb_doc_release(&doc);
 	d.doc = NULL;
+	/* the file the run was started with, when it is still there: a platform given as a path
+	 * is not in the search path under its name */
 	if (!rc)
-		rc = kvb_platform_load(p, plat_override ? plat_override : plat, &d);
+		rc = kvb_platform_load(p, plat_override ? plat_override : plat_path && kvb_is_file(plat_path) ? plat_path : plat,
+				       &d);
 	if (rc && !plat_override && p->name == NULL && d.msgs.n)
 		kvb_strv_pushf(&d.msgs, "run %lld was made on platform '%s': give its name or path with `--resume -p`",
 			       (long long)run, plat);
@@ -85,6 +91,7 @@ out:
 	free(aj);
 	free(path);
 	free(plat);
+	free(plat_path);
 	free(status);
 	return rc;
 }
@@ -414,15 +421,18 @@ static int wait_quiet_host(struct run_args *r, struct kvb_error *err)
 	}
 }
 
-static int run_engine(struct run_args *r, struct run_setup *s, const char *cmdline, int64_t *run_id,
-		      struct kvb_error *err)
+static int run_engine(struct kvb_cli *cli, struct run_args *r, struct run_setup *s, const char *cmdline,
+		      int64_t *run_id, struct kvb_error *err)
 {
+	char *dry_dir = r->dry ? kvb_xasprintf("%s.d/dry-run", kvb_cli_db(cli->db_opt)) : NULL;
+	int rc;
 	struct kvb_run_opts ro = {
 		.agenda = &s->a, .plat = &s->p, .store = s->st, .rounds = r->rounds, .resume_run = r->resume_run,
 		.dry_run = r->dry, .command_line = cmdline, .max_jobs = r->max_jobs,
 		.allow_unverified = r->unverified, .decide = r->until ? &r->dec : NULL,
 		.on_variants = kvb_build_record, .on_variants_arg = &s->builds,
 		.more_plats = s->more, .nmore_plats = s->nmore, .host_limit_pct = r->host_limit_pct,
+		.dry_run_dir = dry_dir,
 	};
 	/* one look after every round: the rounds are the looks (iterations split over them as --rounds),
 	 * and, on a board on this host (the only one the host can disturb), a spare round for each
@@ -433,7 +443,9 @@ static int run_engine(struct run_args *r, struct run_setup *s, const char *cmdli
 			r->dec.spare_rounds = 0;
 		ro.rounds = r->dec.max_rounds + r->dec.spare_rounds;
 	}
-	return kvb_engine_run(&ro, run_id, err);
+	rc = kvb_engine_run(&ro, run_id, err);
+	free(dry_dir);
+	return rc;
 }
 
 static void print_run_diff(struct run_args *r, struct run_setup *s, int64_t run_id)
@@ -488,9 +500,11 @@ int cmd_run(struct kvb_cli *cli, int argc, char **argv)
 		goto out;
 	if (r.quiet_host && !r.dry && (rc = wait_quiet_host(&r, &err)))
 		goto fail;
-	rc = run_engine(&r, &s, cmdline.data, &run_id, &err);
+	rc = run_engine(cli, &r, &s, cmdline.data, &run_id, &err);
 	if (r.dry) {
-		if (!rc)
+		if (rc)
+			kvb_cli_fail(&err);
+		else
 			rc = pre_rc;
 		goto out;
 	}

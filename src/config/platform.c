@@ -28,6 +28,9 @@ static const struct kvb_keydef platform_keys[] = {
 	{ "instruments", KVB_T_MAP, NULL, NULL, 0, "instruments available on this board" },
 	{ "workdir", KVB_T_STR, "/tmp/kvbench", NULL, 0, "directory on the target for pushed files" },
 	{ "energy_model", KVB_T_MAP, NULL, NULL, 0, "per cluster frequency (kHz) -> active power (mW)" },
+	{ "lava", KVB_T_MAP, NULL, NULL, 0,
+	  "LAVA job definitions (connection type lava): {device_types: {TYPE: {deploy, boot, context}}, priority, "
+	  "visibility, ...}; `kvbench help lava` lists its keys" },
 	{ "thermal", KVB_T_MAP, NULL, NULL, 0,
 	  "thermal witness around every job: {max_temp_mc, refuse_capped, root} (engine/thermal.h)" },
 	{ "cgroup", KVB_T_MAP, NULL, NULL, 0, "cgroups kvbench creates (cgroup_depth): {rt_runtime_us}" },
@@ -528,6 +531,12 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	p->flash_method = "none";
 	if (p->flash)
 		check_flash(p, d);
+	{
+		/* the connection backend's own checks (the blocks it reads beyond connection:) */
+		const struct kvb_target_ops *tops = kvb_target_find(p->conn_type);
+		if (tops && tops->check)
+			tops->check(p, d);
+	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "boot");
 	p->boot_timeout_s = 180;
 	if (v && !kvb_keys_check(v, "boot", boot_keys, d)) {

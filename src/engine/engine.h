@@ -41,6 +41,8 @@ struct kvb_run_opts {
 	double host_limit_pct;
 	struct kvb_platform *const *more_plats; /* -p given more than once: more boards of plat's kind (pool.c) */
 	size_t nmore_plats;
+	/* --dry-run on a batch target (LAVA): each unit's definition is written here (created), or NULL */
+	const char *dry_run_dir;
 };
 
 /*

@@ -33,6 +33,7 @@ struct board_state {
 	const struct kvb_pool_board *b;
 	void *w;
 	int in_pool;
+	int trouble;         /* stopped answering, its worker waits for it: no unit waits for it */
 	size_t *runs;        /* units of each variant finished on this board */
 	uint64_t fail_vmask; /* variants (index mod 64) whose units failed here since the last success */
 	char status[192];    /* progress-line text */
@@ -52,7 +53,6 @@ struct pool {
 	size_t nboards;
 	size_t nvariants;
 	const char *const *vnames;
-	int *variant_dead;
 	int stop, interrupted, store_failed, tty;
 };
 
@@ -77,6 +77,8 @@ int kvb_pool_list_build(struct kvb_pool_list *l, const struct kvb_platform *plat
 			l->batch = 1;
 		if (par > 1)
 			nb = (size_t)par;
+		if (par > 1 && ops && ops->batch)
+			l->slots = 1;
 		for (size_t i = 0; i < nb; i++) {
 			struct kvb_pool_board *b;
 			const char *base = p->nboards ? p->boards[i].name : p->name;
@@ -110,6 +112,21 @@ void kvb_pool_list_release(struct kvb_pool_list *l)
 		free(l->v[i].name);
 	free(l->v);
 	memset(l, 0, sizeof(*l));
+}
+
+void kvb_pool_board_trouble(struct kvb_pool_board_ctl *ctl, int on)
+{
+	struct board_state *bs = (struct board_state *)ctl;
+	struct pool *p = bs->p;
+	pthread_mutex_lock(&p->mu);
+	if (bs->trouble != on) {
+		bs->trouble = on;
+		if (on)
+			snprintf(bs->status, sizeof(bs->status), "not answering");
+		/* a board waiting for this one to balance the design takes the unit now */
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
 }
 
 /* Lock held. One live line on a terminal: units done and what every board does. */
@@ -148,25 +165,17 @@ static int someone_can_take(struct pool *p, const struct unit *u)
 	return 0;
 }
 
-/* Lock held. The round cannot run anywhere: its jobs are skipped with why, its variant failed. */
+/*
+ * Lock held. The round cannot run anywhere: its jobs are skipped with why, its
+ * variant failed. Its later rounds still run: the failure may be that round's own
+ * (a LAVA job that timed out), and a round that fails the same way says so.
+ */
 static void unit_fail(struct pool *p, struct board_state *bs, struct unit *u, const char *why)
 {
 	u->state = UNIT_FAILED;
-	snprintf(u->why, sizeof(u->why), "%s", why);
+	snprintf(u->why, sizeof(u->why), "%.*s", (int)sizeof(u->why) - 1, why);
 	p->finished++;
 	p->h->unit_failed(bs->w, u->v, u->round, why);
-	if (!p->variant_dead[u->v]) {
-		p->variant_dead[u->v] = 1;
-		/* the variant is failed: its rounds still queued do not run */
-		for (size_t k = 0; k < p->nunits; k++) {
-			struct unit *o = &p->units[k];
-			if (o->v == u->v && o->state == UNIT_QUEUED) {
-				o->state = UNIT_FAILED;
-				p->finished++;
-				p->h->unit_failed(bs->w, o->v, o->round, why);
-			}
-		}
-	}
 }
 
 /* Lock held. bs leaves the pool; units only it could still have taken fail. */
@@ -193,13 +202,14 @@ static struct unit *pick(struct pool *p, struct board_state *bs)
 	for (size_t k = 0; k < p->nunits; k++) {
 		struct unit *u = &p->units[k];
 		size_t least = SIZE_MAX;
-		if (u->state != UNIT_QUEUED || (u->tried & (1ull << bs->idx)) || p->variant_dead[u->v])
+		if (u->state != UNIT_QUEUED || (u->tried & (1ull << bs->idx)))
 			continue;
 		/* balance: a board runs a variant again only once every board that could take this unit
 		 * has run it as often (it waits for them rather than run the variant twice while another
-		 * board has not run it at all) */
+		 * board has not run it at all); a board that stopped answering is waited for by nobody */
 		for (size_t i = 0; i < p->nboards; i++)
-			if (p->boards[i].in_pool && !(u->tried & (1ull << i)) && p->boards[i].runs[u->v] < least)
+			if (p->boards[i].in_pool && !p->boards[i].trouble && !(u->tried & (1ull << i)) &&
+			    p->boards[i].runs[u->v] < least)
 				least = p->boards[i].runs[u->v];
 		if (bs->runs[u->v] > least)
 			continue;
@@ -215,9 +225,9 @@ static int work_left_for(struct pool *p, struct board_state *bs)
 {
 	for (size_t k = 0; k < p->nunits; k++) {
 		const struct unit *u = &p->units[k];
-		if (u->state == UNIT_RUNNING && !p->variant_dead[u->v])
+		if (u->state == UNIT_RUNNING)
 			return 1;
-		if (u->state == UNIT_QUEUED && !(u->tried & (1ull << bs->idx)) && !p->variant_dead[u->v])
+		if (u->state == UNIT_QUEUED && !(u->tried & (1ull << bs->idx)))
 			return 1;
 	}
 	return 0;
@@ -344,6 +354,8 @@ static void *board_thread(void *arg)
 			continue;
 		}
 		rc = run_unit_jobs(p, bs, u, why, sizeof(why));
+		if (p->h->unit_done)
+			p->h->unit_done(bs->w, u->v, u->round);
 		pthread_mutex_lock(&p->mu);
 		if (rc == 2) {
 			/* interrupted or the store failed: what is left stays pending for --resume */
@@ -408,7 +420,6 @@ int kvb_pool_run(const struct kvb_pool_hooks *h, void *eng, const struct kvb_poo
 	p.nvariants = nvariants;
 	p.vnames = variant_names;
 	p.tty = tty;
-	p.variant_dead = kvb_xcalloc(nvariants + 1, sizeof(int));
 	build_units(&p, plan, h, eng);
 	p.boards = kvb_xcalloc(l->n, sizeof(*p.boards));
 	p.nboards = l->n;
@@ -419,7 +430,7 @@ int kvb_pool_run(const struct kvb_pool_hooks *h, void *eng, const struct kvb_poo
 		bs->b = &l->v[i];
 		bs->runs = kvb_xcalloc(nvariants + 1, sizeof(size_t));
 		snprintf(bs->status, sizeof(bs->status), "connecting");
-		if (!(bs->w = h->worker_new(eng, bs->b, err))) {
+		if (!(bs->w = h->worker_new(eng, bs->b, (struct kvb_pool_board_ctl *)bs, err))) {
 			rc = err->code ? err->code : KVB_ESTORE;
 			goto out;
 		}
@@ -441,7 +452,7 @@ int kvb_pool_run(const struct kvb_pool_hooks *h, void *eng, const struct kvb_poo
 		}
 	}
 	pthread_mutex_lock(&p.mu);
-	if (live > 1 && !l->batch && plan->rounds < (int)live) /* LAVA slots are not boards: LAVA picks */
+	if (live > 1 && !l->slots && plan->rounds < (int)live) /* LAVA slots are not boards: LAVA picks */
 		say(&p, &p.boards[0], "warning",
 		    "%d round(s) on %zu boards: not every board can run every variant, so a board effect may look like "
 		    "a kernel effect; use --rounds %zu or more",
@@ -496,7 +507,6 @@ out:
 		free(p.units[k].jobs);
 	free(p.units);
 	free(p.boards);
-	free(p.variant_dead);
 	pthread_cond_destroy(&p.cv);
 	pthread_mutex_destroy(&p.mu);
 	return rc;

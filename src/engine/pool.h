@@ -12,7 +12,8 @@
  * Failures: a unit whose boot fails goes to a board that has not tried it; when
  * every board still in the pool has tried it the round fails and its variant is
  * marked failed with the last reason (a kernel that does not boot fails on every
- * board). A board that stops answering in the middle of a unit, or fails units
+ * board); the variant's later rounds are still tried (a failure can be the
+ * round's own: a LAVA job that timed out). A board that stops answering in the middle of a unit, or fails units
  * of two different variants in a row, leaves the pool with an event; what is
  * left of its unit goes to another board. When no board is left, every unit not
  * run fails with the reasons the boards gave. --resume rebuilds the units from
@@ -40,6 +41,7 @@ struct kvb_pool_list {
 	struct kvb_pool_board *v;
 	size_t n;
 	int batch;  /* the boards are a batch target's (LAVA): always run through the pool */
+	int slots;  /* some boards are only slots of a batch target (`parallel: N`): its lab picks the device */
 };
 
 /*
@@ -60,9 +62,22 @@ void kvb_pool_list_release(struct kvb_pool_list *l);
  * worker come from that worker's thread only; calls on eng (unit_failed,
  * interrupted) are made with the pool's lock held.
  */
+/* The pool's handle for one board, given to its worker (kvb_pool_board_trouble). */
+struct kvb_pool_board_ctl;
+
+/*
+ * The worker's board stopped answering and the worker waits for it to come back
+ * (on = 1: up to the platform's boot timeout), or it answers again (0). While a
+ * board is in trouble no queued unit waits for it: a unit the balance would keep
+ * for it goes to a free board at once. Any thread; takes the pool's lock.
+ */
+void kvb_pool_board_trouble(struct kvb_pool_board_ctl *ctl, int on);
+
 struct kvb_pool_hooks {
-	/* A worker for board b with its own SQLite connection; NULL + err when the DB cannot be opened. */
-	void *(*worker_new)(void *eng, const struct kvb_pool_board *b, struct kvb_error *err);
+	/* A worker for board b with its own SQLite connection; NULL + err when the DB cannot be opened.
+	 * ctl is the board's handle for kvb_pool_board_trouble (valid until worker_free). */
+	void *(*worker_new)(void *eng, const struct kvb_pool_board *b, struct kvb_pool_board_ctl *ctl,
+			    struct kvb_error *err);
 	/* Connects to the board (before any unit). */
 	int (*connect)(void *w, struct kvb_error *err);
 	/* Flash + boot + identity of (variant, round) on the worker's board. KVB_ESTORE stops the run;
@@ -77,6 +92,9 @@ struct kvb_pool_hooks {
 	void (*unit_failed)(void *w, size_t variant, int round, const char *why);
 	/* Event row + log line (level "warning", "error", "info") through the worker's connection. */
 	void (*event)(void *w, const char *level, const char *msg);
+	/* After a unit whose bring_up succeeded, whatever became of its jobs (done, board lost,
+	 * stopped), before the board takes another: a batch (LAVA job) ends there. May be NULL. */
+	void (*unit_done)(void *w, size_t variant, int round);
 	/* 1 once the run must stop handing out units (Ctrl-C, max_jobs). */
 	int (*interrupted)(void *eng);
 	/* Adds the worker's counts into eng and frees it (after its thread ended); store_err copied when failed. */

@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 #include "engine/decide.h"
 #include "core/log.h"
+#include "core/sha256.h"
 #include "core/util.h"
 #include "engine/hostwatch.h"
 #include "engine/identity.h"
@@ -14,6 +15,8 @@
 #include "flash/bootimg.h"
 #include "flash/kimage.h"
 #include "instrument/session.h"
+#include "store/lava_jobs.h"
+#include "store/spread.h"
 #include "store/status.h"
 #include "workload/rt_app.h"
 #include "workload/workload.h"
@@ -96,6 +99,18 @@ struct engine {
 	int64_t lava_job_id;  /* batch target (LAVA): the job of the current boot, or 0 */
 	char lava_url[512];
 	char device[128];     /* batch target: the device the boot ran on (its board), or "" */
+	struct batch_unit *bu;/* batch target: the unit in flight (batch_bring_up .. batch_unit_end), or NULL */
+	struct kvb_pool_board_ctl *pool_ctl; /* pool worker: its board's handle in the pool, or NULL */
+};
+
+/* A batch target's unit in flight: what its run() was given, kept until finish(). */
+struct batch_unit {
+	struct kvb_batch_unit u;
+	struct engine *w;
+	size_t v;
+	char name[256];
+	char *dir;
+	char *reattach_state;
 };
 
 /* The engine working on this thread: a pool runs one per board (pool.c), each with its own store
@@ -193,6 +208,8 @@ static void knob_saved_cb(void *arg, const char *path, const char *original)
 {
 	struct engine *e = arg;
 	struct kvb_error err;
+	if (!e->st) /* --dry-run recording a batch: nothing is stored */
+		return;
 	if (kvb_store_knob_save(e->st, e->run_id, e->plat->name, path, original, &err))
 		kvb_warn("%s", err.msg);
 }
@@ -201,6 +218,8 @@ static void knob_restored_cb(void *arg, const char *path)
 {
 	struct engine *e = arg;
 	struct kvb_error err;
+	if (!e->st)
+		return;
 	if (kvb_store_knob_done(e->st, e->run_id, path, &err))
 		kvb_warn("%s", err.msg);
 }
@@ -223,6 +242,16 @@ static void restore_leftover_knobs(struct engine *e)
 	}
 	kvb_strv_release(&paths);
 	kvb_strv_release(&vals);
+}
+
+/*
+ * What keeps two kvbench processes apart in a board's work directory: this host's pid.
+ * A batch target's board is its job's alone, and a LAVA job left in flight is recognised
+ * on --resume by its commands being the ones recorded again: 0 there.
+ */
+static long board_session(const struct engine *e)
+{
+	return e->target.ops && e->target.ops->batch ? 0 : (long)getpid();
 }
 
 /* The workload's preparation (rt-app's calibration) before any instrument starts: no job's window holds it. */
@@ -275,10 +304,11 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 
 	adir = kvb_xasprintf("%s/job-%04d-a%d", e->artdir, j->seq, attempt);
 	/* the host's pid keeps two kvbench processes apart when they share a board's workdir
-	 * (two DBs on one host both have a run 1); one directory per job, not a run directory with
-	 * the jobs in it: the `rm -rf` after the job removes all kvbench made, and no run directory
-	 * is left behind (there were hundreds of empty run-N-PID in /tmp/kvbench) */
-	rdir = kvb_xasprintf("%s/run-%lld-%ld-job-%04d", e->plat->workdir, (long long)e->run_id, (long)getpid(),
+	 * (two DBs on one host both have a run 1), not on a batch target (board_session); one directory
+	 * per job, not a run directory with the jobs in it: the `rm -rf` after the job removes all
+	 * kvbench made, and no run directory is left behind (there were hundreds of empty run-N-PID in
+	 * /tmp/kvbench) */
+	rdir = kvb_xasprintf("%s/run-%lld-%ld-job-%04d", e->plat->workdir, (long long)e->run_id, board_session(e),
 			     j->seq);
 	if (kvb_mkdir_nofollow(adir, 0755)) {
 		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", adir, strerror(errno));
@@ -538,6 +568,19 @@ static void warn_witnesses(int64_t job_id, const struct kvb_witnesses *w)
 }
 
 /*
+ * Counts a finished job and returns its number among the run's finished jobs, for
+ * the "[job N/M]" lines: a pool's workers count on the run's engine, atomically, so
+ * no number is printed twice and none is skipped.
+ */
+static size_t count_job_done(struct engine *e)
+{
+	e->done++;
+	if (e->parent)
+		return __atomic_add_fetch(&e->parent->done, 1, __ATOMIC_SEQ_CST);
+	return e->done;
+}
+
+/*
  * Runs one job with retries and commits it. Returns KVB_OK (the job is final: ok
  * or failed), KVB_EBOARD when the board stopped answering (the variant is
  * abandoned on one board; in a pool the job stays pending for another board),
@@ -594,11 +637,15 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 			/* The board stopped answering: give it its boot timeout to come back. */
 			struct kvb_error e3;
 			kvb_warn("target not answering; waiting up to %d s", e->plat->boot_timeout_s);
+			if (e->pool_ctl) /* meanwhile no unit of the pool waits for this board */
+				kvb_pool_board_trouble(e->pool_ctl, 1);
 			if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) ||
 			    !target_alive(e)) {
 				abandon = KVB_EBOARD;
 				break;
 			}
+			if (e->pool_ctl)
+				kvb_pool_board_trouble(e->pool_ctl, 0);
 		}
 		if (g_signals || e->knob_failed)
 			break;
@@ -656,10 +703,10 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 	}
 	if (rc || e->instr_err)
 		e->failures++;
-	e->done++;
+	size_t nth = count_job_done(e);
 	if (!e->tty && !rc) {
 		/* one line with the headline metric */
-		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d%s%s) %s", e->done, e->todo,
+		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d%s%s) %s", nth, e->todo,
 			e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round, e->board ? ", board " : "",
 			e->board ? e->board : "", j->warmup ? "warm-up" : e->instr_err ? "instrument-failed" : "ok");
 		if (m.n)
@@ -759,6 +806,7 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 		/* the platform is stored for the record, never its secrets (ssh passphrase ...) */
 		cJSON *redacted = kvb_redact_secrets(e->plat->doc.root);
 		char *aj = kvb_engine_agenda_json(e->a), *pj = cJSON_PrintUnformatted(redacted);
+		char *ppath = e->plat->file ? realpath(e->plat->file, NULL) : NULL;
 		cJSON_Delete(redacted);
 		struct kvb_run_info ri = {
 			.agenda_path = e->a->file,
@@ -770,12 +818,14 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 			.max_retries = e->a->max_retries,
 			.command_line = o->command_line,
 			.boots_each_round = kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)),
+			.platform_path = ppath,
 		};
 		rc = kvb_store_run_begin(e->st, &ri, &e->run_id, err);
 		if (!rc)
 			rc = kvb_store_run_set_warmup(e->st, e->run_id, po.default_warmup, err);
 		free(aj);
 		free(pj);
+		free(ppath);
 		if (!rc && o->decide)
 			rc = kvb_decide_save(e->st, e->run_id, o->decide, err);
 		if (rc)
@@ -886,11 +936,14 @@ static int is_final(const char *status)
  * rows and variant arrays are shared (a unit's rows are touched by one worker
  * at a time, under the pool's hand-over).
  */
-static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct kvb_error *err)
+static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct kvb_pool_board_ctl *ctl,
+			     struct kvb_error *err)
 {
 	struct engine *e = eng, *w = kvb_xmalloc(sizeof(*w));
 	*w = *e;
 	w->parent = e;
+	w->pool_ctl = ctl;
+	w->bu = NULL;
 	w->board = b->name;
 	w->plat = (struct kvb_platform *)&b->plat;
 	w->target_open = 0;
@@ -923,57 +976,140 @@ static int pool_connect(void *wp, struct kvb_error *err)
 }
 
 /*
- * A batch target (LAVA, target.h): the unit is run once with the target
- * recording, sent as one job, then brought up and its jobs run as on a live
- * board, the target answering from the job's output. KVB_EJOBS: the job's own
- * failure, final (another board would not do better).
+ * The batch target's name for plan job idx's commands: "job IDX SEQ-SPEC" (the
+ * target makes its test case name of the part after the index).
  */
-static int batch_bring_up(struct engine *w, size_t v, int round, struct kvb_error *err)
+static void batch_key(const struct engine *e, size_t idx, char *buf, size_t n)
+{
+	snprintf(buf, n, "job %zu %04d-%s", idx, e->plan.jobs[idx].seq, e->plan.jobs[idx].spec->id);
+}
+
+/* Records (variant v, round) on a batch target: the identity check, then each job not final (all, with rows NULL). */
+static void batch_record(struct engine *w, size_t v, int round, const struct kvb_job_row *rows)
 {
 	const struct kvb_target_batch_ops *b = w->target.ops->batch;
-	struct kvb_batch_result res;
 	struct kvb_identity id;
 	struct kvb_error ignore;
-	char key[32], name[256];
-	char *bdir = boot_dir(w, v, round);
-	int rc;
-
+	char key[192];
 	memset(&id, 0, sizeof(id));
 	b->record(&w->target);
+	w->target.recording = 1;
 	b->mark(&w->target, "identity");
 	kvb_identity_check(&w->target, &w->a->variants[v], &id, &ignore);
 	kvb_identity_release(&id);
 	for (size_t i = 0; i < w->plan.n; i++) {
 		struct kvb_metrics m;
-		if (w->plan.jobs[i].variant != v || w->plan.jobs[i].round != round || is_final(w->rows[i].status))
+		if (w->plan.jobs[i].variant != v || w->plan.jobs[i].round != round || (rows && is_final(rows[i].status)))
 			continue;
-		snprintf(key, sizeof(key), "job %zu", i);
+		batch_key(w, i, key, sizeof(key));
 		b->mark(&w->target, key);
 		kvb_metrics_init(&m);
-		attempt_job(w, &w->plan.jobs[i], w->rows[i].attempts + 1, &m, &ignore);
+		attempt_job(w, &w->plan.jobs[i], rows ? rows[i].attempts + 1 : 1, &m, &ignore);
 		kvb_metrics_release(&m);
 	}
-	snprintf(name, sizeof(name), "kvbench run %lld variant %s round %d", (long long)w->run_id,
-		 w->a->variants[v].name, round);
-	if (kvb_mkdir_nofollow(bdir, 0755)) {
-		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", bdir, strerror(errno));
-		free(bdir);
+	w->target.recording = 0;
+}
+
+/* The batch was submitted: stored at once, so a kvbench killed from now on leaves no orphan (--resume finds it). */
+static void batch_submitted(void *arg, int64_t id, const char *url, const char *state)
+{
+	struct batch_unit *bu = arg;
+	struct engine *w = bu->w;
+	struct kvb_error err;
+	if (kvb_store_lava_job_add(w->st, w->run_id, w->variant_ids[bu->v], bu->u.round, id, url, state, &err))
+		kvb_err("%s", err.msg);
+}
+
+static void batch_ended(void *arg, int64_t id, const char *how)
+{
+	struct batch_unit *bu = arg;
+	struct kvb_error err;
+	if (kvb_store_lava_job_ended(bu->w->st, bu->w->run_id, id, how, &err))
+		kvb_err("%s", err.msg);
+}
+
+static void batch_keep_log(struct engine *w, const struct kvb_batch_result *res)
+{
+	struct kvb_error e2;
+	if (res->log_path[0] && kvb_store_run_artifact(w->st, w->run_id, "lava-log", res->log_path, &e2))
+		kvb_warn("%s", e2.msg);
+}
+
+/* The unit's batch ends (finish: results published, the batch waited for, its log kept). */
+static void batch_unit_end(struct engine *w)
+{
+	struct batch_unit *bu = w->bu;
+	struct kvb_batch_result res;
+	struct kvb_error err;
+	if (!bu)
+		return;
+	kvb_error_clear(&err);
+	if (w->target.ops->batch->finish(&w->target, &bu->u, &res, &err))
+		kvb_warn("variant %s round %d: %s", w->a->variants[bu->v].name, bu->u.round, err.msg);
+	batch_keep_log(w, &res);
+	free(bu->dir);
+	free(bu->reattach_state);
+	free(bu);
+	w->bu = NULL;
+}
+
+/*
+ * A batch target (LAVA, target.h): the unit is run once with the target
+ * recording, sent as one job, then brought up and its jobs run as on a live
+ * board, the target answering from the job's output. KVB_EJOBS: the job's own
+ * failure, final (another board would not do better). On --resume, the unit's
+ * job left in flight by an earlier kvbench is handed to the target (reattach).
+ */
+static int batch_bring_up(struct engine *w, size_t v, int round, struct kvb_error *err)
+{
+	const struct kvb_target_batch_ops *b = w->target.ops->batch;
+	struct kvb_batch_result res;
+	struct kvb_error ignore;
+	struct batch_unit *bu;
+	int64_t rid = 0;
+	int rc;
+
+	g_thread_engine = w;
+	batch_unit_end(w); /* a unit given up without its end (cannot happen; cheap) */
+	batch_record(w, v, round, w->rows);
+	bu = kvb_xcalloc(1, sizeof(*bu));
+	bu->w = w;
+	bu->v = v;
+	bu->dir = boot_dir(w, v, round);
+	{
+		/* the run's identity in the job name (the DB's path and run id, hashed): a job LAVA holds under
+		 * this name is this unit's, whatever other kvbench shares the lab */
+		char *abs = realpath(w->st->path, NULL), hex[65];
+		char *ident = kvb_xasprintf("%s:%lld", abs ? abs : w->st->path, (long long)w->run_id);
+		kvb_sha256_mem(ident, strlen(ident), hex);
+		snprintf(bu->name, sizeof(bu->name), "kvbench run %lld variant %s round %d [%.8s]", (long long)w->run_id,
+			 w->a->variants[v].name, round, hex);
+		free(ident);
+		free(abs);
+	}
+	if (kvb_mkdir_nofollow(bu->dir, 0755)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", bu->dir, strerror(errno));
+		free(bu->dir);
+		free(bu);
 		return rc;
 	}
-	{
-		struct kvb_batch_unit u = { &w->a->variants[v], round, name, bdir, &g_signals };
-		rc = b->run(&w->target, &u, &res, err);
-	}
+	if (kvb_store_lava_job_in_flight(w->st, w->run_id, w->variant_ids[v], round, &rid, &bu->reattach_state, &ignore))
+		kvb_warn("%s", ignore.msg);
+	bu->u = (struct kvb_batch_unit){ .variant = &w->a->variants[v], .round = round, .name = bu->name,
+					 .artifact_dir = bu->dir, .stop = &g_signals, .reattach_id = rid,
+					 .reattach_state = bu->reattach_state, .submitted = batch_submitted,
+					 .ended = batch_ended, .arg = bu };
+	w->bu = bu;
+	rc = b->run(&w->target, &bu->u, &res, err);
 	w->lava_job_id = res.job_id;
 	snprintf(w->lava_url, sizeof(w->lava_url), "%s", res.url);
 	snprintf(w->device, sizeof(w->device), "%s", res.device); /* LAVA chose the board */
-	if (res.log_path[0] && kvb_store_run_artifact(w->st, w->run_id, "lava-log", res.log_path, &ignore))
-		kvb_warn("%s", ignore.msg);
-	free(bdir);
+	batch_keep_log(w, &res);
 	if (rc) {
 		struct kvb_boot_row br = { .round = round, .started_ns = kvb_wall_ns(), .ready_ns = kvb_wall_ns(),
 					   .status = "failed", .error = err->msg, .board = w->device[0] ? w->device : w->board,
 					   .lava_job_id = res.job_id, .lava_url = res.url[0] ? res.url : NULL };
+		batch_unit_end(w);
 		if (kvb_store_boot_record(w->st, w->variant_ids[v], &br, &ignore))
 			kvb_err("%s", ignore.msg);
 		if (res.final)
@@ -981,7 +1117,9 @@ static int batch_bring_up(struct engine *w, size_t v, int round, struct kvb_erro
 		return res.final ? KVB_EJOBS : rc;
 	}
 	b->mark(&w->target, "identity");
-	return bring_up(w, v, round, err);
+	if ((rc = bring_up(w, v, round, err)))
+		batch_unit_end(w); /* the wrong kernel: the job is told and ended */
+	return rc;
 }
 
 static int pool_bring_up(void *wp, size_t v, int round, struct kvb_error *err)
@@ -992,25 +1130,47 @@ static int pool_bring_up(void *wp, size_t v, int round, struct kvb_error *err)
 	return bring_up(wp, v, round, err);
 }
 
+/* Job idx was stored: its status and metrics go back into the batch, and its times are the board's. */
+static void batch_job_done(struct engine *w, size_t idx, const char *key)
+{
+	const struct kvb_target_batch_ops *b = w->target.ops->batch;
+	int64_t t0 = 0, t1 = 0;
+	struct kvb_error err;
+	cJSON *m = kvb_store_job_metrics_json(w->st, w->rows[idx].id);
+	b->report(&w->target, key, w->rows[idx].status, m);
+	cJSON_Delete(m);
+	b->span(&w->target, key, &t0, &t1);
+	/* the job ran on the board when its log says, not when kvbench read it back (show jobs' duration_s) */
+	if (t0 && t1 >= t0 && kvb_store_job_times(w->st, w->rows[idx].id, t0, t1, &err))
+		kvb_warn("%s", err.msg);
+}
+
 static int pool_job(void *wp, size_t idx, struct kvb_error *err)
 {
 	struct engine *w = wp;
 	enum kvb_err ab;
-	char key[32];
+	char key[192];
 	if (w->target.ops->batch) { /* the job's commands in the batch's output */
-		snprintf(key, sizeof(key), "job %zu", idx);
+		batch_key(w, idx, key, sizeof(key));
 		w->target.ops->batch->mark(&w->target, key);
 	}
-	/* job numbers in log lines count the whole pool's jobs */
-	w->done = __atomic_load_n(&w->parent->done, __ATOMIC_SEQ_CST);
 	ab = run_job(w, idx);
-	if (ab != KVB_EBOARD)
-		__atomic_fetch_add(&w->parent->done, 1, __ATOMIC_SEQ_CST);
+	if (ab == KVB_OK && w->target.ops->batch)
+		batch_job_done(w, idx, key);
 	if (ab == KVB_EBOARD)
 		kvb_error_set(err, KVB_EBOARD, "%s", w->lost_why ? w->lost_why : "target stopped answering");
 	else if (ab == KVB_ESTORE)
 		kvb_error_set(err, KVB_ESTORE, "%s", w->store_err);
 	return ab;
+}
+
+static void pool_unit_done(void *wp, size_t v, int round)
+{
+	struct engine *w = wp;
+	(void)v;
+	(void)round;
+	if (w->target.ops->batch)
+		batch_unit_end(w);
 }
 
 static int pool_pending(void *eng, size_t idx)
@@ -1027,8 +1187,7 @@ static void pool_unit_failed(void *wp, size_t v, int round, const char *why)
 		return;
 	w->variant_failed[v] = 1;
 	w->failures++;
-	kvb_err("variant %s failed: %s", w->a->variants[v].name, why);
-	kvb_store_event(w->st, w->run_id, "error", "variant %s failed: %s", w->a->variants[v].name, why);
+	kvb_err("variant %s failed: %s", w->a->variants[v].name, why); /* its event row: log_to_events */
 	if (kvb_store_variant_status(w->st, w->variant_ids[v], "failed", why, &err))
 		kvb_err("%s", err.msg);
 }
@@ -1067,6 +1226,7 @@ static void pool_worker_free(void *eng, void *wp)
 	e->failures += w->failures;
 	if (w->store_err[0])
 		memcpy(e->store_err, w->store_err, sizeof(e->store_err));
+	batch_unit_end(w);
 	if (w->target_open)
 		kvb_target_close(&w->target);
 	kvb_instr_set_release(&w->instr);
@@ -1077,12 +1237,24 @@ static void pool_worker_free(void *eng, void *wp)
 	free(w);
 }
 
+/* A variant whose boots all ran on one board of several is confounded with it: a warning (an event). */
+static void warn_unspread(struct engine *e)
+{
+	struct kvb_strv msgs = KVB_STRV_INIT;
+	struct kvb_error err;
+	if (kvb_store_unspread_variants(e->st, e->run_id, &msgs, &err))
+		kvb_warn("%s", err.msg);
+	for (size_t i = 0; i < msgs.n; i++)
+		kvb_warn("%s", msgs.v[i]);
+	kvb_strv_release(&msgs);
+}
+
 static int pool_run(struct engine *e, const struct kvb_pool_list *l, int *interrupted, int *store_failed,
 		    struct kvb_error *err)
 {
 	static const struct kvb_pool_hooks hooks = {
 		.worker_new = pool_worker_new, .connect = pool_connect, .bring_up = pool_bring_up, .job = pool_job,
-		.pending = pool_pending, .unit_failed = pool_unit_failed, .event = pool_event,
+		.pending = pool_pending, .unit_failed = pool_unit_failed, .event = pool_event, .unit_done = pool_unit_done,
 		.interrupted = pool_interrupted, .worker_free = pool_worker_free,
 	};
 	const char **names = kvb_xcalloc(e->a->nvariants + 1, sizeof(*names));
@@ -1091,6 +1263,8 @@ static int pool_run(struct engine *e, const struct kvb_pool_list *l, int *interr
 		names[v] = e->a->variants[v].name;
 	rc = kvb_pool_run(&hooks, e, l, &e->plan, e->a->nvariants, names, e->tty, interrupted, store_failed, err);
 	free(names);
+	if (!rc)
+		warn_unspread(e);
 	return rc;
 }
 
@@ -1100,9 +1274,83 @@ struct run_outcome {
 	int store_failed;  /* results could not be stored: the run stopped (e->store_err says why) */
 };
 
-/* --dry-run: the plan, one line a job. */
-static void print_plan(struct engine *e)
+/* Writes def to path with a header line saying what it is. 0, or -1 (errno). */
+static int write_definition(const char *path, const char *def)
 {
+	FILE *f = kvb_fopen_nofollow(path);
+	int bad;
+	if (!f)
+		return -1;
+	bad = fprintf(f, "# written by kvbench run --dry-run: the LAVA job this unit would be (files on this host\n"
+			 "# appear as file:// URLs; a run serves them over HTTP). JSON, which LAVA reads as YAML.\n%s\n",
+		      def) < 0;
+	bad |= fclose(f) != 0;
+	return bad ? -1 : 0;
+}
+
+/*
+ * --dry-run on a batch target (LAVA): each (variant, round) is recorded with the
+ * target offline (nothing is reached, nothing runs) and the definition it would
+ * submit is written to o->dry_run_dir/VARIANT-rROUND.yaml, for the user to read
+ * (and for LAVA's own `lava-run --validate`).
+ */
+static int dry_run_batch(struct engine *e, struct kvb_error *err)
+{
+	const struct kvb_target_ops *ops = kvb_target_find(e->plat->conn_type);
+	char tmp[] = "/tmp/kvbench-dry-run-XXXXXX";
+	int rc = KVB_OK;
+	if (!ops || !ops->batch || !e->o->dry_run_dir)
+		return KVB_OK;
+	if (kvb_mkdir_p(e->o->dry_run_dir, 0755))
+		return kvb_error_set(err, KVB_ESTORE, "cannot create %s: %s", e->o->dry_run_dir, strerror(errno));
+	if (!mkdtemp(tmp))
+		return kvb_error_set(err, KVB_ESTORE, "cannot create a directory under /tmp: %s", strerror(errno));
+	e->artdir = kvb_xstrdup(tmp); /* the recording's scratch (attempt_job's artifact directories) */
+	e->target.offline = 1;
+	if ((rc = kvb_target_open(&e->target, e->plat, err)))
+		goto out;
+	e->target_open = 1;
+	for (int r = 1; r <= e->plan.rounds && !rc; r++)
+		for (size_t v = 0; v < e->a->nvariants && !rc; v++) {
+			char *safe = kvb_path_component(e->a->variants[v].name);
+			char *dir = kvb_xasprintf("%s/%s-r%d", e->o->dry_run_dir, safe, r);
+			char *path = kvb_xasprintf("%s.yaml", dir), name[256], *def;
+			struct kvb_batch_unit u = { .variant = &e->a->variants[v], .round = r, .name = name, .artifact_dir = dir };
+			snprintf(name, sizeof(name), "kvbench run (dry run) variant %s round %d", e->a->variants[v].name, r);
+			batch_record(e, v, r, NULL);
+			if (!(def = ops->batch->describe(&e->target, &u, err)))
+				rc = err->code ? err->code : KVB_EINPUT;
+			else if (write_definition(path, def))
+				rc = kvb_error_set(err, KVB_ESTORE, "cannot write %s: %s", path, strerror(errno));
+			else
+				printf("unit  round %d  %-16s definition: %s\n", r, e->a->variants[v].name, path);
+			free(def);
+			free(path);
+			free(dir);
+			free(safe);
+		}
+out:
+	if (e->target_open)
+		kvb_target_close(&e->target);
+	e->target_open = 0;
+	{
+		const char *rm[] = { "rm", "-rf", tmp, NULL };
+		struct kvb_spawn_opts so = { .argv = rm, .timeout_ms = 60000 };
+		struct kvb_exec_result r;
+		struct kvb_error e2;
+		kvb_exec_result_init(&r);
+		kvb_spawn_run(&so, &r, &e2);
+		kvb_exec_result_release(&r);
+	}
+	free(e->artdir);
+	e->artdir = NULL;
+	return rc;
+}
+
+/* --dry-run: the plan, one line a job; on a batch target, each unit's definition written out. */
+static int print_plan(struct engine *e, struct kvb_error *err)
+{
+	int rc;
 	struct kvb_plan_opts po = { .rounds = e->o->rounds > 0 ? e->o->rounds : kvb_engine_default_rounds(e->plat, e->a),
 				    .default_warmup = default_warmup(e) };
 	if (e->o->decide && e->o->decide->spare_rounds > 0 && po.rounds > e->o->decide->spare_rounds) {
@@ -1119,7 +1367,9 @@ static void print_plan(struct engine *e)
 			printf("%4d  round %d  %-16s %-24s #%d\n", j->seq, j->round, e->a->variants[j->variant].name,
 			       j->spec->id, j->iteration);
 	}
+	rc = dry_run_batch(e, err);
 	kvb_plan_release(&e->plan);
+	return rc;
 }
 
 /* A variant that gives a kernel needs a flasher that installs one. */
@@ -1169,7 +1419,7 @@ static void recheck_workload(struct engine *e, size_t v, int r, size_t i)
 	const struct kvb_workload_ops *ops = j->spec->ops;
 	char *safe = kvb_path_component(e->a->variants[v].name);
 	char *adir = kvb_xasprintf("%s/recheck-%s-%zu-r%d-%s", e->artdir, safe, v, r, ops->name);
-	char *rdir = kvb_xasprintf("%s/run-%lld-%ld/recheck", e->plat->workdir, (long long)e->run_id, (long)getpid());
+	char *rdir = kvb_xasprintf("%s/run-%lld-%ld-recheck", e->plat->workdir, (long long)e->run_id, board_session(e));
 	const char *mk[] = { "mkdir", "-p", rdir, NULL }, *rm[] = { "rm", "-rf", rdir, NULL };
 	struct kvb_witnesses w;
 	struct kvb_metrics m;
@@ -1418,9 +1668,9 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 		return rc;
 	}
 	if (o->dry_run) {
+		rc = print_plan(&e, err);
 		kvb_instr_set_release(&e.instr);
-		print_plan(&e);
-		return KVB_OK;
+		return rc;
 	}
 	if ((rc = check_kernels_installable(&e, err)))
 		return rc;

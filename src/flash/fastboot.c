@@ -162,39 +162,38 @@ out:
 	return rc;
 }
 
-/* Builds ctx->artifact_dir/boot.img from the variant's kernel, dtb, initrd and cmdline. *out owned. */
-static int build_boot_image(struct kvb_flash_ctx *ctx, char **out, struct kvb_error *err)
+int kvb_fastboot_build_boot_image(const struct kvb_platform *plat, const struct kvb_variant *v, const char *dir,
+				  volatile int *cancel, char **out, struct kvb_error *err)
 {
-	const struct kvb_variant *v = ctx->variant;
-	const cJSON *fl = ctx->plat->flash;
+	const cJSON *fl = plat->flash;
 	const char *mode = kvb_get_str(fl, "dtb_mode", "append"), *base = kvb_get_str(fl, "cmdline", NULL);
 	const char *ramdisk_key = kvb_get_str(fl, "ramdisk", NULL);
 	struct kvb_strv a = KVB_STRV_INIT, extra = KVB_STRV_INIT;
 	struct kvb_buf cmdline = KVB_BUF_INIT;
-	char *kernel = NULL, *ramdisk = NULL, *img = kvb_xasprintf("%s/boot.img", ctx->artifact_dir), hex[65];
+	char *kernel = NULL, *ramdisk = NULL, *img = kvb_xasprintf("%s/boot.img", dir), hex[65];
 	int rc = KVB_OK;
 
 	*out = NULL;
 	if (!v->local[KVB_VF_KERNEL]) {
 		rc = kvb_error_set(err, KVB_EINPUT, "variant '%s' has neither boot_image nor kernel to build one from "
-						    "(flash method fastboot)", v->name);
+						    "(flash method %s)", v->name, plat->flash_method);
 		goto out;
 	}
 	kernel = kvb_xstrdup(v->local[KVB_VF_KERNEL]);
 	if (v->local[KVB_VF_DTB] && !strcmp(mode, "append")) {
 		/* HiKey960's Image.gz-hikey960: the dtb right after the (compressed) kernel */
 		free(kernel);
-		kernel = kvb_xasprintf("%s/kernel-dtb", ctx->artifact_dir);
+		kernel = kvb_xasprintf("%s/kernel-dtb", dir);
 		if ((rc = concat_files(v->local[KVB_VF_KERNEL], v->local[KVB_VF_DTB], kernel, err)))
 			goto out;
 	}
 	if (v->local[KVB_VF_INITRD])
 		ramdisk = kvb_xstrdup(v->local[KVB_VF_INITRD]);
 	else if (ramdisk_key)
-		ramdisk = plat_path(ctx->plat, ramdisk_key);
+		ramdisk = plat_path(plat, ramdisk_key);
 	else
 		kvb_warn("variant '%s': no initrd and no flash.ramdisk in %s: the boot image has no ramdisk", v->name,
-			 ctx->plat->file);
+			 plat->file);
 	if (base && *base)
 		kvb_buf_adds(&cmdline, base);
 	if (v->cmdline && *v->cmdline)
@@ -222,7 +221,7 @@ static int build_boot_image(struct kvb_flash_ctx *ctx, char **out, struct kvb_er
 		kvb_strv_push(&a, extra.v[i]);
 	kvb_strv_push(&a, "-o");
 	kvb_strv_push(&a, img);
-	rc = run_tool(kvb_strv_argv(&a), FB_TOOL_MS, ctx->target->cancel, "building the boot image", NULL, err);
+	rc = run_tool(kvb_strv_argv(&a), FB_TOOL_MS, cancel, "building the boot image", NULL, err);
 	if (rc)
 		goto out;
 	if (!kvb_sha256_file(img, hex, NULL))
@@ -239,6 +238,12 @@ out:
 	kvb_strv_release(&a);
 	kvb_strv_release(&extra);
 	return rc;
+}
+
+/* Builds ctx->artifact_dir/boot.img from the variant's kernel, dtb, initrd and cmdline. *out owned. */
+static int build_boot_image(struct kvb_flash_ctx *ctx, char **out, struct kvb_error *err)
+{
+	return kvb_fastboot_build_boot_image(ctx->plat, ctx->variant, ctx->artifact_dir, ctx->target->cancel, out, err);
 }
 
 /* Polls `fastboot -s SERIAL getvar product` (fastboot itself retries) until it answers or the budget is gone. */

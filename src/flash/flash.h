@@ -61,6 +61,17 @@ struct kvb_flasher_ops {
 	int (*flash)(struct kvb_flash_ctx *ctx, struct kvb_error *err);
 };
 
+/*
+ * Builds dir/boot.img with Debian's mkbootimg from v's kernel (local file), its dtb
+ * (appended to the kernel, or --dtb in a header-v2 image: plat->flash's dtb_mode),
+ * its initrd (else plat->flash's ramdisk), plat->flash's cmdline followed by v's, and
+ * plat->flash's mkbootimg_args (flash/fastboot.c; the lava flasher takes the same keys
+ * for a LAVA device type that is flashed a boot image). *out owned. KVB_EINPUT without a
+ * kernel, KVB_ETARGET when mkbootimg fails (its last line quoted).
+ */
+int kvb_fastboot_build_boot_image(const struct kvb_platform *plat, const struct kvb_variant *v, const char *dir,
+				  volatile int *cancel, char **out, struct kvb_error *err);
+
 extern const struct kvb_flasher_ops *const kvb_flashers[];
 const struct kvb_flasher_ops *kvb_flasher_find(const char *name);
 /*

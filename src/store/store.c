@@ -350,11 +350,12 @@ int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int6
 	gethostname(host, sizeof(host) - 1);
 	return run_stmt(s, err, run_id,
 			"INSERT INTO run(started_ns, status, agenda_path, agenda_json, platform, platform_json, rounds,"
-			" exec_order, max_retries, kvbench_version, hostname, command_line, boots_each_round)"
-			" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-			"itttttitittti", (int64_t)kvb_wall_ns(), ri->status ? ri->status : "running", ri->agenda_path,
+			" exec_order, max_retries, kvbench_version, hostname, command_line, boots_each_round, platform_path)"
+			" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+			"itttttitittti" "t", (int64_t)kvb_wall_ns(), ri->status ? ri->status : "running", ri->agenda_path,
 			ri->agenda_json, ri->platform, ri->platform_json, (int64_t)ri->rounds, ri->exec_order,
-			(int64_t)ri->max_retries, KVB_VERSION, host, ri->command_line, (int64_t)ri->boots_each_round);
+			(int64_t)ri->max_retries, KVB_VERSION, host, ri->command_line, (int64_t)ri->boots_each_round,
+			ri->platform_path);
 }
 
 int kvb_store_run_set_warmup(struct kvb_store *s, int64_t run_id, int warmup, struct kvb_error *err)

@@ -74,6 +74,7 @@ struct kvb_run_info {
 	const char *command_line;
 	const char *status;  /* "running" or "imported" */
 	int boots_each_round; /* 1: each round is a fresh boot (kvb_flasher_boots_each_round); 0: one boot for all */
+	const char *platform_path; /* the platform file, absolute (--resume reloads it without -p), or NULL */
 };
 int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int64_t *run_id, struct kvb_error *err);
 /* The run's default warm-up (0022_warmup.sql): set when it starts, read back by --resume. Errors: KVB_ESTORE. */

@@ -249,60 +249,147 @@ int kvb_lava_log_failure(const cJSON *entries, char *type, size_t ntype, char *m
 	return !strcmp(kvb_get_str(found, "result", ""), "fail");
 }
 
-struct cmd_acc {
-	long k;          /* command being read, -1 none */
-	int rc, have_rc;
-	struct kvb_buf out, err;
-};
-
-size_t kvb_lava_log_commands(const cJSON *entries,
-			     void (*cb)(void *arg, size_t k, int rc, const char *out, const char *err), void *arg)
+int kvb_lava_job_logs_from(const struct kvb_lava_api *a, int64_t job_id, size_t start, char **text,
+			   struct kvb_error *err)
 {
-	static const char prefix[] = "KVB-X ";
-	struct cmd_acc a = { .k = -1 };
-	const cJSON *e;
-	size_t n = 0;
-	cJSON_ArrayForEach(e, entries)
-	{
-		const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "msg");
-		const char *line, *rest;
-		char *end;
-		long k;
-		size_t len;
-		if (!cJSON_IsString(m) || strcmp(kvb_get_str(e, "lvl", ""), "target"))
-			continue;
-		line = m->valuestring;
-		if (strncmp(line, prefix, sizeof(prefix) - 1))
-			continue;
-		k = strtol(line + sizeof(prefix) - 1, &end, 10);
-		if (end == line + sizeof(prefix) - 1 || *end != ' ' || k < 0)
-			continue;
-		rest = end + 1;
-		len = strlen(rest);
-		while (len && (rest[len - 1] == '\r' || rest[len - 1] == '\n'))
-			len--;
-		if (len >= 5 && !strncmp(rest, "BEGIN", 5)) {
-			a.k = k;
-			a.have_rc = 0;
-			kvb_buf_reset(&a.out);
-			kvb_buf_reset(&a.err);
-		} else if (k != a.k) {
-			continue; /* a line of a command whose BEGIN was lost */
-		} else if (len >= 2 && (rest[0] == 'O' || rest[0] == 'E') && rest[1] == ' ') {
-			kvb_buf_add(rest[0] == 'O' ? &a.out : &a.err, rest + 2, len - 2);
-			kvb_buf_add(rest[0] == 'O' ? &a.out : &a.err, "\n", 1);
-		} else if (len >= 3 && !strncmp(rest, "RC ", 3)) {
-			a.rc = atoi(rest + 3);
-			a.have_rc = 1;
-		} else if (len >= 3 && !strncmp(rest, "END", 3) && a.have_rc) {
-			kvb_buf_addf(&a.out, "%s", "");
-			kvb_buf_addf(&a.err, "%s", "");
-			cb(arg, (size_t)k, a.rc, a.out.data, a.err.data);
-			n++;
-			a.k = -1;
-		}
+	char path[96];
+	long status;
+	int rc;
+	snprintf(path, sizeof(path), "api/v0.2/jobs/%lld/logs/?start=%zu", (long long)job_id, start);
+	if ((rc = kvb_lava_http(a, "GET", path, NULL, &status, text, err)))
+		return rc;
+	if (status == 404) {
+		/* no line from start on yet (or no log yet) */
+		free(*text);
+		*text = NULL;
+	} else if (status < 200 || status >= 300) {
+		char *why = kvb_lava_api_reason(status, *text);
+		rc = kvb_error_set(err, KVB_ETARGET, "LAVA %s: logs of job %lld: %s", a->url, (long long)job_id, why);
+		free(why);
+		free(*text);
+		*text = NULL;
 	}
-	kvb_buf_release(&a.out);
-	kvb_buf_release(&a.err);
-	return n;
+	return rc;
+}
+
+/* RFC 3986 unreserved characters stay, every other byte is %XX (a device or tag name in a URL). */
+static void add_escaped(struct kvb_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || strchr("-._~", ch))
+			kvb_buf_add(b, s, 1);
+		else
+			kvb_buf_addf(b, "%%%02X", ch);
+	}
+}
+
+int kvb_lava_device_get(const struct kvb_lava_api *a, const char *hostname, struct kvb_lava_device *d,
+			struct kvb_error *err)
+{
+	struct kvb_buf path = KVB_BUF_INIT;
+	cJSON *resp;
+	const cJSON *dt;
+	char what[192];
+	int rc;
+	memset(d, 0, sizeof(*d));
+	kvb_buf_adds(&path, "api/v0.2/devices/");
+	add_escaped(&path, hostname);
+	kvb_buf_adds(&path, "/");
+	snprintf(what, sizeof(what), "device %s", hostname);
+	rc = call_json(a, "GET", path.data, NULL, what, &resp, err);
+	kvb_buf_release(&path);
+	if (rc)
+		return rc;
+	copy_str(d->hostname, sizeof(d->hostname), resp, "hostname");
+	dt = cJSON_GetObjectItemCaseSensitive(resp, "device_type");
+	if (cJSON_IsString(dt))
+		snprintf(d->device_type, sizeof(d->device_type), "%s", dt->valuestring);
+	copy_str(d->health, sizeof(d->health), resp, "health");
+	copy_str(d->state, sizeof(d->state), resp, "state");
+	cJSON_Delete(resp);
+	return KVB_OK;
+}
+
+int kvb_lava_devices_tagged(const struct kvb_lava_api *a, const char *tag, size_t *count, char *first, size_t nfirst,
+			    struct kvb_error *err)
+{
+	struct kvb_buf path = KVB_BUF_INIT;
+	cJSON *resp;
+	const cJSON *n, *res;
+	char what[192];
+	int rc;
+	*count = 0;
+	if (first && nfirst)
+		first[0] = '\0';
+	kvb_buf_adds(&path, "api/v0.2/devices/?tags__name=");
+	add_escaped(&path, tag);
+	snprintf(what, sizeof(what), "devices tagged %s", tag);
+	rc = call_json(a, "GET", path.data, NULL, what, &resp, err);
+	kvb_buf_release(&path);
+	if (rc)
+		return rc;
+	n = cJSON_GetObjectItemCaseSensitive(resp, "count");
+	res = cJSON_GetObjectItemCaseSensitive(resp, "results");
+	if (!cJSON_IsNumber(n) || !cJSON_IsArray(res)) {
+		cJSON_Delete(resp);
+		return kvb_error_set(err, KVB_ETARGET, "LAVA %s: %s: no count/results in the answer", a->url, what);
+	}
+	*count = (size_t)n->valuedouble;
+	if (first && nfirst && cJSON_GetArraySize(res) > 0)
+		copy_str(first, nfirst, cJSON_GetArrayItem(res, 0), "hostname");
+	cJSON_Delete(resp);
+	return KVB_OK;
+}
+
+int kvb_lava_devices_of_type(const struct kvb_lava_api *a, const char *dt, size_t *total, size_t *usable,
+			     struct kvb_error *err)
+{
+	struct kvb_buf path = KVB_BUF_INIT;
+	cJSON *resp;
+	const cJSON *res, *d;
+	char what[192];
+	int rc;
+	*total = *usable = 0;
+	kvb_buf_adds(&path, "api/v0.2/devices/?limit=1000&device_type=");
+	add_escaped(&path, dt);
+	snprintf(what, sizeof(what), "devices of type %s", dt);
+	rc = call_json(a, "GET", path.data, NULL, what, &resp, err);
+	kvb_buf_release(&path);
+	if (rc)
+		return rc;
+	res = cJSON_GetObjectItemCaseSensitive(resp, "results");
+	cJSON_ArrayForEach(d, res)
+	{
+		const char *h = kvb_get_str(d, "health", "");
+		(*total)++;
+		*usable += !strcmp(h, "Good") || !strcmp(h, "Unknown");
+	}
+	cJSON_Delete(resp);
+	return KVB_OK;
+}
+
+int kvb_lava_jobs_in_flight_named(const struct kvb_lava_api *a, const char *name, int64_t *ids, size_t max, size_t *n,
+				  struct kvb_error *err)
+{
+	struct kvb_buf path = KVB_BUF_INIT;
+	cJSON *resp;
+	const cJSON *res, *j;
+	int rc;
+	*n = 0;
+	kvb_buf_adds(&path, "api/v0.2/jobs/?limit=100&state__in=Submitted,Scheduling,Scheduled,Running,Canceling&description=");
+	add_escaped(&path, name);
+	rc = call_json(a, "GET", path.data, NULL, "jobs in flight", &resp, err);
+	kvb_buf_release(&path);
+	if (rc)
+		return rc;
+	res = cJSON_GetObjectItemCaseSensitive(resp, "results");
+	cJSON_ArrayForEach(j, res)
+	{
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
+		if (cJSON_IsNumber(id) && *n < max)
+			ids[(*n)++] = (int64_t)id->valuedouble;
+	}
+	cJSON_Delete(resp);
+	return KVB_OK;
 }

@@ -89,14 +89,39 @@ int kvb_lava_log_parse(const char *text, cJSON **entries, struct kvb_error *err)
 int kvb_lava_log_failure(const cJSON *entries, char *type, size_t ntype, char *msg, size_t nmsg);
 
 /*
- * The kvbench markers in the target's output (lvl "target" lines), written by
- * the test shell kvb_lava_definition() builds, for command k:
- *   KVB-X k BEGIN | KVB-X k O <stdout line> | KVB-X k E <stderr line> | KVB-X k RC <status> | KVB-X k END
- * cb is called once per complete command (BEGIN..END with RC) with its output.
- * Lines without the prefix (kernel messages, the shell's echo of its input) are
- * skipped. Returns the number of complete commands.
+ * The job's log from line `start` on (LAVA's ?start=N, 0-based line numbers):
+ * *text owned, or NULL when there is no such line yet (LAVA answers 404 for
+ * an empty range). For following a job while it runs.
  */
-size_t kvb_lava_log_commands(const cJSON *entries,
-			     void (*cb)(void *arg, size_t k, int rc, const char *out, const char *err), void *arg);
+int kvb_lava_job_logs_from(const struct kvb_lava_api *a, int64_t job_id, size_t start, char **text,
+			   struct kvb_error *err);
+
+/* A device as GET devices/HOSTNAME/ shows it (display names). */
+struct kvb_lava_device {
+	char hostname[128], device_type[128], health[32], state[32];
+};
+int kvb_lava_device_get(const struct kvb_lava_api *a, const char *hostname, struct kvb_lava_device *d,
+			struct kvb_error *err);
+/*
+ * The devices carrying tag (GET devices/?tags__name=TAG): how many, and the
+ * first one's hostname in first (may be NULL). For asking LAVA for one device:
+ * a job's tags select the devices that carry all of them.
+ */
+int kvb_lava_devices_tagged(const struct kvb_lava_api *a, const char *tag, size_t *count, char *first, size_t nfirst,
+			    struct kvb_error *err);
+
+/*
+ * Ids of the jobs named `name` (their job_name; GET jobs/?description=NAME) that are
+ * not Finished, at most max into ids; *n their count.
+ */
+int kvb_lava_jobs_in_flight_named(const struct kvb_lava_api *a, const char *name, int64_t *ids, size_t max, size_t *n,
+				  struct kvb_error *err);
+
+/*
+ * The devices of device type dt (GET devices/?device_type=DT): how many, and how many
+ * may take a job (health Good or Unknown: not Bad, Maintenance, Looping or Retired).
+ */
+int kvb_lava_devices_of_type(const struct kvb_lava_api *a, const char *dt, size_t *total, size_t *usable,
+			     struct kvb_error *err);
 
 #endif

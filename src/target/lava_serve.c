@@ -13,12 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 struct offer {
 	char *path; /* request path as the client sends it, unescaped: "/<token>/<name>" */
-	char *file; /* absolute local path */
+	char *file; /* absolute local path, or NULL for a text held in memory */
+	char *text; /* the text served (owned), when file is NULL */
 	char *url;
 	unsigned served;
 };
@@ -29,6 +31,7 @@ static struct {
 	unsigned users;
 	char address[64], base[320]; /* "http://host:port" */
 	long port_asked;
+	unsigned port;                /* bound */
 	struct offer *v;
 	size_t n;
 } srv = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -61,13 +64,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	(void)req_cls;
 	if (!get && !head)
 		return answer_text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET and HEAD\n");
+	char *text = NULL;
 	pthread_mutex_lock(&srv.lock);
 	for (size_t i = 0; i < srv.n; i++)
 		if (!strcmp(srv.v[i].path, url)) {
-			file = kvb_xstrdup(srv.v[i].file);
+			if (srv.v[i].file)
+				file = kvb_xstrdup(srv.v[i].file);
+			else
+				text = kvb_xstrdup(srv.v[i].text ? srv.v[i].text : "");
 			break;
 		}
 	pthread_mutex_unlock(&srv.lock);
+	if (text) {
+		/* a document in memory (the results a LAVA job's test shell fetches): copied into the response */
+		r = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+		if (!r) {
+			free(text);
+			return MHD_NO;
+		}
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain");
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+		ok = MHD_queue_response(c, MHD_HTTP_OK, r);
+		MHD_destroy_response(r);
+		return ok;
+	}
 	if (!file)
 		return answer_text(c, MHD_HTTP_NOT_FOUND, "not found\n");
 	fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -103,7 +123,7 @@ static int bind_server(const char *address, long port, const char *host, struct 
 	struct sockaddr_in6 in6;
 	const struct sockaddr *sa;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION;
-	int wildcard;
+	int wildcard, fd;
 	const union MHD_DaemonInfo *info;
 
 	memset(&in4, 0, sizeof(in4));
@@ -127,11 +147,31 @@ static int bind_server(const char *address, long port, const char *host, struct 
 				     "serve_address %s listens everywhere: serve_host must say how the LAVA worker "
 				     "reaches this host",
 				     address);
-	srv.d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, sa,
+	/*
+	 * The listening socket is ours: SO_REUSEADDR (not SO_REUSEPORT, which MHD's own reuse option
+	 * also sets: two servers would share the port) lets a resumed run serve its LAVA jobs' files
+	 * again on the port a killed kvbench had, whose connections may linger in TIME_WAIT.
+	 */
+	{
+		int one = 1, e;
+		fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+		    bind(fd, sa, sa->sa_family == AF_INET ? sizeof(in4) : sizeof(in6)) || listen(fd, 32)) {
+			e = errno;
+			if (fd >= 0)
+				close(fd);
+			return kvb_error_set(err, KVB_ETARGET, "cannot serve the LAVA jobs' files on %s port %ld: %s", address,
+					     port, strerror(e));
+		}
+	}
+	srv.d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
 				 MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120, MHD_OPTION_END);
-	if (!srv.d)
+	if (!srv.d) {
+		int e = errno;
+		close(fd);
 		return kvb_error_set(err, KVB_ETARGET, "cannot serve the LAVA jobs' files on %s port %ld: %s", address,
-				     port, strerror(errno ? errno : EADDRINUSE));
+				     port, strerror(e ? e : EADDRINUSE));
+	}
 	info = MHD_get_daemon_info(srv.d, MHD_DAEMON_INFO_BIND_PORT);
 	if (!host || !*host)
 		host = address;
@@ -139,6 +179,7 @@ static int bind_server(const char *address, long port, const char *host, struct 
 		 host, info ? (unsigned)info->port : (unsigned)port);
 	snprintf(srv.address, sizeof(srv.address), "%s", address);
 	srv.port_asked = port;
+	srv.port = info ? (unsigned)info->port : (unsigned)port;
 	return KVB_OK;
 }
 
@@ -148,11 +189,12 @@ int kvb_lava_serve_start(const char *address, long port, const char *host, struc
 	if (port < 0 || port > 65535)
 		return kvb_error_set(err, KVB_EINPUT, "serve_port %ld is not a TCP port (0 for any free one)", port);
 	pthread_mutex_lock(&srv.lock);
-	if (srv.d && (strcmp(srv.address, address) || srv.port_asked != port))
+	/* port 0 joins the server wherever it listens; a port named must be the one it has */
+	if (srv.d && (strcmp(srv.address, address) || (port && (unsigned)port != srv.port)))
 		rc = kvb_error_set(err, KVB_EINPUT,
 				   "kvbench already serves LAVA jobs' files on %s port %ld (one server per run), not %s "
 				   "port %ld",
-				   srv.address, srv.port_asked, address, port);
+				   srv.address, (long)srv.port, address, port);
 	else if (!srv.d)
 		rc = bind_server(address, port, host, err);
 	if (!rc)
@@ -186,14 +228,48 @@ static void add_escaped(struct kvb_buf *b, const char *s)
 	}
 }
 
-int kvb_lava_serve_offer(const char *path, char **url, struct kvb_error *err)
+int kvb_lava_serve_token(char token[33], struct kvb_error *err)
 {
 	unsigned char rnd[16];
-	char token[33], *abs;
-	const char *name;
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return kvb_error_set(err, KVB_ETARGET, "getrandom: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		snprintf(token + 2 * i, 3, "%02x", rnd[i]);
+	return KVB_OK;
+}
+
+/* Lock held. Adds an offer at /token/name (file or text owned by it); *url owned. */
+static int add_offer(const char *token, const char *name, char *file, char *text, char **url, struct kvb_error *err)
+{
 	struct kvb_buf u = KVB_BUF_INIT;
-	struct stat sb;
 	struct offer *o;
+	char *path = kvb_xasprintf("/%s/%s", token, name);
+	for (size_t i = 0; i < srv.n; i++)
+		if (!strcmp(srv.v[i].path, path)) {
+			free(path);
+			free(file);
+			free(text);
+			return kvb_error_set(err, KVB_EINPUT, "kvbench already serves a file named '%s' for this LAVA job",
+					     name);
+		}
+	kvb_buf_addf(&u, "%s/%s/", srv.base, token);
+	add_escaped(&u, name);
+	srv.v = kvb_xrealloc(srv.v, (srv.n + 1) * sizeof(*srv.v));
+	o = &srv.v[srv.n++];
+	o->path = path;
+	o->file = file;
+	o->text = text;
+	o->url = kvb_xstrdup(u.data);
+	o->served = 0;
+	*url = kvb_buf_detach(&u);
+	return KVB_OK;
+}
+
+int kvb_lava_serve_offer_at(const char *token, const char *path, char **url, struct kvb_error *err)
+{
+	char *abs;
+	struct stat sb;
+	int rc;
 	*url = NULL;
 	if (!(abs = realpath(path, NULL)) || stat(abs, &sb) || !S_ISREG(sb.st_mode) || access(abs, R_OK)) {
 		int e = errno;
@@ -201,30 +277,61 @@ int kvb_lava_serve_offer(const char *path, char **url, struct kvb_error *err)
 		return kvb_error_set(err, KVB_EINPUT, "cannot serve '%s' to LAVA: %s", path,
 				     e ? strerror(e) : "not a regular file");
 	}
-	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-		free(abs);
-		return kvb_error_set(err, KVB_ETARGET, "getrandom: %s", strerror(errno));
-	}
-	for (size_t i = 0; i < sizeof(rnd); i++)
-		snprintf(token + 2 * i, 3, "%02x", rnd[i]);
-	name = strrchr(abs, '/') + 1;
 	pthread_mutex_lock(&srv.lock);
 	if (!srv.d) {
 		pthread_mutex_unlock(&srv.lock);
 		free(abs);
 		return kvb_error_set(err, KVB_ETARGET, "cannot serve '%s' to LAVA: the server is not started", path);
 	}
-	kvb_buf_addf(&u, "%s/%s/", srv.base, token);
-	add_escaped(&u, name);
-	srv.v = kvb_xrealloc(srv.v, (srv.n + 1) * sizeof(*srv.v));
-	o = &srv.v[srv.n++];
-	o->path = kvb_xasprintf("/%s/%s", token, name);
-	o->file = abs;
-	o->url = kvb_xstrdup(u.data);
-	o->served = 0;
+	rc = add_offer(token, strrchr(abs, '/') + 1, abs, NULL, url, err);
 	pthread_mutex_unlock(&srv.lock);
-	*url = kvb_buf_detach(&u);
-	return KVB_OK;
+	return rc;
+}
+
+int kvb_lava_serve_offer(const char *path, char **url, struct kvb_error *err)
+{
+	char token[33];
+	int rc;
+	*url = NULL;
+	if ((rc = kvb_lava_serve_token(token, err)))
+		return rc;
+	return kvb_lava_serve_offer_at(token, path, url, err);
+}
+
+int kvb_lava_serve_text(const char *token, const char *name, const char *text, char **url, struct kvb_error *err)
+{
+	int rc;
+	*url = NULL;
+	pthread_mutex_lock(&srv.lock);
+	if (!srv.d)
+		rc = kvb_error_set(err, KVB_ETARGET, "cannot serve '%s' to LAVA: the server is not started", name);
+	else
+		rc = add_offer(token, name, NULL, kvb_xstrdup(text), url, err);
+	pthread_mutex_unlock(&srv.lock);
+	return rc;
+}
+
+int kvb_lava_serve_text_set(const char *url, const char *text)
+{
+	int found = 0;
+	pthread_mutex_lock(&srv.lock);
+	for (size_t i = 0; i < srv.n && !found; i++)
+		if (!strcmp(srv.v[i].url, url) && !srv.v[i].file) {
+			free(srv.v[i].text);
+			srv.v[i].text = kvb_xstrdup(text);
+			found = 1;
+		}
+	pthread_mutex_unlock(&srv.lock);
+	return found ? 0 : -1;
+}
+
+unsigned kvb_lava_serve_port(void)
+{
+	unsigned p;
+	pthread_mutex_lock(&srv.lock);
+	p = srv.d ? srv.port : 0;
+	pthread_mutex_unlock(&srv.lock);
+	return p;
 }
 
 unsigned kvb_lava_serve_withdraw(const char *url)
@@ -237,6 +344,7 @@ unsigned kvb_lava_serve_withdraw(const char *url)
 		served = srv.v[i].served;
 		free(srv.v[i].path);
 		free(srv.v[i].file);
+		free(srv.v[i].text);
 		free(srv.v[i].url);
 		srv.v[i] = srv.v[--srv.n];
 		break;

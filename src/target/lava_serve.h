@@ -22,7 +22,8 @@
 #include "core/error.h"
 
 /*
- * Starts (or joins) the server. address: a numeric IPv4 or IPv6 address to bind
+ * Starts (or joins) the server. A later call with port 0 joins the server on
+ * whatever port it has; one naming a port must name the port it has. address: a numeric IPv4 or IPv6 address to bind
  * ("127.0.0.1", "0.0.0.0", "::"); port: 0 for any free port; host: the name
  * or address the LAVA worker reaches this host by, put in the URLs (NULL: the
  * address; required when the address is a wildcard). KVB_EINPUT for a bad
@@ -37,6 +38,20 @@ void kvb_lava_serve_stop(void);
  * withdrawn. KVB_EINPUT when the file is not a readable regular file.
  */
 int kvb_lava_serve_offer(const char *path, char **url, struct kvb_error *err);
+/* A fresh unguessable URL path component: 32 hex digits from getrandom() + NUL. KVB_ETARGET when it fails. */
+int kvb_lava_serve_token(char token[33], struct kvb_error *err);
+/*
+ * Offers a local file at /token/<its base name> (one token per LAVA job: its files
+ * and documents share it). KVB_EINPUT for a file that is not a readable regular
+ * file, or when that name is offered under token already.
+ */
+int kvb_lava_serve_offer_at(const char *token, const char *path, char **url, struct kvb_error *err);
+/* Offers a text held in memory (copied) at /token/name; *url owned. Served with Cache-Control: no-store. */
+int kvb_lava_serve_text(const char *token, const char *name, const char *text, char **url, struct kvb_error *err);
+/* Replaces the text offered at url (as returned by kvb_lava_serve_text). 0, or -1 when url is not a text offered. */
+int kvb_lava_serve_text_set(const char *url, const char *text);
+/* The port the server listens on, or 0 when it is not running. */
+unsigned kvb_lava_serve_port(void);
 /* Stops serving url (as returned by offer); returns how many GET requests it answered 200. */
 unsigned kvb_lava_serve_withdraw(const char *url);
 

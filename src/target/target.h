@@ -19,6 +19,7 @@
 #include "core/error.h"
 #include "core/spawn.h"
 
+#include <cjson/cJSON.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -52,8 +53,21 @@ struct kvb_batch_unit {
 	const struct kvb_variant *variant;
 	int round;
 	const char *name;          /* job name, e.g. "kvbench run 3 variant base round 1" */
-	const char *artifact_dir;  /* where the batch's log is kept */
+	const char *artifact_dir;  /* where the batch's log is kept (and files it builds, a boot image) */
 	volatile sig_atomic_t *stop; /* set when the run is interrupted: the batch is cancelled */
+	/*
+	 * No orphans (DESIGN.md §13): submitted() is called the moment a batch is
+	 * submitted, before anything else, with what the backend needs to find it
+	 * again (state: text, owned by the engine's store); ended() once it is known
+	 * to be over. On --resume the engine gives back a batch of this unit that
+	 * was still in flight: the backend reattaches to it, or cancels it and
+	 * submits anew, and says which.
+	 */
+	int64_t reattach_id;            /* 0, or that batch's id */
+	const char *reattach_state;     /* what submitted() was given for it */
+	void (*submitted)(void *arg, int64_t id, const char *url, const char *state);
+	void (*ended)(void *arg, int64_t id, const char *how);
+	void *arg;
 };
 struct kvb_batch_result {
 	int64_t job_id;            /* LAVA job id, or 0 */
@@ -67,9 +81,24 @@ struct kvb_target_batch_ops {
 	void (*record)(struct kvb_target *t);
 	/* Names the commands that follow (record), or goes back to the first command of that name (replay). */
 	void (*mark)(struct kvb_target *t, const char *key);
-	/* Runs what was recorded; afterwards exec replays. KVB_ETARGET/KVB_EJOBS with the batch's own reason. */
+	/* Runs what was recorded until every command's output is in (the batch may still be running, e.g.
+	 * to take results back); afterwards exec replays. KVB_ETARGET/KVB_EJOBS with the batch's own reason. */
 	int (*run)(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
 		   struct kvb_error *err);
+	/* The batch run() would submit for what was recorded, without submitting or serving anything
+	 * (--dry-run: files given as local paths appear as file:// URLs). Owned; NULL + err. */
+	char *(*describe)(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_error *err);
+	/* The engine stored the jobs recorded under key: their status ("ok", "failed" ...) and metrics
+	 * ([{name, value, units, classifiers}]) go back into the batch (LAVA test cases). */
+	void (*report)(struct kvb_target *t, const char *key, const char *status, const cJSON *metrics);
+	/* When the commands recorded under key ran on the board (first and last output), ns since the
+	 * epoch; 0 when unknown. */
+	void (*span)(struct kvb_target *t, const char *key, int64_t *begin_ns, int64_t *end_ns);
+	/* The unit is done, or given up (u->stop: cancelled): the batch ends (what report() gave is
+	 * published, the batch waited for, its log kept in res->log_path). KVB_OK, or why it ended badly
+	 * after its commands (the results stand: a warning). */
+	int (*finish)(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
+		      struct kvb_error *err);
 };
 
 /*
@@ -89,6 +118,11 @@ struct kvb_target_ops {
 	const char *summary;               /* one line for --help */
 	unsigned caps;                     /* enum kvb_target_caps */
 	const struct kvb_keydef *conn_keys; /* keys allowed under connection: (besides type) */
+	/* A top-level block of platform.yaml this backend reads ("lava") and its keys, or NULL (help lists them). */
+	const char *block;
+	const struct kvb_keydef *block_keys;
+	/* Checks beyond the key table (the platform's own blocks this backend reads), errors to d. May be NULL. */
+	void (*check)(const struct kvb_platform *p, struct kvb_diag *d);
 	int (*open)(struct kvb_target *t, struct kvb_error *err);
 	int (*exec)(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
 		    struct kvb_error *err);
@@ -110,6 +144,9 @@ struct kvb_target {
 	const struct kvb_platform *plat;  /* borrowed; outlives the target */
 	void *priv;                       /* backend state */
 	volatile int *cancel;             /* set to 1 to abort a running exec (second Ctrl-C) */
+	int offline;                      /* set before open: nothing will run (--dry-run), reach nothing */
+	int recording;                    /* a batch target writing down a unit's commands (engine): every exec
+					   * answers exit 0 and no output, so what is read back is not judged */
 };
 
 /* Words for a set of capabilities in messages ("owns the board", "Android"); static. */

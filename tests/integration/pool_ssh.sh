@@ -44,6 +44,10 @@ check "board classifier on every job" test "$(q "$db" "select count(*) from clas
 check "a job's board is its boot's board" test "$(q "$db" "select count(*) from job j join boot b on b.variant_id=j.variant_id and b.round=j.round join classifier c on c.job_id=j.id and c.key='board' where c.value=b.board")" = "8"
 check "the pool is logged" grep -q "pool of 2 board(s), 4 unit(s) to run" "$T/err"
 check "job lines name their board" grep -Eq "\(round [12], board (left|right)\) ok" "$T/err"
+# two boards count finished jobs together: every number 1..8 once (it printed some twice, skipped others)
+check "the [job N/8] lines count 1..8, each once" test "$(sed -n 's/.*\[job \([0-9]*\)\/8\].*/\1/p' "$T/err" | sort -n | tr '\n' ' ')" = "1 2 3 4 5 6 7 8 "
+"$KVB" platform show pool2 >"$T/show" 2>&1
+check "platform show states the pool's timeouts" sh -c "grep -Eq '^#   boot.timeout_s +6\$' '$T/show' && grep -Eq '^#   connection.reconnect_deadline_s +6\$' '$T/show' && grep -q 'waited for up to boot.timeout_s (6 s)' '$T/show'"
 check "table keeps one row per variant and metric (no board split)" test "$(grep -c '^| sched_pipe' "$T/out")" = "6"
 "$KVB" diff -d "$db" --by board --metric usecs_per_op >"$T/by" 2>&1
 check "diff --by board has a column per board" sh -c "grep -q ' left ' '$T/by' && grep -q ' right ' '$T/by'"
@@ -99,6 +103,7 @@ check "every board gone exits 1 (rc $rc)" test "$rc" -eq 1
 check "every job skipped" test "$(q "$db" "select count(*) from job where status='skipped'")" = "8"
 check "variants failed with the boards' reasons" test "$(q "$db" "select count(*) from variant where status='failed' and error like 'no board left in the pool (left: %right: %'")" = "2"
 check "both boards left the pool" test "$(q "$db" "select count(*) from event where message like 'board % leaves the pool:%'")" = "2"
+check "each variant's failure is stored once" test "$(q "$db" "select count(*) from event where message like 'variant % failed:%'")" = "2"
 check "run marked incomplete" test "$(q "$db" "select status from run")" = "incomplete"
 "$KVB" platform check pool2 >"$T/check2" 2>&1; rc=$?
 check "platform check with every board down exits 4 (rc $rc)" sh -c "test $rc -eq 4 && test \$(grep -c '^unreachable: ' '$T/check2') -eq 2"

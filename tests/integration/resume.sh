@@ -42,4 +42,11 @@ check "and runs nothing" test "$(q "$db" "select count(*) from job")" = "40"
 "$KVB" run --resume -d "$T/r5.db" --no-diff 2>/dev/null; rc=$?
 check "resumed 5-round run completes (rc $rc)" test "$rc" -eq 0
 check "jobs spread over 5 rounds" test "$(q "$T/r5.db" "select count(distinct round) from job where status='ok'")" = "5"
+# a platform given as a path (not in the platform search path under its name): --resume finds it without -p
+mkdir -p "$T/plat/mine"
+sed 's/^name: local$/name: mine-by-path/' "$SRC/platforms/local/platform.yaml" >"$T/plat/mine/platform.yaml"
+(cd "$T" && "$KVB" run "$T/a.yaml" -p plat/mine/platform.yaml -d "$T/rp.db" --max-jobs 2 --no-diff 2>/dev/null)
+"$KVB" run --resume -d "$T/rp.db" --no-diff 2>"$T/rp.err"; rc=$?
+check "resume without -p of a run whose platform was a path (rc $rc)" test "$rc" -eq 0
+check "every job of it ok" test "$(q "$T/rp.db" "select count(*) from job where status='ok'")" = "40"
 finish

@@ -16,8 +16,13 @@ workloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]
 YAML
 "$KVB" run "$T/a.yaml" -p "$T/plat" -d "$T/r.db" --keep-going --no-diff -V "base=$T/Image" -V "patch=$T/Imaeg" >/dev/null 2>&1
 check "setup: patch failed" test "$(q "$T/r.db" "select status from variant where name='patch'")" = failed
+# a platform given by path: --resume without -p reloads that file while it is there, else says to give -p
+mv "$T/plat" "$T/plat.away"
 "$KVB" run --resume -d "$T/r.db" -V "patch=$T/Image" >/dev/null 2>"$T/e0"; rc=$?
-check "a platform given by path: resume says to give -p (rc $rc)" grep -q "give its name or path with \`--resume -p\`" "$T/e0"
+mv "$T/plat.away" "$T/plat"
+check "a platform given by path that is gone: resume says to give -p (rc $rc)" grep -q "give its name or path with \`--resume -p\`" "$T/e0"
+"$KVB" run --resume -d "$T/r.db" -V "nosuch=$T/Image" >/dev/null 2>"$T/e0b"; rc=$?
+check "a platform given by path that is there: resume without -p reloads it (rc $rc)" sh -c "test $rc -eq 2 && grep -q \"run 1 has no variant 'nosuch'\" '$T/e0b'"
 "$KVB" run --resume -d "$T/r.db" -p "$T/plat" -V "nosuch=$T/Image" >/dev/null 2>"$T/e1"; rc=$?
 check "unknown variant refused (rc $rc)" test "$rc" -eq 2
 check "naming the run's variants" grep -q "run 1 has no variant 'nosuch' (its variants: base, patch)" "$T/e1"

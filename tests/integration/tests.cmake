@@ -107,9 +107,19 @@ kvb_script_test(it_series_diff integration/series_diff.sh integration 120)
 kvb_script_test(it_pool_ssh integration/pool_ssh.sh integration 300)
 
 # kvbench through a real LAVA lab (scripts/lava-lab: lava-server 2023.01, PostgreSQL, one
-# worker, two qemu devices): bad input, Ctrl-C, an infrastructure error resubmitted and a job
-# error not, the quick-start agenda with its files served by kvbench over HTTP. Slow: label lava.
+# worker, two tagged qemu devices, hi960-hikey and juno-uboot devices in maintenance): LAVA's
+# validation of the definitions, bad input, Ctrl-C, an infrastructure error resubmitted and a job
+# error not, a broken pinned device whose unit goes to the other, SIGKILL and --resume
+# reattaching, the quick-start agenda with its files served by kvbench over HTTP, its metrics in
+# LAVA's results and a KCIDB export, lava-lab down. Slow: label lava.
 kvb_script_test(it_lava_lab integration/lava_lab.sh lava 5400)
+# LAVA's own validation (lava-run --validate) of the definitions kvbench writes for the device types
+# qemu, hi960-hikey and juno-uboot: seconds, skipped without lava-dispatcher (scripts/setup --lava).
+kvb_script_test(it_lava_validate integration/lava_validate.sh integration 300)
+# KCIDB export validated against KCIDB's published schema (kernelci/kcidb-io) with python3-jsonschema.
+kvb_script_test(it_export_kcidb integration/export_kcidb.sh integration 120)
+set_tests_properties(it_export_kcidb PROPERTIES SKIP_RETURN_CODE 77)
+set_tests_properties(it_lava_validate PROPERTIES SKIP_RETURN_CODE 77)
 set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)
 kvb_script_test(it_status_evidence integration/status_evidence.sh integration 180)
 kvb_script_test(it_signed_stats integration/signed_stats.sh integration 120)

@@ -8,8 +8,11 @@
 
 #include "test.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static char g_dir[] = "/tmp/kvb-test-pool.XXXXXX";
@@ -227,6 +230,220 @@ static void teardown(void)
 	rmdir(g_dir);
 }
 
+/* ---- kvb_pool_run with scripted boards: the engine's hooks played by a fake ---- */
+
+struct fake {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	const struct kvb_plan *plan;
+	int done[16];                 /* per plan job: 1 final */
+	char log[64][48];             /* "board v r" per unit brought up, in order */
+	size_t nlog;
+	int unit_failed[4][4];        /* [variant][round] */
+	/* scenario: board 0 fails bring_up of (variant fail_v, round 1) with the unit's own failure */
+	int fail_v;
+	/* scenario: board 0 stops answering in its first job and waits until board 1 has taken (1, 2) */
+	int stuck;
+	int taken_by_1;               /* board 1 brought up variant 1 round 2 */
+	int stuck_waited_out;         /* board 0 gave up waiting (the unit never moved) */
+};
+
+struct fworker {
+	struct fake *f;
+	int board;
+	struct kvb_pool_board_ctl *ctl;
+	size_t v;
+	int r;
+};
+
+static void *f_worker_new(void *eng, const struct kvb_pool_board *b, struct kvb_pool_board_ctl *ctl,
+			  struct kvb_error *err)
+{
+	struct fworker *w = kvb_xcalloc(1, sizeof(*w));
+	(void)err;
+	w->f = eng;
+	w->board = b->name[1] - '0'; /* boards "b0", "b1" */
+	w->ctl = ctl;
+	return w;
+}
+
+static int f_connect(void *w, struct kvb_error *err)
+{
+	(void)w;
+	(void)err;
+	return KVB_OK;
+}
+
+static int f_bring_up(void *wp, size_t v, int round, struct kvb_error *err)
+{
+	struct fworker *w = wp;
+	struct fake *f = w->f;
+	pthread_mutex_lock(&f->mu);
+	snprintf(f->log[f->nlog++ % 64], sizeof(f->log[0]), "b%d v%zu r%d", w->board, v, round);
+	if (w->board == 1 && v == 1 && round == 2)
+		f->taken_by_1 = 1;
+	pthread_cond_broadcast(&f->cv);
+	pthread_mutex_unlock(&f->mu);
+	w->v = v;
+	w->r = round;
+	if (f->fail_v >= 0 && (int)v == f->fail_v && round == 1)
+		return kvb_error_set(err, KVB_EJOBS, "the LAVA job of this round timed out");
+	return KVB_OK;
+}
+
+static int f_job(void *wp, size_t idx, struct kvb_error *err)
+{
+	struct fworker *w = wp;
+	struct fake *f = w->f;
+	if (f->stuck && w->board == 0 && w->v == 0 && w->r == 1) {
+		/* the board stops answering: its worker says so and waits for it (the engine's run_job) */
+		struct timespec until;
+		kvb_pool_board_trouble(w->ctl, 1);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 20; /* only bounds a hang of the old pool; the new one moves the unit at once */
+		pthread_mutex_lock(&f->mu);
+		while (!f->taken_by_1)
+			if (pthread_cond_timedwait(&f->cv, &f->mu, &until)) {
+				f->stuck_waited_out = 1;
+				break;
+			}
+		pthread_mutex_unlock(&f->mu);
+		kvb_error_set(err, KVB_EBOARD, "board b0 did not come back");
+		return KVB_EBOARD;
+	}
+	pthread_mutex_lock(&f->mu);
+	f->done[idx] = 1;
+	pthread_mutex_unlock(&f->mu);
+	return 0;
+}
+
+static int f_pending(void *eng, size_t idx)
+{
+	struct fake *f = eng;
+	int p;
+	pthread_mutex_lock(&f->mu);
+	p = !f->done[idx];
+	pthread_mutex_unlock(&f->mu);
+	return p;
+}
+
+static void f_unit_failed(void *wp, size_t v, int round, const char *why)
+{
+	struct fworker *w = wp;
+	(void)why;
+	w->f->unit_failed[v][round]++;
+	for (size_t i = 0; i < w->f->plan->n; i++)
+		if (w->f->plan->jobs[i].variant == v && w->f->plan->jobs[i].round == round)
+			w->f->done[i] = 1;
+}
+
+static void f_event(void *w, const char *level, const char *msg)
+{
+	(void)w;
+	(void)level;
+	(void)msg;
+}
+
+static int f_interrupted(void *eng)
+{
+	(void)eng;
+	return 0;
+}
+
+static void f_worker_free(void *eng, void *w)
+{
+	(void)eng;
+	free(w);
+}
+
+static const struct kvb_pool_hooks fake_hooks = {
+	.worker_new = f_worker_new, .connect = f_connect, .bring_up = f_bring_up, .job = f_job,
+	.pending = f_pending, .unit_failed = f_unit_failed, .event = f_event, .interrupted = f_interrupted,
+	.worker_free = f_worker_free,
+};
+
+/* 2 variants x 2 rounds, one job each; plan order r1: v0 v1, r2: v0 v1. */
+static void fake_plan(struct kvb_plan *plan, struct kvb_plan_job jobs[4])
+{
+	for (int i = 0; i < 4; i++) {
+		jobs[i].seq = i;
+		jobs[i].variant = (size_t)(i % 2);
+		jobs[i].round = 1 + i / 2;
+		jobs[i].iteration = 1;
+	}
+	plan->jobs = jobs;
+	plan->n = 4;
+	plan->rounds = 2;
+}
+
+static void fake_boards(struct kvb_pool_list *l, size_t n)
+{
+	memset(l, 0, sizeof(*l));
+	l->v = kvb_xcalloc(n, sizeof(*l->v));
+	l->n = n;
+	for (size_t i = 0; i < n; i++)
+		l->v[i].name = kvb_xasprintf("b%zu", i);
+}
+
+static void test_pool_run__a_failed_rounds_later_rounds_still_run(void)
+{
+	static const char *const names[] = { "x", "y" };
+	struct kvb_plan_job jobs[4];
+	struct kvb_plan plan;
+	struct kvb_pool_list l;
+	struct fake f;
+	struct kvb_error err;
+	int intr = 0, sfail = 0;
+	memset(&f, 0, sizeof(f));
+	pthread_mutex_init(&f.mu, NULL);
+	pthread_cond_init(&f.cv, NULL);
+	fake_plan(&plan, jobs);
+	f.plan = &plan;
+	f.fail_v = 0;
+	fake_boards(&l, 1);
+	CHECK(kvb_pool_run(&fake_hooks, &f, &l, &plan, 2, names, 0, &intr, &sfail, &err) == KVB_OK);
+	/* round 1 of x failed as its own (a LAVA job error); round 2 of x was still brought up and ran */
+	CHECK(f.unit_failed[0][1] == 1 && f.unit_failed[0][2] == 0);
+	CHECK(f.done[2] == 1);
+	CHECK(f.nlog == 4);
+	kvb_pool_list_release(&l);
+	pthread_cond_destroy(&f.cv);
+	pthread_mutex_destroy(&f.mu);
+}
+
+static void test_pool_run__a_unit_waiting_for_a_board_that_stopped_answering_moves_at_once(void)
+{
+	static const char *const names[] = { "x", "y" };
+	struct kvb_plan_job jobs[4];
+	struct kvb_plan plan;
+	struct kvb_pool_list l;
+	struct fake f;
+	struct kvb_error err;
+	int intr = 0, sfail = 0;
+	memset(&f, 0, sizeof(f));
+	pthread_mutex_init(&f.mu, NULL);
+	pthread_cond_init(&f.cv, NULL);
+	fake_plan(&plan, jobs);
+	f.plan = &plan;
+	f.fail_v = -1;
+	f.stuck = 1;
+	fake_boards(&l, 2);
+	/*
+	 * b0 takes x r1 and stops answering in it; b1 takes y r1, then x r2 (b0 has not run x
+	 * either), then y r2 is left: the balance would keep it for b0, which has not run y; b0
+	 * waits for its board, so y r2 goes to b1 at once (the old pool kept it waiting for b0's
+	 * boot timeout).
+	 */
+	CHECK(kvb_pool_run(&fake_hooks, &f, &l, &plan, 2, names, 0, &intr, &sfail, &err) == KVB_OK);
+	CHECK(f.taken_by_1 == 1);
+	CHECK(f.stuck_waited_out == 0);
+	/* every job ran: b0's unit went to b1 once b0 left the pool */
+	CHECK(f.done[0] && f.done[1] && f.done[2] && f.done[3]);
+	kvb_pool_list_release(&l);
+	pthread_cond_destroy(&f.cv);
+	pthread_mutex_destroy(&f.mu);
+}
+
 #define TESTS                                                                                                          \
 	T(setup)                                                                                                       \
 	T(test_platform__boards_lay_their_connection_over_the_platforms)                                               \
@@ -238,5 +455,7 @@ static void teardown(void)
 	T(test_board__strata_from_sorted_board_ids)                                                                    \
 	T(test_bootstrap_boards__one_board_is_bit_identical)                                                           \
 	T(test_bootstrap_boards__board_effect_cancels_in_a_balanced_design)                                            \
+	T(test_pool_run__a_failed_rounds_later_rounds_still_run)                                                       \
+	T(test_pool_run__a_unit_waiting_for_a_board_that_stopped_answering_moves_at_once)                              \
 	T(teardown)
 #include "test_main.h"
