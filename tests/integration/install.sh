@@ -13,7 +13,7 @@ for f in bin/kvbench share/man/man1/kvbench.1 share/bash-completion/completions/
   share/kvbench/platforms/local/platform.yaml share/kvbench/platforms/qemu-x86_64/platform.yaml \
   share/kvbench/agendas/quickstart-local.yaml share/kvbench/agendas/quickstart.yaml \
   share/kvbench/results-schema/0001_initial.sql share/kvbench/results-schema/kvbench-json.schema.json \
-  share/doc/kvbench/README.md share/doc/kvbench/energy.md share/doc/kvbench/outputs.md; do
+  share/doc/kvbench/README.md share/doc/kvbench/energy.md share/doc/kvbench/outputs.md share/doc/kvbench/witnesses.md; do
   check "installed: $f" test -f "$P/$f"
 done
 check "every migration is installed" test "$(ls "$SRC"/results-schema/*.sql | wc -l)" = "$(ls "$P"/share/kvbench/results-schema/*.sql | wc -l)"
@@ -38,7 +38,7 @@ mkdir -p "$T/empty"
 check "not found: the search path names P/share/kvbench/platforms" grep -q "./platforms, $P/share/kvbench/platforms;" "$T/e1"
 check "not found: the source tree is not searched" bash -c "! grep -q '$SRC' '$T/e1'"
 (cd "$T/empty" && "$P/bin/kvbench" platform list) >"$T/list"
-check "platform list from elsewhere: the shipped platforms" test "$(awk '{print $1}' "$T/list" | tr '\n' ' ')" = "hikey960 juno-r2 local localhost-ssh qemu-x86_64 qemu-x86_64-icount "
+check "platform list from elsewhere: the shipped platforms" test "$(awk '{print $1}' "$T/list" | tr '\n' ' ')" = "hikey960 juno-r2 lava-hikey960 lava-juno local localhost-ssh qemu-x86_64 qemu-x86_64-icount "
 # search order: KVB_PLATFORM_PATH, then ./platforms, then the shipped ones
 mkdir -p "$T/pp/local" "$T/empty/platforms/local"
 printf 'name: local\ndescription: from KVB_PLATFORM_PATH\nconnection: {type: local}\nflash: {method: none}\n' >"$T/pp/local/platform.yaml"

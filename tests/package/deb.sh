@@ -99,7 +99,7 @@ inroot() {
     exec chroot "$R" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"' _ "$R" "$@"
 }
 check "kvbench --version: version and commit" test "$(inroot kvbench --version | head -1)" = "kvbench $ver (commit $commit)"
-check "platform list: the shipped platforms" test "$(inroot kvbench platform list | awk '{print $1}' | tr '\n' ' ')" = "hikey960 juno-r2 local localhost-ssh qemu-x86_64 qemu-x86_64-icount "
+check "platform list: the shipped platforms" test "$(inroot kvbench platform list | awk '{print $1}' | tr '\n' ' ')" = "hikey960 juno-r2 lava-hikey960 lava-juno local localhost-ssh qemu-x86_64 qemu-x86_64-icount "
 inroot sh -c 'cd /usr/share/kvbench && kvbench run agendas/quickstart-local.yaml -p local -d /root/q.db' >"$ART/quickstart.log" 2>&1; rc=$?
 stage quickstart-local
 check "the local quick start from /usr/share/kvbench (rc $rc; $ART/quickstart.log)" test "$rc" -eq 0
