@@ -25,17 +25,25 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t g_signals, g_last_signal;
 static volatile int g_cancel;
+/* workloads running now (pool workers are threads): a signal while one runs kills it at once */
+static atomic_int g_in_workload;
 
+/*
+ * Ctrl-C or SIGTERM: the running workload is killed at once (its job goes back to pending, an
+ * 'interrupted' attempt, for --resume), then the knobs are put back and the run stops (exit 7).
+ * A second signal also cancels that clean-up.
+ */
 static void on_signal(int sig)
 {
 	g_last_signal = sig;
 	g_signals++;
-	if (g_signals >= 2)
+	if (g_signals >= 2 || atomic_load(&g_in_workload) > 0)
 		g_cancel = 1;
 }
 
@@ -369,7 +377,13 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 			kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, adir, rdir, m);
 			if (on_host)
 				kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h0);
+			atomic_fetch_add(&g_in_workload, 1);
+			if (g_signals)
+				g_cancel = 1;
 			rc = j->spec->ops->run(&ctx, err);
+			/* the workload was what a first signal stops; the clean-up below runs (knobs put back) */
+			if (atomic_fetch_sub(&g_in_workload, 1) == 1 && g_signals < 2)
+				g_cancel = 0;
 			if (on_host) {
 				struct kvb_host_limits lim = { e->o->host_limit_pct > 0 ? e->o->host_limit_pct
 											: KVB_HOST_LIMIT_PCT };
@@ -600,7 +614,8 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 	struct kvb_error err;
 	struct kvb_metrics m;
 	cJSON *cls = job_classifiers(e, j);
-	int rc = KVB_ETARGET;
+	int rc = KVB_ETARGET, interrupted = 0;
+	int64_t a0 = start;
 
 	kvb_error_clear(&err);
 	e->cur_job_id = row->id;
@@ -608,7 +623,7 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 		kvb_err("%s", err.msg);
 	kvb_metrics_init(&m);
 	while (attempt < max_attempts) {
-		int64_t a0 = kvb_wall_ns();
+		a0 = kvb_wall_ns();
 		attempt++;
 		kvb_metrics_release(&m);
 		kvb_metrics_init(&m);
@@ -630,6 +645,10 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 		}
 		if (e->tty)
 			fputc('\n', stderr);
+		if (g_signals) {
+			interrupted = 1; /* not the job's failure, nor the board's: left for --resume */
+			break;
+		}
 		kvb_warn("[job %zu/%zu] %s %s #%d attempt %d failed: %s", e->done + 1, e->todo,
 			 e->a->variants[j->variant].name, j->spec->id, j->iteration, attempt, err.msg);
 		int64_t a1 = kvb_wall_ns();
@@ -655,6 +674,20 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 			if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, a0, a1, &e2))
 				kvb_err("%s", e2.msg);
 		}
+	}
+	if (interrupted) {
+		struct kvb_error e2;
+		kvb_info("[job %zu/%zu] %s %s #%d interrupted (%s): back to pending for --resume", e->done + 1, e->todo,
+			 e->a->variants[j->variant].name, j->spec->id, j->iteration, err.msg);
+		if (kvb_store_attempt_add(e->st, row->id, attempt, "interrupted", err.msg, a0, kvb_wall_ns(), &e2) ||
+		    kvb_store_job_pending(e->st, row->id, &e2))
+			kvb_err("%s", e2.msg);
+		snprintf(row->status, sizeof(row->status), "pending");
+		row->attempts = attempt;
+		kvb_metrics_release(&m);
+		cJSON_Delete(cls);
+		e->cur_job_id = 0;
+		return KVB_OK;
 	}
 	if (abandon == KVB_EBOARD && e->parent) {
 		/* a pool's board was lost, not the job: it stays pending and moves to another board (pool.c) */

@@ -515,6 +515,11 @@ int kvb_store_job_start(struct kvb_store *s, int64_t job_id, int64_t start_ns, s
 	return run_stmt(s, err, NULL, "UPDATE job SET status = 'running', start_ns = ? WHERE id = ?", "ii", start_ns, job_id);
 }
 
+int kvb_store_job_pending(struct kvb_store *s, int64_t job_id, struct kvb_error *err)
+{
+	return run_stmt(s, err, NULL, "UPDATE job SET status = 'pending', start_ns = NULL WHERE id = ?", "i", job_id);
+}
+
 int kvb_store_attempt_add(struct kvb_store *s, int64_t job_id, int attempt, const char *status, const char *error,
 			  int64_t start_ns, int64_t end_ns, struct kvb_error *err)
 {

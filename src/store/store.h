@@ -131,6 +131,9 @@ int kvb_store_plan_add(struct kvb_store *s, int64_t run_id, struct kvb_job_row *
 int kvb_store_plan_load(struct kvb_store *s, int64_t run_id, struct kvb_job_row *rows, size_t n, struct kvb_error *err);
 
 int kvb_store_job_start(struct kvb_store *s, int64_t job_id, int64_t start_ns, struct kvb_error *err);
+/* A job whose attempt a signal interrupted goes back to 'pending' (no start time), so --resume
+ * runs it; its attempt is kept as an 'interrupted' job_attempt row by the caller. */
+int kvb_store_job_pending(struct kvb_store *s, int64_t job_id, struct kvb_error *err);
 
 /* A failed attempt, kept with its error (own transaction). */
 int kvb_store_attempt_add(struct kvb_store *s, int64_t job_id, int attempt, const char *status, const char *error,

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Ctrl-C or SIGTERM during a job (a new user's report: the first Ctrl-C waited for the job's
+# 600 s timeout, stored it as failed, and SIGTERM blamed the board and failed the variant):
+# the running workload is killed at once, its job goes back to pending with an 'interrupted'
+# attempt, no variant fails, the run exits 7, and --resume runs what is left. The job is long
+# (minutes on an idle host) and the signal is sent once the DB says it is running, whatever the
+# host's load.
+. "$(dirname "$0")/lib.sh"
+cat >"$T/l.yaml" <<'YAML'
+config: {iterations: 1}
+workloads: [{name: sched_pipe, params: {loops: 30000000}}]
+variants:
+  - {name: a, cpus: "0"}
+  - {name: b, cpus: "0-1"}
+YAML
+interrupt() { # SIGNAL DB: runs the agenda, sends SIGNAL once a job runs; prints "rc seconds"
+  "$KVB" run "$T/l.yaml" -p local -d "$2" --no-diff 2>"$2.err" &
+  local pid=$! n=0
+  until [ "$(q "$2" "select count(*) from job where status='running'" 2>/dev/null)" = 1 ] || [ $n -ge 1200 ]; do
+    sleep 0.1; n=$((n + 1))
+  done
+  sleep 1
+  local t0; t0=$(date +%s)
+  kill -s "$1" "$pid"; wait "$pid"; local rc=$?
+  echo "$rc $(( $(date +%s) - t0 ))"
+}
+for sig in INT TERM; do
+  db=$T/$sig.db
+  read -r rc secs < <(interrupt "$sig" "$db")
+  check "SIG$sig during a job: exit 7 (rc $rc)" test "$rc" = 7
+  check "SIG$sig: the run stopped within 60 s, not at the job's timeout (${secs} s)" test "$secs" -lt 60
+  check "SIG$sig: the job is pending again, not failed" test "$(q "$db" "select group_concat(status, ' ') from (select status from job order by id)")" = "pending pending"
+  check "SIG$sig: its attempt is kept as interrupted" test "$(q "$db" "select status from job_attempt")" = "interrupted"
+  check "SIG$sig: no variant failed, no board blamed" sh -c "test \"\$(sqlite3 '$db' \"select group_concat(status, ' ') from variant\")\" = 'pending pending' && ! grep -q 'not answering\|stopped answering' '$db.err'"
+  check "SIG$sig: the log says the job goes back to pending" grep -q "sched_pipe #1 interrupted (.*): back to pending for --resume" "$db.err"
+done
+# --resume runs the interrupted job. The stored agenda is the long one; the test shortens it in
+# the DB (run.agenda_json, what --resume reads) only to spare the test's time.
+sqlite3 "$T/INT.db" "update run set agenda_json = replace(agenda_json, '30000000', '2000')"
+"$KVB" run --resume -d "$T/INT.db" --no-diff >/dev/null 2>"$T/r.err"; rc=$?
+check "--resume after the interrupt: exit 0 (rc $rc)" test "$rc" = 0
+check "every job ok, the interrupted one on its second attempt" test "$(q "$T/INT.db" "select group_concat(status || ':' || attempts, ' ') from (select * from job order by id)")" = "ok:2 ok:1"
+finish
