@@ -1,6 +1,7 @@
 /* Implements kvbench's entry point: the command table, help, and the only exit. */
 #include "cli/cli.h"
 #include "cli/help.h"
+#include "core/outfile.h"
 #include "core/suggest.h"
 #include "core/log.h"
 #include "flash/flash.h"
@@ -379,7 +380,7 @@ int main(int argc, char **argv)
 	}
 	if (fflush(stdout) || ferror(stdout) || fclose(stdout)) {
 		/* like git: a reader that went away (`| head`) is not an error worth a message */
-		if (errno == EPIPE)
+		if (errno == EPIPE || kvb_reader_gone(STDOUT_FILENO))
 			return rc ? rc : KVB_OK;
 		fprintf(stderr, "kvbench: error: writing to stdout: %s\n", strerror(errno));
 		/* not a usage error: the command line was right, the output (a full disk) was lost */

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -124,13 +125,28 @@ int kvb_outfile_open(struct kvb_outfile *o, const char *path, const char *const 
 	return KVB_OK;
 }
 
+int kvb_reader_gone(int fd)
+{
+	struct stat st;
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	if (fd < 0 || fstat(fd, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return 0;
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
 int kvb_outfile_close(struct kvb_outfile *o, int commit, struct kvb_error *err)
 {
 	int rc = KVB_OK, fifo;
 	if (!o->f)
 		goto out;
-	if (fflush(o->f) || ferror(o->f))
-		rc = commit ? kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", o->path, strerror(errno)) : KVB_OK;
+	if (fflush(o->f) || ferror(o->f)) {
+		int e = errno;
+		if (!o->tmp && (e == EPIPE || kvb_reader_gone(fileno(o->f))))
+			clearerr(o->f); /* stdout or a FIFO whose reader left: not an error */
+		else
+			rc = commit ? kvb_error_set(err, KVB_EOUTPUT, "cannot write '%s': %s", o->path, strerror(e))
+				    : KVB_OK;
+	}
 	if (!o->is_stdout && fclose(o->f) && commit && !rc)
 		rc = kvb_error_set(err, KVB_EINPUT, "cannot write '%s': %s", o->path, strerror(errno));
 	if (o->tmp) {

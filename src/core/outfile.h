@@ -53,4 +53,11 @@ int kvb_outfile_check(const char *path, const char *const *protect, size_t nprot
  */
 int kvb_outfile_close(struct kvb_outfile *o, int commit, struct kvb_error *err);
 
+/*
+ * Whether fd is a pipe, FIFO or socket whose reader went away (`| head` read what it wanted):
+ * poll(2) reports POLLERR or POLLHUP on its write end. Such an end of output is not an error,
+ * as git and coreutils treat it; errno after a failed stdio write may no longer say EPIPE.
+ */
+int kvb_reader_gone(int fd);
+
 #endif

@@ -62,6 +62,15 @@ check "-o an existing regular file: replaced (rc $rc)" sh -c "[ $rc -eq 0 ] && g
 "$KVB" report -d "$T/r.db" -o "$T/new.html" >/dev/null 2>&1; rc=$?
 check "-o a new path: written (rc $rc)" sh -c "[ $rc -eq 0 ] && grep -q '</html>' '$T/new.html'"
 # `platform new` writes only a new file: never through a (dangling) symlink left in its place
+# a reader that leaves early (`| head`) is not an error: a new user's `report -o - | head -c 100`
+# exited 3 with "cannot write '-': Broken pipe" (the page is larger than the pipe's buffer)
+for f in html markdown; do
+  fresh
+  set -o pipefail
+  "$KVB" report -d "$T/r.db" --format $f -o - 2>"$T/pipe-$f" | head -c 100 >/dev/null; rc=$?
+  set +o pipefail
+  check "report --format $f -o - | head: exit 0, nothing on stderr (rc $rc)" sh -c "[ $rc -eq 0 ] && [ ! -s '$T/pipe-$f' ]"
+done
 mkdir -p "$T/pn/x"
 ln -s "$T/pn/elsewhere" "$T/pn/x/platform.yaml"
 "$KVB" platform new x --from local --dir "$T/pn" >/dev/null 2>&1; rc=$?
