@@ -44,9 +44,10 @@ static void show_timeout_keys(const cJSON *map, const char *section, const struc
 {
 	for (const struct kvb_keydef *d = keys; d && d->key; d++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(map, d->key);
-		char *s = v ? kvb_node_str(v) : NULL, name[96];
+		char *s, name[96];
 		if (!is_timeout_key(d->key))
 			continue;
+		s = v ? kvb_node_str(v) : NULL;
 		snprintf(name, sizeof(name), "%s.%s", section, d->key);
 		printf("#   %-34s %s%s\n", name, s ? s : d->def ? d->def : "unset", s ? "" : " (default)");
 		free(s);
