@@ -110,8 +110,10 @@ static enum kvb_err sniff_csv(const char *file, enum csv_kind *kind, struct kvb_
 int cmd_import(struct kvb_cli *cli, int argc, char **argv)
 {
 	static const struct option opts[] = { { "variant", required_argument, NULL, 'V' },
+					      { "lower-is-better", required_argument, NULL, 'L' },
 					      { NULL, 0, NULL, 0 } };
-	const char *variant = NULL;
+	const char *variant = NULL, *lower[16];
+	size_t nlower = 0;
 	size_t skipped = 0;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
@@ -128,9 +130,16 @@ int cmd_import(struct kvb_cli *cli, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (c == 'V')
 			variant = optarg;
+		else if (c == 'L' && nlower < KVB_ARRAY_SIZE(lower) && *optarg)
+			lower[nlower++] = optarg;
+		else if (c == 'L')
+			return kvb_cli_usage("import", "--lower-is-better '%s': give a metric name or glob (at most %zu)",
+					     optarg, KVB_ARRAY_SIZE(lower));
 		else
 			return kvb_cli_bad_option("import", opts, argv);
 	}
+	if (nlower && optind < argc && !strcmp(argv[optind], "energy"))
+		return kvb_cli_usage("import", "--lower-is-better is for `import csv` and `import wa3`");
 	if (optind + 2 != argc || (strcmp(argv[optind], "csv") && strcmp(argv[optind], "wa3")))
 		return kvb_cli_usage("import", "expected `import csv FILE [--variant NAME]`, `import wa3 DIR --variant NAME` "
 					       "or `import energy FILE --job ID`");
@@ -157,9 +166,20 @@ int cmd_import(struct kvb_cli *cli, int argc, char **argv)
 		else
 			printf("imported %s as run %lld%s%s\n", argv[optind + 1], (long long)run,
 			       skipped ? " (run-level metrics, which belong to no job, not imported)" : "",
-			       wa3csv ? "; results.csv does not say lower_is_better: every metric is stored as higher "
-					"is better (`kvbench import wa3 DIR` reads it from result.json)"
-				      : "");
+			       wa3csv && !nlower ? "; results.csv does not say lower_is_better: every metric is stored as "
+						   "higher is better unless named by --lower-is-better GLOB"
+						 : "");
+		for (size_t i = 0; !rc && i < nlower; i++) {
+			int n = 0;
+			if ((rc = kvb_store_mark_lower_is_better(st, run, lower[i], &n, &err))) {
+				kvb_cli_fail(&err);
+				break;
+			}
+			printf("--lower-is-better '%s': %d metric value%s of run %lld now lower is better\n", lower[i], n,
+			       n == 1 ? "" : "s", (long long)run);
+			kvb_store_event(st, run, "info", "import --lower-is-better '%s': %d metric values set lower is better",
+					lower[i], n);
+		}
 	}
 	return rc;
 }

@@ -515,6 +515,17 @@ int kvb_store_job_start(struct kvb_store *s, int64_t job_id, int64_t start_ns, s
 	return run_stmt(s, err, NULL, "UPDATE job SET status = 'running', start_ns = ? WHERE id = ?", "ii", start_ns, job_id);
 }
 
+int kvb_store_mark_lower_is_better(struct kvb_store *s, int64_t run_id, const char *glob, int *n,
+				   struct kvb_error *err)
+{
+	int rc = run_stmt(s, err, NULL,
+			  "UPDATE metric SET lower_is_better = 1 WHERE lower_is_better = 0 AND name GLOB ?"
+			  " AND job_id IN (SELECT id FROM job WHERE run_id = ?)",
+			  "ti", glob, run_id);
+	*n = rc ? 0 : sqlite3_changes(s->db);
+	return rc;
+}
+
 int kvb_store_job_pending(struct kvb_store *s, int64_t job_id, struct kvb_error *err)
 {
 	return run_stmt(s, err, NULL, "UPDATE job SET status = 'pending', start_ns = NULL WHERE id = ?", "i", job_id);

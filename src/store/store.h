@@ -186,6 +186,13 @@ int kvb_store_knob_clear(struct kvb_store *s, const char *platform, struct kvb_e
 int kvb_store_witness_add(struct kvb_store *s, int64_t run_id, int64_t variant_id, int round,
 			  const struct kvb_witness *w, struct kvb_error *err);
 
+/*
+ * `import --lower-is-better GLOB`: sets lower_is_better = 1 on the metrics of run run_id whose
+ * name matches glob (SQLite GLOB: *, ?, [...], case-sensitive), for imports whose source does
+ * not say it (WA3's results.csv) or says it wrong. *n: the metric rows changed. Own statement.
+ */
+int kvb_store_mark_lower_is_better(struct kvb_store *s, int64_t run_id, const char *glob, int *n,
+				   struct kvb_error *err);
 /* Appends an event of job job_id (0: none) to the run's log (0006_events_cgroup.sql). Best effort. */
 void kvb_store_event_job(struct kvb_store *s, int64_t run_id, int64_t job_id, const char *level, const char *msg);
 /* Appends to the run's event log. Failures are ignored (the log is best effort). */

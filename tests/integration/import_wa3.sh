@@ -26,6 +26,18 @@ check "import csv --variant ok (rc $rc)" test "$rc" -eq 0
 check "says lower_is_better is not in results.csv" grep -q "lower_is_better" "$T/o2" "$T/e2"
 check "csv: 8 jobs, 44 metrics" test "$(q "$db" "select count(distinct job_id), count(*) from results where variant = 'csv'")" = "8,44"
 check "csv and result.json agree on every (id, iteration, metric, value, units)" test "$(q "$db" "select count(*) from results a join results b on a.spec_id = b.spec_id and a.iteration = b.iteration and a.metric = b.metric and a.value = b.value and coalesce(a.units, '') = coalesce(b.units, '') where a.variant = 'host' and b.variant = 'csv'")" = "44"
+# WA3's hackbench says test_time is higher is better (its result.json), and results.csv says
+# nothing: a slowdown then prints as "better" (a new user's report). --lower-is-better GLOB says it.
+ldb=$T/l.db
+"$KVB" import wa3 "$WA" --variant host --lower-is-better test_time --lower-is-better '*_time_*' -d "$ldb" >"$T/ol" 2>&1; rc=$?
+n=$(q "$ldb" "select count(*) from results where metric = 'test_time'")
+check "import --lower-is-better: ok (rc $rc), $n test_time values" test "$rc" -eq 0 -a "$n" -gt 0
+check "it says how many values it set" grep -q "^--lower-is-better 'test_time': $n metric values of run 1 now lower is better" "$T/ol"
+check "test_time lower is better, no other metric changed" test "$(q "$ldb" "select sum(metric = 'test_time'), sum(metric <> 'test_time') from results where lower_is_better = 1")" = "$n,0"
+check "a glob that matches nothing says 0" grep -q "^--lower-is-better '\*_time_\*': 0 metric values" "$T/ol"
+"$KVB" import csv "$WA/results.csv" --variant c2 --lower-is-better 'test_t?me' -d "$ldb" >"$T/ol2" 2>&1; rc=$?
+check "results.csv --lower-is-better: test_time of that run only" test "$rc:$(q "$ldb" "select count(*) from results where variant = 'c2' and lower_is_better = 1 and metric = 'test_time'")" = "0:$n"
+check "and no warning that every metric is higher is better" sh -c "! grep -q 'stored as higher is better' '$T/ol2'"
 "$KVB" import csv "$WA/results.csv" -d "$db" >/dev/null 2>"$T/e3"; rc=$?
 check "WA3 results.csv without --variant: usage error (rc $rc)" test "$rc" -eq 2
 "$KVB" import wa3 "$SRC/tests" --variant x -d "$db" >/dev/null 2>"$T/e4"; rc=$?
