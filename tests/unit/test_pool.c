@@ -244,7 +244,8 @@ struct fake {
 	int fail_v;
 	/* scenario: board 0 stops answering in its first job and waits until board 1 has taken (1, 2) */
 	int stuck;
-	int taken_by_1;               /* board 1 brought up variant 1 round 2 */
+	int stuck_board;              /* 1 + the board that took x r1 and stops answering (0: none yet) */
+	int taken_by_1;               /* the board that did not stop brought up variant 1 round 2 */
 	int stuck_waited_out;         /* board 0 gave up waiting (the unit never moved) */
 };
 
@@ -280,7 +281,11 @@ static int f_bring_up(void *wp, size_t v, int round, struct kvb_error *err)
 	struct fake *f = w->f;
 	pthread_mutex_lock(&f->mu);
 	snprintf(f->log[f->nlog++ % 64], sizeof(f->log[0]), "b%d v%zu r%d", w->board, v, round);
-	if (w->board == 1 && v == 1 && round == 2)
+	/* the board that takes x r1 first is the one that stops answering (the threads start in
+	 * any order on a loaded host); y r2 must then go to the other one */
+	if (f->stuck && !f->stuck_board && v == 0 && round == 1)
+		f->stuck_board = 1 + w->board;
+	if (f->stuck_board && w->board != f->stuck_board - 1 && v == 1 && round == 2)
 		f->taken_by_1 = 1;
 	pthread_cond_broadcast(&f->cv);
 	pthread_mutex_unlock(&f->mu);
@@ -295,7 +300,7 @@ static int f_job(void *wp, size_t idx, struct kvb_error *err)
 {
 	struct fworker *w = wp;
 	struct fake *f = w->f;
-	if (f->stuck && w->board == 0 && w->v == 0 && w->r == 1) {
+	if (f->stuck && w->board == f->stuck_board - 1 && w->v == 0 && w->r == 1) {
 		/* the board stops answering: its worker says so and waits for it (the engine's run_job) */
 		struct timespec until;
 		kvb_pool_board_trouble(w->ctl, 1);
@@ -429,7 +434,7 @@ static void test_pool_run__a_unit_waiting_for_a_board_that_stopped_answering_mov
 	f.stuck = 1;
 	fake_boards(&l, 2);
 	/*
-	 * b0 takes x r1 and stops answering in it; b1 takes y r1, then x r2 (b0 has not run x
+	 * b0 (whichever board takes x r1 first) stops answering in it; b1 takes y r1, then x r2 (b0 has not run x
 	 * either), then y r2 is left: the balance would keep it for b0, which has not run y; b0
 	 * waits for its board, so y r2 goes to b1 at once (the old pool kept it waiting for b0's
 	 * boot timeout).
