@@ -75,10 +75,26 @@ char *kvb_suggest_choices(const char *word, const char *choices)
 
 const char *kvb_did_you_mean(char *buf, size_t n, const char *word, const char *const *cands, size_t ncands)
 {
-	const char *s = kvb_suggest(word, cands, ncands);
-	if (s)
-		snprintf(buf, n, " (did you mean '%s'?)", s);
-	else if (n)
+	const char *s = kvb_suggest(word, cands, ncands), *tied[3];
+	size_t d, nt = 0;
+	if (n)
 		buf[0] = '\0';
+	if (!s)
+		return buf;
+	/* every candidate as close as the first, up to three, as git's help.c lists its ties */
+	d = kvb_osa_distance(word, s);
+	for (size_t i = 0; i < ncands && nt < 3; i++) {
+		int seen = 0;
+		for (size_t k = 0; k < nt; k++)
+			seen |= cands[i] && !strcmp(cands[i], tied[k]);
+		if (cands[i] && !seen && kvb_osa_distance(word, cands[i]) == d)
+			tied[nt++] = cands[i];
+	}
+	if (nt == 1)
+		snprintf(buf, n, " (did you mean '%s'?)", s);
+	else if (nt == 2)
+		snprintf(buf, n, " (did you mean '%s' or '%s'?)", tied[0], tied[1]);
+	else
+		snprintf(buf, n, " (did you mean '%s', '%s' or '%s'?)", tied[0], tied[1], tied[2]);
 	return buf;
 }

@@ -31,7 +31,9 @@ char *kvb_suggest_choices(const char *word, const char *choices);
 
 /*
  * " (did you mean 'X'?)" for the closest candidate, or "" when none is close:
- * ready to be added to a message. Returns a pointer into buf (n bytes).
+ * ready to be added to a message; candidates as close as it (up to three, in
+ * the order given) are all named: " (did you mean '1cpu' or '2cpus'?)" for
+ * "2cpu". Returns a pointer into buf (n bytes).
  */
 const char *kvb_did_you_mean(char *buf, size_t n, const char *word, const char *const *cands, size_t ncands);
 

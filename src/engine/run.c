@@ -913,9 +913,9 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 		/* what failed or was skipped runs again: a resume never leaves a failure as it found it and calls it done */
 		rc = kvb_store_replan(e->st, e->run_id, &replanned, err);
 		if (!rc && replanned) {
-			kvb_info("run %lld: %lld job%s that failed or were skipped planned again", (long long)e->run_id,
+			kvb_info("run %lld: %lld failed or skipped job%s planned again", (long long)e->run_id,
 				 (long long)replanned, replanned == 1 ? "" : "s");
-			kvb_store_event(e->st, e->run_id, "info", "resume: %lld job%s that failed or were skipped planned again",
+			kvb_store_event(e->st, e->run_id, "info", "resume: %lld failed or skipped job%s planned again",
 					(long long)replanned, replanned == 1 ? "" : "s");
 		}
 		if (!rc)

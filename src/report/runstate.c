@@ -192,11 +192,11 @@ int kvb_run_state_explain_empty(struct kvb_store *s, const struct kvb_report_opt
 		if (!filtered)
 			kvb_buf_addf(&m, " -- none of them has a value");
 	}
-	/* a filter that matches nothing is a usage error; a run with nothing stored is not */
-	int code = metrics && *metrics ? KVB_EUSAGE : KVB_EINPUT;
-	kvb_error_set(err, code, "%s", m.data);
+	/* a filter that names nothing stored is bad input (exit 3), as `report` says it and as a run
+	 * with nothing stored is: one exit status for "what it names does not exist" */
+	kvb_error_set(err, KVB_EINPUT, "%s", m.data);
 	kvb_buf_release(&m);
 	free(metrics);
 	free(workloads);
-	return code;
+	return KVB_EINPUT;
 }

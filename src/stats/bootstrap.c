@@ -381,7 +381,10 @@ int kvb_stats_hier_bootstrap_quantile(const double *b, const int *b_boot, const 
 	if (r->ratio_ok)
 		gsl_sort(ratios, 1, resamples);
 	fill_change(r, stb, stv, diffs, ratios, resamples, alpha);
-	*p_boot = fmin(1, 2.0 * (double)(below < above ? below : above) / (double)resamples);
+	/* Monte Carlo p-value with the observed statistic counted among the resamples (Davison &
+	 * Hinkley 1997, eq. 4.11: (r + 1) / (R + 1)), doubled for two sides: never 0, which a finite
+	 * number of resamples cannot show (a new user read "p 0" as certainty). */
+	*p_boot = fmin(1, 2.0 * (double)((below < above ? below : above) + 1) / (double)(resamples + 1));
 	r->boots_b = sb.nboots;
 	r->boots_v = sv.nboots;
 	r->resamples = resamples;

@@ -306,8 +306,9 @@ int kvb_stats_hier_bootstrap_boards(const double *b, const int *b_boot, const in
  *                (kvb_stats_compare's rel_ci); NAN with < 2 boots a side
  *  boot_ratio_ci_*    Fieller's CI on them (NAN unless ratio_ok)
  *  within_sd_*, between_sd_*  NAN (not computed for a quantile)
- * *p_boot gets the bootstrap's two-sided p: 2 min(#(d* <= 0), #(d* >= 0)) / R
- * over the resampled differences d* (capped at 1); the percentile CI of the
+ * *p_boot gets the bootstrap's two-sided p: 2 (min(#(d* <= 0), #(d* >= 0)) + 1) / (R + 1)
+ * over the resampled differences d* (capped at 1; never below 2 / (R + 1): the observed
+ * statistic counts as a resample, Davison & Hinkley 1997, eq. 4.11); the percentile CI of the
  * difference excludes 0 exactly when it is below alpha (Efron & Tibshirani
  * 1993, ch. 16, the achieved significance level of the percentile method).
  *

@@ -34,6 +34,7 @@ run -d "$T/3.db" -V "a=$T/Missing" -V "b=$T/Missing2"
 check "nothing stored: exit 3 (rc $rc)" test "$rc" -eq 3
 check "says the run's status and each variant's fate" grep -q "run 1 has no results (incomplete): variant 'a' failed: .*; variant 'b' failed" "$T/e5"
 "$KVB" diff -d "$T/2.db" --metric nosuch >/dev/null 2>"$T/e6"; rc=$?
+check "a metric filter that matches nothing: exit 3 as report's (rc $rc)" test "$rc" -eq 3
 check "a metric filter that matches nothing lists the metrics (rc $rc)" grep -q "no results match --metric 'nosuch' (workloads: hackbench; metrics: time)" "$T/e6"
 # csv and json carry p and Cliff's delta at full precision (the table shows them rounded)
 { echo variant,workload,metric,value,units,lower_is_better,boot

@@ -743,6 +743,8 @@ static void test_bootstrap_quantile__median_and_p95_reference_values(void)
 	CHECK_NEAR(r.boot_welch_t, -7.263771489, 5e-9);
 	CHECK(r.ratio_ok == 0 && r.diff_ci_hi < 0 && r.significant == 1);
 	CHECK(p < 0.01);
+	/* Every resampled median difference is below 0 here: the p is the floor 2 / (R + 1), never 0. */
+	CHECK_NEAR(p, 2.0 / 2001, 1e-15);
 	CHECK(kvb_stats_hier_bootstrap_quantile(b, ib, NULL, 21, v, iv, NULL, 21, 0.95, 2000, 42, 0.05, &r, &p, NULL) ==
 	      KVB_OK);
 	CHECK_NEAR(r.diff, -25, 1e-12);                    /* -121 - -96 */

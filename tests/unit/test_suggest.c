@@ -31,6 +31,10 @@ static void test_suggest__picks_the_closest_and_only_when_close(void)
 	CHECK(kvb_suggest("", cmds, 3) == NULL);
 	CHECK_STR(kvb_did_you_mean(buf, sizeof(buf), "shwo", cmds, 3), " (did you mean 'show'?)");
 	CHECK_STR(kvb_did_you_mean(buf, sizeof(buf), "query", cmds, 3), "");
+	/* a tie names both: a new user typed 2cpu and was offered only 1cpu */
+	const char *variants[] = { "1cpu", "2cpus", "1cpu", "generic" };
+	CHECK_STR(kvb_did_you_mean(buf, sizeof(buf), "2cpu", variants, 4), " (did you mean '1cpu' or '2cpus'?)");
+	CHECK_STR(kvb_did_you_mean(buf, sizeof(buf), "2cpux", variants, 4), " (did you mean '2cpus'?)");
 	char *c = kvb_suggest_choices("markdwon", "table|markdown|csv|json");
 	CHECK_STR(c, "markdown");
 	free(c);
