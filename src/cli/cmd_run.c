@@ -57,7 +57,7 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 	}
 	sqlite3_finalize(q);
 	if (!aj)
-		return kvb_error_set(err, KVB_EINPUT, "%s: no run %lld to resume", st->path, (long long)run);
+		return kvb_error_set(err, KVB_ENOTFOUND, "%s: no run %lld to resume", st->path, (long long)run);
 	if (!strcmp(status, "ok")) {
 		*done = 1;
 		goto out;
@@ -258,7 +258,7 @@ static int setup_resume(struct kvb_cli *cli, struct run_args *r, struct run_setu
 	int found = 0, rc;
 	if (access(kvb_cli_db(db), F_OK))
 		/* opening it read-write would create an empty database just to find nothing in it */
-		return kvb_error_set(err, KVB_EINPUT, "%s: no such results database, so no run to resume%s",
+		return kvb_error_set(err, KVB_ENOTFOUND, "%s: no such results database, so no run to resume%s",
 				     kvb_cli_db(db), db ? "" : " (give it with -d DB or $KVB_DB)");
 	if ((rc = kvb_cli_store(cli, &s->st, err)))
 		return rc;

@@ -92,7 +92,7 @@ static int export_run(struct kvb_store *s, int64_t run, const char *origin, cJSO
 	}
 	sqlite3_finalize(st);
 	if (!plat)
-		return kvb_error_set(err, KVB_EINPUT, "%s: no run %lld", s->path, (long long)run);
+		return kvb_error_set(err, KVB_ENOTFOUND, "%s: no run %lld", s->path, (long long)run);
 	platform = plat;
 	snprintf(prefix, sizeof(prefix), "%s:%s/%lld", origin, host, (long long)started);
 	iso_time(started, t0);
@@ -300,7 +300,7 @@ int kvb_kcidb_export(struct kvb_store *s, int64_t run_id, const char *origin, FI
 	}
 	sqlite3_finalize(st);
 	if (!rc && !any)
-		rc = run_id ? kvb_error_set(err, KVB_EINPUT, "%s: no run %lld (imported runs are not exported)", s->path,
+		rc = run_id ? kvb_error_set(err, KVB_ENOTFOUND, "%s: no run %lld (imported runs are not exported)", s->path,
 					    (long long)run_id)
 			    : kvb_error_set(err, KVB_EINPUT, "%s: no run to export", s->path);
 	if (!rc) {
