@@ -106,8 +106,9 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	int rc;
 	if ((rc = kvb_store_begin(s, err)))
 		return rc;
-	if ((rc = kvb_store_run_begin(s, &ri, run_id, err)) || (rc = kvb_store_variant_add(s, *run_id, &vr, &vid, err)) ||
-	    (rc = kvb_store_variant_status(s, vid, "ok", NULL, err)))
+	size_t not_ok = 0;
+	const char *first_bad = NULL;
+	if ((rc = kvb_store_run_begin(s, &ri, run_id, err)) || (rc = kvb_store_variant_add(s, *run_id, &vr, &vid, err)))
 		goto rollback;
 	if (sqlite3_prepare_v2(s->db,
 			       "INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, label, section,"
@@ -123,6 +124,8 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	for (size_t i = 0; i < n; i++) {
 		struct wjob *j = &jobs[i];
 		const char *status = job_status(j->status);
+		if (strcmp(status, "ok") && !not_ok++)
+			first_bad = j->id;
 		struct kvb_job_outcome o = { .status = status, .attempts = j->retries + 1,
 					     .error = strcmp(status, "ok") ? (j->error ? j->error : j->status) : NULL };
 		int64_t job_id;
@@ -200,6 +203,19 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	sqlite3_finalize(st);
 	sqlite3_finalize(at);
 	sqlite3_finalize(ar);
+	st = at = ar = NULL;
+	/* DESIGN §14: a variant is ok only when every job of it is (WA3 marks the run OK beside a
+	 * FAILED job; a reader of `show runs` must not see the variant ok) */
+	if (not_ok) {
+		char why[256];
+		snprintf(why, sizeof(why), "%zu of %zu WA3 job%s not OK (first: %s)", not_ok, n, n == 1 ? "" : "s",
+			 first_bad ? first_bad : "?");
+		rc = kvb_store_variant_status(s, vid, "incomplete", why, err);
+	} else {
+		rc = kvb_store_variant_status(s, vid, "ok", NULL, err);
+	}
+	if (rc)
+		goto rollback;
 	if (info)
 		kvb_store_event(s, *run_id, "info",
 				"WA3 run_info: run_name '%s', project '%s', uuid %s, start_time %s, end_time %s, duration %g s",

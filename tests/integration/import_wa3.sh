@@ -10,6 +10,7 @@ db=$T/w.db
 check "import wa3 ok (rc $rc)" test "$rc" -eq 0
 check "says which run" grep -q "as run 1" "$T/o1"
 check "9 jobs: 8 ok, s2-bad failed with 3 attempts" test "$(q "$db" "select count(*), sum(status = 'ok'), sum(spec_id = 's2-bad' and status = 'failed' and attempts = 3) from job")" = "9,8,1"
+check "the variant is incomplete, not ok: one of its 9 jobs FAILED (WA3 said the run was OK)" test "$(q "$db" "select status || ': ' || error from variant")" = "incomplete: 1 of 9 WA3 jobs not OK (first: s2-bad)"
 check "failed job's reason is WA3's event" test "$(q "$db" "select count(*) from job where error like '%unrecognized option ''--no-such-option'''")" = "1"
 check "workload from jobs.json, label from the agenda" test "$(q "$db" "select group_concat(wl, ' ') from (select distinct workload || '/' || label as wl from job order by wl)")" = "hackbench/hackbench-bad hackbench/hb-small rt-app/rt-app"
 check "44 metrics, none lower_is_better" test "$(q "$db" "select count(*), sum(lower_is_better) from results")" = "44,0"
