@@ -83,7 +83,7 @@ const struct kvb_cmd kvb_commands[] = {
 	{ "diff", cmd_diff, KVB_CMD_DB_RO, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A] [--margin PCT]\n"
-	  "                    [--format table|markdown|csv|json|html] [--layout long|wide]\n"
+	  "                    [--format @formats@] [--layout long|wide]\n"
 	  "       kvbench diff --series [-d DB] [--run ID] [--metric GLOB]... [--workload NAME] [--stat S] [--alpha A]\n"
 	  "                             [--format F]\n\n"
 	  "  Columns: n values, boots they came from, the statistic (--stat), stdev (n-1), CoV,\n"
@@ -141,9 +141,9 @@ const struct kvb_cmd kvb_commands[] = {
 	  "usage: kvbench show runs|variants|jobs|metrics|witnesses|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
 	  "  witnesses    what was checked to believe each job's numbers (knobs read back, meter coverage, ...)\n"
 	  "  --status S   jobs/variants/runs with this status (ok, failed, skipped, instrument-failed, ...)\n"
-	  "  --format F   table (default), markdown, csv, json (rows as objects) or html\n" },
+	  "  --format F   @formats@ (default table; json: rows as objects)\n" },
 	{ "query", cmd_query, KVB_CMD_DB_RO, "read-only SQL over the results views",
-	  "usage: kvbench query [-d DB] [--format table|markdown|csv|json|html] \"SQL\"\n\n"
+	  "usage: kvbench query [-d DB] [--format @formats@] \"SQL\"\n\n"
 	  "  Views: results (one row per metric, classifiers as JSON), jobs, comparison, witnesses.\n"
 	  "  The database is opened read-only: statements that write are refused.\n" },
 	{ "platform", cmd_platform, 0, "list, show, check or create platforms",
@@ -287,7 +287,9 @@ static int help(const char *what)
 {
 	for (const struct kvb_cmd *c = kvb_commands; c->name; c++)
 		if (!strcmp(c->name, what)) {
-			printf("kvbench %s: %s\n\n%s", c->name, c->summary, c->usage);
+			char *u = kvb_help_usage(c);
+			printf("kvbench %s: %s\n\n%s", c->name, c->summary, u);
+			free(u);
 			return KVB_OK;
 		}
 	const struct kvb_workload_ops *w = kvb_workload_find(what);

@@ -8,6 +8,7 @@
 #ifndef KVB_CLI_HELP_H
 #define KVB_CLI_HELP_H
 
+#include "cli/cli.h"
 #include "core/error.h"
 
 #include <stdio.h>
@@ -18,6 +19,11 @@ enum kvb_err kvb_help_topic(const char *what, FILE *f);
 void kvb_help_list_topics(FILE *f);
 /* "no help for 'x' (did you mean 'y'?)" and every topic; returns KVB_EUSAGE. */
 int kvb_help_unknown(const char *what, FILE *f);
+/*
+ * c's usage text with every "@formats@" replaced by the output formats' names ("table|markdown|...",
+ * report/format.h's registry), as `help`, the man page and the completion show it. Owned.
+ */
+char *kvb_help_usage(const struct kvb_cmd *c);
 /* kvbench(1) in roff. */
 void kvb_help_man(FILE *f);
 /* A bash completion script (commands, their options, option values listed as a|b|c in the usage, topics). */

@@ -8,7 +8,9 @@
 #include "config/agenda.h"
 #include "core/suggest.h"
 #include "core/util.h"
+#include "core/buf.h"
 #include "instrument/instrument.h"
+#include "report/format.h"
 #include "workload/workload.h"
 
 #include <ctype.h>
@@ -98,6 +100,20 @@ static void roff(FILE *f, const char *s)
 	}
 }
 
+char *kvb_help_usage(const struct kvb_cmd *c)
+{
+	static const char tok[] = "@formats@";
+	struct kvb_buf b = KVB_BUF_INIT;
+	const char *s = c->usage, *at;
+	while ((at = strstr(s, tok))) {
+		kvb_buf_add(&b, s, (size_t)(at - s));
+		kvb_buf_addf(&b, "%s", kvb_format_names());
+		s = at + strlen(tok);
+	}
+	kvb_buf_addf(&b, "%s", s);
+	return kvb_buf_detach(&b);
+}
+
 /* A text block as-is (usage texts are laid out by hand). */
 static void roff_pre(FILE *f, const char *s)
 {
@@ -136,7 +152,9 @@ void kvb_help_man(FILE *f)
 		fprintf(f, ".SS %s\n", c->name);
 		roff(f, c->summary);
 		fputs("\n", f);
-		roff_pre(f, c->usage);
+		char *u = kvb_help_usage(c);
+		roff_pre(f, u);
+		free(u);
 	}
 	fputs(".SH WORKLOADS\nParameters go under a workload entry's \\fBparams:\\fR.\n", f);
 	for (size_t i = 0; kvb_workloads[i]; i++) {
@@ -233,13 +251,14 @@ void kvb_help_bash_completion(FILE *f)
 		   "    -d|--db) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n  esac\n  case \"$cmd\" in\n"
 		   "  help) COMPREPLY=($(compgen -W \"$(kvbench help --topics 2>/dev/null)\" -- \"$cur\")); return ;;\n");
 	for (const struct kvb_cmd *c = kvb_commands; c->name; c++) {
-		char *opts = usage_options(c->usage);
+		char *u = kvb_help_usage(c), *opts = usage_options(u);
 		fprintf(f, "  %s)\n    case \"$prev\" in\n", c->name);
-		option_values(c->usage, f);
+		option_values(u, f);
 		fprintf(f, "    esac\n    if [[ $cur == -* ]]; then COMPREPLY=($(compgen -W \"%s\" -- \"$cur\"));"
 			   " else COMPREPLY=($(compgen -f -- \"$cur\")); fi ;;\n",
 			opts);
 		free(opts);
+		free(u);
 	}
 	fprintf(f, "  esac\n}\ncomplete -o filenames -F _kvbench kvbench\n");
 }

@@ -226,6 +226,38 @@ void kvb_box_print_csv(const struct kvb_box *b, FILE *f)
 	}
 }
 
+static void tsv_field(FILE *f, const char *raw)
+{
+	char *clean = kvb_utf8_clean(raw ? raw : "", raw ? strlen(raw) : 0);
+	for (const char *s = clean; *s; s++)
+		switch (*s) {
+		case '\t': fputs("\\t", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\\': fputs("\\\\", f); break;
+		default: fputc(*s, f);
+		}
+	free(clean);
+}
+
+void kvb_box_print_tsv(const struct kvb_box *b, FILE *f)
+{
+	for (size_t c = 0; c < b->ncols; c++) {
+		if (c)
+			fputc('\t', f);
+		tsv_field(f, b->head.v[c]);
+	}
+	fputc('\n', f);
+	for (size_t r = 0; r < b->nrows; r++) {
+		for (size_t c = 0; c < b->ncols; c++) {
+			if (c)
+				fputc('\t', f);
+			tsv_field(f, kvb_box_raw_at(b, r, c));
+		}
+		fputc('\n', f);
+	}
+}
+
 void kvb_box_release(struct kvb_box *b)
 {
 	kvb_strv_release(&b->head);

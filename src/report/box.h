@@ -55,6 +55,13 @@ void kvb_box_print(const struct kvb_box *b, FILE *f);
 void kvb_box_print_markdown(const struct kvb_box *b, FILE *f);
 /* RFC 4180 CSV of the raw texts: fields with , " or newlines are quoted, " doubled. */
 void kvb_box_print_csv(const struct kvb_box *b, FILE *f);
+/*
+ * The raw cells as TSV: the IANA text/tab-separated-values media type (a header line, then
+ * one line per row, fields split by tabs), whose fields may not hold a tab or a line break:
+ * those and the backslash are written as \t, \n, \r and \\ (the escapes of PostgreSQL's COPY
+ * text format, "linear TSV"). libcsv quotes fields instead, which TSV readers do not undo.
+ */
+void kvb_box_print_tsv(const struct kvb_box *b, FILE *f);
 void kvb_box_release(struct kvb_box *b);
 
 /* Writes one RFC 4180 CSV field. */

@@ -640,23 +640,24 @@ char *kvb_diff_legend(const struct kvb_report *r, const struct kvb_diff_opts *o)
 }
 
 /* Failed or partial variants above the table (stderr for csv/json); a baseline without results is an error. */
-static int diff_run_notes(struct kvb_store *s, const struct kvb_report *r, const char *f, FILE *out,
+static int diff_run_notes(struct kvb_store *s, const struct kvb_report *r, const struct kvb_format *f, FILE *out,
 			  struct kvb_error *err)
 {
 	struct kvb_run_state rs;
 	struct kvb_strv notes = KVB_STRV_INIT;
+	int prose = !!(f->caps & KVB_FMT_PROSE);
 	int rc = kvb_run_state_load(s, r->runs, r->nruns, &rs, err);
 	if (!rc)
-		rc = kvb_run_state_check(&rs, r, !strcmp(f, "table") || !strcmp(f, "markdown"), &notes, err);
+		rc = kvb_run_state_check(&rs, r, prose, &notes, err);
 	if (!rc)
 		kvb_clock_notes(s, r->runs, r->nruns, &notes); /* what a time is on an instruction clock */
 	for (size_t i = 0; i < notes.n; i++) {
-		if (!strcmp(f, "table") || !strcmp(f, "markdown"))
+		if (prose)
 			fprintf(out, "%s\n", notes.v[i]);
 		else
 			kvb_warn("%s", notes.v[i] + strlen("note: "));
 	}
-	if (notes.n && !strcmp(f, "markdown"))
+	if (notes.n && (f->caps & KVB_FMT_MARKUP))
 		fputc('\n', out);
 	kvb_strv_release(&notes);
 	kvb_run_state_release(&rs);
@@ -682,7 +683,7 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		kvb_report_release(&r);
 		return rc;
 	}
-	if ((rc = diff_run_notes(s, &r, fmt->name, out, err))) {
+	if ((rc = diff_run_notes(s, &r, fmt, out, err))) {
 		kvb_report_release(&r);
 		return rc;
 	}
@@ -693,14 +694,15 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		kvb_event_notes_release(&g_notes);
 		return rc;
 	}
-	if (fmt != &kvb_format_json && fmt != &kvb_format_html && o->sel.by && o->layout && !strcmp(o->layout, "wide")) {
+	if (fmt->table && o->sel.by && o->layout && !strcmp(o->layout, "wide")) {
 		/* the mailing-list table (report/mailtable.h): one table per metric, its own text forms */
-		kvb_mailtable_print(&r, o, out, &one_boot);
-		if (fmt == &kvb_format_table)
+		kvb_mailtable_print(&r, o, fmt, out, &one_boot);
+		if ((fmt->caps & KVB_FMT_PROSE) && !(fmt->caps & KVB_FMT_MARKUP))
 			fputc('\n', out); /* markdown's legend opens with its own blank line */
-		if (fmt != &kvb_format_csv)
+		if (fmt->caps & KVB_FMT_PROSE) {
 			kvb_verdict_legend(out, &r, o);
-		kvb_event_notes_print(&g_notes, fmt->name, out);
+			kvb_event_notes_print(&g_notes, fmt, out);
+		}
 		kvb_event_notes_release(&g_notes);
 		if (one_boot)
 			kvb_warn("some comparisons have a single boot per variant: kernel and boot effects cannot be separated "
@@ -712,7 +714,7 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 	memset(&sec, 0, sizeof(sec));
 	memset(&doc, 0, sizeof(doc));
 	/* the statistics are computed once: the json form carries them all, the others show the table */
-	if (fmt == &kvb_format_json)
+	if (fmt->caps & KVB_FMT_DOCUMENT)
 		json = kvb_diff_json(&r, o);
 	else
 		kvb_diff_table(&r, o, &table, &one_boot);
@@ -725,8 +727,8 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 	doc.json = json;
 	doc.plain = 1;
 	rc = fmt->render(&doc, out, err);
-	if (!rc && (fmt == &kvb_format_table || fmt == &kvb_format_markdown))
-		kvb_event_notes_print(&g_notes, fmt->name, out);
+	if (!rc && (fmt->caps & KVB_FMT_PROSE))
+		kvb_event_notes_print(&g_notes, fmt, out);
 	kvb_event_notes_release(&g_notes);
 	if (one_boot)
 		kvb_warn("some comparisons have a single boot per variant: kernel and boot effects cannot be separated "

@@ -81,9 +81,9 @@ const char *kvb_event_notes_mark(const struct kvb_event_notes *en, const struct 
 	return buf;
 }
 
-void kvb_event_notes_print(const struct kvb_event_notes *en, const char *format, FILE *out)
+void kvb_event_notes_print(const struct kvb_event_notes *en, const struct kvb_format *fmt, FILE *out)
 {
-	int md = format && !strcmp(format, "markdown");
+	int md = !!(fmt->caps & KVB_FMT_MARKUP);
 	for (size_t i = 0; en && i < en->n; i++) {
 		const struct kvb_event_note *e = &en->v[i];
 		fprintf(out, "%s[%zu] %s: %s, %s, job %lld: %s\n", md ? "- " : "", i + 1, e->level, e->variant,

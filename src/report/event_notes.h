@@ -7,6 +7,7 @@
 #ifndef KVB_EVENT_NOTES_H
 #define KVB_EVENT_NOTES_H
 
+#include "report/format.h"
 #include "report/groups.h"
 #include "store/store.h"
 
@@ -31,7 +32,7 @@ int kvb_event_notes_load(struct kvb_store *s, const int64_t *runs, size_t nruns,
 const char *kvb_event_notes_mark(const struct kvb_event_notes *en, const struct kvb_group *g, const char *variant,
 				 char *buf, size_t n);
 /* Prints "[N] level: variant, workload, job J: message" lines after a table (markdown: a list). */
-void kvb_event_notes_print(const struct kvb_event_notes *en, const char *format, FILE *out);
+void kvb_event_notes_print(const struct kvb_event_notes *en, const struct kvb_format *fmt, FILE *out);
 void kvb_event_notes_release(struct kvb_event_notes *en);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * The registry of output formats shared by `diff`, `show`, `query` and
  * `report` (DESIGN.md §8, §12): table, markdown, csv, json, html, each
- * {name, summary, render}. A command builds a kvb_out (titled sections, each
+ * {name, summary, render, caps, table}. A command builds a kvb_out (titled sections, each
  * a paragraph, a table and/or a plot) and hands it to the renderer the user
  * named; an unknown name is rejected with the list (kvb_format_find).
  *
@@ -54,11 +54,32 @@ struct kvb_out {
 /* obj (an object, consumed) with "schema_version": KVB_JSON_SCHEMA_VERSION as its first member. */
 cJSON *kvb_json_versioned(cJSON *obj);
 
+/*
+ * What a format can hold and how producers write beside its tables: producers ask these
+ * bits (and call the format's own functions), never its name, so a new format is one
+ * registry line and one render_<name>.c (issue 29: `--format tsv` under `diff --by
+ * --layout wide` printed boxes when producers tested names).
+ */
+enum kvb_format_cap {
+	KVB_FMT_PROSE = 1 << 0,     /* notes, legends and titles go to the output beside tables (for people);
+				     * without it, producers keep them out of the data (stderr or nothing) */
+	KVB_FMT_MARKUP = 1 << 1,    /* markdown: bold titles, notes as list items, blank lines around blocks */
+	KVB_FMT_TERMINAL = 1 << 2,  /* fixed-width text for a terminal (diff --series' own layout) */
+	KVB_FMT_ONE_TABLE = 1 << 3, /* holds one table: a producer with several writes one long table */
+	KVB_FMT_RAW = 1 << 4,       /* numbers at full precision, plus the columns only scripts need (significant) */
+	KVB_FMT_DOCUMENT = 1 << 5,  /* takes the producer's own JSON form (kvb_out.json) */
+	KVB_FMT_PAGE = 1 << 6,      /* a page with plots: the producer's sections, its own layout */
+};
+
 struct kvb_format {
 	const char *name;
 	const char *summary;
 	/* Writes d to out. Errors: KVB_EUSAGE when the format cannot hold d (csv of several tables), KVB_EINPUT. */
 	int (*render)(const struct kvb_out *d, FILE *out, struct kvb_error *err);
+	unsigned caps; /* enum kvb_format_cap bits */
+	/* Writes one table alone, header first (the mailing-list layout's tables); NULL when the format
+	 * has its own document shape (json, html): such producers go through render. */
+	void (*table)(const struct kvb_box *b, FILE *out);
 };
 
 /* NULL-terminated, in the order `--help` lists them. */
@@ -70,8 +91,20 @@ extern const struct kvb_format *const kvb_formats[];
  */
 const struct kvb_format *kvb_format_find(const char *name, struct kvb_error *err);
 
+/* The one table of d, for formats that hold one (KVB_FMT_ONE_TABLE); NULL and err (KVB_EUSAGE, naming
+ * the format) when d has none or several. */
+const struct kvb_box *kvb_out_one_table(const struct kvb_out *d, const char *format, struct kvb_error *err);
+
+/* The format called name, or the table format for NULL or an unknown name (for producers handed a
+ * name the command already checked with kvb_format_find). Never NULL. */
+const struct kvb_format *kvb_format_of(const char *name);
+
+/* "table|markdown|csv|tsv|json|html": every format's name, '|'-separated, in registry order (usage
+ * texts, the man page and bash completion are generated from it). Static storage. */
+const char *kvb_format_names(void);
+
 /* Renderers (one file each: render_<name>.c). */
-extern const struct kvb_format kvb_format_table, kvb_format_markdown, kvb_format_csv, kvb_format_json,
-	kvb_format_html;
+extern const struct kvb_format kvb_format_table, kvb_format_markdown, kvb_format_csv, kvb_format_tsv,
+	kvb_format_json, kvb_format_html;
 
 #endif

@@ -112,11 +112,13 @@ static void headers(struct kvb_box *b, size_t *col, const struct kvb_report *r, 
 	}
 }
 
-void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts *o, FILE *out, int *one_boot)
+void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts *o, const struct kvb_format *fmt,
+			 FILE *out, int *one_boot)
 {
 	struct kvb_strv tables = KVB_STRV_INIT, vals = KVB_STRV_INIT;
 	size_t *first = kvb_xcalloc(r->ngroups + 1, sizeof(*first)), *order;
-	int csv = o->format && !strcmp(o->format, "csv"), md = o->format && !strcmp(o->format, "markdown");
+	/* csv names the flat one-table form of any format that holds one table (csv, tsv) */
+	int csv = !!(fmt->caps & KVB_FMT_ONE_TABLE), md = !!(fmt->caps & KVB_FMT_MARKUP);
 	size_t nv = r->variants.n, percol = csv ? 2 : 1, perdiff = percol + 1; /* diff [significant] verdict */
 	char t[256];
 
@@ -168,7 +170,7 @@ void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts 
 				cells(&b, r, g, o, 1, one_boot);
 			}
 		}
-		kvb_box_print_csv(&b, out);
+		fmt->table(&b, out);
 		kvb_box_release(&b);
 	} else {
 		for (size_t i = 0; i < tables.n; i++) {
@@ -190,10 +192,7 @@ void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts 
 				kvb_box_cell(&b, kvb_by_label(o->sel.by, vals.v[k], t, sizeof(t)));
 				cells(&b, r, g, o, 0, one_boot);
 			}
-			if (md)
-				kvb_box_print_markdown(&b, out);
-			else
-				kvb_box_print(&b, out);
+			fmt->table(&b, out);
 			kvb_box_release(&b);
 		}
 	}

@@ -19,8 +19,11 @@
 #define KVB_REPORT_MAILTABLE_H
 
 #include "report/diff.h"
+#include "report/format.h"
 
 /* Renders r (loaded with o->sel.by set) to out; *one_boot |= any single-boot comparison. */
-void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts *o, FILE *out, int *one_boot);
+/* fmt: a format with a table writer (fmt->table); one long table when it holds one (KVB_FMT_ONE_TABLE). */
+void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts *o, const struct kvb_format *fmt,
+			 FILE *out, int *one_boot);
 
 #endif

@@ -3,18 +3,12 @@
 
 static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 {
-	const struct kvb_box *t = NULL;
-	size_t n = 0;
-	for (size_t i = 0; i < d->nsec; i++)
-		if (d->sec[i].table) {
-			t = d->sec[i].table;
-			n++;
-		}
-	if (n != 1)
-		return kvb_error_set(err, KVB_EUSAGE, "--format csv holds exactly one table; this output has %zu (use json or html)",
-				     n);
+	const struct kvb_box *t = kvb_out_one_table(d, "csv", err);
+	if (!t)
+		return KVB_EUSAGE;
 	kvb_box_print_csv(t, out);
 	return KVB_OK;
 }
 
-const struct kvb_format kvb_format_csv = { "csv", "one table as CSV, numbers at full precision", render };
+const struct kvb_format kvb_format_csv = { "csv", "one table as CSV, numbers at full precision", render,
+					   KVB_FMT_ONE_TABLE | KVB_FMT_RAW, kvb_box_print_csv };

@@ -87,4 +87,5 @@ static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 	return KVB_OK;
 }
 
-const struct kvb_format kvb_format_json = { "json", "JSON: every statistic and value, for scripts and notebooks", render };
+const struct kvb_format kvb_format_json = { "json", "JSON: every statistic and value, for scripts and notebooks", render,
+					    KVB_FMT_RAW | KVB_FMT_DOCUMENT, NULL };

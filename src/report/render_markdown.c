@@ -20,4 +20,5 @@ static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 	return KVB_OK;
 }
 
-const struct kvb_format kvb_format_markdown = { "markdown", "GitHub markdown tables", render };
+const struct kvb_format kvb_format_markdown = { "markdown", "GitHub markdown tables", render,
+						KVB_FMT_PROSE | KVB_FMT_MARKUP, kvb_box_print_markdown };

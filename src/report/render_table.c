@@ -20,4 +20,5 @@ static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 	return KVB_OK;
 }
 
-const struct kvb_format kvb_format_table = { "table", "boxed text tables, as pasted into mailing-list posts", render };
+const struct kvb_format kvb_format_table = { "table", "boxed text tables, as pasted into mailing-list posts", render,
+					     KVB_FMT_PROSE | KVB_FMT_TERMINAL, kvb_box_print };

@@ -116,11 +116,17 @@ int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *o
 	struct kvb_report r;
 	struct commit_info *ci;
 	size_t found = 0;
-	int rc, json = o->format && !strcmp(o->format, "json");
-	cJSON *jroot = json ? cJSON_CreateArray() : NULL;
+	const struct kvb_format *fmt = kvb_format_find(o->format ? o->format : "table", err);
+	int rc, json;
+	cJSON *jroot = NULL;
 
-	if (o->format && strcmp(o->format, "table") && !json)
-		return kvb_error_set(err, KVB_EUSAGE, "diff --series: --format '%s': expected table or json", o->format);
+	if (!fmt)
+		return KVB_EUSAGE;
+	json = !!(fmt->caps & KVB_FMT_DOCUMENT);
+	/* its own fixed-width layout for a terminal, or the JSON document */
+	if (!(fmt->caps & (KVB_FMT_TERMINAL | KVB_FMT_DOCUMENT)))
+		return kvb_error_set(err, KVB_EUSAGE, "diff --series: --format '%s': expected table or json", fmt->name);
+	jroot = json ? cJSON_CreateArray() : NULL;
 	if (o->sel.nruns > 1)
 		return kvb_error_set(err, KVB_EUSAGE, "diff --series reads one run (give one --run)");
 	if (o->sel.baseline)

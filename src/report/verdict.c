@@ -1,6 +1,7 @@
 /* Implements the verdict column, its JSON fields, legend and multimodality footnote of `kvbench diff`. */
 #include "report/verdict.h"
 #include "config/margins.h"
+#include "report/format.h"
 #include "store/store.h"
 
 #include <math.h>
@@ -102,7 +103,7 @@ void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cel
 
 void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_diff_opts *o)
 {
-	int md = o->format && !strcmp(o->format, "markdown"), any = 0;
+	int md = !!(kvb_format_of(o->format)->caps & KVB_FMT_MARKUP), any = 0;
 	double m = o->margin > 0 ? o->margin : (r->ngroups ? r->groups[0].margin : KVB_VERDICT_MARGIN);
 	int same_margin = 1;
 	for (size_t i = 1; i < r->ngroups; i++)

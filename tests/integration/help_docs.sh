@@ -13,8 +13,8 @@ check "help INSTRUMENT: its keys (rc $rc)" grep -q "^  root .*path prefix of /sy
 check "help INSTRUMENT: the WA3 spelling" grep -q "augmentations:" "$T/o2"
 "$KVB" help variant >"$T/o3"
 check "help variant: the variant keys" grep -q "^  sha256 " "$T/o3"
-check "help show: the --format values" grep -q -- "--format F *table (default), markdown, csv, json" <("$KVB" help show)
-check "help query: the --format values" grep -q -- "--format table|markdown|csv|json|html" <("$KVB" help query)
+check "help show: the --format values, from the registry" grep -q -- "--format F *table|markdown|csv|tsv|json|html (default table" <("$KVB" help show)
+check "help query: the --format values, from the registry" grep -q -- "--format table|markdown|csv|tsv|json|html" <("$KVB" help query)
 bad=""
 for t in $("$KVB" help --topics); do "$KVB" help "$t" >/dev/null 2>&1 || bad="$bad $t"; done
 check "every listed topic has help (failing:$bad)" test -z "$bad"

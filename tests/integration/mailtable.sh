@@ -43,6 +43,9 @@ check "markdown: hackbench first when asked first" test "$(grep -m1 '^\*\*' "$T/
 "$KVB" diff -d "$T/s.db" --layout wide --by cgroup_depth --metric ops_per_sec --format csv >"$T/o3" 2>/dev/null
 check "csv: full precision, diff, significance and verdict columns" grep -qx "sched_pipe,ops_per_sec,,0,100,1.58113883008419,110,1.4373989364401725,10,1,better" "$T/o3"
 check "csv: level1 undecided" grep -qx "sched_pipe,ops_per_sec,,1,92,1.7186291631349888,92,1.5371886547533642,0,0,undecided (CI +-2.4 %)" "$T/o3"
+"$KVB" diff -d "$T/s.db" --layout wide --by cgroup_depth --metric ops_per_sec --format tsv >"$T/o3t" 2>/dev/null
+check "tsv (a registry line, no producer change): the csv rows, tab-separated" sh -c "tr '\t' ',' <'$T/o3t' | cmp -s - '$T/o3'"
+check "tsv: no box, no legend" sh -c "! grep -q '^[+|]' '$T/o3t' && ! grep -q '^verdict:' '$T/o3t' && test \$(wc -l <'$T/o3t') -gt 2"
 check "csv: a verdict column in the header, no legend" sh -c "head -1 '$T/o3' | grep -q ',patch significant,patch verdict\$' && ! grep -q '^verdict:' '$T/o3'"
 "$KVB" diff -d "$T/s.db" --by cgroup_depth --metric ops_per_sec --metric time >"$T/o4" 2>/dev/null
 check "--by alone keeps its layout (one row per variant)" grep -q "| sched_pipe | ops_per_sec (ops/s) | *| patch " "$T/o4"

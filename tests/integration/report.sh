@@ -20,7 +20,7 @@ for cmd in "diff" "show runs" "query select+1" "report -o $T/x.html"; do
   [ "$1" = query ] && set -- query "select 1"
   "$KVB" "$@" -d "$db" --format bogus >"$T/o" 2>"$T/e"; rc=$?
   check "$1 --format bogus exits 2" test $rc -eq 2
-  check "$1 --format bogus lists the formats" grep -q "formats: table, markdown, csv, json, html" "$T/e"
+  check "$1 --format bogus lists the formats" grep -q "formats: table, markdown, csv, tsv, json, html" "$T/e"
 done
 check "no report file after a usage error" test ! -e "$T/x.html"
 "$KVB" show runs -d "$db" --format json >"$T/runs.json"

@@ -54,4 +54,20 @@ check "markdown: one line per row, the line break shown" sh -c "[ \$(wc -l <'$T/
 check "json: the raw text" python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['rows']; assert r[0]['error'].endswith(': first line\nsecond\tline\x1b[31m\u009b2J'), r" "$T/h.json"
 "$KVB" show jobs -d "$T/h.db" --format csv >"$T/h.csv"
 check "csv: the raw text in one quoted field" python3 -c "import csv,sys; r=list(csv.DictReader(open(sys.argv[1], newline=''))); assert len(r) == 2 and r[0]['error'].endswith(': first line\nsecond\tline\x1b[31m\u009b2J'), r" "$T/h.csv"
+# tsv (issue 29: a format is its registry line): a tab or line break in a field would split it, so
+# they are escaped as PostgreSQL's COPY text format does, and undoing the escapes gives the raw text
+"$KVB" show jobs -d "$T/h.db" --format tsv >"$T/h.tsv"
+tsv_py=$(cat <<'PY'
+import re, sys
+L = open(sys.argv[1], encoding='utf-8').read().split('\n')
+assert L[-1] == '' and len(L) == 4, L
+n = L[0].count('\t')
+assert n > 3 and all(l.count('\t') == n for l in L[:3]), L
+r = dict(zip(L[0].split('\t'), L[1].split('\t')))
+un = re.sub(r'\\(.)', lambda m: {'n': '\n', 't': '\t', 'r': '\r', '\\': '\\'}[m.group(1)], r['error'])
+assert un.endswith(': first line\nsecond\tline\x1b[31m\u009b2J'), (r['error'], un)
+PY
+)
+check "tsv: a header and one line per job, each with the header's fields; unescaped, the raw text" python3 -c "$tsv_py" "$T/h.tsv"
+check "tsv: a bad format lists tsv" sh -c "'$KVB' show jobs -d '$T/h.db' --format xml 2>&1 | grep -q 'formats: table, markdown, csv, tsv, json, html'"
 finish

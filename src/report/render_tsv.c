@@ -1,0 +1,15 @@
+/* Implements the "tsv" format: one table, tab-separated, raw full-precision cells (box.c). */
+#include "report/format.h"
+
+static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
+{
+	const struct kvb_box *t = kvb_out_one_table(d, "tsv", err);
+	if (!t)
+		return KVB_EUSAGE;
+	kvb_box_print_tsv(t, out);
+	return KVB_OK;
+}
+
+const struct kvb_format kvb_format_tsv = { "tsv",
+					   "one table, tab-separated (tab, newline, backslash as \\t \\n \\\\), numbers at full precision",
+					   render, KVB_FMT_ONE_TABLE | KVB_FMT_RAW, kvb_box_print_tsv };
