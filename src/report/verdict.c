@@ -68,7 +68,8 @@ void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 		snprintf(buf, n, "baseline%s", mm);
 		return;
 	}
-	if (cs->v3.kind == KVB_VERDICT_UNDECIDED)
+	/* "n<2" (too few values to compare) reads the same in the table as in json, not "undecided" */
+	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && (cs->naive_ok || cs->boot_ok))
 		kvb_verdict_undecided_text(v, sizeof(v), cs->same_lo, cs->same_hi, cs->v3.boots_needed);
 	else
 		snprintf(v, sizeof(v), "%s", cs->verdict);

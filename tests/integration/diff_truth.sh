@@ -50,4 +50,12 @@ check "csv p is json's boot_welch_p, unrounded ($(py 'print(c["p"], j["boot_welc
   py 'sys.exit(not (float(c["p"]) == j["boot_welch_p"] and len(c["p"]) > 6))'
 check "csv cliff is json's cliffs_delta ($(py 'print(c["cliff"], j["cliffs_delta"])'))" \
   py 'sys.exit(not (float(c["cliff"]) == j["cliffs_delta"]))'
+# One value a side: nothing to compare. The table said "undecided" where json said "n<2" (a new
+# user's finding): both say n<2.
+printf 'variant,workload,metric,value,units,lower_is_better,iteration\na,w,t,5,s,1,1\nb,w,t,6,s,1,1\n' >"$T/one.csv"
+"$KVB" import csv "$T/one.csv" -d "$T/one.db" >/dev/null 2>&1
+"$KVB" diff -d "$T/one.db" >"$T/one.txt" 2>/dev/null
+"$KVB" diff -d "$T/one.db" --format json >"$T/one.json" 2>/dev/null
+check "one value a side: json n<2" python3 -c "import json,sys; d=json.load(open(sys.argv[1])); v=[v['verdict'] for g in d['groups'] for v in g['variants'] if v['variant'] == 'b']; assert v == ['n<2'], v" "$T/one.json"
+check "one value a side: the table says n<2 too, not undecided" sh -c "grep -E '^\\| w .* b ' '$T/one.txt' | grep -q 'n<2 *|$'"
 finish
