@@ -4,7 +4,13 @@ set -u
 KVB=${KVB:-build/kvbench}
 SRC=${KVB_SOURCE_DIR:-.}
 T=$(mktemp -d /tmp/kvb-test.XXXXXX)
-trap 'rm -rf "$T"' EXIT
+# A board on an adb connection that has no adb_server_port (preflight's missing device) makes the
+# adb client fork a server: give each test its own port and stop that server at exit, so none
+# outlives the test on the shared default 5037 (one did, found after a suite run). Tests with
+# their own adb fixture unset or override it.
+ANDROID_ADB_SERVER_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+export ANDROID_ADB_SERVER_PORT
+trap 'adb -P "$ANDROID_ADB_SERVER_PORT" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1" >&2; }
