@@ -208,24 +208,6 @@ void kvb_csv_field(FILE *f, const char *raw)
 	free(clean);
 }
 
-void kvb_box_print_csv(const struct kvb_box *b, FILE *f)
-{
-	for (size_t c = 0; c < b->ncols; c++) {
-		if (c)
-			fputc(',', f);
-		kvb_csv_field(f, b->head.v[c]);
-	}
-	fputc('\n', f);
-	for (size_t r = 0; r < b->nrows; r++) {
-		for (size_t c = 0; c < b->ncols; c++) {
-			if (c)
-				fputc(',', f);
-			kvb_csv_field(f, kvb_box_raw_at(b, r, c));
-		}
-		fputc('\n', f);
-	}
-}
-
 static void tsv_field(FILE *f, const char *raw)
 {
 	char *clean = kvb_utf8_clean(raw ? raw : "", raw ? strlen(raw) : 0);
@@ -240,22 +222,33 @@ static void tsv_field(FILE *f, const char *raw)
 	free(clean);
 }
 
-void kvb_box_print_tsv(const struct kvb_box *b, FILE *f)
+/* The header and the raw cells, sep between fields, each written by field (csv and tsv). */
+static void print_delimited(const struct kvb_box *b, FILE *f, int sep, void (*field)(FILE *, const char *))
 {
 	for (size_t c = 0; c < b->ncols; c++) {
 		if (c)
-			fputc('\t', f);
-		tsv_field(f, b->head.v[c]);
+			fputc(sep, f);
+		field(f, b->head.v[c]);
 	}
 	fputc('\n', f);
 	for (size_t r = 0; r < b->nrows; r++) {
 		for (size_t c = 0; c < b->ncols; c++) {
 			if (c)
-				fputc('\t', f);
-			tsv_field(f, kvb_box_raw_at(b, r, c));
+				fputc(sep, f);
+			field(f, kvb_box_raw_at(b, r, c));
 		}
 		fputc('\n', f);
 	}
+}
+
+void kvb_box_print_csv(const struct kvb_box *b, FILE *f)
+{
+	print_delimited(b, f, ',', kvb_csv_field);
+}
+
+void kvb_box_print_tsv(const struct kvb_box *b, FILE *f)
+{
+	print_delimited(b, f, '\t', tsv_field);
 }
 
 void kvb_box_release(struct kvb_box *b)
