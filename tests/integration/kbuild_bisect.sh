@@ -29,6 +29,9 @@ check "interrupted bisect: no bisect state left" [ -z "$(ls "$REPO/.git" | grep 
 "$KVB" bisect --resume -d "$T/k.db" >"$T/bisect.out" 2>"$T/bisect.err"
 rc=$?
 stamp "bisect done (exit $rc)"
+# a failed resume says why in the test's log (one CI run saw exit 5 within a second of the Ctrl-C,
+# not reproduced since: its message was lost with the test's directory)
+[ "$rc" = 0 ] || { echo "bisect --resume exit $rc; its last lines:" >&2; tail -n 20 "$T/bisect.err" >&2; }
 grep -hE 'bisect|build .*done|cached' "$T/bisect.err" >&2
 cat "$T/bisect.out" >&2
 check "bisect exits 0" [ "$rc" = 0 ]
