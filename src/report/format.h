@@ -65,11 +65,11 @@ enum kvb_format_cap {
 				     * without it, producers keep them out of the data (stderr or nothing) */
 	KVB_FMT_MARKUP = 1 << 1,    /* markdown: bold titles, notes as list items, blank lines around blocks */
 	KVB_FMT_TERMINAL = 1 << 2,  /* fixed-width text for a terminal (diff --series' own layout) */
-	KVB_FMT_ONE_TABLE = 1 << 3, /* holds one table: a producer with several writes one long table */
-	KVB_FMT_RAW = 1 << 4,       /* numbers at full precision, plus the columns only scripts need (significant) */
-	KVB_FMT_DOCUMENT = 1 << 5,  /* takes the producer's own JSON form (kvb_out.json) */
-	KVB_FMT_PAGE = 1 << 6,      /* a page with plots: the producer's sections, its own layout */
+	KVB_FMT_ONE_TABLE = 1 << 3, /* holds one table: a producer with several writes one long table, with
+				     * the columns only scripts need (diff_pct, significant) */
+	KVB_FMT_DOCUMENT = 1 << 4,  /* takes the producer's own JSON form (kvb_out.json) */
 };
+/* (Precision needs no bit: every cell carries its display and raw text, box.h.) */
 
 struct kvb_format {
 	const char *name;

@@ -11,4 +11,4 @@ static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 }
 
 const struct kvb_format kvb_format_csv = { "csv", "one table as CSV, numbers at full precision", render,
-					   KVB_FMT_ONE_TABLE | KVB_FMT_RAW, kvb_box_print_csv };
+					   KVB_FMT_ONE_TABLE, kvb_box_print_csv };

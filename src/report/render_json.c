@@ -88,4 +88,4 @@ static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 }
 
 const struct kvb_format kvb_format_json = { "json", "JSON: every statistic and value, for scripts and notebooks", render,
-					    KVB_FMT_RAW | KVB_FMT_DOCUMENT, NULL };
+					    KVB_FMT_DOCUMENT, NULL };
