@@ -36,39 +36,24 @@ static int print_diag(struct kvb_diag *d)
 static int load_stored(struct kvb_store *st, int64_t run, const char *plat_override, struct kvb_agenda *a,
 		       struct kvb_platform *p, int *rounds, int *done, struct kvb_error *err)
 {
-	sqlite3_stmt *q;
-	char *aj = NULL, *path = NULL, *plat = NULL, *status = NULL, *plat_path = NULL;
+	struct kvb_run_stored r;
 	struct kvb_doc doc;
 	struct kvb_diag d;
-	int rc = KVB_OK;
-	if (sqlite3_prepare_v2(st->db,
-			       "SELECT agenda_json, agenda_path, platform, status, rounds, platform_path FROM run WHERE id = ?",
-			       -1, &q, NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
-	sqlite3_bind_int64(q, 1, run);
-	if (sqlite3_step(q) == SQLITE_ROW) {
-		aj = kvb_xstrdup((const char *)sqlite3_column_text(q, 0) ? (const char *)sqlite3_column_text(q, 0) : "{}");
-		path = kvb_xstrdup(sqlite3_column_text(q, 1) ? (const char *)sqlite3_column_text(q, 1) : "agenda");
-		plat = kvb_xstrdup(sqlite3_column_text(q, 2) ? (const char *)sqlite3_column_text(q, 2) : "local");
-		status = kvb_xstrdup((const char *)sqlite3_column_text(q, 3));
-		*rounds = sqlite3_column_int(q, 4); /* the plan is rebuilt exactly as it was stored */
-		if (sqlite3_column_text(q, 5))
-			plat_path = kvb_xstrdup((const char *)sqlite3_column_text(q, 5));
-	}
-	sqlite3_finalize(q);
-	if (!aj)
-		return kvb_error_set(err, KVB_ENOTFOUND, "%s: no run %lld to resume", st->path, (long long)run);
-	if (!strcmp(status, "ok")) {
+	int rc = kvb_store_run_load(st, run, &r, err);
+	if (rc)
+		return rc;
+	*rounds = r.rounds; /* the plan is rebuilt exactly as it was stored */
+	if (!strcmp(r.status, "ok")) {
 		*done = 1;
 		goto out;
 	}
-	if (!strcmp(status, "imported")) {
-		rc = kvb_error_set(err, KVB_EINPUT, "run %lld is %s: nothing to resume", (long long)run, status);
+	if (!strcmp(r.status, "imported")) {
+		rc = kvb_error_set(err, KVB_EINPUT, "run %lld is %s: nothing to resume", (long long)run, r.status);
 		goto out;
 	}
 	kvb_diag_init(&d, NULL);
-	char *name = kvb_xasprintf("%s (stored in run %lld)", path, (long long)run);
-	rc = kvb_doc_parse(&doc, name, aj, strlen(aj), &d);
+	char *name = kvb_xasprintf("%s (stored in run %lld)", r.agenda_path, (long long)run);
+	rc = kvb_doc_parse(&doc, name, r.agenda_json, strlen(r.agenda_json), &d);
 	if (!rc)
 		rc = kvb_agenda_from_doc(a, &doc, &d);
 	kvb_doc_release(&doc);
@@ -76,11 +61,12 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 	/* the file the run was started with, when it is still there: a platform given as a path
 	 * is not in the search path under its name */
 	if (!rc)
-		rc = kvb_platform_load(p, plat_override ? plat_override : plat_path && kvb_is_file(plat_path) ? plat_path : plat,
-				       &d);
+		rc = kvb_platform_load(p, plat_override ? plat_override
+						       : r.platform_path && kvb_is_file(r.platform_path) ? r.platform_path
+						       : r.platform, &d);
 	if (rc && !plat_override && p->name == NULL && d.msgs.n)
 		kvb_strv_pushf(&d.msgs, "run %lld was made on platform '%s': give its name or path with `--resume -p`",
-			       (long long)run, plat);
+			       (long long)run, r.platform);
 	if (rc)
 		print_diag(&d);
 	kvb_diag_release(&d);
@@ -88,11 +74,7 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 	if (rc)
 		kvb_error_set(err, KVB_EINPUT, "cannot reload run %lld", (long long)run);
 out:
-	free(aj);
-	free(path);
-	free(plat);
-	free(plat_path);
-	free(status);
+	kvb_store_run_stored_release(&r);
 	return rc;
 }
 

@@ -1591,20 +1591,10 @@ static void pass_signal_on(const struct sigaction *old_int, const struct sigacti
 /* Jobs of the run with a host witness that says disturbed (every round, resumed ones too). */
 static int count_disturbed(struct engine *e, int *jobs_on_host)
 {
-	sqlite3_stmt *st;
+	struct kvb_error e2;
 	int n = 0;
-	*jobs_on_host = 0;
-	if (sqlite3_prepare_v2(e->st->db,
-			       "SELECT count(DISTINCT CASE WHEN verdict = 'disturbed' THEN job_id END), count(DISTINCT job_id)"
-			       " FROM witness WHERE run_id = ? AND kind = 'host' AND job_id IS NOT NULL",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, e->run_id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		n = sqlite3_column_int(st, 0);
-		*jobs_on_host = sqlite3_column_int(st, 1);
-	}
-	sqlite3_finalize(st);
+	if (kvb_store_run_disturbed(e->st, e->run_id, &n, jobs_on_host, &e2))
+		kvb_debug("%s", e2.msg); /* the summary line leaves the count out */
 	return n;
 }
 

@@ -3,7 +3,7 @@
 #include "kbuild/git.h"
 #include "core/buf.h"
 #include "core/log.h"
-#include "store/store.h"
+#include "store/build.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -310,35 +310,18 @@ int kvb_build_record(void *arg, struct kvb_store *st, int64_t run_id, struct kvb
 	for (size_t i = 0; i < set->n && !rc; i++) {
 		struct kvb_build_item *it = &set->items[i];
 		int64_t vid = 0;
-		sqlite3_stmt *q;
 		if ((rc = kvb_store_variant_find(st, run_id, it->variant, &vid, err)) || !vid)
 			break;
-		if (sqlite3_prepare_v2(st->db,
-				       "INSERT OR REPLACE INTO variant_build(variant_id, repo, rev, commit_sha, describe, subject, "
-				       "parent_sha, series_pos, config_hash, toolchain, build_s, cached, build_log, error) "
-				       "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-				       -1, &q, NULL) != SQLITE_OK)
-			return kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
-		sqlite3_bind_int64(q, 1, vid);
-		sqlite3_bind_text(q, 2, it->repo, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(q, 3, it->rev, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(q, 4, it->res.sha, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(q, 5, it->res.describe, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(q, 6, it->res.subject, -1, SQLITE_TRANSIENT);
-		if (it->parent[0])
-			sqlite3_bind_text(q, 7, it->parent, -1, SQLITE_TRANSIENT);
-		if (it->series_pos >= 0)
-			sqlite3_bind_int(q, 8, it->series_pos);
-		sqlite3_bind_text(q, 9, it->res.key, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(q, 10, it->res.toolchain, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_double(q, 11, it->res.build_s);
-		sqlite3_bind_int(q, 12, it->res.cached);
-		sqlite3_bind_text(q, 13, it->res.log, -1, SQLITE_TRANSIENT);
-		if (it->res.error)
-			sqlite3_bind_text(q, 14, it->res.error, -1, SQLITE_TRANSIENT);
-		if (sqlite3_step(q) != SQLITE_DONE)
-			rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
-		sqlite3_finalize(q);
+		{
+			const struct kvb_variant_build vb = {
+				.repo = it->repo, .rev = it->rev, .sha = it->res.sha, .describe = it->res.describe,
+				.subject = it->res.subject, .parent_sha = it->parent[0] ? it->parent : NULL,
+				.series_pos = it->series_pos >= 0 ? it->series_pos : -1, .config_hash = it->res.key,
+				.toolchain = it->res.toolchain, .build_s = it->res.build_s, .cached = it->res.cached,
+				.build_log = it->res.log, .error = it->res.error,
+			};
+			rc = kvb_store_variant_build(st, vid, &vb, err);
+		}
 		/* the build log is an artifact of the run: a copy, so a cache purge does not lose it */
 		if (!rc && artdir && it->res.log && kvb_is_file(it->res.log)) {
 			char *comp = kvb_path_component(it->variant);

@@ -4,9 +4,12 @@
 #include "core/util.h"
 #include "store/energy.h"
 #include "store/schema.h"
+#include "store/stmt.h"
+#include "store/build.h"
 #include "core/sha256.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -302,7 +305,7 @@ static sqlite3_stmt *stmt_get(struct kvb_store *s, const char *sql, int *cached)
 	return st;
 }
 
-static int run_stmt(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, const char *sql, const char *types, ...)
+int kvb_store_write(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, const char *sql, const char *types, ...)
 {
 	sqlite3_stmt *st;
 	va_list ap;
@@ -313,7 +316,14 @@ static int run_stmt(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, 
 	for (int i = 0; types[i]; i++) {
 		switch (types[i]) {
 		case 'i': sqlite3_bind_int64(st, i + 1, va_arg(ap, int64_t)); break;
-		case 'd': sqlite3_bind_double(st, i + 1, va_arg(ap, double)); break;
+		case 'd': {
+			double d = va_arg(ap, double);
+			if (isnan(d))
+				sqlite3_bind_null(st, i + 1);
+			else
+				sqlite3_bind_double(st, i + 1, d);
+			break;
+		}
 		default: {
 			const char *t = va_arg(ap, const char *);
 			/* STATIC: the statement is reset (or finalized) before this call returns */
@@ -348,7 +358,7 @@ int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int6
 {
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	return run_stmt(s, err, run_id,
+	return kvb_store_write(s, err, run_id,
 			"INSERT INTO run(started_ns, status, agenda_path, agenda_json, platform, platform_json, rounds,"
 			" exec_order, max_retries, kvbench_version, hostname, command_line, boots_each_round, platform_path)"
 			" VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -360,7 +370,7 @@ int kvb_store_run_begin(struct kvb_store *s, const struct kvb_run_info *ri, int6
 
 int kvb_store_run_set_warmup(struct kvb_store *s, int64_t run_id, int warmup, struct kvb_error *err)
 {
-	return run_stmt(s, err, NULL, "UPDATE run SET warmup_default = ? WHERE id = ?", "ii", (int64_t)warmup, run_id);
+	return kvb_store_write(s, err, NULL, "UPDATE run SET warmup_default = ? WHERE id = ?", "ii", (int64_t)warmup, run_id);
 }
 
 int kvb_store_run_get_warmup(struct kvb_store *s, int64_t run_id, int *warmup, struct kvb_error *err)
@@ -379,14 +389,14 @@ int kvb_store_run_get_warmup(struct kvb_store *s, int64_t run_id, int *warmup, s
 int kvb_store_run_status(struct kvb_store *s, int64_t run_id, const char *status, int finished, struct kvb_error *err)
 {
 	if (finished == KVB_RUN_FINISHED_AT_LAST_JOB)
-		return run_stmt(s, err, NULL,
+		return kvb_store_write(s, err, NULL,
 				"UPDATE run SET status = ?1, finished_ns = coalesce((SELECT max(end_ns) FROM job"
 				" WHERE run_id = ?2 AND end_ns >= run.started_ns), started_ns) WHERE id = ?2",
 				"ti", status, run_id);
 	if (finished)
-		return run_stmt(s, err, NULL, "UPDATE run SET status = ?, finished_ns = ? WHERE id = ?", "tii", status,
+		return kvb_store_write(s, err, NULL, "UPDATE run SET status = ?, finished_ns = ? WHERE id = ?", "tii", status,
 				(int64_t)kvb_wall_ns(), run_id);
-	return run_stmt(s, err, NULL, "UPDATE run SET status = ?, finished_ns = NULL WHERE id = ?", "ti", status, run_id);
+	return kvb_store_write(s, err, NULL, "UPDATE run SET status = ?, finished_ns = NULL WHERE id = ?", "ti", status, run_id);
 }
 
 int kvb_store_latest_run(struct kvb_store *s, int64_t *run_id, struct kvb_error *err)
@@ -404,7 +414,7 @@ int kvb_store_latest_run(struct kvb_store *s, int64_t *run_id, struct kvb_error 
 int kvb_store_variant_add(struct kvb_store *s, int64_t run_id, const struct kvb_variant_row *v, int64_t *id,
 			  struct kvb_error *err)
 {
-	return run_stmt(s, err, id,
+	return kvb_store_write(s, err, id,
 			"INSERT INTO variant(run_id, name, position, kernel, kernel_sha256, dtb, dtb_sha256, initrd,"
 			" initrd_sha256, boot_image, boot_image_sha256, modules, modules_sha256, cmdline,"
 			" expected_release, expected_version, runtime_json) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -416,7 +426,7 @@ int kvb_store_variant_add(struct kvb_store *s, int64_t run_id, const struct kvb_
 int kvb_store_variant_status(struct kvb_store *s, int64_t variant_id, const char *status, const char *error,
 			     struct kvb_error *err)
 {
-	return run_stmt(s, err, NULL, "UPDATE variant SET status = ?, error = ? WHERE id = ?", "tti", status, error,
+	return kvb_store_write(s, err, NULL, "UPDATE variant SET status = ?, error = ? WHERE id = ?", "tti", status, error,
 			variant_id);
 }
 
@@ -436,7 +446,7 @@ int kvb_store_variant_find(struct kvb_store *s, int64_t run_id, const char *name
 
 int kvb_store_boot_record(struct kvb_store *s, int64_t variant_id, const struct kvb_boot_row *b, struct kvb_error *err)
 {
-	return run_stmt(s, err, NULL,
+	return kvb_store_write(s, err, NULL,
 			"INSERT OR REPLACE INTO boot(variant_id, round, started_ns, ready_ns, status, error,"
 			" running_release, running_version, running_cmdline, board, lava_job_id, lava_url)"
 			" VALUES(?,?,?,?,?,?,?,?,?,?,NULLIF(?,0),?)",
@@ -512,13 +522,13 @@ int kvb_store_plan_load(struct kvb_store *s, int64_t run_id, struct kvb_job_row 
 
 int kvb_store_job_start(struct kvb_store *s, int64_t job_id, int64_t start_ns, struct kvb_error *err)
 {
-	return run_stmt(s, err, NULL, "UPDATE job SET status = 'running', start_ns = ? WHERE id = ?", "ii", start_ns, job_id);
+	return kvb_store_write(s, err, NULL, "UPDATE job SET status = 'running', start_ns = ? WHERE id = ?", "ii", start_ns, job_id);
 }
 
 int kvb_store_mark_lower_is_better(struct kvb_store *s, int64_t run_id, const char *glob, int *n,
 				   struct kvb_error *err)
 {
-	int rc = run_stmt(s, err, NULL,
+	int rc = kvb_store_write(s, err, NULL,
 			  "UPDATE metric SET lower_is_better = 1 WHERE lower_is_better = 0 AND name GLOB ?"
 			  " AND job_id IN (SELECT id FROM job WHERE run_id = ?)",
 			  "ti", glob, run_id);
@@ -528,18 +538,18 @@ int kvb_store_mark_lower_is_better(struct kvb_store *s, int64_t run_id, const ch
 
 int kvb_store_job_pending(struct kvb_store *s, int64_t job_id, struct kvb_error *err)
 {
-	return run_stmt(s, err, NULL, "UPDATE job SET status = 'pending', start_ns = NULL WHERE id = ?", "i", job_id);
+	return kvb_store_write(s, err, NULL, "UPDATE job SET status = 'pending', start_ns = NULL WHERE id = ?", "i", job_id);
 }
 
 int kvb_store_attempt_add(struct kvb_store *s, int64_t job_id, int attempt, const char *status, const char *error,
 			  int64_t start_ns, int64_t end_ns, struct kvb_error *err)
 {
-	int rc = run_stmt(s, err, NULL,
+	int rc = kvb_store_write(s, err, NULL,
 			  "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns)"
 			  " VALUES(?,?,?,?,NULLIF(?, 0),NULLIF(?, 0))",
 			  "iittii", job_id, (int64_t)attempt, status, error, start_ns, end_ns);
 	if (!rc)
-		rc = run_stmt(s, err, NULL, "UPDATE job SET attempts = ? WHERE id = ?", "ii", (int64_t)attempt, job_id);
+		rc = kvb_store_write(s, err, NULL, "UPDATE job SET attempts = ? WHERE id = ?", "ii", (int64_t)attempt, job_id);
 	return rc;
 }
 
@@ -556,10 +566,10 @@ static int add_classifiers(struct kvb_store *s, int64_t job_id, int64_t metric_i
 		if (!v)
 			continue;
 		if (metric_id)
-			rc = run_stmt(s, err, NULL, "INSERT INTO classifier(job_id, metric_id, key, value) VALUES(?,?,?,?)",
+			rc = kvb_store_write(s, err, NULL, "INSERT INTO classifier(job_id, metric_id, key, value) VALUES(?,?,?,?)",
 				      "iitt", job_id, metric_id, kv->string, v);
 		else
-			rc = run_stmt(s, err, NULL, "INSERT INTO classifier(job_id, key, value) VALUES(?,?,?)", "itt", job_id,
+			rc = kvb_store_write(s, err, NULL, "INSERT INTO classifier(job_id, key, value) VALUES(?,?,?)", "itt", job_id,
 				      kv->string, v);
 		if (rc)
 			return rc;
@@ -585,44 +595,44 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 			const struct kvb_metrics *m, const cJSON *classifiers, struct kvb_error *err)
 {
 	int rc;
-	rc = run_stmt(s, err, NULL,
+	rc = kvb_store_write(s, err, NULL,
 		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = NULLIF(?, 0), end_ns = NULLIF(?, 0)"
 		      " WHERE id = ?", "ttiiii",
 		      o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
 	if (!rc)
-		rc = run_stmt(s, err, NULL, "UPDATE job SET cgroup = ? WHERE id = ?", "ti", o->cgroup, job_id);
+		rc = kvb_store_write(s, err, NULL, "UPDATE job SET cgroup = ? WHERE id = ?", "ti", o->cgroup, job_id);
 	if (!rc)
-		rc = run_stmt(s, err, NULL,
+		rc = kvb_store_write(s, err, NULL,
 			      "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns)"
 			  " VALUES(?,?,?,?,NULLIF(?, 0),NULLIF(?, 0))",
 			      "iittii", job_id, (int64_t)o->attempts, o->status, o->error, o->start_ns, o->end_ns);
 	/* Classifiers from the plan are replaced so a redone job (resume) stores them once. */
 	if (!rc)
-		rc = run_stmt(s, err, NULL, "DELETE FROM classifier WHERE job_id = ?", "i", job_id);
+		rc = kvb_store_write(s, err, NULL, "DELETE FROM classifier WHERE job_id = ?", "i", job_id);
 	if (!rc)
-		rc = run_stmt(s, err, NULL, "DELETE FROM metric WHERE job_id = ?", "i", job_id);
+		rc = kvb_store_write(s, err, NULL, "DELETE FROM metric WHERE job_id = ?", "i", job_id);
 	if (!rc)
-		rc = run_stmt(s, err, NULL, "DELETE FROM artifact WHERE job_id = ?", "i", job_id);
+		rc = kvb_store_write(s, err, NULL, "DELETE FROM artifact WHERE job_id = ?", "i", job_id);
 	if (!rc)
 		rc = add_classifiers(s, job_id, 0, classifiers, err);
 	for (size_t i = 0; !rc && m && i < m->n; i++) {
 		int64_t mid;
-		rc = run_stmt(s, err, &mid, "INSERT INTO metric(job_id, name, value, units, lower_is_better) VALUES(?,?,?,?,?)",
+		rc = kvb_store_write(s, err, &mid, "INSERT INTO metric(job_id, name, value, units, lower_is_better) VALUES(?,?,?,?,?)",
 			      "itdti", job_id, m->v[i].name, m->v[i].value, m->v[i].units, (int64_t)m->v[i].lower_is_better);
 		if (!rc)
 			rc = add_classifiers(s, job_id, mid, m->v[i].classifiers, err);
 	}
 	for (size_t i = 0; !rc && m && i < m->nart; i++)
-		rc = run_stmt(s, err, NULL, "INSERT INTO artifact(job_id, run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?,?)",
+		rc = kvb_store_write(s, err, NULL, "INSERT INTO artifact(job_id, run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?,?)",
 			      "iittti", job_id, run_id, m->art[i].kind, m->art[i].path,
 			      m->art[i].sha256, m->art[i].bytes);
 	if (!rc)
 		rc = kvb_store_samples_replace(s, job_id, m ? m->samples : NULL, err);
 	if (!rc)
-		rc = run_stmt(s, err, NULL, "DELETE FROM witness WHERE job_id = ?", "i", job_id);
+		rc = kvb_store_write(s, err, NULL, "DELETE FROM witness WHERE job_id = ?", "i", job_id);
 	for (size_t i = 0; !rc && o->witnesses && i < o->witnesses->n; i++) {
 		const struct kvb_witness *w = &o->witnesses->v[i];
-		rc = run_stmt(s, err, NULL,
+		rc = kvb_store_write(s, err, NULL,
 			      "INSERT INTO witness(run_id, job_id, t_ns, kind, subject, expected, observed, verdict, detail)"
 			      " VALUES(?,?,?,?,?,?,?,?,?)",
 			      "iiitttttt", run_id, job_id, w->t_ns, w->kind, w->subject, w->expected, w->observed,
@@ -634,7 +644,7 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 int kvb_store_witness_add(struct kvb_store *s, int64_t run_id, int64_t variant_id, int round,
 			  const struct kvb_witness *w, struct kvb_error *err)
 {
-	return run_stmt(s, err, NULL,
+	return kvb_store_write(s, err, NULL,
 			"INSERT INTO witness(run_id, variant_id, round, t_ns, kind, subject, expected, observed, verdict, detail)"
 			" VALUES(?,?,?,?,?,?,?,?,?,?)",
 			"iiiitttttt", run_id, variant_id, (int64_t)round, w->t_ns, w->kind, w->subject, w->expected,
@@ -647,20 +657,20 @@ int kvb_store_run_artifact(struct kvb_store *s, int64_t run_id, const char *kind
 	int64_t bytes = 0;
 	if (kvb_sha256_file(path, hex, &bytes))
 		return kvb_error_set(err, KVB_ESTORE, "cannot read artifact %s", path);
-	return run_stmt(s, err, NULL, "INSERT INTO artifact(run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?)", "ittti", run_id,
+	return kvb_store_write(s, err, NULL, "INSERT INTO artifact(run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?)", "ittti", run_id,
 			kind, path, hex, bytes);
 }
 
 int kvb_store_knob_save(struct kvb_store *s, int64_t run_id, const char *platform, const char *path,
 			const char *original, struct kvb_error *err)
 {
-	return run_stmt(s, err, NULL, "INSERT INTO knob_saved(run_id, platform, path, original, saved_ns) VALUES(?,?,?,?,?)",
+	return kvb_store_write(s, err, NULL, "INSERT INTO knob_saved(run_id, platform, path, original, saved_ns) VALUES(?,?,?,?,?)",
 			"ittti", run_id, platform, path, original, (int64_t)kvb_wall_ns());
 }
 
 int kvb_store_knob_done(struct kvb_store *s, int64_t run_id, const char *path, struct kvb_error *err)
 {
-	return run_stmt(s, err, NULL,
+	return kvb_store_write(s, err, NULL,
 			"DELETE FROM knob_saved WHERE id = (SELECT max(id) FROM knob_saved WHERE run_id = ? AND path = ?)",
 			"it", run_id, path);
 }
@@ -686,16 +696,16 @@ int kvb_store_knob_leftovers(struct kvb_store *s, const char *platform, struct k
 
 int kvb_store_knob_clear(struct kvb_store *s, const char *platform, struct kvb_error *err)
 {
-	return run_stmt(s, err, NULL, "DELETE FROM knob_saved WHERE platform = ?", "t", platform);
+	return kvb_store_write(s, err, NULL, "DELETE FROM knob_saved WHERE platform = ?", "t", platform);
 }
 
 void kvb_store_event_job(struct kvb_store *s, int64_t run_id, int64_t job_id, const char *level, const char *msg)
 {
 	if (job_id > 0)
-		run_stmt(s, NULL, NULL, "INSERT INTO event(run_id, t_ns, level, message, job_id) VALUES(?,?,?,?,?)", "iitti",
+		kvb_store_write(s, NULL, NULL, "INSERT INTO event(run_id, t_ns, level, message, job_id) VALUES(?,?,?,?,?)", "iitti",
 			 run_id, (int64_t)kvb_wall_ns(), level, msg, job_id);
 	else
-		run_stmt(s, NULL, NULL, "INSERT INTO event(run_id, t_ns, level, message) VALUES(?,?,?,?)", "iitt", run_id,
+		kvb_store_write(s, NULL, NULL, "INSERT INTO event(run_id, t_ns, level, message) VALUES(?,?,?,?)", "iitt", run_id,
 			 (int64_t)kvb_wall_ns(), level, msg);
 }
 
@@ -706,6 +716,84 @@ void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, con
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	run_stmt(s, NULL, NULL, "INSERT INTO event(run_id, t_ns, level, message) VALUES(?,?,?,?)", "iitt", run_id,
+	kvb_store_write(s, NULL, NULL, "INSERT INTO event(run_id, t_ns, level, message) VALUES(?,?,?,?)", "iitt", run_id,
 		 (int64_t)kvb_wall_ns(), level, msg);
+}
+
+int kvb_store_variant_build(struct kvb_store *s, int64_t variant_id, const struct kvb_variant_build *b,
+			    struct kvb_error *err)
+{
+	return kvb_store_write(s, err, NULL,
+			       "INSERT OR REPLACE INTO variant_build(variant_id, repo, rev, commit_sha, describe, subject,"
+			       " parent_sha, series_pos, config_hash, toolchain, build_s, cached, build_log, error)"
+			       " VALUES(?,?,?,?,?,?,?,nullif(?, -1),?,?,?,?,?,?)",
+			       "ittttttittditt", variant_id, b->repo, b->rev, b->sha, b->describe, b->subject, b->parent_sha,
+			       (int64_t)b->series_pos, b->config_hash, b->toolchain, b->build_s, (int64_t)b->cached,
+			       b->build_log, b->error);
+}
+
+static char *dup_or(sqlite3_stmt *q, int i, const char *dflt)
+{
+	const unsigned char *t = sqlite3_column_text(q, i);
+	return t ? kvb_xstrdup((const char *)t) : dflt ? kvb_xstrdup(dflt) : NULL;
+}
+
+int kvb_store_run_load(struct kvb_store *s, int64_t run_id, struct kvb_run_stored *r, struct kvb_error *err)
+{
+	sqlite3_stmt *q;
+	int src;
+	memset(r, 0, sizeof(*r));
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT agenda_json, agenda_path, platform, status, rounds, platform_path FROM run WHERE id = ?",
+			       -1, &q, NULL) != SQLITE_OK)
+		return db_err(s, err, "reading a run");
+	sqlite3_bind_int64(q, 1, run_id);
+	src = sqlite3_step(q);
+	if (src == SQLITE_ROW) {
+		r->agenda_json = dup_or(q, 0, "{}");
+		r->agenda_path = dup_or(q, 1, "agenda");
+		r->platform = dup_or(q, 2, "local");
+		r->status = dup_or(q, 3, "");
+		r->rounds = sqlite3_column_int(q, 4);
+		r->platform_path = dup_or(q, 5, NULL);
+	} else if (src != SQLITE_DONE) {
+		src = db_err(s, err, "reading a run");
+		sqlite3_finalize(q);
+		return src;
+	}
+	sqlite3_finalize(q);
+	if (!r->agenda_json)
+		return kvb_error_set(err, KVB_ENOTFOUND, "%s: no run %lld to resume", s->path, (long long)run_id);
+	return KVB_OK;
+}
+
+void kvb_store_run_stored_release(struct kvb_run_stored *r)
+{
+	free(r->agenda_json);
+	free(r->agenda_path);
+	free(r->platform);
+	free(r->platform_path);
+	free(r->status);
+	memset(r, 0, sizeof(*r));
+}
+
+int kvb_store_run_disturbed(struct kvb_store *s, int64_t run_id, int *disturbed, int *on_host, struct kvb_error *err)
+{
+	sqlite3_stmt *q;
+	int rc = KVB_OK;
+	*disturbed = *on_host = 0;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT count(DISTINCT CASE WHEN verdict = 'disturbed' THEN job_id END), count(DISTINCT job_id)"
+			       " FROM witness WHERE run_id = ? AND kind = 'host' AND job_id IS NOT NULL",
+			       -1, &q, NULL) != SQLITE_OK)
+		return db_err(s, err, "counting disturbed jobs");
+	sqlite3_bind_int64(q, 1, run_id);
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		*disturbed = sqlite3_column_int(q, 0);
+		*on_host = sqlite3_column_int(q, 1);
+	} else {
+		rc = db_err(s, err, "counting disturbed jobs");
+	}
+	sqlite3_finalize(q);
+	return rc;
 }

@@ -86,6 +86,20 @@ int kvb_store_run_get_warmup(struct kvb_store *s, int64_t run_id, int *warmup, s
  */
 #define KVB_RUN_FINISHED_AT_LAST_JOB 2
 int kvb_store_run_status(struct kvb_store *s, int64_t run_id, const char *status, int finished, struct kvb_error *err);
+/* A stored run as --resume reloads it (strings owned; kvb_store_run_stored_release). */
+struct kvb_run_stored {
+	char *agenda_json;    /* the agenda as it ran, "{}" when not stored */
+	char *agenda_path;    /* "agenda" when not stored */
+	char *platform;       /* its name, "local" when not stored */
+	char *platform_path;  /* the platform file, absolute, or NULL */
+	char *status;         /* running | ok | incomplete | interrupted | imported ... */
+	int rounds;
+};
+/* Loads run_id; KVB_ENOTFOUND ("no run N to resume") when there is none. */
+int kvb_store_run_load(struct kvb_store *s, int64_t run_id, struct kvb_run_stored *r, struct kvb_error *err);
+void kvb_store_run_stored_release(struct kvb_run_stored *r);
+/* Jobs of run_id with a host witness (*on_host) and those whose host witness says disturbed (*disturbed). */
+int kvb_store_run_disturbed(struct kvb_store *s, int64_t run_id, int *disturbed, int *on_host, struct kvb_error *err);
 /* Latest run id (0 if none). */
 int kvb_store_latest_run(struct kvb_store *s, int64_t *run_id, struct kvb_error *err);
 

@@ -1,0 +1,120 @@
+/* Implements a bisect's measurements (steps.h): one commit built and run as a stored run. */
+#include "bisect/steps.h"
+#include "config/agenda.h"
+#include "core/log.h"
+#include "core/util.h"
+#include "engine/engine.h"
+#include "kbuild/prepare.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The agenda run on commit sha (already built into set); the engine's return. */
+static int run_agenda(struct kvb_bisect *b, struct kvb_agenda *a, struct kvb_build_set *set, const char *sha,
+		      int rounds, int64_t *run_id, struct kvb_error *err)
+{
+	char *cmd = kvb_xasprintf("%s (step %d, %.12s)", b->row.command_line, b->step, sha);
+	struct kvb_run_opts ro = {
+		.agenda = a, .plat = &b->plat, .store = b->st, .rounds = rounds, .command_line = cmd,
+		.on_variants = kvb_build_record, .on_variants_arg = set,
+	};
+	int rc = kvb_engine_run(&ro, run_id, err);
+	free(cmd);
+	return rc;
+}
+
+/* What the stored run says about the measurement: interrupted, the variant failed (*why), or measured. */
+static int read_outcome(struct kvb_bisect *b, int64_t run_id, int engine_rc, char **why, int *booted,
+			struct kvb_error *err)
+{
+	struct kvb_run_outcome o;
+	int rc = kvb_store_run_outcome(b->st, run_id, &o, err);
+	if (rc)
+		return rc;
+	if (*booted == 0)
+		*booted = o.boots > 0;
+	/* the engine's own signal handler caught a Ctrl-C: it says so, whatever the run's status reads */
+	if (engine_rc == KVB_EINTR || (o.run_status && !strcmp(o.run_status, "interrupted"))) {
+		b->cancel = 1;
+		rc = kvb_error_set(err, KVB_EINTR, "run %lld interrupted", (long long)run_id);
+	} else if (o.variant_status && !strcmp(o.variant_status, "failed")) {
+		*why = kvb_xstrdup(o.variant_error ? o.variant_error : "variant failed");
+	} else if (!o.run_status) {
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: run %lld of the bisect is not stored", b->st->path,
+				   (long long)run_id);
+	}
+	kvb_store_run_outcome_release(&o);
+	return rc;
+}
+
+int kvb_bisect_measure(struct kvb_bisect *b, const char *sha, int rounds, int64_t *run_id, char **why, int *booted,
+		       struct kvb_error *err)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	struct kvb_build_set set;
+	struct kvb_prepare_opts po = { .allow_dirty = 1, .repo = b->row.repo, .cancel = &b->cancel,
+				       .platform_file = b->plat.file };
+	const char *const shas[] = { sha };
+	int rc;
+
+	*why = NULL;
+	*run_id = 0;
+	*booted = 0;
+	if (b->cancel) /* Ctrl-C between runs (git, a cached image): our handler, not the engine's, caught it */
+		return kvb_error_set(err, KVB_EINTR, "interrupted before measuring %.12s", sha);
+	memset(&a, 0, sizeof(a));
+	memset(&set, 0, sizeof(set));
+	kvb_diag_init(&d, NULL);
+	if (kvb_agenda_load(&a, b->row.agenda_path, &d)) {
+		rc = kvb_error_set(err, KVB_EINPUT, "%s", d.msgs.n ? d.msgs.v[0] : "cannot load the agenda");
+		goto out;
+	}
+	kvb_build_set_variants(&a, b->row.repo, shas, 1);
+	po.platform_build = b->plat.doc.root ? cJSON_GetObjectItemCaseSensitive(b->plat.doc.root, "build") : NULL;
+	if ((rc = kvb_build_prepare(&a, &po, &set, err)))
+		goto out;
+	if (set.n && set.items[0].res.error)
+		*booted = -1; /* a commit that does not build says nothing about the board */
+	if (b->cancel) {
+		rc = kvb_error_set(err, KVB_EINTR, "interrupted before measuring %.12s", sha);
+		goto out;
+	}
+	rc = run_agenda(b, &a, &set, sha, rounds, run_id, err);
+	/* failed jobs or an interrupted run: the stored run and its variant say which */
+	if (!rc || rc == KVB_EJOBS || rc == KVB_EINTR)
+		rc = *run_id ? read_outcome(b, *run_id, rc, why, booted, err)
+			     : kvb_error_set(err, KVB_EINTR, "interrupted before the run of %.12s began", sha);
+out:
+	kvb_diag_release(&d);
+	kvb_build_set_release(&set);
+	kvb_agenda_release(&a);
+	return rc;
+}
+
+int kvb_bisect_measure_endpoint(struct kvb_bisect *b, const char *which, const char *sha, int64_t *run, int extra,
+				struct kvb_error *err)
+{
+	char *why = NULL;
+	int booted, rc;
+	int64_t more = 0;
+	if (*run && !extra)
+		return KVB_OK; /* measured */
+	kvb_info("bisect: measuring the %s endpoint %.12s%s", which, sha, extra ? " once more" : "");
+	rc = kvb_bisect_measure(b, sha, extra ? 1 : b->row.rounds, extra ? &more : run, &why, &booted, err);
+	if (!rc && why) {
+		rc = kvb_error_set(err, KVB_ETARGET, "the %s endpoint %.12s cannot be measured: %s", which, sha, why);
+		free(why);
+	}
+	if (rc) {
+		if (!extra)
+			*run = 0; /* not measured: --resume measures it again */
+		return rc;
+	}
+	if (extra) {
+		if (!(rc = kvb_store_bisect_add_endpoint_run(b->st, b->row.id, which, more, err)))
+			kvb_bisect_runs_add(&b->ends, more);
+		return rc;
+	}
+	return kvb_store_bisect_set_endpoint(b->st, b->row.id, which, *run, err);
+}

@@ -1,0 +1,51 @@
+/* Inside src/bisect: what session.c, measure.c, judge.c and steps.c share (bisect.h says what they do). */
+#ifndef KVB_BISECT_STEPS_H
+#define KVB_BISECT_STEPS_H
+
+#include "bisect/bisect.h"
+
+void kvb_bisect_runs_add(struct kvb_bisect_runs *r, int64_t id);
+void kvb_bisect_runs_release(struct kvb_bisect_runs *r);
+
+/* A step's verdict so far: outcome NULL while undecided. */
+struct kvb_step_result {
+	const char *outcome;   /* good | bad | skip | abort, or NULL while undecided */
+	double value, vs_good, vs_bad; /* the step's mean (metric units), its change against each endpoint, % */
+	int boots, good_boots, bad_boots; /* the step's boots and the endpoints' */
+	char reason[512];
+};
+
+/* `git bisect ARGS...` in the repository; *out gets stdout (owned) when out != NULL. */
+int kvb_bisect_git(struct kvb_bisect *b, const char *const *args, char **out, struct kvb_error *err);
+
+/*
+ * One measurement of commit sha: build, run the agenda on it (a stored run, *run_id) with `rounds`
+ * boots. KVB_OK with *why NULL (measured) or set (owned: the variant failed: build, flash, boot or
+ * identity), or an error (agenda, engine, store, KVB_EINTR). *booted: 1 a boot happened, 0 none,
+ * -1 the build failed.
+ */
+int kvb_bisect_measure(struct kvb_bisect *b, const char *sha, int rounds, int64_t *run_id, char **why, int *booted,
+		       struct kvb_error *err);
+/*
+ * Measures endpoint `which` (good | bad): its first run (row.rounds boots, into *run, nothing when
+ * *run is set) or, extra != 0, one more boot whose run goes to b->ends and bisect_endpoint_run.
+ */
+int kvb_bisect_measure_endpoint(struct kvb_bisect *b, const char *which, const char *sha, int64_t *run, int extra,
+				struct kvb_error *err);
+/*
+ * Compares commit sha (the runs `mine`) with both endpoints: fills res (value, vs_good, vs_bad,
+ * boots; outcome when decided, or once it has max_boots boots the nearer endpoint; 0 = never).
+ * KVB_EINPUT when the metric is not in the results.
+ */
+int kvb_bisect_judge(struct kvb_bisect *b, const char *sha, const struct kvb_bisect_runs *mine, int max_boots,
+		     struct kvb_step_result *res, struct kvb_error *err);
+/*
+ * The endpoints must differ: bad worse than good by >= threshold; *change is bad against good
+ * (%). *more = 1 (KVB_OK) while they are undecided and have fewer than max_rounds boots.
+ * KVB_EINPUT when they are the wrong way round, too close, or never decided.
+ */
+int kvb_bisect_check_endpoints(struct kvb_bisect *b, double *change, int *more, struct kvb_error *err);
+/* The endpoints, then git's bisect step by step to the first bad commit (printed to out). */
+int kvb_bisect_steps(struct kvb_bisect *b, FILE *out, struct kvb_error *err);
+
+#endif
