@@ -5,25 +5,10 @@
 #include "core/util.h"
 #include "engine/engine.h"
 #include "flash/fetch.h"
+#include "store/status.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* The count(*) that sql (one ?, bound to id) gives, in *n; KVB_ESTORE when it cannot be read. */
-static enum kvb_err count(struct kvb_store *st, const char *sql, int64_t id, int64_t *n, struct kvb_error *err)
-{
-	sqlite3_stmt *q;
-	int rc = KVB_OK;
-	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
-	sqlite3_bind_int64(q, 1, id);
-	if (sqlite3_step(q) == SQLITE_ROW)
-		*n = sqlite3_column_int64(q, 0);
-	else
-		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, sqlite3_errmsg(st->db));
-	sqlite3_finalize(q);
-	return rc;
-}
 
 static char *variant_names(const struct kvb_agenda *a)
 {
@@ -33,76 +18,19 @@ static char *variant_names(const struct kvb_agenda *a)
 	return kvb_buf_detach(&b);
 }
 
-static void bind_opt(sqlite3_stmt *q, int i, const char *s)
-{
-	if (s)
-		sqlite3_bind_text(q, i, s, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(q, i);
-}
+_Static_assert(KVB_VF_N == 5, "kvb_store_variant_repair takes the five files of enum kvb_vfile");
 
-static int exec(struct kvb_store *st, const char *sql, struct kvb_error *err)
-{
-	char *msg = NULL;
-	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		kvb_error_set(err, KVB_ESTORE, "%s: %s", st->path, msg ? msg : sqlite3_errmsg(st->db));
-		sqlite3_free(msg);
-		return KVB_ESTORE;
-	}
-	return KVB_OK;
-}
-
-/* The row update, the job reset and the stored agenda, in one transaction. */
+/* The variant's new files and the stored agenda, in one transaction. */
 static int store_repair(struct kvb_store *st, int64_t run_id, int64_t vid, const struct kvb_variant *v,
 			char sha[KVB_VF_N][65], const struct kvb_agenda *a, struct kvb_error *err)
 {
-	static const char upd_variant[] =
-		"UPDATE variant SET kernel = ?1, kernel_sha256 = ?2, dtb = ?3, dtb_sha256 = ?4, initrd = ?5,"
-		" initrd_sha256 = ?6, boot_image = ?7, boot_image_sha256 = ?8, modules = ?9, modules_sha256 = ?10,"
-		" cmdline = ?11, expected_release = NULL, expected_version = NULL, status = 'pending', error = NULL"
-		" WHERE id = ?12";
-	static const char upd_jobs[] =
-		"UPDATE job SET status = 'pending', error = NULL, attempts = 0, start_ns = NULL, end_ns = NULL"
-		" WHERE variant_id = ?1 AND status IN ('failed', 'skipped')";
-	static const char upd_run[] = "UPDATE run SET agenda_json = ?1 WHERE id = ?2";
 	const char *files[KVB_VF_N] = { v->kernel, v->dtb, v->initrd, v->boot_image, v->modules };
-	sqlite3_stmt *q = NULL;
+	const char *sums[KVB_VF_N];
 	char *aj = kvb_engine_agenda_json(a);
 	int rc;
-	if ((rc = exec(st, "BEGIN IMMEDIATE", err)))
-		goto out;
-	if (sqlite3_prepare_v2(st->db, upd_variant, -1, &q, NULL) != SQLITE_OK)
-		goto dberr;
-	for (int i = 0; i < KVB_VF_N; i++) {
-		bind_opt(q, 1 + 2 * i, files[i]);
-		bind_opt(q, 2 + 2 * i, files[i] ? sha[i] : NULL);
-	}
-	bind_opt(q, 11, v->cmdline);
-	sqlite3_bind_int64(q, 12, vid);
-	if (sqlite3_step(q) != SQLITE_DONE)
-		goto dberr;
-	sqlite3_finalize(q);
-	if (sqlite3_prepare_v2(st->db, upd_jobs, -1, &q, NULL) != SQLITE_OK)
-		goto dberr;
-	sqlite3_bind_int64(q, 1, vid);
-	if (sqlite3_step(q) != SQLITE_DONE)
-		goto dberr;
-	sqlite3_finalize(q);
-	if (sqlite3_prepare_v2(st->db, upd_run, -1, &q, NULL) != SQLITE_OK)
-		goto dberr;
-	sqlite3_bind_text(q, 1, aj, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(q, 2, run_id);
-	if (sqlite3_step(q) != SQLITE_DONE)
-		goto dberr;
-	sqlite3_finalize(q);
-	q = NULL;
-	rc = exec(st, "COMMIT", err);
-	goto out;
-dberr:
-	rc = kvb_error_set(err, KVB_ESTORE, "%s: repairing variant '%s': %s", st->path, v->name, sqlite3_errmsg(st->db));
-	sqlite3_finalize(q);
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-out:
+	for (int i = 0; i < KVB_VF_N; i++)
+		sums[i] = files[i] ? sha[i] : NULL;
+	rc = kvb_store_variant_repair(st, run_id, vid, v->name, files, sums, v->cmdline, aj, err);
 	free(aj);
 	return rc;
 }
@@ -142,8 +70,7 @@ int kvb_repair_variant(struct kvb_store *st, int64_t run_id, struct kvb_agenda *
 		free(all);
 		goto out;
 	}
-	if ((rc = count(st, "SELECT count(*) FROM job WHERE variant_id = ? AND status NOT IN ('pending', 'running', "
-			"'failed', 'skipped')", vid, &done, err)))
+	if ((rc = kvb_store_variant_jobs_done(st, vid, &done, err)))
 		goto out;
 	if (done != 0) {
 		rc = kvb_error_set(err, KVB_EUSAGE,

@@ -1,6 +1,7 @@
 /* Implements run and variant status from the job rows (status.h): settling a run, re-planning on --resume. */
 #include "store/status.h"
 #include "core/util.h"
+#include "store/stmt.h"
 
 #include <string.h>
 
@@ -121,4 +122,37 @@ int kvb_store_replan(struct kvb_store *s, int64_t run_id, int64_t *n, struct kvb
 fail:
 	kvb_store_rollback(s);
 	return rc;
+}
+
+int kvb_store_variant_jobs_done(struct kvb_store *s, int64_t variant_id, int64_t *n, struct kvb_error *err)
+{
+	return count_run(s, "SELECT count(*) FROM job WHERE variant_id = ?1 AND status NOT IN ('pending', 'running',"
+			    " 'failed', 'skipped')", variant_id, n, err);
+}
+
+int kvb_store_variant_repair(struct kvb_store *s, int64_t run_id, int64_t variant_id, const char *name,
+			     const char *const path[5], const char *const sha256[5], const char *cmdline,
+			     const char *agenda_json, struct kvb_error *err)
+{
+	int rc;
+	if ((rc = kvb_store_begin(s, err)))
+		return rc;
+	if ((rc = kvb_store_write(s, err, NULL,
+				  "UPDATE variant SET kernel = ?1, kernel_sha256 = ?2, dtb = ?3, dtb_sha256 = ?4, initrd = ?5,"
+				  " initrd_sha256 = ?6, boot_image = ?7, boot_image_sha256 = ?8, modules = ?9,"
+				  " modules_sha256 = ?10, cmdline = ?11, expected_release = NULL, expected_version = NULL,"
+				  " status = 'pending', error = NULL WHERE id = ?12",
+				  "tttttttttt" "ti", path[0], sha256[0], path[1], sha256[1], path[2], sha256[2], path[3],
+				  sha256[3], path[4], sha256[4], cmdline, variant_id)) ||
+	    (rc = kvb_store_write(s, err, NULL,
+				  "UPDATE job SET status = 'pending', error = NULL, attempts = 0, start_ns = NULL,"
+				  " end_ns = NULL WHERE variant_id = ?1 AND status IN ('failed', 'skipped')",
+				  "i", variant_id)) ||
+	    (rc = kvb_store_write(s, err, NULL, "UPDATE run SET agenda_json = ?1 WHERE id = ?2", "ti", agenda_json,
+				  run_id)) ||
+	    (rc = kvb_store_commit(s, err))) {
+		kvb_store_rollback(s);
+		return kvb_error_set(err, rc, "repairing variant '%s': %s", name, err->msg);
+	}
+	return KVB_OK;
 }

@@ -52,4 +52,18 @@ int kvb_store_settle_run(struct kvb_store *s, int64_t run_id, int interrupted, i
  */
 int kvb_store_replan(struct kvb_store *s, int64_t run_id, int64_t *n, struct kvb_error *err);
 
+/* Jobs of variant_id that finished with results (neither pending, running, failed nor skipped). */
+int kvb_store_variant_jobs_done(struct kvb_store *s, int64_t variant_id, int64_t *n, struct kvb_error *err);
+
+/*
+ * `run --resume -V`: variant_id gets new files, in one transaction: its kernel, dtb, initrd,
+ * boot_image and modules (path[i] and sha256[i], both NULL for a file it has not; in the order
+ * of enum kvb_vfile), its cmdline, no expected identity, status pending; its failed and skipped
+ * jobs pending with no attempts; the run's stored agenda replaced by agenda_json. Errors:
+ * KVB_ESTORE naming the variant.
+ */
+int kvb_store_variant_repair(struct kvb_store *s, int64_t run_id, int64_t variant_id, const char *name,
+			     const char *const path[5], const char *const sha256[5], const char *cmdline,
+			     const char *agenda_json, struct kvb_error *err);
+
 #endif
