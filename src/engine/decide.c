@@ -2,6 +2,7 @@
 #include "engine/decide.h"
 #include "core/log.h"
 #include "report/groups.h"
+#include "store/decide.h"
 #include "stats/stats.h"
 #include "stats/verdict.h"
 
@@ -28,59 +29,38 @@ enum kvb_err kvb_decide_parse_duration(const char *s, double *seconds)
 
 int kvb_decide_save(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, struct kvb_error *err)
 {
-	sqlite3_stmt *st;
 	cJSON *m = cJSON_CreateArray();
-	char *mj;
-	int rc = KVB_OK;
+	struct kvb_decide_row row = { .margin = d->margin, .alpha = d->alpha, .max_rounds = d->max_rounds,
+				      .max_time_s = d->max_time_s };
+	int rc;
 	for (size_t i = 0; i < d->metrics.n; i++)
 		cJSON_AddItemToArray(m, cJSON_CreateString(d->metrics.v[i]));
-	mj = cJSON_PrintUnformatted(m);
+	row.metrics_json = cJSON_PrintUnformatted(m);
 	cJSON_Delete(m);
-	if (sqlite3_prepare_v2(s->db,
-			       "INSERT INTO run_decide(run_id, margin, alpha, max_rounds, max_time_s, metrics_json)"
-			       " VALUES(?,?,?,?,?,?)", -1, &st, NULL) != SQLITE_OK) {
-		free(mj);
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	}
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_double(st, 2, d->margin);
-	sqlite3_bind_double(st, 3, d->alpha);
-	sqlite3_bind_int(st, 4, d->max_rounds);
-	if (d->max_time_s > 0)
-		sqlite3_bind_double(st, 5, d->max_time_s);
-	else
-		sqlite3_bind_null(st, 5);
-	sqlite3_bind_text(st, 6, mj, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_finalize(st);
-	free(mj);
+	rc = kvb_store_decide_save(s, run_id, &row, err);
+	free(row.metrics_json);
 	return rc;
 }
 
 int kvb_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide_opts *d, int *found, struct kvb_error *err)
 {
-	sqlite3_stmt *st;
+	struct kvb_decide_row row;
+	int rc;
 	memset(d, 0, sizeof(*d));
-	*found = 0;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT margin, alpha, max_rounds, coalesce(max_time_s, 0), metrics_json FROM run_decide"
-			       " WHERE run_id = ?", -1, &st, NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_bind_int64(st, 1, run_id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		cJSON *m = cJSON_Parse((const char *)sqlite3_column_text(st, 4)), *x;
-		*found = 1;
-		d->margin = sqlite3_column_double(st, 0);
-		d->alpha = sqlite3_column_double(st, 1);
-		d->max_rounds = sqlite3_column_int(st, 2);
-		d->max_time_s = sqlite3_column_double(st, 3);
+	if ((rc = kvb_store_decide_load(s, run_id, &row, found, err)) || !*found)
+		return rc;
+	d->margin = row.margin;
+	d->alpha = row.alpha;
+	d->max_rounds = row.max_rounds;
+	d->max_time_s = row.max_time_s;
+	{
+		cJSON *m = cJSON_Parse(row.metrics_json), *x;
 		cJSON_ArrayForEach(x, m)
 			if (cJSON_IsString(x))
 				kvb_strv_push(&d->metrics, x->valuestring);
 		cJSON_Delete(m);
 	}
-	sqlite3_finalize(st);
+	free(row.metrics_json);
 	return KVB_OK;
 }
 
@@ -121,41 +101,6 @@ static size_t units(const struct kvb_cell *c, double **u)
 	return nb;
 }
 
-static int store_outcome(struct kvb_store *s, int64_t run_id, int round, const char *outcome, struct kvb_error *err)
-{
-	sqlite3_stmt *st;
-	int rc = KVB_OK;
-	if (sqlite3_prepare_v2(s->db, "UPDATE run_decide SET decided_round = ?, outcome = ? WHERE run_id = ?", -1, &st,
-			       NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_bind_int(st, 1, round);
-	sqlite3_bind_text(st, 2, outcome, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, run_id);
-	if (sqlite3_step(st) != SQLITE_DONE)
-		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/* Rounds 1..round of run_id in which the host disturbed a job, ascending, into *out (owned); the count. */
-static size_t disturbed_rounds(struct kvb_store *s, int64_t run_id, int round, int **out)
-{
-	sqlite3_stmt *st;
-	size_t n = 0;
-	*out = kvb_xcalloc((size_t)round + 1, sizeof(int));
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT DISTINCT j.round FROM witness w JOIN job j ON j.id = w.job_id WHERE w.run_id = ?"
-			       " AND w.kind = 'host' AND w.verdict = 'disturbed' AND j.round <= ? ORDER BY j.round",
-			       -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_int(st, 2, round);
-	while (sqlite3_step(st) == SQLITE_ROW && n < (size_t)round)
-		(*out)[n++] = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return n;
-}
-
 /*
  * A disturbed round: no look (nothing new counts); the run stops when the disturbed rounds
  * outnumber the spares. Returns 1 when round was disturbed (handled here).
@@ -174,7 +119,7 @@ static int skip_disturbed(struct kvb_store *s, int64_t run_id, const struct kvb_
 		kvb_warn("--until-decided: the host disturbed %zu rounds, more than --max-disturbed %d: the host is too busy "
 			 "to decide here (`kvbench show witnesses`)",
 			 nskip, d->spare_rounds);
-		*rc = store_outcome(s, run_id, round, "budget", err);
+		*rc = kvb_store_decide_outcome(s, run_id, round, "budget", err);
 	}
 	return 1;
 }
@@ -195,7 +140,10 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 	*stop = 0;
 	if (round < 1 || round > d->max_rounds + d->spare_rounds)
 		return KVB_OK;
-	nskip = disturbed_rounds(s, run_id, round, &skip);
+	if ((rc = kvb_store_disturbed_rounds(s, run_id, round, &skip, &nskip, err))) {
+		free(skip);
+		return rc;
+	}
 	if (skip_disturbed(s, run_id, d, round, skip, nskip, stop, &rc, err)) {
 		free(skip);
 		return rc;
@@ -246,18 +194,18 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 	if (compared && decided == compared) {
 		*stop = 1;
 		kvb_store_event(s, run_id, "info", "until-decided: all %d comparisons decided after round %d", compared, round);
-		rc = store_outcome(s, run_id, round, "decided", err);
+		rc = kvb_store_decide_outcome(s, run_id, round, "decided", err);
 	} else if (d->max_time_s > 0 && elapsed_s >= d->max_time_s) {
 		*stop = 1;
 		kvb_store_event(s, run_id, "warning", "until-decided: time budget %.0f s spent after round %d, %d of %d decided",
 				d->max_time_s, round, decided, compared);
 		kvb_warn("--max-time spent after round %d: %d of %d comparisons decided", round, decided, compared);
-		rc = store_outcome(s, run_id, round, "budget", err);
+		rc = kvb_store_decide_outcome(s, run_id, round, "budget", err);
 	} else if (look == d->max_rounds) {
 		/* the spare rounds left, if any, are not needed: the looks are spent */
 		*stop = round < d->max_rounds + d->spare_rounds;
 		kvb_warn("--max-rounds %d spent: %d of %d comparisons decided", look, decided, compared);
-		rc = store_outcome(s, run_id, round, "budget", err);
+		rc = kvb_store_decide_outcome(s, run_id, round, "budget", err);
 	}
 	return rc;
 }

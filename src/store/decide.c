@@ -1,0 +1,80 @@
+/* Implements the stored stopping rule of --until-decided and its disturbed rounds (decide.h). */
+#include "store/decide.h"
+#include "core/util.h"
+#include "store/stmt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int read_err(struct kvb_store *s, sqlite3_stmt *q, struct kvb_error *err)
+{
+	int rc = kvb_error_set(err, KVB_ESTORE, "%s: reading the --until-decided rule: %s", s->path,
+			       sqlite3_errmsg(s->db));
+	sqlite3_finalize(q);
+	return rc;
+}
+
+int kvb_store_decide_save(struct kvb_store *s, int64_t run_id, const struct kvb_decide_row *d, struct kvb_error *err)
+{
+	return kvb_store_write(s, err, NULL,
+			       "INSERT INTO run_decide(run_id, margin, alpha, max_rounds, max_time_s, metrics_json)"
+			       " VALUES(?,?,?,?,nullif(?, 0),?)",
+			       "iddidt", run_id, d->margin, d->alpha, (int64_t)d->max_rounds,
+			       d->max_time_s > 0 ? d->max_time_s : 0.0, d->metrics_json);
+}
+
+int kvb_store_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide_row *d, int *found,
+			  struct kvb_error *err)
+{
+	sqlite3_stmt *q;
+	int src;
+	memset(d, 0, sizeof(*d));
+	*found = 0;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT margin, alpha, max_rounds, coalesce(max_time_s, 0), metrics_json FROM run_decide"
+			       " WHERE run_id = ?",
+			       -1, &q, NULL) != SQLITE_OK)
+		return read_err(s, q, err);
+	sqlite3_bind_int64(q, 1, run_id);
+	if ((src = sqlite3_step(q)) == SQLITE_ROW) {
+		const unsigned char *mj = sqlite3_column_text(q, 4);
+		*found = 1;
+		d->margin = sqlite3_column_double(q, 0);
+		d->alpha = sqlite3_column_double(q, 1);
+		d->max_rounds = sqlite3_column_int(q, 2);
+		d->max_time_s = sqlite3_column_double(q, 3);
+		d->metrics_json = kvb_xstrdup(mj ? (const char *)mj : "[]");
+	} else if (src != SQLITE_DONE) {
+		return read_err(s, q, err);
+	}
+	sqlite3_finalize(q);
+	return KVB_OK;
+}
+
+int kvb_store_decide_outcome(struct kvb_store *s, int64_t run_id, int round, const char *outcome, struct kvb_error *err)
+{
+	return kvb_store_write(s, err, NULL, "UPDATE run_decide SET decided_round = ?, outcome = ? WHERE run_id = ?", "iti",
+			       (int64_t)round, outcome, run_id);
+}
+
+int kvb_store_disturbed_rounds(struct kvb_store *s, int64_t run_id, int round, int **out, size_t *n,
+			       struct kvb_error *err)
+{
+	sqlite3_stmt *q;
+	int src;
+	*n = 0;
+	*out = kvb_xcalloc((size_t)(round > 0 ? round : 0) + 1, sizeof(int));
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT DISTINCT j.round FROM witness w JOIN job j ON j.id = w.job_id WHERE w.run_id = ?"
+			       " AND w.kind = 'host' AND w.verdict = 'disturbed' AND j.round <= ? ORDER BY j.round",
+			       -1, &q, NULL) != SQLITE_OK)
+		return read_err(s, q, err);
+	sqlite3_bind_int64(q, 1, run_id);
+	sqlite3_bind_int(q, 2, round);
+	while ((src = sqlite3_step(q)) == SQLITE_ROW && *n < (size_t)round)
+		(*out)[(*n)++] = sqlite3_column_int(q, 0);
+	if (src != SQLITE_ROW && src != SQLITE_DONE)
+		return read_err(s, q, err);
+	sqlite3_finalize(q);
+	return KVB_OK;
+}
