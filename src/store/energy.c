@@ -1,6 +1,7 @@
 /* Implements storing, exporting and deleting energy channels and their sample chunks. */
 #include "store/energy.h"
 #include "core/util.h"
+#include "store/stmt.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -169,5 +170,73 @@ out:
 		*rows = count;
 	free(t);
 	free(v);
+	return rc;
+}
+
+int kvb_store_job_window(struct kvb_store *s, int64_t job_id, int64_t *start_ns, int64_t *end_ns,
+			 struct kvb_error *err)
+{
+	sqlite3_stmt *q;
+	int src;
+	*start_ns = *end_ns = 0;
+	if (sqlite3_prepare_v2(s->db, "SELECT coalesce(start_ns, 0), coalesce(end_ns, 0) FROM job WHERE id = ?", -1, &q,
+			       NULL) != SQLITE_OK)
+		return db_err(s, err, "reading a job");
+	sqlite3_bind_int64(q, 1, job_id);
+	src = sqlite3_step(q);
+	if (src == SQLITE_ROW) {
+		*start_ns = sqlite3_column_int64(q, 0);
+		*end_ns = sqlite3_column_int64(q, 1);
+	}
+	sqlite3_finalize(q);
+	if (src == SQLITE_DONE)
+		return kvb_error_set(err, KVB_EINPUT, "%s: no job %lld", s->path, (long long)job_id);
+	return src == SQLITE_ROW ? KVB_OK : db_err(s, err, "reading a job");
+}
+
+int kvb_store_channel_metrics(struct kvb_store *s, int64_t job_id, const char *chan, double energy_j,
+			      double power_mean_mw, struct kvb_error *err)
+{
+	int64_t old[64];
+	size_t nold = 0;
+	sqlite3_stmt *q;
+	int rc = KVB_OK;
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT m.id FROM metric m JOIN classifier k ON k.metric_id = m.id WHERE m.job_id = ?1"
+			       " AND m.name IN ('energy', 'power_mean') AND k.key = 'chan_name' AND k.value = ?2",
+			       -1, &q, NULL) != SQLITE_OK)
+		return db_err(s, err, "reading a job's metrics");
+	sqlite3_bind_int64(q, 1, job_id);
+	sqlite3_bind_text(q, 2, chan, -1, SQLITE_TRANSIENT);
+	while (nold < KVB_ARRAY_SIZE(old) && sqlite3_step(q) == SQLITE_ROW)
+		old[nold++] = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	/* classifier rows reference their metric: they go first */
+	for (size_t i = 0; !rc && i < nold; i++)
+		if (!(rc = kvb_store_write(s, err, NULL, "DELETE FROM classifier WHERE metric_id = ?1", "i", old[i])))
+			rc = kvb_store_write(s, err, NULL, "DELETE FROM metric WHERE id = ?1", "i", old[i]);
+	for (int i = 0; i < 2 && !rc; i++) {
+		int64_t mid = 0;
+		rc = kvb_store_write(s, err, &mid,
+				     "INSERT INTO metric(job_id, name, value, units, lower_is_better) VALUES(?1, ?2, ?3, ?4, 1)",
+				     "itdt", job_id, i ? "power_mean" : "energy", i ? power_mean_mw : energy_j, i ? "mW" : "J");
+		if (!rc)
+			rc = kvb_store_write(s, err, NULL,
+					     "INSERT INTO classifier(job_id, metric_id, key, value) VALUES(?1, ?2, 'chan_name', ?3)",
+					     "iit", job_id, mid, chan);
+	}
+	return rc;
+}
+
+int kvb_store_meter_witness(struct kvb_store *s, int64_t job_id, const char *subject, const char *expected,
+			    const char *observed, const char *detail, struct kvb_error *err)
+{
+	int rc = kvb_store_write(s, err, NULL, "DELETE FROM witness WHERE job_id = ?1 AND kind = 'meter' AND subject = ?2",
+				 "it", job_id, subject);
+	if (!rc)
+		rc = kvb_store_write(s, err, NULL,
+				     "INSERT INTO witness(run_id, job_id, t_ns, kind, subject, expected, observed, verdict,"
+				     " detail) SELECT run_id, id, ?2, 'meter', ?3, ?4, ?5, 'ok', ?6 FROM job WHERE id = ?1",
+				     "iitttt", job_id, kvb_wall_ns(), subject, expected, observed, detail);
 	return rc;
 }

@@ -44,4 +44,21 @@ int kvb_store_chunk_add(struct kvb_store *s, int64_t channel_id, uint32_t seq, i
 int kvb_store_samples_export_csv(struct kvb_store *s, int64_t job_id, const char *channel, FILE *out, uint64_t *rows,
 				 struct kvb_error *err);
 
+/* An imported probe file (instrument/energy_import.c), all in the import's transaction: */
+/* The job's start and end (ns since the epoch, 0 when not stored); KVB_EINPUT "no job N" when absent. */
+int kvb_store_job_window(struct kvb_store *s, int64_t job_id, int64_t *start_ns, int64_t *end_ns,
+			 struct kvb_error *err);
+/*
+ * The channel's metrics energy (J) and power_mean (mW), lower_is_better, classified chan_name =
+ * chan; they replace those the job had for that channel.
+ */
+int kvb_store_channel_metrics(struct kvb_store *s, int64_t job_id, const char *chan, double energy_j,
+			      double power_mean_mw, struct kvb_error *err);
+/*
+ * The job's `meter` witness (0015_witness.sql) for subject, verdict ok, replacing one of the same
+ * subject (an earlier import of that channel).
+ */
+int kvb_store_meter_witness(struct kvb_store *s, int64_t job_id, const char *subject, const char *expected,
+			    const char *observed, const char *detail, struct kvb_error *err);
+
 #endif
