@@ -162,6 +162,15 @@ void kvb_help_man(FILE *f)
 		roff(f, kvb_workloads[i]->summary);
 		fputs("\n", f);
 		roff_keys(f, kvb_workloads[i]->params);
+		fputs(".PP\nMetrics:\n", f);
+		for (const struct kvb_metric_decl *d = kvb_workloads[i]->metrics; d && d->name; d++) {
+			char *line = kvb_xasprintf("%s, %s is better: %s", d->units, d->lower_is_better ? "lower" : "higher",
+						   d->description);
+			fprintf(f, ".TP\n.B %s\n", d->name);
+			roff(f, line);
+			fputs("\n", f);
+			free(line);
+		}
 	}
 	fputs(".SH INSTRUMENTS\nConfigured in a platform's \\fBinstruments:\\fR mapping.\n", f);
 	for (size_t i = 0; kvb_instruments[i]; i++) {

@@ -380,7 +380,11 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 			atomic_fetch_add(&g_in_workload, 1);
 			if (g_signals)
 				g_cancel = 1;
+			size_t n0 = m->n;
 			rc = j->spec->ops->run(&ctx, err);
+			/* a number the workload does not declare, or in other units, is refused (§14) */
+			if (!rc)
+				rc = kvb_workload_check_metrics(j->spec->ops, m, n0, err);
 			/* the workload was what a first signal stops; the clean-up below runs (knobs put back) */
 			if (atomic_fetch_sub(&g_in_workload, 1) == 1 && g_signals < 2)
 				g_cancel = 0;

@@ -348,7 +348,17 @@ static int cyclictest_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 
 static const char *const cyclictest_needs[] = { "cyclictest", NULL };
 
+/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+static const struct kvb_metric_decl cyclictest_metrics[] = {
+	{ "latency_min", "us", 1, "smallest wake-up latency, per thread (classifier thread; 'all' over threads)" },
+	{ "latency_avg", "us", 1, "mean wake-up latency, per thread" },
+	{ "latency_max", "us", 1, "largest wake-up latency, per thread" },
+	{ "latency_p99", "us", 1, "99th percentile from the histogram, per thread" },
+	{ NULL, NULL, 0, NULL },
+};
+
 const struct kvb_workload_ops kvb_workload_cyclictest = {
+	.metrics = cyclictest_metrics,
 	.name = "cyclictest",
 	.summary = "rt-tests cyclictest: timer wake-up latency per thread; latency_min/avg/max/p99 (us)",
 	.params = cyclictest_params,

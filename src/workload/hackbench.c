@@ -62,7 +62,14 @@ static int hackbench_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 
 static const char *const hackbench_needs[] = { "hackbench", NULL };
 
+/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+static const struct kvb_metric_decl hackbench_metrics[] = {
+	{ "time", "s", 1, "wall time of all groups' messages, as hackbench prints it" },
+	{ NULL, NULL, 0, NULL },
+};
+
 const struct kvb_workload_ops kvb_workload_hackbench = {
+	.metrics = hackbench_metrics,
 	.name = "hackbench",
 	.summary = "rt-tests hackbench: message passing between task groups; time (s)",
 	.params = hackbench_params,

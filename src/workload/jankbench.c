@@ -650,7 +650,20 @@ out:
 
 static const char *const jank_needs[] = { "am", "pm", "logcat", "dumpsys", NULL };
 
+/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+static const struct kvb_metric_decl jank_metrics[] = {
+	{ "frames", "count", 0, "frames rendered, per test" },
+	{ "frame_duration_mean", "ms", 1, "mean frame duration, per test" },
+	{ "frame_duration_max", "ms", 1, "longest frame, per test" },
+	{ "frame_duration_p90", "ms", 1, "90th percentile frame duration, per test" },
+	{ "frame_duration_p95", "ms", 1, "95th percentile frame duration, per test" },
+	{ "frame_duration_p99", "ms", 1, "99th percentile frame duration, per test" },
+	{ "jank_pct", "%", 1, "frames over the deadline (jank_frame), per test" },
+	{ NULL, NULL, 0, NULL },
+};
+
 const struct kvb_workload_ops kvb_workload_jankbench = {
+	.metrics = jank_metrics,
 	.name = "jankbench",
 	.summary = "Jankbench (com.android.benchmark) UI frame times on Android: per test frame_duration_*, jank_pct",
 	.params = jank_params,

@@ -697,7 +697,21 @@ out:
 
 static const char *const rtapp_needs[] = { "rt-app", "find", NULL };
 
+/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+static const struct kvb_metric_decl rtapp_metrics[] = {
+	{ "slack_mean", "us", 0, "mean slack (period left after the run phase), per task" },
+	{ "slack_min", "us", 0, "smallest slack, per task" },
+	{ "negative_slack_pct", "%", 1, "activations that missed their period, per task" },
+	{ "wu_lat_mean", "us", 1, "mean wake-up latency, per task" },
+	{ "wu_lat_p99", "us", 1, "99th percentile wake-up latency, per task" },
+	{ "run_mean", "us", 1, "mean run-phase duration, per task" },
+	{ "period_mean", "us", 1, "mean measured period, per task" },
+	{ "activations", "count", 0, "activations logged, per task (0: the task never ran)" },
+	{ NULL, NULL, 0, NULL },
+};
+
 const struct kvb_workload_ops kvb_workload_rt_app = {
+	.metrics = rtapp_metrics,
 	.name = "rt-app",
 	.summary = "rt-app periodic tasks: per-task slack, wake-up latency, run and period (us)",
 	.params = rtapp_params,

@@ -62,7 +62,14 @@ static int sched_messaging_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 
 static const char *const sched_messaging_needs[] = { "perf", NULL };
 
+/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+static const struct kvb_metric_decl messaging_metrics[] = {
+	{ "time", "s", 1, "Total time perf bench sched messaging prints" },
+	{ NULL, NULL, 0, NULL },
+};
+
 const struct kvb_workload_ops kvb_workload_sched_messaging = {
+	.metrics = messaging_metrics,
 	.name = "sched_messaging",
 	.summary = "perf bench sched messaging (perf's hackbench); time (s)",
 	.params = sched_messaging_params,

@@ -57,7 +57,16 @@ static int sched_pipe_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 
 static const char *const sched_pipe_needs[] = { "perf", NULL };
 
+/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+static const struct kvb_metric_decl pipe_metrics[] = {
+	{ "ops_per_sec", "ops/s", 0, "pipe round trips per second" },
+	{ "usecs_per_op", "us", 1, "time per round trip" },
+	{ "total_time", "s", 1, "Total time of all round trips" },
+	{ NULL, NULL, 0, NULL },
+};
+
 const struct kvb_workload_ops kvb_workload_sched_pipe = {
+	.metrics = pipe_metrics,
 	.name = "sched_pipe",
 	.summary = "perf bench sched pipe: pipe ping-pong; ops_per_sec, usecs_per_op, total_time",
 	.params = sched_pipe_params,

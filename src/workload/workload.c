@@ -109,3 +109,30 @@ out:
 	kvb_exec_result_release(&r);
 	return rc;
 }
+
+const struct kvb_metric_decl *kvb_workload_metric(const struct kvb_workload_ops *w, const char *name)
+{
+	for (const struct kvb_metric_decl *d = w->metrics; d && d->name; d++)
+		if (!strcmp(d->name, name))
+			return d;
+	return NULL;
+}
+
+int kvb_workload_check_metrics(const struct kvb_workload_ops *w, const struct kvb_metrics *m, size_t from,
+			       struct kvb_error *err)
+{
+	for (size_t i = from; i < m->n; i++) {
+		const struct kvb_metric *x = &m->v[i];
+		const struct kvb_metric_decl *d = kvb_workload_metric(w, x->name);
+		if (!d)
+			return kvb_error_set(err, KVB_EINTERNAL, "workload %s stored metric '%s', which it does not declare",
+					     w->name, x->name);
+		if (strcmp(d->units, x->units ? x->units : "") || !d->lower_is_better != !x->lower_is_better)
+			return kvb_error_set(err, KVB_EINTERNAL,
+					     "workload %s stored metric '%s' in '%s' (lower_is_better %d); it declares '%s' "
+					     "(lower_is_better %d)",
+					     w->name, x->name, x->units ? x->units : "", x->lower_is_better, d->units,
+					     d->lower_is_better);
+	}
+	return KVB_OK;
+}

@@ -40,10 +40,19 @@ enum kvb_workload_caps {
 	KVB_WORKLOAD_REALTIME = 1u << 1,
 };
 
+/* A metric a workload stores (DESIGN.md §6: metric names are an interface). */
+struct kvb_metric_decl {
+	const char *name;        /* as stored: "usecs_per_op" */
+	const char *units;       /* as stored: "s", "us", "ms", "ops/s", "%", "count" */
+	int lower_is_better;     /* 1 or 0, as stored */
+	const char *description; /* one line for `help WORKLOAD` and the man page */
+};
+
 struct kvb_workload_ops {
 	const char *name;                   /* agenda `name:` */
 	const char *summary;                /* one line for --help */
 	const struct kvb_keydef *params;    /* parameters; KVB_KEY_CLASSIFIER ones become job classifiers */
+	const struct kvb_metric_decl *metrics; /* what run() stores, ended by a NULL name */
 	/* Extra checks beyond the key table, errors to d; may be NULL. Returns error count. */
 	int (*validate)(const cJSON *params, const char *path, struct kvb_diag *d);
 	/* Tools the target needs (checked by `platform check`), NULL-terminated; may be NULL. */
@@ -71,6 +80,16 @@ struct kvb_workload_ops {
 
 extern const struct kvb_workload_ops *const kvb_workloads[];
 const struct kvb_workload_ops *kvb_workload_find(const char *name);
+
+/* The declaration of metric `name` in w->metrics, or NULL. */
+const struct kvb_metric_decl *kvb_workload_metric(const struct kvb_workload_ops *w, const char *name);
+/*
+ * The metrics m->v[from..m->n) a job of w stored agree with w->metrics (name declared, same units
+ * and lower_is_better): KVB_OK, or KVB_EINTERNAL naming the first that does not (a workload that
+ * stores what it does not declare is a kvbench bug: its number is refused, not kept).
+ */
+int kvb_workload_check_metrics(const struct kvb_workload_ops *w, const struct kvb_metrics *m, size_t from,
+			       struct kvb_error *err);
 
 /* Runs argv on the target under ctx->wrap (affinity, cgroup) with ctx->timeout_ms. */
 int kvb_job_exec(struct kvb_job_ctx *ctx, const char *const *argv, struct kvb_exec_result *r, struct kvb_error *err);

@@ -3,6 +3,7 @@
  * ui_results schema and frame data whose statistics are known exactly.
  */
 #include "test.h"
+#include "workload/workload.h"
 #include "core/buf.h"
 #include "core/spawn.h"
 #include "config/doc.h"
@@ -177,6 +178,7 @@ static void test_jank__metrics_have_names_units_and_classifiers(void)
 	CHECK(kvb_jankbench_db_read(path, 0, &res, &err) == KVB_OK);
 	kvb_jankbench_metrics_add(&m, &res);
 	CHECK(m.n == 21);
+	CHECK(kvb_workload_check_metrics(kvb_workload_find("jankbench"), &m, 0, &err) == KVB_OK);
 	for (size_t i = 0; i < m.n; i++) {
 		const struct kvb_metric *mt = &m.v[i];
 		const char *tn = cJSON_GetObjectItemCaseSensitive(mt->classifiers, "test_name")->valuestring;

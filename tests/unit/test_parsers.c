@@ -1,5 +1,6 @@
 /* Tests the benchmark output parsers on outputs captured from the real tools, and on broken ones. */
 #include "core/buf.h"
+#include "core/util.h"
 #include "test.h"
 #include "workload/workload.h"
 
@@ -154,6 +155,59 @@ static void test_sched_messaging__reads_total_time(void)
 	free(out);
 }
 
+/* Every metric a parser stores from a real output is declared by its workload (units and direction too),
+ * and the check refuses one that is not (DESIGN.md §6, §14). */
+static void test_metrics__parsers_store_only_declared_metrics(void)
+{
+	static const struct {
+		const char *workload, *file;
+		int (*parse)(const char *, struct kvb_metrics *, struct kvb_error *);
+		size_t expect;
+	} cases[] = {
+		{ "hackbench", "hackbench-process.txt", kvb_parse_hackbench, 1 },
+		{ "sched_pipe", "sched-pipe.txt", kvb_parse_sched_pipe, 3 },
+		{ "sched_messaging", "sched-messaging.txt", kvb_parse_sched_messaging, 1 },
+		{ "cyclictest", "../field/cyclictest/debian-2.4-1-fifo-t2-h2000.txt", kvb_parse_cyclictest, 12 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct kvb_workload_ops *w = kvb_workload_find(cases[i].workload);
+		char *out = fixture(cases[i].file);
+		struct kvb_metrics m;
+		struct kvb_error err;
+		kvb_metrics_init(&m);
+		CHECK(w && out && !cases[i].parse(out, &m, &err));
+		CHECK(m.n == cases[i].expect);
+		CHECK(kvb_workload_check_metrics(w, &m, 0, &err) == KVB_OK);
+		/* the same number in other units, or the other way round, is refused naming the metric */
+		free(m.v[0].units);
+		m.v[0].units = kvb_xstrdup("ms");
+		CHECK(kvb_workload_check_metrics(w, &m, 0, &err) == KVB_EINTERNAL && strstr(err.msg, m.v[0].name));
+		CHECK(kvb_workload_check_metrics(w, &m, 1, &err) == KVB_OK); /* from: only what the job added */
+		kvb_metrics_release(&m);
+		free(out);
+	}
+	{
+		const struct kvb_workload_ops *w = kvb_workload_find("sched_pipe");
+		struct kvb_metrics m;
+		struct kvb_error err;
+		kvb_metrics_init(&m);
+		kvb_metrics_add(&m, "usecs_per_op", 5, "us", 0);
+		CHECK(kvb_workload_check_metrics(w, &m, 0, &err) == KVB_EINTERNAL && strstr(err.msg, "lower_is_better"));
+		kvb_metrics_add(&m, "usec_per_op", 5, "us", 1);
+		CHECK(kvb_workload_check_metrics(w, &m, 1, &err) == KVB_EINTERNAL && strstr(err.msg, "does not declare"));
+		kvb_metrics_release(&m);
+	}
+	/* every workload declares what it stores: no workload without a table, no name twice */
+	for (size_t i = 0; kvb_workloads[i]; i++) {
+		const struct kvb_metric_decl *d = kvb_workloads[i]->metrics;
+		CHECK(d && d->name);
+		for (; d && d->name; d++) {
+			CHECK(d->units && d->units[0] && d->description && d->description[0]);
+			CHECK(kvb_workload_metric(kvb_workloads[i], d->name) == d);
+		}
+	}
+}
+
 #define TESTS                                                                                                          \
 	T(test_parsers__several_runs_in_one_output_are_an_error) \
 	T(test_hackbench__reads_time_from_real_output)                                                                 \
@@ -161,5 +215,6 @@ static void test_sched_messaging__reads_total_time(void)
 	T(test_hackbench__truncated_output_fails_without_a_value)                                                      \
 	T(test_sched_pipe__reads_three_metrics_with_units)                                                             \
 	T(test_sched_pipe__missing_line_is_an_error)                                                                   \
-	T(test_sched_messaging__reads_total_time)
+	T(test_sched_messaging__reads_total_time)                                                                      \
+	T(test_metrics__parsers_store_only_declared_metrics)
 #include "test_main.h"

@@ -89,6 +89,13 @@ static void test_rtapp__stats_of_one_thread_match_reference_values(void)
 	CHECK_NEAR(st.wu_lat_p99_us, 4997.77, 1e-9);
 	CHECK_NEAR(st.run_mean_us, 2661.66, 1e-9);
 	CHECK_NEAR(st.period_mean_us, 10006.19, 1e-9);
+	{ /* what a job stores of these statistics is what rt-app declares */
+		struct kvb_metrics m;
+		kvb_metrics_init(&m);
+		kvb_rtapp_metrics_add(&m, "light", &st);
+		CHECK(m.n == 8 && kvb_workload_check_metrics(kvb_workload_find("rt-app"), &m, 0, &err) == KVB_OK);
+		kvb_metrics_release(&m);
+	}
 	kvb_rtapp_log_release(&log);
 }
 
