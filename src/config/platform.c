@@ -27,12 +27,15 @@ static const struct kvb_keydef platform_keys[] = {
 	{ "build", KVB_T_MAP, NULL, NULL, 0, "how git variants are built when the agenda has no build: (src/kbuild/kbuild.h)" },
 	{ "instruments", KVB_T_MAP, NULL, NULL, 0, "instruments available on this board" },
 	{ "workdir", KVB_T_STR, "/tmp/kvbench", NULL, 0, "directory on the target for pushed files" },
+	{ "sysfs_root", KVB_T_STR, "", NULL, 0,
+	  "path prefix of /sys and /proc on the target for every instrument and the thermal witness (tests point it "
+	  "at a fake tree)" },
 	{ "energy_model", KVB_T_MAP, NULL, NULL, 0, "per cluster frequency (kHz) -> active power (mW)" },
 	{ "lava", KVB_T_MAP, NULL, NULL, 0,
 	  "LAVA job definitions (connection type lava): {device_types: {TYPE: {deploy, boot, context}}, priority, "
 	  "visibility, ...}; `kvbench help lava` lists its keys" },
 	{ "thermal", KVB_T_MAP, NULL, NULL, 0,
-	  "thermal witness around every job: {max_temp_mc, refuse_capped, root} (engine/thermal.h)" },
+	  "thermal witness around every job: {max_temp_mc, refuse_capped} (engine/thermal.h)" },
 	{ "cgroup", KVB_T_MAP, NULL, NULL, 0, "cgroups kvbench creates (cgroup_depth): {rt_runtime_us}" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
@@ -42,7 +45,6 @@ static const struct kvb_keydef thermal_keys[] = {
 	  "a thermal zone above this many millidegrees C before or after a job fails the job" },
 	{ "refuse_capped", KVB_T_BOOL, "false", NULL, 0,
 	  "fail a job during which a cooling device was active or a policy's scaling_max_freq dropped" },
-	{ "root", KVB_T_STR, "", NULL, 0, "path prefix of /sys on the target (tests)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -556,6 +558,7 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 		p->cgroup_rt_runtime_us = kvb_get_int(v, "rt_runtime_us", 0);
 	p->instruments = cJSON_GetObjectItemCaseSensitive(root, "instruments");
 	p->workdir = kvb_get_str(root, "workdir", "/tmp/kvbench");
+	p->sysfs_root = kvb_get_str(root, "sysfs_root", "");
 	if (p->workdir[0] != '/')
 		kvb_diag_at(d, "workdir", "must be an absolute path");
 	warn_readable_secret(p, d);

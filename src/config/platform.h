@@ -37,10 +37,11 @@ struct kvb_platform {
 	size_t nclusters;
 	struct kvb_runtime setup;  /* applied once per boot */
 	const cJSON *instruments;  /* instruments mapping or NULL */
-	const cJSON *thermal;      /* thermal: {max_temp_mc, refuse_capped, root} (borrowed, checked), or NULL */
+	const cJSON *thermal;      /* thermal: {max_temp_mc, refuse_capped} (borrowed, checked), or NULL */
 	long long cgroup_rt_runtime_us; /* cgroup.rt_runtime_us: RT budget of each group kvbench creates; 0 = the
 					 * parent's free budget (engine/cgroup.h) */
 	const char *workdir;       /* directory on the target for kvbench's files, default /tmp/kvbench */
+	const char *sysfs_root;    /* sysfs_root: prefix of /sys and /proc for every reader of them, "" = none */
 	struct kvb_board *boards;  /* `boards:` (owned), or NULL: one board, reached by conn */
 	size_t nboards;            /* with boards, conn/conn_type are boards[0]'s */
 };

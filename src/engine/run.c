@@ -275,7 +275,7 @@ static int thermal_before(struct engine *e, struct kvb_thermal *th)
 {
 	struct kvb_thermal_limits l;
 	struct kvb_error err;
-	kvb_thermal_limits_from(e->plat->thermal, &l);
+	kvb_thermal_limits_from(e->plat->thermal, e->plat->sysfs_root, &l);
 	if (!kvb_thermal_read(&e->target, l.root, th, &err))
 		return 1;
 	kvb_warn("%s", err.msg);
@@ -289,7 +289,7 @@ static int thermal_after(struct engine *e, struct kvb_thermal *th0, struct kvb_m
 	struct kvb_thermal th1;
 	struct kvb_error e2;
 	int rc = KVB_OK;
-	kvb_thermal_limits_from(e->plat->thermal, &l);
+	kvb_thermal_limits_from(e->plat->thermal, e->plat->sysfs_root, &l);
 	if (kvb_thermal_read(&e->target, l.root, &th1, &e2))
 		kvb_warn("%s", e2.msg);
 	else

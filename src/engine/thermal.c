@@ -21,11 +21,11 @@ static const char script[] =
 	"\"$(cat \"$p/cpuinfo_max_freq\" 2>/dev/null)\"; done; "
 	"[ -r \"$r/sys/devices/system/cpu/online\" ] && printf 'O|%s\\n' \"$(cat \"$r/sys/devices/system/cpu/online\")\"; true";
 
-void kvb_thermal_limits_from(const cJSON *conf, struct kvb_thermal_limits *l)
+void kvb_thermal_limits_from(const cJSON *conf, const char *sysfs_root, struct kvb_thermal_limits *l)
 {
 	l->max_temp_mc = conf ? kvb_get_int(conf, "max_temp_mc", 0) : 0;
 	l->refuse_capped = conf ? kvb_get_bool(conf, "refuse_capped", 0) : 0;
-	l->root = conf ? kvb_get_str(conf, "root", "") : "";
+	l->root = sysfs_root ? sysfs_root : "";
 }
 
 static int number(const char *s, long long *v)

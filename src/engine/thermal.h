@@ -46,8 +46,8 @@ struct kvb_thermal_limits {
 	const char *root;      /* "" or a path prefix of /sys */
 };
 
-/* The limits of a platform's `thermal:` mapping (NULL: none, root ""). */
-void kvb_thermal_limits_from(const cJSON *conf, struct kvb_thermal_limits *l);
+/* The limits of a platform's `thermal:` mapping (NULL: none) and its sysfs_root (NULL: ""). */
+void kvb_thermal_limits_from(const cJSON *conf, const char *sysfs_root, struct kvb_thermal_limits *l);
 
 /* Parses the reading command's output ("Z|name|type|temp", "C|name|type|cur|max", "P|name|max|cpuinfo_max",
  * "O|online" lines). */

@@ -96,7 +96,7 @@ static int board_test(struct kvb_instr_probe *p, const char *script, const char 
 
 void kvb_instr_probe_board_file(struct kvb_instr_probe *p, const char *path)
 {
-	const char *root = kvb_get_str(p->conf, "root", "");
+	const char *root = kvb_instr_sysfs_root(p->plat);
 	char *full = kvb_xasprintf("%s%s", root, path), why[512] = "";
 	int ok;
 	if (!p->target) {

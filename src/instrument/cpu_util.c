@@ -33,7 +33,6 @@
 
 static const struct kvb_keydef keys[] = {
 	{ "interval_ms", KVB_T_INT, "100", NULL, KVB_KEY_POSITIVE, "sampling interval" },
-	{ "root", KVB_T_STR, "", NULL, 0, "path prefix of /proc on the target (tests)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -72,14 +71,14 @@ static int cpu_util_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
 	long long ms = kvb_get_int(c->conf, "interval_ms", 100);
-	char interval[32], us[32], whole[32], *stat = kvb_xasprintf("%s/proc/stat", kvb_get_str(c->conf, "root", ""));
+	char interval[32], us[32], whole[32], *stat = kvb_xasprintf("%s/proc/stat", kvb_instr_sysfs_root(c->plat));
 	char *errf = kvb_xasprintf("%s.err", p->remote);
 	const char *argv[] = { "sh", "-c", sampler, "sh", interval, us, stat, whole, NULL };
 	int rc;
 	snprintf(interval, sizeof(interval), "%.3f", (double)ms / 1000.0);
 	snprintf(us, sizeof(us), "%lld", ms * 1000);
 	snprintf(whole, sizeof(whole), "%lld", (ms + 999) / 1000);
-	rc = kvb_target_read_rooted(c->target, kvb_get_str(c->conf, "root", ""), "/proc/stat", &p->first, err);
+	rc = kvb_target_read_rooted(c->target, kvb_instr_sysfs_root(c->plat), "/proc/stat", &p->first, err);
 	if (!rc)
 		rc = kvb_target_bg_start(c->target, argv, p->remote, errf, &p->pid, err);
 	free(stat);
@@ -90,7 +89,7 @@ static int cpu_util_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 static int cpu_util_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
-	int rc = kvb_target_read_rooted(c->target, kvb_get_str(c->conf, "root", ""), "/proc/stat", &p->last, err);
+	int rc = kvb_target_read_rooted(c->target, kvb_instr_sysfs_root(c->plat), "/proc/stat", &p->last, err);
 	struct kvb_error e2;
 	if (kvb_target_bg_stop(c->target, p->pid, "TERM", 2000, NULL, &e2) && !rc) {
 		rc = e2.code;

@@ -24,7 +24,6 @@
 #include <string.h>
 
 static const struct kvb_keydef keys[] = {
-	{ "root", KVB_T_STR, "", NULL, 0, "path prefix of /sys on the target (tests)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -80,7 +79,7 @@ static void pick_cpus(struct kvb_instr_ctx *c)
 	char *txt = NULL;
 	struct kvb_error ignore;
 	unsigned char *online = kvb_xcalloc(1024, 1);
-	int known = !kvb_target_read_rooted(c->target, kvb_get_str(c->conf, "root", ""), "/sys/devices/system/cpu/online",
+	int known = !kvb_target_read_rooted(c->target, kvb_instr_sysfs_root(c->plat), "/sys/devices/system/cpu/online",
 					    &txt, &ignore) && txt;
 	if (known) {
 		txt[strcspn(txt, " \r\n")] = '\0';
@@ -108,7 +107,7 @@ static int read_all(struct kvb_instr_ctx *c, struct kvb_tis *out, const char *wh
 	for (size_t i = 0; i < p->cs.n; i++) {
 		if (p->skip[i])
 			continue;
-		if (kvb_tis_read(c->target, kvb_get_str(c->conf, "root", ""), p->cpu[i], &out[i], err)) {
+		if (kvb_tis_read(c->target, kvb_instr_sysfs_root(c->plat), p->cpu[i], &out[i], err)) {
 			if (!offline_error(err->msg))
 				return kvb_error_prefix(err, "cluster '%s'", p->cs.name[i]);
 			skip_cluster(c, i, when, err->msg);

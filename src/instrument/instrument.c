@@ -28,3 +28,8 @@ const struct kvb_instrument_ops *kvb_instrument_find(const char *type)
 			return kvb_instruments[i];
 	return NULL;
 }
+
+const char *kvb_instr_sysfs_root(const struct kvb_platform *plat)
+{
+	return plat && plat->sysfs_root ? plat->sysfs_root : "";
+}

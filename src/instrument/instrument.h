@@ -31,6 +31,12 @@ struct kvb_instr_ctx {
 };
 
 /*
+ * The prefix of /sys and /proc every instrument reads under on the target: the platform's
+ * `sysfs_root:` ("" for the real ones; tests point it at a fake tree). plat may be NULL.
+ */
+const char *kvb_instr_sysfs_root(const struct kvb_platform *plat);
+
+/*
  * What `platform check` asks of one instrument before any job runs (issue 26): every program
  * and file it will use, on this host (meter commands) and, when the board answers, on the
  * board (roots, sysfs/procfs files, tools). A problem is a line "instrument 'NAME': ..."
@@ -68,7 +74,7 @@ void kvb_instr_probe_found(struct kvb_instr_probe *p, const char *fmt, ...) __at
 /* Probe helpers (check.c). argv0 must resolve on this host: a path (with '/') to an executable
  * file, or a name found executable in $PATH, as the meter will be spawned (execvp). */
 void kvb_instr_probe_host_program(struct kvb_instr_probe *p, const char *argv0, const char *what);
-/* ROOT + path must be a readable file on the board (ROOT: the instrument's `root:` key). */
+/* ROOT + path must be a readable file on the board (ROOT: the platform's `sysfs_root:`). */
 void kvb_instr_probe_board_file(struct kvb_instr_probe *p, const char *path);
 /* prog must be on the board's PATH (command -v), or an executable path there. */
 void kvb_instr_probe_board_program(struct kvb_instr_probe *p, const char *prog, const char *what);

@@ -14,7 +14,7 @@
  * hwmonN/device/ instead of hwmonN/ (both are read). A missing label fails
  * with the labels that were found.
  *
- * `root:` prefixes the sysfs path (default ""), so tests (and boards whose
+ * The platform's `sysfs_root:` prefixes the sysfs path (default ""), so tests (and boards whose
  * sysfs is mounted elsewhere) point it at a directory tree holding the same
  * file names. Power sampled between start and stop is not implemented.
  */
@@ -28,7 +28,6 @@
 #include <string.h>
 
 static const struct kvb_keydef keys[] = {
-	{ "root", KVB_T_STR, "", NULL, 0, "path prefix of /sys on the target (tests: a copy of the hwmon tree)" },
 	{ "channels", KVB_T_MAP, NULL, NULL, 0, "{chan_name: energyN_label}: keep and rename these (default: every label)" },
 	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [channel, ...]}" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
@@ -82,7 +81,7 @@ static int read_counters(struct kvb_instr_ctx *c, struct counters *out, struct k
 	/* both layouts; a glob that matches nothing is grep's "No such file", not an error here */
 	static const char script[] = "cd \"$1/sys/class/hwmon\" && grep -H . hwmon*/energy*_input hwmon*/energy*_label"
 				     " hwmon*/device/energy*_input hwmon*/device/energy*_label 2>/dev/null; true";
-	const char *root = kvb_get_str(c->conf, "root", "");
+	const char *root = kvb_instr_sysfs_root(c->plat);
 	const char *argv[] = { "sh", "-c", script, "sh", root, NULL };
 	struct kvb_exec_result r;
 	int rc;
@@ -297,7 +296,7 @@ static void juno_hwmon_teardown(struct kvb_instr_ctx *c)
 /* `platform check` (instrument.h kvb_instr_probe): the hwmon class directory under ROOT on the board. */
 static void juno_hwmon_probe(struct kvb_instr_probe *p)
 {
-	const char *root = kvb_get_str(p->conf, "root", "");
+	const char *root = kvb_instr_sysfs_root(p->plat);
 	char *dir;
 	if (!p->target)
 		return;

@@ -16,7 +16,6 @@
 #include <string.h>
 
 static const struct kvb_keydef keys[] = {
-	{ "root", KVB_T_STR, "", NULL, 0, "path prefix of /proc and /sys on the target (tests)" },
 	{ "energy_model", KVB_T_MAP, NULL, NULL, 0, "cluster -> {kHz: mW}; default: the platform's energy_model" },
 	{ "user_hz", KVB_T_INT, "100", NULL, KVB_KEY_POSITIVE, "ticks per second of /proc/stat (getconf CLK_TCK)" },
 	{ "sums", KVB_T_MAP, NULL, NULL, 0, "{name: [cluster, ...]}" },
@@ -92,7 +91,7 @@ static int snapshot(struct kvb_instr_ctx *c, struct kvb_procstat *ps, struct kvb
 		    struct kvb_error *err)
 {
 	struct priv *p = c->priv;
-	const char *root = kvb_get_str(c->conf, "root", "");
+	const char *root = kvb_instr_sysfs_root(c->plat);
 	char *text = NULL;
 	int rc = kvb_target_read_rooted(c->target, root, "/proc/stat", &text, err);
 	*t = kvb_wall_ns();

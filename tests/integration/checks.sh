@@ -11,10 +11,11 @@ cat >"$T/bad/platform.yaml" <<YAML
 name: bad
 connection: {type: local}
 workdir: $T/work
+sysfs_root: $T/no-such-root
 instruments:
   meter: {type: csv-command, command: [/nonexistent/bin/meter, --csv]}
   meter2: {type: monsoon, command: [no-such-meter-kvbench, -r], rate_hz: 500}
-  freq: {type: cpufreq, root: $T/no-such-root}
+  freq: {type: cpufreq}
 YAML
 "$KVB" platform check "$T/bad" >"$T/o1" 2>&1; rc=$?
 check "platform check with a missing meter and cpufreq root exits 3 (rc $rc)" test "$rc" -eq 3

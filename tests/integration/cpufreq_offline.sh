@@ -28,7 +28,8 @@ cat >"$T/p/platform.yaml" <<YAML
 name: two-clusters
 connection: {type: local}
 topology: {clusters: [{name: little, cpus: "0-1"}, {name: big, cpus: "2-3"}]}
-instruments: {cpufreq: {type: cpufreq, root: "$R"}}
+sysfs_root: "$R"
+instruments: {cpufreq: {type: cpufreq}}
 YAML
 printf 'config: {instruments: [cpufreq]}\nworkloads: [{name: sched_pipe, params: {loops: 1000}}]\n' >"$T/a.yaml"
 run() {

@@ -38,6 +38,15 @@ static const char *path_in(const char *name)
 	return p[k];
 }
 
+/* The platform's sysfs_root (what every instrument reads /sys and /proc under): dir in the test's tree, or none. */
+static char *sysfs_root;
+static void set_sysfs_root(const char *dir)
+{
+	free(sysfs_root);
+	sysfs_root = dir ? kvb_xstrdup(path_in(dir)) : NULL;
+	plat.sysfs_root = sysfs_root ? sysfs_root : "";
+}
+
 static void write_file(const char *path, const char *text)
 {
 	char *dir = kvb_xstrdup(path);
@@ -658,9 +667,9 @@ static void test_juno_hwmon__energy_is_counter_delta(void)
 	setup_once();
 	set_counters("1000000\n", "5000\n", "123456789\n");
 	snprintf(conf, sizeof(conf),
-		 "{\"type\": \"juno-hwmon\", \"root\": \"%s\", \"channels\": {\"big\": \"A57\", \"little\": \"A53\","
-		 " \"sys\": \"SYS\"}, \"sums\": {\"total\": [\"big\", \"little\", \"sys\"]}}",
-		 path_in("juno"));
+		 "{\"type\": \"juno-hwmon\", \"channels\": {\"big\": \"A57\", \"little\": \"A53\","
+		 " \"sys\": \"SYS\"}, \"sums\": {\"total\": [\"big\", \"little\", \"sys\"]}}");
+	set_sysfs_root("juno");
 	cj = cJSON_Parse(conf);
 	struct kvb_instr_ctx c = { .name = "juno", .conf = cj, .target = &target, .plat = &plat,
 				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = &m };
@@ -711,6 +720,7 @@ static void test_juno_hwmon__energy_is_counter_delta(void)
 		CHECK(w && w->verdict == KVB_WIT_OK);
 	}
 	kvb_metrics_release(&m);
+	set_sysfs_root(NULL); /* the next test reads the real /proc and /sys */
 	cJSON_Delete(cj);
 }
 
@@ -740,7 +750,8 @@ static int juno_run(const char *dir, int older, const char *chans, struct kvb_me
 	char conf[1024];
 	int rc;
 	cJSON *cj;
-	snprintf(conf, sizeof(conf), "{\"type\": \"juno-hwmon\", \"root\": \"%s\", \"channels\": %s}", path_in(dir), chans);
+	snprintf(conf, sizeof(conf), "{\"type\": \"juno-hwmon\", \"channels\": %s}", chans);
+	set_sysfs_root(dir);
 	cj = cJSON_Parse(conf);
 	struct kvb_instr_ctx c = { .name = "juno", .conf = cj, .target = &target, .plat = &plat,
 				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = m };
@@ -754,6 +765,7 @@ static int juno_run(const char *dir, int older, const char *chans, struct kvb_me
 	if (!rc)
 		rc = ops->collect(&c, err);
 	ops->teardown(&c);
+	set_sysfs_root(NULL); /* the next test reads the real /proc and /sys */
 	cJSON_Delete(cj);
 	return rc;
 }
@@ -796,7 +808,8 @@ static void run_two_snapshots(const char *type, const char *extra, struct kvb_me
 	const struct kvb_instrument_ops *ops = kvb_instrument_find(type);
 	char conf[1024];
 	cJSON *cj;
-	snprintf(conf, sizeof(conf), "{\"type\": \"%s\", \"root\": \"%s\"%s}", type, path_in("cpu"), extra);
+	snprintf(conf, sizeof(conf), "{\"type\": \"%s\"%s}", type, extra);
+	set_sysfs_root("cpu");
 	cj = cJSON_Parse(conf);
 	struct kvb_instr_ctx c = { .name = type, .conf = cj, .target = &target, .plat = &plat,
 				   .artifact_dir = path_in("art"), .remote_dir = path_in("remote"), .out = m };
@@ -814,6 +827,7 @@ static void run_two_snapshots(const char *type, const char *extra, struct kvb_me
 	if (!*rc)
 		*rc = ops->collect(&c, err);
 	ops->teardown(&c);
+	set_sysfs_root(NULL); /* the next test reads the real /proc and /sys */
 	cJSON_Delete(cj);
 }
 

@@ -36,7 +36,7 @@ echo 0-1 >"$R/sys/devices/system/cpu/online"   # and a hotplug daemon takes two 
 exec $(command -v perf) "\$@"
 EOF
 chmod +x "$T/bin/perf"
-plat() { printf 'name: hot\nconnection: {type: local}\nthermal: {root: "%s"%s}\n' "$R" "$1" >"$T/p/platform.yaml"; }
+plat() { printf 'name: hot\nconnection: {type: local}\nsysfs_root: "%s"\nthermal: {%s}\n' "$R" "$1" >"$T/p/platform.yaml"; }
 printf 'workloads: [{name: sched_pipe, params: {loops: 1000}}]\n' >"$T/a.yaml"
 run() { # run NAME: the agenda on the fresh tree, perf wrapped
   tree
@@ -65,7 +65,7 @@ check "diff footnotes the cells" grep -q "cooling_device0 (Processor): cur_state
 check "the report shows it" grep -q "policy0: scaling_max_freq 2362000 kHz before the job, 1800000 after" "$T/capped.md"
 check "the metrics are stored" test "$(q "$db" "select count(*) from metric")" -gt 0
 
-plat ", refuse_capped: true"
+plat "refuse_capped: true"
 run refused
 db=$T/refused.db
 check "refuse_capped: the run fails (rc $(cat "$T/refused.rc"))" test "$(cat "$T/refused.rc")" = 1
@@ -73,7 +73,7 @@ check "the job's error says why" sh -c "$(declare -f q); KVB='$KVB' q '$db' 'sel
 check "failed witnesses for the cooling device and the cap" test "$(q "$db" "select count(*) from witness where verdict='failed'")" = 2
 check "no metric stored for it" test "$(q "$db" "select count(*) from metric")" = 0
 
-plat ", max_temp_mc: 80000"
+plat "max_temp_mc: 80000"
 run hot
 db=$T/hot.db
 check "max_temp_mc 80000 under 81000: the run fails (rc $(cat "$T/hot.rc"))" test "$(cat "$T/hot.rc")" = 1
@@ -81,7 +81,7 @@ check "the error names the zone and the limit" sh -c "$(declare -f q); KVB='$KVB
 
 # a board without thermal zones or policies records nothing
 mkdir -p "$T/empty/sys"
-printf 'name: cold\nconnection: {type: local}\nthermal: {root: "%s"}\n' "$T/empty" >"$T/p/platform.yaml"
+printf 'name: cold\nconnection: {type: local}\nsysfs_root: "%s"\nthermal: {}\n' "$T/empty" >"$T/p/platform.yaml"
 "$KVB" run "$T/a.yaml" -p "$T/p/platform.yaml" -d "$T/none.db" --rounds 1 --no-diff >/dev/null 2>"$T/none.err"; rc=$?
 check "no thermal zones: ok (rc $rc), no thermal witness, no warning" test "$rc:$(q "$T/none.db" "select count(*) from witness where kind='thermal'"):$(q "$T/none.db" "select count(*) from event where level<>'info'")" = "0:0:0"
 [ "$fail" -eq 0 ] || cat "$T"/*.err >&2
