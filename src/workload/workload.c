@@ -14,6 +14,7 @@ extern const struct kvb_workload_ops kvb_workload_sched_messaging;
 extern const struct kvb_workload_ops kvb_workload_rt_app;
 extern const struct kvb_workload_ops kvb_workload_jankbench;
 extern const struct kvb_workload_ops kvb_workload_cyclictest;
+extern const struct kvb_workload_ops kvb_workload_schbench;
 
 const struct kvb_workload_ops *const kvb_workloads[] = {
 	&kvb_workload_hackbench,
@@ -22,6 +23,7 @@ const struct kvb_workload_ops *const kvb_workloads[] = {
 	&kvb_workload_rt_app,
 	&kvb_workload_jankbench,
 	&kvb_workload_cyclictest,
+	&kvb_workload_schbench,
 	NULL,
 };
 
@@ -70,9 +72,17 @@ int kvb_workload_run_cmd(struct kvb_job_ctx *ctx, const char *name, const char *
 			 int (*parse)(const char *out, struct kvb_metrics *m, struct kvb_error *err),
 			 struct kvb_error *err)
 {
+	const struct kvb_cmd_spec spec = { .name = name, .argv = argv, .stream = KVB_OUT_STDOUT, .parse = parse };
+	return kvb_workload_run_cmd_ex(ctx, &spec, err);
+}
+
+int kvb_workload_run_cmd_ex(struct kvb_job_ctx *ctx, const struct kvb_cmd_spec *spec, struct kvb_error *err)
+{
+	const char *const *argv = spec->argv;
 	struct kvb_exec_result r;
-	char *path = kvb_xasprintf("%s/%s.out", ctx->artifact_dir, name);
+	char *path = kvb_xasprintf("%s/%s.out", ctx->artifact_dir, spec->name);
 	char how[64];
+	const char *out;
 	int rc;
 	FILE *f;
 
@@ -94,14 +104,16 @@ int kvb_workload_run_cmd(struct kvb_job_ctx *ctx, const char *name, const char *
 	kvb_metrics_artifact(ctx->out, "raw-output", path);
 	if (rc)
 		goto out;
-	if (r.exit_code != 0) {
+	out = spec->stream == KVB_OUT_STDERR ? (r.err.data ? r.err.data : "") : (r.out.data ? r.out.data : "");
+	if (r.exit_code != 0 &&
+	    !(spec->exit_ok && spec->exit_ok(r.exit_code, out, r.err.data ? r.err.data : "", ctx->out))) {
 		/* the reason is at the end (a perror() after notices: rt-app, cyclictest) */
 		char *e = kvb_text_tail(r.err.len ? r.err.data : r.out.data, 3, 400);
 		rc = kvb_error_set(err, KVB_ETARGET, "%s failed (%s): %s", argv[0], kvb_exec_describe(&r, how, sizeof(how)), e);
 		free(e);
 		goto out;
 	}
-	rc = parse(r.out.data, ctx->out, err);
+	rc = spec->parse(out, ctx->out, err);
 	if (rc)
 		kvb_error_prefix(err, "%s output", argv[0]);
 out:

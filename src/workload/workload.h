@@ -109,10 +109,31 @@ int kvb_workload_run_cmd(struct kvb_job_ctx *ctx, const char *name, const char *
 			 int (*parse)(const char *out, struct kvb_metrics *m, struct kvb_error *err),
 			 struct kvb_error *err);
 
+/* Which stream of a command holds its result. */
+enum kvb_out_stream { KVB_OUT_STDOUT = 0, KVB_OUT_STDERR = 1 };
+
+/* How kvb_workload_run_cmd_ex runs and reads one command. */
+struct kvb_cmd_spec {
+	const char *name;              /* artifact "<name>.out" */
+	const char *const *argv;
+	enum kvb_out_stream stream;    /* what parse() reads (schbench reports on stderr) */
+	int (*parse)(const char *out, struct kvb_metrics *m, struct kvb_error *err);
+	/*
+	 * A non-zero exit that still holds a whole result: returns 1 (and may add a note to m)
+	 * when the output is to be parsed anyway; NULL: every non-zero exit fails the job.
+	 */
+	int (*exit_ok)(int exit_code, const char *out, const char *errout, struct kvb_metrics *m);
+};
+/* kvb_workload_run_cmd with the stream and the exit rule of spec. */
+int kvb_workload_run_cmd_ex(struct kvb_job_ctx *ctx, const struct kvb_cmd_spec *spec, struct kvb_error *err);
+
 /* Output parsers, public for tests and fuzzers. 0 or KVB_EINPUT with a reason. */
 int kvb_parse_hackbench(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 int kvb_parse_sched_pipe(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 int kvb_parse_sched_messaging(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 int kvb_parse_cyclictest(const char *out, struct kvb_metrics *m, struct kvb_error *err);
+int kvb_parse_schbench(const char *out, struct kvb_metrics *m, struct kvb_error *err);
+/* schbench's exit 1 after a complete report (it failed to read a gone thread's schedstat): 1, with a note. */
+int kvb_schbench_exit_ok(int exit_code, const char *out, const char *errout, struct kvb_metrics *m);
 
 #endif

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The thermal witness (engine/thermal.h) on a fake sysfs tree (platform thermal.root), laid
+# The thermal witness (engine/thermal.h) on a fake sysfs tree (the platform's sysfs_root), laid
 # out as Linux Documentation/driver-api/thermal/sysfs-api.rst's example (acpitz with a
 # Processor and a Fan cooling device) plus a cpufreq policy; capping starts while the
 # benchmark runs (a wrapper the job runs as `perf`, found first on PATH, raises the

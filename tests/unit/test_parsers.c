@@ -208,6 +208,51 @@ static void test_metrics__parsers_store_only_declared_metrics(void)
 	}
 }
 
+/* schbench (tests/fixtures/field/schbench/PROVENANCE): the final report of its stderr, not an interim one. */
+static void test_schbench__reads_the_final_report(void)
+{
+	char *one = fixture("../field/schbench/qemu-m1-t2-r5.stderr");
+	char *interim = fixture("../field/schbench/qemu-m2-t2-r10-i5.stderr");
+	struct kvb_metrics m;
+	struct kvb_error err;
+	kvb_metrics_init(&m);
+	CHECK(one && !kvb_parse_schbench(one, &m, &err));
+	CHECK(m.n == 14);
+	/* the values the JSON file -j wrote beside it (PROVENANCE) */
+	CHECK(find(&m, "wakeup_p99") && find(&m, "wakeup_p99")->value == 19936);
+	CHECK(find(&m, "request_p50") && find(&m, "request_p50")->value == 69248);
+	CHECK(find(&m, "rps_p50") && find(&m, "rps_p50")->value == 16 && !find(&m, "rps_p50")->lower_is_better);
+	CHECK(find(&m, "average_rps") && find(&m, "average_rps")->value == 21.6);
+	CHECK(find(&m, "wakeup_max") && find(&m, "wakeup_max")->value == 23770 && !strcmp(find(&m, "wakeup_max")->units, "us"));
+	CHECK(kvb_workload_check_metrics(kvb_workload_find("schbench"), &m, 0, &err) == KVB_OK);
+	kvb_metrics_release(&m);
+	/* interim reports every 5 s (each followed by "current rps:"), then the final one */
+	kvb_metrics_init(&m);
+	CHECK(interim && !kvb_parse_schbench(interim, &m, &err));
+	CHECK(find(&m, "wakeup_p90") && find(&m, "wakeup_p90")->value == 12784);   /* interim: 12400 */
+	CHECK(find(&m, "request_p50") && find(&m, "request_p50")->value == 175872); /* interim: 172800 */
+	CHECK(find(&m, "average_rps") && find(&m, "average_rps")->value == 20.8);
+	CHECK(m.nnotes == 0);
+	/* its exit 1 (a gone thread's schedstat) after a whole report: accepted, with a note */
+	CHECK(kvb_schbench_exit_ok(1, interim, interim, &m) == 1 && m.nnotes == 1 &&
+	      strstr(m.notes[0], "Failed to parse /proc/170/schedstat"));
+	CHECK(kvb_schbench_exit_ok(2, interim, interim, &m) == 0);
+	CHECK(kvb_schbench_exit_ok(1, one, "", &m) == 0);
+	kvb_metrics_release(&m);
+	/* cut before the final "average rps:", or inside a table: refused, nothing stored */
+	kvb_metrics_init(&m);
+	*strstr(one, "average rps:") = '\0';
+	CHECK(kvb_parse_schbench(one, &m, &err) == KVB_EINPUT && strstr(err.msg, "average rps"));
+	*strstr(interim, "average rps:") = '\0';
+	CHECK(kvb_parse_schbench(interim, &m, &err) == KVB_EINPUT);
+	CHECK(kvb_parse_schbench("Wakeup Latencies percentiles (usec) runtime 5 (s) (3 total samples)\n\t  50.0th: 7\n"
+				 "average rps: 1.00\n", &m, &err) == KVB_EINPUT);
+	CHECK(m.n == 0);
+	kvb_metrics_release(&m);
+	free(one);
+	free(interim);
+}
+
 #define TESTS                                                                                                          \
 	T(test_parsers__several_runs_in_one_output_are_an_error) \
 	T(test_hackbench__reads_time_from_real_output)                                                                 \
@@ -216,5 +261,6 @@ static void test_metrics__parsers_store_only_declared_metrics(void)
 	T(test_sched_pipe__reads_three_metrics_with_units)                                                             \
 	T(test_sched_pipe__missing_line_is_an_error)                                                                   \
 	T(test_sched_messaging__reads_total_time)                                                                      \
-	T(test_metrics__parsers_store_only_declared_metrics)
+	T(test_metrics__parsers_store_only_declared_metrics)                                                         \
+	T(test_schbench__reads_the_final_report)
 #include "test_main.h"

@@ -1,0 +1,221 @@
+/*
+ * Implements the schbench workload (Chris Mason's scheduler wakeup-latency benchmark,
+ * git.kernel.org/pub/scm/linux/kernel/git/mason/schbench): message threads hand requests to
+ * worker threads; it reports wakeup and request latency percentiles (usec) and requests per
+ * second. The report goes to stderr (schbench.c show_latencies()); with -i shorter than -r an
+ * interim report is printed every interval (followed by "current rps:"), and the final one is
+ * followed by "average rps:". Format as in tests/fixtures/field/schbench (captured from
+ * schbench 24e32b8 on the QEMU board):
+ *
+ *   Wakeup Latencies percentiles (usec) runtime 5 (s) (108 total samples)
+ *   	  50.0th: 73         (31 samples)
+ *   	* 99.0th: 19936      (9 samples)
+ *   	  min=12, max=23770
+ *   Request Latencies percentiles (usec) ...
+ *   RPS percentiles (requests) runtime 5 (s) (6 total samples)
+ *   	  20.0th: 15         (2 samples)
+ *   average rps: 21.60
+ *
+ * Only the final report is stored. schbench exits 1 when a worker thread is gone before it
+ * reads /proc/PID/schedstat for its last "sched delay" line; the report before it is whole, so
+ * that exit is accepted with a note (kvb_schbench_exit_ok), any other is the job's failure.
+ */
+#include "core/util.h"
+#include "workload/workload.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct kvb_keydef schbench_params[] = {
+	{ "message_threads", KVB_T_INT, "1", NULL, KVB_KEY_CLASSIFIER | KVB_KEY_POSITIVE, "message threads (-m)" },
+	{ "threads", KVB_T_INT, "2", NULL, KVB_KEY_CLASSIFIER | KVB_KEY_POSITIVE, "worker threads per message thread (-t)" },
+	{ "runtime", KVB_T_INT, "10", NULL, KVB_KEY_CLASSIFIER | KVB_KEY_POSITIVE, "seconds measured (-r)" },
+	{ "warmuptime", KVB_T_INT, "0", NULL, KVB_KEY_CLASSIFIER, "seconds run before measuring (-w)" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+/* The percentiles one table must hold, by table. */
+static const double lat_pcts[] = { 50, 90, 99, 99.9 };
+static const double rps_pcts[] = { 20, 50, 90 };
+
+/* The last line starting with title (after the line start) before end, or NULL. */
+static const char *last_title(const char *out, const char *end, const char *title)
+{
+	const char *found = NULL;
+	size_t n = strlen(title);
+	for (const char *p = out; p && p < end; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, title, n))
+			found = p;
+	return found;
+}
+
+/*
+ * Reads the table at t (its title line, then "  PCTth: VALUE (N samples)" lines, then
+ * "min=A, max=B"): the value of each wanted percentile into v, and max. KVB_EINPUT naming what
+ * is missing.
+ */
+static int read_table(const char *t, const char *what, const double *want, size_t nwant, double *v, double *max,
+		      struct kvb_error *err)
+{
+	unsigned long long total = 0;
+	const char *line = strchr(t, '\n');
+	int have = 0;
+	const char *paren = strstr(t, "total samples)");
+	const char *eol = strchr(t, '\n');
+	if (paren && (!eol || paren < eol)) {
+		const char *open = paren;
+		while (open > t && open[-1] != '(')
+			open--;
+		total = strtoull(open, NULL, 10);
+	}
+	if (!total)
+		return kvb_error_set(err, KVB_EINPUT, "%s: no samples (a run too short, or nothing woke up)", what);
+	for (size_t i = 0; i < nwant; i++)
+		v[i] = NAN;
+	*max = NAN;
+	while (line && line[1]) {
+		const char *s = line + 1;
+		double pct, val, mn, mx;
+		line = strchr(s, '\n');
+		while (*s == ' ' || *s == '\t' || *s == '*')
+			s++;
+		if (sscanf(s, "min=%lf, max=%lf", &mn, &mx) == 2) {
+			*max = mx;
+			break;
+		}
+		if (sscanf(s, "%lfth: %lf", &pct, &val) != 2)
+			break;
+		for (size_t i = 0; i < nwant; i++)
+			if (fabs(pct - want[i]) < 1e-9 && isfinite(val) && val >= 0) {
+				v[i] = val;
+				have++;
+			}
+	}
+	for (size_t i = 0; i < nwant; i++)
+		if (isnan(v[i]))
+			return kvb_error_set(err, KVB_EINPUT, "%s: no %gth percentile line", what, want[i]);
+	if (isnan(*max))
+		return kvb_error_set(err, KVB_EINPUT, "%s: no 'min=..., max=...' line (truncated output?)", what);
+	return have ? KVB_OK : KVB_EINPUT;
+}
+
+static void add_lat(struct kvb_metrics *m, const char *prefix, const double *v, double max)
+{
+	static const char *const sfx[] = { "p50", "p90", "p99", "p999" };
+	for (size_t i = 0; i < 4; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s_%s", prefix, sfx[i]);
+		kvb_metrics_add(m, name, v[i], "us", 1);
+	}
+	{
+		char name[32];
+		snprintf(name, sizeof(name), "%s_max", prefix);
+		kvb_metrics_add(m, name, max, "us", 1);
+	}
+}
+
+int kvb_parse_schbench(const char *out, struct kvb_metrics *m, struct kvb_error *err)
+{
+	const char *fin = last_title(out, out + strlen(out), "average rps:");
+	const char *wk, *rq, *rp;
+	double wv[4], rv[4], pv[3], wmax, rmax, pmax, avg;
+	int rc;
+	if (!fin)
+		return kvb_error_set(err, KVB_EINPUT,
+				     "no final 'average rps:' line (not schbench's report, an older schbench, or cut short)");
+	wk = last_title(out, fin, "Wakeup Latencies percentiles");
+	rq = last_title(out, fin, "Request Latencies percentiles");
+	rp = last_title(out, fin, "RPS percentiles");
+	if (!wk || !rq || !rp)
+		return kvb_error_set(err, KVB_EINPUT, "the final report lacks its %s table",
+				     !wk ? "'Wakeup Latencies percentiles'" : !rq ? "'Request Latencies percentiles'"
+									: "'RPS percentiles'");
+	if ((rc = read_table(wk, "wakeup latencies", lat_pcts, 4, wv, &wmax, err)) ||
+	    (rc = read_table(rq, "request latencies", lat_pcts, 4, rv, &rmax, err)) ||
+	    (rc = read_table(rp, "RPS", rps_pcts, 3, pv, &pmax, err)))
+		return rc;
+	if (sscanf(fin, "average rps: %lf", &avg) != 1 || !isfinite(avg) || avg < 0)
+		return kvb_error_set(err, KVB_EINPUT, "'average rps:' without a number");
+	add_lat(m, "wakeup", wv, wmax);
+	add_lat(m, "request", rv, rmax);
+	kvb_metrics_add(m, "rps_p20", pv[0], "req/s", 0);
+	kvb_metrics_add(m, "rps_p50", pv[1], "req/s", 0);
+	kvb_metrics_add(m, "rps_p90", pv[2], "req/s", 0);
+	kvb_metrics_add(m, "average_rps", avg, "req/s", 0);
+	return KVB_OK;
+}
+
+int kvb_schbench_exit_ok(int exit_code, const char *out, const char *errout, struct kvb_metrics *m)
+{
+	const char *fail = strstr(errout, "Failed to parse /proc/");
+	const char *fin = strstr(out, "average rps:");
+	if (exit_code != 1 || !fail || !strstr(fail, "/schedstat") || !fin)
+		return 0;
+	{
+		const char *eol = strchr(fail, '\n');
+		kvb_metrics_note(m, "schbench exited 1 after its final report (%.*s): the report is stored, its "
+				    "sched delay line is missing",
+				 (int)(eol ? (size_t)(eol - fail) : strlen(fail)), fail);
+	}
+	return 1;
+}
+
+static int schbench_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
+{
+	extern const struct kvb_workload_ops kvb_workload_schbench;
+	const struct kvb_workload_ops *ops = &kvb_workload_schbench;
+	struct kvb_strv a = KVB_STRV_INIT;
+	long long runtime = kvb_param_int(ops, ctx->params, "runtime");
+	int rc;
+	kvb_strv_push(&a, "schbench");
+	kvb_strv_push(&a, "-m");
+	kvb_strv_pushf(&a, "%lld", kvb_param_int(ops, ctx->params, "message_threads"));
+	kvb_strv_push(&a, "-t");
+	kvb_strv_pushf(&a, "%lld", kvb_param_int(ops, ctx->params, "threads"));
+	kvb_strv_push(&a, "-r");
+	kvb_strv_pushf(&a, "%lld", runtime);
+	kvb_strv_push(&a, "-w");
+	kvb_strv_pushf(&a, "%lld", kvb_param_int(ops, ctx->params, "warmuptime"));
+	kvb_strv_push(&a, "-i");
+	kvb_strv_pushf(&a, "%lld", runtime + 1); /* one report: the final one */
+	{
+		const struct kvb_cmd_spec spec = { .name = "schbench", .argv = kvb_strv_argv(&a), .stream = KVB_OUT_STDERR,
+						   .parse = kvb_parse_schbench, .exit_ok = kvb_schbench_exit_ok };
+		rc = kvb_workload_run_cmd_ex(ctx, &spec, err);
+	}
+	kvb_strv_release(&a);
+	return rc;
+}
+
+static const char *const schbench_needs[] = { "schbench", NULL };
+
+/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+static const struct kvb_metric_decl schbench_metrics[] = {
+	{ "wakeup_p50", "us", 1, "median wakeup latency of the worker threads" },
+	{ "wakeup_p90", "us", 1, "90th percentile wakeup latency" },
+	{ "wakeup_p99", "us", 1, "99th percentile wakeup latency (schbench's starred line)" },
+	{ "wakeup_p999", "us", 1, "99.9th percentile wakeup latency" },
+	{ "wakeup_max", "us", 1, "largest wakeup latency" },
+	{ "request_p50", "us", 1, "median request latency (a request: wakeup plus the worker's work)" },
+	{ "request_p90", "us", 1, "90th percentile request latency" },
+	{ "request_p99", "us", 1, "99th percentile request latency" },
+	{ "request_p999", "us", 1, "99.9th percentile request latency" },
+	{ "request_max", "us", 1, "largest request latency" },
+	{ "rps_p20", "req/s", 0, "20th percentile of requests per second over the run's seconds" },
+	{ "rps_p50", "req/s", 0, "median requests per second" },
+	{ "rps_p90", "req/s", 0, "90th percentile requests per second" },
+	{ "average_rps", "req/s", 0, "requests per second over the whole run" },
+	{ NULL, NULL, 0, NULL },
+};
+
+const struct kvb_workload_ops kvb_workload_schbench = {
+	.name = "schbench",
+	.summary = "schbench: wakeup and request latency percentiles (us) and requests per second",
+	.params = schbench_params,
+	.metrics = schbench_metrics,
+	.needs = schbench_needs,
+	.default_timeout_s = 600,
+	.run = schbench_run,
+};
