@@ -3,7 +3,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "kbuild/git.h"
-#include "report/diff.h"
+#include "core/numfmt.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Implements `kvbench diff`: option parsing around kvb_diff_print. */
 #include "cli/cli.h"
-#include "report/pload.h"
+#include "results/pload.h"
 #include "core/util.h"
 #include "report/diff.h"
 #include "report/format.h"

@@ -1,7 +1,7 @@
 /* Implements `kvbench plan`: option parsing around kvb_plan_print. */
 #include "cli/cli.h"
 #include "core/util.h"
-#include "report/plan.h"
+#include "report/sizing.h"
 #include "stats/stats.h"
 
 #include <getopt.h>

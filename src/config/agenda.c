@@ -154,7 +154,7 @@ static void merge_obj(cJSON **dst, const cJSON *src, int str)
 
 /*
  * Classifier names kvbench itself writes on every job or reads as a sample's (run.c job_classifiers,
- * report/groups.c). Not `section`: WA3 agendas label sections with it (its tests-data/includes).
+ * results/groups.c). Not `section`: WA3 agendas label sections with it (its tests-data/includes).
  */
 static int reserved_classifier(const char *key)
 {

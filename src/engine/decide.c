@@ -1,7 +1,7 @@
 /* Implements the --until-decided look after each round: sequential verdicts with O'Brien-Fleming alpha spending. */
 #include "engine/decide.h"
 #include "core/log.h"
-#include "report/groups.h"
+#include "results/groups.h"
 #include "store/decide.h"
 #include "stats/stats.h"
 #include "stats/verdict.h"

@@ -6,9 +6,9 @@
 #include "core/utf8.h"
 #include "report/box.h"
 #include "report/mailtable.h"
-#include "report/runstate.h"
+#include "results/runstate.h"
 #include "report/format.h"
-#include "report/verdict.h"
+#include "report/verdict_cell.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,29 +32,6 @@ const char *kvb_stat_name(enum kvb_stat s)
 }
 
 static struct kvb_event_notes g_notes; /* events of the shown jobs: footnotes (report/event_notes.h) */
-
-const char *kvb_fmt_num(double x, char *buf, size_t n)
-{
-	double a = fabs(x);
-	if (isnan(x))
-		snprintf(buf, n, "-");
-	else if (a >= 10000 && a < 1e15) /* beyond, %.0f has more digits than a cell buffer holds */
-		snprintf(buf, n, "%.0f", x);
-	else if (a >= 1e15)
-		snprintf(buf, n, "%.4g", x);
-	else
-		snprintf(buf, n, "%.4g", x); /* 4 significant digits: 0.02801, 1.523, 26.44, 189.9 */
-	return buf;
-}
-
-const char *kvb_fmt_raw(double x, char *buf, size_t n)
-{
-	if (isnan(x))
-		snprintf(buf, n, "%s", "");
-	else
-		snprintf(buf, n, "%.17g", x);
-	return buf;
-}
 
 /* A number cell: rounded for people, full precision for csv and json. */
 static void num_cell(struct kvb_box *b, double x)
@@ -624,7 +601,7 @@ void kvb_diff_table(const struct kvb_report *r, const struct kvb_diff_opts *o, s
 
 char *kvb_diff_legend(const struct kvb_report *r, const struct kvb_diff_opts *o)
 {
-	/* the verdict legend and the multimodality footnotes (report/verdict.h), as one footer text */
+	/* the verdict legend and the multimodality footnotes (report/verdict_cell.h), as one footer text */
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);

@@ -13,8 +13,9 @@
 #ifndef KVB_DIFF_H
 #define KVB_DIFF_H
 
+#include "core/numfmt.h"
 #include "report/box.h"
-#include "report/groups.h"
+#include "results/groups.h"
 #include "stats/stats.h"
 #include "stats/verdict.h"
 
@@ -78,10 +79,6 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 /* Loads, computes and prints. Returns KVB_OK, KVB_EINPUT (nothing matches / bad option) or KVB_ESTORE. */
 int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out, struct kvb_error *err);
 
-/* Compact number for tables (3-4 significant digits, no exponent for usual ranges); NaN is "-". */
-const char *kvb_fmt_num(double x, char *buf, size_t n);
-/* Full precision for scripts ("%.17g"); NaN is "". */
-const char *kvb_fmt_raw(double x, char *buf, size_t n);
 
 /* The diff table of a loaded report (long, wide or --by layout) into *table (caller releases). */
 void kvb_diff_table(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *table, int *one_boot);

@@ -8,7 +8,7 @@
 #define KVB_EVENT_NOTES_H
 
 #include "report/format.h"
-#include "report/groups.h"
+#include "results/groups.h"
 #include "store/store.h"
 
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* Implements the mailing-list table: rows = a classifier's values, columns = mean(±cov%) and diff per variant. */
 #include "report/mailtable.h"
 #include "report/box.h"
-#include "report/verdict.h"
+#include "report/verdict_cell.h"
 
 #include <fnmatch.h>
 #include <math.h>

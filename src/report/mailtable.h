@@ -11,7 +11,7 @@
  * --metric patterns; rows are the KEY values (cgroup_depth 0.. as root,
  * level1..); per variant the statistic (--stat) with its CoV, then per
  * non-baseline variant the % difference with `*` when significant and the
- * three-way verdict (kvb_cell_compute; report/verdict.h, whose legend the
+ * three-way verdict (kvb_cell_compute; report/verdict_cell.h, whose legend the
  * caller prints under the tables). csv: one table, full precision, with
  * workload/metric/classifier columns instead of titles.
  */

@@ -5,11 +5,11 @@
 #include "core/util.h"
 #include "report/diff.h"
 #include "report/format.h"
-#include "report/groups.h"
+#include "results/groups.h"
 #include "report/page_filters.h"
 #include "report/page_views.h"
 #include "report/shortlabel.h"
-#include "report/verdict.h"
+#include "report/verdict_cell.h"
 #include "report/sqltable.h"
 #include "store/schema.h"
 

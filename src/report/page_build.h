@@ -11,7 +11,7 @@
 
 #include "core/util.h"
 #include "report/format.h"
-#include "report/groups.h"
+#include "results/groups.h"
 #include "store/store.h"
 
 #include <cjson/cJSON.h>

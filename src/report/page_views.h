@@ -1,6 +1,6 @@
 /*
  * The report page's summary and the anchors' views (issue 30, DESIGN.md §12),
- * each built from the loaded comparison (report/groups.h) or the DB:
+ * each built from the loaded comparison (results/groups.h) or the DB:
  *   plot_forest.c   the summary forest plot: diff's JSON per compared cell
  *   page_quantiles.c  mmtests compare-kernels table: quantile rows, variants as columns
  *   plot_sweep.c    a metric against a swept numeric classifier, per variant

@@ -9,7 +9,7 @@
 #include "core/buf.h"
 #include "core/spawn.h"
 #include "core/util.h"
-#include "report/pload.h"
+#include "results/pload.h"
 #include "store/store.h"
 #include "workload/rt_app.h"
 #include "workload/workload.h"

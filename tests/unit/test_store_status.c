@@ -1,6 +1,6 @@
 /* Unit tests for status from evidence (store/status.c) on a real SQLite results DB. */
 #include "store/status.h"
-#include "report/runstate.h"
+#include "results/runstate.h"
 #include "test.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* The text of an undecided cell (issue 27): the smallest change the data could have shown, and "no difference
  * this data can resolve" past 1000 boots. */
-#include "report/verdict.h"
+#include "report/verdict_cell.h"
 #include "test.h"
 
 #include <math.h>

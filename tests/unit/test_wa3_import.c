@@ -3,7 +3,7 @@
  * directory: the real one `wa run` wrote (tests/fixtures/field/wa3-output/PROVENANCE) and a
  * hand-written one for what that run lacks (tests/fixtures/wa3-output/PROVENANCE).
  */
-#include "report/groups.h"
+#include "results/groups.h"
 #include "store/csvio.h"
 #include "store/store.h"
 #include "test.h"
@@ -392,7 +392,7 @@ static void test_wa3_import__real_memcpy_run_keeps_lower_is_better(void)
 	unlink(db);
 }
 
-/* The groups `kvbench diff --run A --run B` compares (report/groups.h): n groups, each with both
+/* The groups `kvbench diff --run A --run B` compares (results/groups.h): n groups, each with both
  * variants at n = 2 (WA3's 2 iterations), none keyed on a per-iteration value. */
 static void check_diff_groups(struct kvb_store *st, int64_t run_a, int64_t run_b, size_t ngroups)
 {

@@ -5,8 +5,8 @@
  * iteration and rep (a repetition inside one job, e.g. Jankbench's) are
  * samples of the same cell.
  */
-#ifndef KVB_REPORT_GROUPS_H
-#define KVB_REPORT_GROUPS_H
+#ifndef KVB_RESULTS_GROUPS_H
+#define KVB_RESULTS_GROUPS_H
 
 #include "core/error.h"
 #include "store/store.h"
@@ -47,7 +47,7 @@ struct kvb_group {
 	char *by_value;   /* value of the --by classifier, or NULL */
 	char *cls_json;   /* all group classifiers as a JSON object string */
 	struct kvb_cell *cells;  /* one per variant, index as in kvb_report.variants */
-	double margin;    /* "same" verdict margin, fraction (0: KVB_VERDICT_MARGIN); see report/verdict.h */
+	double margin;    /* "same" verdict margin, fraction (0: KVB_VERDICT_MARGIN); see report/verdict_cell.h */
 };
 
 struct kvb_report {

@@ -4,11 +4,11 @@
  * out a failed variant, or compares against a stand-in baseline, must say
  * so above it; an empty result must say what does exist.
  */
-#ifndef KVB_REPORT_RUNSTATE_H
-#define KVB_REPORT_RUNSTATE_H
+#ifndef KVB_RESULTS_RUNSTATE_H
+#define KVB_RESULTS_RUNSTATE_H
 
 #include "core/error.h"
-#include "report/groups.h"
+#include "results/groups.h"
 #include "store/store.h"
 
 #include <stdio.h>

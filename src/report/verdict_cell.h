@@ -4,8 +4,8 @@
  * footnote. The statistics are in stats/verdict.h; kvb_cell_compute fills
  * struct kvb_cell_stats.v3, .cliffs and .modes.
  */
-#ifndef KVB_REPORT_VERDICT_H
-#define KVB_REPORT_VERDICT_H
+#ifndef KVB_REPORT_VERDICT_CELL_H
+#define KVB_REPORT_VERDICT_CELL_H
 
 #include "report/diff.h"
 

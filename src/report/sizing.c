@@ -1,5 +1,5 @@
 /* Implements `kvbench plan`: variance components, costs, K&J runs per boot and boots for a detectable change. */
-#include "report/plan.h"
+#include "report/sizing.h"
 #include "report/box.h"
 #include "report/diff.h"
 #include "stats/stats.h"

@@ -1,6 +1,6 @@
 /* diff's check that compared variants ran rt-app with one pLoad (pload.c). */
-#ifndef KVB_REPORT_PLOAD_H
-#define KVB_REPORT_PLOAD_H
+#ifndef KVB_RESULTS_PLOAD_H
+#define KVB_RESULTS_PLOAD_H
 
 #include "store/store.h"
 

@@ -1,5 +1,5 @@
 /* Implements the run-state notes of `kvbench diff`: failed and missing variants, a failed baseline, empty results. */
-#include "report/runstate.h"
+#include "results/runstate.h"
 #include "core/buf.h"
 #include "core/util.h"
 #include "store/status.h"

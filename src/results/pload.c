@@ -5,7 +5,7 @@
  * value is the job classifier pload_ns (rt_app_calib.c); this warns when the
  * compared runs hold more than one.
  */
-#include "report/pload.h"
+#include "results/pload.h"
 #include "core/buf.h"
 #include "core/log.h"
 

@@ -1,9 +1,9 @@
 /* Implements loading results from the store and grouping them for comparison. */
-#include "report/groups.h"
+#include "results/groups.h"
 #include "config/runtime.h"
 #include "core/suggest.h"
 #include "core/util.h"
-#include "report/runstate.h"
+#include "results/runstate.h"
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>

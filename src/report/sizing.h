@@ -5,10 +5,10 @@
  * Kalibera & Jones' optimal runs per boot, and the boots per variant needed
  * to detect a given change with 80 % power (stats/verdict.h).
  */
-#ifndef KVB_REPORT_PLAN_H
-#define KVB_REPORT_PLAN_H
+#ifndef KVB_REPORT_SIZING_H
+#define KVB_REPORT_SIZING_H
 
-#include "report/groups.h"
+#include "results/groups.h"
 
 #include <stdio.h>
 

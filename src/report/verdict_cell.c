@@ -1,5 +1,5 @@
 /* Implements the verdict column, its JSON fields, legend and multimodality footnote of `kvbench diff`. */
-#include "report/verdict.h"
+#include "report/verdict_cell.h"
 #include "config/margins.h"
 #include "report/format.h"
 #include "store/store.h"
