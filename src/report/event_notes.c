@@ -1,39 +1,38 @@
 /* Implements diff-table footnotes from the events recorded while jobs ran. */
 #include "report/event_notes.h"
+#include "store/rows.h"
 #include "core/buf.h"
 #include "core/util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static char *col(sqlite3_stmt *st, int i)
+static char *col(struct kvb_rows *st, int i)
 {
-	const char *t = (const char *)sqlite3_column_text(st, i);
+	const char *t = (const char *)kvb_rows_text(st, i);
 	return kvb_xstrdup(t ? t : "");
 }
 
 int kvb_event_notes_load(struct kvb_store *s, const int64_t *runs, size_t nruns, struct kvb_event_notes *en,
 			 struct kvb_error *err)
 {
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	memset(en, 0, sizeof(*en));
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT e.job_id, j.workload, v.name, e.level, e.message,"
+	if (kvb_rows_open(s, "SELECT e.job_id, j.workload, v.name, e.level, e.message,"
 			       " (SELECT json_group_object(c.key, c.value) FROM classifier c"
 			       "  WHERE c.job_id = j.id AND c.metric_id IS NULL)"
 			       " FROM event e JOIN job j ON j.id = e.job_id JOIN variant v ON v.id = j.variant_id"
-			       " WHERE e.run_id = ? AND e.level <> 'info' ORDER BY e.id",
-			       -1, &st, NULL) != SQLITE_OK)
+			       " WHERE e.run_id = ? AND e.level <> 'info' ORDER BY e.id", &st, NULL, NULL) != KVB_OK)
 		return KVB_OK; /* an older DB (no event.job_id): nothing to footnote */
 	for (size_t i = 0; i < nruns; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, runs[i]);
-		while (sqlite3_step(st) == SQLITE_ROW) {
+		kvb_rows_reset(st);
+		kvb_rows_bind_int(st, 1, runs[i]);
+		while (kvb_rows_next(st, NULL) == 1) {
 			struct kvb_event_note *e;
-			const char *cj = (const char *)sqlite3_column_text(st, 5);
+			const char *cj = (const char *)kvb_rows_text(st, 5);
 			en->v = kvb_xrealloc(en->v, (en->n + 1) * sizeof(*en->v));
 			e = &en->v[en->n++];
-			e->job_id = sqlite3_column_int64(st, 0);
+			e->job_id = kvb_rows_int(st, 0);
 			e->workload = col(st, 1);
 			e->variant = col(st, 2);
 			e->level = col(st, 3);
@@ -43,7 +42,7 @@ int kvb_event_notes_load(struct kvb_store *s, const int64_t *runs, size_t nruns,
 				e->cls = cJSON_CreateObject();
 		}
 	}
-	sqlite3_finalize(st);
+	kvb_rows_close(st);
 	(void)err;
 	return KVB_OK;
 }

@@ -1,5 +1,6 @@
 /* Implements `kvbench report`: the page's sections in order, the per-metric plots, and the atomic write. */
 #include "report/page.h"
+#include "store/rows.h"
 #include "report/page_build.h"
 #include "core/outfile.h"
 #include "core/util.h"
@@ -62,13 +63,13 @@ void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
 /* The DB must carry every migration this kvbench knows: a read-only older DB lacks views the page reads. */
 static int check_schema(struct kvb_store *s, struct kvb_error *err)
 {
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	int have = 0, want = 0;
 	while (kvb_migrations[want].name)
 		want++;
-	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-		have = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
+	if (kvb_rows_open(s, "PRAGMA user_version", &st, NULL, NULL) == KVB_OK && kvb_rows_next(st, NULL) == 1)
+		have = (int)kvb_rows_int(st, 0);
+	kvb_rows_close(st);
 	if (have < want)
 		return kvb_error_set(err, KVB_ESTORE,
 				     "%s: results schema version %d is older than this kvbench's (%d) and the file is "
@@ -79,14 +80,14 @@ static int check_schema(struct kvb_store *s, struct kvb_error *err)
 
 static int count(struct kvb_store *s, const char *sql, const char *runs_json, int64_t *n, struct kvb_error *err)
 {
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	*n = 0;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_bind_text(st, 1, runs_json, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	if (kvb_rows_open(s, sql, &st, NULL, NULL) != KVB_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
+	kvb_rows_bind_text(st, 1, runs_json);
+	if (kvb_rows_next(st, NULL) == 1)
+		*n = kvb_rows_int(st, 0);
+	kvb_rows_close(st);
 	return KVB_OK;
 }
 

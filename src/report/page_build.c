@@ -1,5 +1,6 @@
 /* Implements the report page's document under construction and the plot spec helpers. */
 #include "report/page_build.h"
+#include "store/rows.h"
 #include "report/sqltable.h"
 
 #include <math.h>
@@ -73,12 +74,13 @@ int kvb_page_sql(struct kvb_page *p, struct kvb_store *s, const char *heading, c
 }
 
 /* Plot numbers keep 6 significant digits: a screen shows fewer, and the page stays small. */
-int kvb_page_query(struct kvb_store *s, const struct kvb_page *p, const char *sql, sqlite3_stmt **st,
+int kvb_page_query(struct kvb_store *s, const struct kvb_page *p, const char *sql, struct kvb_rows **st,
 		   struct kvb_error *err)
 {
-	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_bind_text(*st, 1, p->runs_json, -1, SQLITE_STATIC);
+	int rc = kvb_rows_open(s, sql, st, NULL, err);
+	if (rc)
+		return rc;
+	kvb_rows_bind_text(*st, 1, p->runs_json);
 	return KVB_OK;
 }
 

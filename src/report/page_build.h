@@ -12,7 +12,7 @@
 #include "core/util.h"
 #include "report/format.h"
 #include "results/groups.h"
-#include "store/store.h"
+#include "store/rows.h"
 
 #include <cjson/cJSON.h>
 
@@ -40,7 +40,7 @@ void kvb_page_release(struct kvb_page *p);
 int kvb_page_sql(struct kvb_page *p, struct kvb_store *s, const char *heading, const char *id, const char *sql,
 		 const char *none, size_t *rows, struct kvb_error *err);
 /* Prepares sql with the page's runs (a JSON array text) bound to ?1. KVB_ESTORE on a DB error. */
-int kvb_page_query(struct kvb_store *s, const struct kvb_page *p, const char *sql, sqlite3_stmt **st,
+int kvb_page_query(struct kvb_store *s, const struct kvb_page *p, const char *sql, struct kvb_rows **st,
 		   struct kvb_error *err);
 /* A JSON number of x at 6 significant digits (null when not finite). */
 cJSON *kvb_plot_num(double x);

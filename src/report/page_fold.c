@@ -5,6 +5,7 @@
  * the 16.7 ms frame budget on Jankbench CDFs and log axes on latency CDFs.
  */
 #include "report/page_views.h"
+#include "store/rows.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -15,17 +16,17 @@
 static char *plot_workload(struct kvb_store *s, const cJSON *pl)
 {
 	const cJSON *w = cJSON_GetObjectItemCaseSensitive(pl, "workload"), *job = cJSON_GetObjectItemCaseSensitive(pl, "job");
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	char *out = NULL;
 	if (cJSON_IsString(w))
 		return kvb_xstrdup(w->valuestring);
 	if (!cJSON_IsNumber(job) ||
-	    sqlite3_prepare_v2(s->db, "SELECT workload FROM job WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+	    kvb_rows_open(s, "SELECT workload FROM job WHERE id = ?", &st, NULL, NULL) != KVB_OK)
 		return NULL;
-	sqlite3_bind_int64(st, 1, (sqlite3_int64)job->valuedouble);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		out = kvb_xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
+	kvb_rows_bind_int(st, 1, (int64_t)job->valuedouble);
+	if (kvb_rows_next(st, NULL) == 1)
+		out = kvb_xstrdup((const char *)kvb_rows_text(st, 0));
+	kvb_rows_close(st);
 	return out;
 }
 
@@ -34,7 +35,7 @@ static char *plot_workload(struct kvb_store *s, const cJSON *pl)
 static int power_summary(struct kvb_store *s, const struct kvb_page *p, const char *workload, struct kvb_buf *b,
 			 struct kvb_error *err)
 {
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	int rc = kvb_page_query(s, p,
 				"SELECT v.name, c.name, c.instrument, avg(c.energy_j * 1e9 / (c.t_last_ns - c.t_first_ns))"
 				" FROM energy_channel c JOIN job j ON j.id = c.job_id JOIN variant v ON v.id = j.variant_id"
@@ -47,14 +48,14 @@ static int power_summary(struct kvb_store *s, const struct kvb_page *p, const ch
 				&st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 2, workload, -1, SQLITE_STATIC);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	kvb_rows_bind_text(st, 2, workload);
+	while (kvb_rows_next(st, NULL) == 1) {
 		if (!b->len)
-			kvb_buf_addf(b, "mean power (%s, instrument %s):", (const char *)sqlite3_column_text(st, 1),
-				     (const char *)sqlite3_column_text(st, 2));
-		kvb_buf_addf(b, " %s %.3g W;", (const char *)sqlite3_column_text(st, 0), sqlite3_column_double(st, 3));
+			kvb_buf_addf(b, "mean power (%s, instrument %s):", (const char *)kvb_rows_text(st, 1),
+				     (const char *)kvb_rows_text(st, 2));
+		kvb_buf_addf(b, " %s %.3g W;", (const char *)kvb_rows_text(st, 0), kvb_rows_double(st, 3));
 	}
-	sqlite3_finalize(st);
+	kvb_rows_close(st);
 	if (b->len)
 		b->data[--b->len] = '\0';
 	return KVB_OK;

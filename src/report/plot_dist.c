@@ -1,5 +1,6 @@
 /* Implements the report's distribution plots: Jankbench frame-duration and rt-app slack / wake-up latency CDFs. */
 #include "report/page_build.h"
+#include "store/rows.h"
 #include "workload/rt_app.h"
 
 #include <errno.h>
@@ -81,12 +82,13 @@ static const char *artifact_sql =
 	" WHERE a.kind = ?1 AND j.run_id IN (SELECT value FROM json_each(?2)) AND j.status IN ('ok', 'instrument-failed')"
 	" ORDER BY j.run_id, j.seq, a.id";
 
-static int artifacts(struct kvb_store *s, struct kvb_page *p, const char *kind, sqlite3_stmt **st, struct kvb_error *err)
+static int artifacts(struct kvb_store *s, struct kvb_page *p, const char *kind, struct kvb_rows **st, struct kvb_error *err)
 {
-	if (sqlite3_prepare_v2(s->db, artifact_sql, -1, st, NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_bind_text(*st, 1, kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(*st, 2, p->runs_json, -1, SQLITE_STATIC);
+	int rc = kvb_rows_open(s, artifact_sql, st, NULL, err);
+	if (rc)
+		return rc;
+	kvb_rows_bind_text(*st, 1, kind);
+	kvb_rows_bind_text(*st, 2, p->runs_json);
 	return KVB_OK;
 }
 
@@ -95,14 +97,14 @@ int kvb_page_jank_cdfs(struct kvb_store *s, struct kvb_page *p, struct kvb_error
 {
 	struct series_set ss;
 	struct kvb_buf missing = KVB_BUF_INIT;
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	size_t files = 0;
 	int rc;
 	memset(&ss, 0, sizeof(ss));
 	if ((rc = artifacts(s, p, "jankbench-frames", &st, err)))
 		return rc;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *path = (const char *)sqlite3_column_text(st, 0), *variant = (const char *)sqlite3_column_text(st, 1);
+	while (kvb_rows_next(st, NULL) == 1) {
+		const char *path = (const char *)kvb_rows_text(st, 0), *variant = (const char *)kvb_rows_text(st, 1);
 		FILE *f = fopen(path, "r");
 		char line[1024];
 		files++;
@@ -126,7 +128,7 @@ int kvb_page_jank_cdfs(struct kvb_store *s, struct kvb_page *p, struct kvb_error
 		}
 		fclose(f);
 	}
-	sqlite3_finalize(st);
+	kvb_rows_close(st);
 	if (files) {
 		kvb_page_add(p, "Jankbench frame durations", "jankbench")->text =
 			missing.len ? kvb_page_keep(p, kvb_xasprintf("Empirical CDF per variant. Missing artifacts: %s", missing.data))
@@ -143,15 +145,15 @@ int kvb_page_rtapp_cdfs(struct kvb_store *s, struct kvb_page *p, struct kvb_erro
 {
 	struct series_set slack, wu;
 	struct kvb_buf bad = KVB_BUF_INIT;
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	size_t files = 0;
 	int rc;
 	memset(&slack, 0, sizeof(slack));
 	memset(&wu, 0, sizeof(wu));
 	if ((rc = artifacts(s, p, "rt-app-log", &st, err)))
 		return rc;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *path = (const char *)sqlite3_column_text(st, 0), *variant = (const char *)sqlite3_column_text(st, 1);
+	while (kvb_rows_next(st, NULL) == 1) {
+		const char *path = (const char *)kvb_rows_text(st, 0), *variant = (const char *)kvb_rows_text(st, 1);
 		struct kvb_rtapp_log log;
 		struct kvb_error e2;
 		char *task = NULL, *dash;
@@ -174,7 +176,7 @@ int kvb_page_rtapp_cdfs(struct kvb_store *s, struct kvb_page *p, struct kvb_erro
 		kvb_rtapp_log_release(&log);
 		free(task);
 	}
-	sqlite3_finalize(st);
+	kvb_rows_close(st);
 	if (files) {
 		kvb_page_add(p, "rt-app slack and wake-up latency", "rt-app")->text =
 			bad.len ? kvb_page_keep(p, kvb_xasprintf("Per task, every phase. Unreadable logs: %s", bad.data))

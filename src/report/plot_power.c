@@ -1,5 +1,6 @@
 /* Implements the report's energy plots: power over time decimated into buckets, energy per job per variant. */
 #include "report/page_build.h"
+#include "store/rows.h"
 #include "core/samples.h"
 
 #include <math.h>
@@ -84,45 +85,44 @@ static enum kvb_err chunk_add(struct buckets *b, const unsigned char *blob, size
 /* Reads channel id's chunks into b. KVB_ESTORE on a corrupt chunk. */
 static int channel_buckets(struct kvb_store *s, int64_t id, struct buckets *b, struct kvb_error *err)
 {
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	int64_t *starts = NULL, *tbuf = NULL;
 	size_t nstarts = 0, alloc = 0, i = 0;
 	uint32_t cap = 0;
 	float *vbuf = NULL;
 	int step, rc = KVB_OK;
 	/* chunk start times first (a chunk ends before the next starts): reads no blob */
-	if (sqlite3_prepare_v2(s->db, "SELECT t0_ns FROM energy_chunk WHERE channel_id = ? ORDER BY seq", -1, &st, NULL) !=
-	    SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_bind_int64(st, 1, id);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	if (kvb_rows_open(s, "SELECT t0_ns FROM energy_chunk WHERE channel_id = ? ORDER BY seq", &st, NULL, NULL) != KVB_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
+	kvb_rows_bind_int(st, 1, id);
+	while (kvb_rows_next(st, NULL) == 1) {
 		if (nstarts == alloc) {
 			alloc = alloc ? 2 * alloc : 1024;
 			starts = kvb_xrealloc(starts, alloc * sizeof(*starts));
 		}
-		starts[nstarts++] = sqlite3_column_int64(st, 0);
+		starts[nstarts++] = kvb_rows_int(st, 0);
 	}
-	sqlite3_finalize(st);
-	if (sqlite3_prepare_v2(s->db, "SELECT t0_ns, n, blob FROM energy_chunk WHERE channel_id = ? ORDER BY seq", -1, &st,
-			       NULL) != SQLITE_OK) {
+	kvb_rows_close(st);
+	if (kvb_rows_open(s, "SELECT t0_ns, n, blob FROM energy_chunk WHERE channel_id = ? ORDER BY seq", &st, NULL, NULL) != KVB_OK) {
 		free(starts);
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
 	}
-	sqlite3_bind_int64(st, 1, id);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t t0 = sqlite3_column_int64(st, 0), t_next = i + 1 < nstarts ? starts[i + 1] : INT64_MAX;
-		const unsigned char *blob = sqlite3_column_blob(st, 2);
+	kvb_rows_bind_int(st, 1, id);
+	while ((step = kvb_rows_next(st, NULL)) == 1) {
+		int64_t t0 = kvb_rows_int(st, 0), t_next = i + 1 < nstarts ? starts[i + 1] : INT64_MAX;
+		size_t len;
+		const unsigned char *blob = kvb_rows_blob(st, 2, &len);
 		i++;
-		if (chunk_add(b, blob, (size_t)sqlite3_column_bytes(st, 2), t0, (uint32_t)sqlite3_column_int64(st, 1),
+		if (chunk_add(b, blob, len, t0, (uint32_t)kvb_rows_int(st, 1),
 			      t_next, &tbuf, &vbuf, &cap)) {
 			rc = kvb_error_set(err, KVB_ESTORE, "%s: energy channel %lld: corrupt sample chunk", s->path,
 					   (long long)id);
 			break;
 		}
 	}
-	if (!rc && step != SQLITE_DONE)
-		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_finalize(st);
+	if (!rc && step != 0)
+		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
+	kvb_rows_close(st);
 	free(starts);
 	free(tbuf);
 	free(vbuf);
@@ -132,7 +132,7 @@ static int channel_buckets(struct kvb_store *s, int64_t id, struct buckets *b, s
 /* Power over time per job (one trace per channel, decimated to max_points buckets: mean line, min..max band). */
 int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_points, struct kvb_error *err)
 {
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	int64_t job = -1;
 	cJSON *pl = NULL, *arr = NULL;
 	int rc = KVB_OK, any = 0;
@@ -145,11 +145,11 @@ int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_poi
 				    &st, err)))
 		return rc;
 	/* an hour at 10 kHz is ~0.7 GB of chunks: map the file rather than copy it through read() */
-	sqlite3_exec(s->db, "PRAGMA mmap_size = 4294967296", NULL, NULL, NULL);
-	while (rc == KVB_OK && sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0), jid = sqlite3_column_int64(st, 1);
-		int64_t t_first = sqlite3_column_int64(st, 5), t_last = sqlite3_column_int64(st, 6);
-		const char *units = (const char *)sqlite3_column_text(st, 4);
+	kvb_store_read_hint_large(s);
+	while (rc == KVB_OK && kvb_rows_next(st, NULL) == 1) {
+		int64_t id = kvb_rows_int(st, 0), jid = kvb_rows_int(st, 1);
+		int64_t t_first = kvb_rows_int(st, 5), t_last = kvb_rows_int(st, 6);
+		const char *units = (const char *)kvb_rows_text(st, 4);
 		struct buckets b;
 		cJSON *ser, *jt, *jy, *jlo, *jhi;
 		if (!any++)
@@ -158,14 +158,14 @@ int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_poi
 				"decimated to what a screen shows.";
 		if (jid != job) {
 			char *title = kvb_xasprintf("job %lld: %s %s iteration %lld boot %lld", (long long)jid,
-						    (const char *)sqlite3_column_text(st, 2),
-						    (const char *)sqlite3_column_text(st, 7), sqlite3_column_int64(st, 8),
-						    sqlite3_column_int64(st, 9));
+						    (const char *)kvb_rows_text(st, 2),
+						    (const char *)kvb_rows_text(st, 7), (long long)kvb_rows_int(st, 8),
+						    (long long)kvb_rows_int(st, 9));
 			char *ylab = kvb_xasprintf("power (%s)", units ? units : "");
 			pl = kvb_plot_new("lines", title, "time since the first sample (s)", ylab);
 			arr = cJSON_AddArrayToObject(pl, "series");
 			cJSON_AddNumberToObject(pl, "job", (double)jid); /* folded per workload (page_fold.c) */
-			kvb_page_plot(p, pl, sqlite3_column_int(st, 10) ? "estimated from an energy model" : NULL);
+			kvb_page_plot(p, pl, (int)kvb_rows_int(st, 10) ? "estimated from an energy model" : NULL);
 			free(title);
 			free(ylab);
 			job = jid;
@@ -180,7 +180,7 @@ int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_poi
 		b.cnt = kvb_xcalloc(b.n, sizeof(uint64_t));
 		rc = channel_buckets(s, id, &b, err);
 		ser = cJSON_CreateObject();
-		cJSON_AddStringToObject(ser, "name", (const char *)sqlite3_column_text(st, 3));
+		cJSON_AddStringToObject(ser, "name", (const char *)kvb_rows_text(st, 3));
 		jt = cJSON_AddArrayToObject(ser, "t");
 		jy = cJSON_AddArrayToObject(ser, "y");
 		jlo = cJSON_AddArrayToObject(ser, "lo");
@@ -199,7 +199,7 @@ int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_poi
 		free(b.sum);
 		free(b.cnt);
 	}
-	sqlite3_finalize(st);
+	kvb_rows_close(st);
 	return rc;
 }
 

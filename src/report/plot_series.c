@@ -7,6 +7,7 @@
  * DB, every step's measured mean along the steps, the first bad commit marked.
  */
 #include "report/page_views.h"
+#include "store/rows.h"
 #include "report/series.h"
 #include "report/shortlabel.h"
 
@@ -17,7 +18,7 @@
 static size_t commits(struct kvb_store *s, const struct kvb_page *p, const struct kvb_report *r, char **label,
 		      char **full, struct kvb_error *err, int *rc)
 {
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	size_t found = 0;
 	*rc = kvb_page_query(s, p,
 			     "SELECT v.name, b.commit_sha, coalesce(b.subject, '') FROM variant v JOIN variant_build b"
@@ -25,16 +26,16 @@ static size_t commits(struct kvb_store *s, const struct kvb_page *p, const struc
 			     &st, err);
 	if (*rc)
 		return 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0), *sha = (const char *)sqlite3_column_text(st, 1);
+	while (kvb_rows_next(st, NULL) == 1) {
+		const char *name = (const char *)kvb_rows_text(st, 0), *sha = (const char *)kvb_rows_text(st, 1);
 		for (size_t v = 0; v < r->variants.n; v++)
 			if (!strcmp(r->variants.v[v], name) && !label[v]) {
 				label[v] = kvb_xasprintf("%.7s", sha);
-				full[v] = kvb_xasprintf("%s %s", sha, (const char *)sqlite3_column_text(st, 2));
+				full[v] = kvb_xasprintf("%s %s", sha, (const char *)kvb_rows_text(st, 2));
 				found++;
 			}
 	}
-	sqlite3_finalize(st);
+	kvb_rows_close(st);
 	/* short hashes that collide (or a variant without a build row) say nothing: the variant names then */
 	for (size_t v = 0; v < r->variants.n; v++)
 		for (size_t w = v + 1; w < r->variants.n; w++)
@@ -89,30 +90,28 @@ static void series_plots(struct kvb_page *p, const struct kvb_report *r, char **
 /* Every bisect of the DB: the steps' means in step order, coloured by outcome, the first bad commit marked. */
 static int bisect_plots(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err)
 {
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	cJSON *pl = NULL, *ser = NULL, *ch = NULL, *xf = NULL, *xo = NULL;
 	int64_t cur = -1;
 	int any = 0;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT b.id, b.metric, b.first_bad_sha, s.step, s.commit_sha, s.outcome, s.value"
+	if (kvb_rows_open(s, "SELECT b.id, b.metric, b.first_bad_sha, s.step, s.commit_sha, s.outcome, s.value"
 			       " FROM bisect b JOIN bisect_step s ON s.bisect_id = b.id"
-			       " WHERE s.value IS NOT NULL ORDER BY b.id, s.step",
-			       -1, &st, NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		const char *sha = (const char *)sqlite3_column_text(st, 4), *outcome = (const char *)sqlite3_column_text(st, 5);
-		const char *bad = (const char *)sqlite3_column_text(st, 2);
+			       " WHERE s.value IS NOT NULL ORDER BY b.id, s.step", &st, NULL, NULL) != KVB_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
+	while (kvb_rows_next(st, NULL) == 1) {
+		int64_t id = kvb_rows_int(st, 0);
+		const char *sha = (const char *)kvb_rows_text(st, 4), *outcome = (const char *)kvb_rows_text(st, 5);
+		const char *bad = (const char *)kvb_rows_text(st, 2);
 		char lab[64];
 		cJSON *sr = NULL;
 		if (id != cur) {
 			char *title = kvb_xasprintf("bisect %lld: %s along its steps", (long long)id,
-						    (const char *)sqlite3_column_text(st, 1));
+						    (const char *)kvb_rows_text(st, 1));
 			if (!any++)
 				kvb_page_add(p, "Bisect steps", "bisect")->text =
 					"Each bisect step's measured mean at its commit, in step order, coloured by its outcome; "
 					"dashed: the first bad commit.";
-			pl = kvb_plot_new("along", title, "step: commit", (const char *)sqlite3_column_text(st, 1));
+			pl = kvb_plot_new("along", title, "step: commit", (const char *)kvb_rows_text(st, 1));
 			ser = cJSON_AddArrayToObject(pl, "series");
 			ch = cJSON_AddArrayToObject(pl, "changes");
 			xf = cJSON_AddObjectToObject(pl, "xfull");
@@ -121,7 +120,7 @@ static int bisect_plots(struct kvb_store *s, struct kvb_page *p, struct kvb_erro
 			free(title);
 			cur = id;
 		}
-		snprintf(lab, sizeof(lab), "%lld: %.7s", (long long)sqlite3_column_int64(st, 3), sha);
+		snprintf(lab, sizeof(lab), "%lld: %.7s", (long long)kvb_rows_int(st, 3), sha);
 		cJSON_AddStringToObject(xf, lab, sha);
 		cJSON_AddItemToArray(xo, cJSON_CreateString(lab));
 		for (cJSON *x = ser->child; x && !sr; x = x->next)
@@ -135,11 +134,11 @@ static int bisect_plots(struct kvb_store *s, struct kvb_page *p, struct kvb_erro
 			cJSON_AddItemToArray(ser, sr);
 		}
 		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(sr, "x"), cJSON_CreateString(lab));
-		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(sr, "y"), kvb_plot_num(sqlite3_column_double(st, 6)));
+		cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(sr, "y"), kvb_plot_num(kvb_rows_double(st, 6)));
 		if (bad && !strcmp(bad, sha))
 			cJSON_AddItemToArray(ch, cJSON_CreateString(lab));
 	}
-	sqlite3_finalize(st);
+	kvb_rows_close(st);
 	return KVB_OK;
 }
 

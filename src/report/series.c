@@ -1,5 +1,6 @@
 /* Implements `kvbench diff --series`: per commit vs first and vs parent, and E-Divisive change points. */
 #include "report/series.h"
+#include "store/rows.h"
 #include "core/buf.h"
 #include "report/format.h"
 #include "stats/changepoint.h"
@@ -17,25 +18,23 @@ struct commit_info {
 static int load_commits(struct kvb_store *s, int64_t run, const struct kvb_report *r, struct commit_info *ci,
 			size_t *found, struct kvb_error *err)
 {
-	sqlite3_stmt *q;
+	struct kvb_rows *q;
 	*found = 0;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT v.name, b.commit_sha, b.subject, b.error FROM variant v JOIN variant_build b "
-			       "ON b.variant_id = v.id WHERE v.run_id = ?",
-			       -1, &q, NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_bind_int64(q, 1, run);
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(q, 0);
+	if (kvb_rows_open(s, "SELECT v.name, b.commit_sha, b.subject, b.error FROM variant v JOIN variant_build b "
+			       "ON b.variant_id = v.id WHERE v.run_id = ?", &q, NULL, NULL) != KVB_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
+	kvb_rows_bind_int(q, 1, run);
+	while (kvb_rows_next(q, NULL) == 1) {
+		const char *name = (const char *)kvb_rows_text(q, 0);
 		for (size_t i = 0; i < r->variants.n; i++)
 			if (!strcmp(r->variants.v[i], name)) {
-				ci[i].sha = kvb_xstrdup((const char *)sqlite3_column_text(q, 1));
-				ci[i].subject = kvb_xstrdup(sqlite3_column_text(q, 2) ? (const char *)sqlite3_column_text(q, 2) : "");
-				ci[i].error = sqlite3_column_text(q, 3) ? kvb_xstrdup((const char *)sqlite3_column_text(q, 3)) : NULL;
+				ci[i].sha = kvb_xstrdup((const char *)kvb_rows_text(q, 1));
+				ci[i].subject = kvb_xstrdup(kvb_rows_text(q, 2) ? (const char *)kvb_rows_text(q, 2) : "");
+				ci[i].error = kvb_rows_text(q, 3) ? kvb_xstrdup((const char *)kvb_rows_text(q, 3)) : NULL;
 				(*found)++;
 			}
 	}
-	sqlite3_finalize(q);
+	kvb_rows_close(q);
 	return KVB_OK;
 }
 

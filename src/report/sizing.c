@@ -1,5 +1,6 @@
 /* Implements `kvbench plan`: variance components, costs, K&J runs per boot and boots for a detectable change. */
 #include "report/sizing.h"
+#include "store/rows.h"
 #include "report/box.h"
 #include "report/diff.h"
 #include "stats/stats.h"
@@ -13,17 +14,17 @@
 /* Mean seconds of one SQL duration query bound to (run, variant[, workload]); NAN when the DB has none. */
 static double mean_s(struct kvb_store *s, const char *sql, int64_t run, const char *variant, const char *workload)
 {
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	double x = NAN;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (kvb_rows_open(s, sql, &st, NULL, NULL) != KVB_OK)
 		return NAN;
-	sqlite3_bind_int64(st, 1, run);
-	sqlite3_bind_text(st, 2, variant, -1, SQLITE_TRANSIENT);
+	kvb_rows_bind_int(st, 1, run);
+	kvb_rows_bind_text(st, 2, variant);
 	if (workload)
-		sqlite3_bind_text(st, 3, workload, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		x = sqlite3_column_double(st, 0);
-	sqlite3_finalize(st);
+		kvb_rows_bind_text(st, 3, workload);
+	if (kvb_rows_next(st, NULL) == 1 && kvb_rows_type(st, 0) != KVB_ROWS_NULL)
+		x = kvb_rows_double(st, 0);
+	kvb_rows_close(st);
 	return x;
 }
 

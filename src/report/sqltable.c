@@ -1,5 +1,6 @@
 /* Implements SQL result rows as a table rendered by any format of the registry. */
 #include "report/sqltable.h"
+#include "store/rows.h"
 #include "report/format.h"
 
 #include <stdlib.h>
@@ -27,76 +28,73 @@ static int decimals_of(const struct kvb_sql_decimals *dec, const char *name)
 static int sql_box(struct kvb_store *s, const char *sql, int64_t bind_run, const char *bind_text,
 		   const struct kvb_sql_decimals *dec, struct kvb_box *box, size_t *rows, struct kvb_error *err)
 {
-	sqlite3_stmt *st;
+	struct kvb_rows *st;
 	struct kvb_box b;
 	int ncol, rc, *places;
 	const char *tail = NULL;
 	*rows = 0;
-	if (sqlite3_prepare_v2(s->db, sql, -1, &st, &tail) != SQLITE_OK)
-		return kvb_error_set(err, KVB_EINPUT, "query: %s", sqlite3_errmsg(s->db));
-	if (!st)
-		return kvb_error_set(err, KVB_EINPUT, "query: empty statement");
+	if ((rc = kvb_rows_open(s, sql, &st, &tail, err)) != KVB_OK) {
+		err->code = KVB_EINPUT; /* the SQL the user gave */
+		kvb_error_prefix(err, "query");
+		return KVB_EINPUT;
+	}
 	while (tail && (*tail == ' ' || *tail == '\n' || *tail == ';' || *tail == '\t'))
 		tail++;
 	if (tail && *tail) {
-		sqlite3_finalize(st);
+		kvb_rows_close(st);
 		return kvb_error_set(err, KVB_EINPUT, "query: only one statement is allowed (extra text: '%.40s')", tail);
 	}
-	if (!sqlite3_stmt_readonly(st)) {
-		sqlite3_finalize(st);
-		return kvb_error_set(err, KVB_EINPUT, "query: statement would write; the results database is opened read-only");
-	}
 	if (bind_run >= 0)
-		sqlite3_bind_int64(st, 1, bind_run);
+		kvb_rows_bind_int(st, 1, bind_run);
 	if (bind_text)
-		sqlite3_bind_text(st, 2, bind_text, -1, SQLITE_TRANSIENT);
-	ncol = sqlite3_column_count(st);
+		kvb_rows_bind_text(st, 2, bind_text);
+	ncol = kvb_rows_ncol(st);
 	kvb_box_init(&b, (size_t)(ncol > 0 ? ncol : 1));
 	places = kvb_xcalloc((size_t)(ncol > 0 ? ncol : 1), sizeof(*places));
 	for (int c = 0; c < ncol; c++) {
-		kvb_box_header(&b, (size_t)c, sqlite3_column_name(st, c), KVB_ALIGN_LEFT);
-		places[c] = decimals_of(dec, sqlite3_column_name(st, c));
+		kvb_box_header(&b, (size_t)c, kvb_rows_name(st, c), KVB_ALIGN_LEFT);
+		places[c] = decimals_of(dec, kvb_rows_name(st, c));
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = kvb_rows_next(st, NULL)) == 1) {
 		for (int c = 0; c < ncol; c++) {
-			int t = sqlite3_column_type(st, c);
+			int t = kvb_rows_type(st, c);
 			char d[64], raw[64];
-			if (t == SQLITE_NULL) {
+			if (t == KVB_ROWS_NULL) {
 				kvb_box_cell_raw(&b, "", "", KVB_CELL_NULL);
-			} else if (t == SQLITE_FLOAT) {
+			} else if (t == KVB_ROWS_REAL) {
 				/* 10 digits on screen (or the column's decimals); csv and json get the double at full precision */
 				if (places[c] >= 0)
-					snprintf(d, sizeof(d), "%.*f", places[c], sqlite3_column_double(st, c));
+					snprintf(d, sizeof(d), "%.*f", places[c], kvb_rows_double(st, c));
 				else
-					snprintf(d, sizeof(d), "%.10g", sqlite3_column_double(st, c));
+					snprintf(d, sizeof(d), "%.10g", kvb_rows_double(st, c));
 				/* the shortest text that reads back as the same double */
-				snprintf(raw, sizeof(raw), "%.15g", sqlite3_column_double(st, c));
-				if (strtod(raw, NULL) != sqlite3_column_double(st, c))
-					snprintf(raw, sizeof(raw), "%.17g", sqlite3_column_double(st, c));
+				snprintf(raw, sizeof(raw), "%.15g", kvb_rows_double(st, c));
+				if (strtod(raw, NULL) != kvb_rows_double(st, c))
+					snprintf(raw, sizeof(raw), "%.17g", kvb_rows_double(st, c));
 				kvb_box_cell_raw(&b, d, raw, KVB_CELL_NUM);
-			} else if (t == SQLITE_INTEGER) {
-				snprintf(raw, sizeof(raw), "%lld", (long long)sqlite3_column_int64(st, c));
+			} else if (t == KVB_ROWS_INT) {
+				snprintf(raw, sizeof(raw), "%lld", (long long)kvb_rows_int(st, c));
 				if (places[c] >= 0)
-					snprintf(d, sizeof(d), "%.*f", places[c], sqlite3_column_double(st, c));
+					snprintf(d, sizeof(d), "%.*f", places[c], kvb_rows_double(st, c));
 				else
 					snprintf(d, sizeof(d), "%s", raw);
 				kvb_box_cell_raw(&b, d, raw, KVB_CELL_NUM);
 			} else {
-				kvb_box_cell(&b, (const char *)sqlite3_column_text(st, c));
+				kvb_box_cell(&b, (const char *)kvb_rows_text(st, c));
 			}
-			if (t == SQLITE_INTEGER || t == SQLITE_FLOAT)
+			if (t == KVB_ROWS_INT || t == KVB_ROWS_REAL)
 				b.align[c] = KVB_ALIGN_RIGHT;
 		}
 		(*rows)++;
 	}
 	free(places);
-	if (rc != SQLITE_DONE) {
-		kvb_error_set(err, KVB_EINPUT, "query: %s", sqlite3_errmsg(s->db));
-		sqlite3_finalize(st);
+	if (rc != 0) {
+		kvb_error_set(err, KVB_EINPUT, "query: %s", kvb_store_errmsg(s));
+		kvb_rows_close(st);
 		kvb_box_release(&b);
 		return KVB_EINPUT;
 	}
-	sqlite3_finalize(st);
+	kvb_rows_close(st);
 	*box = b;
 	return KVB_OK;
 }

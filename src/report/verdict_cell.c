@@ -1,5 +1,6 @@
 /* Implements the verdict column, its JSON fields, legend and multimodality footnote of `kvbench diff`. */
 #include "report/verdict_cell.h"
+#include "store/rows.h"
 #include "config/margins.h"
 #include "report/format.h"
 #include "store/store.h"
@@ -12,13 +13,13 @@ int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double ove
 {
 	cJSON *agenda = NULL;
 	if (override <= 0 && r->nruns) {
-		sqlite3_stmt *st;
-		if (sqlite3_prepare_v2(s->db, "SELECT agenda_json FROM run WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-			return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-		sqlite3_bind_int64(st, 1, r->runs[0]);
-		if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-			agenda = cJSON_Parse((const char *)sqlite3_column_text(st, 0));
-		sqlite3_finalize(st);
+		struct kvb_rows *st;
+		if (kvb_rows_open(s, "SELECT agenda_json FROM run WHERE id = ?", &st, NULL, NULL) != KVB_OK)
+			return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
+		kvb_rows_bind_int(st, 1, r->runs[0]);
+		if (kvb_rows_next(st, NULL) == 1 && kvb_rows_text(st, 0))
+			agenda = cJSON_Parse((const char *)kvb_rows_text(st, 0));
+		kvb_rows_close(st);
 	}
 	for (size_t i = 0; i < r->ngroups; i++) {
 		struct kvb_group *g = &r->groups[i];

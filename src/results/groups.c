@@ -1,5 +1,6 @@
 /* Implements loading results from the store and grouping them for comparison. */
 #include "results/groups.h"
+#include "store/rows.h"
 #include "config/runtime.h"
 #include "core/suggest.h"
 #include "core/util.h"
@@ -147,28 +148,27 @@ static int select_runs(struct kvb_store *s, const struct kvb_report_opts *o, str
 /* variants in agenda order, run by run, and the classifier keys of their knobs */
 static int load_run_variants(struct kvb_store *s, struct kvb_report *r, struct kvb_error *err)
 {
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(s->db, "SELECT name, runtime_json FROM variant WHERE run_id = ? ORDER BY position", -1,
-			       &st, NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	struct kvb_rows *st = NULL;
+	if (kvb_rows_open(s, "SELECT name, runtime_json FROM variant WHERE run_id = ? ORDER BY position", &st, NULL, NULL) != KVB_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
 	for (size_t i = 0; i < r->nruns; i++) {
 		int found = 0;
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, r->runs[i]);
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			cJSON *knobs = cJSON_Parse((const char *)sqlite3_column_text(st, 1));
-			variant_index(r, (const char *)sqlite3_column_text(st, 0));
+		kvb_rows_reset(st);
+		kvb_rows_bind_int(st, 1, r->runs[i]);
+		while (kvb_rows_next(st, NULL) == 1) {
+			cJSON *knobs = cJSON_Parse((const char *)kvb_rows_text(st, 1));
+			variant_index(r, (const char *)kvb_rows_text(st, 0));
 			kvb_runtime_json_classifier_keys(knobs, &r->variant_knobs);
 			cJSON_Delete(knobs);
 			found = 1;
 		}
 		if (!found) {
-			sqlite3_finalize(st);
+			kvb_rows_close(st);
 			return kvb_error_set(err, KVB_EINPUT, "%s: run %lld not found (or has no variants)", s->path,
 					     (long long)r->runs[i]);
 		}
 	}
-	sqlite3_finalize(st);
+	kvb_rows_close(st);
 	return KVB_OK;
 }
 
@@ -201,16 +201,16 @@ static int baseline_first(const struct kvb_report_opts *o, struct kvb_report *r,
 }
 
 /* One row of the results view into its group's cell (skipped when --workload/--metric leave it out). */
-static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, sqlite3_stmt *st)
+static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, struct kvb_rows *st)
 {
-	const char *variant = (const char *)sqlite3_column_text(st, 0);
-	const char *workload = (const char *)sqlite3_column_text(st, 1);
-	const char *metric = (const char *)sqlite3_column_text(st, 2);
-	const char *units = (const char *)sqlite3_column_text(st, 3);
-	int lib = sqlite3_column_int(st, 4);
-	const char *cls = (const char *)sqlite3_column_text(st, 5);
-	int64_t boot = sqlite3_column_int64(st, 8) * 100000 + sqlite3_column_int64(st, 6);
-	double value = sqlite3_column_double(st, 7);
+	const char *variant = (const char *)kvb_rows_text(st, 0);
+	const char *workload = (const char *)kvb_rows_text(st, 1);
+	const char *metric = (const char *)kvb_rows_text(st, 2);
+	const char *units = (const char *)kvb_rows_text(st, 3);
+	int lib = (int)kvb_rows_int(st, 4);
+	const char *cls = (const char *)kvb_rows_text(st, 5);
+	int64_t boot = kvb_rows_int(st, 8) * 100000 + kvb_rows_int(st, 6);
+	double value = kvb_rows_double(st, 7);
 	cJSON *c, *key_cls;
 	int board;
 	char *by_value = NULL, *kc;
@@ -218,10 +218,10 @@ static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, sq
 
 	if (o->workload && strcmp(o->workload, workload))
 		return;
-	if (o->max_round > 0 && sqlite3_column_int(st, 9) > o->max_round)
+	if (o->max_round > 0 && (int)kvb_rows_int(st, 9) > o->max_round)
 		return;
 	for (size_t k = 0; k < o->nskip_rounds; k++)
-		if (sqlite3_column_int(st, 9) == o->skip_rounds[k])
+		if ((int)kvb_rows_int(st, 9) == o->skip_rounds[k])
 			return;
 	if (!kvb_report_metric_wanted(o, metric))
 		return;
@@ -262,19 +262,17 @@ static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, sq
 static int load_results(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r,
 			struct kvb_error *err)
 {
-	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT variant, workload, metric, units, lower_is_better, classifiers, boot, value, run_id,"
-			       " round FROM results WHERE run_id = ? ORDER BY metric_id",
-			       -1, &st, NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	struct kvb_rows *st = NULL;
+	if (kvb_rows_open(s, "SELECT variant, workload, metric, units, lower_is_better, classifiers, boot, value, run_id,"
+			       " round FROM results WHERE run_id = ? ORDER BY metric_id", &st, NULL, NULL) != KVB_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
 	for (size_t i = 0; i < r->nruns; i++) {
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, r->runs[i]);
-		while (sqlite3_step(st) == SQLITE_ROW)
+		kvb_rows_reset(st);
+		kvb_rows_bind_int(st, 1, r->runs[i]);
+		while (kvb_rows_next(st, NULL) == 1)
 			add_result(r, o, st);
 	}
-	sqlite3_finalize(st);
+	kvb_rows_close(st);
 	return KVB_OK;
 }
 

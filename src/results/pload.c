@@ -6,13 +6,14 @@
  * compared runs hold more than one.
  */
 #include "results/pload.h"
+#include "store/rows.h"
 #include "core/buf.h"
 #include "core/log.h"
 
 int kvb_report_pload_warn(struct kvb_store *s, const int64_t *runs, size_t nruns)
 {
 	struct kvb_buf sql = KVB_BUF_INIT, seen = KVB_BUF_INIT;
-	sqlite3_stmt *st = NULL;
+	struct kvb_rows *st = NULL;
 	int values = 0;
 	char last[64] = "";
 	kvb_buf_adds(&sql, "SELECT c.value, group_concat(DISTINCT v.name) FROM classifier c JOIN job j ON j.id = c.job_id"
@@ -22,15 +23,15 @@ int kvb_report_pload_warn(struct kvb_store *s, const int64_t *runs, size_t nruns
 	for (size_t i = 0; i < nruns; i++)
 		kvb_buf_addf(&sql, "%s%lld", i ? "," : "", (long long)runs[i]);
 	kvb_buf_adds(&sql, ") GROUP BY c.value ORDER BY c.value");
-	if (sqlite3_prepare_v2(s->db, sql.data, -1, &st, NULL) == SQLITE_OK) {
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			const char *v = (const char *)sqlite3_column_text(st, 0), *who = (const char *)sqlite3_column_text(st, 1);
+	if (kvb_rows_open(s, sql.data, &st, NULL, NULL) == KVB_OK) {
+		while (kvb_rows_next(st, NULL) == 1) {
+			const char *v = (const char *)kvb_rows_text(st, 0), *who = (const char *)kvb_rows_text(st, 1);
 			kvb_buf_addf(&seen, "%s%s ns (%s)", seen.len ? ", " : "", v ? v : "?", who ? who : "?");
 			snprintf(last, sizeof(last), "%s", v ? v : "");
 			values++;
 		}
 	}
-	sqlite3_finalize(st);
+	kvb_rows_close(st);
 	if (values > 1)
 		kvb_warn("rt-app ran with different pLoad: %s; a `run` of N us was different work per variant, so their "
 			 "rt-app metrics do not compare (give `calibration: NS` or compare runs calibrated alike)",

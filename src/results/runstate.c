@@ -1,5 +1,6 @@
 /* Implements the run-state notes of `kvbench diff`: failed and missing variants, a failed baseline, empty results. */
 #include "results/runstate.h"
+#include "store/rows.h"
 #include "core/buf.h"
 #include "core/util.h"
 #include "store/status.h"
@@ -7,16 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *col(sqlite3_stmt *q, int i)
+static char *col(struct kvb_rows *q, int i)
 {
-	const unsigned char *t = sqlite3_column_text(q, i);
+	const char *t = kvb_rows_text(q, i);
 	return t ? kvb_xstrdup((const char *)t) : NULL;
 }
 
 int kvb_run_state_load(struct kvb_store *s, const int64_t *runs, size_t nruns, struct kvb_run_state *rs,
 		       struct kvb_error *err)
 {
-	sqlite3_stmt *q;
+	struct kvb_rows *q;
 	/* a variant without its own error (it ran, some jobs failed): the first failed job's error says why */
 	static const char sql[] =
 		"SELECT r.status, v.name, v.status,"
@@ -29,12 +30,12 @@ int kvb_run_state_load(struct kvb_store *s, const int64_t *runs, size_t nruns, s
 		" (SELECT count(*) FROM job j WHERE j.variant_id = v.id AND j.status = 'ok')"
 		" FROM variant v JOIN run r ON r.id = v.run_id WHERE v.run_id = ? ORDER BY v.position";
 	memset(rs, 0, sizeof(*rs));
-	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK)
-		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+	if (kvb_rows_open(s, sql, &q, NULL, NULL) != KVB_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
 	for (size_t i = 0; i < nruns; i++) {
-		sqlite3_reset(q);
-		sqlite3_bind_int64(q, 1, runs[i]);
-		while (sqlite3_step(q) == SQLITE_ROW) {
+		kvb_rows_reset(q);
+		kvb_rows_bind_int(q, 1, runs[i]);
+		while (kvb_rows_next(q, NULL) == 1) {
 			rs->v = kvb_xrealloc(rs->v, (rs->n + 1) * sizeof(*rs->v));
 			struct kvb_variant_state *v = &rs->v[rs->n++];
 			v->run_id = runs[i];
@@ -42,11 +43,11 @@ int kvb_run_state_load(struct kvb_store *s, const int64_t *runs, size_t nruns, s
 			v->name = col(q, 1);
 			v->status = col(q, 2);
 			v->error = col(q, 3);
-			v->jobs = sqlite3_column_int(q, 4);
-			v->jobs_ok = sqlite3_column_int(q, 5);
+			v->jobs = (int)kvb_rows_int(q, 4);
+			v->jobs_ok = (int)kvb_rows_int(q, 5);
 		}
 	}
-	sqlite3_finalize(q);
+	kvb_rows_close(q);
 	return KVB_OK;
 }
 
@@ -133,14 +134,14 @@ static char *distinct(struct kvb_store *s, const struct kvb_report *r, const cha
 {
 	struct kvb_buf out = KVB_BUF_INIT;
 	struct kvb_strv seen = KVB_STRV_INIT;
-	sqlite3_stmt *q;
+	struct kvb_rows *q;
 	char *sql = kvb_xasprintf("SELECT DISTINCT %s FROM results WHERE run_id = ? ORDER BY 1", column);
-	if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) == SQLITE_OK) {
+	if (kvb_rows_open(s, sql, &q, NULL, NULL) == KVB_OK) {
 		for (size_t i = 0; i < r->nruns; i++) {
-			sqlite3_reset(q);
-			sqlite3_bind_int64(q, 1, r->runs[i]);
-			while (sqlite3_step(q) == SQLITE_ROW) {
-				const char *t = (const char *)sqlite3_column_text(q, 0);
+			kvb_rows_reset(q);
+			kvb_rows_bind_int(q, 1, r->runs[i]);
+			while (kvb_rows_next(q, NULL) == 1) {
+				const char *t = (const char *)kvb_rows_text(q, 0);
 				size_t k;
 				for (k = 0; t && k < seen.n && strcmp(seen.v[k], t); k++)
 					;
@@ -150,7 +151,7 @@ static char *distinct(struct kvb_store *s, const struct kvb_report *r, const cha
 				}
 			}
 		}
-		sqlite3_finalize(q);
+		kvb_rows_close(q);
 	}
 	free(sql);
 	kvb_strv_release(&seen);

@@ -70,4 +70,15 @@ check "concurrent: no reader error ($errors)" test "$errors" -eq 0 -a ! -s "$T/q
 check "concurrent: ok-job count never went down" test "$down" -eq 0
 check "concurrent: every committed job had its metrics ($torn torn reads)" test "$torn" -eq 0
 check "concurrent: all 40 stored" test "$(q "$db" "select count(*) from job where status='ok'")" = 40
+
+# query reads through the store's read-only cursor: a statement that would write is refused (even
+# one SQLite's query_only would let through to a temp table), so is a second statement
+"$KVB" query -d "$db" "DELETE FROM metric" >/dev/null 2>"$T/w.err"; rc=$?
+check "query DELETE: exit 3, not a read-only statement (rc $rc)" \
+  sh -c "test $rc -eq 3 && grep -q 'not a read-only statement' '$T/w.err'"
+"$KVB" query -d "$db" "CREATE TEMP TABLE t AS SELECT 1" >/dev/null 2>"$T/w2.err"; rc=$?
+check "query CREATE TEMP TABLE: exit 3 (rc $rc)" sh -c "test $rc -eq 3 && grep -q 'not a read-only statement' '$T/w2.err'"
+"$KVB" query -d "$db" "SELECT 1; DELETE FROM metric" >/dev/null 2>"$T/w3.err"; rc=$?
+check "query with a second statement: exit 3 (rc $rc)" sh -c "test $rc -eq 3 && grep -q 'only one statement' '$T/w3.err'"
+check "the metrics are all there" test "$(q "$db" "select count(distinct job_id) from metric")" = 40
 finish
