@@ -1,5 +1,5 @@
 /* Implements `kvbench run`: load agenda and platform, run (or resume), print the diff. */
-#include "cli/cli.h"
+#include "cli/run.h"
 #include "engine/decide.h"
 #include "stats/verdict.h"
 #include "config/agenda.h"
@@ -20,266 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static int print_diag(struct kvb_diag *d)
-{
-	for (size_t i = 0; i < d->warnings.n; i++)
-		fprintf(stderr, "%s (warning)\n", d->warnings.v[i]);
-	for (size_t i = 0; i < d->msgs.n; i++)
-		fprintf(stderr, "%s\n", d->msgs.v[i]);
-	if (d->msgs.n)
-		fprintf(stderr, "kvbench: %zu error%s\n", d->msgs.n, d->msgs.n == 1 ? "" : "s");
-	return d->msgs.n ? KVB_EINPUT : KVB_OK;
-}
-
-/* Loads a stored run's agenda and platform for --resume; a finished run (status ok) loads nothing and sets *done
- * (the caller says so). */
-static int load_stored(struct kvb_store *st, int64_t run, const char *plat_override, struct kvb_agenda *a,
-		       struct kvb_platform *p, int *rounds, int *done, struct kvb_error *err)
-{
-	struct kvb_run_stored r;
-	struct kvb_doc doc;
-	struct kvb_diag d;
-	int rc = kvb_store_run_load(st, run, &r, err);
-	if (rc)
-		return rc;
-	*rounds = r.rounds; /* the plan is rebuilt exactly as it was stored */
-	if (!strcmp(r.status, "ok")) {
-		*done = 1;
-		goto out;
-	}
-	if (!strcmp(r.status, "imported")) {
-		rc = kvb_error_set(err, KVB_EINPUT, "run %lld is %s: nothing to resume", (long long)run, r.status);
-		goto out;
-	}
-	kvb_diag_init(&d, NULL);
-	char *name = kvb_xasprintf("%s (stored in run %lld)", r.agenda_path, (long long)run);
-	rc = kvb_doc_parse(&doc, name, r.agenda_json, strlen(r.agenda_json), &d);
-	if (!rc)
-		rc = kvb_agenda_from_doc(a, &doc, &d);
-	kvb_doc_release(&doc);
-	d.doc = NULL;
-	/* the file the run was started with, when it is still there: a platform given as a path
-	 * is not in the search path under its name */
-	if (!rc)
-		rc = kvb_platform_load(p, plat_override ? plat_override
-						       : r.platform_path && kvb_is_file(r.platform_path) ? r.platform_path
-						       : r.platform, &d);
-	if (rc && !plat_override && p->name == NULL && d.msgs.n)
-		kvb_strv_pushf(&d.msgs, "run %lld was made on platform '%s': give its name or path with `--resume -p`",
-			       (long long)run, r.platform);
-	if (rc)
-		print_diag(&d);
-	kvb_diag_release(&d);
-	free(name);
-	if (rc)
-		kvb_error_set(err, KVB_EINPUT, "cannot reload run %lld", (long long)run);
-out:
-	kvb_store_run_stored_release(&r);
-	return rc;
-}
-
-/* What `kvbench run` was asked, from its command line (run_args_release frees it). */
-struct run_args {
-	const char *plat_name, *agenda_file;
-	struct kvb_strv variants, plats;  /* -V specs; the -p after the first (a pool of boards) */
-	int rounds, resume, dry, nodiff, max_jobs, unverified, keep_going, until;
-	double host_limit_pct;        /* --host-limit, percent; 0 = KVB_HOST_LIMIT_PCT */
-	int quiet_host;               /* --quiet-host given */
-	double quiet_wait_s;          /* --quiet-host=DUR: how long to wait for a quiet host (0: refuse at once) */
-	int64_t resume_run;
-	struct kvb_decide_opts dec;
-	struct kvb_prepare_opts prep;
-};
-
-/* What the steps of a run load, released together at the end of cmd_run. */
-struct run_setup {
-	struct kvb_agenda a;
-	struct kvb_platform p;
-	struct kvb_platform **more;  /* further -p boards (owned) */
-	size_t nmore;
-	struct kvb_store *st;        /* borrowed from main (KVB_CMD_DB_RW | KVB_CMD_LOCK_RUNS) */
-	struct kvb_build_set builds;
-	int done;                    /* --resume of a finished run: nothing to do, exit 0 */
-};
-
-static void run_args_release(struct run_args *r)
-{
-	kvb_strv_release(&r->plats);
-	kvb_strv_release(&r->variants);
-	kvb_decide_opts_release(&r->dec);
-}
-
-static void run_setup_release(struct run_setup *s)
-{
-	kvb_build_set_release(&s->builds);
-	kvb_agenda_release(&s->a);
-	if (s->p.file || s->p.name)
-		kvb_platform_release(&s->p);
-	for (size_t i = 0; i < s->nmore; i++) {
-		kvb_platform_release(s->more[i]);
-		free(s->more[i]);
-	}
-	free(s->more);
-}
-
-/* The options, into r. Returns KVB_EUSAGE (printed) on a bad one. */
-static int parse_options(struct run_args *r, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "platform", required_argument, NULL, 'p' }, { "variant", required_argument, NULL, 'V' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "resume", no_argument, NULL, 'R' },         { "dry-run", no_argument, NULL, 'n' },
-		{ "no-diff", no_argument, NULL, 'N' },        { "max-jobs", required_argument, NULL, 'M' },
-		{ "allow-unverified", no_argument, NULL, 'U' }, { "keep-going", no_argument, NULL, 'K' },
-		{ "until-decided", no_argument, NULL, 'u' },  { "margin", required_argument, NULL, 'g' },
-		{ "max-rounds", required_argument, NULL, 'x' }, { "max-time", required_argument, NULL, 't' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "series", required_argument, NULL, 'S' },   { "series-file", required_argument, NULL, 'F' },
-		{ "repo", required_argument, NULL, 'G' },     { "allow-dirty", no_argument, NULL, 'D' },
-		{ "host-limit", required_argument, NULL, 'H' }, { "quiet-host", optional_argument, NULL, 'Q' },
-		{ "max-disturbed", required_argument, NULL, 'X' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:V:", opts, NULL)) != -1) {
-		int64_t v;
-		switch (c) {
-		case 'p': /* more than once: a pool of boards of one kind (DESIGN.md §13) */
-			if (r->plat_name)
-				kvb_strv_push(&r->plats, optarg);
-			else
-				r->plat_name = optarg;
-			break;
-		case 'V': kvb_strv_push(&r->variants, optarg); break;
-		case 'r':
-			if (kvb_parse_i64(optarg, &v) || v < 1 || v > 1000)
-				return kvb_cli_usage("run", "--rounds '%s': expected a number from 1 to 1000", optarg);
-			r->rounds = (int)v;
-			break;
-		case 'M':
-			if (kvb_parse_i64(optarg, &v) || v < 1)
-				return kvb_cli_usage("run", "--max-jobs '%s': expected a positive number", optarg);
-			r->max_jobs = (int)v;
-			break;
-		case 'R': r->resume = 1; break;
-		case 'n': r->dry = 1; break;
-		case 'N': r->nodiff = 1; break;
-		case 'U': r->unverified = 1; break;
-		case 'S': r->prep.series = optarg; break;
-		case 'F': r->prep.series_file = optarg; break;
-		case 'G': r->prep.repo = optarg; break;
-		case 'D': r->prep.allow_dirty = 1; break;
-		case 'u': r->until = 1; break;
-		case 'g':
-			if (kvb_parse_double(optarg, &r->dec.margin) || !(r->dec.margin > 0 && r->dec.margin < 100))
-				return kvb_cli_usage("run", "--margin '%s': expected a percentage between 0 and 100", optarg);
-			r->dec.margin /= 100;
-			break;
-		case 'x':
-			if (kvb_parse_i64(optarg, &v) || v < 2 || v > 1000)
-				return kvb_cli_usage("run", "--max-rounds '%s': expected a number from 2 to 1000", optarg);
-			r->dec.max_rounds = (int)v;
-			break;
-		case 't':
-			if (kvb_decide_parse_duration(optarg, &r->dec.max_time_s))
-				return kvb_cli_usage("run", "--max-time '%s': expected a duration (90, 90s, 30m, 2h)", optarg);
-			break;
-		case 'm': kvb_strv_push(&r->dec.metrics, optarg); break;
-		case 'K': r->keep_going = 1; break;
-		case 'H':
-			if (kvb_parse_double(optarg, &r->host_limit_pct) || !(r->host_limit_pct > 0 && r->host_limit_pct <= 100))
-				return kvb_cli_usage("run", "--host-limit '%s': expected a percentage in (0, 100]", optarg);
-			break;
-		case 'Q':
-			r->quiet_host = 1;
-			if (optarg && strcmp(optarg, "0") && kvb_decide_parse_duration(optarg, &r->quiet_wait_s))
-				return kvb_cli_usage("run", "--quiet-host='%s': expected how long to wait (0, 90s, 30m, 2h)", optarg);
-			break;
-		case 'X':
-			if (kvb_parse_i64(optarg, &v) || v < 0 || v > 1000)
-				return kvb_cli_usage("run", "--max-disturbed '%s': expected a number from 0 to 1000", optarg);
-			r->dec.spare_rounds = (int)v;
-			break;
-		default: return kvb_cli_bad_option("run", opts, argv);
-		}
-	}
-	return KVB_OK;
-}
-
-/* The operands (AGENDA, or --resume's RUN) and the options that go together. KVB_EUSAGE (printed). */
-static int check_operands(struct run_args *r, int argc, char **argv)
-{
-	for (int i = optind; i < argc; i++) {
-		int64_t v;
-		if (r->resume && !r->resume_run && !kvb_parse_i64(argv[i], &v) && v > 0)
-			r->resume_run = v;
-		else if (!r->agenda_file)
-			r->agenda_file = argv[i];
-		else
-			return kvb_cli_usage("run", "unexpected argument '%s'", argv[i]);
-	}
-	if (r->until && r->rounds)
-		return kvb_cli_usage("run", "--until-decided plans --max-rounds rounds: drop --rounds");
-	if (!r->until && (r->dec.metrics.n || r->dec.max_time_s > 0))
-		return kvb_cli_usage("run", "--metric and --max-time go with --until-decided");
-	if (!r->resume && !r->agenda_file)
-		return kvb_cli_usage("run", "missing AGENDA");
-	if (r->prep.series && r->prep.series_file)
-		return kvb_cli_usage("run", "--series and --series-file exclude each other");
-	if (!r->resume && !r->plat_name)
-		return kvb_cli_usage("run", "missing -p PLATFORM (`kvbench platform list` shows them)");
-	return KVB_OK;
-}
-
-/* --resume: the stored run's agenda, platform, rounds and stopping rule; -V repairs a failed variant.
- * Errors in err (the caller prints them). */
-static int setup_resume(struct kvb_cli *cli, struct run_args *r, struct run_setup *s, struct kvb_error *err)
-{
-	const char *db = cli->db_opt;
-	int found = 0, rc;
-	if (access(kvb_cli_db(db), F_OK))
-		/* opening it read-write would create an empty database just to find nothing in it */
-		return kvb_error_set(err, KVB_ENOTFOUND, "%s: no such results database, so no run to resume%s",
-				     kvb_cli_db(db), db ? "" : " (give it with -d DB or $KVB_DB)");
-	if ((rc = kvb_cli_store(cli, &s->st, err)))
-		return rc;
-	if (!r->resume_run && (rc = kvb_store_latest_run(s->st, &r->resume_run, err)))
-		return rc;
-	if (!r->resume_run)
-		return kvb_error_set(err, KVB_EINPUT, "%s has no run to resume (start one with `kvbench run AGENDA -p "
-				     "PLATFORM -d %s`)", s->st->path, s->st->path);
-	if (r->rounds)
-		kvb_warn("--rounds is ignored with --resume: the run keeps the rounds it was planned with");
-	if ((rc = load_stored(s->st, r->resume_run, r->plat_name, &s->a, &s->p, &r->rounds, &s->done, err)))
-		return rc;
-	if (s->done && r->variants.n)
-		/* -V repairs a failed variant; a finished run has none, and ignoring it would be silent */
-		return kvb_error_set(err, KVB_EUSAGE, "run %lld is finished (status ok): nothing left to run, so -V '%s' "
-				     "has no failed variant to apply to (start a new run for another kernel)",
-				     (long long)r->resume_run, r->variants.v[0]);
-	if (s->done) {
-		printf("run %lld finished (status ok): nothing left to run\n", (long long)r->resume_run);
-		return KVB_OK;
-	}
-	/* -V on resume: new files for a variant that failed (refused for one with results) */
-	for (size_t i = 0; i < r->variants.n; i++)
-		if ((rc = kvb_repair_variant(s->st, r->resume_run, &s->a, r->variants.v[i], r->unverified, err)))
-			return rc;
-	/* a run started --until-decided goes on with its stored rule */
-	if (r->until)
-		kvb_warn("--until-decided options are ignored with --resume: the run keeps the rule it was started with");
-	kvb_decide_opts_release(&r->dec);
-	if ((rc = kvb_decide_load(s->st, r->resume_run, &r->dec, &found, err)))
-		return rc;
-	r->until = found;
-	/* the spare rounds for disturbed ones are the planned rounds beyond the looks */
-	if (found && r->rounds > r->dec.max_rounds)
-		r->dec.spare_rounds = r->rounds - r->dec.max_rounds;
-	/* --resume -p X: X is the stored platform (found by path); a further -p joins its pool */
-	return KVB_OK;
-}
-
 /* AGENDA and -p PLATFORM, their problems printed together. KVB_EINPUT (printed) on any. */
 static int load_agenda_and_platform(struct run_args *r, struct run_setup *s)
 {
@@ -296,7 +36,7 @@ static int load_agenda_and_platform(struct run_args *r, struct run_setup *s)
 	kvb_diag_release(&pd);
 	if (!rc)
 		rc = prc;
-	print_diag(&d);
+	kvb_run_print_diag(&d);
 	kvb_diag_release(&d);
 	return rc ? KVB_EINPUT : KVB_OK;
 }
@@ -363,7 +103,7 @@ static int load_pool(struct run_args *r, struct run_setup *s)
 		s->more[s->nmore] = kvb_xcalloc(1, sizeof(**s->more));
 		rc = kvb_platform_load(s->more[s->nmore++], r->plats.v[i], &d);
 	}
-	print_diag(&d);
+	kvb_run_print_diag(&d);
 	kvb_diag_release(&d);
 	return rc ? KVB_EINPUT : KVB_OK;
 }
@@ -459,10 +199,10 @@ int cmd_run(struct kvb_cli *cli, int argc, char **argv)
 	kvb_error_clear(&err);
 	for (int i = 0; i < cli->argc_given; i++) /* as typed, with -d */
 		kvb_buf_addf(&cmdline, "%s%s", i ? " " : "kvbench ", cli->argv_given[i]);
-	if ((rc = parse_options(&r, argc, argv)) || (rc = check_operands(&r, argc, argv)))
+	if ((rc = kvb_run_parse_options(&r, argc, argv)) || (rc = kvb_run_check_operands(&r, argc, argv)))
 		goto out; /* usage errors free like any other exit */
 	if (r.resume) {
-		if ((rc = setup_resume(cli, &r, &s, &err)))
+		if ((rc = kvb_run_setup_resume(cli, &r, &s, &err)))
 			goto fail;
 		if (s.done)
 			goto out;
@@ -500,8 +240,8 @@ int cmd_run(struct kvb_cli *cli, int argc, char **argv)
 fail:
 	kvb_cli_fail(&err);
 out:
-	run_setup_release(&s);
-	run_args_release(&r);
+	kvb_run_setup_release(&s);
+	kvb_run_args_release(&r);
 	kvb_buf_release(&cmdline);
 	return rc;
 }
