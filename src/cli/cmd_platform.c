@@ -1,5 +1,6 @@
 /* Implements `kvbench platform list|show|check|new`. */
 #include "cli/cli.h"
+#include "cli/platform_new.h"
 #include "config/platform.h"
 #include "core/util.h"
 #include "engine/identity.h"
@@ -77,20 +78,6 @@ static void show_timeouts(const struct kvb_platform *p)
 		       "# then leaves the pool and the rest of its unit goes to another board; meanwhile no unit waits\n"
 		       "# for it. A board that fails units of two variants in a row leaves the pool at once.\n",
 		       p->boot_timeout_s);
-}
-
-static int load(struct kvb_platform *p, const char *name)
-{
-	struct kvb_diag d;
-	int rc;
-	kvb_diag_init(&d, NULL);
-	rc = kvb_platform_load(p, name, &d);
-	for (size_t i = 0; i < d.warnings.n; i++)
-		fprintf(stderr, "%s (warning)\n", d.warnings.v[i]);
-	for (size_t i = 0; i < d.msgs.n; i++)
-		fprintf(stderr, "%s\n", d.msgs.v[i]);
-	kvb_diag_release(&d);
-	return rc;
 }
 
 /* What workloads need of the target beyond tools: a kind of target, root. */
@@ -198,124 +185,6 @@ report:
 	return rc;
 }
 
-/*
- * platform new NAME --from BASE [--dir DIR]: copies BASE's platform.yaml with the name replaced,
- * into DIR/NAME/, by default where `-p NAME` finds it from any directory: the first entry of
- * $KVB_PLATFORM_PATH, else the user's platform directory (kvb_platform_user_dir). Says where it
- * wrote and how to name it; a --dir the search path does not cover is named by its path.
- */
-static int new_platform(int argc, char **argv)
-{
-	const char *name = NULL, *from = NULL, *dir = NULL;
-	char *defdir = NULL;
-	struct kvb_platform base;
-	struct kvb_buf text = KVB_BUF_INIT;
-	char *outdir, *outfile;
-	FILE *f;
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--from") && i + 1 < argc)
-			from = argv[++i];
-		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
-			dir = argv[++i];
-		else if (!name && argv[i][0] != '-')
-			name = argv[i];
-		else
-			return kvb_cli_usage("platform", "unexpected argument '%s'", argv[i]);
-	}
-	if (!name || !from)
-		return kvb_cli_usage("platform", "expected `platform new NAME --from BASE [--dir DIR]`");
-	if (!*name || strchr(name, '/') || name[0] == '.')
-		return kvb_cli_usage("platform", "'%s' is not a valid platform name", name);
-	if (load(&base, from))
-		return KVB_EINPUT;
-	if (!dir) {
-		const char *env = getenv("KVB_PLATFORM_PATH");
-		defdir = env && *env ? kvb_xstrndup(env, strcspn(env, ":")) : kvb_platform_user_dir();
-		dir = defdir;
-	}
-	outdir = kvb_xasprintf("%s/%s", dir, name);
-	outfile = kvb_xasprintf("%s/platform.yaml", outdir);
-	if (!access(outfile, F_OK)) {
-		fprintf(stderr, "kvbench: error: %s already exists\n", outfile);
-		kvb_platform_release(&base);
-		free(outdir);
-		free(outfile);
-		free(defdir);
-		return KVB_EINPUT;
-	}
-	kvb_buf_read_file(&text, base.file);
-	kvb_mkdir_p(outdir, 0755);
-	{
-		/* O_EXCL: never through a symlink left there (a dangling one passes the access() above), never over a file */
-		int fd = open(outfile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		f = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (fd >= 0 && !f)
-			close(fd);
-	}
-	if (!f) {
-		fprintf(stderr, "kvbench: error: cannot write %s: %s\n", outfile, strerror(errno));
-		kvb_buf_release(&text);
-		kvb_platform_release(&base);
-		free(outdir);
-		free(outfile);
-		free(defdir);
-		return KVB_EINPUT;
-	}
-	fprintf(f, "# Made by `kvbench platform new %s --from %s`; edit connection, flash and topology.\n", name, from);
-	/* Replace the top-level `name:` line. Whole-line comments and the top-level `description:`
-	 * describe the base board (its hardware, how its files were made): they would be wrong here,
-	 * so they stay behind; a comment after a value explains that value and goes with it. */
-	for (char *line = text.data, *next; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (!strncmp(line, "name:", 5))
-			fprintf(f, "name: %s\n", name);
-		else if (!strncmp(line, "description:", 12))
-			continue;
-		else if (line[strspn(line, " \t")] != '#')
-			fprintf(f, "%s\n", line);
-	}
-	if (fclose(f)) {
-		fprintf(stderr, "kvbench: error: cannot write %s: %s\n", outfile, strerror(errno));
-		kvb_buf_release(&text);
-		kvb_platform_release(&base);
-		free(outdir);
-		free(outfile);
-		free(defdir);
-		return KVB_EINPUT;
-	}
-	{
-		char *abs = realpath(outdir, NULL), *absdir = realpath(dir, NULL);
-		const char *a = abs ? abs : outdir, *ad = absdir ? absdir : dir;
-		int searched = kvb_platform_dir_searched(dir);
-		printf("wrote %s/platform.yaml\n", a);
-		if (searched == 1)
-			printf("name it `-p %s` from any directory (%s is on the platform search path): `kvbench platform "
-			       "check %s`\n", name, ad, name);
-		else if (searched == 2)
-			printf("name it `-p %s` from this directory (./platforms is searched where kvbench runs) or `-p %s` "
-			       "from anywhere (or add %s to $KVB_PLATFORM_PATH)\n", name, a, ad);
-		else
-			printf("%s is not on the platform search path: name it by its path, `-p %s` (`kvbench platform check "
-			       "%s`), or add %s to $KVB_PLATFORM_PATH\n", ad, a, a, ad);
-		free(abs);
-		free(absdir);
-	}
-	kvb_buf_release(&text);
-	kvb_platform_release(&base);
-	free(defdir);
-	{
-		struct kvb_platform p;
-		int rc = load(&p, outfile);
-		if (!rc)
-			kvb_platform_release(&p);
-		free(outdir);
-		free(outfile);
-		return rc ? KVB_EINPUT : KVB_OK;
-	}
-}
-
 int cmd_platform(struct kvb_cli *cli, int argc, char **argv)
 {
 	(void)cli; /* flags 0: no DB */
@@ -328,12 +197,12 @@ int cmd_platform(struct kvb_cli *cli, int argc, char **argv)
 		return KVB_OK;
 	}
 	if (!strcmp(argv[1], "new"))
-		return new_platform(argc, argv);
+		return kvb_platform_new_cmd(argc, argv);
 	if (argc != 3)
 		return kvb_cli_usage("platform", "expected `platform %s NAME`", argv[1]);
 	if (strcmp(argv[1], "show") && strcmp(argv[1], "check"))
 		return kvb_cli_usage("platform", "'%s': expected list, show, check or new", argv[1]);
-	if (load(&p, argv[2])) {
+	if (kvb_cli_platform_load(&p, argv[2])) {
 		kvb_platform_release(&p);
 		return KVB_EINPUT;
 	}
