@@ -358,6 +358,7 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	if (!rc) {
 		memset(&ctx, 0, sizeof(ctx));
 		ctx.target = &e->target;
+		ctx.ops = j->spec->ops;
 		ctx.params = j->spec->params;
 		ctx.rt = &rt;
 		ctx.artifact_dir = adir;
@@ -1468,6 +1469,7 @@ static void recheck_workload(struct engine *e, size_t v, int r, size_t i)
 	kvb_exec_result_init(&r0);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.target = &e->target;
+	ctx.ops = j->spec->ops;
 	ctx.params = j->spec->params;
 	ctx.artifact_dir = adir;
 	ctx.remote_dir = rdir;

@@ -316,8 +316,7 @@ static int cyclictest_validate(const cJSON *params, const char *path, struct kvb
 
 static int cyclictest_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 {
-	extern const struct kvb_workload_ops kvb_workload_cyclictest;
-	const struct kvb_workload_ops *ops = &kvb_workload_cyclictest;
+	const struct kvb_workload_ops *ops = ctx->ops;
 	struct kvb_strv a = KVB_STRV_INIT;
 	long long duration_s = kvb_param_int(ops, ctx->params, "duration_s");
 	char *policy = kvb_param_str(ops, ctx->params, "policy");

@@ -39,8 +39,7 @@ int kvb_parse_hackbench(const char *out, struct kvb_metrics *m, struct kvb_error
 
 static int hackbench_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 {
-	extern const struct kvb_workload_ops kvb_workload_hackbench;
-	const struct kvb_workload_ops *ops = &kvb_workload_hackbench;
+	const struct kvb_workload_ops *ops = ctx->ops;
 	struct kvb_strv a = KVB_STRV_INIT;
 	char *mode = kvb_param_str(ops, ctx->params, "mode"), *ipc = kvb_param_str(ops, ctx->params, "ipc");
 	int rc;

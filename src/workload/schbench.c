@@ -164,8 +164,7 @@ int kvb_schbench_exit_ok(int exit_code, const char *out, const char *errout, str
 
 static int schbench_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 {
-	extern const struct kvb_workload_ops kvb_workload_schbench;
-	const struct kvb_workload_ops *ops = &kvb_workload_schbench;
+	const struct kvb_workload_ops *ops = ctx->ops;
 	struct kvb_strv a = KVB_STRV_INIT;
 	long long runtime = kvb_param_int(ops, ctx->params, "runtime");
 	int rc;

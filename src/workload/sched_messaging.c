@@ -38,8 +38,7 @@ int kvb_parse_sched_messaging(const char *out, struct kvb_metrics *m, struct kvb
 
 static int sched_messaging_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 {
-	extern const struct kvb_workload_ops kvb_workload_sched_messaging;
-	const struct kvb_workload_ops *ops = &kvb_workload_sched_messaging;
+	const struct kvb_workload_ops *ops = ctx->ops;
 	struct kvb_strv a = KVB_STRV_INIT;
 	char *ipc = kvb_param_str(ops, ctx->params, "ipc"), *mode = kvb_param_str(ops, ctx->params, "mode");
 	int rc;

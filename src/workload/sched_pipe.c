@@ -40,14 +40,13 @@ int kvb_parse_sched_pipe(const char *out, struct kvb_metrics *m, struct kvb_erro
 
 static int sched_pipe_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 {
-	extern const struct kvb_workload_ops kvb_workload_sched_pipe;
 	struct kvb_strv a = KVB_STRV_INIT;
 	int rc;
 	kvb_strv_push(&a, "perf");
 	kvb_strv_push(&a, "bench");
 	kvb_strv_push(&a, "sched");
 	kvb_strv_push(&a, "pipe");
-	kvb_strv_pushf(&a, "--loop=%lld", kvb_param_int(&kvb_workload_sched_pipe, ctx->params, "loops"));
+	kvb_strv_pushf(&a, "--loop=%lld", kvb_param_int(ctx->ops, ctx->params, "loops"));
 	if (kvb_get_bool(ctx->params, "threads", 0))
 		kvb_strv_push(&a, "--threaded");
 	rc = kvb_workload_run_cmd(ctx, "sched_pipe", kvb_strv_argv(&a), kvb_parse_sched_pipe, err);

@@ -19,7 +19,10 @@
 #include "core/metric.h"
 #include "target/target.h"
 
+struct kvb_workload_ops;
+
 struct kvb_job_ctx {
+	const struct kvb_workload_ops *ops; /* the job's workload (its params table for kvb_param_*) */
 	struct kvb_target *target;
 	const cJSON *params;            /* the spec's workload parameters (defaults not filled in) */
 	const struct kvb_runtime *rt;   /* merged knobs of this job */

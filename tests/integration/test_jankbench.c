@@ -267,6 +267,7 @@ static int run_job(struct simdev *d, const char *params_json, uint64_t job_timeo
 	CHECK(ops != NULL);
 	CHECK(params != NULL);
 	memset(&ctx, 0, sizeof(ctx));
+	ctx.ops = ops;
 	ctx.target = &d->a.t;
 	ctx.params = params;
 	ctx.artifact_dir = *artdir;
@@ -572,6 +573,7 @@ static void test_jankbench__refuses_a_target_that_is_not_adb(void)
 	CHECK(kvb_target_open(&t, &plat, &e) == KVB_OK);
 	kvb_metrics_init(&m);
 	memset(&ctx, 0, sizeof(ctx));
+	ctx.ops = ops;
 	ctx.target = &t;
 	ctx.params = params;
 	ctx.artifact_dir = dir;
