@@ -247,6 +247,12 @@ static void test_schbench__reads_the_final_report(void)
 	CHECK(kvb_parse_schbench(interim, &m, &err) == KVB_EINPUT);
 	CHECK(kvb_parse_schbench("Wakeup Latencies percentiles (usec) runtime 5 (s) (3 total samples)\n\t  50.0th: 7\n"
 				 "average rps: 1.00\n", &m, &err) == KVB_EINPUT);
+	/* an older schbench (before its 2023 rewrite: one "Latency percentiles" table, no RPS, as in
+	 * Chris Mason's 2020 LKML bisect report of 0b0695f2b34a): refused, naming why */
+	CHECK(kvb_parse_schbench("Latency percentiles (usec) runtime 30 (s) (1000 total samples)\n"
+				 "         50.0th: 180 (502 samples)\n         *99.0th: 338 (41 samples)\n"
+				 "         min=25, max=1185\n", &m, &err) == KVB_EINPUT &&
+	      strstr(err.msg, "older schbench"));
 	CHECK(m.n == 0);
 	kvb_metrics_release(&m);
 	free(one);
