@@ -102,6 +102,16 @@ int kvb_bisect_measure_endpoint(struct kvb_bisect *b, const char *which, const c
 		return KVB_OK; /* measured */
 	kvb_info("bisect: measuring the %s endpoint %.12s%s", which, sha, extra ? " once more" : "");
 	rc = kvb_bisect_measure(b, sha, extra ? 1 : b->row.rounds, extra ? &more : run, &why, &booted, err);
+	if (!rc && why && booted != -1) {
+		/* an endpoint is a commit that builds and boots (its other runs say so): one failed
+		 * boot or identity check of it is the board's, seen under load (a boot timeout), so it
+		 * gets one more try before the bisect is aborted; the failed run stays stored */
+		kvb_warn("bisect: the %s endpoint %.12s could not be measured (%s): measuring it once more", which, sha,
+			 why);
+		free(why);
+		why = NULL;
+		rc = kvb_bisect_measure(b, sha, extra ? 1 : b->row.rounds, extra ? &more : run, &why, &booted, err);
+	}
 	if (!rc && why) {
 		rc = kvb_error_set(err, KVB_ETARGET, "the %s endpoint %.12s cannot be measured: %s", which, sha, why);
 		free(why);

@@ -28,7 +28,9 @@ int kvb_bisect_measure(struct kvb_bisect *b, const char *sha, int rounds, int64_
 		       struct kvb_error *err);
 /*
  * Measures endpoint `which` (good | bad): its first run (row.rounds boots, into *run, nothing when
- * *run is set) or, extra != 0, one more boot whose run goes to b->ends and bisect_endpoint_run.
+ * *run is set) or, extra != 0, one more boot whose run goes to b->ends and bisect_endpoint_run. A
+ * run whose boot or identity check failed is tried once more (a build failure is not) before
+ * KVB_ETARGET "the ... endpoint cannot be measured".
  */
 int kvb_bisect_measure_endpoint(struct kvb_bisect *b, const char *which, const char *sha, int64_t *run, int extra,
 				struct kvb_error *err);

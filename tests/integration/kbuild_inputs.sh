@@ -77,6 +77,10 @@ check "series over an agenda with kernel variants: exit 2" [ "$rc" = 2 ] && grep
 "$KVB" bisect "$A" -p "$P" --repo "$R" --good main~3 --bad main --metric sched_pipe/usecs_per_op -d "$T/c.db" 2>"$T/e" >/dev/null; rc=$?
 check "bisect with an unmeasurable endpoint: exit 4" [ "$rc" = 4 ] && grep -q "good endpoint .* cannot be measured" "$T/e"
 check "bisect row marked aborted" [ "$(q "$T/c.db" "SELECT status FROM bisect")" = aborted ]
+# a failed boot or identity check of an endpoint is the board's until it fails again (a boot
+# timeout under load aborted a CI bisect): two runs of the good endpoint, both stored, then abort
+check "the endpoint got a second try, both runs stored" \
+  sh -c "grep -q 'good endpoint .* could not be measured (.*): measuring it once more' '$T/e' && test \"\$(sqlite3 '$T/c.db' 'SELECT count(*) FROM run')\" = 2"
 check "no bisect state left in the repository" [ ! -e "$R/.git/BISECT_START" ] && [ ! -e "$R/.git/BISECT_LOG" ]
 check "no worktree registered in the repository" [ "$(git -C "$R" worktree list | wc -l)" = 1 ]
 check "repository still on main and clean" [ "$(git -C "$R" symbolic-ref --short HEAD)" = main ] && [ -z "$(git -C "$R" status --porcelain --untracked-files=no)" ]
