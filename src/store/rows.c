@@ -69,10 +69,7 @@ void kvb_rows_reset(struct kvb_rows *r)
 
 int kvb_rows_next(struct kvb_rows *r, struct kvb_error *err)
 {
-	int rc;
-	if (!r->st)
-		return 0;
-	rc = sqlite3_step(r->st);
+	int rc = sqlite3_step(r->st);
 	if (rc == SQLITE_ROW)
 		return 1;
 	if (rc == SQLITE_DONE)
@@ -84,7 +81,7 @@ int kvb_rows_next(struct kvb_rows *r, struct kvb_error *err)
 
 int kvb_rows_ncol(struct kvb_rows *r)
 {
-	return r->st ? sqlite3_column_count(r->st) : 0;
+	return sqlite3_column_count(r->st);
 }
 
 const char *kvb_rows_name(struct kvb_rows *r, int col)
