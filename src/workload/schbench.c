@@ -117,7 +117,7 @@ int kvb_parse_schbench(const char *out, struct kvb_metrics *m, struct kvb_error 
 {
 	const char *fin = last_title(out, out + strlen(out), "average rps:");
 	const char *wk, *rq, *rp;
-	double wv[4], rv[4], pv[3], wmax, rmax, pmax, avg;
+	double wv[4] = { 0 }, rv[4] = { 0 }, pv[3] = { 0 }, wmax, rmax, pmax, avg; /* read_table fills them (zeros: gcc -O3 cannot see it) */
 	int rc;
 	if (!fin)
 		return kvb_error_set(err, KVB_EINPUT,
