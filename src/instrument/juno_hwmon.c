@@ -188,39 +188,6 @@ static int counter_witness(struct kvb_instr_ctx *c, const struct kvb_chan_energy
 	return 1;
 }
 
-/* kvb_energy_emit of the channels not refused (refused[i]); a sum naming a refused channel is refused too. */
-static int emit_kept(struct kvb_instr_ctx *c, const struct kvb_chan_energy *v, const int *refused, size_t n,
-		     struct kvb_error *err)
-{
-	const cJSON *sums = cJSON_GetObjectItemCaseSensitive(c->conf, "sums");
-	struct kvb_chan_energy *kept = kvb_xcalloc(n + 1, sizeof(*kept));
-	cJSON *ok_sums = cJSON_IsObject(sums) ? cJSON_CreateObject() : NULL;
-	size_t k = 0;
-	int rc;
-	for (size_t i = 0; i < n; i++)
-		if (!refused[i])
-			kept[k++] = v[i];
-	for (const cJSON *kv = ok_sums ? sums->child : NULL; kv; kv = kv->next) {
-		const char *bad = NULL;
-		for (const cJSON *m = cJSON_IsArray(kv) ? kv->child : NULL; m && !bad; m = m->next)
-			for (size_t i = 0; i < n && cJSON_IsString(m) && !bad; i++)
-				if (refused[i] && !strcmp(v[i].name, m->valuestring))
-					bad = v[i].name;
-		if (!bad) {
-			cJSON_AddItemToObject(ok_sums, kv->string, cJSON_Duplicate(kv, 1));
-		} else {
-			char subject[256];
-			snprintf(subject, sizeof(subject), "%s sum %s", c->name, kv->string);
-			kvb_witness_add(&c->out->witnesses, "meter", subject, "every member channel's counter moves", NULL,
-					KVB_WIT_REFUSED, "energy and power_mean not stored: channel %s was refused", bad);
-		}
-	}
-	rc = kvb_energy_emit(c->out, kept, k, ok_sums ? ok_sums : sums, err);
-	cJSON_Delete(ok_sums);
-	free(kept);
-	return rc;
-}
-
 static int juno_hwmon_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
@@ -276,7 +243,7 @@ static int juno_hwmon_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		}
 	}
 	if (!rc)
-		rc = emit_kept(c, v, refused, n, err);
+		rc = kvb_energy_emit_kept(c, v, refused, n, err);
 	free(v);
 	free(refused);
 	return rc;

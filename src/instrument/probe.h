@@ -107,6 +107,15 @@ int kvb_energy_emit(struct kvb_metrics *m, const struct kvb_chan_energy *v, size
  * (a `refused` witness of the sum in m). */
 int kvb_energy_metrics(struct kvb_metrics *m, const struct kvb_samples *s, const cJSON *sums, struct kvb_error *err);
 
+/*
+ * kvb_energy_emit of the channels of v[n] whose refused[i] is 0, with the instance's `sums:`
+ * (c->conf): a sum naming a refused channel is left out with a `refused` witness of the sum
+ * ("NAME sum SUM") in c->out. For meters read as counters (juno-hwmon, rapl).
+ */
+struct kvb_instr_ctx;
+int kvb_energy_emit_kept(struct kvb_instr_ctx *c, const struct kvb_chan_energy *v, const int *refused, size_t n,
+			 struct kvb_error *err);
+
 /* Validates a `sums:` mapping: {name: [channel names]}; returns KVB_EINPUT with the instance name. */
 int kvb_sums_check(const cJSON *sums, struct kvb_error *err);
 
