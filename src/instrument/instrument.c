@@ -5,13 +5,14 @@
 
 extern const struct kvb_instrument_ops kvb_instrument_acme, kvb_instrument_aep, kvb_instrument_monsoon,
 	kvb_instrument_juno_hwmon, kvb_instrument_csv_command, kvb_instrument_model, kvb_instrument_cpufreq,
-	kvb_instrument_util, kvb_instrument_ftrace, kvb_instrument_dmesg;
+	kvb_instrument_util, kvb_instrument_ftrace, kvb_instrument_dmesg, kvb_instrument_rapl;
 
 const struct kvb_instrument_ops *const kvb_instruments[] = {
 	&kvb_instrument_acme,
 	&kvb_instrument_aep,
 	&kvb_instrument_monsoon,
 	&kvb_instrument_juno_hwmon,
+	&kvb_instrument_rapl,
 	&kvb_instrument_csv_command,
 	&kvb_instrument_model,
 	&kvb_instrument_cpufreq,

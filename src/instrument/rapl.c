@@ -1,0 +1,218 @@
+/*
+ * Implements the rapl instrument: the CPU's RAPL energy counters through Linux powercap
+ * (/sys/class/powercap/intel-rapl:N[:M]/energy_uj, uJ, cumulative; Intel, and AMD Zen through
+ * intel_rapl_msr), read over the target connection at start and stop. energy = the counter's
+ * movement (wraps at max_energy_range_uj undone), power_mean = energy / the time between the
+ * two reads (mW, as juno-hwmon). Zones, names and the arithmetic are rapl_zones.c (rapl.h).
+ *
+ * What is refused rather than stored (a `refused` witness per zone, never 0 J): a counter
+ * that did not move; a job long enough that the zone could have wrapped twice at
+ * `max_power_w`; a counter that went back by more than one wrap can explain (a reset); a zone
+ * whose energy_uj or max_energy_range_uj cannot be read (root only since Linux 5.10,
+ * CVE-2020-8694). A `sums:` that counts energy twice (a package with its core, psys with
+ * anything) fails the instrument before the workload runs. tests/fixtures/field/rapl holds the
+ * real trees and the field reports each rule replays.
+ *
+ * The platform's `sysfs_root:` prefixes /sys (tests point it at a fake tree).
+ */
+#include "instrument/instrument.h"
+#include "instrument/probe.h"
+#include "instrument/rapl.h"
+#include "core/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct kvb_keydef keys[] = {
+	{ "channels", KVB_T_MAP, NULL, NULL, 0,
+	  "{chan_name: ZONE}: keep and rename these zones; ZONE is a zone's name (package-0, psys, package-0-core for "
+	  "a sub-zone) or its directory (intel-rapl:0:0) (default: every intel-rapl zone under its name)" },
+	{ "sums", KVB_T_MAP, NULL, NULL, 0,
+	  "{name: [channel, ...]}; a package with its own core or uncore, or psys with anything, counts twice and is refused" },
+	{ "max_power_w", KVB_T_NUM, "500", NULL, 0,
+	  "the most one zone draws (W): a job longer than max_energy_range_uj / max_power_w could hide a second counter "
+	  "wrap, and a wrap needing more is a reset: both are refused" },
+	{ NULL, 0, NULL, NULL, 0, NULL },
+};
+
+struct priv {
+	struct kvb_rapl_zones a, b;
+	struct kvb_rapl_sel sel;
+	int64_t a0, a1, b0, b1;  /* wall ns just before and after the start and the stop read */
+	double max_power_w;
+};
+
+/* `grep -H .` run in ROOT/sys/class/powercap; its stderr names the files it could not read. */
+static int read_zones(struct kvb_instr_ctx *c, struct kvb_rapl_zones *z, struct kvb_error *err)
+{
+	/* intel-rapl:* matches intel-rapl:N and intel-rapl:N:M, not intel-rapl-mmio:* (the same packages again) */
+	static const char script[] = "cd \"$1/sys/class/powercap\" && grep -H . intel-rapl:*/name intel-rapl:*/energy_uj"
+				     " intel-rapl:*/max_energy_range_uj; true";
+	const char *root = kvb_instr_sysfs_root(c->plat);
+	const char *argv[] = { "sh", "-c", script, "sh", root, NULL };
+	struct kvb_exec_result r;
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = kvb_target_exec(c->target, argv, 30000, &r, err);
+	if (!rc)
+		rc = kvb_rapl_parse(r.out.data, r.err.data, z, err);
+	if (!rc && !z->n)
+		rc = kvb_error_set(err, KVB_ETARGET, "no RAPL zones (intel-rapl:*) under '%s/sys/class/powercap'%s%s", root,
+				   r.err.len ? ": " : "", r.err.len ? r.err.data : "");
+	kvb_exec_result_release(&r);
+	return rc;
+}
+
+static int rapl_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct priv *p = kvb_xcalloc(1, sizeof(*p));
+	c->priv = p;
+	p->max_power_w = kvb_get_num(c->conf, "max_power_w", 500);
+	if (!(p->max_power_w > 0))
+		return kvb_error_set(err, KVB_EINPUT, "max_power_w must be a power above 0 W, not %g", p->max_power_w);
+	return kvb_sums_check(cJSON_GetObjectItemCaseSensitive(c->conf, "sums"), err);
+}
+
+static int rapl_start(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct priv *p = c->priv;
+	size_t readable = 0;
+	int rc;
+	p->a0 = kvb_wall_ns();
+	rc = read_zones(c, &p->a, err);
+	p->a1 = kvb_wall_ns();
+	for (size_t i = 0; !rc && i < p->a.n; i++)
+		readable += !p->a.v[i].unreadable;
+	if (!rc && !readable)
+		rc = kvb_error_set(err, KVB_ETARGET, "no readable RAPL counter under '%s/sys/class/powercap' (%s: %s)%s",
+				   kvb_instr_sysfs_root(c->plat), p->a.v[0].dir, p->a.v[0].unreadable,
+				   strstr(p->a.v[0].unreadable, "ermission") ? ": energy_uj is root only since Linux 5.10 "
+									       "(CVE-2020-8694)" : "");
+	if (!rc)
+		rc = kvb_rapl_select(&p->a, cJSON_GetObjectItemCaseSensitive(c->conf, "channels"),
+				     cJSON_GetObjectItemCaseSensitive(c->conf, "sums"), &p->sel, err);
+	return rc;
+}
+
+static int rapl_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct priv *p = c->priv;
+	int rc;
+	p->b0 = kvb_wall_ns();
+	rc = read_zones(c, &p->b, err);
+	p->b1 = kvb_wall_ns();
+	return rc;
+}
+
+/*
+ * The zone's energy into e and its witness; returns 1 when refused. za, zb: the zone at the
+ * start and at the stop; window_s between the middles of the two reads (power), outer_s from
+ * the first read's start to the second's end (what could have wrapped).
+ */
+static int zone_energy(struct kvb_instr_ctx *c, const struct kvb_rapl_zone *za, const struct kvb_rapl_zone *zb,
+		       double window_s, double outer_s, struct kvb_chan_energy *e)
+{
+	struct priv *p = c->priv;
+	char subject[256], expected[128], observed[256];
+	uint64_t d = 0;
+	enum kvb_rapl_verdict v;
+	snprintf(subject, sizeof(subject), "%s channel %s", c->name, e->name);
+	snprintf(expected, sizeof(expected), "the counter moves by less than its range (%llu uJ)",
+		 (unsigned long long)za->range_uj);
+	if (za->unreadable || zb->unreadable) {
+		const char *why = za->unreadable ? za->unreadable : zb->unreadable;
+		kvb_witness_add(&c->out->witnesses, "meter", subject, expected, NULL, KVB_WIT_REFUSED,
+				"energy and power_mean not stored: %s/%s%s", za->dir, why,
+				strstr(why, "ermission") ? " (energy_uj is root only since Linux 5.10, CVE-2020-8694)" : "");
+		return 1;
+	}
+	snprintf(observed, sizeof(observed), "%s: %llu -> %llu uJ in %.3f s", za->dir, (unsigned long long)za->energy_uj,
+		 (unsigned long long)zb->energy_uj, window_s);
+	v = kvb_rapl_delta(za->energy_uj, zb->energy_uj, za->range_uj, outer_s, p->max_power_w, &d);
+	if (v == KVB_RAPL_MOVED || v == KVB_RAPL_WRAPPED) {
+		e->energy_j = (double)d * 1e-6;
+		e->power_mw = window_s > 0 ? e->energy_j / window_s * 1000 : 0;
+		kvb_witness_add(&c->out->witnesses, "meter", subject, expected, observed, KVB_WIT_OK,
+				v == KVB_RAPL_WRAPPED ? "wrapped once at max_energy_range_uj: counted %llu uJ" : NULL,
+				(unsigned long long)d);
+		return 0;
+	}
+	if (v == KVB_RAPL_STILL)
+		kvb_witness_add(&c->out->witnesses, "meter", subject, expected, observed, KVB_WIT_REFUSED,
+				"energy and power_mean not stored: the counter did not move in %.3f s (a zone that counts "
+				"nothing, or one updated less often than the job lasted); never 0 J in their place", window_s);
+	else if (v == KVB_RAPL_LONG)
+		kvb_witness_add(&c->out->witnesses, "meter", subject, expected, observed, KVB_WIT_REFUSED,
+				"energy and power_mean not stored: at max_power_w %g W the counter can wrap every %.0f s and "
+				"the job took %.1f s, so a second wrap could not be seen (set max_power_w to what the zone "
+				"really draws, or shorten the job)", p->max_power_w,
+				(double)za->range_uj * 1e-6 / p->max_power_w, outer_s);
+	else if (v == KVB_RAPL_RESET)
+		kvb_witness_add(&c->out->witnesses, "meter", subject, expected, observed, KVB_WIT_REFUSED,
+				"energy and power_mean not stored: the counter went back, and a wrap would mean %.1f J in "
+				"%.3f s, more than max_power_w %g W: it was reset, not wrapped",
+				(double)(za->range_uj - za->energy_uj + zb->energy_uj) * 1e-6, outer_s, p->max_power_w);
+	else
+		kvb_witness_add(&c->out->witnesses, "meter", subject, expected, observed, KVB_WIT_REFUSED,
+				"energy and power_mean not stored: max_energy_range_uj %llu does not bound the readings, so "
+				"a wrap could not be undone", (unsigned long long)za->range_uj);
+	return 1;
+}
+
+static int rapl_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
+{
+	struct priv *p = c->priv;
+	struct kvb_chan_energy *v = kvb_xcalloc(p->sel.n + 1, sizeof(*v));
+	int *refused = kvb_xcalloc(p->sel.n + 1, sizeof(*refused));
+	double window_s = (double)((p->b0 + p->b1) / 2 - (p->a0 + p->a1) / 2) / 1e9;
+	double outer_s = (double)(p->b1 - p->a0) / 1e9;
+	int rc = KVB_OK;
+	for (size_t i = 0; !rc && i < p->sel.n; i++) {
+		const struct kvb_rapl_zone *za = &p->a.v[p->sel.zone[i]];
+		int64_t k = kvb_rapl_zone_find(&p->b, za->dir);
+		if (k < 0) {
+			rc = kvb_error_set(err, KVB_ETARGET, "powercap zone %s (%s) disappeared during the job", za->dir,
+					   p->sel.chan[i]);
+			break;
+		}
+		v[i].name = p->sel.chan[i];
+		refused[i] = zone_energy(c, za, &p->b.v[k], window_s, outer_s, &v[i]);
+	}
+	if (!rc)
+		rc = kvb_energy_emit_kept(c, v, refused, p->sel.n, err);
+	free(v);
+	free(refused);
+	return rc;
+}
+
+static void rapl_teardown(struct kvb_instr_ctx *c)
+{
+	struct priv *p = c->priv;
+	if (!p)
+		return;
+	kvb_rapl_zones_release(&p->a);
+	kvb_rapl_zones_release(&p->b);
+	kvb_rapl_sel_release(&p->sel);
+	free(p);
+	c->priv = NULL;
+}
+
+/* `platform check`: the first package's counter, readable on the board (root: CVE-2020-8694). */
+static void rapl_probe(struct kvb_instr_probe *p)
+{
+	kvb_instr_probe_board_file(p, "/sys/class/powercap/intel-rapl:0/energy_uj");
+}
+
+const struct kvb_instrument_ops kvb_instrument_rapl = {
+	.name = "rapl",
+	.summary = "CPU energy counters (Intel RAPL, AMD Zen) through Linux powercap: intel-rapl zones' energy_uj (uJ) "
+		   "read at start and stop, wraps undone",
+	.conf_keys = keys,
+	.setup = rapl_setup,
+	.start = rapl_start,
+	.stop = rapl_stop,
+	.collect = rapl_collect,
+	.teardown = rapl_teardown,
+	.probe = rapl_probe,
+};
