@@ -49,11 +49,11 @@ void kvb_rapl_zones_release(struct kvb_rapl_zones *z);
 /* Index of the zone whose directory is dir, or -1. */
 int64_t kvb_rapl_zone_find(const struct kvb_rapl_zones *z, const char *dir);
 
-/* The zones kept for the job: zone[i] (an index into the zones) stored as chan[i] (borrowed). */
+/* The zones kept for the job: zone[i] (an index into the zones) stored as chan[i] (owned). */
 struct kvb_rapl_sel {
 	size_t n;
 	size_t *zone;
-	const char **chan;
+	char **chan;
 };
 void kvb_rapl_sel_release(struct kvb_rapl_sel *s);
 

@@ -168,6 +168,8 @@ int kvb_rapl_parse(const char *out, const char *errtext, struct kvb_rapl_zones *
 
 void kvb_rapl_sel_release(struct kvb_rapl_sel *s)
 {
+	for (size_t i = 0; i < s->n; i++)
+		free(s->chan[i]);
 	free(s->zone);
 	free(s->chan);
 	memset(s, 0, sizeof(*s));
@@ -178,7 +180,7 @@ static void sel_add(struct kvb_rapl_sel *s, size_t zone, const char *chan)
 	s->zone = kvb_xrealloc(s->zone, (s->n + 1) * sizeof(*s->zone));
 	s->chan = kvb_xrealloc(s->chan, (s->n + 1) * sizeof(*s->chan));
 	s->zone[s->n] = zone;
-	s->chan[s->n++] = chan;
+	s->chan[s->n++] = kvb_xstrdup(chan);
 }
 
 static int zone_lookup(const struct kvb_rapl_zones *z, const char *chan, const char *want, size_t *out,

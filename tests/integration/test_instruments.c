@@ -14,6 +14,7 @@
 #include "instrument/session.h"
 
 #include "test.h"
+#include "test_metrics.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -136,17 +137,6 @@ static double metric_plain(const struct kvb_metrics *m, const char *name)
 	for (size_t i = 0; i < m->n; i++)
 		if (!strcmp(m->v[i].name, name))
 			return m->v[i].value;
-	return NAN;
-}
-
-/* Value of metric name with classifier key=value, or NAN. */
-static double metric(const struct kvb_metrics *m, const char *name, const char *key, const char *value)
-{
-	for (size_t i = 0; i < m->n; i++) {
-		const cJSON *c = m->v[i].classifiers ? cJSON_GetObjectItem(m->v[i].classifiers, key) : NULL;
-		if (!strcmp(m->v[i].name, name) && c && cJSON_IsString(c) && !strcmp(c->valuestring, value))
-			return m->v[i].value;
-	}
 	return NAN;
 }
 
@@ -400,15 +390,6 @@ static int run_window(const char *name, const char *conf_json, unsigned ms, stru
 		ops->teardown(&c);
 	cJSON_Delete(conf);
 	return rc;
-}
-
-/* The witness of m with this subject, or NULL. */
-static const struct kvb_witness *witness(const struct kvb_metrics *m, const char *subject)
-{
-	for (size_t i = 0; i < m->witnesses.n; i++)
-		if (!strcmp(m->witnesses.v[i].subject, subject))
-			return &m->witnesses.v[i];
-	return NULL;
 }
 
 static void test_meters__a_meter_that_flushes_only_on_sigint_gets_sigint_and_proves_its_window(void)
