@@ -32,6 +32,7 @@ kvb_test(test_instruments ${CMAKE_CURRENT_LIST_DIR}/test_instruments.c integrati
 add_dependencies(test_instruments probe_sim trace_cmd_sim)
 target_link_libraries(test_instruments PRIVATE pthread)
 kvb_script_test(it_energy integration/energy.sh integration 300)
+kvb_script_test(it_rapl integration/rapl.sh integration 120)
 kvb_script_test(it_quickstart_ssh integration/quickstart_ssh.sh integration 300)
 
 # adb target against tests/sim/adbd_sim with the real adb client and a private adb server.
