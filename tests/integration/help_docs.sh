@@ -11,6 +11,8 @@ check "unknown topic: lists the topics" grep -q "hackbench sched_pipe" "$T/e1"
 "$KVB" help juno-hwmon >"$T/o2"; rc=$?
 check "help INSTRUMENT: its keys (rc $rc)" grep -q "^  channels .*energyN_label" "$T/o2"
 check "help INSTRUMENT: the WA3 spelling" grep -q "augmentations:" "$T/o2"
+"$KVB" help rapl >"$T/o4"; rc=$?
+check "help rapl: its keys from its table, max_power_w's default (rc $rc)" grep -q "^  max_power_w .*\[500\]" "$T/o4"
 "$KVB" help variant >"$T/o3"
 check "help variant: the variant keys" grep -q "^  sha256 " "$T/o3"
 check "help show: the --format values, from the registry" grep -q -- "--format F *table|markdown|csv|tsv|json|html (default table" <("$KVB" help show)
@@ -36,7 +38,7 @@ check "the option tables were read ($nopts options)" test "$nopts" -ge 40
 check "build/kvbench.1 is generated at build time" cmp -s "$B/kvbench.1" <("$KVB" help --man)
 check "the man page formats without a warning" test -z "$(groff -man -ww -z "$B/kvbench.1" 2>&1)"
 MANWIDTH=200 man -l "$B/kvbench.1" >"$T/man.txt" 2>/dev/null
-for w in run diff show query platform agenda import export hackbench sched_pipe cpufreq; do
+for w in run diff show query platform agenda import export hackbench sched_pipe cpufreq rapl; do
   check "man page has a section for $w" grep -qE "^ {3}$w$" "$T/man.txt"
 done
 check "man page: a workload parameter from its key table" grep -q "fds .*file descriptors" "$T/man.txt"
@@ -49,6 +51,7 @@ check "completes commands" test "$(comp kvbench dif)" = diff
 check "completes a command's options" test "$(comp kvbench diff --lay)" = --layout
 check "completes an option's values from its usage" test "$(comp kvbench diff --format mark)" = markdown
 check "completes help topics" test "$(comp kvbench help cpufr)" = cpufreq
+check "completes an instrument added by its registry line" test "$(comp kvbench help rap)" = rapl
 check "completes platform names" grep -qw qemu-x86_64 <(comp kvbench run a.yaml -p qemu)
 # the README's WA3 spellings load, and mean what it says
 awk '/<!-- wa3-spellings/{f=1;next} f&&/^```yaml/{g=1;next} g&&/^```/{exit} g' "$SRC/README.md" >"$T/wa3.yaml"
