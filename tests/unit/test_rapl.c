@@ -88,6 +88,10 @@ static void test_rapl__zones_are_named_from_their_name_files(void)
 		CHECK(zone(&z, "intel-rapl:0:0")->range_uj == 65712999613ull);
 		CHECK(zone(&z, "intel-rapl:1")->energy_uj == 60293987000000ull);
 	}
+	/* procfs's client package: its core sub-zone (enabled 0: a power limit, not the counter) under it */
+	CHECK(parse_fixture("procfs-package-core.grep", &z, &err) == KVB_OK);
+	CHECK(z.n == 2 && z.v[1].parent == 0 && !strcmp(z.v[1].chan, "package-0-core") && !z.v[1].unreadable &&
+	      z.v[1].energy_uj == 118821284256ull);
 	/* the laptop's intel-rapl-mmio:0 is the same package again: not a zone */
 	CHECK(parse_fixture("laptop-psys.grep", &z, &err) == KVB_OK);
 	CHECK(z.n == 4 && kvb_rapl_zone_find(&z, "intel-rapl-mmio:0") < 0);
