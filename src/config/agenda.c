@@ -23,8 +23,8 @@ static const struct kvb_keydef top_keys[] = {
 
 static const struct kvb_keydef config_keys[] = {
 	{ "iterations", KVB_T_INT, "1", NULL, KVB_KEY_POSITIVE, "iterations of every spec" },
-	{ "execution_order", KVB_T_STR, "by_iteration", "by_iteration|by_section|by_workload|by_spec|random", 0,
-	  "order of jobs within a variant" },
+	{ "execution_order", KVB_T_STR, "by_iteration", "by_iteration|by_section|by_workload|by_spec|random|duet", 0,
+	  "order of jobs within a variant; duet: by_iteration, the two variants at once on two boards, job by job" },
 	{ "max_retries", KVB_T_INT, "2", NULL, KVB_KEY_NONNEG, "retries of a failed job (not counting the first attempt)" },
 	{ "runtime_params", KVB_T_MAP, NULL, NULL, 0, "runtime knobs for every job" },
 	{ "runtime_parameters", KVB_T_MAP, NULL, NULL, 0, "alias of runtime_params" },
@@ -106,6 +106,7 @@ const char *kvb_exec_order_name(enum kvb_exec_order o)
 	case KVB_ORDER_BY_SECTION: return "by_section";
 	case KVB_ORDER_BY_WORKLOAD: return "by_workload";
 	case KVB_ORDER_RANDOM: return "random";
+	case KVB_ORDER_DUET: return "duet";
 	default: return "by_iteration";
 	}
 }
@@ -698,6 +699,8 @@ static void read_config_block(struct kvb_agenda *a, const cJSON *cfg, const char
 			a->order = KVB_ORDER_BY_WORKLOAD;
 		else if (!strcmp(v->valuestring, "random"))
 			a->order = KVB_ORDER_RANDOM;
+		else if (!strcmp(v->valuestring, "duet"))
+			a->order = KVB_ORDER_DUET;
 		else if (!strcmp(v->valuestring, "by_iteration"))
 			a->order = KVB_ORDER_BY_ITERATION;
 	}

@@ -22,7 +22,8 @@
 
 struct kvb_workload_ops;
 
-enum kvb_exec_order { KVB_ORDER_BY_ITERATION, KVB_ORDER_BY_SECTION, KVB_ORDER_BY_WORKLOAD, KVB_ORDER_RANDOM };
+/* KVB_ORDER_DUET: by_iteration within a round, the two variants at once on two boards (engine/duet.h). */
+enum kvb_exec_order { KVB_ORDER_BY_ITERATION, KVB_ORDER_BY_SECTION, KVB_ORDER_BY_WORKLOAD, KVB_ORDER_RANDOM, KVB_ORDER_DUET };
 
 /* One workload entry after section/global merge and sweep expansion. */
 struct kvb_spec {

@@ -102,6 +102,22 @@ static size_t units(const struct kvb_cell *c, double **u)
 }
 
 /*
+ * A duet's look (execution_order: duet): the paired t test on the per-round differences at the
+ * look's nominal level, judged as kvb_verdict_judge judges a cell (the rounds that pair as the unit).
+ */
+static void paired_look(const struct kvb_cell *b, const struct kvb_cell *c, double nominal, double margin,
+			int lower_is_better, struct kvb_verdict *vd)
+{
+	struct kvb_paired pr;
+	if (kvb_cell_paired(b, c, nominal, &pr))
+		return; /* fewer than 2 pairs: undecided */
+	struct kvb_verdict_in in = { .significant = pr.significant, .diff = pr.diff, .change = pr.rel,
+				     .ci_lo = pr.rel_ci_lo, .ci_hi = pr.rel_ci_hi, .boots = pr.n, .margin = margin,
+				     .lower_is_better = lower_is_better };
+	kvb_verdict_judge(&in, vd);
+}
+
+/*
  * A disturbed round: no look (nothing new counts); the run stops when the disturbed rounds
  * outnumber the spares. Returns 1 when round was disturbed (handled here).
  */
@@ -124,8 +140,8 @@ static int skip_disturbed(struct kvb_store *s, int64_t run_id, const struct kvb_
 	return 1;
 }
 
-int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, int round, double elapsed_s,
-		    int *stop, struct kvb_error *err)
+int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, int round, int paired,
+		    double elapsed_s, int *stop, struct kvb_error *err)
 {
 	struct kvb_report r;
 	/* the first `round` rounds only: a resumed run looks again after a round it had already
@@ -144,6 +160,8 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 		free(skip);
 		return rc;
 	}
+	if (paired)
+		nskip = 0; /* a duet's disturbed round hit both sides of its pairs: it counts */
 	if (skip_disturbed(s, run_id, d, round, skip, nskip, stop, &rc, err)) {
 		free(skip);
 		return rc;
@@ -176,7 +194,9 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 			size_t nb = units(&g->cells[0], &ub), nv = units(&g->cells[v], &uv);
 			struct kvb_verdict vd = { .kind = KVB_VERDICT_UNDECIDED, .name = "undecided", .boots_needed = NAN };
 			compared++;
-			if (nb >= 2 && nv >= 2)
+			if (paired && r.paired)
+				paired_look(&g->cells[0], &g->cells[v], nominal[look - 1], d->margin, g->lower_is_better, &vd);
+			else if (nb >= 2 && nv >= 2)
 				kvb_seq_judge(ub, nb, uv, nv, nominal[look - 1], d->margin, g->lower_is_better, &vd, NULL);
 			decided += vd.kind != KVB_VERDICT_UNDECIDED;
 			char lk[32] = "";

@@ -50,9 +50,12 @@ int kvb_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide_opts 
  * on the results of rounds 1..round (a later round's jobs, stored before an
  * interruption, are left for the next look), logs one line each, records an event, and
  * sets *stop when all are decided or elapsed_s >= max_time_s (outcome stored).
- * Comparisons with fewer than 2 units a side stay undecided. Errors: KVB_ESTORE.
+ * Comparisons with fewer than 2 units a side stay undecided. paired: the run is a duet
+ * (execution_order: duet): each comparison is the paired test on the rounds both variants
+ * finished, and a round the host disturbed still counts (it disturbed both sides of each pair
+ * at once, which the pairing cancels: Bulej et al., ICPE 2020). Errors: KVB_ESTORE.
  */
-int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, int round, double elapsed_s,
-		    int *stop, struct kvb_error *err);
+int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, int round, int paired,
+		    double elapsed_s, int *stop, struct kvb_error *err);
 
 #endif

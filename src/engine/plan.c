@@ -125,7 +125,7 @@ void kvb_plan_build_opts(struct kvb_plan *p, const struct kvb_agenda *a, const s
 				free(secs);
 				break;
 			}
-			default: /* by_iteration, and random starts from it */
+			default: /* by_iteration; random starts from it; duet is by_iteration on two boards at once */
 				for (int it = 1; it <= maxit; it++)
 					for (size_t i = 0; i < a->nspecs; i++)
 						if (it <= a->specs[i].iterations)

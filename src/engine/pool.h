@@ -95,6 +95,9 @@ struct kvb_pool_hooks {
 	/* After a unit whose bring_up succeeded, whatever became of its jobs (done, board lost,
 	 * stopped), before the board takes another: a batch (LAVA job) ends there. May be NULL. */
 	void (*unit_done)(void *w, size_t variant, int round);
+	/* Duets only (duet.h): both sides finished round r; 1 when the run is decided and the rest of the
+	 * plan was skipped (--until-decided's look, through worker w's connection). May be NULL. */
+	int (*round_done)(void *w, int round);
 	/* 1 once the run must stop handing out units (Ctrl-C, max_jobs). */
 	int (*interrupted)(void *eng);
 	/* Adds the worker's counts into eng and frees it (after its thread ended); store_err copied when failed. */

@@ -8,6 +8,7 @@
 #include "engine/identity.h"
 #include "engine/knobs.h"
 #include "engine/plan.h"
+#include "engine/duet.h"
 #include "engine/pool.h"
 #include "engine/thermal.h"
 #include "flash/fetch.h"
@@ -460,7 +461,8 @@ static int until_decided_stop(struct engine *e, int r)
 	struct kvb_error err;
 	int stop = 0;
 	char why[96];
-	if (kvb_decide_look(e->st, e->run_id, e->o->decide, r, (double)(kvb_mono_ns() - e->t0_ns) / 1e9, &stop, &err))
+	if (kvb_decide_look(e->st, e->run_id, e->o->decide, r, e->a->order == KVB_ORDER_DUET,
+			    (double)(kvb_mono_ns() - e->t0_ns) / 1e9, &stop, &err))
 		kvb_err("%s", err.msg);
 	if (!stop)
 		return 0;
@@ -1247,6 +1249,14 @@ static void pool_event(void *wp, const char *level, const char *msg)
 	g_thread_engine = prev;
 }
 
+/* Duet: --until-decided's look after round r, made by one side while the other waits (duet.c). */
+static int pool_round_done(void *wp, int round)
+{
+	struct engine *w = wp;
+	g_thread_engine = w;
+	return w->o->decide ? until_decided_stop(w, round) : 0;
+}
+
 static int pool_interrupted(void *eng)
 {
 	struct engine *e = eng;
@@ -1293,15 +1303,18 @@ static int pool_run(struct engine *e, const struct kvb_pool_list *l, int *interr
 	static const struct kvb_pool_hooks hooks = {
 		.worker_new = pool_worker_new, .connect = pool_connect, .bring_up = pool_bring_up, .job = pool_job,
 		.pending = pool_pending, .unit_failed = pool_unit_failed, .event = pool_event, .unit_done = pool_unit_done,
-		.interrupted = pool_interrupted, .worker_free = pool_worker_free,
+		.interrupted = pool_interrupted, .worker_free = pool_worker_free, .round_done = pool_round_done,
 	};
 	const char **names = kvb_xcalloc(e->a->nvariants + 1, sizeof(*names));
 	int rc;
 	for (size_t v = 0; v < e->a->nvariants; v++)
 		names[v] = e->a->variants[v].name;
-	rc = kvb_pool_run(&hooks, e, l, &e->plan, e->a->nvariants, names, e->tty, interrupted, store_failed, err);
+	if (e->a->order == KVB_ORDER_DUET) /* duet.c: the same hooks, two boards in lockstep */
+		rc = kvb_duet_run(&hooks, e, l, &e->plan, names, interrupted, store_failed, err);
+	else
+		rc = kvb_pool_run(&hooks, e, l, &e->plan, e->a->nvariants, names, e->tty, interrupted, store_failed, err);
 	free(names);
-	if (!rc)
+	if (!rc && e->a->order != KVB_ORDER_DUET)
 		warn_unspread(e);
 	return rc;
 }
@@ -1670,6 +1683,24 @@ static enum kvb_err outcome_code(const struct engine *e, const struct run_outcom
 	return KVB_OK;
 }
 
+/* execution_order duet runs two variants side by side on two boards of this host (duet.h). */
+static int check_duet(const struct engine *e, const struct kvb_pool_list *l, struct kvb_error *err)
+{
+	if (e->a->order != KVB_ORDER_DUET)
+		return KVB_OK;
+	if (e->a->nvariants != 2)
+		return kvb_error_set(err, KVB_EINPUT,
+				     "%s: execution_order duet runs two variants side by side; this run has %zu",
+				     e->a->file ? e->a->file : "agenda", e->a->nvariants);
+	if (l->n < 2 || l->batch)
+		return kvb_error_set(err, KVB_EINPUT,
+				     "%s: execution_order duet needs two boards this host drives at once (give the platform "
+				     "twice: -p %s -p %s)%s",
+				     e->a->file ? e->a->file : "agenda", e->plat->name, e->plat->name,
+				     l->batch ? "; a lab's batch jobs cannot be run in lockstep" : "");
+	return KVB_OK;
+}
+
 /*
  * Checks the instruments and kernels, stores (or reloads) the run, then runs it: on
  * a pool of boards (pool.c) or round by round on the one board; Ctrl-C and SIGTERM
@@ -1703,8 +1734,10 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 	}
 	if ((rc = check_kernels_installable(&e, err)))
 		return rc;
-	if ((rc = kvb_pool_list_build(&pool, e.plat, o->more_plats, o->nmore_plats, err))) {
+	if ((rc = kvb_pool_list_build(&pool, e.plat, o->more_plats, o->nmore_plats, err)) ||
+	    (rc = check_duet(&e, &pool, err))) {
 		kvb_instr_set_release(&e.instr);
+		kvb_pool_list_release(&pool);
 		return rc;
 	}
 	rc = setup_run(&e, err);

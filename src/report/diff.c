@@ -78,7 +78,14 @@ static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kv
 		out->verdict = "untested";
 		return;
 	}
-	if (out->boot_ok) {
+	if (out->paired_ok) {
+		/* duet: the CI of the mean per-round difference over |baseline|, the pairs as the unit */
+		in.ci_lo = out->pr.rel_ci_lo;
+		in.ci_hi = out->pr.rel_ci_hi;
+		in.diff = out->pr.diff;
+		in.change = out->pr.rel;
+		in.boots = out->pr.n;
+	} else if (out->boot_ok) {
 		in.ci_lo = fmin(out->b.rel_ci_lo, out->b.boot_rel_ci_lo); /* NAN (unbounded) stays NAN */
 		in.ci_hi = fmax(out->b.rel_ci_hi, out->b.boot_rel_ci_hi);
 		if (isnan(out->b.boot_rel_ci_lo)) {
@@ -96,7 +103,7 @@ static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kv
 	out->same_lo = in.ci_lo;
 	out->same_hi = in.ci_hi;
 	kvb_verdict_judge(&in, &out->v3);
-	out->verdict = out->naive_ok || out->boot_ok ? out->v3.name : "n<2";
+	out->verdict = out->naive_ok || out->boot_ok || out->paired_ok ? out->v3.name : "n<2";
 }
 
 /* The test --stat gets (diff.h): min and max never, p95 only from KVB_P95_TEST_MIN runs a side. */
@@ -116,7 +123,6 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 	const struct kvb_cell *c = &g->cells[v], *b = &g->cells[0];
 	struct kvb_cell_stats base;
 	int *ib, *iv;
-	(void)r;
 	memset(out, 0, sizeof(*out));
 	out->verdict = "";
 	out->p_boot = NAN;
@@ -151,7 +157,9 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 			out->boot_ok = !kvb_stats_hier_bootstrap_boards(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n,
 									KVB_STATS_RESAMPLES, KVB_STATS_SEED, alpha, &out->b,
 									NULL); /* boards above boots (§13) */
-		if (out->boot_ok) {
+		if (r->paired && (out->paired_ok = !kvb_cell_paired(b, c, alpha, &out->pr))) {
+			out->significant = out->pr.significant;
+		} else if (out->boot_ok) {
 			out->significant = out->b.significant && out->b.boot_welch_p < alpha;
 		} else if (out->naive_ok) {
 			out->significant = out->c.significant;
@@ -203,6 +211,8 @@ static double cell_p(const struct kvb_cell_stats *cs)
 {
 	if (cs->test == KVB_TEST_NONE)
 		return NAN;
+	if (cs->paired_ok)
+		return cs->pr.p;
 	if (cs->test == KVB_TEST_QUANTILE)
 		return !cs->boot_ok ? NAN : isnan(cs->b.boot_welch_p) ? cs->p_boot : cs->b.boot_welch_p;
 	if (cs->boot_ok)
@@ -575,9 +585,18 @@ cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 				cJSON_AddBoolToObject(jv, "significant", cs.significant);
 				cJSON_AddStringToObject(jv, "verdict", cs.verdict);
 				cJSON_AddStringToObject(jv, "unit", cs.test == KVB_TEST_NONE ? "none"
+								    : cs.paired_ok ? "pair"
 								    : cs.one_boot || !(cs.b.boots_b >= 2 && cs.b.boots_v >= 2) || !cs.boot_ok
 									    ? "run (1 boot)"
 									    : "boot");
+				if (cs.paired_ok) {
+					/* duet: the paired t test on the per-round differences (stats.h kvb_stats_paired) */
+					cJSON_AddNumberToObject(jv, "pairs", (double)cs.pr.n);
+					cJSON_AddItemToObject(jv, "paired_diff", num(cs.pr.diff));
+					cJSON_AddItemToObject(jv, "paired_diff_ci95_lo", num(cs.pr.ci_lo));
+					cJSON_AddItemToObject(jv, "paired_diff_ci95_hi", num(cs.pr.ci_hi));
+					cJSON_AddItemToObject(jv, "paired_t", num(cs.pr.t));
+				}
 			}
 			kvb_verdict_json(jv, g, &cs);
 			cJSON_AddItemToArray(vs, jv);

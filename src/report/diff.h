@@ -67,6 +67,8 @@ struct kvb_cell_stats {
 	double same_lo, same_hi;   /* the CI of the relative change (fraction) "same" was judged on (NAN: none) */
 	double cliffs;             /* Cliff's delta of the runs, variant vs baseline (NAN: none) */
 	size_t modes;              /* modes of this cell's runs (kvb_stats_count_modes) */
+	int paired_ok;             /* duet runs (kvb_report.paired), test mean: the verdict is the paired one */
+	struct kvb_paired pr;      /* per-(run, round) means paired with the baseline's (paired_ok) */
 };
 
 enum kvb_err kvb_stat_parse(const char *s, enum kvb_stat *out);

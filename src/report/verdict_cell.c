@@ -70,11 +70,11 @@ void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 		return;
 	}
 	/* "n<2" (too few values to compare) reads the same in the table as in json, not "undecided" */
-	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && (cs->naive_ok || cs->boot_ok))
+	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && (cs->naive_ok || cs->boot_ok || cs->paired_ok))
 		kvb_verdict_undecided_text(v, sizeof(v), cs->same_lo, cs->same_hi, cs->v3.boots_needed);
 	else
 		snprintf(v, sizeof(v), "%s", cs->verdict);
-	snprintf(buf, n, "%s%s%s", v, cs->one_boot ? " (1 boot)" : "", mm);
+	snprintf(buf, n, "%s%s%s", v, cs->paired_ok ? " (paired)" : cs->one_boot ? " (1 boot)" : "", mm);
 }
 
 static cJSON *num_or_null(double x)
@@ -127,6 +127,10 @@ void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_
 		md ? "\n" : "", o->alpha, o->stat == KVB_STAT_MEAN ? "means" : kvb_stat_name(o->stat),
 		o->stat == KVB_STAT_MEAN ? "Welch and Mann-Whitney agree" : "the bootstrap over runs decides", mtxt,
 		KVB_VERDICT_MAX_BOOTS);
+	if (r->paired && o->stat == KVB_STAT_MEAN)
+		fprintf(out, "(paired): the runs are duets (execution_order: duet, both variants at once on two boards, "
+			     "job by job): the verdict is the paired t test on the per-round differences of the means, "
+			     "a round both variants finished being the unit\n");
 	if (o->stat == KVB_STAT_MEDIAN || o->stat == KVB_STAT_P95)
 		fprintf(out,
 			"--stat %s: p and verdict test the %s itself: a bootstrap of it over boots, then runs within boots, "

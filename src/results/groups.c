@@ -8,6 +8,7 @@
 
 #include <cjson/cJSON.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +55,11 @@ static struct kvb_group *group_get(struct kvb_report *r, const char *key, const 
 	return g;
 }
 
-static void cell_add(struct kvb_cell *c, double v, int64_t boot, int board)
+static void cell_add(struct kvb_cell *c, double v, int64_t boot, int board, int64_t pair)
 {
 	c->v = kvb_xrealloc(c->v, (c->n + 1) * sizeof(*c->v));
+	c->pair = kvb_xrealloc(c->pair, (c->n + 1) * sizeof(*c->pair));
+	c->pair[c->n] = pair;
 	c->boot = kvb_xrealloc(c->boot, (c->n + 1) * sizeof(*c->boot));
 	c->board = kvb_xrealloc(c->board, (c->n + 1) * sizeof(*c->board));
 	c->v[c->n] = v;
@@ -249,7 +252,7 @@ static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, st
 	{
 		size_t vi = variant_index(r, variant);
 		struct kvb_group *g = group_get(r, key.data, workload, metric, units, lib, by_value, kc);
-		cell_add(&g->cells[vi], value, boot, board);
+		cell_add(&g->cells[vi], value, boot, board, kvb_rows_int(st, 8) * 100000 + kvb_rows_int(st, 9));
 	}
 	free(kc);
 	free(by_value);
@@ -273,6 +276,62 @@ static int load_results(struct kvb_store *s, const struct kvb_report_opts *o, st
 			add_result(r, o, st);
 	}
 	kvb_rows_close(st);
+	return KVB_OK;
+}
+
+/* Mean of the values of c whose pair key is key, or NAN. */
+static double pair_mean(const struct kvb_cell *c, int64_t key)
+{
+	double sum = 0;
+	size_t n = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->pair[i] == key)
+			sum += c->v[i], n++;
+	return n ? sum / (double)n : NAN;
+}
+
+int kvb_cell_paired(const struct kvb_cell *b, const struct kvb_cell *c, double alpha, struct kvb_paired *out)
+{
+	if (!b->pair || !c->pair)
+		return KVB_EINPUT;
+	double *mb = kvb_xcalloc(b->n + 1, sizeof(double)), *mv = kvb_xcalloc(b->n + 1, sizeof(double));
+	int64_t *keys = kvb_xcalloc(b->n + 1, sizeof(int64_t));
+	size_t nk = 0, n = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		size_t j;
+		for (j = 0; j < nk && keys[j] != b->pair[i]; j++)
+			;
+		if (j < nk)
+			continue;
+		keys[nk++] = b->pair[i];
+		double x = pair_mean(c, b->pair[i]);
+		if (isnan(x))
+			continue; /* the variant's side of this round failed: no pair */
+		mb[n] = pair_mean(b, b->pair[i]);
+		mv[n++] = x;
+	}
+	int rc = kvb_stats_paired(mb, mv, n, alpha, out, NULL);
+	free(mb);
+	free(mv);
+	free(keys);
+	return rc;
+}
+
+/* r->paired: every run of the report ran its variants as a duet (engine/duet.c) */
+static int load_paired(struct kvb_store *s, struct kvb_report *r, struct kvb_error *err)
+{
+	struct kvb_rows *st = NULL;
+	size_t duets = 0;
+	if (kvb_rows_open(s, "SELECT exec_order = 'duet' FROM run WHERE id = ?", &st, NULL, NULL) != KVB_OK)
+		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
+	for (size_t i = 0; i < r->nruns; i++) {
+		kvb_rows_reset(st);
+		kvb_rows_bind_int(st, 1, r->runs[i]);
+		if (kvb_rows_next(st, NULL) == 1 && kvb_rows_int(st, 0) == 1)
+			duets++;
+	}
+	kvb_rows_close(st);
+	r->paired = r->nruns && duets == r->nruns;
 	return KVB_OK;
 }
 
@@ -315,7 +374,7 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 	int rc;
 	memset(r, 0, sizeof(*r));
 	if ((rc = select_runs(s, o, r, err)) || (rc = load_run_variants(s, r, err)) || (rc = baseline_first(o, r, err)) ||
-	    (rc = load_results(s, o, r, err)))
+	    (rc = load_results(s, o, r, err)) || (rc = load_paired(s, r, err)))
 		return rc;
 	if (!r->ngroups)
 		return kvb_run_state_explain_empty(s, o, r, err);
@@ -332,6 +391,7 @@ void kvb_report_release(struct kvb_report *r)
 		for (size_t v = 0; v < r->variants.n; v++) {
 			free(g->cells[v].v);
 			free(g->cells[v].boot);
+			free(g->cells[v].pair);
 			free(g->cells[v].board);
 		}
 		free(g->cells);

@@ -12,6 +12,7 @@
 #include "store/store.h"
 #include "core/buf.h"
 #include "core/util.h"
+#include "stats/stats.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +38,7 @@ struct kvb_cell {
 	double *v;
 	int64_t *boot;
 	int *board;   /* per value: 1 + index into kvb_report.boards, 0 without a board (one-board runs) */
+	int64_t *pair;/* per value: run_id * 100000 + round, what pairs it with the baseline's in a duet run */
 };
 
 struct kvb_group {
@@ -61,7 +63,18 @@ struct kvb_report {
 	/* classifier keys of the knobs a variant of these runs sets (variant.runtime_json): what
 	 * is compared, so not grouped by, else each variant's jobs would fall in cells of their own */
 	struct kvb_strv variant_knobs;
+	/* every run loaded is a duet run (execution_order: duet): A and B ran at the same time, round by
+	 * round, so a cell's values pair with the baseline's by (run, round) (kvb_cell.pair) */
+	int paired;
 };
+
+
+/*
+ * Duet runs (kvb_report.paired): the per-(run, round) means of baseline cell b and cell c in the
+ * rounds both have values, paired, and their paired comparison at level alpha (stats.h
+ * kvb_stats_paired). KVB_EINPUT when fewer than 2 rounds pair (or the cells carry no pairing).
+ */
+int kvb_cell_paired(const struct kvb_cell *b, const struct kvb_cell *c, double alpha, struct kvb_paired *out);
 
 /* Loads and groups. KVB_EINPUT when the baseline is unknown or nothing matches. */
 int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r, struct kvb_error *err);

@@ -320,4 +320,32 @@ int kvb_stats_hier_bootstrap_quantile(const double *b, const int *b_boot, const 
 				      unsigned resamples, unsigned long seed, double alpha, struct kvb_boot_cmp *r,
 				      double *p_boot, struct kvb_error *err);
 
+/*
+ * Paired comparison of duet runs (execution_order: duet; Bulej et al., "Duet
+ * Benchmarking: Improving Measurement Accuracy in the Cloud", ICPE 2020): A
+ * and B ran at the same time, one per board, so what the host did to one it
+ * did to the other and their per-round difference cancels it. Input: for each
+ * of n pairs (a round both sides finished) the baseline's mean b[i] and the
+ * variant's mean v[i] (metric units). Output: the mean difference d = mean(v -
+ * b), its Student t CI (n - 1 degrees of freedom, GSL's t quantile) and the
+ * paired t test's two-sided p; the relative change and its CI are d and the
+ * CI over |mean(b)| (fractions), so the sign is the difference's whatever the
+ * sign of the baseline. Needs n >= 2, finite values, 0 < alpha < 1, and a
+ * baseline mean that is not 0 for the relative fields (NAN otherwise).
+ * Errors: KVB_EINPUT. A zero spread (every pair differs by the same amount)
+ * gives a zero-width CI and p 0 (or 1 when d is 0): deterministic boards do.
+ */
+struct kvb_paired {
+	size_t n;               /* pairs */
+	double mean_b, mean_v;  /* over the pairs, metric units */
+	double diff, sd;        /* mean and sample sd of v[i] - b[i] */
+	double ci_lo, ci_hi;    /* (1 - alpha) CI of diff */
+	double rel, rel_ci_lo, rel_ci_hi; /* diff and its CI over |mean_b|: fractions */
+	double t, p;            /* paired t statistic, two-sided p */
+	int significant;        /* p < alpha */
+};
+
+int kvb_stats_paired(const double *b, const double *v, size_t n, double alpha, struct kvb_paired *out,
+		     struct kvb_error *err);
+
 #endif

@@ -106,6 +106,8 @@ kvb_script_test(it_series_diff integration/series_diff.sh integration 120)
 
 # Board pools (DESIGN.md §13) over two real sshd boards on loopback, one killed mid-run.
 kvb_script_test(it_pool_ssh integration/pool_ssh.sh integration 300)
+# Duet runs (execution_order: duet) on two boards of this host, real hackbench, lockstep read back.
+kvb_script_test(it_duet_local integration/duet_local.sh integration 900)
 
 # kvbench through a real LAVA lab (scripts/lava-lab: lava-server 2023.01, PostgreSQL, one
 # worker, two tagged qemu devices, hi960-hikey and juno-uboot devices in maintenance): LAVA's

@@ -13,7 +13,9 @@ static char dir[64];
  * An imported run with 4 boots x 3 runs per variant (boot = round column):
  * m_worse +10 % on every run, m_undec boots 100/104/97/101 vs 99/103/101/96,
  * m_late: round 1 runs 100 +- 0.05 vs 60/120/180 (undecided on its own), rounds
- * 2-4 100 +- 0.05 vs 120 +- 0.05 (boot means 100 vs 120: decided with them).
+ * 2-4 100 +- 0.05 vs 120 +- 0.05 (boot means 100 vs 120: decided with them); m_pair
+ * boots 100/110/95/105 against 2 % more in the same round (what a duet sees: the round moves
+ * both sides alike).
  */
 static struct kvb_store *open_db(int64_t *run)
 {
@@ -26,7 +28,7 @@ static struct kvb_store *open_db(int64_t *run)
 	snprintf(csv, sizeof(csv), "%s/in.csv", dir);
 	snprintf(db, sizeof(db), "%s/r.db", dir);
 	FILE *f = fopen(csv, "w");
-	const double lb[4] = { 100, 104, 97, 101 }, lv[4] = { 99, 103, 101, 96 };
+	const double lb[4] = { 100, 104, 97, 101 }, lv[4] = { 99, 103, 101, 96 }, pb[4] = { 100, 110, 95, 105 };
 	fputs("variant,workload,metric,value,units,lower_is_better,iteration,boot\n", f);
 	for (int v = 0; v < 2; v++)
 		for (int b = 0; b < 4; b++)
@@ -36,6 +38,8 @@ static struct kvb_store *open_db(int64_t *run)
 				fprintf(f, "%s,w,m_undec,%g,s,1,%d,%d\n", v ? "new" : "base", (v ? lv : lb)[b] + d, b * 3 + r + 1, b + 1);
 				fprintf(f, "%s,w,m_late,%g,s,1,%d,%d\n", v ? "new" : "base",
 					v ? (b ? 120 + d : 60.0 + 60 * r) : 100 + d, b * 3 + r + 1, b + 1);
+				fprintf(f, "%s,w,m_pair,%g,s,1,%d,%d\n", v ? "new" : "base", (pb[b] + d) * (v ? 1.02 : 1),
+					b * 3 + r + 1, b + 1);
 			}
 	fclose(f);
 	CHECK(kvb_store_open(&st, db, 0, &err) == KVB_OK);
@@ -64,7 +68,7 @@ static void test_decide__stops_when_every_chosen_metric_is_decided(void)
 	CHECK(found && back.max_rounds == 4 && back.margin == 0.01 && back.metrics.n == 1);
 	CHECK_STR(back.metrics.v[0], "w/m_worse");
 	/* look 4 of 4 tests at ~0.041: +10 % with 4 boots a side is decided */
-	CHECK(kvb_decide_look(st, run, &d, 4, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 1, &stop, &err) == KVB_OK);
 	CHECK(stop == 1);
 	sqlite3_stmt *s;
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT decided_round, outcome FROM run_decide WHERE run_id = ?", -1, &s, NULL) == SQLITE_OK);
@@ -74,7 +78,7 @@ static void test_decide__stops_when_every_chosen_metric_is_decided(void)
 	CHECK_STR((const char *)sqlite3_column_text(s, 1), "decided");
 	sqlite3_finalize(s);
 	/* no look outside 1..max_rounds */
-	CHECK(kvb_decide_look(st, run, &d, 5, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 5, 0, 1, &stop, &err) == KVB_OK);
 	CHECK(stop == 0);
 	kvb_decide_opts_release(&d);
 	kvb_decide_opts_release(&back);
@@ -90,9 +94,9 @@ static void test_decide__undecided_metric_runs_on_until_the_time_budget(void)
 	int stop = -1;
 	/* every metric: m_undec (a 0.75 % difference under 3 % boot noise) keeps the run going */
 	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
-	CHECK(kvb_decide_look(st, run, &d, 4, 10, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 10, &stop, &err) == KVB_OK);
 	CHECK(stop == 0);
-	CHECK(kvb_decide_look(st, run, &d, 4, 61, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 61, &stop, &err) == KVB_OK);
 	CHECK(stop == 1); /* budget spent */
 	double sec;
 	CHECK(kvb_decide_parse_duration("30m", &sec) == 0 && sec == 1800);
@@ -108,6 +112,31 @@ static void test_decide__undecided_metric_runs_on_until_the_time_budget(void)
  * A resumed run looks again after round 1 while round 2's jobs are already stored:
  * the look must judge round 1 alone (undecided), not all four rounds (decided).
  */
+/*
+ * A duet (execution_order: duet): m_pair's +2 % hides under 6 % boot-to-boot spread when the
+ * boots are compared as independent samples, and shows when each round's two sides are paired
+ * (differences 2, 2.2, 1.9, 2.1: t about 41 with 3 df).
+ */
+static void test_decide__duet_look_pairs_the_rounds(void)
+{
+	int64_t run = 0;
+	struct kvb_store *st = open_db(&run);
+	struct kvb_decide_opts d = { .margin = 0.005, .alpha = 0.05, .max_rounds = 4 };
+	struct kvb_error err;
+	int stop = -1;
+	kvb_strv_push(&d.metrics, "w/m_pair");
+	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
+	/* not a duet: the independent boots cannot tell */
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 1, &stop, &err) == KVB_OK);
+	CHECK(stop == 0);
+	/* stored as a duet and looked at as one: decided (worse, lower is better) */
+	CHECK(sqlite3_exec(st->db, "UPDATE run SET exec_order = 'duet'", NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(kvb_decide_look(st, run, &d, 4, 1, 1, &stop, &err) == KVB_OK);
+	CHECK(stop == 1);
+	kvb_decide_opts_release(&d);
+	cleanup(st);
+}
+
 static void test_decide__look_sees_only_the_rounds_up_to_it(void)
 {
 	int64_t run = 0;
@@ -117,10 +146,10 @@ static void test_decide__look_sees_only_the_rounds_up_to_it(void)
 	int stop = -1;
 	kvb_strv_push(&d.metrics, "w/m_late");
 	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
-	CHECK(kvb_decide_look(st, run, &d, 1, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 1, 0, 1, &stop, &err) == KVB_OK);
 	CHECK(stop == 0);
 	/* the final look sees rounds 1-2: boot means 100, 100 vs 120, 120 */
-	CHECK(kvb_decide_look(st, run, &d, 2, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 2, 0, 1, &stop, &err) == KVB_OK);
 	CHECK(stop == 1);
 	sqlite3_stmt *s;
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT decided_round, outcome FROM run_decide", -1, &s, NULL) == SQLITE_OK);
@@ -189,6 +218,7 @@ static void test_seq_bounds__family_wise_rate_is_alpha(void)
 	T(test_seq_judge__negative_boot_means_direction_and_same)                                                      \
 	T(test_decide__stops_when_every_chosen_metric_is_decided)                                                      \
 	T(test_decide__undecided_metric_runs_on_until_the_time_budget)                                                 \
+	T(test_decide__duet_look_pairs_the_rounds)                                                                     \
 	T(test_decide__look_sees_only_the_rounds_up_to_it)                                                             \
 	T(test_seq_bounds__family_wise_rate_is_alpha)
 #include "test_main.h"

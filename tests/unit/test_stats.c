@@ -839,5 +839,64 @@ static void test_dense_ids__order_of_first_appearance(void)
 	T(test_bootstrap__negative_means_use_the_difference)                                                           \
 	T(test_bootstrap__resamples_crossing_zero_drop_the_ratio)                                                      \
 	T(test_bootstrap_quantile__median_and_p95_reference_values)                                                    \
-	T(test_bootstrap_quantile__aa_with_boot_noise_rarely_significant)
+	T(test_bootstrap_quantile__aa_with_boot_noise_rarely_significant)                                              \
+	T(test_paired__duet_rounds_reference_values)                                                                   \
+	T(test_paired__negative_baseline_keeps_the_sign)                                                               \
+	T(test_paired__constant_difference_and_refusals)
+/*
+ * Duet rounds: the host's load moves both sides of a round alike (10..13 here), the variant is
+ * 1.175 higher on average. By hand: d = {1, 1.5, 1, 1.2}, mean 1.175, sd 0.2362908, se 0.1181454,
+ * t 9.945373, t(0.975, 3) = 3.182446, CI 1.175 +- 0.375991; two-sided p 0.002163 (t distribution,
+ * 3 df). Unpaired, the round-to-round spread hides it: Welch is not significant on the same data.
+ */
+static void test_paired__duet_rounds_reference_values(void)
+{
+	static const double b[] = { 10, 12, 11, 13 }, v[] = { 11, 13.5, 12, 14.2 };
+	struct kvb_paired p;
+	struct kvb_compare c;
+	CHECK(kvb_stats_paired(b, v, 4, 0.05, &p, NULL) == KVB_OK);
+	CHECK(p.n == 4);
+	CHECK(fabs(p.diff - 1.175) < 1e-12);
+	CHECK(fabs(p.sd - 0.2362908) < 1e-6);
+	CHECK(fabs(p.t - 9.945373) < 1e-5);
+	CHECK(fabs(p.ci_lo - (1.175 - 0.375991)) < 1e-5);
+	CHECK(fabs(p.ci_hi - (1.175 + 0.375991)) < 1e-5);
+	CHECK(fabs(p.p - 0.002163) < 1e-5);
+	CHECK(p.significant);
+	CHECK(fabs(p.mean_b - 11.5) < 1e-12);
+	CHECK(fabs(p.rel - 1.175 / 11.5) < 1e-12);
+	CHECK(fabs(p.rel_ci_lo - (1.175 - 0.375991) / 11.5) < 1e-6);
+	CHECK(kvb_stats_compare(b, 4, v, 4, 0.05, &c, NULL) == KVB_OK);
+	CHECK(!c.significant);
+}
+
+/* A negative baseline (rt-app slack): the relative change keeps the difference's sign. */
+static void test_paired__negative_baseline_keeps_the_sign(void)
+{
+	static const double b[] = { -100, -120, -110 }, v[] = { -150, -172, -161 };
+	struct kvb_paired p;
+	CHECK(kvb_stats_paired(b, v, 3, 0.05, &p, NULL) == KVB_OK);
+	CHECK(p.diff < 0);
+	CHECK(p.rel < 0);
+	CHECK(fabs(p.rel - (-51.0 / 110)) < 1e-12);
+	CHECK(p.rel_ci_hi < 0);
+}
+
+/* The same difference every round (a deterministic board): zero spread, zero-width CI, p 0. */
+static void test_paired__constant_difference_and_refusals(void)
+{
+	static const double b[] = { 5, 6, 7 }, v[] = { 5.5, 6.5, 7.5 }, same[] = { 5, 6, 7 };
+	static const double bad[] = { 5, NAN, 7 };
+	struct kvb_paired p;
+	struct kvb_error err;
+	CHECK(kvb_stats_paired(b, v, 3, 0.05, &p, NULL) == KVB_OK);
+	CHECK(p.sd == 0 && p.ci_lo == 0.5 && p.ci_hi == 0.5 && p.p == 0 && p.significant);
+	CHECK(kvb_stats_paired(b, same, 3, 0.05, &p, NULL) == KVB_OK);
+	CHECK(p.p == 1 && !p.significant);
+	CHECK(kvb_stats_paired(b, v, 1, 0.05, &p, &err) == KVB_EINPUT);
+	CHECK(strstr(err.msg, "2 pairs") != NULL);
+	CHECK(kvb_stats_paired(b, bad, 3, 0.05, &p, &err) == KVB_EINPUT);
+	CHECK(strstr(err.msg, "pair 2") != NULL);
+}
+
 #include "test_main.h"
