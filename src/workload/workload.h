@@ -21,6 +21,14 @@
 
 struct kvb_workload_ops;
 
+/* What a resumed run's earlier jobs stored, read for a workload's resume hook (the engine reads its store). */
+struct kvb_run_memory {
+	/* Job classifier `key` of the run's first job (by seq) that has it, into buf (size bytes, NUL-ended):
+	 * 1 when found, 0 when no job has it (or it cannot be read). */
+	int (*classifier)(void *arg, const char *key, char *buf, size_t size);
+	void *arg;
+};
+
 struct kvb_job_ctx {
 	const struct kvb_workload_ops *ops; /* the job's workload (its params table for kvb_param_*) */
 	struct kvb_target *target;
@@ -31,6 +39,12 @@ struct kvb_job_ctx {
 	const char *const *wrap;        /* argv prefix that applies cpus/cgroup, or NULL */
 	uint64_t timeout_ms;            /* budget for the benchmark command */
 	struct kvb_metrics *out;        /* metrics and artifacts go here */
+	/*
+	 * This workload's state on this board, kept between its jobs (rt-app: the run's pLoad): a slot
+	 * of the board's struct kvb_workload_states. The workload makes *state on first use and its
+	 * state_free hook frees it. NULL: nothing is kept between jobs (each job starts afresh).
+	 */
+	void **state;
 };
 
 /* What a workload needs of its target besides the tools in needs[]: asked by `platform
@@ -79,6 +93,14 @@ struct kvb_workload_ops {
 	 * and one that is not ok is an event of each of the round's jobs of this workload. May be NULL.
 	 */
 	int (*recheck)(struct kvb_job_ctx *ctx, struct kvb_witnesses *out, struct kvb_error *err);
+	/* Frees what the workload made in its per-board slot (*ctx->state); NULL when it keeps nothing. */
+	void (*state_free)(void *state);
+	/*
+	 * A resumed run: fills *state (empty when called) from what the run's earlier jobs stored, so its
+	 * jobs still to run work as the earlier ones did (rt-app: their pLoad, job classifier pload_ns).
+	 * Called once per board, when the board's slot for this workload is made. May be NULL.
+	 */
+	void (*resume)(void **state, const struct kvb_run_memory *run);
 };
 
 extern const struct kvb_workload_ops *const kvb_workloads[];
@@ -93,6 +115,26 @@ const struct kvb_metric_decl *kvb_workload_metric(const struct kvb_workload_ops 
  */
 int kvb_workload_check_metrics(const struct kvb_workload_ops *w, const struct kvb_metrics *m, size_t from,
 			       struct kvb_error *err);
+
+/*
+ * The workloads' state on one board: one slot per workload, made on first use. Owned by one
+ * board's engine and used by its thread only; a board pool has one per board, so two boards share
+ * nothing (each rt-app board calibrates its own pLoad). Init with KVB_WORKLOAD_STATES_INIT.
+ */
+struct kvb_workload_state_slot;
+struct kvb_workload_states {
+	struct kvb_workload_state_slot *head; /* owned list */
+	const struct kvb_run_memory *resumed; /* a resumed run's memory, given to resume hooks (not owned); NULL: a new run */
+};
+#define KVB_WORKLOAD_STATES_INIT { NULL, NULL }
+/*
+ * Workload w's slot in s, for kvb_job_ctx.state: made empty on the first call (then, when
+ * s->resumed, filled by w->resume), the same slot after. The slot stays where it is until
+ * kvb_workload_states_release.
+ */
+void **kvb_workload_state(struct kvb_workload_states *s, const struct kvb_workload_ops *w);
+/* Frees each slot's state with its workload's state_free and the slots; s is empty after (resumed kept). */
+void kvb_workload_states_release(struct kvb_workload_states *s);
 
 /* Runs argv on the target under ctx->wrap (affinity, cgroup) with ctx->timeout_ms. */
 int kvb_job_exec(struct kvb_job_ctx *ctx, const char *const *argv, struct kvb_exec_result *r, struct kvb_error *err);
