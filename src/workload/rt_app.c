@@ -722,4 +722,6 @@ const struct kvb_workload_ops kvb_workload_rt_app = {
 	.run = rtapp_run,
 	.prepare = rtapp_prepare,
 	.recheck = rtapp_recheck,
+	.state_free = kvb_rtapp_calib_free,
+	.resume = kvb_rtapp_pload_resume,
 };
