@@ -710,6 +710,17 @@ static const struct kvb_metric_decl rtapp_metrics[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+/* WA3's rt-app (wa/workloads/rt_app/__init__.py): its duration, its taskset_mask (a cpu_mask) as the cpus knob. */
+static const struct kvb_wa3_param rtapp_wa3[] = {
+	{ "duration", KVB_WA3_RENAME, "duration_s", NULL },
+	{ "taskset_mask", KVB_WA3_RENAME, "cpus", NULL },
+	{ "cpus", KVB_WA3_CPU_MASK, "cpus", NULL },
+	{ "uninstall", KVB_WA3_DROP, NULL, "has no meaning in kvbench (rt-app is the target's)" },
+	{ "uninstall_on_exit", KVB_WA3_DROP, NULL, "has no meaning in kvbench (rt-app is the target's)" },
+	{ "force_install", KVB_WA3_DROP, NULL, "has no meaning in kvbench (rt-app is the target's)" },
+	{ NULL, 0, NULL, NULL },
+};
+
 const struct kvb_workload_ops kvb_workload_rt_app = {
 	.metrics = rtapp_metrics,
 	.name = "rt-app",
@@ -724,4 +735,5 @@ const struct kvb_workload_ops kvb_workload_rt_app = {
 	.recheck = rtapp_recheck,
 	.state_free = kvb_rtapp_calib_free,
 	.resume = kvb_rtapp_pload_resume,
+	.wa3_params = rtapp_wa3,
 };

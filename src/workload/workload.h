@@ -65,6 +65,26 @@ struct kvb_metric_decl {
 	const char *description; /* one line for `help WORKLOAD` and the man page */
 };
 
+/* What becomes of one parameter of WA3's version of a workload in a WA3 agenda (config/wa3_keys.c). */
+enum kvb_wa3_conv {
+	KVB_WA3_RENAME = 1,      /* kept under the workload's parameter `to` (a WA3 spelling: warned if `to` is given too) */
+	KVB_WA3_TO_ENTRY,        /* moved to the workload entry's key `to` (timeout_s) unless the entry has it; else kept */
+	KVB_WA3_CPU_MASK,        /* WA3's cpu_mask (an int bit mask, "0x3", "0-1" or [0, 1]) -> the entry's runtime
+				  * knob `to` as a CPU list (checked where the knob is read) */
+	KVB_WA3_DROP,            /* dropped with the warning "ignored: WA3 <workload> parameter 'KEY' <why>" */
+	KVB_WA3_REFUSE_UNLESS_EMPTY, /* "" is dropped ("is empty: nothing to apply"); anything else is the error `why` */
+	KVB_WA3_WARN_IF_WA3,     /* a kvbench parameter WA3's version ignores: the warning `why` when the agenda is
+				  * written for WA3 (a WA3 spelling seen, or another parameter of this table given) */
+};
+
+/* One row of a workload's WA3 translation; a table ends with a NULL wa3. */
+struct kvb_wa3_param {
+	const char *wa3;         /* the parameter as WA3's workload names it */
+	enum kvb_wa3_conv conv;
+	const char *to;          /* kvbench's key (RENAME, TO_ENTRY, CPU_MASK), else NULL */
+	const char *why;         /* DROP, REFUSE_UNLESS_EMPTY, WARN_IF_WA3: the text; else NULL */
+};
+
 struct kvb_workload_ops {
 	const char *name;                   /* agenda `name:` */
 	const char *summary;                /* one line for --help */
@@ -101,6 +121,12 @@ struct kvb_workload_ops {
 	 * Called once per board, when the board's slot for this workload is made. May be NULL.
 	 */
 	void (*resume)(void **state, const struct kvb_run_memory *run);
+	/*
+	 * WA3's version of this workload (its plugin name is this workload's name, matched as WA3 matches
+	 * names: case, '-' and '_' ignored): how `import`/`run` of a WA3 agenda translate its parameters,
+	 * applied in table order (wa3_keys.c). NULL: parameters pass as they are.
+	 */
+	const struct kvb_wa3_param *wa3_params;
 };
 
 extern const struct kvb_workload_ops *const kvb_workloads[];
