@@ -45,6 +45,9 @@
 /* Bytes of log buffer reserved per phase row (rt-app 1.0 prints ~125 bytes per row). */
 #define RTAPP_ROW_BYTES 256
 
+/* Its own ops (end of file): the parameter helpers read defaults from its key table. */
+extern const struct kvb_workload_ops kvb_workload_rt_app;
+
 static const struct kvb_keydef rtapp_params[] = {
 	{ "config", KVB_T_STR, NULL, NULL, 0,
 	  "rt-app use case to run instead of tasks: a JSON file, or a use case name as WA3 takes it (mp3-short: "
@@ -269,7 +272,7 @@ int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d
 			kvb_diag_at(d, p, "%s", e.msg);
 			free(p);
 			errors++;
-		} else if (!cJSON_GetObjectItemCaseSensitive(params, "duration_s")) {
+		} else if (!kvb_param_has(&kvb_workload_rt_app, params, "duration_s")) {
 			errors += check_ends(root, file, path, d);
 		}
 		free(file);
@@ -375,9 +378,11 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 {
 	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(params, "config");
 	const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(params, "tasks");
-	const cJSON *dur = cJSON_GetObjectItemCaseSensitive(params, "duration_s");
 	const cJSON *cal = cJSON_GetObjectItemCaseSensitive(params, "calibration");
+	const cJSON *dur;
 	cJSON *root = NULL, *global;
+	long long d;  /* duration_s, the table's default when not given */
+	int has_dur = kvb_param_int_opt(&kvb_workload_rt_app, params, "duration_s", &d);
 	int rc;
 
 	*out = NULL;
@@ -401,8 +406,8 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 			return rc;
 		}
 		free(file);
-		if (cJSON_IsNumber(dur))
-			set_num(global, "duration", dur->valuedouble);
+		if (has_dur)
+			set_num(global, "duration", (double)d);
 		if (cal)
 			set_calibration(global, cal);
 		set_str(global, "logdir", logdir);
@@ -415,7 +420,6 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 	if (!cJSON_IsArray(tasks) || !tasks->child)
 		return kvb_error_set(err, KVB_EINPUT, "rt-app needs 'config' or a non-empty 'tasks' list");
 
-	long d = cJSON_IsNumber(dur) ? (long)dur->valuedouble : 10;
 	double max_rows = 0;
 	cJSON *jt;
 	root = cJSON_CreateObject();
@@ -439,7 +443,7 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 	}
 	/* in-memory log buffer per thread, in MB, with room to spare (see the file comment) */
 	cJSON_AddNumberToObject(global, "log_size", ceil((max_rows + 16) * RTAPP_ROW_BYTES / 1048576.0) + 1);
-	*duration_s = d;
+	*duration_s = (long)d;
 	*out = root;
 	return KVB_OK;
 }

@@ -168,6 +168,17 @@ int kvb_job_exec(struct kvb_job_ctx *ctx, const char *const *argv, struct kvb_ex
 /* Parameter value as a string: the spec's value, else the table default, else NULL. Owned. */
 char *kvb_param_str(const struct kvb_workload_ops *ops, const cJSON *params, const char *key);
 long long kvb_param_int(const struct kvb_workload_ops *ops, const cJSON *params, const char *key);
+/*
+ * 1 when the spec gives parameter key, one of ops->params (its table default does not count), else 0;
+ * a key ops does not declare is never given (a misspelt key reads as absent, not as another's value).
+ */
+int kvb_param_has(const struct kvb_workload_ops *ops, const cJSON *params, const char *key);
+/*
+ * Integer parameter key, telling "absent" from any value: 1 when the spec gives it as an integer (*out
+ * its value, 0 included); 0 when it does not give it, or gives what is not an integer (the key table
+ * refuses that before any job), with *out the table default (0 when the table has none).
+ */
+int kvb_param_int_opt(const struct kvb_workload_ops *ops, const cJSON *params, const char *key, long long *out);
 
 /*
  * Shared run for workloads that are one command whose stdout holds the result:
