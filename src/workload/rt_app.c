@@ -752,6 +752,12 @@ static const struct kvb_metric_decl rtapp_metrics[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+/* The report's wake-up latency CDFs (from its logs) on a log x axis: their tails span decades. */
+static const struct kvb_plot_decl rtapp_plots[] = {
+	{ "wake-up latency", 0, NULL, 1 },
+	{ NULL, 0, NULL, 0 },
+};
+
 /* WA3's rt-app (wa/workloads/rt_app/__init__.py): its duration, its taskset_mask (a cpu_mask) as the cpus knob. */
 static const struct kvb_wa3_param rtapp_wa3[] = {
 	{ "duration", KVB_WA3_RENAME, "duration_s", NULL },
@@ -765,6 +771,7 @@ static const struct kvb_wa3_param rtapp_wa3[] = {
 
 const struct kvb_workload_ops kvb_workload_rt_app = {
 	.metrics = rtapp_metrics,
+	.plots = rtapp_plots,
 	.name = "rt-app",
 	.summary = "rt-app periodic tasks: per-task slack, wake-up latency, run and period (us)",
 	.params = rtapp_params,

@@ -65,6 +65,18 @@ struct kvb_metric_decl {
 	const char *description; /* one line for `help WORKLOAD` and the man page */
 };
 
+/*
+ * How the report draws a workload's plots (report/page.c applies it): the plots of the workload whose
+ * title has `title` (its CDFs, drawn from its artifacts) get a vertical line at marker_x labelled
+ * marker_label, and/or a log x axis. A table ends with a NULL title.
+ */
+struct kvb_plot_decl {
+	const char *title;        /* words of the plots' titles: "frame duration" */
+	double marker_x;          /* where the line is, in the plot's x units (ms, us); used when marker_label is set */
+	const char *marker_label; /* "16.7 ms (60 Hz frame budget)", or NULL: no line */
+	int xlog;                 /* 1: a log x axis (latencies spanning decades) */
+};
+
 /* What becomes of one parameter of WA3's version of a workload in a WA3 agenda (config/wa3_keys.c). */
 enum kvb_wa3_conv {
 	KVB_WA3_RENAME = 1,      /* kept under the workload's parameter `to` (a WA3 spelling: warned if `to` is given too) */
@@ -90,6 +102,7 @@ struct kvb_workload_ops {
 	const char *summary;                /* one line for --help */
 	const struct kvb_keydef *params;    /* parameters; KVB_KEY_CLASSIFIER ones become job classifiers */
 	const struct kvb_metric_decl *metrics; /* what run() stores, ended by a NULL name */
+	const struct kvb_plot_decl *plots;     /* how the report marks its plots, ended by a NULL title; may be NULL */
 	/* Extra checks beyond the key table, errors to d; may be NULL. Returns error count. */
 	int (*validate)(const cJSON *params, const char *path, struct kvb_diag *d);
 	/* Tools the target needs (checked by `platform check`), NULL-terminated; may be NULL. */
