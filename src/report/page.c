@@ -32,6 +32,21 @@ static int own_plot(const struct kvb_group *g)
 	return own_section(g) != NULL;
 }
 
+/*
+ * A metric plot's hover text (owned), or NULL for none: the whole classifier text when the title
+ * shows it shortened, then what the metric is when its workload declares it (workload.h: metrics;
+ * the stored name stays the key, imported workloads have no declaration).
+ */
+static char *metric_tip(const struct kvb_group *g, int shortened)
+{
+	const struct kvb_workload_ops *w = kvb_workload_find(g->workload);
+	const struct kvb_metric_decl *md = w ? kvb_workload_metric(w, g->metric) : NULL;
+	if (!md)
+		return shortened ? kvb_xstrdup(g->label) : NULL;
+	return kvb_xasprintf("%s%s%s %s: %s", shortened ? g->label : "", shortened ? "\n" : "", g->workload, g->metric,
+			     md->description);
+}
+
 void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
 {
 	size_t n = 0;
@@ -50,8 +65,10 @@ void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
 		char *title = kvb_xasprintf("%s %s%s%s%s%s%s", g->workload, g->metric, *g->units ? " (" : "", g->units,
 					    *g->units ? ")" : "", *shortl ? " " : "", shortl);
 		cJSON *pl = kvb_plot_new("dotbox", title, "variant", g->units);
-		if (strcmp(shortl, g->label)) /* the whole classifier text on hover */
-			cJSON_AddItemToObject(pl, "tip", cJSON_CreateString(g->label));
+		char *tip = metric_tip(g, strcmp(shortl, g->label) != 0);
+		if (tip)
+			cJSON_AddItemToObject(pl, "tip", cJSON_CreateString(tip));
+		free(tip);
 		cJSON_AddStringToObject(pl, "workload", g->workload);
 		free(shortl);
 		cJSON_AddItemToObject(pl, "groups", kvb_plot_group_dots(r, g, NULL, p->nruns, NULL));
