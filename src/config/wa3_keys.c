@@ -33,10 +33,11 @@
  *    wa3_unapplied, which fails their jobs; the rest (Android settings, WA2
  *    names) are dropped with a warning.
  *  - Plugin names match ignoring case and '-' / '_' (rt_app = rt-app).
- *  - Workload parameters of WA3's hackbench, rt-app and jankbench are
- *    renamed to kvbench's (rt-app duration -> duration_s, jankbench loops
- *    -> reps, timeouts -> timeout_s); a parameter kvbench cannot apply
- *    (hackbench extra_params that is not empty) is an error.
+ *  - Workload parameters of WA3's versions of kvbench's workloads are
+ *    translated as each workload's ops declare (wa3_params, workload.h:
+ *    rt-app duration -> duration_s, jankbench loops -> reps, timeouts ->
+ *    timeout_s); a parameter kvbench cannot apply (hackbench extra_params
+ *    that is not empty) is an error.
  *
  * Every warning names the key once per file ("ignored: WA3 key 'X' has no
  * meaning in kvbench"); nothing here is an error except what cannot be
@@ -656,101 +657,122 @@ static void wa3_cpu_mask_list(const cJSON *m, struct kvb_buf *l)
 			kvb_buf_addf(l, "%s%d", l->len ? "," : "", c);
 }
 
-/* Workload parameters of WA3's versions of kvbench's workloads (wa/workloads/{hackbench,rt_app,jankbench}). */
-static void workload_params(struct wa3 *w, cJSON *e, const char *wl, const char *path)
+/* The entry's runtime knob `knob` set to WA3's cpu_mask m as a CPU list (in runtime_params, or the entry's
+ * runtime_parameters), checked where the knob is read. */
+static void cpu_mask_knob(cJSON *e, const cJSON *m, const char *knob)
+{
+	struct kvb_buf l = KVB_BUF_INIT;
+	wa3_cpu_mask_list(m, &l);
+	if (l.len) {
+		cJSON *rp = get(e, "runtime_params");
+		if (!rp)
+			rp = get(e, "runtime_parameters");
+		if (!cJSON_IsObject(rp))
+			rp = cJSON_AddObjectToObject(e, "runtime_params");
+		cJSON_DeleteItemFromObjectCaseSensitive(rp, knob);
+		cJSON_AddStringToObject(rp, knob, l.data);
+	}
+	kvb_buf_release(&l);
+}
+
+/* p holds a parameter only WA3's version of the workload has (a row other than WARN_IF_WA3): a WA3 agenda. */
+static int has_wa3_param(const struct kvb_wa3_param *t, cJSON *p)
+{
+	for (; t->wa3; t++)
+		if (t->conv != KVB_WA3_WARN_IF_WA3 && get(p, t->wa3))
+			return 1;
+	return 0;
+}
+
+/* One row of a workload's WA3 translation (workload.h) applied to its entry e, parameters p at path pp. */
+static void wa3_param(struct wa3 *w, cJSON *e, cJSON *p, const char *pp, const char *what,
+		      const struct kvb_wa3_param *t, int wa3_agenda)
+{
+	cJSON *v = get(p, t->wa3);
+	char *kp;
+	switch (t->conv) {
+	case KVB_WA3_RENAME:
+		rename_key(w, p, pp, t->wa3, t->to);
+		break;
+	case KVB_WA3_TO_ENTRY:
+		if (v && !get(e, t->to))
+			cJSON_AddItemToObject(e, t->to, cJSON_DetachItemViaPointer(p, v));
+		break;
+	case KVB_WA3_CPU_MASK:
+		if (v && (cJSON_IsNumber(v) || cJSON_IsString(v) || cJSON_IsArray(v))) {
+			cpu_mask_knob(e, v, t->to);
+			cJSON_DeleteItemFromObjectCaseSensitive(p, t->wa3);
+		}
+		break;
+	case KVB_WA3_DROP:
+		drop(w, p, pp, t->wa3, what, t->why);
+		break;
+	case KVB_WA3_REFUSE_UNLESS_EMPTY:
+		if (v && !(cJSON_IsString(v) && !*v->valuestring)) {
+			kp = kvb_path_key(pp, t->wa3);
+			kvb_diag_at(w->d, kp, "%s", t->why);
+			free(kp);
+			cJSON_DeleteItemFromObjectCaseSensitive(p, t->wa3);  /* the error says it all */
+		} else {
+			drop(w, p, pp, t->wa3, what, "is empty: nothing to apply");
+		}
+		break;
+	case KVB_WA3_WARN_IF_WA3:
+		if (v && wa3_agenda) {
+			kp = kvb_path_key(pp, t->wa3);
+			kvb_diag_warn_at(w->d, kp, "%s", t->why);
+			free(kp);
+		}
+		break;
+	}
+}
+
+/* Workload parameters of WA3's version of workload wl, translated by its ops' wa3_params table, in order. */
+static void workload_params(struct wa3 *w, cJSON *e, const struct kvb_workload_ops *wl, const char *path)
 {
 	cJSON *p = get(e, "params");
-	char *pp = kvb_path_key(path, "params");
-	if (!cJSON_IsObject(p)) {
-		free(pp);
+	char *pp, *what;
+	int wa3_agenda;
+	if (!cJSON_IsObject(p) || !wl->wa3_params)
 		return;
-	}
-	if (!strcmp(wl, "hackbench")) {
-		cJSON *x = get(p, "extra_params");
-		/* WA3's hackbench declares fds but runs `hackbench -s -g -l` only (wa/workloads/hackbench/__init__.py);
-		 * kvbench passes -f. Said for agendas written for WA3 (its spellings). */
-		if (get(p, "fds") && (w->wa3_spelled || x || get(p, "timeout") || get(p, "duration"))) {
-			char *fp = kvb_path_key(pp, "fds");
-			kvb_diag_warn_at(w->d, fp, "kvbench passes fds to hackbench (-f); WA3's hackbench never did (it runs "
-						   "-s -g -l only), so results differ from WA3's: drop fds to run as WA3 did");
-			free(fp);
-		}
-		for (int i = 0; i < 2; i++) {
-			const char *k = i ? "duration" : "timeout";
-			if (get(p, k) && !get(e, "timeout_s"))
-				cJSON_AddItemToObject(e, "timeout_s", cJSON_DetachItemFromObjectCaseSensitive(p, k));
-		}
-		if (x && !(cJSON_IsString(x) && !*x->valuestring)) {
-			char *xp = kvb_path_key(pp, "extra_params");
-			kvb_diag_at(w->d, xp, "WA3 hackbench extra_params cannot be applied by kvbench (use its parameters: "
-					      "groups, fds, loops, datasize, mode, ipc)");
-			free(xp);
-			cJSON_DeleteItemFromObjectCaseSensitive(p, "extra_params");  /* the error says it all */
-		} else {
-			drop(w, p, pp, "extra_params", "hackbench parameter", "is empty: nothing to apply");
-		}
-	} else if (!strcmp(wl, "rt-app")) {
-		cJSON *m;
-		rename_key(w, p, pp, "duration", "duration_s");
-		rename_key(w, p, pp, "taskset_mask", "cpus");
-		m = get(p, "cpus");
-		if (m && (cJSON_IsNumber(m) || cJSON_IsString(m) || cJSON_IsArray(m))) {
-			/* WA3's cpu_mask (a bit mask, "0x3", a list "0-1" or [0, 1]) -> kvbench's cpus knob (a CPU list,
-			 * checked where the knob is read) */
-			struct kvb_buf l = KVB_BUF_INIT;
-			wa3_cpu_mask_list(m, &l);
-			if (l.len) {
-				cJSON *rp = get(e, "runtime_params");
-				if (!rp)
-					rp = get(e, "runtime_parameters");
-				if (!cJSON_IsObject(rp))
-					rp = cJSON_AddObjectToObject(e, "runtime_params");
-				cJSON_DeleteItemFromObjectCaseSensitive(rp, "cpus");
-				cJSON_AddStringToObject(rp, "cpus", l.data);
-			}
-			kvb_buf_release(&l);
-			cJSON_DeleteItemFromObjectCaseSensitive(p, "cpus");
-		}
-		drop(w, p, pp, "uninstall", "rt-app parameter", "has no meaning in kvbench (rt-app is the target's)");
-		drop(w, p, pp, "uninstall_on_exit", "rt-app parameter", "has no meaning in kvbench (rt-app is the target's)");
-		drop(w, p, pp, "force_install", "rt-app parameter", "has no meaning in kvbench (rt-app is the target's)");
-	} else if (!strcmp(wl, "jankbench")) {
-		rename_key(w, p, pp, "loops", "reps");
-		rename_key(w, p, pp, "timeout", "timeout_s");
-		rename_key(w, p, pp, "run_timeout", "timeout_s");
-		drop(w, p, pp, "pull_results_db", "jankbench parameter", "has no meaning in kvbench: the results DB is always pulled");
-	}
+	pp = kvb_path_key(path, "params");
+	what = kvb_xasprintf("%s parameter", wl->name);
+	/* decided before any row applies: a row that moves a WA3 parameter away still says the agenda is WA3's */
+	wa3_agenda = w->wa3_spelled || has_wa3_param(wl->wa3_params, p);
+	for (const struct kvb_wa3_param *t = wl->wa3_params; t->wa3; t++)
+		wa3_param(w, e, p, pp, what, t, wa3_agenda);
+	free(what);
 	free(pp);
 }
 
-/* Resolves a WA3 plugin name to kvbench's spelling of a workload (case, '-' and '_' ignored). */
-static const char *workload_name(const char *n)
+/* Resolves a WA3 plugin name to kvbench's workload of that name (case, '-' and '_' ignored). */
+static const struct kvb_workload_ops *workload_of(const char *n)
 {
 	for (size_t i = 0; kvb_workloads[i]; i++)
 		if (kvb_wa3_name_eq(n, kvb_workloads[i]->name))
-			return kvb_workloads[i]->name;
+			return kvb_workloads[i];
 	return NULL;
 }
 
 static void entry(struct wa3 *w, cJSON *list, cJSON *e, const char *path)
 {
 	cJSON *n;
-	const char *wl;
+	const struct kvb_workload_ops *wl;
 	if (cJSON_IsString(e)) {
-		wl = workload_name(e->valuestring);
-		if (wl && strcmp(wl, e->valuestring))
-			cJSON_ReplaceItemViaPointer(list, e, cJSON_CreateString(wl));
+		wl = workload_of(e->valuestring);
+		if (wl && strcmp(wl->name, e->valuestring))
+			cJSON_ReplaceItemViaPointer(list, e, cJSON_CreateString(wl->name));
 		return;
 	}
 	if (!cJSON_IsObject(e))
 		return;
 	jobspec(w, e, path, L_ENTRY);
 	n = get(e, "name");
-	wl = cJSON_IsString(n) ? workload_name(n->valuestring) : NULL;
+	wl = cJSON_IsString(n) ? workload_of(n->valuestring) : NULL;
 	if (!wl)
 		return;
-	if (strcmp(wl, n->valuestring))
-		cJSON_ReplaceItemInObjectCaseSensitive(e, "name", cJSON_CreateString(wl));
+	if (strcmp(wl->name, n->valuestring))
+		cJSON_ReplaceItemInObjectCaseSensitive(e, "name", cJSON_CreateString(wl->name));
 	workload_params(w, e, wl, path);
 }
 

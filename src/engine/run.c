@@ -19,7 +19,6 @@
 #include "store/lava_jobs.h"
 #include "store/spread.h"
 #include "store/status.h"
-#include "workload/rt_app.h"
 #include "workload/workload.h"
 
 #include <errno.h>
@@ -110,6 +109,8 @@ struct engine {
 	char device[128];     /* batch target: the device the boot ran on (its board), or "" */
 	struct batch_unit *bu;/* batch target: the unit in flight (batch_bring_up .. batch_unit_end), or NULL */
 	struct kvb_pool_board_ctl *pool_ctl; /* pool worker: its board's handle in the pool, or NULL */
+	struct kvb_workload_states wstates;  /* this board's workload state (rt-app's pLoad); a worker has its own */
+	struct kvb_run_memory resumed;       /* --resume: what resume hooks read, through this engine's store */
 };
 
 /* A batch target's unit in flight: what its run() was given, kept until finish(). */
@@ -367,6 +368,7 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		ctx.wrap = ks.wrap.n ? kvb_strv_argv(&ks.wrap) : NULL;
 		ctx.timeout_ms = (uint64_t)j->spec->timeout_s * 1000;
 		ctx.out = m;
+		ctx.state = kvb_workload_state(&e->wstates, j->spec->ops);
 		rc = prepare_workload(j, &ctx, err);
 		if (!rc) {
 			struct kvb_instr_job ij;
@@ -808,6 +810,20 @@ static void resolve_variant(struct engine *e, struct kvb_variant *v, char **why)
 	}
 }
 
+/* What resume hooks read of the run's earlier jobs (struct kvb_run_memory), through e's store connection. */
+static int run_classifier(void *arg, const char *key, char *buf, size_t size)
+{
+	struct engine *e = arg;
+	return kvb_store_run_classifier(e->st, e->run_id, key, buf, size) == 1;
+}
+
+/* A resumed run: each workload's state on e's board is filled by its resume hook when first made. */
+static void resume_workloads(struct engine *e)
+{
+	e->resumed = (struct kvb_run_memory){ .classifier = run_classifier, .arg = e };
+	e->wstates.resumed = &e->resumed;
+}
+
 /* Warm-up jobs of a spec that sets none: 1 where every round is a fresh boot (its first runs
  * pay for the boot: page cache, first-run work), else 0 (DESIGN.md §15). */
 static int default_warmup(struct engine *e)
@@ -931,12 +947,8 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 			rc = kvb_store_run_status(e->st, e->run_id, "running", 0, err);
 		if (!rc)
 			kvb_store_event(e->st, e->run_id, "info", "resumed");
-		if (!rc) {
-			/* rt-app jobs still to run get the pLoad the run's earlier jobs had (rt_app_calib.c) */
-			char pl[32];
-			if (kvb_store_run_classifier(e->st, e->run_id, "pload_ns", pl, sizeof(pl)) == 1 && atol(pl) > 0)
-				kvb_rtapp_pload_seed(atol(pl));
-		}
+		if (!rc)
+			resume_workloads(e); /* jobs still to run work as the earlier ones did (rt-app: their pLoad) */
 	} else {
 		rc = kvb_store_plan_add(e->st, e->run_id, e->rows, e->plan.n, err);
 	}
@@ -945,6 +957,7 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 
 static void release_engine(struct engine *e)
 {
+	kvb_workload_states_release(&e->wstates);
 	for (size_t i = 0; e->rows && i < e->plan.n; i++) {
 		free(e->rows[i].params_json);
 		free(e->rows[i].runtime_json);
@@ -993,6 +1006,9 @@ static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct k
 	w->lost_why = NULL;
 	w->knob_recorded = NULL;
 	memset(&w->instr, 0, sizeof(w->instr));
+	w->wstates = (struct kvb_workload_states)KVB_WORKLOAD_STATES_INIT; /* a board's own: nothing shared */
+	if (e->wstates.resumed)
+		resume_workloads(w);
 	if (kvb_instr_set_build(&w->instr, w->plat, w->a->instruments, err) ||
 	    kvb_store_open(&w->st, e->st->path, KVB_STORE_RW, err)) {
 		kvb_instr_set_release(&w->instr);
@@ -1281,6 +1297,7 @@ static void pool_worker_free(void *eng, void *wp)
 	free(w->instr_err);
 	free(w->lost_why);
 	cJSON_Delete(w->knob_recorded);
+	kvb_workload_states_release(&w->wstates);
 	kvb_store_close(w->st);
 	free(w);
 }
@@ -1488,6 +1505,7 @@ static void recheck_workload(struct engine *e, size_t v, int r, size_t i)
 	ctx.remote_dir = rdir;
 	ctx.timeout_ms = (uint64_t)j->spec->timeout_s * 1000;
 	ctx.out = &m;
+	ctx.state = kvb_workload_state(&e->wstates, ops);
 	kvb_error_clear(&err);
 	if (kvb_mkdir_nofollow(adir, 0755))
 		kvb_error_set(&err, KVB_ESTORE, "cannot create artifact directory %s: %s", adir, strerror(errno));

@@ -13,6 +13,7 @@
 #include "report/verdict_cell.h"
 #include "report/sqltable.h"
 #include "store/schema.h"
+#include "workload/workload.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,21 @@ static const char *own_section(const struct kvb_group *g)
 static int own_plot(const struct kvb_group *g)
 {
 	return own_section(g) != NULL;
+}
+
+/*
+ * A metric plot's hover text (owned), or NULL for none: the whole classifier text when the title
+ * shows it shortened, then what the metric is when its workload declares it (workload.h: metrics;
+ * the stored name stays the key, imported workloads have no declaration).
+ */
+static char *metric_tip(const struct kvb_group *g, int shortened)
+{
+	const struct kvb_workload_ops *w = kvb_workload_find(g->workload);
+	const struct kvb_metric_decl *md = w ? kvb_workload_metric(w, g->metric) : NULL;
+	if (!md)
+		return shortened ? kvb_xstrdup(g->label) : NULL;
+	return kvb_xasprintf("%s%s%s %s: %s", shortened ? g->label : "", shortened ? "\n" : "", g->workload, g->metric,
+			     md->description);
 }
 
 void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
@@ -49,8 +65,10 @@ void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
 		char *title = kvb_xasprintf("%s %s%s%s%s%s%s", g->workload, g->metric, *g->units ? " (" : "", g->units,
 					    *g->units ? ")" : "", *shortl ? " " : "", shortl);
 		cJSON *pl = kvb_plot_new("dotbox", title, "variant", g->units);
-		if (strcmp(shortl, g->label)) /* the whole classifier text on hover */
-			cJSON_AddItemToObject(pl, "tip", cJSON_CreateString(g->label));
+		char *tip = metric_tip(g, strcmp(shortl, g->label) != 0);
+		if (tip)
+			cJSON_AddItemToObject(pl, "tip", cJSON_CreateString(tip));
+		free(tip);
 		cJSON_AddStringToObject(pl, "workload", g->workload);
 		free(shortl);
 		cJSON_AddItemToObject(pl, "groups", kvb_plot_group_dots(r, g, NULL, p->nruns, NULL));
@@ -169,28 +187,149 @@ static const struct {
 	  "no events" },
 };
 
+/* What kvb_page_write builds and frees at its end. */
+struct page_work {
+	struct kvb_page p;
+	struct kvb_buf runs;     /* the page's runs as a JSON list, "[1,2]" */
+	int64_t latest;          /* the run reported when none is named */
+	struct kvb_diff_opts d;
+	struct kvb_report r;
+	int loaded;              /* r holds the runs' results */
+	struct kvb_box *table;   /* the comparison (owned) */
+	char *legend;
+	cJSON *diff_json;
+};
+
+/* w->runs from o->runs (each must exist) or the latest run; KVB_EINPUT when a run is missing or there is none. */
+static int select_runs(struct kvb_store *s, const struct kvb_page_opts *o, struct page_work *w, struct kvb_error *err)
+{
+	int rc;
+	kvb_buf_addf(&w->runs, "[");
+	for (size_t i = 0; i < o->nruns; i++) {
+		int64_t n;
+		char *q = kvb_xasprintf("SELECT count(*) FROM run WHERE id = %lld AND ?1 IS NOT NULL", (long long)o->runs[i]);
+		rc = count(s, q, "", &n, err);
+		free(q);
+		if (rc)
+			return rc;
+		if (!n)
+			return kvb_error_set(err, KVB_EINPUT, "%s: run %lld not found", s->path, (long long)o->runs[i]);
+		kvb_buf_addf(&w->runs, "%s%lld", i ? "," : "", (long long)o->runs[i]);
+	}
+	if (!o->nruns) {
+		if ((rc = kvb_store_latest_run(s, &w->latest, err)))
+			return rc;
+		if (!w->latest)
+			return kvb_error_set(err, KVB_EINPUT, "%s: no runs yet: nothing to report", s->path);
+		kvb_buf_addf(&w->runs, "%lld", (long long)w->latest);
+	}
+	kvb_buf_addf(&w->runs, "]");
+	return KVB_OK;
+}
+
+/* The comparison, its summary first, and the anchors' views (the runs have results). */
+static int comparison_sections(struct kvb_store *s, const struct kvb_page_opts *o, struct page_work *w,
+			       struct kvb_error *err)
+{
+	struct kvb_out_section *sec;
+	int rc, one_boot = 0;
+	memset(&w->d, 0, sizeof(w->d));
+	w->d.sel.runs = o->nruns ? o->runs : &w->latest;
+	w->d.sel.nruns = o->nruns ? o->nruns : 1;
+	w->d.sel.baseline = o->baseline;
+	w->d.alpha = KVB_STATS_ALPHA;
+	if ((rc = kvb_report_load(s, &w->d.sel, &w->r, err)))
+		return rc;
+	w->loaded = 1;
+	if ((rc = kvb_report_set_margins(s, &w->r, 0, err)))
+		return rc;
+	w->table = kvb_xcalloc(1, sizeof(*w->table));
+	kvb_diff_table(&w->r, &w->d, w->table, &one_boot);
+	w->legend = kvb_diff_legend(&w->r, &w->d);
+	w->diff_json = kvb_diff_json(&w->r, &w->d);
+	kvb_page_forest(&w->p, &w->r, w->diff_json, own_section);
+	sec = kvb_page_add(&w->p, "Comparison", "comparison");
+	sec->table = w->table;
+	sec->footer = w->legend;
+	if (one_boot)
+		sec->text = "Some comparisons have a single boot per variant: kernel and boot effects cannot be "
+			    "separated (run with --rounds 2 or more).";
+	kvb_page_quantiles(&w->p, &w->r);
+	kvb_page_sweeps(&w->p, &w->r);
+	kvb_page_energy_perf(&w->p, &w->r);
+	return kvb_page_series(s, &w->p, &w->r, w->d.alpha, err);
+}
+
+/* Marks the plots of sections [from, to) as the workloads declare them (workload.h: plots). */
+static void mark_workload_plots(struct kvb_page *p, size_t from, size_t to)
+{
+	for (size_t i = 0; kvb_workloads[i]; i++)
+		for (const struct kvb_plot_decl *d = kvb_workloads[i]->plots; d && d->title; d++)
+			kvb_page_mark_plots(p, from, to, d->title, d->marker_x, d->marker_label, d->xlog);
+}
+
+/* Details: per metric, per job and per task, folded per workload or kind. */
+static int detail_sections(struct kvb_store *s, const struct kvb_page_opts *o, struct page_work *w, int64_t nres,
+			   struct kvb_error *err)
+{
+	struct kvb_page *p = &w->p;
+	const struct kvb_report *r = w->loaded ? &w->r : NULL;
+	size_t a = p->n;
+	int rc;
+	if (nres) {
+		kvb_page_metric_plots(p, &w->r);
+		if ((rc = kvb_page_fold_workloads(s, p, a, p->n, "metric", err)))
+			return rc;
+	}
+	a = p->n;
+	if ((rc = kvb_page_jank_cdfs(s, p, err)))
+		return rc;
+	mark_workload_plots(p, a, p->n);
+	kvb_page_fold_cdfs(p, a, p->n, "ms");
+	a = p->n;
+	if ((rc = kvb_page_power_plots(s, p, o->max_points ? o->max_points : 1000, err)) ||
+	    (rc = kvb_page_fold_workloads(s, p, a, p->n, "power", err)))
+		return rc;
+	/* energy, utilisation and frequency: the diff's groups, so no plot pools what diff keeps apart */
+	kvb_page_energy_plots(p, r);
+	a = p->n;
+	if ((rc = kvb_page_rtapp_cdfs(s, p, err)))
+		return rc;
+	mark_workload_plots(p, a, p->n);
+	kvb_page_fold_cdfs(p, a, p->n, "us");
+	kvb_page_cpu_plots(p, r);
+	return KVB_OK;
+}
+
+/* The filter of o's --metric/--workload/--variant/--baseline. */
+static void filter_from(struct kvb_page_filter *f, const struct kvb_page_opts *o)
+{
+	memset(f, 0, sizeof(*f));
+	f->metric = o->metrics;
+	f->nmetric = o->nmetrics;
+	f->workload = o->workloads;
+	f->nworkload = o->nworkloads;
+	f->variant = o->variants;
+	f->nvariant = o->nvariants;
+	f->baseline = o->baseline;
+}
+
 int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kvb_error *err)
 {
 	const struct kvb_format *fmt = kvb_format_find(o->format ? o->format : "html", err);
-	struct kvb_buf runs = KVB_BUF_INIT;
-	struct kvb_report r;
-	struct kvb_diff_opts d;
-	struct kvb_box *table = NULL;
-	struct kvb_page p;
+	struct page_work w;
 	struct kvb_out doc;
-	int64_t latest = 0, nres = 0, njobs = 0, nfailed = 0;
-	char *title = NULL, *legend = NULL, *runs_text = NULL;
-	int rc, one_boot = 0, loaded = 0;
+	int64_t nres = 0, njobs = 0, nfailed = 0;
+	char *title = NULL, *runs_text = NULL;
+	int rc, filtered = 0;
 	struct db_files dbf;
 	struct kvb_page_filter filt;
-	cJSON *diff_json = NULL;
-	int filtered = 0;
 
-	memset(&p, 0, sizeof(p));
-	memset(&filt, 0, sizeof(filt));
-	memset(&r, 0, sizeof(r));
 	if (!fmt)
 		return KVB_EUSAGE;
+	memset(&w, 0, sizeof(w));
+	w.runs = (struct kvb_buf)KVB_BUF_INIT;
+	filter_from(&filt, o);
 	db_files_init(&dbf, s->path);
 	/* a path that would be refused is refused before the work */
 	if ((rc = kvb_outfile_check(o->out_path, (const char *const *)dbf.v, KVB_ARRAY_SIZE(dbf.v), err)) ||
@@ -198,131 +337,48 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		db_files_release(&dbf);
 		return rc;
 	}
-	kvb_buf_addf(&runs, "[");
-	if (o->nruns) {
-		for (size_t i = 0; i < o->nruns; i++) {
-			int64_t n;
-			char *q = kvb_xasprintf("SELECT count(*) FROM run WHERE id = %lld AND ?1 IS NOT NULL", (long long)o->runs[i]);
-			rc = count(s, q, "", &n, err);
-			free(q);
-			if (rc)
-				goto out;
-			if (!n) {
-				rc = kvb_error_set(err, KVB_EINPUT, "%s: run %lld not found", s->path, (long long)o->runs[i]);
-				goto out;
-			}
-			kvb_buf_addf(&runs, "%s%lld", i ? "," : "", (long long)o->runs[i]);
-		}
-	} else {
-		if ((rc = kvb_store_latest_run(s, &latest, err)))
-			goto out;
-		if (!latest) {
-			rc = kvb_error_set(err, KVB_EINPUT, "%s: no runs yet: nothing to report", s->path);
-			goto out;
-		}
-		kvb_buf_addf(&runs, "%lld", (long long)latest);
-	}
-	kvb_buf_addf(&runs, "]");
-	p.runs_json = runs.data;
-	filt.metric = o->metrics;
-	filt.nmetric = o->nmetrics;
-	filt.workload = o->workloads;
-	filt.nworkload = o->nworkloads;
-	filt.variant = o->variants;
-	filt.nvariant = o->nvariants;
-	filt.baseline = o->baseline;
-	if ((rc = kvb_page_filter_apply(s, &filt, runs.data, err)))
+	if ((rc = select_runs(s, o, &w, err)))
+		goto out;
+	w.p.runs_json = w.runs.data;
+	if ((rc = kvb_page_filter_apply(s, &filt, w.runs.data, err)))
 		goto out;
 	filtered = 1;
-	p.nruns = o->nruns ? (int)o->nruns : 1;
-	if ((rc = count(s, "SELECT count(*) FROM results WHERE run_id IN (SELECT value FROM json_each(?1))", runs.data,
+	w.p.nruns = o->nruns ? (int)o->nruns : 1;
+	if ((rc = count(s, "SELECT count(*) FROM results WHERE run_id IN (SELECT value FROM json_each(?1))", w.runs.data,
 			&nres, err)) ||
-	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1))", runs.data, &njobs,
-			err)) ||
+	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1))", w.runs.data,
+			&njobs, err)) ||
 	    (rc = count(s, "SELECT count(*) FROM job WHERE run_id IN (SELECT value FROM json_each(?1))"
 			" AND status NOT IN ('ok', 'warmup')",
-			runs.data, &nfailed, err)))
+			w.runs.data, &nfailed, err)))
 		goto out;
 
 	if (!nres && kvb_page_filter_any(&filt)) {
 		rc = kvb_error_set(err, KVB_EINPUT, "%s: no result passes --metric/--workload/--variant", s->path);
 		goto out;
 	}
-
-	/* comparison, its summary first, and the anchors' views */
-	if (nres) {
-		memset(&d, 0, sizeof(d));
-		d.sel.runs = o->nruns ? o->runs : &latest;
-		d.sel.nruns = o->nruns ? o->nruns : 1;
-		d.sel.baseline = o->baseline;
-		d.alpha = KVB_STATS_ALPHA;
-		if ((rc = kvb_report_load(s, &d.sel, &r, err)))
-			goto out;
-		loaded = 1;
-		if ((rc = kvb_report_set_margins(s, &r, 0, err)))
-			goto out;
-		table = kvb_xcalloc(1, sizeof(*table));
-		kvb_diff_table(&r, &d, table, &one_boot);
-		legend = kvb_diff_legend(&r, &d);
-		diff_json = kvb_diff_json(&r, &d);
-		kvb_page_forest(&p, &r, diff_json, own_section);
-		struct kvb_out_section *sec = kvb_page_add(&p, "Comparison", "comparison");
-		sec->table = table;
-		sec->footer = legend;
-		if (one_boot)
-			sec->text = "Some comparisons have a single boot per variant: kernel and boot effects cannot be "
-				    "separated (run with --rounds 2 or more).";
-		kvb_page_quantiles(&p, &r);
-		kvb_page_sweeps(&p, &r);
-		kvb_page_energy_perf(&p, &r);
-		if ((rc = kvb_page_series(s, &p, &r, d.alpha, err)))
-			goto out;
-	} else {
-		kvb_page_add(&p, "Comparison", "comparison")->text = "no results: every job failed (see Failures)";
-	}
+	if (nres && (rc = comparison_sections(s, o, &w, err)))
+		goto out;
+	if (!nres)
+		kvb_page_add(&w.p, "Comparison", "comparison")->text = "no results: every job failed (see Failures)";
 
 	/* metadata */
 	for (size_t i = 0; i < KVB_ARRAY_SIZE(metadata_tables); i++)
-		if ((rc = kvb_page_sql(&p, s, metadata_tables[i].heading, metadata_tables[i].id, metadata_tables[i].sql,
+		if ((rc = kvb_page_sql(&w.p, s, metadata_tables[i].heading, metadata_tables[i].id, metadata_tables[i].sql,
 				       metadata_tables[i].empty, NULL, err)))
 			goto out;
-
-	/* details: per metric, per job and per task, folded per workload or kind */
-	if (nres) {
-		size_t a = p.n;
-		kvb_page_metric_plots(&p, &r);
-		if ((rc = kvb_page_fold_workloads(s, &p, a, p.n, "metric", err)))
-			goto out;
-	}
-	{
-		size_t a = p.n;
-		if ((rc = kvb_page_jank_cdfs(s, &p, err)))
-			goto out;
-		kvb_page_mark_plots(&p, a, p.n, "frame duration", 16.7, "16.7 ms (60 Hz frame budget)", 0);
-		kvb_page_fold_cdfs(&p, a, p.n, "ms");
-		a = p.n;
-		if ((rc = kvb_page_power_plots(s, &p, o->max_points ? o->max_points : 1000, err)) ||
-		    (rc = kvb_page_fold_workloads(s, &p, a, p.n, "power", err)))
-			goto out;
-		/* energy, utilisation and frequency: the diff's groups, so no plot pools what diff keeps apart */
-		kvb_page_energy_plots(&p, loaded ? &r : NULL);
-		a = p.n;
-		if ((rc = kvb_page_rtapp_cdfs(s, &p, err)))
-			goto out;
-		kvb_page_mark_plots(&p, a, p.n, "wake-up latency", 0, NULL, 1);
-		kvb_page_fold_cdfs(&p, a, p.n, "us");
-		kvb_page_cpu_plots(&p, loaded ? &r : NULL);
-	}
+	if ((rc = detail_sections(s, o, &w, nres, err)))
+		goto out;
 
 	/* "[1,2]" -> "1, 2" for people */
-	runs_text = kvb_xstrndup(runs.data + 1, runs.len - 2);
+	runs_text = kvb_xstrndup(w.runs.data + 1, w.runs.len - 2);
 	for (char *c = strchr(runs_text, ','); c; c = strchr(c + 1, ','))
 		*c = ' ';
 	title = kvb_xasprintf("kvbench report: run%s %s", o->nruns > 1 ? "s" : "", runs_text);
 	memset(&doc, 0, sizeof(doc));
 	doc.title = title;
-	doc.sec = p.sec;
-	doc.nsec = p.n;
+	doc.sec = w.p.sec;
+	doc.nsec = w.p.n;
 	if ((rc = write_atomic(fmt, &doc, o->out_path, &dbf, err)))
 		goto out;
 	if (!nres)
@@ -331,18 +387,18 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 out:
 	if (filtered)
 		kvb_page_filter_drop(s, &filt);
-	cJSON_Delete(diff_json);
-	if (table) {
-		kvb_box_release(table);
-		free(table);
+	cJSON_Delete(w.diff_json);
+	if (w.table) {
+		kvb_box_release(w.table);
+		free(w.table);
 	}
-	if (loaded)
-		kvb_report_release(&r);
-	free(legend);
+	if (w.loaded)
+		kvb_report_release(&w.r);
+	free(w.legend);
 	free(title);
 	free(runs_text);
-	kvb_page_release(&p);
-	kvb_buf_release(&runs);
+	kvb_page_release(&w.p);
+	kvb_buf_release(&w.runs);
 	db_files_release(&dbf);
 	return rc;
 }

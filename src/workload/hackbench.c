@@ -67,6 +67,19 @@ static const struct kvb_metric_decl hackbench_metrics[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+/* WA3's hackbench (wa/workloads/hackbench/__init__.py) runs `hackbench -s -g -l` only, though it declares fds. */
+static const struct kvb_wa3_param hackbench_wa3[] = {
+	{ "fds", KVB_WA3_WARN_IF_WA3, NULL,
+	  "kvbench passes fds to hackbench (-f); WA3's hackbench never did (it runs -s -g -l only), so results differ "
+	  "from WA3's: drop fds to run as WA3 did" },
+	{ "timeout", KVB_WA3_TO_ENTRY, "timeout_s", NULL },
+	{ "duration", KVB_WA3_TO_ENTRY, "timeout_s", NULL },
+	{ "extra_params", KVB_WA3_REFUSE_UNLESS_EMPTY, NULL,
+	  "WA3 hackbench extra_params cannot be applied by kvbench (use its parameters: groups, fds, loops, datasize, "
+	  "mode, ipc)" },
+	{ NULL, 0, NULL, NULL },
+};
+
 const struct kvb_workload_ops kvb_workload_hackbench = {
 	.metrics = hackbench_metrics,
 	.name = "hackbench",
@@ -75,4 +88,5 @@ const struct kvb_workload_ops kvb_workload_hackbench = {
 	.needs = hackbench_needs,
 	.default_timeout_s = 600,
 	.run = hackbench_run,
+	.wa3_params = hackbench_wa3,
 };

@@ -662,8 +662,24 @@ static const struct kvb_metric_decl jank_metrics[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+/* The report's frame-duration CDFs (keep_frames) show the 60 Hz frame budget. */
+static const struct kvb_plot_decl jank_plots[] = {
+	{ "frame duration", 16.7, "16.7 ms (60 Hz frame budget)", 0 },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* WA3's jankbench (wa/workloads/jankbench/__init__.py): its spellings of reps and timeout_s. */
+static const struct kvb_wa3_param jank_wa3[] = {
+	{ "loops", KVB_WA3_RENAME, "reps", NULL },
+	{ "timeout", KVB_WA3_RENAME, "timeout_s", NULL },
+	{ "run_timeout", KVB_WA3_RENAME, "timeout_s", NULL },
+	{ "pull_results_db", KVB_WA3_DROP, NULL, "has no meaning in kvbench: the results DB is always pulled" },
+	{ NULL, 0, NULL, NULL },
+};
+
 const struct kvb_workload_ops kvb_workload_jankbench = {
 	.metrics = jank_metrics,
+	.plots = jank_plots,
 	.name = "jankbench",
 	.summary = "Jankbench (com.android.benchmark) UI frame times on Android: per test frame_duration_*, jank_pct",
 	.params = jank_params,
@@ -672,4 +688,5 @@ const struct kvb_workload_ops kvb_workload_jankbench = {
 	.target_caps = KVB_TARGET_ANDROID,
 	.default_timeout_s = 1800,
 	.run = jank_run,
+	.wa3_params = jank_wa3,
 };

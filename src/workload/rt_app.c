@@ -45,6 +45,9 @@
 /* Bytes of log buffer reserved per phase row (rt-app 1.0 prints ~125 bytes per row). */
 #define RTAPP_ROW_BYTES 256
 
+/* Its own ops (end of file): the parameter helpers read defaults from its key table. */
+extern const struct kvb_workload_ops kvb_workload_rt_app;
+
 static const struct kvb_keydef rtapp_params[] = {
 	{ "config", KVB_T_STR, NULL, NULL, 0,
 	  "rt-app use case to run instead of tasks: a JSON file, or a use case name as WA3 takes it (mp3-short: "
@@ -100,48 +103,14 @@ static int calib_cpu_ok(const char *s)
 	return 1;
 }
 
-static int validate_task(const cJSON *t, const char *path, struct kvb_diag *d)
+/* A task's priority and dl_runtime_us against its policy; returns the number of errors. */
+static int validate_task_sched(const cJSON *t, const char *path, struct kvb_diag *d)
 {
-	int errors = kvb_keys_check(t, path, task_keys, d);
-	const cJSON *name, *run, *duty, *pol, *prio, *cpus, *umin, *umax, *dlr;
-	const char *policy;
-	if (errors || !cJSON_IsObject(t))
-		return errors;
-	name = cJSON_GetObjectItemCaseSensitive(t, "name");
-	run = cJSON_GetObjectItemCaseSensitive(t, "run_us");
-	duty = cJSON_GetObjectItemCaseSensitive(t, "duty_pct");
-	pol = cJSON_GetObjectItemCaseSensitive(t, "policy");
-	prio = cJSON_GetObjectItemCaseSensitive(t, "priority");
-	cpus = cJSON_GetObjectItemCaseSensitive(t, "cpus");
-	umin = cJSON_GetObjectItemCaseSensitive(t, "util_min");
-	umax = cJSON_GetObjectItemCaseSensitive(t, "util_max");
-	dlr = cJSON_GetObjectItemCaseSensitive(t, "dl_runtime_us");
-	policy = cJSON_IsString(pol) ? pol->valuestring : "SCHED_OTHER";
-
-	if (!cJSON_IsString(name) || !name_ok(name->valuestring)) {
-		char *p = kvb_path_key(path, "name");
-		kvb_diag_at(d, p, "task name must be 1-64 letters, digits, '_', '.' or '-'");
-		free(p);
-		errors++;
-	}
-	if (!!run == !!duty) {
-		kvb_diag_at(d, path, "give exactly one of 'run_us' and 'duty_pct'");
-		errors++;
-	}
-	if (duty && duty->valuedouble > 100) {
-		char *p = kvb_path_key(path, "duty_pct");
-		kvb_diag_at(d, p, "duty_pct %g is above 100", duty->valuedouble);
-		free(p);
-		errors++;
-	} else if (duty) {
-		double per = kvb_get_num(t, "period_us", 0);
-		if (llround(per * duty->valuedouble / 100.0) < 1) {
-			char *p = kvb_path_key(path, "duty_pct");
-			kvb_diag_at(d, p, "duty_pct %g of %g us is less than 1 us of run", duty->valuedouble, per);
-			free(p);
-			errors++;
-		}
-	}
+	const cJSON *pol = cJSON_GetObjectItemCaseSensitive(t, "policy");
+	const cJSON *prio = cJSON_GetObjectItemCaseSensitive(t, "priority");
+	const cJSON *dlr = cJSON_GetObjectItemCaseSensitive(t, "dl_runtime_us");
+	const char *policy = cJSON_IsString(pol) ? pol->valuestring : "SCHED_OTHER";
+	int errors = 0;
 	if (prio) {
 		long long v = (long long)prio->valuedouble;
 		char *p = kvb_path_key(path, "priority");
@@ -170,24 +139,71 @@ static int validate_task(const cJSON *t, const char *path, struct kvb_diag *d)
 		free(p);
 		errors++;
 	}
-	if (cpus) {
-		int i = 0;
-		char *p = kvb_path_key(path, "cpus");
-		if (!cpus->child) {
-			kvb_diag_at(d, p, "empty CPU list");
+	return errors;
+}
+
+/* A task's cpus list (path is the task's): CPU numbers 0..4095, not empty; returns the number of errors. */
+static int validate_task_cpus(const cJSON *cpus, const char *path, struct kvb_diag *d)
+{
+	int i = 0, errors = 0;
+	char *p = kvb_path_key(path, "cpus");
+	if (!cpus->child) {
+		kvb_diag_at(d, p, "empty CPU list");
+		errors++;
+	}
+	for (const cJSON *c = cpus->child; c; c = c->next, i++) {
+		if (!cJSON_IsNumber(c) || c->valuedouble < 0 || floor(c->valuedouble) != c->valuedouble ||
+		    c->valuedouble > 4095) {
+			char *pi = kvb_path_idx(p, i), got[96];
+			kvb_diag_at(d, pi, "expected a CPU number, got %s", kvb_node_describe(c, got, sizeof(got)));
+			free(pi);
 			errors++;
 		}
-		for (const cJSON *c = cpus->child; c; c = c->next, i++) {
-			if (!cJSON_IsNumber(c) || c->valuedouble < 0 || floor(c->valuedouble) != c->valuedouble ||
-			    c->valuedouble > 4095) {
-				char *pi = kvb_path_idx(p, i), got[96];
-				kvb_diag_at(d, pi, "expected a CPU number, got %s", kvb_node_describe(c, got, sizeof(got)));
-				free(pi);
-				errors++;
-			}
-		}
-		free(p);
 	}
+	free(p);
+	return errors;
+}
+
+static int validate_task(const cJSON *t, const char *path, struct kvb_diag *d)
+{
+	int errors = kvb_keys_check(t, path, task_keys, d);
+	const cJSON *name, *run, *duty, *cpus, *umin, *umax;
+	if (errors || !cJSON_IsObject(t))
+		return errors;
+	name = cJSON_GetObjectItemCaseSensitive(t, "name");
+	run = cJSON_GetObjectItemCaseSensitive(t, "run_us");
+	duty = cJSON_GetObjectItemCaseSensitive(t, "duty_pct");
+	cpus = cJSON_GetObjectItemCaseSensitive(t, "cpus");
+	umin = cJSON_GetObjectItemCaseSensitive(t, "util_min");
+	umax = cJSON_GetObjectItemCaseSensitive(t, "util_max");
+
+	if (!cJSON_IsString(name) || !name_ok(name->valuestring)) {
+		char *p = kvb_path_key(path, "name");
+		kvb_diag_at(d, p, "task name must be 1-64 letters, digits, '_', '.' or '-'");
+		free(p);
+		errors++;
+	}
+	if (!!run == !!duty) {
+		kvb_diag_at(d, path, "give exactly one of 'run_us' and 'duty_pct'");
+		errors++;
+	}
+	if (duty && duty->valuedouble > 100) {
+		char *p = kvb_path_key(path, "duty_pct");
+		kvb_diag_at(d, p, "duty_pct %g is above 100", duty->valuedouble);
+		free(p);
+		errors++;
+	} else if (duty) {
+		double per = kvb_get_num(t, "period_us", 0);
+		if (llround(per * duty->valuedouble / 100.0) < 1) {
+			char *p = kvb_path_key(path, "duty_pct");
+			kvb_diag_at(d, p, "duty_pct %g of %g us is less than 1 us of run", duty->valuedouble, per);
+			free(p);
+			errors++;
+		}
+	}
+	errors += validate_task_sched(t, path, d);
+	if (cpus)
+		errors += validate_task_cpus(cpus, path, d);
 	for (int k = 0; k < 2; k++) {
 		const cJSON *u = k ? umax : umin;
 		if (u && u->valuedouble > 1024) {
@@ -269,7 +285,7 @@ int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d
 			kvb_diag_at(d, p, "%s", e.msg);
 			free(p);
 			errors++;
-		} else if (!cJSON_GetObjectItemCaseSensitive(params, "duration_s")) {
+		} else if (!kvb_param_has(&kvb_workload_rt_app, params, "duration_s")) {
 			errors += check_ends(root, file, path, d);
 		}
 		free(file);
@@ -375,9 +391,11 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 {
 	const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(params, "config");
 	const cJSON *tasks = cJSON_GetObjectItemCaseSensitive(params, "tasks");
-	const cJSON *dur = cJSON_GetObjectItemCaseSensitive(params, "duration_s");
 	const cJSON *cal = cJSON_GetObjectItemCaseSensitive(params, "calibration");
+	const cJSON *dur;
 	cJSON *root = NULL, *global;
+	long long d;  /* duration_s, the table's default when not given */
+	int has_dur = kvb_param_int_opt(&kvb_workload_rt_app, params, "duration_s", &d);
 	int rc;
 
 	*out = NULL;
@@ -401,8 +419,8 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 			return rc;
 		}
 		free(file);
-		if (cJSON_IsNumber(dur))
-			set_num(global, "duration", dur->valuedouble);
+		if (has_dur)
+			set_num(global, "duration", (double)d);
 		if (cal)
 			set_calibration(global, cal);
 		set_str(global, "logdir", logdir);
@@ -415,7 +433,6 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 	if (!cJSON_IsArray(tasks) || !tasks->child)
 		return kvb_error_set(err, KVB_EINPUT, "rt-app needs 'config' or a non-empty 'tasks' list");
 
-	long d = cJSON_IsNumber(dur) ? (long)dur->valuedouble : 10;
 	double max_rows = 0;
 	cJSON *jt;
 	root = cJSON_CreateObject();
@@ -439,7 +456,7 @@ int kvb_rtapp_config_build(const cJSON *params, const char *logdir, const char *
 	}
 	/* in-memory log buffer per thread, in MB, with room to spare (see the file comment) */
 	cJSON_AddNumberToObject(global, "log_size", ceil((max_rows + 16) * RTAPP_ROW_BYTES / 1048576.0) + 1);
-	*duration_s = d;
+	*duration_s = (long)d;
 	*out = root;
 	return KVB_OK;
 }
@@ -552,18 +569,135 @@ static int rtapp_recheck(struct kvb_job_ctx *ctx, struct kvb_witnesses *out, str
 	return kvb_rtapp_pload_recheck(ctx, cJSON_IsNumber(d) ? d->valuedouble : 10, out, err);
 }
 
+/* What the use case was, as job classifiers: diff groups jobs by classifiers, and two specs whose tasks
+ * share names (duty 10 % and 80 % of task 't') must not be pooled. */
+static void classify_use_case(struct kvb_job_ctx *ctx, long duration_s)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(ctx->params, "config");
+	const cJSON *tl = cJSON_GetObjectItemCaseSensitive(ctx->params, "tasks");
+	char *spec = cJSON_IsString(c) ? kvb_xstrdup(c->valuestring)
+		     : tl		   ? cJSON_PrintUnformatted(tl)
+					   : kvb_xstrdup(KVB_RTAPP_DEFAULT_USE_CASE);
+	char buf[32];
+	kvb_metrics_job_classify(ctx->out, tl && !cJSON_IsString(c) ? "tasks" : "config", spec ? spec : "");
+	free(spec);
+	if (duration_s > 0) {
+		snprintf(buf, sizeof(buf), "%ld", duration_s);
+		kvb_metrics_job_classify(ctx->out, "duration_s", buf);
+	}
+}
+
+/* One pLoad for the whole run on this board (rt_app_calib.c) as cfg's global.calibration, stored as
+ * classifier pload_ns; measured by the first job's prepare, before its instruments started. */
+static int apply_pload(struct kvb_job_ctx *ctx, cJSON *cfg, struct kvb_error *err)
+{
+	cJSON *g = cJSON_GetObjectItemCaseSensitive(cfg, "global");
+	const cJSON *cal = cJSON_GetObjectItemCaseSensitive(g, "calibration");
+	long pload = -1;
+	char buf[32];
+	const char *cpu = calib_cpu(cfg);
+	int rc;
+	if (cpu) {
+		if ((rc = kvb_rtapp_pload(ctx, cpu, &pload, err)))
+			return rc;
+		set_num(g, "calibration", (double)pload);
+	} else if (cJSON_IsNumber(cal)) {
+		pload = (long)cal->valuedouble;
+	}
+	if (pload > 0) {
+		snprintf(buf, sizeof(buf), "%ld", pload);
+		kvb_metrics_job_classify(ctx->out, "pload_ns", buf);
+	}
+	return KVB_OK;
+}
+
+/* cfg written as artifact local (rt-app-config) and pushed to remote; KVB_ESTORE when it cannot be written. */
+static int put_config(struct kvb_job_ctx *ctx, const cJSON *cfg, const char *local, const char *remote,
+		      struct kvb_error *err)
+{
+	char *text = cJSON_Print(cfg);
+	FILE *f = kvb_fopen_nofollow(local);
+	int rc = KVB_OK;
+	if (f) {
+		fputs(text, f);
+		fputc('\n', f);
+	}
+	if (!f || ferror(f) | fclose(f))
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot write artifact %s: %s", local, strerror(errno));
+	else
+		kvb_metrics_artifact(ctx->out, "rt-app-config", local);
+	/* the local target may hand out one directory as both */
+	if (!rc && strcmp(local, remote))
+		rc = kvb_target_push(ctx->target, local, remote, err);
+	free(text);
+	return rc;
+}
+
+/* Removes logs of an earlier attempt in the job's remote directory: they would be counted again. */
+static int remove_old_logs(struct kvb_job_ctx *ctx, struct kvb_error *err)
+{
+	struct kvb_strv logs = KVB_STRV_INIT, rm = KVB_STRV_INIT;
+	struct kvb_exec_result rr;
+	int rc = list_logs(ctx->target, ctx->remote_dir, &logs, err);
+	if (rc || !logs.n) {
+		kvb_strv_release(&logs);
+		return rc;
+	}
+	kvb_strv_push(&rm, "rm");
+	kvb_strv_push(&rm, "-f");
+	for (size_t i = 0; i < logs.n; i++)
+		kvb_strv_push(&rm, logs.v[i]);
+	kvb_exec_result_init(&rr);
+	rc = kvb_target_run_ok(ctx->target, kvb_strv_argv(&rm), 60000, &rr, err);
+	kvb_exec_result_release(&rr);
+	kvb_strv_release(&rm);
+	kvb_strv_release(&logs);
+	return rc;
+}
+
+/* Fails the job when rt-app's exit or output says it failed (r has run), quoting the reason. */
+static int check_rtapp_exit(const struct kvb_exec_result *r, struct kvb_error *err)
+{
+	char *why = failure_line(r->err.data, r->out.data), how[64];
+	int rc = KVB_OK;
+	if (r->exit_code != 0)
+		rc = kvb_error_set(err, KVB_ETARGET, "rt-app failed (%s): %s", kvb_exec_describe(r, how, sizeof(how)), why);
+	/* rt-app exits 0 after printing its usage when it cannot open the file */
+	else if (strstr(r->err.data, "<crit>") || strstr(r->out.data, "<crit>") || strstr(r->out.data, "usage:") ||
+		 strstr(r->err.data, "usage:"))
+		rc = kvb_error_set(err, KVB_ETARGET, "rt-app failed: %s", why);
+	free(why);
+	return rc;
+}
+
+/* Pulls the run's logs into the artifact directory (artifacts rt-app-log); their local paths into local. */
+static int pull_logs(struct kvb_job_ctx *ctx, struct kvb_strv *local, struct kvb_error *err)
+{
+	struct kvb_strv logs = KVB_STRV_INIT;
+	int rc = list_logs(ctx->target, ctx->remote_dir, &logs, err);
+	for (size_t i = 0; !rc && i < logs.n; i++) {
+		const char *base = strrchr(logs.v[i], '/');
+		char *dst = kvb_xasprintf("%s/%s", ctx->artifact_dir, base ? base + 1 : logs.v[i]);
+		if (!strcmp(dst, logs.v[i]) || !(rc = kvb_target_pull(ctx->target, logs.v[i], dst, err))) {
+			kvb_metrics_artifact(ctx->out, "rt-app-log", dst);
+			kvb_strv_push(local, dst);
+		}
+		free(dst);
+	}
+	kvb_strv_release(&logs);
+	return rc;
+}
+
 static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 {
 	cJSON *cfg = NULL;
-	struct kvb_strv logs = KVB_STRV_INIT, local = KVB_STRV_INIT, tasks = KVB_STRV_INIT;
+	struct kvb_strv local = KVB_STRV_INIT, tasks = KVB_STRV_INIT;
 	struct kvb_exec_result r;
 	char *local_cfg = kvb_xasprintf("%s/%s", ctx->artifact_dir, RTAPP_CONFIG);
 	char *remote_cfg = kvb_xasprintf("%s/%s", ctx->remote_dir, RTAPP_CONFIG);
-	char *text = NULL, *why = NULL, how[64];
 	const char *argv[] = { "rt-app", remote_cfg, NULL };
 	uint64_t saved_timeout = ctx->timeout_ms;
 	long duration_s = -1;
-	FILE *f;
 	int rc;
 
 	kvb_exec_result_init(&r);
@@ -572,75 +706,10 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 		goto out;
 	for (const cJSON *t = cJSON_GetObjectItemCaseSensitive(cfg, "tasks")->child; t; t = t->next)
 		kvb_strv_push(&tasks, t->string);
-	{
-		/* What the use case was, as job classifiers: diff groups jobs by classifiers, and two
-		 * specs whose tasks share names (duty 10 % and 80 % of task 't') must not be pooled. */
-		const cJSON *c = cJSON_GetObjectItemCaseSensitive(ctx->params, "config");
-		const cJSON *tl = cJSON_GetObjectItemCaseSensitive(ctx->params, "tasks");
-		char *spec = cJSON_IsString(c) ? kvb_xstrdup(c->valuestring)
-			     : tl		   ? cJSON_PrintUnformatted(tl)
-						   : kvb_xstrdup(KVB_RTAPP_DEFAULT_USE_CASE);
-		kvb_metrics_job_classify(ctx->out, tl && !cJSON_IsString(c) ? "tasks" : "config", spec ? spec : "");
-		free(spec);
-		if (duration_s > 0) {
-			snprintf(how, sizeof(how), "%ld", duration_s);
-			kvb_metrics_job_classify(ctx->out, "duration_s", how);
-		}
-	}
-	{
-		/* One pLoad for the whole run (rt_app_calib.c), stored as classifier pload_ns; measured by
-		 * the first job's prepare, before its instruments started. */
-		cJSON *g = cJSON_GetObjectItemCaseSensitive(cfg, "global");
-		const cJSON *cal = cJSON_GetObjectItemCaseSensitive(g, "calibration");
-		long pload = -1;
-		char buf[32];
-		const char *cpu = calib_cpu(cfg);
-		if (cpu) {
-			if ((rc = kvb_rtapp_pload(ctx, cpu, &pload, err)))
-				goto out;
-			set_num(g, "calibration", (double)pload);
-		} else if (cJSON_IsNumber(cal)) {
-			pload = (long)cal->valuedouble;
-		}
-		if (pload > 0) {
-			snprintf(buf, sizeof(buf), "%ld", pload);
-			kvb_metrics_job_classify(ctx->out, "pload_ns", buf);
-		}
-	}
-
-	text = cJSON_Print(cfg);
-	f = kvb_fopen_nofollow(local_cfg);
-	if (f) {
-		fputs(text, f);
-		fputc('\n', f);
-	}
-	if (!f || ferror(f) | fclose(f)) {
-		rc = kvb_error_set(err, KVB_ESTORE, "cannot write artifact %s: %s", local_cfg, strerror(errno));
+	classify_use_case(ctx, duration_s);
+	if ((rc = apply_pload(ctx, cfg, err)) || (rc = put_config(ctx, cfg, local_cfg, remote_cfg, err)) ||
+	    (rc = remove_old_logs(ctx, err)))
 		goto out;
-	}
-	kvb_metrics_artifact(ctx->out, "rt-app-config", local_cfg);
-	/* the local target may hand out one directory as both */
-	if (strcmp(local_cfg, remote_cfg) && (rc = kvb_target_push(ctx->target, local_cfg, remote_cfg, err)))
-		goto out;
-
-	/* logs of an earlier attempt in the same directory would be counted again */
-	if ((rc = list_logs(ctx->target, ctx->remote_dir, &logs, err)))
-		goto out;
-	if (logs.n) {
-		struct kvb_strv rm = KVB_STRV_INIT;
-		struct kvb_exec_result rr;
-		kvb_strv_push(&rm, "rm");
-		kvb_strv_push(&rm, "-f");
-		for (size_t i = 0; i < logs.n; i++)
-			kvb_strv_push(&rm, logs.v[i]);
-		kvb_exec_result_init(&rr);
-		rc = kvb_target_run_ok(ctx->target, kvb_strv_argv(&rm), 60000, &rr, err);
-		kvb_exec_result_release(&rr);
-		kvb_strv_release(&rm);
-		kvb_strv_release(&logs);
-		if (rc)
-			goto out;
-	}
 
 	/* rt-app stops itself at global.duration; allow calibration and start-up on a slow board */
 	if (duration_s > 0)
@@ -653,42 +722,15 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 		kvb_error_prefix(err, "rt-app");
 		goto out;
 	}
-	if ((rc = save_output(ctx, argv, &r, err)))
+	if ((rc = save_output(ctx, argv, &r, err)) || (rc = check_rtapp_exit(&r, err)) ||
+	    (rc = pull_logs(ctx, &local, err)))
 		goto out;
-	why = failure_line(r.err.data, r.out.data);
-	if (r.exit_code != 0) {
-		rc = kvb_error_set(err, KVB_ETARGET, "rt-app failed (%s): %s", kvb_exec_describe(&r, how, sizeof(how)), why);
-		goto out;
-	}
-	/* rt-app exits 0 after printing its usage when it cannot open the file */
-	if (strstr(r.err.data, "<crit>") || strstr(r.out.data, "<crit>") || strstr(r.out.data, "usage:") ||
-	    strstr(r.err.data, "usage:")) {
-		rc = kvb_error_set(err, KVB_ETARGET, "rt-app failed: %s", why);
-		goto out;
-	}
-
-	if ((rc = list_logs(ctx->target, ctx->remote_dir, &logs, err)))
-		goto out;
-	for (size_t i = 0; i < logs.n; i++) {
-		const char *base = strrchr(logs.v[i], '/');
-		char *dst = kvb_xasprintf("%s/%s", ctx->artifact_dir, base ? base + 1 : logs.v[i]);
-		if (strcmp(dst, logs.v[i]) && (rc = kvb_target_pull(ctx->target, logs.v[i], dst, err))) {
-			free(dst);
-			goto out;
-		}
-		kvb_metrics_artifact(ctx->out, "rt-app-log", dst);
-		kvb_strv_push(&local, dst);
-		free(dst);
-	}
 	rc = kvb_rtapp_parse_logs((const char *const *)local.v, local.n, RTAPP_BASENAME, kvb_strv_argv(&tasks), ctx->out,
 				  err);
 out:
-	free(why);
-	free(text);
 	free(local_cfg);
 	free(remote_cfg);
 	cJSON_Delete(cfg);
-	kvb_strv_release(&logs);
 	kvb_strv_release(&local);
 	kvb_strv_release(&tasks);
 	kvb_exec_result_release(&r);
@@ -710,8 +752,26 @@ static const struct kvb_metric_decl rtapp_metrics[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+/* The report's wake-up latency CDFs (from its logs) on a log x axis: their tails span decades. */
+static const struct kvb_plot_decl rtapp_plots[] = {
+	{ "wake-up latency", 0, NULL, 1 },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* WA3's rt-app (wa/workloads/rt_app/__init__.py): its duration, its taskset_mask (a cpu_mask) as the cpus knob. */
+static const struct kvb_wa3_param rtapp_wa3[] = {
+	{ "duration", KVB_WA3_RENAME, "duration_s", NULL },
+	{ "taskset_mask", KVB_WA3_RENAME, "cpus", NULL },
+	{ "cpus", KVB_WA3_CPU_MASK, "cpus", NULL },
+	{ "uninstall", KVB_WA3_DROP, NULL, "has no meaning in kvbench (rt-app is the target's)" },
+	{ "uninstall_on_exit", KVB_WA3_DROP, NULL, "has no meaning in kvbench (rt-app is the target's)" },
+	{ "force_install", KVB_WA3_DROP, NULL, "has no meaning in kvbench (rt-app is the target's)" },
+	{ NULL, 0, NULL, NULL },
+};
+
 const struct kvb_workload_ops kvb_workload_rt_app = {
 	.metrics = rtapp_metrics,
+	.plots = rtapp_plots,
 	.name = "rt-app",
 	.summary = "rt-app periodic tasks: per-task slack, wake-up latency, run and period (us)",
 	.params = rtapp_params,
@@ -722,4 +782,7 @@ const struct kvb_workload_ops kvb_workload_rt_app = {
 	.run = rtapp_run,
 	.prepare = rtapp_prepare,
 	.recheck = rtapp_recheck,
+	.state_free = kvb_rtapp_calib_free,
+	.resume = kvb_rtapp_pload_resume,
+	.wa3_params = rtapp_wa3,
 };

@@ -185,28 +185,29 @@ const char *kvb_rtapp_wa3_package_dir(void);
 long kvb_rtapp_parse_pload(const char *text);
 
 /*
- * pLoad (ns) for calibration "CPUn" (rt_app_calib.c): measured once per run
- * (this process) on the target under the performance governor, then reused
- * by every rt-app job of every variant. Notes what it did in ctx->out.
- * Errors: KVB_ETARGET (rt-app failed, no pLoad line, governor not restored).
+ * pLoad (ns) for calibration "CPUn" (rt_app_calib.c): measured once per run and board (kept in
+ * *ctx->state, the board's slot; ctx->state NULL: measured each call) on the target under the
+ * performance governor, then reused by every rt-app job of every variant on that board. Notes
+ * what it did in ctx->out. Errors: KVB_ETARGET (rt-app failed, no pLoad line, governor not restored).
  */
 struct kvb_job_ctx;
 int kvb_rtapp_pload(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, struct kvb_error *err);
 /*
- * The end of a (variant, round): rt-app's calibration run again on the CPU the run calibrated on,
- * compared with the run's pLoad. Appends one `pload` witness to out: ok, or `changed` when it moved
+ * The end of a (variant, round): rt-app's calibration run again on the CPU the board calibrated on,
+ * compared with the board's pLoad. Appends one `pload` witness to out: ok, or `changed` when it moved
  * by more than drift_pct % ("pLoad 264 ns at start, 301 ns at end": thermal capping or a frequency
  * cap while the run calibrated, or now, makes rt-app's run times not those asked; LISA #1620, #1126).
- * Nothing when the run has not calibrated (a numeric calibration, or a resumed run whose CPU is
+ * Nothing when the board has not calibrated (a numeric calibration, or a resumed run whose CPU is
  * not known). Errors as kvb_rtapp_pload.
  */
 struct kvb_witnesses;
 int kvb_rtapp_pload_recheck(struct kvb_job_ctx *ctx, double drift_pct, struct kvb_witnesses *out,
 			    struct kvb_error *err);
-/* A resumed run keeps the pLoad its earlier jobs ran with (the engine reads it back from the store). */
-void kvb_rtapp_pload_seed(long pload_ns);
-/* Forgets the cached pLoad (tests). */
-void kvb_rtapp_pload_forget(void);
+/* The resume hook: a resumed run keeps the pLoad its earlier jobs ran with (their job classifier pload_ns). */
+struct kvb_run_memory;
+void kvb_rtapp_pload_resume(void **state, const struct kvb_run_memory *run);
+/* The state_free hook: frees a board's calibration state; NULL is a no-op. */
+void kvb_rtapp_calib_free(void *state);
 
 /* Extra parameter checks (the workload's validate hook), errors to d under path. Returns the error count. */
 int kvb_rtapp_validate(const cJSON *params, const char *path, struct kvb_diag *d);

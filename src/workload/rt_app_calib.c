@@ -1,5 +1,5 @@
 /*
- * rt-app calibration done once per run (per kvbench process, i.e. one board),
+ * rt-app calibration done once per run and board (the workload's state slot of each board's engine),
  * before any instrument starts (the workload's prepare hook, so no job's window
  * holds it): the first rt-app job whose `calibration` is "CPUn" runs rt-app once with a
  * one-phase use case on CPU n under the performance cpufreq governor (the
@@ -40,11 +40,21 @@ long kvb_rtapp_parse_pload(const char *text)
 	return v;
 }
 
-/* One cached measurement for the whole run. */
-static struct {
-	char cpu[16];
+/* One board's measurement for the whole run: the workload's state slot (kvb_job_ctx.state). */
+struct calib {
+	char cpu[16];  /* "CPUn" it was measured on, "*" for a resumed run's (CPU unknown) */
 	long pload_ns;
-} cache;
+};
+
+/* The board's measurement, made empty on first use; NULL when ctx keeps no state. */
+static struct calib *board_calib(struct kvb_job_ctx *ctx)
+{
+	if (!ctx->state)
+		return NULL;
+	if (!*ctx->state)
+		*ctx->state = kvb_xcalloc(1, sizeof(struct calib));
+	return *ctx->state;
+}
 
 /* Runs rt-app's calibration on CPU `cpu` ("CPUn"); *pload_ns from its output. */
 static int calibrate(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, struct kvb_error *err)
@@ -117,15 +127,18 @@ out:
 
 int kvb_rtapp_pload(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, struct kvb_error *err)
 {
+	struct calib *c = board_calib(ctx);
 	int rc;
-	if (cache.pload_ns > 0 && (!strcmp(cache.cpu, cpu) || !strcmp(cache.cpu, "*"))) {
-		*pload_ns = cache.pload_ns;
+	if (c && c->pload_ns > 0 && (!strcmp(c->cpu, cpu) || !strcmp(c->cpu, "*"))) {
+		*pload_ns = c->pload_ns;
 		return KVB_OK;
 	}
 	if ((rc = calibrate(ctx, cpu, pload_ns, err)))
 		return rc;
-	snprintf(cache.cpu, sizeof(cache.cpu), "%s", cpu);
-	cache.pload_ns = *pload_ns;
+	if (c) {
+		snprintf(c->cpu, sizeof(c->cpu), "%s", cpu);
+		c->pload_ns = *pload_ns;
+	}
 	kvb_metrics_note(ctx->out, "rt-app calibrated on %s: pLoad = %ld ns, used by every rt-app job of this run", cpu,
 			 *pload_ns);
 	return KVB_OK;
@@ -135,35 +148,41 @@ int kvb_rtapp_pload_recheck(struct kvb_job_ctx *ctx, double drift_pct, struct kv
 			    struct kvb_error *err)
 {
 	char subject[64], expected[128], observed[96];
+	const struct calib *c = ctx->state ? *ctx->state : NULL;
 	long now = -1;
 	double pct;
 	int rc;
-	if (cache.pload_ns <= 0 || strncmp(cache.cpu, "CPU", 3))
-		return KVB_OK;  /* nothing measured by this process, or a resumed run's pLoad (CPU unknown) */
-	if ((rc = calibrate(ctx, cache.cpu, &now, err)))
+	if (!c || c->pload_ns <= 0 || strncmp(c->cpu, "CPU", 3))
+		return KVB_OK;  /* nothing measured on this board, or a resumed run's pLoad (CPU unknown) */
+	if ((rc = calibrate(ctx, c->cpu, &now, err)))
 		return rc;
-	pct = 100.0 * (double)(now - cache.pload_ns) / (double)cache.pload_ns;
-	snprintf(subject, sizeof(subject), "rt-app calibration on %s", cache.cpu);
-	snprintf(expected, sizeof(expected), "pLoad %ld ns (the run's), within %g %%", cache.pload_ns, drift_pct);
+	pct = 100.0 * (double)(now - c->pload_ns) / (double)c->pload_ns;
+	snprintf(subject, sizeof(subject), "rt-app calibration on %s", c->cpu);
+	snprintf(expected, sizeof(expected), "pLoad %ld ns (the run's), within %g %%", c->pload_ns, drift_pct);
 	snprintf(observed, sizeof(observed), "pLoad %ld ns (%+.1f %%)", now, pct);
 	if (pct > drift_pct || pct < -drift_pct)
 		kvb_witness_add(out, "pload", subject, expected, observed, KVB_WIT_CHANGED,
 				"pLoad %ld ns at start, %ld ns at end (%+.1f %%, more than pload_drift_pct %g): the CPU "
 				"ran rt-app's busy loop at another speed than when the run calibrated (thermal capping, "
 				"a frequency cap), so rt-app's run times were not those asked",
-				cache.pload_ns, now, pct, drift_pct);
+				c->pload_ns, now, pct, drift_pct);
 	else
 		kvb_witness_add(out, "pload", subject, expected, observed, KVB_WIT_OK, NULL);
 	return KVB_OK;
 }
 
-void kvb_rtapp_pload_seed(long pload_ns)
+void kvb_rtapp_pload_resume(void **state, const struct kvb_run_memory *run)
 {
-	snprintf(cache.cpu, sizeof(cache.cpu), "*");
-	cache.pload_ns = pload_ns;
+	char pl[32];
+	struct calib *c;
+	if (run->classifier(run->arg, "pload_ns", pl, sizeof(pl)) != 1 || atol(pl) <= 0)
+		return;
+	c = *state ? *state : (*state = kvb_xcalloc(1, sizeof(*c)));
+	snprintf(c->cpu, sizeof(c->cpu), "*");
+	c->pload_ns = atol(pl);
 }
 
-void kvb_rtapp_pload_forget(void)
+void kvb_rtapp_calib_free(void *state)
 {
-	memset(&cache, 0, sizeof(cache));
+	free(state);
 }

@@ -68,6 +68,21 @@ long long kvb_param_int(const struct kvb_workload_ops *ops, const cJSON *params,
 	return (long long)v;
 }
 
+int kvb_param_has(const struct kvb_workload_ops *ops, const cJSON *params, const char *key)
+{
+	return kvb_keydef_find(ops->params, key) && cJSON_GetObjectItemCaseSensitive(params, key);
+}
+
+int kvb_param_int_opt(const struct kvb_workload_ops *ops, const cJSON *params, const char *key, long long *out)
+{
+	char *s = kvb_param_has(ops, params, key) ? kvb_node_str(cJSON_GetObjectItemCaseSensitive(params, key)) : NULL;
+	int64_t v = 0;
+	int given = s && kvb_parse_i64(s, &v) == KVB_OK;
+	free(s);
+	*out = given ? (long long)v : kvb_param_int(ops, NULL, key);
+	return given;
+}
+
 int kvb_workload_run_cmd(struct kvb_job_ctx *ctx, const char *name, const char *const *argv,
 			 int (*parse)(const char *out, struct kvb_metrics *m, struct kvb_error *err),
 			 struct kvb_error *err)

@@ -21,6 +21,14 @@
 
 struct kvb_workload_ops;
 
+/* What a resumed run's earlier jobs stored, read for a workload's resume hook (the engine reads its store). */
+struct kvb_run_memory {
+	/* Job classifier `key` of the run's first job (by seq) that has it, into buf (size bytes, NUL-ended):
+	 * 1 when found, 0 when no job has it (or it cannot be read). */
+	int (*classifier)(void *arg, const char *key, char *buf, size_t size);
+	void *arg;
+};
+
 struct kvb_job_ctx {
 	const struct kvb_workload_ops *ops; /* the job's workload (its params table for kvb_param_*) */
 	struct kvb_target *target;
@@ -31,6 +39,12 @@ struct kvb_job_ctx {
 	const char *const *wrap;        /* argv prefix that applies cpus/cgroup, or NULL */
 	uint64_t timeout_ms;            /* budget for the benchmark command */
 	struct kvb_metrics *out;        /* metrics and artifacts go here */
+	/*
+	 * This workload's state on this board, kept between its jobs (rt-app: the run's pLoad): a slot
+	 * of the board's struct kvb_workload_states. The workload makes *state on first use and its
+	 * state_free hook frees it. NULL: nothing is kept between jobs (each job starts afresh).
+	 */
+	void **state;
 };
 
 /* What a workload needs of its target besides the tools in needs[]: asked by `platform
@@ -51,11 +65,44 @@ struct kvb_metric_decl {
 	const char *description; /* one line for `help WORKLOAD` and the man page */
 };
 
+/*
+ * How the report draws a workload's plots (report/page.c applies it): the plots of the workload whose
+ * title has `title` (its CDFs, drawn from its artifacts) get a vertical line at marker_x labelled
+ * marker_label, and/or a log x axis. A table ends with a NULL title.
+ */
+struct kvb_plot_decl {
+	const char *title;        /* words of the plots' titles: "frame duration" */
+	double marker_x;          /* where the line is, in the plot's x units (ms, us); used when marker_label is set */
+	const char *marker_label; /* "16.7 ms (60 Hz frame budget)", or NULL: no line */
+	int xlog;                 /* 1: a log x axis (latencies spanning decades) */
+};
+
+/* What becomes of one parameter of WA3's version of a workload in a WA3 agenda (config/wa3_keys.c). */
+enum kvb_wa3_conv {
+	KVB_WA3_RENAME = 1,      /* kept under the workload's parameter `to` (a WA3 spelling: warned if `to` is given too) */
+	KVB_WA3_TO_ENTRY,        /* moved to the workload entry's key `to` (timeout_s) unless the entry has it; else kept */
+	KVB_WA3_CPU_MASK,        /* WA3's cpu_mask (an int bit mask, "0x3", "0-1" or [0, 1]) -> the entry's runtime
+				  * knob `to` as a CPU list (checked where the knob is read) */
+	KVB_WA3_DROP,            /* dropped with the warning "ignored: WA3 <workload> parameter 'KEY' <why>" */
+	KVB_WA3_REFUSE_UNLESS_EMPTY, /* "" is dropped ("is empty: nothing to apply"); anything else is the error `why` */
+	KVB_WA3_WARN_IF_WA3,     /* a kvbench parameter WA3's version ignores: the warning `why` when the agenda is
+				  * written for WA3 (a WA3 spelling seen, or another parameter of this table given) */
+};
+
+/* One row of a workload's WA3 translation; a table ends with a NULL wa3. */
+struct kvb_wa3_param {
+	const char *wa3;         /* the parameter as WA3's workload names it */
+	enum kvb_wa3_conv conv;
+	const char *to;          /* kvbench's key (RENAME, TO_ENTRY, CPU_MASK), else NULL */
+	const char *why;         /* DROP, REFUSE_UNLESS_EMPTY, WARN_IF_WA3: the text; else NULL */
+};
+
 struct kvb_workload_ops {
 	const char *name;                   /* agenda `name:` */
 	const char *summary;                /* one line for --help */
 	const struct kvb_keydef *params;    /* parameters; KVB_KEY_CLASSIFIER ones become job classifiers */
 	const struct kvb_metric_decl *metrics; /* what run() stores, ended by a NULL name */
+	const struct kvb_plot_decl *plots;     /* how the report marks its plots, ended by a NULL title; may be NULL */
 	/* Extra checks beyond the key table, errors to d; may be NULL. Returns error count. */
 	int (*validate)(const cJSON *params, const char *path, struct kvb_diag *d);
 	/* Tools the target needs (checked by `platform check`), NULL-terminated; may be NULL. */
@@ -79,6 +126,20 @@ struct kvb_workload_ops {
 	 * and one that is not ok is an event of each of the round's jobs of this workload. May be NULL.
 	 */
 	int (*recheck)(struct kvb_job_ctx *ctx, struct kvb_witnesses *out, struct kvb_error *err);
+	/* Frees what the workload made in its per-board slot (*ctx->state); NULL when it keeps nothing. */
+	void (*state_free)(void *state);
+	/*
+	 * A resumed run: fills *state (empty when called) from what the run's earlier jobs stored, so its
+	 * jobs still to run work as the earlier ones did (rt-app: their pLoad, job classifier pload_ns).
+	 * Called once per board, when the board's slot for this workload is made. May be NULL.
+	 */
+	void (*resume)(void **state, const struct kvb_run_memory *run);
+	/*
+	 * WA3's version of this workload (its plugin name is this workload's name, matched as WA3 matches
+	 * names: case, '-' and '_' ignored): how `import`/`run` of a WA3 agenda translate its parameters,
+	 * applied in table order (wa3_keys.c). NULL: parameters pass as they are.
+	 */
+	const struct kvb_wa3_param *wa3_params;
 };
 
 extern const struct kvb_workload_ops *const kvb_workloads[];
@@ -94,12 +155,43 @@ const struct kvb_metric_decl *kvb_workload_metric(const struct kvb_workload_ops 
 int kvb_workload_check_metrics(const struct kvb_workload_ops *w, const struct kvb_metrics *m, size_t from,
 			       struct kvb_error *err);
 
+/*
+ * The workloads' state on one board: one slot per workload, made on first use. Owned by one
+ * board's engine and used by its thread only; a board pool has one per board, so two boards share
+ * nothing (each rt-app board calibrates its own pLoad). Init with KVB_WORKLOAD_STATES_INIT.
+ */
+struct kvb_workload_state_slot;
+struct kvb_workload_states {
+	struct kvb_workload_state_slot *head; /* owned list */
+	const struct kvb_run_memory *resumed; /* a resumed run's memory, given to resume hooks (not owned); NULL: a new run */
+};
+#define KVB_WORKLOAD_STATES_INIT { NULL, NULL }
+/*
+ * Workload w's slot in s, for kvb_job_ctx.state: made empty on the first call (then, when
+ * s->resumed, filled by w->resume), the same slot after. The slot stays where it is until
+ * kvb_workload_states_release.
+ */
+void **kvb_workload_state(struct kvb_workload_states *s, const struct kvb_workload_ops *w);
+/* Frees each slot's state with its workload's state_free and the slots; s is empty after (resumed kept). */
+void kvb_workload_states_release(struct kvb_workload_states *s);
+
 /* Runs argv on the target under ctx->wrap (affinity, cgroup) with ctx->timeout_ms. */
 int kvb_job_exec(struct kvb_job_ctx *ctx, const char *const *argv, struct kvb_exec_result *r, struct kvb_error *err);
 
 /* Parameter value as a string: the spec's value, else the table default, else NULL. Owned. */
 char *kvb_param_str(const struct kvb_workload_ops *ops, const cJSON *params, const char *key);
 long long kvb_param_int(const struct kvb_workload_ops *ops, const cJSON *params, const char *key);
+/*
+ * 1 when the spec gives parameter key, one of ops->params (its table default does not count), else 0;
+ * a key ops does not declare is never given (a misspelt key reads as absent, not as another's value).
+ */
+int kvb_param_has(const struct kvb_workload_ops *ops, const cJSON *params, const char *key);
+/*
+ * Integer parameter key, telling "absent" from any value: 1 when the spec gives it as an integer (*out
+ * its value, 0 included); 0 when it does not give it, or gives what is not an integer (the key table
+ * refuses that before any job), with *out the table default (0 when the table has none).
+ */
+int kvb_param_int_opt(const struct kvb_workload_ops *ops, const cJSON *params, const char *key, long long *out);
 
 /*
  * Shared run for workloads that are one command whose stdout holds the result:

@@ -208,6 +208,19 @@ check "an rt-app job finished" test "${ok_jobs:-0}" -ge 1
 check "rt-app report exits 0" test $? -eq 0
 check "rt-app page has slack and wake-up latency CDFs" \
   sh -c "grep -q '\"kind\":\"cdf\",\"title\":\"small: slack CDF\"' '$T/rt-app.html' && grep -q 'small: wake-up latency CDF' '$T/rt-app.html'"
+# rt-app declares its wake-up latency plots log-x (rt_app.c: plots); its slack CDFs stay linear (negative slack)
+"$KVB" report -d "$T/rt.db" -o - --format json >"$T/rt-app.json"
+check "rt-app wake-up latency CDFs are log-x, slack CDFs are not" python3 -c "
+import json,sys
+c=[x['plot'] for x in json.load(open(sys.argv[1]))['sections'] if x.get('plot',{}).get('kind')=='cdf']
+w=[p for p in c if 'wake-up latency' in p['title']]; s=[p for p in c if 'slack' in p['title']]
+assert w and s and all(p.get('xlog') for p in w) and not any(p.get('xlog') for p in s), c" "$T/rt-app.json"
+# a declared metric's plot says on hover what it is (rt_app.c: metrics), under its stored name
+check "rt-app metric plots carry the declared description as hover text" python3 -c "
+import json,sys
+d=[x['plot'] for x in json.load(open(sys.argv[1]))['sections'] if x.get('plot',{}).get('kind')=='dotbox']
+p=[p for p in d if p['title'].startswith('rt-app wu_lat_p99 (us)')]
+assert p and all('rt-app wu_lat_p99: 99th percentile wake-up latency, per task' in q.get('tip','') for q in p), d" "$T/rt-app.json"
 $CHECK "$T/rt-app.html" "$ART"
 check "rt-app page: browser checks pass" test $? -eq 0
 

@@ -22,6 +22,9 @@ struct job {
 	cJSON *params;
 };
 
+/* The board's workload state: the jobs of one test share it, as the jobs of one board do. */
+static struct kvb_workload_states board = KVB_WORKLOAD_STATES_INIT;
+
 static void job_init(struct job *j, const char *params_json)
 {
 	memset(j, 0, sizeof(*j));
@@ -34,7 +37,8 @@ static void job_init(struct job *j, const char *params_json)
 	j->params = cJSON_Parse(params_json);
 	CHECK(j->params != NULL);
 	j->ctx = (struct kvb_job_ctx){ .target = &j->t, .params = j->params, .artifact_dir = j->art,
-				       .remote_dir = j->rem, .timeout_ms = 60000, .out = &j->m };
+				       .remote_dir = j->rem, .timeout_ms = 60000, .out = &j->m,
+				       .state = kvb_workload_state(&board, kvb_workload_find("rt-app")) };
 }
 
 static void rm_dir(const char *dir)
@@ -203,7 +207,7 @@ static void test_rtapp_local__calibrates_once_and_reuses_pload(void)
 	const cJSON *pa, *pb;
 	char *cfg;
 	struct kvb_buf text = KVB_BUF_INIT;
-	kvb_rtapp_pload_forget();
+	kvb_workload_states_release(&board); /* a new run: calibrates again */
 	job_init(&a, params);
 	job_init(&b, params);
 	CHECK(ops->run(&a.ctx, &err) == KVB_OK);

@@ -259,6 +259,25 @@ static void test_schbench__reads_the_final_report(void)
 	free(interim);
 }
 
+/* kvb_param_has / kvb_param_int_opt tell a parameter the spec gives (0 included) from one it leaves to its default. */
+static void test_params__given_is_told_from_default(void)
+{
+	const struct kvb_workload_ops *w = kvb_workload_find("hackbench");  /* groups: default 10; loops: 100 */
+	cJSON *p = cJSON_Parse("{\"groups\": 0, \"fds\": \"many\", \"nope\": 3, \"datasize\": 4096}");
+	long long v = -1;
+	CHECK(kvb_param_has(w, p, "groups") == 1);
+	CHECK(kvb_param_has(w, p, "loops") == 0);      /* a table default is not given */
+	CHECK(kvb_param_has(w, p, "nope") == 0);       /* not one of hackbench's parameters */
+	CHECK(kvb_param_has(w, NULL, "groups") == 0);
+	CHECK(kvb_param_int_opt(w, p, "groups", &v) == 1 && v == 0);  /* 0 given: not "absent" */
+	CHECK(kvb_param_int(w, p, "groups") == 0);
+	CHECK(kvb_param_int_opt(w, p, "datasize", &v) == 1 && v == 4096);
+	CHECK(kvb_param_int_opt(w, p, "loops", &v) == 0 && v == 100);   /* absent: the table default */
+	CHECK(kvb_param_int_opt(w, p, "fds", &v) == 0 && v == 20);      /* not an integer: as absent */
+	CHECK(kvb_param_int_opt(w, p, "mode", &v) == 0 && v == 0);      /* a string parameter's default is no integer */
+	cJSON_Delete(p);
+}
+
 #define TESTS                                                                                                          \
 	T(test_parsers__several_runs_in_one_output_are_an_error) \
 	T(test_hackbench__reads_time_from_real_output)                                                                 \
@@ -268,5 +287,6 @@ static void test_schbench__reads_the_final_report(void)
 	T(test_sched_pipe__missing_line_is_an_error)                                                                   \
 	T(test_sched_messaging__reads_total_time)                                                                      \
 	T(test_metrics__parsers_store_only_declared_metrics)                                                         \
-	T(test_schbench__reads_the_final_report)
+	T(test_schbench__reads_the_final_report) \
+	T(test_params__given_is_told_from_default)
 #include "test_main.h"

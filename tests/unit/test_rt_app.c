@@ -830,6 +830,63 @@ static void test_rtapp__reads_pload_from_real_output(void)
 	kvb_buf_release(&b);
 }
 
+/* A run in a store, for a resume hook's kvb_run_memory. */
+struct store_run {
+	struct kvb_store *st;
+	int64_t run;
+};
+
+static int store_run_classifier(void *arg, const char *key, char *buf, size_t size)
+{
+	const struct store_run *sr = arg;
+	return kvb_store_run_classifier(sr->st, sr->run, key, buf, size) == 1;
+}
+
+/* A run's memory that holds one classifier value (NULL: nothing stored). */
+static int fixed_classifier(void *arg, const char *key, char *buf, size_t size)
+{
+	if (!arg || strcmp(key, "pload_ns"))
+		return 0;
+	snprintf(buf, size, "%s", (const char *)arg);
+	return 1;
+}
+
+/* Two boards of a pool keep their own pLoad: one board's does not reach the other (a board that has none calibrates). */
+static void test_rtapp__boards_do_not_share_a_pload(void)
+{
+	const struct kvb_workload_ops *w = kvb_workload_find("rt-app");
+	struct kvb_run_memory m32 = { fixed_classifier, (void *)"32" }, m40 = { fixed_classifier, (void *)"40" };
+	struct kvb_workload_states a = KVB_WORKLOAD_STATES_INIT, b = KVB_WORKLOAD_STATES_INIT,
+				   c = KVB_WORKLOAD_STATES_INIT;
+	struct kvb_job_ctx ca = { 0 }, cb = { 0 };
+	struct kvb_error err;
+	long va = 0, vb = 0;
+	a.resumed = &m32;
+	b.resumed = &m40;
+	ca.state = kvb_workload_state(&a, w);
+	cb.state = kvb_workload_state(&b, w);
+	CHECK(ca.state != cb.state);
+	CHECK(kvb_workload_state(&a, w) == ca.state);              /* one slot per workload and board */
+	CHECK(kvb_workload_state(&a, kvb_workload_find("hackbench")) != ca.state);
+	CHECK(kvb_rtapp_pload(&ca, "CPU0", &va, &err) == KVB_OK && va == 32);
+	CHECK(kvb_rtapp_pload(&cb, "CPU0", &vb, &err) == KVB_OK && vb == 40);
+	CHECK(kvb_rtapp_pload(&ca, "CPU1", &va, &err) == KVB_OK && va == 32); /* still a's after b's */
+	/* a board of a new run starts with nothing, whatever the other boards hold: it calibrates itself */
+	CHECK(*kvb_workload_state(&c, w) == NULL);
+	/* a resumed run whose jobs stored no pLoad leaves the slot empty */
+	{
+		struct kvb_run_memory none = { fixed_classifier, NULL };
+		struct kvb_workload_states d = KVB_WORKLOAD_STATES_INIT;
+		d.resumed = &none;
+		CHECK(*kvb_workload_state(&d, w) == NULL);
+		kvb_workload_states_release(&d);
+	}
+	kvb_workload_states_release(&a);
+	kvb_workload_states_release(&b);
+	kvb_workload_states_release(&c);
+	CHECK(a.head == NULL && b.head == NULL);
+}
+
 /* diff warns when compared variants hold different pload_ns (a real store file). */
 static void test_rtapp__diff_warns_on_different_pload(void)
 {
@@ -867,12 +924,17 @@ static void test_rtapp__diff_warns_on_different_pload(void)
 		/* --resume reads the run's pLoad back (first job by seq) and every later rt-app job gets it */
 		char pl[32];
 		long v = 0;
+		struct store_run sr = { st, run };
+		struct kvb_run_memory mem = { store_run_classifier, &sr };
+		struct kvb_workload_states board = KVB_WORKLOAD_STATES_INIT;
+		struct kvb_job_ctx ctx = { 0 };
 		CHECK(kvb_store_run_classifier(st, run, "pload_ns", pl, sizeof(pl)) == 1);
 		CHECK_STR(pl, "32");
 		CHECK(kvb_store_run_classifier(st, run, "nothing", pl, sizeof(pl)) == 0);
-		kvb_rtapp_pload_seed(atol(pl));
-		CHECK(kvb_rtapp_pload(NULL, "CPU3", &v, &err) == KVB_OK && v == 32);  /* no calibration: cached */
-		kvb_rtapp_pload_forget();
+		board.resumed = &mem;
+		ctx.state = kvb_workload_state(&board, kvb_workload_find("rt-app"));
+		CHECK(kvb_rtapp_pload(&ctx, "CPU3", &v, &err) == KVB_OK && v == 32);  /* no calibration: resumed */
+		kvb_workload_states_release(&board);
 	}
 	/* one pLoad: nothing to say */
 	sqlite3_exec(st->db, "UPDATE classifier SET value = '32' WHERE key = 'pload_ns'", NULL, NULL, NULL);
@@ -952,5 +1014,6 @@ static void test_rtapp__field_logs_keep_tasks_beside_one_that_never_ran(void)
 	T(test_rtapp__field_configs_load_like_rt_app_loads_them)          \
 	T(test_rtapp__json_c_reads_comments_and_trailing_commas)          \
 	T(test_rtapp__reads_pload_from_real_output)                       \
+	T(test_rtapp__boards_do_not_share_a_pload)                        \
 	T(test_rtapp__diff_warns_on_different_pload)
 #include "test_main.h"

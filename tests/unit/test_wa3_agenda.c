@@ -7,6 +7,7 @@
 #include "config/platform.h"
 #include "config/wa3.h"
 #include "engine/preflight.h"
+#include "workload/workload.h"
 #include "core/buf.h"
 #include "test.h"
 
@@ -482,6 +483,36 @@ static void test_wa3__errors_in_included_files_name_that_file_and_line(void)
 	kvb_diag_release(&d);
 }
 
+/* Each workload's WA3 table (ops->wa3_params) is whole: a rename lands on a parameter the workload has (or one a later
+ * row translates again), a dropped or refused key is none of kvbench's own (dropping it would lose a real parameter),
+ * a WARN_IF_WA3 key is one of kvbench's, and each row carries what its kind needs. */
+static void test_wa3__workload_tables_translate_to_kvbench_keys(void)
+{
+	int tables = 0;
+	for (size_t i = 0; kvb_workloads[i]; i++) {
+		const struct kvb_workload_ops *w = kvb_workloads[i];
+		tables += w->wa3_params != NULL;
+		for (const struct kvb_wa3_param *t = w->wa3_params; t && t->wa3; t++) {
+			int wants_to = t->conv == KVB_WA3_RENAME || t->conv == KVB_WA3_TO_ENTRY || t->conv == KVB_WA3_CPU_MASK;
+			int own = kvb_keydef_find(w->params, t->wa3) != NULL;
+			CHECK(t->conv >= KVB_WA3_RENAME && t->conv <= KVB_WA3_WARN_IF_WA3);
+			CHECK(!wants_to == !t->to && !wants_to == !!t->why);
+			if (t->conv == KVB_WA3_RENAME) {
+				int later = 0;
+				for (const struct kvb_wa3_param *u = t + 1; u->wa3; u++)
+					later |= !strcmp(u->wa3, t->to);
+				CHECK(kvb_keydef_find(w->params, t->to) || later);
+			}
+			if (t->conv == KVB_WA3_DROP || t->conv == KVB_WA3_REFUSE_UNLESS_EMPTY)
+				CHECK(!own);
+			if (t->conv == KVB_WA3_WARN_IF_WA3)
+				CHECK(own);
+		}
+	}
+	CHECK(tables == 3);  /* WA3's hackbench, rt-app and jankbench */
+	CHECK(kvb_workload_find("jankbench")->wa3_params && !strcmp(kvb_workload_find("jankbench")->wa3_params[0].to, "reps"));
+}
+
 #define TESTS                                                          \
 	T(test_wa3__config_and_global_merge_as_wa3_reads_them) \
 	T(test_wa3__rt_app_use_case_names_resolve) \
@@ -493,5 +524,6 @@ static void test_wa3__errors_in_included_files_name_that_file_and_line(void)
 	T(test_wa3__spellings_of_kvbench_workloads_are_honoured)       \
 	T(test_wa3__cluster_runtime_params_become_cpufreq_knobs)       \
 	T(test_wa3__unknown_cluster_is_named_before_the_run)           \
-	T(test_wa3__field_agendas_fail_only_on_missing_workloads)
+	T(test_wa3__field_agendas_fail_only_on_missing_workloads)      \
+	T(test_wa3__workload_tables_translate_to_kvbench_keys)
 #include "test_main.h"
