@@ -299,6 +299,127 @@ static int thermal_after(struct engine *e, struct kvb_thermal *th0, struct kvb_m
 	return rc;
 }
 
+/*
+ * The directories of attempt `attempt` of job j, made: *adir "<artdir>/job-SEQ-aN" on this host and
+ * *rdir in the board's workdir (both owned by the caller). On failure neither is kept (both NULL).
+ */
+static int make_job_dirs(struct engine *e, const struct kvb_plan_job *j, int attempt, char **adir, char **rdir,
+			 struct kvb_error *err)
+{
+	struct kvb_exec_result r;
+	int rc;
+
+	*adir = kvb_xasprintf("%s/job-%04d-a%d", e->artdir, j->seq, attempt);
+	/* the host's pid keeps two kvbench processes apart when they share a board's workdir
+	 * (two DBs on one host both have a run 1), not on a batch target (board_session); one directory
+	 * per job, not a run directory with the jobs in it: the `rm -rf` after the job removes all
+	 * kvbench made, and no run directory is left behind (there were hundreds of empty run-N-PID in
+	 * /tmp/kvbench) */
+	*rdir = kvb_xasprintf("%s/run-%lld-%ld-job-%04d", e->plat->workdir, (long long)e->run_id, board_session(e),
+			      j->seq);
+	if (kvb_mkdir_nofollow(*adir, 0755)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", *adir, strerror(errno));
+	} else {
+		const char *mk[] = { "mkdir", "-p", *rdir, NULL };
+		kvb_exec_result_init(&r);
+		rc = kvb_target_run_ok(&e->target, mk, 30000, &r, err);
+		kvb_exec_result_release(&r);
+	}
+	if (rc) {
+		free(*adir);
+		free(*rdir);
+		*adir = *rdir = NULL;
+	}
+	return rc;
+}
+
+/* The knob state of an attempt of job j (ks initialised here): what it saves and restores is stored
+ * (knob_saved_cb), its cgroup leaf is reported under rdir, knobs read back are witnesses in m. */
+static void job_knob_state(struct engine *e, const struct kvb_plan_job *j, const char *rdir, struct kvb_metrics *m,
+			   struct kvb_knob_state *ks)
+{
+	kvb_knob_state_init(ks);
+	ks->on_save = knob_saved_cb;
+	ks->on_restored = knob_restored_cb;
+	ks->cb_arg = e;
+	ks->cg_report = kvb_xasprintf("%s/kvb-cgroup", rdir);
+	ks->clusters = e->plat->clusters;
+	ks->nclusters = e->plat->nclusters;
+	ks->wit = &m->witnesses; /* knobs read back (engine/knobs.h) */
+	ks->needs_rt = (j->spec->ops->caps & KVB_WORKLOAD_REALTIME) != 0;
+	ks->rt_runtime_us = e->plat->cgroup_rt_runtime_us;
+}
+
+/* The workload's run itself, the one thing a first signal kills at once (on_signal); its numbers are checked. */
+static int run_workload(const struct kvb_plan_job *j, struct kvb_job_ctx *ctx, struct kvb_metrics *m,
+			struct kvb_error *err)
+{
+	int rc;
+	atomic_fetch_add(&g_in_workload, 1);
+	if (g_signals)
+		g_cancel = 1;
+	size_t n0 = m->n;
+	rc = j->spec->ops->run(ctx, err);
+	/* a number the workload does not declare, or in other units, is refused (§14) */
+	if (!rc)
+		rc = kvb_workload_check_metrics(j->spec->ops, m, n0, err);
+	/* the workload was what a first signal stops; the clean-up below runs (knobs put back) */
+	if (atomic_fetch_sub(&g_in_workload, 1) == 1 && g_signals < 2)
+		g_cancel = 0;
+	return rc;
+}
+
+/* The host witness of a board on this host's CPUs: its sample after the workload against h0, the one before (§14). */
+static void host_witness_after(struct engine *e, const struct kvb_target_host *th, const struct kvb_host_sample *h0,
+			       struct kvb_metrics *m)
+{
+	struct kvb_host_limits lim = { e->o->host_limit_pct > 0 ? e->o->host_limit_pct : KVB_HOST_LIMIT_PCT };
+	struct kvb_host_sample h1;
+	kvb_host_sample_read(kvb_host_proc_root(), th->pid, &h1);
+	struct kvb_host_board hb = { th->process, th->virtual_clock, th->workload_on_host };
+	kvb_host_witness(h0, &h1, &lim, &hb, &m->witnesses);
+}
+
+/*
+ * The workload's run with what watches it: the instruments, the host and thermal witnesses, and the
+ * knobs' recheck after it. A thermal: limit that refuses the job fails it (e->knob_failed: not retried).
+ */
+static int measure_job(struct engine *e, const struct kvb_plan_job *j, struct kvb_job_ctx *ctx,
+		       struct kvb_knob_state *ks, struct kvb_metrics *m, struct kvb_error *err)
+{
+	struct kvb_instr_job ij;
+	struct kvb_target_host th;
+	struct kvb_host_sample h0;
+	/* a board on this host's CPUs: what else the host did while the workload ran (§14) */
+	int on_host = e->target.ops->host && e->target.ops->host(&e->target, &th);
+	struct kvb_thermal therm;
+	int have_th = thermal_before(e, &therm);
+	int rc;
+	kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, ctx->artifact_dir, ctx->remote_dir, m);
+	if (on_host)
+		kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h0);
+	rc = run_workload(j, ctx, m, err);
+	if (on_host)
+		host_witness_after(e, &th, &h0, m);
+	kvb_instr_job_stop(&ij);
+	free(e->instr_err);
+	e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
+	kvb_instr_job_release(&ij);
+	/* what changed while the numbers were taken: knobs, then thermal caps (a limit refuses the job) */
+	kvb_knobs_recheck(&e->target, ks);
+	if (have_th) {
+		struct kvb_error terr;
+		int trc = thermal_after(e, &therm, m, &terr);
+		if (trc && !rc) {
+			/* refused by the board's own state: an attempt right away finds the same board */
+			rc = trc;
+			*err = terr;
+			e->knob_failed = 1;
+		}
+	}
+	return rc;
+}
+
 /* One attempt of a job. Metrics go to m; returns KVB_OK or the failure. */
 static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
 		       struct kvb_error *err)
@@ -310,42 +431,11 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	char *adir, *rdir;
 	int rc;
 
-	adir = kvb_xasprintf("%s/job-%04d-a%d", e->artdir, j->seq, attempt);
-	/* the host's pid keeps two kvbench processes apart when they share a board's workdir
-	 * (two DBs on one host both have a run 1), not on a batch target (board_session); one directory
-	 * per job, not a run directory with the jobs in it: the `rm -rf` after the job removes all
-	 * kvbench made, and no run directory is left behind (there were hundreds of empty run-N-PID in
-	 * /tmp/kvbench) */
-	rdir = kvb_xasprintf("%s/run-%lld-%ld-job-%04d", e->plat->workdir, (long long)e->run_id, board_session(e),
-			     j->seq);
-	if (kvb_mkdir_nofollow(adir, 0755)) {
-		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", adir, strerror(errno));
-		free(adir);
-		free(rdir);
+	if ((rc = make_job_dirs(e, j, attempt, &adir, &rdir, err)))
 		return rc;
-	}
 	kvb_exec_result_init(&r);
-	{
-		const char *mk[] = { "mkdir", "-p", rdir, NULL };
-		rc = kvb_target_run_ok(&e->target, mk, 30000, &r, err);
-	}
-	if (rc) {
-		kvb_exec_result_release(&r);
-		free(adir);
-		free(rdir);
-		return rc;
-	}
 	job_runtime(e, j, &rt);
-	kvb_knob_state_init(&ks);
-	ks.on_save = knob_saved_cb;
-	ks.on_restored = knob_restored_cb;
-	ks.cb_arg = e;
-	ks.cg_report = kvb_xasprintf("%s/kvb-cgroup", rdir);
-	ks.clusters = e->plat->clusters;
-	ks.nclusters = e->plat->nclusters;
-	ks.wit = &m->witnesses; /* knobs read back (engine/knobs.h) */
-	ks.needs_rt = (j->spec->ops->caps & KVB_WORKLOAD_REALTIME) != 0;
-	ks.rt_runtime_us = e->plat->cgroup_rt_runtime_us;
+	job_knob_state(e, j, rdir, m, &ks);
 	free(e->job_cgroup);
 	e->job_cgroup = NULL;
 	cJSON_Delete(e->knob_recorded);
@@ -367,52 +457,8 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		ctx.timeout_ms = (uint64_t)j->spec->timeout_s * 1000;
 		ctx.out = m;
 		rc = prepare_workload(j, &ctx, err);
-		if (!rc) {
-			struct kvb_instr_job ij;
-			struct kvb_target_host th;
-			struct kvb_host_sample h0, h1;
-			/* a board on this host's CPUs: what else the host did while the workload ran (§14) */
-			int on_host = e->target.ops->host && e->target.ops->host(&e->target, &th);
-			struct kvb_thermal therm;
-			int have_th = thermal_before(e, &therm);
-			kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, adir, rdir, m);
-			if (on_host)
-				kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h0);
-			atomic_fetch_add(&g_in_workload, 1);
-			if (g_signals)
-				g_cancel = 1;
-			size_t n0 = m->n;
-			rc = j->spec->ops->run(&ctx, err);
-			/* a number the workload does not declare, or in other units, is refused (§14) */
-			if (!rc)
-				rc = kvb_workload_check_metrics(j->spec->ops, m, n0, err);
-			/* the workload was what a first signal stops; the clean-up below runs (knobs put back) */
-			if (atomic_fetch_sub(&g_in_workload, 1) == 1 && g_signals < 2)
-				g_cancel = 0;
-			if (on_host) {
-				struct kvb_host_limits lim = { e->o->host_limit_pct > 0 ? e->o->host_limit_pct
-											: KVB_HOST_LIMIT_PCT };
-				kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h1);
-				struct kvb_host_board hb = { th.process, th.virtual_clock, th.workload_on_host };
-				kvb_host_witness(&h0, &h1, &lim, &hb, &m->witnesses);
-			}
-			kvb_instr_job_stop(&ij);
-			free(e->instr_err);
-			e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
-			kvb_instr_job_release(&ij);
-			/* what changed while the numbers were taken: knobs, then thermal caps (a limit refuses the job) */
-			kvb_knobs_recheck(&e->target, &ks);
-			if (have_th) {
-				struct kvb_error terr;
-				int trc = thermal_after(e, &therm, m, &terr);
-				if (trc && !rc) {
-					/* refused by the board's own state: an attempt right away finds the same board */
-					rc = trc;
-					*err = terr;
-					e->knob_failed = 1;
-				}
-			}
-		}
+		if (!rc)
+			rc = measure_job(e, j, &ctx, &ks, m, err);
 		/* a number stored under cgroup_depth=N must have run N deep: checked, not assumed */
 		if (!rc && (rc = kvb_knobs_check_cgroup(&e->target, &ks, &e->job_cgroup, err)))
 			e->knob_failed = 1;
