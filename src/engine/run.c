@@ -645,6 +645,122 @@ static size_t count_job_done(struct engine *e)
 	return e->done;
 }
 
+/* A job being run (run_job): what its attempts leave for the steps that store it. */
+struct job_run {
+	const struct kvb_plan_job *j;
+	struct kvb_job_row *row;
+	int64_t start;        /* wall ns: when this invocation started the job */
+	int64_t a0;           /* wall ns: when the last attempt started */
+	int attempt;          /* attempts made, earlier invocations' and lost boards' included */
+	int rc;               /* the last attempt's result */
+	struct kvb_error err; /* why the last attempt failed */
+	struct kvb_metrics m; /* the last attempt's metrics (owned) */
+	cJSON *cls;           /* the job's classifiers (owned) */
+};
+
+static void job_run_release(struct job_run *jr)
+{
+	kvb_metrics_release(&jr->m);
+	cJSON_Delete(jr->cls);
+}
+
+/* After a failed attempt the board does not answer: its boot timeout to come back. 1 when it did, 0: lost. */
+static int board_came_back(struct engine *e)
+{
+	/* The board stopped answering: give it its boot timeout to come back. */
+	struct kvb_error e3;
+	kvb_warn("target not answering; waiting up to %d s", e->plat->boot_timeout_s);
+	if (e->pool_ctl) /* meanwhile no unit of the pool waits for this board */
+		kvb_pool_board_trouble(e->pool_ctl, 1);
+	if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) || !target_alive(e))
+		return 0;
+	if (e->pool_ctl)
+		kvb_pool_board_trouble(e->pool_ctl, 0);
+	return 1;
+}
+
+/* A signal stopped the job: not the job's failure, nor the board's; its attempt is stored and it is pending again. */
+static void job_interrupted(struct engine *e, struct job_run *jr)
+{
+	const struct kvb_plan_job *j = jr->j;
+	struct kvb_error e2;
+	kvb_info("[job %zu/%zu] %s %s #%d interrupted (%s): back to pending for --resume", e->done + 1, e->todo,
+		 e->a->variants[j->variant].name, j->spec->id, j->iteration, jr->err.msg);
+	if (kvb_store_attempt_add(e->st, jr->row->id, jr->attempt, "interrupted", jr->err.msg, jr->a0, kvb_wall_ns(), &e2) ||
+	    kvb_store_job_pending(e->st, jr->row->id, &e2))
+		kvb_err("%s", e2.msg);
+	snprintf(jr->row->status, sizeof(jr->row->status), "pending");
+	jr->row->attempts = jr->attempt;
+}
+
+/* A pool's board was lost, not the job: it stays pending and moves to another board (pool.c). */
+static void job_board_lost(struct engine *e, struct job_run *jr)
+{
+	struct kvb_error e2;
+	if (kvb_store_attempt_add(e->st, jr->row->id, jr->attempt, "failed", jr->err.msg, jr->start, kvb_wall_ns(), &e2))
+		kvb_err("%s", e2.msg);
+	free(e->lost_why);
+	e->lost_why = kvb_xstrdup(jr->err.msg);
+	jr->row->attempts = jr->attempt;
+}
+
+/*
+ * Stores the final job: its status, metrics and classifiers (the workload's and the knobs found added to
+ * jr->cls), then its notes and witnesses as events of it. KVB_ESTORE when it could not be stored
+ * (e->store_err says why), else KVB_OK.
+ */
+static enum kvb_err commit_job(struct engine *e, struct job_run *jr)
+{
+	const struct kvb_plan_job *j = jr->j;
+	struct kvb_job_row *row = jr->row;
+	int rc = jr->rc;
+	enum kvb_err stored = KVB_OK;
+	/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
+	struct kvb_job_outcome o = {
+		/* a warm-up is stored, never compared (its status keeps it out of the results view) */
+		.status = rc ? "failed" : j->warmup ? "warmup" : e->instr_err ? "instrument-failed" : "ok",
+		.error = rc ? jr->err.msg : e->instr_err,
+		.attempts = jr->attempt,
+		.start_ns = jr->start,
+		.end_ns = kvb_wall_ns(),
+		.cgroup = rc ? NULL : e->job_cgroup,
+		.witnesses = &jr->m.witnesses,
+	};
+	struct kvb_error e2;
+	for (const cJSON *kv = !rc && jr->m.job_classifiers ? jr->m.job_classifiers->child : NULL; kv; kv = kv->next)
+		if (!cJSON_GetObjectItemCaseSensitive(jr->cls, kv->string))
+			cJSON_AddItemToObject(jr->cls, kv->string, cJSON_Duplicate(kv, 1));
+	/* a `readback: record` knob the kernel did not take: the job ran with the value found */
+	for (const cJSON *kv = !rc && e->knob_recorded ? e->knob_recorded->child : NULL; kv; kv = kv->next) {
+		cJSON_DeleteItemFromObjectCaseSensitive(jr->cls, kv->string);
+		cJSON_AddItemToObject(jr->cls, kv->string, cJSON_Duplicate(kv, 1));
+	}
+	if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &jr->m, jr->cls, &e2)) {
+		kvb_err("cannot store job %d: %s", j->seq, e2.msg);
+		snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);
+		stored = KVB_ESTORE;
+	}
+	snprintf(row->status, sizeof(row->status), "%s", o.status);
+	row->attempts = jr->attempt;
+	/* each is an event of this job (log_to_events), so diff footnotes its cells */
+	for (size_t k = 0; !rc && k < jr->m.nnotes; k++)
+		kvb_warn("job %lld: %s", (long long)row->id, jr->m.notes[k]);
+	warn_witnesses(row->id, &jr->m.witnesses);
+	return stored;
+}
+
+/* The finished ok job's line in a log (not a terminal): its number nth, how it ended, the headline metric. */
+static void job_done_line(struct engine *e, const struct job_run *jr, size_t nth)
+{
+	const struct kvb_plan_job *j = jr->j;
+	fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d%s%s) %s", nth, e->todo,
+		e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round, e->board ? ", board " : "",
+		e->board ? e->board : "", j->warmup ? "warm-up" : e->instr_err ? "instrument-failed" : "ok");
+	if (jr->m.n)
+		fprintf(stderr, ": %s %.6g %s", jr->m.v[0].name, jr->m.v[0].value, jr->m.v[0].units);
+	fputc('\n', stderr);
+}
+
 /*
  * Runs one job with retries and commits it. Returns KVB_OK (the job is final: ok
  * or failed), KVB_EBOARD when the board stopped answering (the variant is
@@ -659,39 +775,36 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 	struct kvb_job_row *row = &e->rows[idx];
 	/* max_retries + 1 attempts in this invocation: a job --resume planned again gets them afresh, and in a
 	 * pool the attempts made on a board that was lost do not count against the job */
-	int max_attempts = row->attempts + e->a->max_retries + 1, attempt = row->attempts;
+	int max_attempts = row->attempts + e->a->max_retries + 1;
 	enum kvb_err abandon = KVB_OK;
-	int64_t start = kvb_wall_ns();
-	struct kvb_error err;
-	struct kvb_metrics m;
-	cJSON *cls = job_classifiers(e, j);
-	int rc = KVB_ETARGET, interrupted = 0;
-	int64_t a0 = start;
+	struct job_run jr = { .j = j, .row = row, .start = kvb_wall_ns(), .attempt = row->attempts, .rc = KVB_ETARGET };
+	int interrupted = 0;
 
-	kvb_error_clear(&err);
+	jr.cls = job_classifiers(e, j);
+	jr.a0 = jr.start;
+	kvb_error_clear(&jr.err);
 	e->cur_job_id = row->id;
-	if (kvb_store_job_start(e->st, row->id, start, &err))
-		kvb_err("%s", err.msg);
-	kvb_metrics_init(&m);
-	while (attempt < max_attempts) {
-		a0 = kvb_wall_ns();
-		attempt++;
-		kvb_metrics_release(&m);
-		kvb_metrics_init(&m);
+	if (kvb_store_job_start(e->st, row->id, jr.start, &jr.err))
+		kvb_err("%s", jr.err.msg);
+	kvb_metrics_init(&jr.m);
+	while (jr.attempt < max_attempts) {
+		jr.a0 = kvb_wall_ns();
+		jr.attempt++;
+		kvb_metrics_release(&jr.m);
+		kvb_metrics_init(&jr.m);
 		free(e->instr_err);
 		e->instr_err = NULL;
-		progress(e, j, attempt > 1 ? "retry" : "");
-		rc = attempt_job(e, j, attempt, &m, &err);
-		if (!rc)
+		progress(e, j, jr.attempt > 1 ? "retry" : "");
+		jr.rc = attempt_job(e, j, jr.attempt, &jr.m, &jr.err);
+		if (!jr.rc)
 			break;
-		if (rc == KVB_ESTORE) {
+		if (jr.rc == KVB_ESTORE) {
 			/* our side failed (disk full): the job is not at fault and is left for --resume */
 			if (e->tty)
 				fputc('\n', stderr);
-			kvb_err("job %d: %s", j->seq, err.msg);
-			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", err.msg);
-			kvb_metrics_release(&m);
-			cJSON_Delete(cls);
+			kvb_err("job %d: %s", j->seq, jr.err.msg);
+			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", jr.err.msg);
+			job_run_release(&jr);
 			return KVB_ESTORE;
 		}
 		if (e->tty)
@@ -701,108 +814,44 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 			break;
 		}
 		kvb_warn("[job %zu/%zu] %s %s #%d attempt %d failed: %s", e->done + 1, e->todo,
-			 e->a->variants[j->variant].name, j->spec->id, j->iteration, attempt, err.msg);
+			 e->a->variants[j->variant].name, j->spec->id, j->iteration, jr.attempt, jr.err.msg);
 		int64_t a1 = kvb_wall_ns();
-		if (rc == KVB_ETARGET && !target_alive(e)) {
-			/* The board stopped answering: give it its boot timeout to come back. */
-			struct kvb_error e3;
-			kvb_warn("target not answering; waiting up to %d s", e->plat->boot_timeout_s);
-			if (e->pool_ctl) /* meanwhile no unit of the pool waits for this board */
-				kvb_pool_board_trouble(e->pool_ctl, 1);
-			if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) ||
-			    !target_alive(e)) {
-				abandon = KVB_EBOARD;
-				break;
-			}
-			if (e->pool_ctl)
-				kvb_pool_board_trouble(e->pool_ctl, 0);
+		if (jr.rc == KVB_ETARGET && !target_alive(e) && !board_came_back(e)) {
+			abandon = KVB_EBOARD;
+			break;
 		}
 		if (g_signals || e->knob_failed)
 			break;
 		/* a retry follows: this attempt gets its own row (the last one is written with the job) */
-		if (attempt < max_attempts) {
+		if (jr.attempt < max_attempts) {
 			struct kvb_error e2;
-			if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, a0, a1, &e2))
+			if (kvb_store_attempt_add(e->st, row->id, jr.attempt, "failed", jr.err.msg, jr.a0, a1, &e2))
 				kvb_err("%s", e2.msg);
 		}
 	}
 	if (interrupted) {
-		struct kvb_error e2;
-		kvb_info("[job %zu/%zu] %s %s #%d interrupted (%s): back to pending for --resume", e->done + 1, e->todo,
-			 e->a->variants[j->variant].name, j->spec->id, j->iteration, err.msg);
-		if (kvb_store_attempt_add(e->st, row->id, attempt, "interrupted", err.msg, a0, kvb_wall_ns(), &e2) ||
-		    kvb_store_job_pending(e->st, row->id, &e2))
-			kvb_err("%s", e2.msg);
-		snprintf(row->status, sizeof(row->status), "pending");
-		row->attempts = attempt;
-		kvb_metrics_release(&m);
-		cJSON_Delete(cls);
+		job_interrupted(e, &jr);
+		job_run_release(&jr);
 		e->cur_job_id = 0;
 		return KVB_OK;
 	}
 	if (abandon == KVB_EBOARD && e->parent) {
-		/* a pool's board was lost, not the job: it stays pending and moves to another board (pool.c) */
-		struct kvb_error e2;
-		if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, start, kvb_wall_ns(), &e2))
-			kvb_err("%s", e2.msg);
-		free(e->lost_why);
-		e->lost_why = kvb_xstrdup(err.msg);
-		row->attempts = attempt;
-		kvb_metrics_release(&m);
-		cJSON_Delete(cls);
+		job_board_lost(e, &jr);
+		job_run_release(&jr);
 		return KVB_EBOARD;
 	}
-	{
-		/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
-		struct kvb_job_outcome o = {
-			/* a warm-up is stored, never compared (its status keeps it out of the results view) */
-			.status = rc ? "failed" : j->warmup ? "warmup" : e->instr_err ? "instrument-failed" : "ok",
-			.error = rc ? err.msg : e->instr_err,
-			.attempts = attempt,
-			.start_ns = start,
-			.end_ns = kvb_wall_ns(),
-			.cgroup = rc ? NULL : e->job_cgroup,
-			.witnesses = &m.witnesses,
-		};
-		struct kvb_error e2;
-		for (const cJSON *kv = !rc && m.job_classifiers ? m.job_classifiers->child : NULL; kv; kv = kv->next)
-			if (!cJSON_GetObjectItemCaseSensitive(cls, kv->string))
-				cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
-		/* a `readback: record` knob the kernel did not take: the job ran with the value found */
-		for (const cJSON *kv = !rc && e->knob_recorded ? e->knob_recorded->child : NULL; kv; kv = kv->next) {
-			cJSON_DeleteItemFromObjectCaseSensitive(cls, kv->string);
-			cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
-		}
-		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
-			kvb_err("cannot store job %d: %s", j->seq, e2.msg);
-			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);
-			abandon = KVB_ESTORE;
-		}
-		snprintf(row->status, sizeof(row->status), "%s", o.status);
-		row->attempts = attempt;
-		/* each is an event of this job (log_to_events), so diff footnotes its cells */
-		for (size_t k = 0; !rc && k < m.nnotes; k++)
-			kvb_warn("job %lld: %s", (long long)row->id, m.notes[k]);
-		warn_witnesses(row->id, &m.witnesses);
-	}
-	if (rc || e->instr_err)
+	if (commit_job(e, &jr))
+		abandon = KVB_ESTORE;
+	if (jr.rc || e->instr_err)
 		e->failures++;
 	size_t nth = count_job_done(e);
-	if (!e->tty && !rc) {
-		/* one line with the headline metric */
-		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d%s%s) %s", nth, e->todo,
-			e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round, e->board ? ", board " : "",
-			e->board ? e->board : "", j->warmup ? "warm-up" : e->instr_err ? "instrument-failed" : "ok");
-		if (m.n)
-			fprintf(stderr, ": %s %.6g %s", m.v[0].name, m.v[0].value, m.v[0].units);
-		fputc('\n', stderr);
-	}
-	kvb_metrics_release(&m);
-	cJSON_Delete(cls);
+	if (!e->tty && !jr.rc)
+		job_done_line(e, &jr, nth); /* one line with the headline metric */
+	job_run_release(&jr);
 	e->cur_job_id = 0;
 	if (abandon == KVB_EBOARD) {
 		char why[KVB_ERRMSG_MAX + 64];
-		snprintf(why, sizeof(why), "target stopped answering: %s", err.msg);
+		snprintf(why, sizeof(why), "target stopped answering: %s", jr.err.msg);
 		fail_variant(e, j->variant, why);
 	}
 	return abandon;
