@@ -908,87 +908,100 @@ static int default_warmup(struct engine *e)
 	return kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)) ? 1 : 0;
 }
 
-static int setup_run(struct engine *e, struct kvb_error *err)
+/* The plan's options: the run's rounds (--rounds, else the default), the spare ones of --until-decided
+ * apart, and the warm-up of a spec that sets none. */
+static struct kvb_plan_opts plan_opts(struct engine *e)
 {
 	const struct kvb_run_opts *o = e->o;
-	int rc, rounds = o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e->plat, e->a);
+	int rounds = o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e->plat, e->a);
 	struct kvb_plan_opts po = { .rounds = rounds, .default_warmup = default_warmup(e) };
 	if (o->decide && o->decide->spare_rounds > 0 && rounds > o->decide->spare_rounds) {
 		/* --until-decided on a board on this host: the rounds beyond the looks stand in for disturbed ones */
 		po.spare_rounds = o->decide->spare_rounds;
 		po.rounds = rounds - po.spare_rounds;
 	}
-	if (o->resume_run > 0 && (rc = kvb_store_run_get_warmup(e->st, o->resume_run, &po.default_warmup, err)))
-		return rc;
-	kvb_plan_build_opts(&e->plan, e->a, &po);
-	e->rows = kvb_xcalloc(e->plan.n + 1, sizeof(*e->rows));
-	e->variant_ids = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_ids));
-	e->variant_failed = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_failed));
-	e->variant_why = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_why));
-	if (o->resume_run > 0) {
-		e->run_id = o->resume_run;
-		for (size_t v = 0; v < e->a->nvariants; v++) {
-			resolve_variant(e, &e->a->variants[v], &e->variant_why[v]);
-			if ((rc = kvb_store_variant_find(e->st, e->run_id, e->a->variants[v].name, &e->variant_ids[v], err)))
-				return rc;
-			if (!e->variant_ids[v])
-				return kvb_error_set(err, KVB_ESTORE, "run %lld has no variant '%s'", (long long)e->run_id,
-						     e->a->variants[v].name);
-		}
-	} else {
-		/* the platform is stored for the record, never its secrets (ssh passphrase ...) */
-		cJSON *redacted = kvb_redact_secrets(e->plat->doc.root);
-		char *aj = kvb_engine_agenda_json(e->a), *pj = cJSON_PrintUnformatted(redacted);
-		char *ppath = e->plat->file ? realpath(e->plat->file, NULL) : NULL;
-		cJSON_Delete(redacted);
-		struct kvb_run_info ri = {
-			.agenda_path = e->a->file,
-			.agenda_json = aj,
-			.platform = e->plat->name,
-			.platform_json = pj,
-			.rounds = rounds,
-			.exec_order = kvb_exec_order_name(e->a->order),
-			.max_retries = e->a->max_retries,
-			.command_line = o->command_line,
-			.boots_each_round = kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)),
-			.platform_path = ppath,
-		};
-		rc = kvb_store_run_begin(e->st, &ri, &e->run_id, err);
-		if (!rc)
-			rc = kvb_store_run_set_warmup(e->st, e->run_id, po.default_warmup, err);
-		free(aj);
-		free(pj);
-		free(ppath);
-		if (!rc && o->decide)
-			rc = kvb_decide_save(e->st, e->run_id, o->decide, err);
-		if (rc)
+	return po;
+}
+
+/* --resume: each variant's files are had again, and its row is found in the run. */
+static int find_variants(struct engine *e, struct kvb_error *err)
+{
+	int rc;
+	for (size_t v = 0; v < e->a->nvariants; v++) {
+		resolve_variant(e, &e->a->variants[v], &e->variant_why[v]);
+		if ((rc = kvb_store_variant_find(e->st, e->run_id, e->a->variants[v].name, &e->variant_ids[v], err)))
 			return rc;
-		for (size_t v = 0; v < e->a->nvariants && !rc; v++) {
-			struct kvb_variant *var = &e->a->variants[v];
-			cJSON *rtj = kvb_runtime_to_json(&var->rt);
-			char *rts = cJSON_PrintUnformatted(rtj), *why = NULL;
-#define SHA(i) (var->local[i] ? var->local_sha256[i] : NULL)
-			resolve_variant(e, var, &why);
-			struct kvb_variant_row vr = {
-				.name = var->name, .position = (int)v, .kernel = var->kernel,
-				.kernel_sha256 = SHA(KVB_VF_KERNEL), .dtb = var->dtb, .dtb_sha256 = SHA(KVB_VF_DTB),
-				.initrd = var->initrd, .initrd_sha256 = SHA(KVB_VF_INITRD), .boot_image = var->boot_image,
-				.boot_image_sha256 = SHA(KVB_VF_BOOT_IMAGE), .modules = var->modules,
-				.modules_sha256 = SHA(KVB_VF_MODULES), .cmdline = var->cmdline,
-				.expected_release = var->expected_release, .expected_version = var->expected_version,
-				.runtime_json = rts,
-			};
-#undef SHA
-			rc = kvb_store_variant_add(e->st, e->run_id, &vr, &e->variant_ids[v], err);
-			e->variant_why[v] = why;
-			free(rts);
-			cJSON_Delete(rtj);
-		}
-		if (rc)
-			return rc;
-		if (o->on_variants && (rc = o->on_variants(o->on_variants_arg, e->st, e->run_id, err)))
-			return rc;
+		if (!e->variant_ids[v])
+			return kvb_error_set(err, KVB_ESTORE, "run %lld has no variant '%s'", (long long)e->run_id,
+					     e->a->variants[v].name);
 	}
+	return KVB_OK;
+}
+
+/* A new run's row (e->run_id), with its default warm-up (po) and --until-decided's settings. */
+static int store_run(struct engine *e, const struct kvb_plan_opts *po, struct kvb_error *err)
+{
+	const struct kvb_run_opts *o = e->o;
+	int rc;
+	/* the platform is stored for the record, never its secrets (ssh passphrase ...) */
+	cJSON *redacted = kvb_redact_secrets(e->plat->doc.root);
+	char *aj = kvb_engine_agenda_json(e->a), *pj = cJSON_PrintUnformatted(redacted);
+	char *ppath = e->plat->file ? realpath(e->plat->file, NULL) : NULL;
+	cJSON_Delete(redacted);
+	struct kvb_run_info ri = {
+		.agenda_path = e->a->file,
+		.agenda_json = aj,
+		.platform = e->plat->name,
+		.platform_json = pj,
+		.rounds = po->rounds + po->spare_rounds, /* every round, the spare ones too */
+		.exec_order = kvb_exec_order_name(e->a->order),
+		.max_retries = e->a->max_retries,
+		.command_line = o->command_line,
+		.boots_each_round = kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)),
+		.platform_path = ppath,
+	};
+	rc = kvb_store_run_begin(e->st, &ri, &e->run_id, err);
+	if (!rc)
+		rc = kvb_store_run_set_warmup(e->st, e->run_id, po->default_warmup, err);
+	free(aj);
+	free(pj);
+	free(ppath);
+	if (!rc && o->decide)
+		rc = kvb_decide_save(e->st, e->run_id, o->decide, err);
+	return rc;
+}
+
+/* A new run's variants: each one's files are had, and its row stored (e->variant_ids) with what they were. */
+static int store_variants(struct engine *e, struct kvb_error *err)
+{
+	int rc = KVB_OK;
+	for (size_t v = 0; v < e->a->nvariants && !rc; v++) {
+		struct kvb_variant *var = &e->a->variants[v];
+		cJSON *rtj = kvb_runtime_to_json(&var->rt);
+		char *rts = cJSON_PrintUnformatted(rtj), *why = NULL;
+#define SHA(i) (var->local[i] ? var->local_sha256[i] : NULL)
+		resolve_variant(e, var, &why);
+		struct kvb_variant_row vr = {
+			.name = var->name, .position = (int)v, .kernel = var->kernel,
+			.kernel_sha256 = SHA(KVB_VF_KERNEL), .dtb = var->dtb, .dtb_sha256 = SHA(KVB_VF_DTB),
+			.initrd = var->initrd, .initrd_sha256 = SHA(KVB_VF_INITRD), .boot_image = var->boot_image,
+			.boot_image_sha256 = SHA(KVB_VF_BOOT_IMAGE), .modules = var->modules,
+			.modules_sha256 = SHA(KVB_VF_MODULES), .cmdline = var->cmdline,
+			.expected_release = var->expected_release, .expected_version = var->expected_version,
+			.runtime_json = rts,
+		};
+#undef SHA
+		rc = kvb_store_variant_add(e->st, e->run_id, &vr, &e->variant_ids[v], err);
+		e->variant_why[v] = why;
+		free(rts);
+		cJSON_Delete(rtj);
+	}
+	return rc;
+}
+
+/* The job rows of the plan: what each job is, with its parameters and knobs as JSON (owned by the rows). */
+static void fill_rows(struct engine *e)
+{
 	for (size_t i = 0; i < e->plan.n; i++) {
 		const struct kvb_plan_job *j = &e->plan.jobs[i];
 		cJSON *rtj;
@@ -1008,22 +1021,56 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 		cJSON_Delete(rtj);
 		kvb_runtime_release(&rt);
 	}
+}
+
+/* --resume: what failed or was skipped is planned again, the rows' states are loaded, the run is running again. */
+static int resume_plan(struct engine *e, struct kvb_error *err)
+{
+	int64_t replanned = 0;
+	int rc;
+	/* what failed or was skipped runs again: a resume never leaves a failure as it found it and calls it done */
+	rc = kvb_store_replan(e->st, e->run_id, &replanned, err);
+	if (!rc && replanned) {
+		kvb_info("run %lld: %lld failed or skipped job%s planned again", (long long)e->run_id,
+			 (long long)replanned, replanned == 1 ? "" : "s");
+		kvb_store_event(e->st, e->run_id, "info", "resume: %lld failed or skipped job%s planned again",
+				(long long)replanned, replanned == 1 ? "" : "s");
+	}
+	if (!rc)
+		rc = kvb_store_plan_load(e->st, e->run_id, e->rows, e->plan.n, err);
+	if (!rc)
+		rc = kvb_store_run_status(e->st, e->run_id, "running", 0, err);
+	if (!rc)
+		kvb_store_event(e->st, e->run_id, "info", "resumed");
+	return rc;
+}
+
+/* The run's plan and rows, stored for a new run or reloaded from the store for --resume (e->run_id). */
+static int setup_run(struct engine *e, struct kvb_error *err)
+{
+	const struct kvb_run_opts *o = e->o;
+	struct kvb_plan_opts po = plan_opts(e);
+	int rc;
+	if (o->resume_run > 0 && (rc = kvb_store_run_get_warmup(e->st, o->resume_run, &po.default_warmup, err)))
+		return rc;
+	kvb_plan_build_opts(&e->plan, e->a, &po);
+	e->rows = kvb_xcalloc(e->plan.n + 1, sizeof(*e->rows));
+	e->variant_ids = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_ids));
+	e->variant_failed = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_failed));
+	e->variant_why = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_why));
 	if (o->resume_run > 0) {
-		int64_t replanned = 0;
-		/* what failed or was skipped runs again: a resume never leaves a failure as it found it and calls it done */
-		rc = kvb_store_replan(e->st, e->run_id, &replanned, err);
-		if (!rc && replanned) {
-			kvb_info("run %lld: %lld failed or skipped job%s planned again", (long long)e->run_id,
-				 (long long)replanned, replanned == 1 ? "" : "s");
-			kvb_store_event(e->st, e->run_id, "info", "resume: %lld failed or skipped job%s planned again",
-					(long long)replanned, replanned == 1 ? "" : "s");
-		}
-		if (!rc)
-			rc = kvb_store_plan_load(e->st, e->run_id, e->rows, e->plan.n, err);
-		if (!rc)
-			rc = kvb_store_run_status(e->st, e->run_id, "running", 0, err);
-		if (!rc)
-			kvb_store_event(e->st, e->run_id, "info", "resumed");
+		e->run_id = o->resume_run;
+		if ((rc = find_variants(e, err)))
+			return rc;
+	} else {
+		if ((rc = store_run(e, &po, err)) || (rc = store_variants(e, err)))
+			return rc;
+		if (o->on_variants && (rc = o->on_variants(o->on_variants_arg, e->st, e->run_id, err)))
+			return rc;
+	}
+	fill_rows(e);
+	if (o->resume_run > 0) {
+		rc = resume_plan(e, err);
 		if (!rc) {
 			/* rt-app jobs still to run get the pLoad the run's earlier jobs had (rt_app_calib.c) */
 			char pl[32];
