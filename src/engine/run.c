@@ -1531,12 +1531,7 @@ out:
 static int print_plan(struct engine *e, struct kvb_error *err)
 {
 	int rc;
-	struct kvb_plan_opts po = { .rounds = e->o->rounds > 0 ? e->o->rounds : kvb_engine_default_rounds(e->plat, e->a),
-				    .default_warmup = default_warmup(e) };
-	if (e->o->decide && e->o->decide->spare_rounds > 0 && po.rounds > e->o->decide->spare_rounds) {
-		po.spare_rounds = e->o->decide->spare_rounds;
-		po.rounds -= po.spare_rounds;
-	}
+	struct kvb_plan_opts po = plan_opts(e);
 	kvb_plan_build_opts(&e->plan, e->a, &po);
 	for (size_t i = 0; i < e->plan.n; i++) {
 		const struct kvb_plan_job *j = &e->plan.jobs[i];
