@@ -301,6 +301,127 @@ static int thermal_after(struct engine *e, struct kvb_thermal *th0, struct kvb_m
 	return rc;
 }
 
+/*
+ * The directories of attempt `attempt` of job j, made: *adir "<artdir>/job-SEQ-aN" on this host and
+ * *rdir in the board's workdir (both owned by the caller). On failure neither is kept (both NULL).
+ */
+static int make_job_dirs(struct engine *e, const struct kvb_plan_job *j, int attempt, char **adir, char **rdir,
+			 struct kvb_error *err)
+{
+	struct kvb_exec_result r;
+	int rc;
+
+	*adir = kvb_xasprintf("%s/job-%04d-a%d", e->artdir, j->seq, attempt);
+	/* the host's pid keeps two kvbench processes apart when they share a board's workdir
+	 * (two DBs on one host both have a run 1), not on a batch target (board_session); one directory
+	 * per job, not a run directory with the jobs in it: the `rm -rf` after the job removes all
+	 * kvbench made, and no run directory is left behind (there were hundreds of empty run-N-PID in
+	 * /tmp/kvbench) */
+	*rdir = kvb_xasprintf("%s/run-%lld-%ld-job-%04d", e->plat->workdir, (long long)e->run_id, board_session(e),
+			      j->seq);
+	if (kvb_mkdir_nofollow(*adir, 0755)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", *adir, strerror(errno));
+	} else {
+		const char *mk[] = { "mkdir", "-p", *rdir, NULL };
+		kvb_exec_result_init(&r);
+		rc = kvb_target_run_ok(&e->target, mk, 30000, &r, err);
+		kvb_exec_result_release(&r);
+	}
+	if (rc) {
+		free(*adir);
+		free(*rdir);
+		*adir = *rdir = NULL;
+	}
+	return rc;
+}
+
+/* The knob state of an attempt of job j (ks initialised here): what it saves and restores is stored
+ * (knob_saved_cb), its cgroup leaf is reported under rdir, knobs read back are witnesses in m. */
+static void job_knob_state(struct engine *e, const struct kvb_plan_job *j, const char *rdir, struct kvb_metrics *m,
+			   struct kvb_knob_state *ks)
+{
+	kvb_knob_state_init(ks);
+	ks->on_save = knob_saved_cb;
+	ks->on_restored = knob_restored_cb;
+	ks->cb_arg = e;
+	ks->cg_report = kvb_xasprintf("%s/kvb-cgroup", rdir);
+	ks->clusters = e->plat->clusters;
+	ks->nclusters = e->plat->nclusters;
+	ks->wit = &m->witnesses; /* knobs read back (engine/knobs.h) */
+	ks->needs_rt = (j->spec->ops->caps & KVB_WORKLOAD_REALTIME) != 0;
+	ks->rt_runtime_us = e->plat->cgroup_rt_runtime_us;
+}
+
+/* The workload's run itself, the one thing a first signal kills at once (on_signal); its numbers are checked. */
+static int run_workload(const struct kvb_plan_job *j, struct kvb_job_ctx *ctx, struct kvb_metrics *m,
+			struct kvb_error *err)
+{
+	int rc;
+	atomic_fetch_add(&g_in_workload, 1);
+	if (g_signals)
+		g_cancel = 1;
+	size_t n0 = m->n;
+	rc = j->spec->ops->run(ctx, err);
+	/* a number the workload does not declare, or in other units, is refused (§14) */
+	if (!rc)
+		rc = kvb_workload_check_metrics(j->spec->ops, m, n0, err);
+	/* the workload was what a first signal stops; the clean-up below runs (knobs put back) */
+	if (atomic_fetch_sub(&g_in_workload, 1) == 1 && g_signals < 2)
+		g_cancel = 0;
+	return rc;
+}
+
+/* The host witness of a board on this host's CPUs: its sample after the workload against h0, the one before (§14). */
+static void host_witness_after(struct engine *e, const struct kvb_target_host *th, const struct kvb_host_sample *h0,
+			       struct kvb_metrics *m)
+{
+	struct kvb_host_limits lim = { e->o->host_limit_pct > 0 ? e->o->host_limit_pct : KVB_HOST_LIMIT_PCT };
+	struct kvb_host_sample h1;
+	kvb_host_sample_read(kvb_host_proc_root(), th->pid, &h1);
+	struct kvb_host_board hb = { th->process, th->virtual_clock, th->workload_on_host };
+	kvb_host_witness(h0, &h1, &lim, &hb, &m->witnesses);
+}
+
+/*
+ * The workload's run with what watches it: the instruments, the host and thermal witnesses, and the
+ * knobs' recheck after it. A thermal: limit that refuses the job fails it (e->knob_failed: not retried).
+ */
+static int measure_job(struct engine *e, const struct kvb_plan_job *j, struct kvb_job_ctx *ctx,
+		       struct kvb_knob_state *ks, struct kvb_metrics *m, struct kvb_error *err)
+{
+	struct kvb_instr_job ij;
+	struct kvb_target_host th;
+	struct kvb_host_sample h0;
+	/* a board on this host's CPUs: what else the host did while the workload ran (§14) */
+	int on_host = e->target.ops->host && e->target.ops->host(&e->target, &th);
+	struct kvb_thermal therm;
+	int have_th = thermal_before(e, &therm);
+	int rc;
+	kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, ctx->artifact_dir, ctx->remote_dir, m);
+	if (on_host)
+		kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h0);
+	rc = run_workload(j, ctx, m, err);
+	if (on_host)
+		host_witness_after(e, &th, &h0, m);
+	kvb_instr_job_stop(&ij);
+	free(e->instr_err);
+	e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
+	kvb_instr_job_release(&ij);
+	/* what changed while the numbers were taken: knobs, then thermal caps (a limit refuses the job) */
+	kvb_knobs_recheck(&e->target, ks);
+	if (have_th) {
+		struct kvb_error terr;
+		int trc = thermal_after(e, &therm, m, &terr);
+		if (trc && !rc) {
+			/* refused by the board's own state: an attempt right away finds the same board */
+			rc = trc;
+			*err = terr;
+			e->knob_failed = 1;
+		}
+	}
+	return rc;
+}
+
 /* One attempt of a job. Metrics go to m; returns KVB_OK or the failure. */
 static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
 		       struct kvb_error *err)
@@ -312,42 +433,11 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 	char *adir, *rdir;
 	int rc;
 
-	adir = kvb_xasprintf("%s/job-%04d-a%d", e->artdir, j->seq, attempt);
-	/* the host's pid keeps two kvbench processes apart when they share a board's workdir
-	 * (two DBs on one host both have a run 1), not on a batch target (board_session); one directory
-	 * per job, not a run directory with the jobs in it: the `rm -rf` after the job removes all
-	 * kvbench made, and no run directory is left behind (there were hundreds of empty run-N-PID in
-	 * /tmp/kvbench) */
-	rdir = kvb_xasprintf("%s/run-%lld-%ld-job-%04d", e->plat->workdir, (long long)e->run_id, board_session(e),
-			     j->seq);
-	if (kvb_mkdir_nofollow(adir, 0755)) {
-		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", adir, strerror(errno));
-		free(adir);
-		free(rdir);
+	if ((rc = make_job_dirs(e, j, attempt, &adir, &rdir, err)))
 		return rc;
-	}
 	kvb_exec_result_init(&r);
-	{
-		const char *mk[] = { "mkdir", "-p", rdir, NULL };
-		rc = kvb_target_run_ok(&e->target, mk, 30000, &r, err);
-	}
-	if (rc) {
-		kvb_exec_result_release(&r);
-		free(adir);
-		free(rdir);
-		return rc;
-	}
 	job_runtime(e, j, &rt);
-	kvb_knob_state_init(&ks);
-	ks.on_save = knob_saved_cb;
-	ks.on_restored = knob_restored_cb;
-	ks.cb_arg = e;
-	ks.cg_report = kvb_xasprintf("%s/kvb-cgroup", rdir);
-	ks.clusters = e->plat->clusters;
-	ks.nclusters = e->plat->nclusters;
-	ks.wit = &m->witnesses; /* knobs read back (engine/knobs.h) */
-	ks.needs_rt = (j->spec->ops->caps & KVB_WORKLOAD_REALTIME) != 0;
-	ks.rt_runtime_us = e->plat->cgroup_rt_runtime_us;
+	job_knob_state(e, j, rdir, m, &ks);
 	free(e->job_cgroup);
 	e->job_cgroup = NULL;
 	cJSON_Delete(e->knob_recorded);
@@ -370,52 +460,8 @@ static int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attem
 		ctx.out = m;
 		ctx.state = kvb_workload_state(&e->wstates, j->spec->ops);
 		rc = prepare_workload(j, &ctx, err);
-		if (!rc) {
-			struct kvb_instr_job ij;
-			struct kvb_target_host th;
-			struct kvb_host_sample h0, h1;
-			/* a board on this host's CPUs: what else the host did while the workload ran (§14) */
-			int on_host = e->target.ops->host && e->target.ops->host(&e->target, &th);
-			struct kvb_thermal therm;
-			int have_th = thermal_before(e, &therm);
-			kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, adir, rdir, m);
-			if (on_host)
-				kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h0);
-			atomic_fetch_add(&g_in_workload, 1);
-			if (g_signals)
-				g_cancel = 1;
-			size_t n0 = m->n;
-			rc = j->spec->ops->run(&ctx, err);
-			/* a number the workload does not declare, or in other units, is refused (§14) */
-			if (!rc)
-				rc = kvb_workload_check_metrics(j->spec->ops, m, n0, err);
-			/* the workload was what a first signal stops; the clean-up below runs (knobs put back) */
-			if (atomic_fetch_sub(&g_in_workload, 1) == 1 && g_signals < 2)
-				g_cancel = 0;
-			if (on_host) {
-				struct kvb_host_limits lim = { e->o->host_limit_pct > 0 ? e->o->host_limit_pct
-											: KVB_HOST_LIMIT_PCT };
-				kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h1);
-				struct kvb_host_board hb = { th.process, th.virtual_clock, th.workload_on_host };
-				kvb_host_witness(&h0, &h1, &lim, &hb, &m->witnesses);
-			}
-			kvb_instr_job_stop(&ij);
-			free(e->instr_err);
-			e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
-			kvb_instr_job_release(&ij);
-			/* what changed while the numbers were taken: knobs, then thermal caps (a limit refuses the job) */
-			kvb_knobs_recheck(&e->target, &ks);
-			if (have_th) {
-				struct kvb_error terr;
-				int trc = thermal_after(e, &therm, m, &terr);
-				if (trc && !rc) {
-					/* refused by the board's own state: an attempt right away finds the same board */
-					rc = trc;
-					*err = terr;
-					e->knob_failed = 1;
-				}
-			}
-		}
+		if (!rc)
+			rc = measure_job(e, j, &ctx, &ks, m, err);
 		/* a number stored under cgroup_depth=N must have run N deep: checked, not assumed */
 		if (!rc && (rc = kvb_knobs_check_cgroup(&e->target, &ks, &e->job_cgroup, err)))
 			e->knob_failed = 1;
@@ -603,6 +649,122 @@ static size_t count_job_done(struct engine *e)
 	return e->done;
 }
 
+/* A job being run (run_job): what its attempts leave for the steps that store it. */
+struct job_run {
+	const struct kvb_plan_job *j;
+	struct kvb_job_row *row;
+	int64_t start;        /* wall ns: when this invocation started the job */
+	int64_t a0;           /* wall ns: when the last attempt started */
+	int attempt;          /* attempts made, earlier invocations' and lost boards' included */
+	int rc;               /* the last attempt's result */
+	struct kvb_error err; /* why the last attempt failed */
+	struct kvb_metrics m; /* the last attempt's metrics (owned) */
+	cJSON *cls;           /* the job's classifiers (owned) */
+};
+
+static void job_run_release(struct job_run *jr)
+{
+	kvb_metrics_release(&jr->m);
+	cJSON_Delete(jr->cls);
+}
+
+/* After a failed attempt the board does not answer: its boot timeout to come back. 1 when it did, 0: lost. */
+static int board_came_back(struct engine *e)
+{
+	/* The board stopped answering: give it its boot timeout to come back. */
+	struct kvb_error e3;
+	kvb_warn("target not answering; waiting up to %d s", e->plat->boot_timeout_s);
+	if (e->pool_ctl) /* meanwhile no unit of the pool waits for this board */
+		kvb_pool_board_trouble(e->pool_ctl, 1);
+	if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) || !target_alive(e))
+		return 0;
+	if (e->pool_ctl)
+		kvb_pool_board_trouble(e->pool_ctl, 0);
+	return 1;
+}
+
+/* A signal stopped the job: not the job's failure, nor the board's; its attempt is stored and it is pending again. */
+static void job_interrupted(struct engine *e, struct job_run *jr)
+{
+	const struct kvb_plan_job *j = jr->j;
+	struct kvb_error e2;
+	kvb_info("[job %zu/%zu] %s %s #%d interrupted (%s): back to pending for --resume", e->done + 1, e->todo,
+		 e->a->variants[j->variant].name, j->spec->id, j->iteration, jr->err.msg);
+	if (kvb_store_attempt_add(e->st, jr->row->id, jr->attempt, "interrupted", jr->err.msg, jr->a0, kvb_wall_ns(), &e2) ||
+	    kvb_store_job_pending(e->st, jr->row->id, &e2))
+		kvb_err("%s", e2.msg);
+	snprintf(jr->row->status, sizeof(jr->row->status), "pending");
+	jr->row->attempts = jr->attempt;
+}
+
+/* A pool's board was lost, not the job: it stays pending and moves to another board (pool.c). */
+static void job_board_lost(struct engine *e, struct job_run *jr)
+{
+	struct kvb_error e2;
+	if (kvb_store_attempt_add(e->st, jr->row->id, jr->attempt, "failed", jr->err.msg, jr->start, kvb_wall_ns(), &e2))
+		kvb_err("%s", e2.msg);
+	free(e->lost_why);
+	e->lost_why = kvb_xstrdup(jr->err.msg);
+	jr->row->attempts = jr->attempt;
+}
+
+/*
+ * Stores the final job: its status, metrics and classifiers (the workload's and the knobs found added to
+ * jr->cls), then its notes and witnesses as events of it. KVB_ESTORE when it could not be stored
+ * (e->store_err says why), else KVB_OK.
+ */
+static enum kvb_err commit_job(struct engine *e, struct job_run *jr)
+{
+	const struct kvb_plan_job *j = jr->j;
+	struct kvb_job_row *row = jr->row;
+	int rc = jr->rc;
+	enum kvb_err stored = KVB_OK;
+	/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
+	struct kvb_job_outcome o = {
+		/* a warm-up is stored, never compared (its status keeps it out of the results view) */
+		.status = rc ? "failed" : j->warmup ? "warmup" : e->instr_err ? "instrument-failed" : "ok",
+		.error = rc ? jr->err.msg : e->instr_err,
+		.attempts = jr->attempt,
+		.start_ns = jr->start,
+		.end_ns = kvb_wall_ns(),
+		.cgroup = rc ? NULL : e->job_cgroup,
+		.witnesses = &jr->m.witnesses,
+	};
+	struct kvb_error e2;
+	for (const cJSON *kv = !rc && jr->m.job_classifiers ? jr->m.job_classifiers->child : NULL; kv; kv = kv->next)
+		if (!cJSON_GetObjectItemCaseSensitive(jr->cls, kv->string))
+			cJSON_AddItemToObject(jr->cls, kv->string, cJSON_Duplicate(kv, 1));
+	/* a `readback: record` knob the kernel did not take: the job ran with the value found */
+	for (const cJSON *kv = !rc && e->knob_recorded ? e->knob_recorded->child : NULL; kv; kv = kv->next) {
+		cJSON_DeleteItemFromObjectCaseSensitive(jr->cls, kv->string);
+		cJSON_AddItemToObject(jr->cls, kv->string, cJSON_Duplicate(kv, 1));
+	}
+	if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &jr->m, jr->cls, &e2)) {
+		kvb_err("cannot store job %d: %s", j->seq, e2.msg);
+		snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);
+		stored = KVB_ESTORE;
+	}
+	snprintf(row->status, sizeof(row->status), "%s", o.status);
+	row->attempts = jr->attempt;
+	/* each is an event of this job (log_to_events), so diff footnotes its cells */
+	for (size_t k = 0; !rc && k < jr->m.nnotes; k++)
+		kvb_warn("job %lld: %s", (long long)row->id, jr->m.notes[k]);
+	warn_witnesses(row->id, &jr->m.witnesses);
+	return stored;
+}
+
+/* The finished ok job's line in a log (not a terminal): its number nth, how it ended, the headline metric. */
+static void job_done_line(struct engine *e, const struct job_run *jr, size_t nth)
+{
+	const struct kvb_plan_job *j = jr->j;
+	fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d%s%s) %s", nth, e->todo,
+		e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round, e->board ? ", board " : "",
+		e->board ? e->board : "", j->warmup ? "warm-up" : e->instr_err ? "instrument-failed" : "ok");
+	if (jr->m.n)
+		fprintf(stderr, ": %s %.6g %s", jr->m.v[0].name, jr->m.v[0].value, jr->m.v[0].units);
+	fputc('\n', stderr);
+}
+
 /*
  * Runs one job with retries and commits it. Returns KVB_OK (the job is final: ok
  * or failed), KVB_EBOARD when the board stopped answering (the variant is
@@ -617,39 +779,36 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 	struct kvb_job_row *row = &e->rows[idx];
 	/* max_retries + 1 attempts in this invocation: a job --resume planned again gets them afresh, and in a
 	 * pool the attempts made on a board that was lost do not count against the job */
-	int max_attempts = row->attempts + e->a->max_retries + 1, attempt = row->attempts;
+	int max_attempts = row->attempts + e->a->max_retries + 1;
 	enum kvb_err abandon = KVB_OK;
-	int64_t start = kvb_wall_ns();
-	struct kvb_error err;
-	struct kvb_metrics m;
-	cJSON *cls = job_classifiers(e, j);
-	int rc = KVB_ETARGET, interrupted = 0;
-	int64_t a0 = start;
+	struct job_run jr = { .j = j, .row = row, .start = kvb_wall_ns(), .attempt = row->attempts, .rc = KVB_ETARGET };
+	int interrupted = 0;
 
-	kvb_error_clear(&err);
+	jr.cls = job_classifiers(e, j);
+	jr.a0 = jr.start;
+	kvb_error_clear(&jr.err);
 	e->cur_job_id = row->id;
-	if (kvb_store_job_start(e->st, row->id, start, &err))
-		kvb_err("%s", err.msg);
-	kvb_metrics_init(&m);
-	while (attempt < max_attempts) {
-		a0 = kvb_wall_ns();
-		attempt++;
-		kvb_metrics_release(&m);
-		kvb_metrics_init(&m);
+	if (kvb_store_job_start(e->st, row->id, jr.start, &jr.err))
+		kvb_err("%s", jr.err.msg);
+	kvb_metrics_init(&jr.m);
+	while (jr.attempt < max_attempts) {
+		jr.a0 = kvb_wall_ns();
+		jr.attempt++;
+		kvb_metrics_release(&jr.m);
+		kvb_metrics_init(&jr.m);
 		free(e->instr_err);
 		e->instr_err = NULL;
-		progress(e, j, attempt > 1 ? "retry" : "");
-		rc = attempt_job(e, j, attempt, &m, &err);
-		if (!rc)
+		progress(e, j, jr.attempt > 1 ? "retry" : "");
+		jr.rc = attempt_job(e, j, jr.attempt, &jr.m, &jr.err);
+		if (!jr.rc)
 			break;
-		if (rc == KVB_ESTORE) {
+		if (jr.rc == KVB_ESTORE) {
 			/* our side failed (disk full): the job is not at fault and is left for --resume */
 			if (e->tty)
 				fputc('\n', stderr);
-			kvb_err("job %d: %s", j->seq, err.msg);
-			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", err.msg);
-			kvb_metrics_release(&m);
-			cJSON_Delete(cls);
+			kvb_err("job %d: %s", j->seq, jr.err.msg);
+			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", jr.err.msg);
+			job_run_release(&jr);
 			return KVB_ESTORE;
 		}
 		if (e->tty)
@@ -659,108 +818,44 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 			break;
 		}
 		kvb_warn("[job %zu/%zu] %s %s #%d attempt %d failed: %s", e->done + 1, e->todo,
-			 e->a->variants[j->variant].name, j->spec->id, j->iteration, attempt, err.msg);
+			 e->a->variants[j->variant].name, j->spec->id, j->iteration, jr.attempt, jr.err.msg);
 		int64_t a1 = kvb_wall_ns();
-		if (rc == KVB_ETARGET && !target_alive(e)) {
-			/* The board stopped answering: give it its boot timeout to come back. */
-			struct kvb_error e3;
-			kvb_warn("target not answering; waiting up to %d s", e->plat->boot_timeout_s);
-			if (e->pool_ctl) /* meanwhile no unit of the pool waits for this board */
-				kvb_pool_board_trouble(e->pool_ctl, 1);
-			if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) ||
-			    !target_alive(e)) {
-				abandon = KVB_EBOARD;
-				break;
-			}
-			if (e->pool_ctl)
-				kvb_pool_board_trouble(e->pool_ctl, 0);
+		if (jr.rc == KVB_ETARGET && !target_alive(e) && !board_came_back(e)) {
+			abandon = KVB_EBOARD;
+			break;
 		}
 		if (g_signals || e->knob_failed)
 			break;
 		/* a retry follows: this attempt gets its own row (the last one is written with the job) */
-		if (attempt < max_attempts) {
+		if (jr.attempt < max_attempts) {
 			struct kvb_error e2;
-			if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, a0, a1, &e2))
+			if (kvb_store_attempt_add(e->st, row->id, jr.attempt, "failed", jr.err.msg, jr.a0, a1, &e2))
 				kvb_err("%s", e2.msg);
 		}
 	}
 	if (interrupted) {
-		struct kvb_error e2;
-		kvb_info("[job %zu/%zu] %s %s #%d interrupted (%s): back to pending for --resume", e->done + 1, e->todo,
-			 e->a->variants[j->variant].name, j->spec->id, j->iteration, err.msg);
-		if (kvb_store_attempt_add(e->st, row->id, attempt, "interrupted", err.msg, a0, kvb_wall_ns(), &e2) ||
-		    kvb_store_job_pending(e->st, row->id, &e2))
-			kvb_err("%s", e2.msg);
-		snprintf(row->status, sizeof(row->status), "pending");
-		row->attempts = attempt;
-		kvb_metrics_release(&m);
-		cJSON_Delete(cls);
+		job_interrupted(e, &jr);
+		job_run_release(&jr);
 		e->cur_job_id = 0;
 		return KVB_OK;
 	}
 	if (abandon == KVB_EBOARD && e->parent) {
-		/* a pool's board was lost, not the job: it stays pending and moves to another board (pool.c) */
-		struct kvb_error e2;
-		if (kvb_store_attempt_add(e->st, row->id, attempt, "failed", err.msg, start, kvb_wall_ns(), &e2))
-			kvb_err("%s", e2.msg);
-		free(e->lost_why);
-		e->lost_why = kvb_xstrdup(err.msg);
-		row->attempts = attempt;
-		kvb_metrics_release(&m);
-		cJSON_Delete(cls);
+		job_board_lost(e, &jr);
+		job_run_release(&jr);
 		return KVB_EBOARD;
 	}
-	{
-		/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
-		struct kvb_job_outcome o = {
-			/* a warm-up is stored, never compared (its status keeps it out of the results view) */
-			.status = rc ? "failed" : j->warmup ? "warmup" : e->instr_err ? "instrument-failed" : "ok",
-			.error = rc ? err.msg : e->instr_err,
-			.attempts = attempt,
-			.start_ns = start,
-			.end_ns = kvb_wall_ns(),
-			.cgroup = rc ? NULL : e->job_cgroup,
-			.witnesses = &m.witnesses,
-		};
-		struct kvb_error e2;
-		for (const cJSON *kv = !rc && m.job_classifiers ? m.job_classifiers->child : NULL; kv; kv = kv->next)
-			if (!cJSON_GetObjectItemCaseSensitive(cls, kv->string))
-				cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
-		/* a `readback: record` knob the kernel did not take: the job ran with the value found */
-		for (const cJSON *kv = !rc && e->knob_recorded ? e->knob_recorded->child : NULL; kv; kv = kv->next) {
-			cJSON_DeleteItemFromObjectCaseSensitive(cls, kv->string);
-			cJSON_AddItemToObject(cls, kv->string, cJSON_Duplicate(kv, 1));
-		}
-		if (kvb_store_job_commit(e->st, e->run_id, row->id, &o, rc ? NULL : &m, cls, &e2)) {
-			kvb_err("cannot store job %d: %s", j->seq, e2.msg);
-			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", e2.msg);
-			abandon = KVB_ESTORE;
-		}
-		snprintf(row->status, sizeof(row->status), "%s", o.status);
-		row->attempts = attempt;
-		/* each is an event of this job (log_to_events), so diff footnotes its cells */
-		for (size_t k = 0; !rc && k < m.nnotes; k++)
-			kvb_warn("job %lld: %s", (long long)row->id, m.notes[k]);
-		warn_witnesses(row->id, &m.witnesses);
-	}
-	if (rc || e->instr_err)
+	if (commit_job(e, &jr))
+		abandon = KVB_ESTORE;
+	if (jr.rc || e->instr_err)
 		e->failures++;
 	size_t nth = count_job_done(e);
-	if (!e->tty && !rc) {
-		/* one line with the headline metric */
-		fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d%s%s) %s", nth, e->todo,
-			e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round, e->board ? ", board " : "",
-			e->board ? e->board : "", j->warmup ? "warm-up" : e->instr_err ? "instrument-failed" : "ok");
-		if (m.n)
-			fprintf(stderr, ": %s %.6g %s", m.v[0].name, m.v[0].value, m.v[0].units);
-		fputc('\n', stderr);
-	}
-	kvb_metrics_release(&m);
-	cJSON_Delete(cls);
+	if (!e->tty && !jr.rc)
+		job_done_line(e, &jr, nth); /* one line with the headline metric */
+	job_run_release(&jr);
 	e->cur_job_id = 0;
 	if (abandon == KVB_EBOARD) {
 		char why[KVB_ERRMSG_MAX + 64];
-		snprintf(why, sizeof(why), "target stopped answering: %s", err.msg);
+		snprintf(why, sizeof(why), "target stopped answering: %s", jr.err.msg);
 		fail_variant(e, j->variant, why);
 	}
 	return abandon;
@@ -831,87 +926,100 @@ static int default_warmup(struct engine *e)
 	return kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)) ? 1 : 0;
 }
 
-static int setup_run(struct engine *e, struct kvb_error *err)
+/* The plan's options: the run's rounds (--rounds, else the default), the spare ones of --until-decided
+ * apart, and the warm-up of a spec that sets none. */
+static struct kvb_plan_opts plan_opts(struct engine *e)
 {
 	const struct kvb_run_opts *o = e->o;
-	int rc, rounds = o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e->plat, e->a);
+	int rounds = o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e->plat, e->a);
 	struct kvb_plan_opts po = { .rounds = rounds, .default_warmup = default_warmup(e) };
 	if (o->decide && o->decide->spare_rounds > 0 && rounds > o->decide->spare_rounds) {
 		/* --until-decided on a board on this host: the rounds beyond the looks stand in for disturbed ones */
 		po.spare_rounds = o->decide->spare_rounds;
 		po.rounds = rounds - po.spare_rounds;
 	}
-	if (o->resume_run > 0 && (rc = kvb_store_run_get_warmup(e->st, o->resume_run, &po.default_warmup, err)))
-		return rc;
-	kvb_plan_build_opts(&e->plan, e->a, &po);
-	e->rows = kvb_xcalloc(e->plan.n + 1, sizeof(*e->rows));
-	e->variant_ids = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_ids));
-	e->variant_failed = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_failed));
-	e->variant_why = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_why));
-	if (o->resume_run > 0) {
-		e->run_id = o->resume_run;
-		for (size_t v = 0; v < e->a->nvariants; v++) {
-			resolve_variant(e, &e->a->variants[v], &e->variant_why[v]);
-			if ((rc = kvb_store_variant_find(e->st, e->run_id, e->a->variants[v].name, &e->variant_ids[v], err)))
-				return rc;
-			if (!e->variant_ids[v])
-				return kvb_error_set(err, KVB_ESTORE, "run %lld has no variant '%s'", (long long)e->run_id,
-						     e->a->variants[v].name);
-		}
-	} else {
-		/* the platform is stored for the record, never its secrets (ssh passphrase ...) */
-		cJSON *redacted = kvb_redact_secrets(e->plat->doc.root);
-		char *aj = kvb_engine_agenda_json(e->a), *pj = cJSON_PrintUnformatted(redacted);
-		char *ppath = e->plat->file ? realpath(e->plat->file, NULL) : NULL;
-		cJSON_Delete(redacted);
-		struct kvb_run_info ri = {
-			.agenda_path = e->a->file,
-			.agenda_json = aj,
-			.platform = e->plat->name,
-			.platform_json = pj,
-			.rounds = rounds,
-			.exec_order = kvb_exec_order_name(e->a->order),
-			.max_retries = e->a->max_retries,
-			.command_line = o->command_line,
-			.boots_each_round = kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)),
-			.platform_path = ppath,
-		};
-		rc = kvb_store_run_begin(e->st, &ri, &e->run_id, err);
-		if (!rc)
-			rc = kvb_store_run_set_warmup(e->st, e->run_id, po.default_warmup, err);
-		free(aj);
-		free(pj);
-		free(ppath);
-		if (!rc && o->decide)
-			rc = kvb_decide_save(e->st, e->run_id, o->decide, err);
-		if (rc)
+	return po;
+}
+
+/* --resume: each variant's files are had again, and its row is found in the run. */
+static int find_variants(struct engine *e, struct kvb_error *err)
+{
+	int rc;
+	for (size_t v = 0; v < e->a->nvariants; v++) {
+		resolve_variant(e, &e->a->variants[v], &e->variant_why[v]);
+		if ((rc = kvb_store_variant_find(e->st, e->run_id, e->a->variants[v].name, &e->variant_ids[v], err)))
 			return rc;
-		for (size_t v = 0; v < e->a->nvariants && !rc; v++) {
-			struct kvb_variant *var = &e->a->variants[v];
-			cJSON *rtj = kvb_runtime_to_json(&var->rt);
-			char *rts = cJSON_PrintUnformatted(rtj), *why = NULL;
-#define SHA(i) (var->local[i] ? var->local_sha256[i] : NULL)
-			resolve_variant(e, var, &why);
-			struct kvb_variant_row vr = {
-				.name = var->name, .position = (int)v, .kernel = var->kernel,
-				.kernel_sha256 = SHA(KVB_VF_KERNEL), .dtb = var->dtb, .dtb_sha256 = SHA(KVB_VF_DTB),
-				.initrd = var->initrd, .initrd_sha256 = SHA(KVB_VF_INITRD), .boot_image = var->boot_image,
-				.boot_image_sha256 = SHA(KVB_VF_BOOT_IMAGE), .modules = var->modules,
-				.modules_sha256 = SHA(KVB_VF_MODULES), .cmdline = var->cmdline,
-				.expected_release = var->expected_release, .expected_version = var->expected_version,
-				.runtime_json = rts,
-			};
-#undef SHA
-			rc = kvb_store_variant_add(e->st, e->run_id, &vr, &e->variant_ids[v], err);
-			e->variant_why[v] = why;
-			free(rts);
-			cJSON_Delete(rtj);
-		}
-		if (rc)
-			return rc;
-		if (o->on_variants && (rc = o->on_variants(o->on_variants_arg, e->st, e->run_id, err)))
-			return rc;
+		if (!e->variant_ids[v])
+			return kvb_error_set(err, KVB_ESTORE, "run %lld has no variant '%s'", (long long)e->run_id,
+					     e->a->variants[v].name);
 	}
+	return KVB_OK;
+}
+
+/* A new run's row (e->run_id), with its default warm-up (po) and --until-decided's settings. */
+static int store_run(struct engine *e, const struct kvb_plan_opts *po, struct kvb_error *err)
+{
+	const struct kvb_run_opts *o = e->o;
+	int rc;
+	/* the platform is stored for the record, never its secrets (ssh passphrase ...) */
+	cJSON *redacted = kvb_redact_secrets(e->plat->doc.root);
+	char *aj = kvb_engine_agenda_json(e->a), *pj = cJSON_PrintUnformatted(redacted);
+	char *ppath = e->plat->file ? realpath(e->plat->file, NULL) : NULL;
+	cJSON_Delete(redacted);
+	struct kvb_run_info ri = {
+		.agenda_path = e->a->file,
+		.agenda_json = aj,
+		.platform = e->plat->name,
+		.platform_json = pj,
+		.rounds = po->rounds + po->spare_rounds, /* every round, the spare ones too */
+		.exec_order = kvb_exec_order_name(e->a->order),
+		.max_retries = e->a->max_retries,
+		.command_line = o->command_line,
+		.boots_each_round = kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)),
+		.platform_path = ppath,
+	};
+	rc = kvb_store_run_begin(e->st, &ri, &e->run_id, err);
+	if (!rc)
+		rc = kvb_store_run_set_warmup(e->st, e->run_id, po->default_warmup, err);
+	free(aj);
+	free(pj);
+	free(ppath);
+	if (!rc && o->decide)
+		rc = kvb_decide_save(e->st, e->run_id, o->decide, err);
+	return rc;
+}
+
+/* A new run's variants: each one's files are had, and its row stored (e->variant_ids) with what they were. */
+static int store_variants(struct engine *e, struct kvb_error *err)
+{
+	int rc = KVB_OK;
+	for (size_t v = 0; v < e->a->nvariants && !rc; v++) {
+		struct kvb_variant *var = &e->a->variants[v];
+		cJSON *rtj = kvb_runtime_to_json(&var->rt);
+		char *rts = cJSON_PrintUnformatted(rtj), *why = NULL;
+#define SHA(i) (var->local[i] ? var->local_sha256[i] : NULL)
+		resolve_variant(e, var, &why);
+		struct kvb_variant_row vr = {
+			.name = var->name, .position = (int)v, .kernel = var->kernel,
+			.kernel_sha256 = SHA(KVB_VF_KERNEL), .dtb = var->dtb, .dtb_sha256 = SHA(KVB_VF_DTB),
+			.initrd = var->initrd, .initrd_sha256 = SHA(KVB_VF_INITRD), .boot_image = var->boot_image,
+			.boot_image_sha256 = SHA(KVB_VF_BOOT_IMAGE), .modules = var->modules,
+			.modules_sha256 = SHA(KVB_VF_MODULES), .cmdline = var->cmdline,
+			.expected_release = var->expected_release, .expected_version = var->expected_version,
+			.runtime_json = rts,
+		};
+#undef SHA
+		rc = kvb_store_variant_add(e->st, e->run_id, &vr, &e->variant_ids[v], err);
+		e->variant_why[v] = why;
+		free(rts);
+		cJSON_Delete(rtj);
+	}
+	return rc;
+}
+
+/* The job rows of the plan: what each job is, with its parameters and knobs as JSON (owned by the rows). */
+static void fill_rows(struct engine *e)
+{
 	for (size_t i = 0; i < e->plan.n; i++) {
 		const struct kvb_plan_job *j = &e->plan.jobs[i];
 		cJSON *rtj;
@@ -931,22 +1039,56 @@ static int setup_run(struct engine *e, struct kvb_error *err)
 		cJSON_Delete(rtj);
 		kvb_runtime_release(&rt);
 	}
+}
+
+/* --resume: what failed or was skipped is planned again, the rows' states are loaded, the run is running again. */
+static int resume_plan(struct engine *e, struct kvb_error *err)
+{
+	int64_t replanned = 0;
+	int rc;
+	/* what failed or was skipped runs again: a resume never leaves a failure as it found it and calls it done */
+	rc = kvb_store_replan(e->st, e->run_id, &replanned, err);
+	if (!rc && replanned) {
+		kvb_info("run %lld: %lld failed or skipped job%s planned again", (long long)e->run_id,
+			 (long long)replanned, replanned == 1 ? "" : "s");
+		kvb_store_event(e->st, e->run_id, "info", "resume: %lld failed or skipped job%s planned again",
+				(long long)replanned, replanned == 1 ? "" : "s");
+	}
+	if (!rc)
+		rc = kvb_store_plan_load(e->st, e->run_id, e->rows, e->plan.n, err);
+	if (!rc)
+		rc = kvb_store_run_status(e->st, e->run_id, "running", 0, err);
+	if (!rc)
+		kvb_store_event(e->st, e->run_id, "info", "resumed");
+	return rc;
+}
+
+/* The run's plan and rows, stored for a new run or reloaded from the store for --resume (e->run_id). */
+static int setup_run(struct engine *e, struct kvb_error *err)
+{
+	const struct kvb_run_opts *o = e->o;
+	struct kvb_plan_opts po = plan_opts(e);
+	int rc;
+	if (o->resume_run > 0 && (rc = kvb_store_run_get_warmup(e->st, o->resume_run, &po.default_warmup, err)))
+		return rc;
+	kvb_plan_build_opts(&e->plan, e->a, &po);
+	e->rows = kvb_xcalloc(e->plan.n + 1, sizeof(*e->rows));
+	e->variant_ids = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_ids));
+	e->variant_failed = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_failed));
+	e->variant_why = kvb_xcalloc(e->a->nvariants + 1, sizeof(*e->variant_why));
 	if (o->resume_run > 0) {
-		int64_t replanned = 0;
-		/* what failed or was skipped runs again: a resume never leaves a failure as it found it and calls it done */
-		rc = kvb_store_replan(e->st, e->run_id, &replanned, err);
-		if (!rc && replanned) {
-			kvb_info("run %lld: %lld failed or skipped job%s planned again", (long long)e->run_id,
-				 (long long)replanned, replanned == 1 ? "" : "s");
-			kvb_store_event(e->st, e->run_id, "info", "resume: %lld failed or skipped job%s planned again",
-					(long long)replanned, replanned == 1 ? "" : "s");
-		}
-		if (!rc)
-			rc = kvb_store_plan_load(e->st, e->run_id, e->rows, e->plan.n, err);
-		if (!rc)
-			rc = kvb_store_run_status(e->st, e->run_id, "running", 0, err);
-		if (!rc)
-			kvb_store_event(e->st, e->run_id, "info", "resumed");
+		e->run_id = o->resume_run;
+		if ((rc = find_variants(e, err)))
+			return rc;
+	} else {
+		if ((rc = store_run(e, &po, err)) || (rc = store_variants(e, err)))
+			return rc;
+		if (o->on_variants && (rc = o->on_variants(o->on_variants_arg, e->st, e->run_id, err)))
+			return rc;
+	}
+	fill_rows(e);
+	if (o->resume_run > 0) {
+		rc = resume_plan(e, err);
 		if (!rc)
 			resume_workloads(e); /* jobs still to run work as the earlier ones did (rt-app: their pLoad) */
 	} else {
@@ -1419,12 +1561,7 @@ out:
 static int print_plan(struct engine *e, struct kvb_error *err)
 {
 	int rc;
-	struct kvb_plan_opts po = { .rounds = e->o->rounds > 0 ? e->o->rounds : kvb_engine_default_rounds(e->plat, e->a),
-				    .default_warmup = default_warmup(e) };
-	if (e->o->decide && e->o->decide->spare_rounds > 0 && po.rounds > e->o->decide->spare_rounds) {
-		po.spare_rounds = e->o->decide->spare_rounds;
-		po.rounds -= po.spare_rounds;
-	}
+	struct kvb_plan_opts po = plan_opts(e);
 	kvb_plan_build_opts(&e->plan, e->a, &po);
 	for (size_t i = 0; i < e->plan.n; i++) {
 		const struct kvb_plan_job *j = &e->plan.jobs[i];
