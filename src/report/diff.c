@@ -497,6 +497,62 @@ static cJSON *num(double x)
 	return isfinite(x) ? cJSON_CreateNumber(x) : cJSON_CreateNull();
 }
 
+/* The comparison fields of a compared variant (docs/outputs.md, the schema's $defs/diff_variant). */
+static void cmp_json(cJSON *jv, const struct kvb_cell_stats *cs, enum kvb_stat stat)
+{
+	cJSON_AddItemToObject(jv, "diff_pct", num(cs->diff_pct));
+	cJSON_AddItemToObject(jv, "diff", num(cs->diff));
+	cJSON_AddStringToObject(jv, "test", cs->test == KVB_TEST_MEAN	   ? "mean"
+					    : cs->test == KVB_TEST_QUANTILE ? kvb_stat_name(stat)
+									    : "none");
+	if (cs->test == KVB_TEST_MEAN && cs->naive_ok) {
+		cJSON_AddItemToObject(jv, "welch_t", num(cs->c.welch_t));
+		cJSON_AddItemToObject(jv, "welch_df", num(cs->c.welch_df));
+		cJSON_AddItemToObject(jv, "welch_p", num(cs->c.welch_p));
+		cJSON_AddItemToObject(jv, "diff_ci95_lo", num(cs->c.ci_lo));
+		cJSON_AddItemToObject(jv, "diff_ci95_hi", num(cs->c.ci_hi));
+		cJSON_AddItemToObject(jv, "mw_u", num(cs->c.mw_u));
+		cJSON_AddItemToObject(jv, "mw_p", num(cs->c.mw_p));
+		cJSON_AddBoolToObject(jv, "mw_exact", cs->c.mw_exact);
+		cJSON_AddItemToObject(jv, "ratio", num(cs->c.ratio));
+		cJSON_AddItemToObject(jv, "ratio_ci95_lo", num(cs->c.ratio_ci_lo));
+		cJSON_AddItemToObject(jv, "ratio_ci95_hi", num(cs->c.ratio_ci_hi));
+		cJSON_AddBoolToObject(jv, "naive_significant", cs->c.significant);
+	}
+	if (cs->boot_ok) {
+		/* the ratio where both sides stay positive, else null: the difference's CI decides */
+		cJSON_AddItemToObject(jv, "boot_ratio", num(cs->b.ratio));
+		cJSON_AddItemToObject(jv, "boot_ratio_ci95_lo", num(cs->b.ci_lo));
+		cJSON_AddItemToObject(jv, "boot_ratio_ci95_hi", num(cs->b.ci_hi));
+		cJSON_AddItemToObject(jv, "boot_diff_ci95_lo", num(cs->b.diff_ci_lo));
+		cJSON_AddItemToObject(jv, "boot_diff_ci95_hi", num(cs->b.diff_ci_hi));
+		cJSON_AddItemToObject(jv, "boot_welch_p", num(cs->b.boot_welch_p));
+		if (cs->test == KVB_TEST_QUANTILE) {
+			cJSON_AddItemToObject(jv, "bootstrap_p", num(cs->p_boot));
+			cJSON_AddNumberToObject(jv, "resamples", cs->b.resamples);
+		} else {
+			cJSON_AddItemToObject(jv, "within_boot_sd", num(cs->b.within_sd_v));
+			cJSON_AddItemToObject(jv, "between_boot_sd", num(cs->b.between_sd_v));
+		}
+	}
+	cJSON_AddItemToObject(jv, "p", num(cell_p(cs)));
+	cJSON_AddBoolToObject(jv, "significant", cs->significant);
+	cJSON_AddStringToObject(jv, "verdict", cs->verdict);
+	cJSON_AddStringToObject(jv, "unit", cs->test == KVB_TEST_NONE ? "none"
+					    : cs->paired_ok		  ? "pair"
+					    : cs->one_boot || !(cs->b.boots_b >= 2 && cs->b.boots_v >= 2) || !cs->boot_ok
+						    ? "run (1 boot)"
+						    : "boot");
+	if (cs->paired_ok) {
+		/* duet: the paired t test on the per-round differences (stats.h kvb_stats_paired) */
+		cJSON_AddNumberToObject(jv, "pairs", (double)cs->pr.n);
+		cJSON_AddItemToObject(jv, "paired_diff", num(cs->pr.diff));
+		cJSON_AddItemToObject(jv, "paired_diff_ci95_lo", num(cs->pr.ci_lo));
+		cJSON_AddItemToObject(jv, "paired_diff_ci95_hi", num(cs->pr.ci_hi));
+		cJSON_AddItemToObject(jv, "paired_t", num(cs->pr.t));
+	}
+}
+
 /* JSON carries every statistic and p-value (a notebook needs nothing else). */
 cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 {
@@ -545,59 +601,8 @@ cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 			}
 			cJSON_AddItemToObject(jv, "values", vals);
 			cJSON_AddItemToObject(jv, "boot_ids", boots);
-			if (cs.has_cmp) {
-				cJSON_AddItemToObject(jv, "diff_pct", num(cs.diff_pct));
-				cJSON_AddItemToObject(jv, "diff", num(cs.diff));
-				cJSON_AddStringToObject(jv, "test", cs.test == KVB_TEST_MEAN       ? "mean"
-								    : cs.test == KVB_TEST_QUANTILE ? kvb_stat_name(o->stat)
-												     : "none");
-				if (cs.test == KVB_TEST_MEAN && cs.naive_ok) {
-					cJSON_AddItemToObject(jv, "welch_t", num(cs.c.welch_t));
-					cJSON_AddItemToObject(jv, "welch_df", num(cs.c.welch_df));
-					cJSON_AddItemToObject(jv, "welch_p", num(cs.c.welch_p));
-					cJSON_AddItemToObject(jv, "diff_ci95_lo", num(cs.c.ci_lo));
-					cJSON_AddItemToObject(jv, "diff_ci95_hi", num(cs.c.ci_hi));
-					cJSON_AddItemToObject(jv, "mw_u", num(cs.c.mw_u));
-					cJSON_AddItemToObject(jv, "mw_p", num(cs.c.mw_p));
-					cJSON_AddBoolToObject(jv, "mw_exact", cs.c.mw_exact);
-					cJSON_AddItemToObject(jv, "ratio", num(cs.c.ratio));
-					cJSON_AddItemToObject(jv, "ratio_ci95_lo", num(cs.c.ratio_ci_lo));
-					cJSON_AddItemToObject(jv, "ratio_ci95_hi", num(cs.c.ratio_ci_hi));
-					cJSON_AddBoolToObject(jv, "naive_significant", cs.c.significant);
-				}
-				if (cs.boot_ok) {
-					/* the ratio where both sides stay positive, else null: the difference's CI decides */
-					cJSON_AddItemToObject(jv, "boot_ratio", num(cs.b.ratio));
-					cJSON_AddItemToObject(jv, "boot_ratio_ci95_lo", num(cs.b.ci_lo));
-					cJSON_AddItemToObject(jv, "boot_ratio_ci95_hi", num(cs.b.ci_hi));
-					cJSON_AddItemToObject(jv, "boot_diff_ci95_lo", num(cs.b.diff_ci_lo));
-					cJSON_AddItemToObject(jv, "boot_diff_ci95_hi", num(cs.b.diff_ci_hi));
-					cJSON_AddItemToObject(jv, "boot_welch_p", num(cs.b.boot_welch_p));
-					if (cs.test == KVB_TEST_QUANTILE) {
-						cJSON_AddItemToObject(jv, "bootstrap_p", num(cs.p_boot));
-						cJSON_AddNumberToObject(jv, "resamples", cs.b.resamples);
-					} else {
-						cJSON_AddItemToObject(jv, "within_boot_sd", num(cs.b.within_sd_v));
-						cJSON_AddItemToObject(jv, "between_boot_sd", num(cs.b.between_sd_v));
-					}
-				}
-				cJSON_AddItemToObject(jv, "p", num(cell_p(&cs)));
-				cJSON_AddBoolToObject(jv, "significant", cs.significant);
-				cJSON_AddStringToObject(jv, "verdict", cs.verdict);
-				cJSON_AddStringToObject(jv, "unit", cs.test == KVB_TEST_NONE ? "none"
-								    : cs.paired_ok ? "pair"
-								    : cs.one_boot || !(cs.b.boots_b >= 2 && cs.b.boots_v >= 2) || !cs.boot_ok
-									    ? "run (1 boot)"
-									    : "boot");
-				if (cs.paired_ok) {
-					/* duet: the paired t test on the per-round differences (stats.h kvb_stats_paired) */
-					cJSON_AddNumberToObject(jv, "pairs", (double)cs.pr.n);
-					cJSON_AddItemToObject(jv, "paired_diff", num(cs.pr.diff));
-					cJSON_AddItemToObject(jv, "paired_diff_ci95_lo", num(cs.pr.ci_lo));
-					cJSON_AddItemToObject(jv, "paired_diff_ci95_hi", num(cs.pr.ci_hi));
-					cJSON_AddItemToObject(jv, "paired_t", num(cs.pr.t));
-				}
-			}
+			if (cs.has_cmp)
+				cmp_json(jv, &cs, o->stat);
 			kvb_verdict_json(jv, g, &cs);
 			cJSON_AddItemToArray(vs, jv);
 		}
