@@ -32,7 +32,7 @@ static int load_agenda(struct kvb_agenda *a, const char *path)
 	return KVB_EINPUT;
 }
 
-/* The -V variants added to the agenda (or its default variant), their knobs checked; kvb_cli_fail's status on an error. */
+/* The -V variants added to the agenda (or its default variant), their knobs checked; kvb_cli_fail's status on error. */
 static int add_variants(struct kvb_agenda *a, const struct kvb_strv *variants)
 {
 	struct kvb_error err;

@@ -404,7 +404,10 @@ static void build_units(struct pool *p, const struct kvb_plan *plan, const struc
 		}
 }
 
-/* Connects the boards one after the other (a backend's library set-up, libssh2_init, is not thread-safe); returns how many answered. */
+/*
+ * Connects the boards one after the other (a backend's library set-up, libssh2_init, is not
+ * thread-safe); returns how many answered.
+ */
 static size_t connect_boards(struct pool *p)
 {
 	size_t live = 0;

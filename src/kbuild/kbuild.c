@@ -869,7 +869,7 @@ static int keep_failed_log(struct kvb_build_result *r, const char *imgs)
 	return 0;
 }
 
-/* The finished build in tmpdir becomes the cache entry r->dir (with its info.json); r->log and r->files then name it. */
+/* The finished build in tmpdir becomes the cache entry r->dir (with info.json); r->log and r->files then name it. */
 static int store_build(const struct kvb_build_spec *spec, const char *repo, const char *tmpdir,
 		       struct kvb_build_result *r, struct kvb_error *err)
 {

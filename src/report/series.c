@@ -110,7 +110,7 @@ void kvb_series_compare(const struct kvb_report *r, const struct kvb_group *g, s
 	kvb_cell_compute(r, &pair, b == v ? 0 : 1, stat, alpha, cs);
 }
 
-/* The group's header: its object in the JSON document jroot (returns its "commits" array), or with jroot NULL its title lines. */
+/* The group's header: its object in the JSON document jroot (returns its "commits" array), or (jroot NULL) its titles. */
 static cJSON *group_head(const struct kvb_group *g, cJSON *jroot, FILE *out)
 {
 	cJSON *jg;

@@ -623,8 +623,8 @@ static int build_boot_image(struct lava_state *st, const struct kvb_batch_unit *
 }
 
 /* The file variables of parts (set_file): only the files the template downloads are offered. */
-static int template_files(const struct lava_state *st, const cJSON *tmpl, const struct kvb_variant *var, const char *base,
-			  struct def_parts *parts, struct kvb_error *err)
+static int template_files(const struct lava_state *st, const cJSON *tmpl, const struct kvb_variant *var,
+			  const char *base, struct def_parts *parts, struct kvb_error *err)
 {
 	const char *rootfs = kvb_get_str(st->conn, "rootfs", NULL);
 	struct {
