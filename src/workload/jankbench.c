@@ -41,9 +41,9 @@
 #include "workload/workload.h"
 #include "config/platform.h"
 #include "core/buf.h"
+#include "core/csv_field.h"
 #include "core/log.h"
 #include "core/util.h"
-#include "report/box.h"
 #include "target/adb.h"
 
 #include <errno.h>
