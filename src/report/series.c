@@ -101,14 +101,6 @@ static void fmt_cmp(char *buf, size_t n, const struct kvb_cell_stats *cs)
 			 cs->one_boot ? " (1 boot)" : "");
 }
 
-void kvb_series_compare(const struct kvb_report *r, const struct kvb_group *g, size_t b, size_t v, enum kvb_stat stat,
-			double alpha, struct kvb_cell_stats *cs)
-{
-	struct kvb_group pair = *g;
-	struct kvb_cell cells[2] = { g->cells[b], g->cells[v] };
-	pair.cells = cells;
-	kvb_cell_compute(r, &pair, b == v ? 0 : 1, stat, alpha, cs);
-}
 
 /* The group's header: its object in the JSON document jroot (returns its "commits" array), or (jroot NULL) its titles. */
 static cJSON *group_head(const struct kvb_group *g, cJSON *jroot, FILE *out)
@@ -171,10 +163,10 @@ static void series_group(const struct kvb_report *r, const struct kvb_group *g, 
 		struct kvb_cell_stats first, par;
 		char mean[32], vf[64], vp[64], change[64] = "";
 		const char *sha = ci[v].sha ? ci[v].sha : r->variants.v[v];
-		kvb_series_compare(r, g, 0, v, o->stat, o->alpha, &first);
+		kvb_cell_compare(r, g, 0, v, o->stat, o->alpha, &first);
 		memset(&par, 0, sizeof(par));
 		if (have_parent && first.ok)
-			kvb_series_compare(r, g, parent, v, o->stat, o->alpha, &par);
+			kvb_cell_compare(r, g, parent, v, o->stat, o->alpha, &par);
 		for (size_t k = 0; k < ncp; k++)
 			if (cp[k] == v)
 				snprintf(change, sizeof(change), "<< shift (p=%.3f)", cpp[k]);
