@@ -1,10 +1,10 @@
 /*
  * Implements a bisect's judgements (steps.h): a step against both endpoints, and the endpoints
- * against each other, with the boot-aware verdict of `kvbench diff` (report/series.h).
+ * against each other, with the boot-aware verdict of `kvbench diff` (results/cell_stats.h).
  */
 #include "bisect/steps.h"
 #include "core/log.h"
-#include "report/series.h"
+#include "results/cell_stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -116,12 +116,12 @@ int kvb_bisect_judge(struct kvb_bisect *b, const char *sha, const struct kvb_bis
 	if (r.ngroups > 1)
 		kvb_warn("--metric %s matches %zu classifier groups; bisect judges the first (%s)", b->row.metric, r.ngroups,
 			 r.groups[0].label ? r.groups[0].label : "");
-	kvb_series_compare(&r, &r.groups[0], ig, ig, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cg);
+	kvb_cell_compare(&r, &r.groups[0], ig, ig, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cg);
 	res->good_boots = (int)cg.boots;
-	kvb_series_compare(&r, &r.groups[0], ib, ib, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cb);
+	kvb_cell_compare(&r, &r.groups[0], ib, ib, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cb);
 	res->bad_boots = (int)cb.boots;
-	kvb_series_compare(&r, &r.groups[0], ig, is, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cg);
-	kvb_series_compare(&r, &r.groups[0], ib, is, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cb);
+	kvb_cell_compare(&r, &r.groups[0], ig, is, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cg);
+	kvb_cell_compare(&r, &r.groups[0], ib, is, KVB_STAT_MEAN, KVB_STATS_ALPHA, &cb);
 	res->value = cg.ok ? cg.value : NAN;
 	res->vs_good = cg.has_cmp ? cg.diff_pct : (is == ig ? 0 : NAN);
 	res->vs_bad = cb.has_cmp ? cb.diff_pct : (is == ib ? 0 : NAN);
@@ -154,7 +154,7 @@ int kvb_bisect_check_endpoints(struct kvb_bisect *b, double *change, int *more, 
 		return rc;
 	ig = variant_of(&rep, b->row.good);
 	ib = variant_of(&rep, b->row.bad);
-	kvb_series_compare(&rep, &rep.groups[0], ig, ib, KVB_STAT_MEAN, KVB_STATS_ALPHA, &c);
+	kvb_cell_compare(&rep, &rep.groups[0], ig, ib, KVB_STAT_MEAN, KVB_STATS_ALPHA, &c);
 	if (decided(&c) && !strcmp(c.verdict, "better"))
 		rc = kvb_error_set(err, KVB_EINPUT,
 				   "the \"good\" %.12s measures worse than the \"bad\" %.12s (%s: bad is %+.1f%%, better): "

@@ -12,6 +12,106 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Loads the agenda at path, its errors and warnings on stderr; KVB_EINPUT (a released) when it has errors. */
+static int load_agenda(struct kvb_agenda *a, const char *path)
+{
+	struct kvb_diag d;
+	int rc;
+	kvb_diag_init(&d, NULL);
+	rc = kvb_agenda_load(a, path, &d);
+	for (size_t i = 0; i < d.msgs.n; i++)
+		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	for (size_t i = 0; i < d.warnings.n; i++)
+		fprintf(stderr, "%s (warning)\n", d.warnings.v[i]);
+	if (rc)
+		fprintf(stderr, "kvbench: %s: %zu error%s\n", path, d.msgs.n, d.msgs.n == 1 ? "" : "s");
+	kvb_diag_release(&d);
+	if (!rc)
+		return KVB_OK;
+	kvb_agenda_release(a);
+	return KVB_EINPUT;
+}
+
+/* The -V variants added to the agenda (or its default variant), their knobs checked; kvb_cli_fail's status on error. */
+static int add_variants(struct kvb_agenda *a, const struct kvb_strv *variants)
+{
+	struct kvb_error err;
+	for (size_t i = 0; i < variants->n; i++)
+		if (kvb_agenda_add_variant_arg(a, variants->v[i], &err))
+			return kvb_cli_fail(&err);
+	kvb_agenda_default_variant(a);
+	if (kvb_agenda_check_variant_knobs(a, &err))
+		return kvb_cli_fail(&err);
+	return KVB_OK;
+}
+
+/*
+ * The agenda against platform plat_name: its preflight problems on stderr (*pre_rc, as
+ * kvb_preflight_report) and, when *rounds is 0, the platform's default rounds. KVB_EINPUT
+ * when the platform does not load (its errors on stderr).
+ */
+static int check_on_platform(const struct kvb_agenda *a, const char *plat_name, int *rounds, int *pre_rc)
+{
+	struct kvb_platform p;
+	struct kvb_diag pd;
+	struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
+	kvb_diag_init(&pd, NULL);
+	if (kvb_platform_load(&p, plat_name, &pd)) {
+		for (size_t i = 0; i < pd.msgs.n; i++)
+			fprintf(stderr, "%s\n", pd.msgs.v[i]);
+		kvb_diag_release(&pd);
+		kvb_platform_release(&p);
+		return KVB_EINPUT;
+	}
+	if (!*rounds)
+		*rounds = kvb_engine_default_rounds(&p, a);
+	kvb_preflight_run(a, &p, 0, 1, 0, &pf);
+	*pre_rc = kvb_preflight_report(&pf, stderr);
+	kvb_preflight_release(&pf);
+	kvb_diag_release(&pd);
+	kvb_platform_release(&p);
+	return KVB_OK;
+}
+
+/* The plan's jobs as a table on stdout: seq, round, variant, spec, iteration, params, runtime knobs, classifiers. */
+static void print_jobs(const struct kvb_agenda *a, const struct kvb_plan *plan)
+{
+	struct kvb_box b;
+	kvb_box_init(&b, 8);
+	kvb_box_header(&b, 0, "seq", KVB_ALIGN_RIGHT);
+	kvb_box_header(&b, 1, "round", KVB_ALIGN_RIGHT);
+	kvb_box_header(&b, 2, "variant", KVB_ALIGN_LEFT);
+	kvb_box_header(&b, 3, "spec", KVB_ALIGN_LEFT);
+	kvb_box_header(&b, 4, "iteration", KVB_ALIGN_RIGHT);
+	kvb_box_header(&b, 5, "params", KVB_ALIGN_LEFT);
+	kvb_box_header(&b, 6, "runtime", KVB_ALIGN_LEFT);
+	kvb_box_header(&b, 7, "classifiers", KVB_ALIGN_LEFT);
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct kvb_plan_job *j = &plan->jobs[i];
+		struct kvb_runtime rt;
+		char *p = cJSON_PrintUnformatted(j->spec->params), *cl = cJSON_PrintUnformatted(j->spec->classifiers);
+		kvb_runtime_copy(&rt, &j->spec->rt);
+		kvb_runtime_merge(&rt, &a->variants[j->variant].rt);
+		cJSON *rj = kvb_runtime_to_json(&rt);
+		char *r = cJSON_PrintUnformatted(rj);
+		kvb_box_cellf(&b, "%d", j->seq);
+		kvb_box_cellf(&b, "%d", j->round);
+		kvb_box_cell(&b, a->variants[j->variant].name);
+		kvb_box_cell(&b, j->spec->id);
+		kvb_box_cellf(&b, "%d", j->iteration);
+		kvb_box_cell(&b, p);
+		kvb_box_cell(&b, r);
+		kvb_box_cell(&b, cl);
+		free(p);
+		free(cl);
+		free(r);
+		cJSON_Delete(rj);
+		kvb_runtime_release(&rt);
+	}
+	kvb_box_print(&b, stdout);
+	kvb_box_release(&b);
+}
+
 int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 {
 	(void)cli; /* flags 0: no DB */
@@ -22,9 +122,7 @@ int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kvb_agenda a;
-	struct kvb_diag d;
 	struct kvb_plan plan;
-	struct kvb_box b;
 	int c, rc, rounds = 0, pre_rc = KVB_OK;
 	const char *plat_name = NULL;
 	struct kvb_strv variants = KVB_STRV_INIT;
@@ -41,95 +139,22 @@ int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 	}
 	if (optind + 2 != argc || strcmp(argv[optind], "check"))
 		return kvb_cli_usage("agenda", "expected `agenda check FILE`");
-	kvb_diag_init(&d, NULL);
-	rc = kvb_agenda_load(&a, argv[optind + 1], &d);
-	for (size_t i = 0; i < d.msgs.n; i++)
-		fprintf(stderr, "%s\n", d.msgs.v[i]);
-	for (size_t i = 0; i < d.warnings.n; i++)
-		fprintf(stderr, "%s (warning)\n", d.warnings.v[i]);
-	if (rc) {
-		fprintf(stderr, "kvbench: %s: %zu error%s\n", argv[optind + 1], d.msgs.n, d.msgs.n == 1 ? "" : "s");
-		kvb_diag_release(&d);
-		kvb_agenda_release(&a);
-		return KVB_EINPUT;
+	if ((rc = load_agenda(&a, argv[optind + 1]))) {
+		kvb_strv_release(&variants);
+		return rc;
 	}
-	kvb_diag_release(&d);
-	for (size_t i = 0; i < variants.n; i++) {
-		struct kvb_error err;
-		if (kvb_agenda_add_variant_arg(&a, variants.v[i], &err)) {
-			kvb_strv_release(&variants);
-			kvb_agenda_release(&a);
-			return kvb_cli_fail(&err);
-		}
-	}
+	rc = add_variants(&a, &variants);
 	kvb_strv_release(&variants);
-	kvb_agenda_default_variant(&a);
-	{
-		struct kvb_error err;
-		if (kvb_agenda_check_variant_knobs(&a, &err)) {
-			kvb_agenda_release(&a);
-			return kvb_cli_fail(&err);
-		}
-	}
-	if (plat_name) {
-		struct kvb_platform p;
-		struct kvb_diag pd;
-		kvb_diag_init(&pd, NULL);
-		if (kvb_platform_load(&p, plat_name, &pd)) {
-			for (size_t i = 0; i < pd.msgs.n; i++)
-				fprintf(stderr, "%s\n", pd.msgs.v[i]);
-			kvb_diag_release(&pd);
-			kvb_platform_release(&p);
-			kvb_agenda_release(&a);
-			return KVB_EINPUT;
-		}
-		if (!rounds)
-			rounds = kvb_engine_default_rounds(&p, &a);
-		{
-			struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
-			kvb_preflight_run(&a, &p, 0, 1, 0, &pf);
-			pre_rc = kvb_preflight_report(&pf, stderr);
-			kvb_preflight_release(&pf);
-		}
-		kvb_diag_release(&pd);
-		kvb_platform_release(&p);
+	if (!rc && plat_name)
+		rc = check_on_platform(&a, plat_name, &rounds, &pre_rc);
+	if (rc) {
+		kvb_agenda_release(&a);
+		return rc;
 	}
 	kvb_plan_build(&plan, &a, rounds ? rounds : 1);
 	printf("%s: %zu specs, %zu variants, %zu jobs, execution_order %s, max_retries %d\n", argv[optind + 1], a.nspecs,
 	       a.nvariants, plan.n, kvb_exec_order_name(a.order), a.max_retries);
-	kvb_box_init(&b, 8);
-	kvb_box_header(&b, 0, "seq", KVB_ALIGN_RIGHT);
-	kvb_box_header(&b, 1, "round", KVB_ALIGN_RIGHT);
-	kvb_box_header(&b, 2, "variant", KVB_ALIGN_LEFT);
-	kvb_box_header(&b, 3, "spec", KVB_ALIGN_LEFT);
-	kvb_box_header(&b, 4, "iteration", KVB_ALIGN_RIGHT);
-	kvb_box_header(&b, 5, "params", KVB_ALIGN_LEFT);
-	kvb_box_header(&b, 6, "runtime", KVB_ALIGN_LEFT);
-	kvb_box_header(&b, 7, "classifiers", KVB_ALIGN_LEFT);
-	for (size_t i = 0; i < plan.n; i++) {
-		const struct kvb_plan_job *j = &plan.jobs[i];
-		struct kvb_runtime rt;
-		char *p = cJSON_PrintUnformatted(j->spec->params), *cl = cJSON_PrintUnformatted(j->spec->classifiers);
-		kvb_runtime_copy(&rt, &j->spec->rt);
-		kvb_runtime_merge(&rt, &a.variants[j->variant].rt);
-		cJSON *rj = kvb_runtime_to_json(&rt);
-		char *r = cJSON_PrintUnformatted(rj);
-		kvb_box_cellf(&b, "%d", j->seq);
-		kvb_box_cellf(&b, "%d", j->round);
-		kvb_box_cell(&b, a.variants[j->variant].name);
-		kvb_box_cell(&b, j->spec->id);
-		kvb_box_cellf(&b, "%d", j->iteration);
-		kvb_box_cell(&b, p);
-		kvb_box_cell(&b, r);
-		kvb_box_cell(&b, cl);
-		free(p);
-		free(cl);
-		free(r);
-		cJSON_Delete(rj);
-		kvb_runtime_release(&rt);
-	}
-	kvb_box_print(&b, stdout);
-	kvb_box_release(&b);
+	print_jobs(&a, &plan);
 	kvb_plan_release(&plan);
 	kvb_agenda_release(&a);
 	return pre_rc;

@@ -27,74 +27,46 @@ int kvb_cli_platform_load(struct kvb_platform *p, const char *name)
 	return rc;
 }
 
-/*
- * platform new NAME --from BASE [--dir DIR]: copies BASE's platform.yaml with the name replaced,
- * into DIR/NAME/, by default where `-p NAME` finds it from any directory: the first entry of
- * $KVB_PLATFORM_PATH, else the user's platform directory (kvb_platform_user_dir). Says where it
- * wrote and how to name it; a --dir the search path does not cover is named by its path.
- */
-int kvb_platform_new_cmd(int argc, char **argv)
+/* `platform new`'s arguments (argv[2...]): NAME, --from BASE, --dir DIR; kvb_cli_usage's status when they are wrong. */
+static int new_args(int argc, char **argv, const char **name, const char **from, const char **dir)
 {
-	const char *name = NULL, *from = NULL, *dir = NULL;
-	char *defdir = NULL;
-	struct kvb_platform base;
-	struct kvb_buf text = KVB_BUF_INIT;
-	char *outdir, *outfile;
-	FILE *f;
 	for (int i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--from") && i + 1 < argc)
-			from = argv[++i];
+			*from = argv[++i];
 		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
-			dir = argv[++i];
-		else if (!name && argv[i][0] != '-')
-			name = argv[i];
+			*dir = argv[++i];
+		else if (!*name && argv[i][0] != '-')
+			*name = argv[i];
 		else
 			return kvb_cli_usage("platform", "unexpected argument '%s'", argv[i]);
 	}
-	if (!name || !from)
+	if (!*name || !*from)
 		return kvb_cli_usage("platform", "expected `platform new NAME --from BASE [--dir DIR]`");
-	if (!*name || strchr(name, '/') || name[0] == '.')
-		return kvb_cli_usage("platform", "'%s' is not a valid platform name", name);
-	if (kvb_cli_platform_load(&base, from))
-		return KVB_EINPUT;
-	if (!dir) {
-		const char *env = getenv("KVB_PLATFORM_PATH");
-		defdir = env && *env ? kvb_xstrndup(env, strcspn(env, ":")) : kvb_platform_user_dir();
-		dir = defdir;
-	}
-	outdir = kvb_xasprintf("%s/%s", dir, name);
-	outfile = kvb_xasprintf("%s/platform.yaml", outdir);
-	if (!access(outfile, F_OK)) {
-		fprintf(stderr, "kvbench: error: %s already exists\n", outfile);
-		kvb_platform_release(&base);
-		free(outdir);
-		free(outfile);
-		free(defdir);
-		return KVB_EINPUT;
-	}
-	kvb_buf_read_file(&text, base.file);
-	kvb_mkdir_p(outdir, 0755);
-	{
-		/* O_EXCL: never through a symlink left there (a dangling one passes the access() above), never over a file */
-		int fd = open(outfile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		f = fd >= 0 ? fdopen(fd, "w") : NULL;
-		if (fd >= 0 && !f)
-			close(fd);
-	}
-	if (!f) {
-		fprintf(stderr, "kvbench: error: cannot write %s: %s\n", outfile, strerror(errno));
-		kvb_buf_release(&text);
-		kvb_platform_release(&base);
-		free(outdir);
-		free(outfile);
-		free(defdir);
-		return KVB_EINPUT;
-	}
+	if (!**name || strchr(*name, '/') || (*name)[0] == '.')
+		return kvb_cli_usage("platform", "'%s' is not a valid platform name", *name);
+	return KVB_OK;
+}
+
+/* outfile, made new: O_EXCL, never through a symlink left there (a dangling one passes access()), never over a file. */
+static FILE *create_new(const char *outfile)
+{
+	int fd = open(outfile, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
+/*
+ * The base's platform.yaml (text, changed in place) to f as platform name: the top-level
+ * `name:` line replaced. Whole-line comments and the top-level `description:` describe the
+ * base board (its hardware, how its files were made): they would be wrong here, so they stay
+ * behind; a comment after a value explains that value and goes with it.
+ */
+static void copy_platform(FILE *f, char *text, const char *name, const char *from)
+{
 	fprintf(f, "# Made by `kvbench platform new %s --from %s`; edit connection, flash and topology.\n", name, from);
-	/* Replace the top-level `name:` line. Whole-line comments and the top-level `description:`
-	 * describe the base board (its hardware, how its files were made): they would be wrong here,
-	 * so they stay behind; a comment after a value explains that value and goes with it. */
-	for (char *line = text.data, *next; line && *line; line = next) {
+	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
@@ -105,42 +77,81 @@ int kvb_platform_new_cmd(int argc, char **argv)
 		else if (line[strspn(line, " \t")] != '#')
 			fprintf(f, "%s\n", line);
 	}
+}
+
+/* Where it wrote (outdir in dir) and how `-p` names it from there: by name when dir is searched, else by path. */
+static void say_where(const char *outdir, const char *dir, const char *name)
+{
+	char *abs = realpath(outdir, NULL), *absdir = realpath(dir, NULL);
+	const char *a = abs ? abs : outdir, *ad = absdir ? absdir : dir;
+	int searched = kvb_platform_dir_searched(dir);
+	printf("wrote %s/platform.yaml\n", a);
+	if (searched == 1)
+		printf("name it `-p %s` from any directory (%s is on the platform search path): `kvbench platform "
+		       "check %s`\n", name, ad, name);
+	else if (searched == 2)
+		printf("name it `-p %s` from this directory (./platforms is searched where kvbench runs) or `-p %s` "
+		       "from anywhere (or add %s to $KVB_PLATFORM_PATH)\n", name, a, ad);
+	else
+		printf("%s is not on the platform search path: name it by its path, `-p %s` (`kvbench platform check "
+		       "%s`), or add %s to $KVB_PLATFORM_PATH\n", ad, a, a, ad);
+	free(abs);
+	free(absdir);
+}
+
+/*
+ * platform new NAME --from BASE [--dir DIR]: copies BASE's platform.yaml with the name replaced,
+ * into DIR/NAME/, by default where `-p NAME` finds it from any directory: the first entry of
+ * $KVB_PLATFORM_PATH, else the user's platform directory (kvb_platform_user_dir). Says where it
+ * wrote and how to name it; a --dir the search path does not cover is named by its path.
+ */
+int kvb_platform_new_cmd(int argc, char **argv)
+{
+	const char *name = NULL, *from = NULL, *dir = NULL;
+	char *defdir = NULL;
+	struct kvb_platform base, p;
+	struct kvb_buf text = KVB_BUF_INIT;
+	char *outdir, *outfile;
+	FILE *f;
+	int rc;
+	if ((rc = new_args(argc, argv, &name, &from, &dir)))
+		return rc;
+	if (kvb_cli_platform_load(&base, from))
+		return KVB_EINPUT;
+	if (!dir) {
+		const char *env = getenv("KVB_PLATFORM_PATH");
+		defdir = env && *env ? kvb_xstrndup(env, strcspn(env, ":")) : kvb_platform_user_dir();
+		dir = defdir;
+	}
+	outdir = kvb_xasprintf("%s/%s", dir, name);
+	outfile = kvb_xasprintf("%s/platform.yaml", outdir);
+	rc = KVB_EINPUT;
+	if (!access(outfile, F_OK)) {
+		fprintf(stderr, "kvbench: error: %s already exists\n", outfile);
+		goto out;
+	}
+	kvb_buf_read_file(&text, base.file);
+	kvb_mkdir_p(outdir, 0755);
+	if (!(f = create_new(outfile))) {
+		fprintf(stderr, "kvbench: error: cannot write %s: %s\n", outfile, strerror(errno));
+		goto out;
+	}
+	copy_platform(f, text.data, name, from);
 	if (fclose(f)) {
 		fprintf(stderr, "kvbench: error: cannot write %s: %s\n", outfile, strerror(errno));
-		kvb_buf_release(&text);
-		kvb_platform_release(&base);
-		free(outdir);
-		free(outfile);
-		free(defdir);
-		return KVB_EINPUT;
+		goto out;
 	}
-	{
-		char *abs = realpath(outdir, NULL), *absdir = realpath(dir, NULL);
-		const char *a = abs ? abs : outdir, *ad = absdir ? absdir : dir;
-		int searched = kvb_platform_dir_searched(dir);
-		printf("wrote %s/platform.yaml\n", a);
-		if (searched == 1)
-			printf("name it `-p %s` from any directory (%s is on the platform search path): `kvbench platform "
-			       "check %s`\n", name, ad, name);
-		else if (searched == 2)
-			printf("name it `-p %s` from this directory (./platforms is searched where kvbench runs) or `-p %s` "
-			       "from anywhere (or add %s to $KVB_PLATFORM_PATH)\n", name, a, ad);
-		else
-			printf("%s is not on the platform search path: name it by its path, `-p %s` (`kvbench platform check "
-			       "%s`), or add %s to $KVB_PLATFORM_PATH\n", ad, a, a, ad);
-		free(abs);
-		free(absdir);
+	say_where(outdir, dir, name);
+	/* what it wrote loads as a platform */
+	if (!kvb_cli_platform_load(&p, outfile)) {
+		kvb_platform_release(&p);
+		rc = KVB_OK;
 	}
+out:
 	kvb_buf_release(&text);
 	kvb_platform_release(&base);
 	free(defdir);
-	{
-		struct kvb_platform p;
-		int rc = kvb_cli_platform_load(&p, outfile);
-		if (!rc)
-			kvb_platform_release(&p);
-		free(outdir);
-		free(outfile);
-		return rc ? KVB_EINPUT : KVB_OK;
-	}
+	free(outdir);
+	free(outfile);
+	return rc;
 }

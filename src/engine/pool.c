@@ -404,13 +404,77 @@ static void build_units(struct pool *p, const struct kvb_plan *plan, const struc
 		}
 }
 
+/*
+ * Connects the boards one after the other (a backend's library set-up, libssh2_init, is not
+ * thread-safe); returns how many answered.
+ */
+static size_t connect_boards(struct pool *p)
+{
+	size_t live = 0;
+	for (size_t i = 0; i < p->nboards; i++) {
+		struct board_state *bs = &p->boards[i];
+		struct kvb_error e2;
+		kvb_error_clear(&e2);
+		if (p->h->connect(bs->w, &e2)) {
+			bs->in_pool = 1;
+			pthread_mutex_lock(&p->mu);
+			board_leaves(p, bs, e2.msg);
+			pthread_mutex_unlock(&p->mu);
+		} else {
+			bs->in_pool = 1;
+			live++;
+			snprintf(bs->status, sizeof(bs->status), "idle");
+		}
+	}
+	return live;
+}
+
+/* A thread for every board in the pool (board_thread), waited for until every one has ended. */
+static void run_boards(struct pool *p)
+{
+	for (size_t i = 0; i < p->nboards; i++) {
+		struct board_state *bs = &p->boards[i];
+		if (!bs->in_pool)
+			continue;
+		if (pthread_create(&bs->th, NULL, board_thread, bs)) {
+			pthread_mutex_lock(&p->mu);
+			board_leaves(p, bs, "cannot start a thread for it");
+			pthread_mutex_unlock(&p->mu);
+		} else {
+			bs->started = 1;
+		}
+	}
+	for (size_t i = 0; i < p->nboards; i++)
+		if (p->boards[i].started)
+			pthread_join(p->boards[i].th, NULL);
+}
+
+/* No board left for what is still queued: those rounds fail with the boards' reasons. */
+static void fail_unrun(struct pool *p)
+{
+	struct kvb_buf whys = KVB_BUF_INIT;
+	for (size_t i = 0; i < p->nboards; i++)
+		if (!p->boards[i].in_pool)
+			kvb_buf_addf(&whys, "%s%s: %s", whys.len ? "; " : "", p->boards[i].b->name, p->boards[i].why);
+	for (size_t k = 0; k < p->nunits; k++) {
+		struct unit *u = &p->units[k];
+		char msg[2048];
+		if (u->state != UNIT_QUEUED && u->state != UNIT_RUNNING)
+			continue;
+		snprintf(msg, sizeof(msg), "no board left in the pool (%s)%s%s", whys.len ? whys.data : "none",
+			 u->why[0] ? "; last: " : "", u->why);
+		unit_fail(p, &p->boards[0], u, msg);
+	}
+	kvb_buf_release(&whys);
+}
+
 int kvb_pool_run(const struct kvb_pool_hooks *h, void *eng, const struct kvb_pool_list *l, const struct kvb_plan *plan,
 		 size_t nvariants, const char *const *variant_names, int tty, int *interrupted, int *store_failed,
 		 struct kvb_error *err)
 {
 	struct pool p;
 	int rc = KVB_OK;
-	size_t live = 0;
+	size_t live;
 
 	memset(&p, 0, sizeof(p));
 	pthread_mutex_init(&p.mu, NULL);
@@ -435,22 +499,7 @@ int kvb_pool_run(const struct kvb_pool_hooks *h, void *eng, const struct kvb_poo
 			goto out;
 		}
 	}
-	/* connect one board after the other: a backend's library set-up (libssh2_init) is not thread-safe */
-	for (size_t i = 0; i < p.nboards; i++) {
-		struct board_state *bs = &p.boards[i];
-		struct kvb_error e2;
-		kvb_error_clear(&e2);
-		if (h->connect(bs->w, &e2)) {
-			bs->in_pool = 1;
-			pthread_mutex_lock(&p.mu);
-			board_leaves(&p, bs, e2.msg);
-			pthread_mutex_unlock(&p.mu);
-		} else {
-			bs->in_pool = 1;
-			live++;
-			snprintf(bs->status, sizeof(bs->status), "idle");
-		}
-	}
+	live = connect_boards(&p);
 	pthread_mutex_lock(&p.mu);
 	if (live > 1 && !l->slots && plan->rounds < (int)live) /* LAVA slots are not boards: LAVA picks */
 		say(&p, &p.boards[0], "warning",
@@ -460,39 +509,9 @@ int kvb_pool_run(const struct kvb_pool_hooks *h, void *eng, const struct kvb_poo
 	else
 		say(&p, &p.boards[0], "info", "pool of %zu board(s), %zu unit(s) to run", live, p.nunits);
 	pthread_mutex_unlock(&p.mu);
-	for (size_t i = 0; i < p.nboards; i++) {
-		struct board_state *bs = &p.boards[i];
-		if (!bs->in_pool)
-			continue;
-		if (pthread_create(&bs->th, NULL, board_thread, bs)) {
-			pthread_mutex_lock(&p.mu);
-			board_leaves(&p, bs, "cannot start a thread for it");
-			pthread_mutex_unlock(&p.mu);
-		} else {
-			bs->started = 1;
-		}
-	}
-	for (size_t i = 0; i < p.nboards; i++)
-		if (p.boards[i].started)
-			pthread_join(p.boards[i].th, NULL);
-
-	if (!p.stop) {
-		/* no board left for what is still queued: those rounds fail with the boards' reasons */
-		struct kvb_buf whys = KVB_BUF_INIT;
-		for (size_t i = 0; i < p.nboards; i++)
-			if (!p.boards[i].in_pool)
-				kvb_buf_addf(&whys, "%s%s: %s", whys.len ? "; " : "", p.boards[i].b->name, p.boards[i].why);
-		for (size_t k = 0; k < p.nunits; k++) {
-			struct unit *u = &p.units[k];
-			char msg[2048];
-			if (u->state != UNIT_QUEUED && u->state != UNIT_RUNNING)
-				continue;
-			snprintf(msg, sizeof(msg), "no board left in the pool (%s)%s%s", whys.len ? whys.data : "none",
-				 u->why[0] ? "; last: " : "", u->why);
-			unit_fail(&p, &p.boards[0], u, msg);
-		}
-		kvb_buf_release(&whys);
-	}
+	run_boards(&p);
+	if (!p.stop)
+		fail_unrun(&p);
 	if (p.tty)
 		fputc('\n', stderr);
 	*interrupted = p.interrupted;

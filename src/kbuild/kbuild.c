@@ -600,160 +600,197 @@ static int checkout(const char *repo, const char *src, const char *sha, struct k
 	return rc;
 }
 
-static int do_build(const struct kvb_build_spec *s, const char *repo, const char *cc, const char *pair,
-		    const char *tmpdir, const struct kvb_build_opts *o, struct kvb_build_result *r, char **fail,
-		    struct kvb_error *err)
-{
-	char *src = kvb_xasprintf("%s/src", pair), *out = kvb_xasprintf("%s/out", pair);
-	char *log = kvb_xasprintf("%s/build.log", tmpdir), *errlog = kvb_xasprintf("%s/build.stderr", tmpdir);
-	char *stamp = kvb_xasprintf("%s/.kvb-config-key", out), *dotconfig = kvb_xasprintf("%s/.config", out);
-	char title[64];
-	struct kvb_strv env = KVB_STRV_INIT, base = KVB_STRV_INIT;
-	struct kvb_buf sb = KVB_BUF_INIT;
-	struct step st = { .log = log, .errlog = errlog, .o = o };
-	int rc, code = 0, ccache = have_program("ccache");
-	char *root = kvb_build_cache_root(o->cache_root);
-	long jobs = s->jobs > 0 ? s->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+/* One build of a pair: its paths (owned), the steps' environment and make command line, its step runner. */
+struct build {
+	const struct kvb_build_spec *s;
+	struct step st;
+	char *src, *out, *stamp, *dotconfig;  /* PAIR/src, PAIR/out, out's config key and .config */
+	struct kvb_strv env;                  /* KBUILD_BUILD_VERSION, ccache's, KVB_SRC, KVB_OUT */
+	struct kvb_strv base;                 /* make -C SRC O=OUT -jN MAKE_ARGS [CC=ccache CC] */
+};
 
-	snprintf(title, sizeof(title), "build %.12s", r->sha);
-	st.title = title;
-	st.t0_ns = kvb_mono_ns();
-	st.deadline_ns = st.t0_ns + (uint64_t)s->timeout_s * 1000000000ull;
-	*fail = NULL;
-	if ((rc = checkout(repo, src, r->sha, err)))
-		goto out;
-	if (kvb_mkdir_p(out, 0755)) {
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot create %s: %s", out, strerror(errno));
-		goto out;
-	}
-	kvb_strv_pushf(&env, "KBUILD_BUILD_VERSION=%.12s", r->sha);
-	if (ccache) {
-		kvb_strv_pushf(&env, "CCACHE_DIR=%s/ccache", root);
-		kvb_strv_pushf(&env, "CCACHE_BASEDIR=%s", src);
-	}
-	kvb_strv_pushf(&env, "KVB_SRC=%s", src);
-	kvb_strv_pushf(&env, "KVB_OUT=%s", out);
-	if (s->command) {
-		const char *argv[] = { s->command, NULL };
-		log_cmd(log, argv);
-		if ((rc = run_step(&st, argv, kvb_strv_argv(&env), src, &code, err)))
-			goto out;
-		if (code)
-			*fail = kvb_xasprintf("%s failed (exit status %d)", s->command, code);
-		goto out;
-	}
-	kvb_strv_push(&base, "make");
-	kvb_strv_push(&base, "-C");
-	kvb_strv_push(&base, src);
-	kvb_strv_pushf(&base, "O=%s", out);
-	kvb_strv_pushf(&base, "-j%ld", jobs > 0 ? jobs : 1);
+/* The make command line every make step starts with (b->base); ccache wraps cc unless make_args set CC. */
+static void make_base(struct build *b, const char *cc, int ccache)
+{
+	const struct kvb_build_spec *s = b->s;
+	long jobs = s->jobs > 0 ? s->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+	kvb_strv_push(&b->base, "make");
+	kvb_strv_push(&b->base, "-C");
+	kvb_strv_push(&b->base, b->src);
+	kvb_strv_pushf(&b->base, "O=%s", b->out);
+	kvb_strv_pushf(&b->base, "-j%ld", jobs > 0 ? jobs : 1);
 	for (size_t i = 0; i < s->make_args.n; i++)
-		kvb_strv_push(&base, s->make_args.v[i]);
+		kvb_strv_push(&b->base, s->make_args.v[i]);
 	if (ccache) {
 		int has_cc = 0;
 		for (size_t i = 0; i < s->make_args.n; i++)
 			has_cc |= !strncmp(s->make_args.v[i], "CC=", 3);
 		if (!has_cc)
-			kvb_strv_pushf(&base, "CC=ccache %s", cc);
+			kvb_strv_pushf(&b->base, "CC=ccache %s", cc);
 	}
-	/* configure once per pair (the key covers every input of the configuration) */
-	kvb_buf_read_file(&sb, stamp);
-	if (!kvb_is_file(dotconfig) || !sb.data || strncmp(sb.data, r->key, 16)) {
-		for (size_t i = 0; i < s->config.n && !code; i++) {
-			struct kvb_strv a = KVB_STRV_INIT;
-			if (is_fragment(s->config.v[i])) {
-				char *merge = kvb_xasprintf("%s/scripts/kconfig/merge_config.sh", src);
-				kvb_strv_push(&a, merge);
-				kvb_strv_push(&a, "-m");
-				kvb_strv_push(&a, "-O");
-				kvb_strv_push(&a, out);
-				kvb_strv_push(&a, dotconfig);
-				kvb_strv_push(&a, s->config.v[i]);
-				free(merge);
-				log_cmd(log, kvb_strv_argv(&a));
-				rc = run_step(&st, kvb_strv_argv(&a), kvb_strv_argv(&env), src, &code, err);
-				kvb_strv_release(&a);
-				if (rc)
-					goto out;
-				if (code) {
-					*fail = kvb_xasprintf("merging %s failed (exit status %d)", s->config.v[i], code);
-					goto out;
-				}
-				for (size_t j = 0; j < base.n; j++)
-					kvb_strv_push(&a, base.v[j]);
-				kvb_strv_push(&a, "olddefconfig");
-			} else {
-				for (size_t j = 0; j < base.n; j++)
-					kvb_strv_push(&a, base.v[j]);
-				kvb_strv_push(&a, s->config.v[i]);
-			}
-			log_cmd(log, kvb_strv_argv(&a));
-			rc = run_step(&st, kvb_strv_argv(&a), kvb_strv_argv(&env), src, &code, err);
-			if (!rc && code)
-				*fail = kvb_xasprintf("make %s failed (exit status %d)", a.v[a.n - 1], code);
-			kvb_strv_release(&a);
-			if (rc || code)
-				goto out;
+}
+
+/*
+ * One config item: a fragment merged into .config (merge_config.sh) then make olddefconfig,
+ * or a make target (defconfig). A step that exits non-zero sets *code and *fail.
+ */
+static int config_step(struct build *b, const char *item, int *code, char **fail, struct kvb_error *err)
+{
+	struct kvb_strv a = KVB_STRV_INIT;
+	int rc;
+	if (is_fragment(item)) {
+		char *merge = kvb_xasprintf("%s/scripts/kconfig/merge_config.sh", b->src);
+		kvb_strv_push(&a, merge);
+		kvb_strv_push(&a, "-m");
+		kvb_strv_push(&a, "-O");
+		kvb_strv_push(&a, b->out);
+		kvb_strv_push(&a, b->dotconfig);
+		kvb_strv_push(&a, item);
+		free(merge);
+		log_cmd(b->st.log, kvb_strv_argv(&a));
+		rc = run_step(&b->st, kvb_strv_argv(&a), kvb_strv_argv(&b->env), b->src, code, err);
+		kvb_strv_release(&a);
+		if (rc)
+			return rc;
+		if (*code) {
+			*fail = kvb_xasprintf("merging %s failed (exit status %d)", item, *code);
+			return KVB_OK;
 		}
-		if (!kvb_is_file(dotconfig)) {
-			rc = kvb_error_set(err, KVB_EINPUT, "build: no .config after the config steps (config: give a "
-							    "make target such as defconfig or tinyconfig first)");
+		for (size_t j = 0; j < b->base.n; j++)
+			kvb_strv_push(&a, b->base.v[j]);
+		kvb_strv_push(&a, "olddefconfig");
+	} else {
+		for (size_t j = 0; j < b->base.n; j++)
+			kvb_strv_push(&a, b->base.v[j]);
+		kvb_strv_push(&a, item);
+	}
+	log_cmd(b->st.log, kvb_strv_argv(&a));
+	rc = run_step(&b->st, kvb_strv_argv(&a), kvb_strv_argv(&b->env), b->src, code, err);
+	if (!rc && *code)
+		*fail = kvb_xasprintf("make %s failed (exit status %d)", a.v[a.n - 1], *code);
+	kvb_strv_release(&a);
+	return rc;
+}
+
+/*
+ * The .config, made once per pair (the key covers every input of the configuration): every
+ * config item, then the check that it holds the fragments' options; stamped with r->key.
+ */
+static int configure(struct build *b, const struct kvb_build_result *r, int *code, char **fail, struct kvb_error *err)
+{
+	const struct kvb_build_spec *s = b->s;
+	struct kvb_buf sb = KVB_BUF_INIT;
+	char *bad;
+	FILE *f;
+	int rc, done;
+	kvb_buf_read_file(&sb, b->stamp);
+	done = kvb_is_file(b->dotconfig) && sb.data && !strncmp(sb.data, r->key, 16);
+	kvb_buf_release(&sb);
+	if (done)
+		return KVB_OK;
+	for (size_t i = 0; i < s->config.n && !*code; i++)
+		if ((rc = config_step(b, s->config.v[i], code, fail, err)) || *code)
+			return rc;
+	if (!kvb_is_file(b->dotconfig))
+		return kvb_error_set(err, KVB_EINPUT, "build: no .config after the config steps (config: give a "
+						      "make target such as defconfig or tinyconfig first)");
+	if ((bad = config_mismatches(s, b->dotconfig))) {
+		rc = kvb_error_set(err, KVB_EINPUT,
+				   "build: the kernel's Kconfig did not take these fragment options (unmet "
+				   "dependencies?): %s (see %s)",
+				   bad, b->dotconfig);
+		free(bad);
+		return rc;
+	}
+	if ((f = fopen(b->stamp, "w"))) {
+		fprintf(f, "%s\n", r->key);
+		fclose(f);
+	}
+	return KVB_OK;
+}
+
+/* One log: stdout, then stderr (where the compiler's errors are); *fail, if set, gains the time and the log's end. */
+static void join_logs(const char *log, const char *errlog, const struct kvb_build_result *r, char **fail)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	FILE *f;
+	if (!kvb_buf_read_file(&b, errlog) && b.len && (f = fopen(log, "a"))) {
+		fputs("---- stderr ----\n", f);
+		fwrite(b.data, 1, b.len, f);
+		fclose(f);
+	}
+	kvb_buf_release(&b);
+	if (*fail) {
+		char *t = tail_lines(kvb_is_file(errlog) ? errlog : log, 12);
+		char *m = kvb_xasprintf("build of %.12s (%s) failed after %.0f s: %s; end of the log:\n%s", r->sha,
+					r->subject, r->build_s, *fail, t);
+		free(*fail);
+		*fail = m;
+		free(t);
+	}
+	unlink(errlog);
+}
+
+static int do_build(const struct kvb_build_spec *s, const char *repo, const char *cc, const char *pair,
+		    const char *tmpdir, const struct kvb_build_opts *o, struct kvb_build_result *r, char **fail,
+		    struct kvb_error *err)
+{
+	char *log = kvb_xasprintf("%s/build.log", tmpdir), *errlog = kvb_xasprintf("%s/build.stderr", tmpdir);
+	char title[64];
+	struct build b = { .s = s, .st = { .title = title, .log = log, .errlog = errlog, .o = o } };
+	int rc, code = 0, ccache = have_program("ccache");
+	char *root = kvb_build_cache_root(o->cache_root);
+
+	b.src = kvb_xasprintf("%s/src", pair);
+	b.out = kvb_xasprintf("%s/out", pair);
+	b.stamp = kvb_xasprintf("%s/.kvb-config-key", b.out);
+	b.dotconfig = kvb_xasprintf("%s/.config", b.out);
+	snprintf(title, sizeof(title), "build %.12s", r->sha);
+	b.st.t0_ns = kvb_mono_ns();
+	b.st.deadline_ns = b.st.t0_ns + (uint64_t)s->timeout_s * 1000000000ull;
+	*fail = NULL;
+	if ((rc = checkout(repo, b.src, r->sha, err)))
+		goto out;
+	if (kvb_mkdir_p(b.out, 0755)) {
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot create %s: %s", b.out, strerror(errno));
+		goto out;
+	}
+	kvb_strv_pushf(&b.env, "KBUILD_BUILD_VERSION=%.12s", r->sha);
+	if (ccache) {
+		kvb_strv_pushf(&b.env, "CCACHE_DIR=%s/ccache", root);
+		kvb_strv_pushf(&b.env, "CCACHE_BASEDIR=%s", b.src);
+	}
+	kvb_strv_pushf(&b.env, "KVB_SRC=%s", b.src);
+	kvb_strv_pushf(&b.env, "KVB_OUT=%s", b.out);
+	if (s->command) {
+		const char *argv[] = { s->command, NULL };
+		log_cmd(log, argv);
+		if ((rc = run_step(&b.st, argv, kvb_strv_argv(&b.env), b.src, &code, err)))
 			goto out;
-		}
-		{
-			char *bad = config_mismatches(s, dotconfig);
-			if (bad) {
-				rc = kvb_error_set(err, KVB_EINPUT,
-						   "build: the kernel's Kconfig did not take these fragment options (unmet "
-						   "dependencies?): %s (see %s)",
-						   bad, dotconfig);
-				free(bad);
-				goto out;
-			}
-		}
-		FILE *f = fopen(stamp, "w");
-		if (f) {
-			fprintf(f, "%s\n", r->key);
-			fclose(f);
-		}
+		if (code)
+			*fail = kvb_xasprintf("%s failed (exit status %d)", s->command, code);
+		goto out;
 	}
-	log_cmd(log, kvb_strv_argv(&base));
-	if ((rc = run_step(&st, kvb_strv_argv(&base), kvb_strv_argv(&env), src, &code, err)))
+	make_base(&b, cc, ccache);
+	if ((rc = configure(&b, r, &code, fail, err)) || code)
+		goto out;
+	log_cmd(log, kvb_strv_argv(&b.base));
+	if ((rc = run_step(&b.st, kvb_strv_argv(&b.base), kvb_strv_argv(&b.env), b.src, &code, err)))
 		goto out;
 	if (code)
 		*fail = kvb_xasprintf("make failed (exit status %d)", code);
 out:
-	r->build_s = (double)(kvb_mono_ns() - st.t0_ns) / 1e9;
-	/* one log: stdout, then stderr (where the compiler's errors are) */
-	{
-		struct kvb_buf b = KVB_BUF_INIT;
-		FILE *f;
-		if (!kvb_buf_read_file(&b, errlog) && b.len && (f = fopen(log, "a"))) {
-			fputs("---- stderr ----\n", f);
-			fwrite(b.data, 1, b.len, f);
-			fclose(f);
-		}
-		kvb_buf_release(&b);
-		if (*fail) {
-			char *t = tail_lines(kvb_is_file(errlog) ? errlog : log, 12);
-			char *m = kvb_xasprintf("build of %.12s (%s) failed after %.0f s: %s; end of the log:\n%s", r->sha,
-						r->subject, r->build_s, *fail, t);
-			free(*fail);
-			*fail = m;
-			free(t);
-		}
-		unlink(errlog);
-	}
+	r->build_s = (double)(kvb_mono_ns() - b.st.t0_ns) / 1e9;
+	join_logs(log, errlog, r, fail);
 	r->log = kvb_xstrdup(log);
-	kvb_buf_release(&sb);
-	kvb_strv_release(&env);
-	kvb_strv_release(&base);
-	free(src);
-	free(out);
+	kvb_strv_release(&b.env);
+	kvb_strv_release(&b.base);
+	free(b.src);
+	free(b.out);
 	free(log);
 	free(errlog);
-	free(stamp);
-	free(dotconfig);
+	free(b.stamp);
+	free(b.dotconfig);
 	free(root);
 	return rc;
 }
@@ -805,11 +842,57 @@ static int collect(const struct kvb_build_spec *s, const char *pair, const char 
 	}
 }
 
+/* 1 when r->dir holds this build already (said, r filled from it); else 0 with r's files forgotten. */
+static int cached(const struct kvb_build_spec *spec, struct kvb_build_result *r)
+{
+	if (kvb_is_dir(r->dir) && !read_cached(spec, r)) {
+		kvb_info("build %.12s (%s): cached in %s", r->sha, r->describe, r->dir);
+		return 1;
+	}
+	for (int i = 0; i < KVB_BOUT_N; i++) {
+		free(r->files[i]);
+		r->files[i] = NULL;
+	}
+	return 0;
+}
+
+/* Moves the log of a build that failed beside the cache (imgs/failed-SHA-KEY.log); -1, r->log kept, when it cannot. */
+static int keep_failed_log(struct kvb_build_result *r, const char *imgs)
+{
+	char *keep = kvb_xasprintf("%s/failed-%.12s-%s.log", imgs, r->sha, r->key);
+	if (rename(r->log, keep)) {
+		free(keep);
+		return -1;
+	}
+	free(r->log);
+	r->log = keep;
+	return 0;
+}
+
+/* The finished build in tmpdir becomes the cache entry r->dir (with info.json); r->log and r->files then name it. */
+static int store_build(const struct kvb_build_spec *spec, const char *repo, const char *tmpdir,
+		       struct kvb_build_result *r, struct kvb_error *err)
+{
+	char *info = kvb_xasprintf("%s/info.json", tmpdir);
+	int rc = KVB_OK;
+	if (write_info(info, r, repo) || rename(tmpdir, r->dir))
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot store the build in %s: %s", r->dir, strerror(errno));
+	free(info);
+	if (rc)
+		return rc;
+	free(r->log);
+	r->log = kvb_xasprintf("%s/build.log", r->dir);
+	for (int i = 0; i < KVB_BOUT_N; i++)
+		if (spec->outputs[i])
+			r->files[i] = kvb_xasprintf("%s/%s", r->dir, kvb_bout_names[i]);
+	return KVB_OK;
+}
+
 int kvb_build_rev(const struct kvb_build_spec *spec, const char *repo, const char *sha,
 		  const struct kvb_build_opts *o, struct kvb_build_result *r, struct kvb_error *err)
 {
 	char *root = kvb_build_cache_root(o->cache_root), *cc = compiler_of(spec);
-	char *pair = NULL, *lockp = NULL, *tmpdir = NULL, *imgs = NULL, *info = NULL, *fail = NULL;
+	char *pair = NULL, *lockp = NULL, *tmpdir = NULL, *imgs = NULL, *fail = NULL;
 	char rhex[65];
 	int rc, lockfd = -1;
 
@@ -827,14 +910,8 @@ int kvb_build_rev(const struct kvb_build_spec *spec, const char *repo, const cha
 	key_of(spec, r->toolchain, r->key);
 	imgs = kvb_xasprintf("%s/images", root);
 	r->dir = kvb_xasprintf("%s/%.12s-%s", imgs, sha, r->key);
-	if (kvb_is_dir(r->dir) && !read_cached(spec, r)) {
-		kvb_info("build %.12s (%s): cached in %s", sha, r->describe, r->dir);
+	if (cached(spec, r))
 		goto out;
-	}
-	for (int i = 0; i < KVB_BOUT_N; i++) {
-		free(r->files[i]);
-		r->files[i] = NULL;
-	}
 	kvb_sha256_mem(repo, strlen(repo), rhex);
 	pair = kvb_xasprintf("%s/obj/%.16s-%s", root, rhex, r->key);
 	lockp = kvb_xasprintf("%s.lock", pair);
@@ -845,14 +922,8 @@ int kvb_build_rev(const struct kvb_build_spec *spec, const char *repo, const cha
 	if ((rc = lock_take(lockp, &lockfd, err)))
 		goto out;
 	/* another kvbench may have built it while we waited for the lock */
-	if (kvb_is_dir(r->dir) && !read_cached(spec, r)) {
-		kvb_info("build %.12s (%s): cached in %s", sha, r->describe, r->dir);
+	if (cached(spec, r))
 		goto out;
-	}
-	for (int i = 0; i < KVB_BOUT_N; i++) {
-		free(r->files[i]);
-		r->files[i] = NULL;
-	}
 	tmpdir = kvb_xasprintf("%s/.tmp-%.12s-%s-%d", imgs, sha, r->key, (int)getpid());
 	rm_rf(tmpdir);
 	if (kvb_mkdir_p(tmpdir, 0755)) {
@@ -865,44 +936,22 @@ int kvb_build_rev(const struct kvb_build_spec *spec, const char *repo, const cha
 		goto out;
 	if (fail) {
 		/* keep the log of the failed build beside the cache (the caller stores it as an artifact) */
-		char *keep = kvb_xasprintf("%s/failed-%.12s-%s.log", imgs, sha, r->key);
-		if (!rename(r->log, keep)) {
-			free(r->log);
-			r->log = keep;
-		} else {
-			free(keep);
-		}
+		keep_failed_log(r, imgs);
 		r->error = fail;
 		fail = NULL;
 		goto out;
 	}
-	if ((rc = collect(spec, pair, tmpdir, r, err)))
+	if ((rc = collect(spec, pair, tmpdir, r, err)) || (rc = store_build(spec, repo, tmpdir, r, err)))
 		goto out;
-	info = kvb_xasprintf("%s/info.json", tmpdir);
-	if (write_info(info, r, repo) || rename(tmpdir, r->dir)) {
-		rc = kvb_error_set(err, KVB_EINPUT, "cannot store the build in %s: %s", r->dir, strerror(errno));
-		goto out;
-	}
 	free(tmpdir);
 	tmpdir = NULL;
-	free(r->log);
-	r->log = kvb_xasprintf("%s/build.log", r->dir);
-	for (int i = 0; i < KVB_BOUT_N; i++)
-		if (spec->outputs[i])
-			r->files[i] = kvb_xasprintf("%s/%s", r->dir, kvb_bout_names[i]);
 	kvb_info("build %.12s: done in %.0f s", sha, r->build_s);
 out:
 	if (tmpdir) {
 		/* a log of a build that could not finish is still worth keeping */
-		if (r->log && !strncmp(r->log, tmpdir, strlen(tmpdir))) {
-			char *keep = kvb_xasprintf("%s/failed-%.12s-%s.log", imgs, sha, r->key);
-			if (!rename(r->log, keep)) {
-				free(r->log);
-				r->log = keep;
-			} else {
-				free(r->log);
-				r->log = NULL;
-			}
+		if (r->log && !strncmp(r->log, tmpdir, strlen(tmpdir)) && keep_failed_log(r, imgs)) {
+			free(r->log);
+			r->log = NULL;
 		}
 		rm_rf(tmpdir);
 	}
@@ -913,7 +962,6 @@ out:
 	free(lockp);
 	free(tmpdir);
 	free(imgs);
-	free(info);
 	free(fail);
 	return rc;
 }

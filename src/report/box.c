@@ -1,5 +1,6 @@
 /* Implements box (prettytable-style), markdown and CSV rendering of a cell grid. */
 #include "report/box.h"
+#include "core/csv_field.h"
 #include "core/utf8.h"
 #include "core/escape.h"
 
@@ -187,25 +188,6 @@ void kvb_box_print_markdown(const struct kvb_box *b, FILE *f)
 			md_cell(f, cell(b, r, c));
 		fputc('\n', f);
 	}
-}
-
-void kvb_csv_field(FILE *f, const char *raw)
-{
-	char *clean = kvb_utf8_clean(raw ? raw : "", raw ? strlen(raw) : 0);
-	const char *s = clean;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, f);
-		free(clean);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-	free(clean);
 }
 
 static void tsv_field(FILE *f, const char *raw)

@@ -64,7 +64,4 @@ void kvb_box_print_csv(const struct kvb_box *b, FILE *f);
 void kvb_box_print_tsv(const struct kvb_box *b, FILE *f);
 void kvb_box_release(struct kvb_box *b);
 
-/* Writes one RFC 4180 CSV field. */
-void kvb_csv_field(FILE *f, const char *s);
-
 #endif

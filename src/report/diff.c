@@ -1,4 +1,4 @@
-/* Implements `kvbench diff`: statistics per group/variant and the long, wide and --by tables. */
+/* Implements `kvbench diff`: the long, wide and --by tables of each cell's statistics (results/cell_stats.h). */
 #include "report/clocknote.h"
 #include "report/diff.h"
 #include "report/event_notes.h"
@@ -14,23 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum kvb_err kvb_stat_parse(const char *s, enum kvb_stat *out)
-{
-	static const char *const names[] = { "mean", "median", "max", "min", "p95" };
-	for (int i = 0; i < 5; i++)
-		if (!strcmp(s, names[i])) {
-			*out = (enum kvb_stat)i;
-			return KVB_OK;
-		}
-	return KVB_EINPUT;
-}
-
-const char *kvb_stat_name(enum kvb_stat s)
-{
-	static const char *const names[] = { "mean", "median", "max", "min", "p95" };
-	return names[s];
-}
-
 static struct kvb_event_notes g_notes; /* events of the shown jobs: footnotes (report/event_notes.h) */
 
 /* A number cell: rounded for people, full precision for csv and json. */
@@ -39,148 +22,6 @@ static void num_cell(struct kvb_box *b, double x)
 	char d[64], raw[64];
 	kvb_box_cell_raw(b, kvb_fmt_num(x, d, sizeof(d)), kvb_fmt_raw(x, raw, sizeof(raw)),
 			 isnan(x) ? KVB_CELL_NULL : KVB_CELL_NUM);
-}
-
-static double pick(const struct kvb_summary *s, enum kvb_stat st)
-{
-	switch (st) {
-	case KVB_STAT_MEDIAN: return s->median;
-	case KVB_STAT_MAX: return s->max;
-	case KVB_STAT_MIN: return s->min;
-	case KVB_STAT_P95: return s->p95;
-	default: return s->mean;
-	}
-}
-
-/* Maps int64 boot ids to small ints for the bootstrap; returns the number of distinct boots. */
-static size_t boot_ids(const struct kvb_cell *c, int *ids)
-{
-	return kvb_stats_dense_ids(c->boot, c->n, ids);
-}
-
-/*
- * The three-way verdict of a compared cell (DESIGN.md §11), from the relative
- * change (variant - baseline) / |baseline| and its sign. "same" is judged on
- * the wider of the bootstrap CI and the CI on the boot values (the bootstrap's
- * alone is too narrow with few boots, stats.h), or with one boot on the CI of
- * the runs; Cliff's delta is taken over the runs.
- */
-static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kvb_cell_stats *out)
-{
-	struct kvb_verdict_in in = { .significant = out->significant, .margin = g->margin > 0 ? g->margin : KVB_VERDICT_MARGIN,
-				     .lower_is_better = g->lower_is_better, .diff = out->diff,
-				     .change = out->diff_pct / 100, .ci_lo = NAN, .ci_hi = NAN };
-	if (out->naive_ok)
-		out->cliffs = kvb_stats_cliffs_delta(out->c.mw_u, out->c.nb, out->c.nv);
-	if (out->test == KVB_TEST_NONE) {
-		out->same_lo = out->same_hi = NAN;
-		out->v3 = (struct kvb_verdict){ .kind = KVB_VERDICT_NONE, .name = "untested", .boots_needed = NAN };
-		out->verdict = "untested";
-		return;
-	}
-	if (out->paired_ok) {
-		/* duet: the CI of the mean per-round difference over |baseline|, the pairs as the unit */
-		in.ci_lo = out->pr.rel_ci_lo;
-		in.ci_hi = out->pr.rel_ci_hi;
-		in.diff = out->pr.diff;
-		in.change = out->pr.rel;
-		in.boots = out->pr.n;
-	} else if (out->boot_ok) {
-		in.ci_lo = fmin(out->b.rel_ci_lo, out->b.boot_rel_ci_lo); /* NAN (unbounded) stays NAN */
-		in.ci_hi = fmax(out->b.rel_ci_hi, out->b.boot_rel_ci_hi);
-		if (isnan(out->b.boot_rel_ci_lo)) {
-			/* one boot a side (a quantile's run-level bootstrap): its own CI, else unbounded */
-			int runs_only = out->b.boots_b < 2 || out->b.boots_v < 2;
-			in.ci_lo = runs_only ? out->b.rel_ci_lo : NAN;
-			in.ci_hi = runs_only ? out->b.rel_ci_hi : NAN;
-		}
-		in.boots = bboots < out->boots ? bboots : out->boots;
-	} else if (out->naive_ok) {
-		in.ci_lo = out->c.rel_ci_lo;
-		in.ci_hi = out->c.rel_ci_hi;
-		in.boots = 1;
-	}
-	out->same_lo = in.ci_lo;
-	out->same_hi = in.ci_hi;
-	kvb_verdict_judge(&in, &out->v3);
-	out->verdict = out->naive_ok || out->boot_ok || out->paired_ok ? out->v3.name : "n<2";
-}
-
-/* The test --stat gets (diff.h): min and max never, p95 only from KVB_P95_TEST_MIN runs a side. */
-static enum kvb_stat_test stat_test(enum kvb_stat stat, size_t nb, size_t nv)
-{
-	switch (stat) {
-	case KVB_STAT_MEAN: return KVB_TEST_MEAN;
-	case KVB_STAT_MEDIAN: return KVB_TEST_QUANTILE;
-	case KVB_STAT_P95: return nb >= KVB_P95_TEST_MIN && nv >= KVB_P95_TEST_MIN ? KVB_TEST_QUANTILE : KVB_TEST_NONE;
-	default: return KVB_TEST_NONE;
-	}
-}
-
-void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, size_t v, enum kvb_stat stat,
-		      double alpha, struct kvb_cell_stats *out)
-{
-	const struct kvb_cell *c = &g->cells[v], *b = &g->cells[0];
-	struct kvb_cell_stats base;
-	int *ib, *iv;
-	memset(out, 0, sizeof(*out));
-	out->verdict = "";
-	out->p_boot = NAN;
-	if (!c->n || kvb_stats_summary(c->v, c->n, &out->s, NULL))
-		return;
-	out->ok = 1;
-	out->value = pick(&out->s, stat);
-	out->cliffs = out->same_lo = out->same_hi = NAN;
-	if (kvb_stats_count_modes(c->v, c->n, &out->modes, NULL))
-		out->modes = 1;
-	iv = kvb_xcalloc(c->n + 1, sizeof(*iv));
-	out->boots = boot_ids(c, iv);
-	if (v == 0 || !b->n) {
-		free(iv);
-		return;
-	}
-	memset(&base, 0, sizeof(base));
-	kvb_stats_summary(b->v, b->n, &base.s, NULL);
-	ib = kvb_xcalloc(b->n + 1, sizeof(*ib));
-	size_t bboots = boot_ids(b, ib);
-	double bv = pick(&base.s, stat);
-	out->has_cmp = 1;
-	out->diff = out->value - bv;
-	/* over |baseline|: the sign is the difference's, so a negative baseline cannot flip it */
-	out->diff_pct = bv != 0 ? (out->value - bv) / fabs(bv) * 100.0 : NAN;
-	out->test = stat_test(stat, b->n, c->n);
-	out->naive_ok = !kvb_stats_compare(b->v, b->n, c->v, c->n, alpha, &out->c, NULL);
-	/* both sides in one and the same boot (knob-only variants): no boot confound to warn about */
-	int same_boot = bboots == 1 && out->boots == 1 && b->boot[0] == c->boot[0];
-	if (out->test == KVB_TEST_MEAN) {
-		if (bboots >= 2 && out->boots >= 2)
-			out->boot_ok = !kvb_stats_hier_bootstrap_boards(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n,
-									KVB_STATS_RESAMPLES, KVB_STATS_SEED, alpha, &out->b,
-									NULL); /* boards above boots (§13) */
-		if (r->paired && (out->paired_ok = !kvb_cell_paired(b, c, alpha, &out->pr))) {
-			out->significant = out->pr.significant;
-		} else if (out->boot_ok) {
-			out->significant = out->b.significant && out->b.boot_welch_p < alpha;
-		} else if (out->naive_ok) {
-			out->significant = out->c.significant;
-			out->one_boot = !same_boot;
-		}
-	} else if (out->test == KVB_TEST_QUANTILE) {
-		/* the statistic's own test: bootstrap of it over boots then runs (one boot: over runs) */
-		double q = stat == KVB_STAT_MEDIAN ? 0.5 : 0.95;
-		out->boot_ok = !kvb_stats_hier_bootstrap_quantile(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n, q,
-								  KVB_STATS_RESAMPLES, KVB_STATS_SEED, alpha, &out->b,
-								  &out->p_boot, NULL);
-		if (out->boot_ok && bboots >= 2 && out->boots >= 2) {
-			out->significant = out->b.significant && out->b.boot_welch_p < alpha;
-		} else if (out->boot_ok) {
-			out->significant = out->b.significant;
-			out->one_boot = !same_boot;
-		}
-	}
-	kvb_cell_verdict(g, bboots, out);
-	free(ib);
-	free(iv);
 }
 
 /* perc_diff for people ("+1.23%*") and, when raw is set, for scripts ("1.2345678901234567"). */

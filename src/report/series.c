@@ -101,13 +101,96 @@ static void fmt_cmp(char *buf, size_t n, const struct kvb_cell_stats *cs)
 			 cs->one_boot ? " (1 boot)" : "");
 }
 
-void kvb_series_compare(const struct kvb_report *r, const struct kvb_group *g, size_t b, size_t v, enum kvb_stat stat,
-			double alpha, struct kvb_cell_stats *cs)
+
+/* The group's header: its object in the JSON document jroot (returns its "commits" array), or (jroot NULL) its titles. */
+static cJSON *group_head(const struct kvb_group *g, cJSON *jroot, FILE *out)
 {
-	struct kvb_group pair = *g;
-	struct kvb_cell cells[2] = { g->cells[b], g->cells[v] };
-	pair.cells = cells;
-	kvb_cell_compute(r, &pair, b == v ? 0 : 1, stat, alpha, cs);
+	cJSON *jg;
+	if (!jroot) {
+		fprintf(out, "%s/%s%s%s%s (%s, %s is better); change points: E-Divisive (Matteson & James 2014)\n",
+			g->workload, g->metric, g->label && *g->label ? " [" : "", g->label ? g->label : "",
+			g->label && *g->label ? "]" : "", g->units ? g->units : "", g->lower_is_better ? "lower" : "higher");
+		fprintf(out, "  %-3s %-12s %-40s %4s %10s  %-26s %-26s %s\n", "#", "commit", "subject", "n", "mean",
+			"vs first", "vs parent", "change");
+		return NULL;
+	}
+	jg = cJSON_CreateObject();
+	cJSON_AddStringToObject(jg, "workload", g->workload);
+	cJSON_AddStringToObject(jg, "metric", g->metric);
+	cJSON_AddStringToObject(jg, "units", g->units ? g->units : "");
+	cJSON_AddBoolToObject(jg, "lower_is_better", g->lower_is_better);
+	if (g->label && *g->label)
+		cJSON_AddStringToObject(jg, "classifiers", g->label);
+	cJSON_AddItemToArray(jroot, jg);
+	return cJSON_AddArrayToObject(jg, "commits");
+}
+
+/* Commit v's row of the JSON document: its statistic, its change vs the first commit and vs parent, its build error. */
+static cJSON *json_row(const struct kvb_report *r, const struct commit_info *ci, size_t v, size_t parent,
+		       const struct kvb_cell_stats *first, const struct kvb_cell_stats *par, int change_point)
+{
+	cJSON *row = cJSON_CreateObject();
+	cJSON_AddStringToObject(row, "commit", ci[v].sha ? ci[v].sha : r->variants.v[v]);
+	cJSON_AddStringToObject(row, "subject", ci[v].subject ? ci[v].subject : "");
+	cJSON_AddNumberToObject(row, "n", (double)(first->ok ? first->s.n : 0));
+	if (first->ok)
+		cJSON_AddNumberToObject(row, "mean", first->value);
+	if (first->has_cmp && !isnan(first->diff_pct)) {
+		cJSON_AddNumberToObject(row, "vs_first_pct", first->diff_pct);
+		cJSON_AddStringToObject(row, "vs_first", first->verdict);
+	}
+	if (par->has_cmp && !isnan(par->diff_pct)) {
+		cJSON_AddStringToObject(row, "parent", ci[parent].sha ? ci[parent].sha : r->variants.v[parent]);
+		cJSON_AddNumberToObject(row, "vs_parent_pct", par->diff_pct);
+		cJSON_AddStringToObject(row, "vs_parent", par->verdict);
+	}
+	cJSON_AddBoolToObject(row, "change_point", change_point);
+	if (ci[v].error)
+		cJSON_AddStringToObject(row, "build_error", ci[v].error);
+	return row;
+}
+
+/* Metric group g, one row per commit: into the JSON document jroot, or with jroot NULL as a table on out. */
+static void series_group(const struct kvb_report *r, const struct kvb_group *g, const struct commit_info *ci,
+			 const struct kvb_diff_opts *o, cJSON *jroot, FILE *out)
+{
+	size_t cp[8], ncp, parent = 0, have_parent = 0;
+	double cpp[8];
+	cJSON *jrows;
+	ncp = kvb_series_changepoints(r, g, o->alpha, cp, cpp, 8);
+	jrows = group_head(g, jroot, out);
+	for (size_t v = 0; v < r->variants.n; v++) {
+		struct kvb_cell_stats first, par;
+		char mean[32], vf[64], vp[64], change[64] = "";
+		const char *sha = ci[v].sha ? ci[v].sha : r->variants.v[v];
+		kvb_cell_compare(r, g, 0, v, o->stat, o->alpha, &first);
+		memset(&par, 0, sizeof(par));
+		if (have_parent && first.ok)
+			kvb_cell_compare(r, g, parent, v, o->stat, o->alpha, &par);
+		for (size_t k = 0; k < ncp; k++)
+			if (cp[k] == v)
+				snprintf(change, sizeof(change), "<< shift (p=%.3f)", cpp[k]);
+		if (first.ok)
+			kvb_fmt_num(first.value, mean, sizeof(mean));
+		else
+			snprintf(mean, sizeof(mean), "%s", ci[v].error ? "build failed" : "no data");
+		fmt_cmp(vf, sizeof(vf), &first);
+		if (!have_parent || !first.ok)
+			snprintf(vp, sizeof(vp), "%s", first.ok ? "(base)" : "-");
+		else
+			fmt_cmp(vp, sizeof(vp), &par);
+		if (jroot)
+			cJSON_AddItemToArray(jrows, json_row(r, ci, v, parent, &first, &par, change[0] != '\0'));
+		else
+			fprintf(out, "  %-3zu %-12.12s %-40.40s %4zu %10s  %-26s %-26s %s\n", v, sha,
+				ci[v].subject ? ci[v].subject : "", first.ok ? first.s.n : 0, mean, vf, vp, change);
+		if (first.ok) {
+			parent = v;
+			have_parent = 1;
+		}
+	}
+	if (!jroot)
+		fputc('\n', out);
 }
 
 int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out, struct kvb_error *err)
@@ -142,81 +225,8 @@ int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *o
 				   s->path, (long long)r.runs[0]);
 		goto out;
 	}
-	for (size_t gi = 0; gi < r.ngroups; gi++) {
-		const struct kvb_group *g = &r.groups[gi];
-		size_t cp[8], ncp, parent = 0, have_parent = 0;
-		double cpp[8];
-		cJSON *jg = NULL, *jrows = NULL;
-		ncp = kvb_series_changepoints(&r, g, o->alpha, cp, cpp, 8);
-		if (json) {
-			jg = cJSON_CreateObject();
-			cJSON_AddStringToObject(jg, "workload", g->workload);
-			cJSON_AddStringToObject(jg, "metric", g->metric);
-			cJSON_AddStringToObject(jg, "units", g->units ? g->units : "");
-			cJSON_AddBoolToObject(jg, "lower_is_better", g->lower_is_better);
-			if (g->label && *g->label)
-				cJSON_AddStringToObject(jg, "classifiers", g->label);
-			jrows = cJSON_AddArrayToObject(jg, "commits");
-			cJSON_AddItemToArray(jroot, jg);
-		} else {
-			fprintf(out, "%s/%s%s%s%s (%s, %s is better); change points: E-Divisive (Matteson & James 2014)\n",
-				g->workload, g->metric, g->label && *g->label ? " [" : "", g->label ? g->label : "",
-				g->label && *g->label ? "]" : "", g->units ? g->units : "", g->lower_is_better ? "lower" : "higher");
-			fprintf(out, "  %-3s %-12s %-40s %4s %10s  %-26s %-26s %s\n", "#", "commit", "subject", "n", "mean",
-				"vs first", "vs parent", "change");
-		}
-		for (size_t v = 0; v < r.variants.n; v++) {
-			struct kvb_cell_stats first, par;
-			char mean[32], vf[64], vp[64], change[64] = "";
-			const char *sha = ci[v].sha ? ci[v].sha : r.variants.v[v];
-			kvb_series_compare(&r, g, 0, v, o->stat, o->alpha, &first);
-			memset(&par, 0, sizeof(par));
-			if (have_parent && first.ok)
-				kvb_series_compare(&r, g, parent, v, o->stat, o->alpha, &par);
-			for (size_t k = 0; k < ncp; k++)
-				if (cp[k] == v)
-					snprintf(change, sizeof(change), "<< shift (p=%.3f)", cpp[k]);
-			if (first.ok)
-				kvb_fmt_num(first.value, mean, sizeof(mean));
-			else
-				snprintf(mean, sizeof(mean), "%s", ci[v].error ? "build failed" : "no data");
-			fmt_cmp(vf, sizeof(vf), &first);
-			if (!have_parent || !first.ok)
-				snprintf(vp, sizeof(vp), "%s", first.ok ? "(base)" : "-");
-			else
-				fmt_cmp(vp, sizeof(vp), &par);
-			if (json) {
-				cJSON *row = cJSON_CreateObject();
-				cJSON_AddStringToObject(row, "commit", sha);
-				cJSON_AddStringToObject(row, "subject", ci[v].subject ? ci[v].subject : "");
-				cJSON_AddNumberToObject(row, "n", (double)(first.ok ? first.s.n : 0));
-				if (first.ok)
-					cJSON_AddNumberToObject(row, "mean", first.value);
-				if (first.has_cmp && !isnan(first.diff_pct)) {
-					cJSON_AddNumberToObject(row, "vs_first_pct", first.diff_pct);
-					cJSON_AddStringToObject(row, "vs_first", first.verdict);
-				}
-				if (par.has_cmp && !isnan(par.diff_pct)) {
-					cJSON_AddStringToObject(row, "parent", ci[parent].sha ? ci[parent].sha : r.variants.v[parent]);
-					cJSON_AddNumberToObject(row, "vs_parent_pct", par.diff_pct);
-					cJSON_AddStringToObject(row, "vs_parent", par.verdict);
-				}
-				cJSON_AddBoolToObject(row, "change_point", change[0] != '\0');
-				if (ci[v].error)
-					cJSON_AddStringToObject(row, "build_error", ci[v].error);
-				cJSON_AddItemToArray(jrows, row);
-			} else {
-				fprintf(out, "  %-3zu %-12.12s %-40.40s %4zu %10s  %-26s %-26s %s\n", v, sha,
-					ci[v].subject ? ci[v].subject : "", first.ok ? first.s.n : 0, mean, vf, vp, change);
-			}
-			if (first.ok) {
-				parent = v;
-				have_parent = 1;
-			}
-		}
-		if (!json)
-			fputc('\n', out);
-	}
+	for (size_t gi = 0; gi < r.ngroups; gi++)
+		series_group(&r, &r.groups[gi], ci, o, jroot, out);
 	if (json) {
 		/* versioned as every JSON output (report/format.h): {"schema_version", "series": [...]} */
 		cJSON *doc = cJSON_CreateObject();

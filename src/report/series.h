@@ -15,10 +15,6 @@
 /* Prints the series tables of o->sel (one run). format: table | json. KVB_EINPUT when the run has no series. */
 int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out, struct kvb_error *err);
 
-/* Variant v of group g against variant b (as the baseline) with the diff's boot-aware verdict. */
-void kvb_series_compare(const struct kvb_report *r, const struct kvb_group *g, size_t b, size_t v, enum kvb_stat stat,
-			double alpha, struct kvb_cell_stats *cs);
-
 /*
  * One metric group's change points as commit (variant) indices into r->variants, each with
  * its permutation p (< p0, the significance level: `diff --alpha`); returns their count.

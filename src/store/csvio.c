@@ -3,9 +3,9 @@
 #include "store/batch.h"
 #include "config/keys.h"
 #include "core/buf.h"
+#include "core/csv_field.h"
 #include "core/log.h"
 #include "core/util.h"
-#include "report/box.h"
 
 #include <csv.h>
 #include <errno.h>

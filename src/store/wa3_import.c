@@ -89,6 +89,139 @@ static const char *job_status(const char *wa)
 	return "failed";
 }
 
+/* The statements store_jobs inserts with: a job, one of its earlier attempts, one of its artifacts. */
+struct wa3_stmts {
+	sqlite3_stmt *job, *att, *art;
+};
+
+static int insert_failed(struct kvb_store *s, struct kvb_error *err)
+{
+	return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+}
+
+/* Job j, the seq-th of the run (variant vid), as a planned job row with its status; *job_id its id. */
+static int insert_job(struct kvb_store *s, sqlite3_stmt *st, int64_t run_id, int64_t vid, int64_t seq,
+		      const struct wjob *j, const char *status, int64_t *job_id, struct kvb_error *err)
+{
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_int64(st, 2, vid);
+	sqlite3_bind_int64(st, 3, seq);
+	sqlite3_bind_text(st, 4, j->id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, j->workload ? j->workload : j->label, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, j->label, -1, SQLITE_TRANSIENT);
+	if (j->section)
+		sqlite3_bind_text(st, 7, j->section, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 7);
+	sqlite3_bind_int64(st, 8, j->iteration);
+	sqlite3_bind_text(st, 9, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 10, j->retries + 1);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return insert_failed(s, err);
+	*job_id = sqlite3_last_insert_rowid(s->db);
+	return KVB_OK;
+}
+
+/* WA3's retried attempts: the final one is written by kvb_store_job_write as attempt retries + 1. */
+static int insert_attempts(struct kvb_store *s, sqlite3_stmt *at, int64_t job_id, const struct wjob *j,
+			   struct kvb_error *err)
+{
+	for (size_t k = 0; k < j->natt; k++) {
+		sqlite3_reset(at);
+		sqlite3_bind_int64(at, 1, job_id);
+		sqlite3_bind_int64(at, 2, (int64_t)k + 1);
+		sqlite3_bind_text(at, 3, job_status(j->att[k].status), -1, SQLITE_STATIC);
+		sqlite3_bind_text(at, 4, j->att[k].error ? j->att[k].error : j->att[k].status, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(at) != SQLITE_DONE)
+			return insert_failed(s, err);
+	}
+	return KVB_OK;
+}
+
+/* The artifacts result.json lists, after kvb_store_job_write (which replaces the job's artifact rows). */
+static int insert_artifacts(struct kvb_store *s, sqlite3_stmt *ar, int64_t run_id, int64_t job_id,
+			    const struct wjob *j, struct kvb_error *err)
+{
+	for (size_t k = 0; k < j->nart; k++) {
+		const struct wart *a = &j->art[k];
+		sqlite3_reset(ar);
+		sqlite3_bind_int64(ar, 1, job_id);
+		sqlite3_bind_int64(ar, 2, run_id);
+		sqlite3_bind_text(ar, 3, a->kind, -1, SQLITE_STATIC);
+		sqlite3_bind_text(ar, 4, a->path, -1, SQLITE_STATIC);
+		if (a->sha256[0]) {
+			sqlite3_bind_text(ar, 5, a->sha256, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(ar, 6, a->bytes);
+		} else {
+			sqlite3_bind_null(ar, 5);
+			sqlite3_bind_null(ar, 6);
+		}
+		if (sqlite3_step(ar) != SQLITE_DONE)
+			return insert_failed(s, err);
+	}
+	return KVB_OK;
+}
+
+/* The classifiers kvbench gives j over WA3's own: variant, iteration and wa3_id (replacing any of the same name). */
+static void job_classifiers(struct wjob *j, const char *variant)
+{
+	char its[32];
+	if (!j->classifiers)
+		j->classifiers = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "variant");
+	cJSON_AddStringToObject(j->classifiers, "variant", variant);
+	snprintf(its, sizeof(its), "%ld", j->iteration);
+	cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "iteration");
+	cJSON_AddStringToObject(j->classifiers, "iteration", its);
+	/* WA3's job id names its spec (section and workload entry): diff groups by classifiers, and
+	 * two specs of one workload (sections s1-wk1 and s2-wk1, other runtime parameters) must
+	 * stay two cells, as kvbench's own runs keep them with `section` */
+	cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "wa3_id");
+	cJSON_AddStringToObject(j->classifiers, "wa3_id", j->id);
+}
+
+/* Job j, the seq-th of the run: its row, earlier attempts, outcome with metrics and classifiers, events, artifacts. */
+static int store_job(struct kvb_store *s, const struct wa3_stmts *q, int64_t run_id, int64_t vid, int64_t seq,
+		     struct wjob *j, const char *variant, struct kvb_error *err)
+{
+	const char *status = job_status(j->status);
+	struct kvb_job_outcome o = { .status = status, .attempts = j->retries + 1,
+				     .error = strcmp(status, "ok") ? (j->error ? j->error : j->status) : NULL };
+	int64_t job_id = 0;
+	int rc;
+	if ((rc = insert_job(s, q->job, run_id, vid, seq, j, status, &job_id, err)) ||
+	    (rc = insert_attempts(s, q->att, job_id, j, err)))
+		return rc;
+	job_classifiers(j, variant);
+	if ((rc = kvb_store_job_write(s, run_id, job_id, &o, &j->m, j->classifiers, err)))
+		return rc;
+	/* a value WA3 could not compute is no metric row (no reader can take it for 0) but an
+	   event of its job: diff footnotes the cell, `show events` names file and line */
+	for (size_t k = 0; k < j->missing.n; k++)
+		kvb_store_event_job(s, run_id, job_id, "warning", j->missing.v[k]);
+	return insert_artifacts(s, q->art, run_id, job_id, j, err);
+}
+
+/*
+ * The run's events: info, WA3's RunInfo pod (__meta/run_info.json) or NULL, as one run event
+ * (info); run_res, WA3's run-level Result pod (DIR/result.json) or NULL: its events (warning).
+ */
+static void run_events(struct kvb_store *s, int64_t run_id, const cJSON *run_res, const cJSON *info)
+{
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(run_res, "events");
+	if (info)
+		kvb_store_event(s, run_id, "info",
+				"WA3 run_info: run_name '%s', project '%s', uuid %s, start_time %s, end_time %s, duration %g s",
+				kvb_get_str(info, "run_name", "-"), kvb_get_str(info, "project", "-"),
+				kvb_get_str(info, "uuid", "-"), kvb_get_str(info, "start_time", "-"),
+				kvb_get_str(info, "end_time", "-"),
+				cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(info, "duration")));
+	for (const cJSON *e = cJSON_IsArray(ev) ? ev->child : NULL; e; e = e->next)
+		if (kvb_get_str(e, "message", NULL))
+			kvb_store_event(s, run_id, "warning", "WA3 run event: %s", kvb_get_str(e, "message", ""));
+}
+
 /*
  * Stores jobs[0..n) as run `variant` in a new imported run, one transaction; run_res is WA3's
  * run-level Result pod (DIR/result.json) or NULL: its events become run events (warning);
@@ -101,7 +234,7 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	struct kvb_run_info ri = { .agenda_path = source, .platform = "import", .rounds = 1, .status = "imported",
 				   .command_line = command, .exec_order = "by_iteration" };
 	struct kvb_variant_row vr = { .name = variant, .runtime_json = "{}" };
-	sqlite3_stmt *st = NULL, *at = NULL, *ar = NULL;
+	struct wa3_stmts q = { NULL, NULL, NULL };
 	int64_t vid;
 	int rc;
 	if ((rc = kvb_store_begin(s, err)))
@@ -113,97 +246,24 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	if (sqlite3_prepare_v2(s->db,
 			       "INSERT INTO job(run_id, variant_id, seq, round, spec_id, workload, label, section,"
 			       " iteration, status, attempts) VALUES(?,?,?,1,?,?,?,?,?,?,?)",
-			       -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(s->db, "INSERT INTO job_attempt(job_id, attempt, status, error) VALUES(?,?,?,?)", -1, &at,
+			       -1, &q.job, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s->db, "INSERT INTO job_attempt(job_id, attempt, status, error) VALUES(?,?,?,?)", -1, &q.att,
 			       NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db, "INSERT INTO artifact(job_id, run_id, kind, path, sha256, bytes) VALUES(?,?,?,?,?,?)",
-			       -1, &ar, NULL) != SQLITE_OK) {
-		rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+			       -1, &q.art, NULL) != SQLITE_OK) {
+		rc = insert_failed(s, err);
 		goto rollback;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct wjob *j = &jobs[i];
-		const char *status = job_status(j->status);
-		if (strcmp(status, "ok") && !not_ok++)
-			first_bad = j->id;
-		struct kvb_job_outcome o = { .status = status, .attempts = j->retries + 1,
-					     .error = strcmp(status, "ok") ? (j->error ? j->error : j->status) : NULL };
-		int64_t job_id;
-		char its[32];
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, *run_id);
-		sqlite3_bind_int64(st, 2, vid);
-		sqlite3_bind_int64(st, 3, (int64_t)i + 1);
-		sqlite3_bind_text(st, 4, j->id, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 5, j->workload ? j->workload : j->label, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 6, j->label, -1, SQLITE_TRANSIENT);
-		if (j->section)
-			sqlite3_bind_text(st, 7, j->section, -1, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(st, 7);
-		sqlite3_bind_int64(st, 8, j->iteration);
-		sqlite3_bind_text(st, 9, status, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 10, j->retries + 1);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
+		if (strcmp(job_status(jobs[i].status), "ok") && !not_ok++)
+			first_bad = jobs[i].id;
+		if ((rc = store_job(s, &q, *run_id, vid, (int64_t)i + 1, &jobs[i], variant, err)))
 			goto rollback;
-		}
-		job_id = sqlite3_last_insert_rowid(s->db);
-		/* WA3's retried attempts: the final one is written by kvb_store_job_write as attempt retries + 1 */
-		for (size_t k = 0; k < j->natt; k++) {
-			sqlite3_reset(at);
-			sqlite3_bind_int64(at, 1, job_id);
-			sqlite3_bind_int64(at, 2, (int64_t)k + 1);
-			sqlite3_bind_text(at, 3, job_status(j->att[k].status), -1, SQLITE_STATIC);
-			sqlite3_bind_text(at, 4, j->att[k].error ? j->att[k].error : j->att[k].status, -1, SQLITE_TRANSIENT);
-			if (sqlite3_step(at) != SQLITE_DONE) {
-				rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-				goto rollback;
-			}
-		}
-		if (!j->classifiers)
-			j->classifiers = cJSON_CreateObject();
-		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "variant");
-		cJSON_AddStringToObject(j->classifiers, "variant", variant);
-		snprintf(its, sizeof(its), "%ld", j->iteration);
-		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "iteration");
-		cJSON_AddStringToObject(j->classifiers, "iteration", its);
-		/* WA3's job id names its spec (section and workload entry): diff groups by classifiers, and
-		 * two specs of one workload (sections s1-wk1 and s2-wk1, other runtime parameters) must
-		 * stay two cells, as kvbench's own runs keep them with `section` */
-		cJSON_DeleteItemFromObjectCaseSensitive(j->classifiers, "wa3_id");
-		cJSON_AddStringToObject(j->classifiers, "wa3_id", j->id);
-		if ((rc = kvb_store_job_write(s, *run_id, job_id, &o, &j->m, j->classifiers, err)))
-			goto rollback;
-		/* a value WA3 could not compute is no metric row (no reader can take it for 0) but an
-		   event of its job: diff footnotes the cell, `show events` names file and line */
-		for (size_t k = 0; k < j->missing.n; k++)
-			kvb_store_event_job(s, *run_id, job_id, "warning", j->missing.v[k]);
-		/* after kvb_store_job_write, which replaces the job's artifact rows */
-		for (size_t k = 0; k < j->nart; k++) {
-			const struct wart *a = &j->art[k];
-			sqlite3_reset(ar);
-			sqlite3_bind_int64(ar, 1, job_id);
-			sqlite3_bind_int64(ar, 2, *run_id);
-			sqlite3_bind_text(ar, 3, a->kind, -1, SQLITE_STATIC);
-			sqlite3_bind_text(ar, 4, a->path, -1, SQLITE_STATIC);
-			if (a->sha256[0]) {
-				sqlite3_bind_text(ar, 5, a->sha256, -1, SQLITE_STATIC);
-				sqlite3_bind_int64(ar, 6, a->bytes);
-			} else {
-				sqlite3_bind_null(ar, 5);
-				sqlite3_bind_null(ar, 6);
-			}
-			if (sqlite3_step(ar) != SQLITE_DONE) {
-				rc = kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, sqlite3_errmsg(s->db));
-				goto rollback;
-			}
-		}
 	}
-	sqlite3_finalize(st);
-	sqlite3_finalize(at);
-	sqlite3_finalize(ar);
-	st = at = ar = NULL;
+	sqlite3_finalize(q.job);
+	sqlite3_finalize(q.att);
+	sqlite3_finalize(q.art);
+	q.job = q.att = q.art = NULL;
 	/* DESIGN §14: a variant is ok only when every job of it is (WA3 marks the run OK beside a
 	 * FAILED job; a reader of `show runs` must not see the variant ok) */
 	if (not_ok) {
@@ -216,24 +276,12 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	}
 	if (rc)
 		goto rollback;
-	if (info)
-		kvb_store_event(s, *run_id, "info",
-				"WA3 run_info: run_name '%s', project '%s', uuid %s, start_time %s, end_time %s, duration %g s",
-				kvb_get_str(info, "run_name", "-"), kvb_get_str(info, "project", "-"),
-				kvb_get_str(info, "uuid", "-"), kvb_get_str(info, "start_time", "-"),
-				kvb_get_str(info, "end_time", "-"),
-				cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(info, "duration")));
-	{
-		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(run_res, "events");
-		for (const cJSON *e = cJSON_IsArray(ev) ? ev->child : NULL; e; e = e->next)
-			if (kvb_get_str(e, "message", NULL))
-				kvb_store_event(s, *run_id, "warning", "WA3 run event: %s", kvb_get_str(e, "message", ""));
-	}
+	run_events(s, *run_id, run_res, info);
 	return kvb_store_commit(s, err);
 rollback:
-	sqlite3_finalize(st);
-	sqlite3_finalize(at);
-	sqlite3_finalize(ar);
+	sqlite3_finalize(q.job);
+	sqlite3_finalize(q.att);
+	sqlite3_finalize(q.art);
 	kvb_store_rollback(s);
 	return rc;
 }

@@ -598,87 +598,97 @@ static char *report_step(const struct lava_state *st, const char *report_url)
 }
 
 /*
- * The definition for what was recorded (JSON, which LAVA's YAML loader reads), with
- * the unit's nonce and file token; port: kvbench's server (0 offline: local files
- * as file:// URLs). Files to serve go to parts. Owned; NULL + err.
+ * The boot image of a device type that flashes one (fastboot), built into st->boot_image as
+ * the fastboot flasher builds it, in the unit's artifact directory.
  */
-static char *build_definition(struct lava_state *st, const struct kvb_batch_unit *u, unsigned port,
-			      struct def_parts *parts, struct kvb_error *err)
+static int build_boot_image(struct lava_state *st, const struct kvb_batch_unit *u, struct kvb_error *err)
 {
-	const cJSON *c = st->conn, *v, *tmpl;
 	const struct kvb_variant *var = u->variant;
-	const char *dt = kvb_get_str(c, "device_type", ""), *rootfs = kvb_get_str(c, "rootfs", NULL);
-	const char *host = kvb_get_str(c, "serve_host", NULL), *rhost = kvb_get_str(c, "report_host", NULL);
-	cJSON *job = NULL, *to, *actions = NULL, *test, *defs, *def, *repo, *meta, *run, *steps, *a, *ctx;
-	struct kvb_buf cmdline = KVB_BUF_INIT;
-	char *base = NULL, *s = NULL, *report_url = NULL;
-	long test_min, job_min;
+	char *dir = kvb_xasprintf("%s/lava-boot-image", u->artifact_dir);
 	int rc;
-
-	memset(parts, 0, sizeof(*parts));
-	if (!(tmpl = kvb_lava_template(st->lava, dt))) {
-		kvb_error_set(err, KVB_EINPUT, "%s: lava.device_types has no template for device type '%s'", st->plat->file, dt);
-		return NULL;
-	}
-	if (port)
-		base = base_url(host && *host ? host : kvb_get_str(c, "serve_address", "127.0.0.1"), port);
-	{
-		if (rhost && *rhost) {
-			char *rb = base_url(rhost, port);
-			report_url = kvb_xasprintf("%s/%s/results", rb, st->ftoken);
-			free(rb);
-		}
-	}
-	if (kvb_lava_template_uses(tmpl, KVB_LV_BOOT_IMAGE) && !var->local[KVB_VF_BOOT_IMAGE] &&
-	    !is_url(var->boot_image, 0) && !st->boot_image) {
-		/* a device type flashed a boot image (fastboot): built as the fastboot flasher builds it */
-		char *dir = kvb_xasprintf("%s/lava-boot-image", u->artifact_dir);
-		if (kvb_mkdir_p(dir, 0755)) {
-			kvb_error_set(err, KVB_ESTORE, "cannot create %s: %s", dir, strerror(errno));
-			free(dir);
-			goto out;
-		}
-		/* --dry-run fetches nothing: the variant's local files are the paths it gives */
-		struct kvb_variant vv = *var;
-		const char *given[KVB_VF_N] = { var->kernel, var->dtb, var->initrd, var->boot_image, var->modules };
-		for (int i = 0; i < KVB_VF_N; i++)
-			if (!vv.local[i] && given[i] && !is_url(given[i], 1))
-				vv.local[i] = (char *)given[i];
-		rc = kvb_fastboot_build_boot_image(st->plat, &vv, dir, NULL, &st->boot_image, err);
+	if (kvb_mkdir_p(dir, 0755)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot create %s: %s", dir, strerror(errno));
 		free(dir);
-		if (rc)
-			goto out;
+		return rc;
 	}
-	{
-		/* only the files the template downloads are offered */
-		struct {
-			enum kvb_lava_var v, comp;
-			const char *given, *local;
-			int file_ok;
-		} f[] = {
-			{ KVB_LV_KERNEL, KVB_LV_N, var->kernel, var->local[KVB_VF_KERNEL], 0 },
-			{ KVB_LV_INITRD, KVB_LV_INITRD_COMPRESSION, var->initrd, var->local[KVB_VF_INITRD], 0 },
-			{ KVB_LV_DTB, KVB_LV_N, var->dtb, var->local[KVB_VF_DTB], 0 },
-			{ KVB_LV_MODULES, KVB_LV_MODULES_COMPRESSION, var->modules, var->local[KVB_VF_MODULES], 0 },
-			{ KVB_LV_BOOT_IMAGE, KVB_LV_N, var->boot_image,
-			  var->local[KVB_VF_BOOT_IMAGE] ? var->local[KVB_VF_BOOT_IMAGE] : st->boot_image, 0 },
-			{ KVB_LV_ROOTFS, KVB_LV_ROOTFS_COMPRESSION, rootfs, rootfs, 1 },
-		};
-		for (size_t i = 0; i < KVB_ARRAY_SIZE(f); i++)
-			if (kvb_lava_template_uses(tmpl, f[i].v) &&
-			    set_file(parts, f[i].v, f[i].comp, f[i].given, f[i].local, f[i].file_ok, base, st->ftoken, err))
-				goto out;
-	}
-	kvb_buf_addf(&cmdline, "%s%s%s", kvb_get_str(c, "kernel_cmdline", ""), var->cmdline ? " " : "",
-		     var->cmdline ? var->cmdline : "");
-	parts->vars[KVB_LV_CMDLINE] = cmdline.data;
-	parts->vars[KVB_LV_PROMPT] = kvb_get_str(c, "prompt", "kvb-lava# ");
-	parts->vars[KVB_LV_DEVICE_TYPE] = dt;
+	/* --dry-run fetches nothing: the variant's local files are the paths it gives */
+	struct kvb_variant vv = *var;
+	const char *given[KVB_VF_N] = { var->kernel, var->dtb, var->initrd, var->boot_image, var->modules };
+	for (int i = 0; i < KVB_VF_N; i++)
+		if (!vv.local[i] && given[i] && !is_url(given[i], 1))
+			vv.local[i] = (char *)given[i];
+	rc = kvb_fastboot_build_boot_image(st->plat, &vv, dir, NULL, &st->boot_image, err);
+	free(dir);
+	return rc;
+}
 
-	job_timeouts(st, &test_min, &job_min);
-	job = cJSON_CreateObject();
-	to = cJSON_CreateObject();
-	actions = cJSON_CreateArray();
+/* The file variables of parts (set_file): only the files the template downloads are offered. */
+static int template_files(const struct lava_state *st, const cJSON *tmpl, const struct kvb_variant *var,
+			  const char *base, struct def_parts *parts, struct kvb_error *err)
+{
+	const char *rootfs = kvb_get_str(st->conn, "rootfs", NULL);
+	struct {
+		enum kvb_lava_var v, comp;
+		const char *given, *local;
+		int file_ok;
+	} f[] = {
+		{ KVB_LV_KERNEL, KVB_LV_N, var->kernel, var->local[KVB_VF_KERNEL], 0 },
+		{ KVB_LV_INITRD, KVB_LV_INITRD_COMPRESSION, var->initrd, var->local[KVB_VF_INITRD], 0 },
+		{ KVB_LV_DTB, KVB_LV_N, var->dtb, var->local[KVB_VF_DTB], 0 },
+		{ KVB_LV_MODULES, KVB_LV_MODULES_COMPRESSION, var->modules, var->local[KVB_VF_MODULES], 0 },
+		{ KVB_LV_BOOT_IMAGE, KVB_LV_N, var->boot_image,
+		  var->local[KVB_VF_BOOT_IMAGE] ? var->local[KVB_VF_BOOT_IMAGE] : st->boot_image, 0 },
+		{ KVB_LV_ROOTFS, KVB_LV_ROOTFS_COMPRESSION, rootfs, rootfs, 1 },
+	};
+	int rc = KVB_OK;
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(f) && !rc; i++)
+		if (kvb_lava_template_uses(tmpl, f[i].v))
+			rc = set_file(parts, f[i].v, f[i].comp, f[i].given, f[i].local, f[i].file_ok, base, st->ftoken, err);
+	return rc;
+}
+
+/* The job's device tags: connection.tags, then the device's own tag; NULL when there are none. */
+static cJSON *job_tags(const struct lava_state *st)
+{
+	cJSON *tags = cJSON_CreateArray();
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(st->conn, "tags");
+	for (const cJSON *tg = cJSON_IsArray(v) ? v->child : v; tg; tg = cJSON_IsArray(v) ? tg->next : NULL) {
+		char *ts = kvb_node_str(tg);
+		cJSON_AddItemToArray(tags, cJSON_CreateString(ts ? ts : ""));
+		free(ts);
+	}
+	if (st->job_tag[0])
+		cJSON_AddItemToArray(tags, cJSON_CreateString(st->job_tag));
+	if (cJSON_GetArraySize(tags))
+		return tags;
+	cJSON_Delete(tags);
+	return NULL;
+}
+
+/* The job's context: the template's, then the connection's over it; NULL when empty. */
+static cJSON *job_context(const struct lava_state *st, const cJSON *tmpl)
+{
+	cJSON *ctx = cJSON_CreateObject();
+	for (int k = 0; k < 2; k++) {
+		const cJSON *src = k ? cJSON_GetObjectItemCaseSensitive(st->conn, "context")
+				     : cJSON_GetObjectItemCaseSensitive(tmpl, "context");
+		for (const cJSON *kv = cJSON_IsObject(src) ? src->child : NULL; kv; kv = kv->next) {
+			cJSON_DeleteItemFromObjectCaseSensitive(ctx, kv->string);
+			cJSON_AddItemToObject(ctx, kv->string, cJSON_Duplicate(kv, 1));
+		}
+	}
+	if (ctx->child)
+		return ctx;
+	cJSON_Delete(ctx);
+	return NULL;
+}
+
+/* The job without its actions: device type, name, timeouts (minutes), priority, visibility, tags, context, metadata. */
+static cJSON *job_head(const struct lava_state *st, const struct kvb_batch_unit *u, const cJSON *tmpl, const char *dt,
+		       long test_min, long job_min)
+{
+	cJSON *job = cJSON_CreateObject(), *to = cJSON_CreateObject(), *o;
+	const cJSON *v;
 	cJSON_AddStringToObject(job, "device_type", dt);
 	cJSON_AddStringToObject(job, "job_name", u->name);
 	cJSON_AddItemToObject(to, "job", minutes(job_min));
@@ -692,45 +702,21 @@ static char *build_definition(struct lava_state *st, const struct kvb_batch_unit
 		cJSON_AddStringToObject(job, "priority", kvb_get_str(st->lava, "priority", "medium"));
 	v = cJSON_GetObjectItemCaseSensitive(st->lava, "visibility");
 	cJSON_AddItemToObject(job, "visibility", v ? cJSON_Duplicate(v, 1) : cJSON_CreateString("public"));
-	{
-		cJSON *tags = cJSON_CreateArray();
-		v = cJSON_GetObjectItemCaseSensitive(c, "tags");
-		for (const cJSON *tg = cJSON_IsArray(v) ? v->child : v; tg; tg = cJSON_IsArray(v) ? tg->next : NULL) {
-			char *ts = kvb_node_str(tg);
-			cJSON_AddItemToArray(tags, cJSON_CreateString(ts ? ts : ""));
-			free(ts);
-		}
-		if (st->job_tag[0])
-			cJSON_AddItemToArray(tags, cJSON_CreateString(st->job_tag));
-		if (cJSON_GetArraySize(tags))
-			cJSON_AddItemToObject(job, "tags", tags);
-		else
-			cJSON_Delete(tags);
-	}
-	/* context: the template's, then the connection's over it */
-	ctx = cJSON_CreateObject();
-	for (int k = 0; k < 2; k++) {
-		const cJSON *src = k ? cJSON_GetObjectItemCaseSensitive(c, "context")
-				     : cJSON_GetObjectItemCaseSensitive(tmpl, "context");
-		for (const cJSON *kv = cJSON_IsObject(src) ? src->child : NULL; kv; kv = kv->next) {
-			cJSON_DeleteItemFromObjectCaseSensitive(ctx, kv->string);
-			cJSON_AddItemToObject(ctx, kv->string, cJSON_Duplicate(kv, 1));
-		}
-	}
-	if (ctx->child)
-		cJSON_AddItemToObject(job, "context", ctx);
-	else
-		cJSON_Delete(ctx);
+	if ((o = job_tags(st)))
+		cJSON_AddItemToObject(job, "tags", o);
+	if ((o = job_context(st, tmpl)))
+		cJSON_AddItemToObject(job, "context", o);
 	if ((v = cJSON_GetObjectItemCaseSensitive(st->lava, "metadata")))
 		cJSON_AddItemToObject(job, "metadata", cJSON_Duplicate(v, 1));
+	return job;
+}
 
-	if (kvb_lava_template_actions(tmpl, dt, parts->vars, (long)kvb_get_int(st->lava, "deploy_timeout_min", 10),
-				      (long)kvb_get_int(c, "boot_timeout_min", 5), actions, err))
-		goto out;
-
-	/* test: the prelude (nonce, console loglevel, kvb_x), every recorded command, then the results */
-	steps = cJSON_CreateArray();
-	s = kvb_lava_shell_prelude(st->nonce, (int)kvb_get_int(st->lava, "console_loglevel", 1));
+/* The test action: the prelude (nonce, console loglevel, kvb_x), every recorded command, then the results. */
+static cJSON *test_action(const struct lava_state *st, const struct kvb_batch_unit *u, const char *report_url,
+			  long test_min)
+{
+	cJSON *steps = cJSON_CreateArray(), *run, *meta, *repo, *def, *defs, *test, *a;
+	char *s = kvb_lava_shell_prelude(st->nonce, (int)kvb_get_int(st->lava, "console_loglevel", 1));
 	cJSON_AddItemToArray(steps, cJSON_CreateString(s));
 	free(s);
 	for (size_t k = 0; k < st->n; k++) {
@@ -741,7 +727,6 @@ static char *build_definition(struct lava_state *st, const struct kvb_batch_unit
 	s = report_step(st, report_url);
 	cJSON_AddItemToArray(steps, cJSON_CreateString(s));
 	free(s);
-	s = NULL;
 	run = cJSON_CreateObject();
 	cJSON_AddItemToObject(run, "steps", steps);
 	meta = cJSON_CreateObject();
@@ -763,7 +748,56 @@ static char *build_definition(struct lava_state *st, const struct kvb_batch_unit
 	cJSON_AddItemToObject(test, "definitions", defs);
 	a = cJSON_CreateObject();
 	cJSON_AddItemToObject(a, "test", test);
-	cJSON_AddItemToArray(actions, a);
+	return a;
+}
+
+/*
+ * The definition for what was recorded (JSON, which LAVA's YAML loader reads), with
+ * the unit's nonce and file token; port: kvbench's server (0 offline: local files
+ * as file:// URLs). Files to serve go to parts. Owned; NULL + err.
+ */
+static char *build_definition(struct lava_state *st, const struct kvb_batch_unit *u, unsigned port,
+			      struct def_parts *parts, struct kvb_error *err)
+{
+	const cJSON *c = st->conn, *tmpl;
+	const struct kvb_variant *var = u->variant;
+	const char *dt = kvb_get_str(c, "device_type", "");
+	const char *host = kvb_get_str(c, "serve_host", NULL), *rhost = kvb_get_str(c, "report_host", NULL);
+	cJSON *job = NULL, *actions = NULL;
+	struct kvb_buf cmdline = KVB_BUF_INIT;
+	char *base = NULL, *s = NULL, *report_url = NULL;
+	long test_min, job_min;
+
+	memset(parts, 0, sizeof(*parts));
+	if (!(tmpl = kvb_lava_template(st->lava, dt))) {
+		kvb_error_set(err, KVB_EINPUT, "%s: lava.device_types has no template for device type '%s'", st->plat->file, dt);
+		return NULL;
+	}
+	if (port)
+		base = base_url(host && *host ? host : kvb_get_str(c, "serve_address", "127.0.0.1"), port);
+	if (rhost && *rhost) {
+		char *rb = base_url(rhost, port);
+		report_url = kvb_xasprintf("%s/%s/results", rb, st->ftoken);
+		free(rb);
+	}
+	if (kvb_lava_template_uses(tmpl, KVB_LV_BOOT_IMAGE) && !var->local[KVB_VF_BOOT_IMAGE] &&
+	    !is_url(var->boot_image, 0) && !st->boot_image && build_boot_image(st, u, err))
+		goto out;
+	if (template_files(st, tmpl, var, base, parts, err))
+		goto out;
+	kvb_buf_addf(&cmdline, "%s%s%s", kvb_get_str(c, "kernel_cmdline", ""), var->cmdline ? " " : "",
+		     var->cmdline ? var->cmdline : "");
+	parts->vars[KVB_LV_CMDLINE] = cmdline.data;
+	parts->vars[KVB_LV_PROMPT] = kvb_get_str(c, "prompt", "kvb-lava# ");
+	parts->vars[KVB_LV_DEVICE_TYPE] = dt;
+
+	job_timeouts(st, &test_min, &job_min);
+	job = job_head(st, u, tmpl, dt, test_min, job_min);
+	actions = cJSON_CreateArray();
+	if (kvb_lava_template_actions(tmpl, dt, parts->vars, (long)kvb_get_int(st->lava, "deploy_timeout_min", 10),
+				      (long)kvb_get_int(c, "boot_timeout_min", 5), actions, err))
+		goto out;
+	cJSON_AddItemToArray(actions, test_action(st, u, report_url, test_min));
 	cJSON_AddItemToObject(job, "actions", actions);
 	actions = NULL;
 	s = cJSON_Print(job);
@@ -1043,6 +1077,83 @@ static void cancel_strays(struct lava_state *st, const struct kvb_batch_unit *u)
 	st->cancelled = 0;
 }
 
+/* The device tag a job of this board asks for (connection.device's), "" without a device. */
+static void board_tag(struct lava_state *st, const char *dev)
+{
+	snprintf(st->job_tag, sizeof(st->job_tag), "%s", dev ? kvb_get_str(st->conn, "device_tag", dev) : "");
+}
+
+/*
+ * The unit's job on LAVA: its id (*id = 0: submit def now, its id stored with u->submitted
+ * before anything else can fail, and said), res->url and res->job_id. LAVA refusing the
+ * definition (unknown device type ...) is the same every time: res->final.
+ */
+static int submit_job(struct lava_state *st, const struct kvb_batch_unit *u, const char *def, unsigned port,
+		      int64_t *id, struct kvb_batch_result *res, struct kvb_error *err)
+{
+	int rc;
+	if (!*id) {
+		char *state;
+		if ((rc = kvb_lava_submit(&st->api, def, id, err))) {
+			res->final = 1;
+			return rc;
+		}
+		snprintf(res->url, sizeof(res->url), "%sscheduler/job/%lld", st->api.url, (long long)*id);
+		/* stored before anything else can fail: a kvbench killed from here on leaves no orphan */
+		state = job_state(st, port, def);
+		if (u->submitted)
+			u->submitted(u->arg, *id, res->url, state);
+		free(state);
+		kvb_info("LAVA job %lld: %s (%s)", (long long)*id, u->name, res->url);
+	}
+	snprintf(res->url, sizeof(res->url), "%sscheduler/job/%lld", st->api.url, (long long)*id);
+	res->job_id = *id;
+	return KVB_OK;
+}
+
+/*
+ * What follows job id's end (attempt of tries; dev: connection.device or NULL): 1 when it
+ * is submitted again, else 0 with *rc (a cancelled job, a device's infrastructure error) or
+ * with st->ended saying why a failed job ended (its commands that ran are replayed).
+ */
+static int after_job(struct lava_state *st, const struct kvb_batch_unit *u, int64_t id, const char *dev, int attempt,
+		     int tries, struct kvb_batch_result *res, int *rc, struct kvb_error *err)
+{
+	enum kvb_lava_outcome outcome;
+	if (u->ended)
+		u->ended(u->arg, id, st->j.health);
+	outcome = kvb_lava_outcome(st->j.health, st->vtype);
+	if (outcome == KVB_LAVA_DONE)
+		return 0;
+	if (outcome == KVB_LAVA_CANCELED || st->cancelled) {
+		*rc = kvb_error_set(err, KVB_EJOBS, "LAVA job %lld was canceled%s%s", (long long)id, st->vmsg[0] ? ": " : "",
+				    st->vmsg);
+		res->final = 1;
+		return 0;
+	}
+	if (outcome == KVB_LAVA_RETRY && dev) {
+		/* this device's failure: the pool gives the unit to another device */
+		keep_log(st, u, res);
+		*rc = kvb_error_set(err, KVB_ETARGET, "LAVA job %lld on device %s ended Incomplete with an "
+						      "infrastructure error (%s)",
+				    (long long)id, st->j.device[0] ? st->j.device : dev, st->vmsg);
+		return 0;
+	}
+	if (outcome == KVB_LAVA_RETRY && attempt < tries && !(u->stop && *u->stop)) {
+		keep_log(st, u, res);
+		kvb_warn("LAVA job %lld Incomplete with an infrastructure error on device %s (%s): submitting again "
+			 "(%d of %d; without connection.device LAVA picks the device, maybe the same one)",
+			 (long long)id, st->j.device[0] ? st->j.device : "?", st->vmsg, attempt + 1, tries);
+		return 1;
+	}
+	/* a job failure: what ran is kept (replayed), the rest fails with LAVA's reason */
+	snprintf(st->ended, sizeof(st->ended), "LAVA job %lld ended %s (%s error: %s)%s", (long long)id, st->j.health,
+		 st->vtype[0] ? st->vtype : "unknown", st->vmsg[0] ? st->vmsg : st->j.failure_comment,
+		 outcome == KVB_LAVA_RETRY ? ", the last of its submissions (infra_retries)" : "");
+	res->final = 1;
+	return 0;
+}
+
 static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
 		    struct kvb_error *err)
 {
@@ -1061,7 +1172,7 @@ static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct
 	st->job_id = 0;
 	free(st->boot_image);
 	st->boot_image = NULL;
-	snprintf(st->job_tag, sizeof(st->job_tag), "%s", dev ? kvb_get_str(st->conn, "device_tag", dev) : "");
+	board_tag(st, dev);
 	if (!u->reattach_id || read_state(u->reattach_state, st, &want_port, sha)) {
 		if (kvb_lava_nonce(st->nonce) || (rc = kvb_lava_serve_token(st->ftoken, err))) {
 			res->final = 1;
@@ -1084,7 +1195,7 @@ static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct
 		free(then);
 		parts_release(&parts);
 		if (!attach) /* submitted anew: to this board's device */
-			snprintf(st->job_tag, sizeof(st->job_tag), "%s", dev ? kvb_get_str(st->conn, "device_tag", dev) : "");
+			board_tag(st, dev);
 		if (!attach && (kvb_lava_nonce(st->nonce) || (rc = kvb_lava_serve_token(st->ftoken, err)))) {
 			res->final = 1;
 			return rc ? rc : KVB_ETARGET;
@@ -1097,68 +1208,22 @@ static int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct
 	if (!attach)
 		cancel_strays(st, u);
 	for (int attempt = 1; attempt <= tries; attempt++) {
-		enum kvb_lava_outcome outcome;
 		int64_t id = attach;
 		attach = 0;
 		if ((rc = offer_files(st, &parts, err))) {
 			res->final = 1;
 			break;
 		}
-		if (!id) {
-			char *state;
-			if ((rc = kvb_lava_submit(&st->api, def, &id, err))) {
-				/* LAVA refused the definition (unknown device type ...): the same every time */
-				res->final = 1;
-				break;
-			}
-			snprintf(res->url, sizeof(res->url), "%sscheduler/job/%lld", st->api.url, (long long)id);
-			/* stored before anything else can fail: a kvbench killed from here on leaves no orphan */
-			state = job_state(st, port, def);
-			if (u->submitted)
-				u->submitted(u->arg, id, res->url, state);
-			free(state);
-			kvb_info("LAVA job %lld: %s (%s)", (long long)id, u->name, res->url);
-		}
-		snprintf(res->url, sizeof(res->url), "%sscheduler/job/%lld", st->api.url, (long long)id);
-		res->job_id = id;
+		if ((rc = submit_job(st, u, def, port, &id, res, err)))
+			break;
 		follow_start(st, id);
 		if ((rc = follow(st, u, 0, err)))
 			break;
 		snprintf(res->device, sizeof(res->device), "%s", st->j.device);
 		if (st->in_flight)
 			break; /* every command's output is in; the job waits for kvbench's results (finish) */
-		if (u->ended)
-			u->ended(u->arg, id, st->j.health);
-		outcome = kvb_lava_outcome(st->j.health, st->vtype);
-		if (outcome == KVB_LAVA_DONE)
+		if (!after_job(st, u, id, dev, attempt, tries, res, &rc, err))
 			break;
-		if (outcome == KVB_LAVA_CANCELED || st->cancelled) {
-			rc = kvb_error_set(err, KVB_EJOBS, "LAVA job %lld was canceled%s%s", (long long)id,
-					   st->vmsg[0] ? ": " : "", st->vmsg);
-			res->final = 1;
-			break;
-		}
-		if (outcome == KVB_LAVA_RETRY && dev) {
-			/* this device's failure: the pool gives the unit to another device */
-			keep_log(st, u, res);
-			rc = kvb_error_set(err, KVB_ETARGET, "LAVA job %lld on device %s ended Incomplete with an "
-							     "infrastructure error (%s)",
-					   (long long)id, st->j.device[0] ? st->j.device : dev, st->vmsg);
-			break;
-		}
-		if (outcome == KVB_LAVA_RETRY && attempt < tries && !(u->stop && *u->stop)) {
-			keep_log(st, u, res);
-			kvb_warn("LAVA job %lld Incomplete with an infrastructure error on device %s (%s): submitting again "
-				 "(%d of %d; without connection.device LAVA picks the device, maybe the same one)",
-				 (long long)id, st->j.device[0] ? st->j.device : "?", st->vmsg, attempt + 1, tries);
-			continue;
-		}
-		/* a job failure: what ran is kept (replayed), the rest fails with LAVA's reason */
-		snprintf(st->ended, sizeof(st->ended), "LAVA job %lld ended %s (%s error: %s)%s", (long long)id,
-			 st->j.health, st->vtype[0] ? st->vtype : "unknown", st->vmsg[0] ? st->vmsg : st->j.failure_comment,
-			 outcome == KVB_LAVA_RETRY ? ", the last of its submissions (infra_retries)" : "");
-		res->final = 1;
-		break;
 	}
 	free(def);
 	parts_release(&parts);
@@ -1187,10 +1252,7 @@ static char *lava_describe(struct kvb_target *t, const struct kvb_batch_unit *u,
 	}
 	memset(st->ftoken, '0', 32);
 	st->ftoken[32] = '\0';
-	{
-		const char *dev = kvb_get_str(st->conn, "device", NULL);
-		snprintf(st->job_tag, sizeof(st->job_tag), "%s", dev ? kvb_get_str(st->conn, "device_tag", dev) : "");
-	}
+	board_tag(st, kvb_get_str(st->conn, "device", NULL));
 	free(st->boot_image);
 	st->boot_image = NULL;
 	def = build_definition(st, u, 0, &parts, err);

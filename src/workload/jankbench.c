@@ -41,9 +41,9 @@
 #include "workload/workload.h"
 #include "config/platform.h"
 #include "core/buf.h"
+#include "core/csv_field.h"
 #include "core/log.h"
 #include "core/util.h"
-#include "report/box.h"
 #include "target/adb.h"
 
 #include <errno.h>
@@ -516,6 +516,74 @@ static char *ids_arg(const cJSON *params, size_t *n)
 	return kvb_buf_detach(&b);
 }
 
+/*
+ * The tests this job ran (ids "0,1,4"), as the job classifier test_name: the per-test metrics
+ * carry their own test_name, but what measures the whole job (energy, util, cpufreq) would
+ * otherwise pool the jobs of every spec (list_view with image_list_view): one grouping rule
+ * for all of a job's rows.
+ */
+static void classify_tests(struct kvb_job_ctx *ctx, const char *ids)
+{
+	struct kvb_buf names = KVB_BUF_INIT;
+	const char *p = ids;
+	while (*p) {
+		long id = strtol(p, (char **)&p, 10);
+		kvb_buf_addf(&names, "%s%s", names.len ? "," : "", id >= 0 && id <= 6 ? kvb_jankbench_tests[id] : "?");
+		if (*p == ',')
+			p++;
+		else if (*p)
+			break;
+	}
+	kvb_metrics_job_classify(ctx->out, "test_name", names.data);
+	kvb_buf_release(&names);
+}
+
+/* Empties the device's log, so that the end marker wait_done looks for is this run's. */
+static int clear_logcat(struct kvb_job_ctx *ctx, struct kvb_error *err)
+{
+	const char *clear[] = { "logcat", "-c", NULL };
+	struct kvb_exec_result r;
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = kvb_target_run_ok(ctx->target, clear, JANK_CMD_MS, &r, err);
+	kvb_exec_result_release(&r);
+	return rc;
+}
+
+/* Best effort: with the screen off the app renders no frames (WA3 does the same). */
+static void wake_screen(struct kvb_job_ctx *ctx)
+{
+	const char *wake[] = { "input", "keyevent", "KEYCODE_WAKEUP", NULL };
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	kvb_exec_result_init(&r);
+	run(ctx, wake, &r, &e);
+	kvb_exec_result_release(&r);
+}
+
+/* Pulls the results DB and the files of it mask names (db_files) to local_db..., each an artifact. */
+static int pull_db(struct kvb_job_ctx *ctx, const char *db, unsigned mask, const char *local_db, struct kvb_error *err)
+{
+	for (size_t i = 0; i < 3; i++) { /* the DB, -wal, -shm; a -journal is left: it would be a hot journal */
+		char *src, *dst;
+		int rc;
+		if (!(mask & (1u << i)))
+			continue;
+		src = kvb_xasprintf("%s%s", db, db_suffixes[i]);
+		dst = kvb_xasprintf("%s%s", local_db, db_suffixes[i]);
+		rc = kvb_target_pull(ctx->target, src, dst, err);
+		if (rc)
+			kvb_error_prefix(err, "jankbench results (pulling app data needs a root adbd: connection.root: true)");
+		else
+			kvb_metrics_artifact(ctx->out, "jankbench-db", dst);
+		free(src);
+		free(dst);
+		if (rc)
+			return rc;
+	}
+	return KVB_OK;
+}
+
 static int jank_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 {
 	const struct kvb_workload_ops *ops = &kvb_workload_jankbench;
@@ -546,46 +614,14 @@ static int jank_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 	if (!timeout_ms)
 		timeout_ms = (uint64_t)ops->default_timeout_s * 1000;
 	ids = ids_arg(ctx->params, &ntests);
-	if (ids) {
-		/* The tests this job ran, as a job classifier: the per-test metrics carry their own test_name,
-		   but what measures the whole job (energy, util, cpufreq) would otherwise pool the jobs of
-		   every spec (list_view with image_list_view): one grouping rule for all of a job's rows */
-		struct kvb_buf names = KVB_BUF_INIT;
-		const char *p = ids;
-		while (*p) {
-			long id = strtol(p, (char **)&p, 10);
-			kvb_buf_addf(&names, "%s%s", names.len ? "," : "", id >= 0 && id <= 6 ? kvb_jankbench_tests[id] : "?");
-			if (*p == ',')
-				p++;
-			else if (*p)
-				break;
-		}
-		kvb_metrics_job_classify(ctx->out, "test_name", names.data);
-		kvb_buf_release(&names);
-	}
+	if (ids)
+		classify_tests(ctx, ids);
 	if ((rc = ensure_installed(ctx, apk, err)))
 		goto out;
 	db = results_db_path(ctx, db_param);
-	{
-		const char *clear[] = { "logcat", "-c", NULL };
-		struct kvb_exec_result r;
-		kvb_exec_result_init(&r);
-		rc = kvb_target_run_ok(ctx->target, clear, JANK_CMD_MS, &r, err);
-		kvb_exec_result_release(&r);
-		if (rc)
-			goto out;
-	}
-	if ((rc = remove_old_db(ctx, db, err)))
+	if ((rc = clear_logcat(ctx, err)) || (rc = remove_old_db(ctx, db, err)))
 		goto out;
-	{
-		/* best effort: with the screen off the app renders no frames (WA3 does the same) */
-		const char *wake[] = { "input", "keyevent", "KEYCODE_WAKEUP", NULL };
-		struct kvb_exec_result r;
-		struct kvb_error e;
-		kvb_exec_result_init(&r);
-		run(ctx, wake, &r, &e);
-		kvb_exec_result_release(&r);
-	}
+	wake_screen(ctx);
 	rc = start_app(ctx, ids, reps, &log, err);
 	save_text(ctx, "jankbench.out", "raw-output", log.data);
 	if (rc)
@@ -607,23 +643,7 @@ static int jank_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 		goto out;
 	}
 	local_db = kvb_xasprintf("%s/%s", ctx->artifact_dir, JANK_DB_LOCAL);
-	for (size_t i = 0; i < 3; i++) { /* the DB, -wal, -shm; a -journal is left: it would be a hot journal */
-		char *src, *dst;
-		if (!(mask & (1u << i)))
-			continue;
-		src = kvb_xasprintf("%s%s", db, db_suffixes[i]);
-		dst = kvb_xasprintf("%s%s", local_db, db_suffixes[i]);
-		rc = kvb_target_pull(ctx->target, src, dst, err);
-		if (rc)
-			kvb_error_prefix(err, "jankbench results (pulling app data needs a root adbd: connection.root: true)");
-		else
-			kvb_metrics_artifact(ctx->out, "jankbench-db", dst);
-		free(src);
-		free(dst);
-		if (rc)
-			goto out;
-	}
-	if ((rc = kvb_jankbench_db_read(local_db, keep, &res, err)))
+	if ((rc = pull_db(ctx, db, mask, local_db, err)) || (rc = kvb_jankbench_db_read(local_db, keep, &res, err)))
 		goto out;
 	if (!strcmp(how, "left") && ntests && res.n < ntests * (size_t)reps) {
 		rc = kvb_error_set(err, KVB_ETARGET,

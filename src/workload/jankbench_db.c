@@ -93,6 +93,37 @@ static void finish_group(struct kvb_jank_iter *g, double *ms, size_t jank, int k
 	}
 }
 
+/*
+ * The ui_results row at st (kvb_jankbench_db_read's columns: _id, name, iteration,
+ * total_duration, jank_frame) as Jankbench writes it: a test name, an integer iteration, a
+ * duration >= 0 and a jank flag 0 or 1. KVB_EINPUT naming the row and what is wrong.
+ */
+static int check_row(sqlite3_stmt *st, const char *path, struct kvb_error *err)
+{
+	long long id = sqlite3_column_int64(st, 0);
+	const char *name = (const char *)sqlite3_column_text(st, 1);
+	double total, jf;
+	if (sqlite3_column_type(st, 1) != SQLITE_TEXT || !name || !*name)
+		return kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld has no test name", path, id);
+	if (sqlite3_column_type(st, 2) != SQLITE_INTEGER)
+		return kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld: iteration is not an integer", path,
+				     id);
+	if (!is_number(sqlite3_column_type(st, 3)))
+		return kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld: total_duration is not a number",
+				     path, id);
+	if (!is_number(sqlite3_column_type(st, 4)))
+		return kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld: jank_frame is not 0 or 1", path, id);
+	total = sqlite3_column_double(st, 3);
+	jf = sqlite3_column_double(st, 4);
+	if (!(total >= 0))
+		return kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld: negative total_duration %g", path,
+				     id, total);
+	if (jf != 0 && jf != 1)
+		return kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld: jank_frame is %g, not 0 or 1", path,
+				     id, jf);
+	return KVB_OK;
+}
+
 int kvb_jankbench_db_read(const char *path, int keep_frames, struct kvb_jank_results *res, struct kvb_error *err)
 {
 	sqlite3 *db = NULL;
@@ -128,43 +159,15 @@ int kvb_jankbench_db_read(const char *path, int keep_frames, struct kvb_jank_res
 		goto out;
 	}
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
-		long long id = sqlite3_column_int64(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 		int64_t iter;
 		double total, jf;
 
-		if (sqlite3_column_type(st, 1) != SQLITE_TEXT || !name || !*name) {
-			rc = kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld has no test name", path, id);
+		if ((rc = check_row(st, path, err)))
 			goto out;
-		}
-		if (sqlite3_column_type(st, 2) != SQLITE_INTEGER) {
-			rc = kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld: iteration is not an integer",
-					   path, id);
-			goto out;
-		}
-		if (!is_number(sqlite3_column_type(st, 3))) {
-			rc = kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld: total_duration is not a number",
-					   path, id);
-			goto out;
-		}
-		if (!is_number(sqlite3_column_type(st, 4))) {
-			rc = kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld: jank_frame is not 0 or 1", path,
-					   id);
-			goto out;
-		}
 		iter = sqlite3_column_int64(st, 2);
 		total = sqlite3_column_double(st, 3);
 		jf = sqlite3_column_double(st, 4);
-		if (!(total >= 0)) {
-			rc = kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld: negative total_duration %g",
-					   path, id, total);
-			goto out;
-		}
-		if (jf != 0 && jf != 1) {
-			rc = kvb_error_set(err, KVB_EINPUT, "'%s': ui_results row _id %lld: jank_frame is %g, not 0 or 1",
-					   path, id, jf);
-			goto out;
-		}
 		if (!cur || cur->iteration != iter || strcmp(cur->test_name, name)) {
 			if (cur)
 				finish_group(cur, ms, jank, keep_frames);
