@@ -112,7 +112,7 @@ for i in $(seq 600); do
 done
 kill -INT "$run"
 wait "$run"; rc=$?
-check "Ctrl-C: exit 1 (rc $rc)" test "$rc" -eq 1
+check "Ctrl-C: exit 7, interrupted (rc $rc)" test "$rc" -eq 7
 check "Ctrl-C: LAVA job $id canceled" test "$(api "jobs/$id/" | field health)" = "Canceled"
 check "Ctrl-C: run interrupted" test "$(q "$T/c.db" "select status from run")" = "interrupted"
 check "Ctrl-C: the LAVA job stored, and as ended" test "$(q "$T/c.db" "select lava_job_id || ' ' || ended_how from lava_job")" = "$id Canceled"
