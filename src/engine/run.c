@@ -1884,11 +1884,14 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 	}
 	if (o->dry_run) {
 		rc = print_plan(&e, err);
+		kvb_workload_states_release(&e.wstates); /* a batch's dry run records its jobs (rt-app's state) */
 		kvb_instr_set_release(&e.instr);
 		return rc;
 	}
-	if ((rc = check_kernels_installable(&e, err)))
+	if ((rc = check_kernels_installable(&e, err))) {
+		kvb_instr_set_release(&e.instr);
 		return rc;
+	}
 	if ((rc = kvb_pool_list_build(&pool, e.plat, o->more_plats, o->nmore_plats, err)) ||
 	    (rc = check_duet(&e, &pool, err))) {
 		kvb_instr_set_release(&e.instr);
