@@ -94,26 +94,60 @@ static int schema_version(struct kvb_store *s, int *version, struct kvb_error *e
 	return KVB_OK;
 }
 
+/*
+ * Applies the migrations this DB lacks, one transaction each. The version is read again inside
+ * each write transaction: another process may be migrating the same file (a `kvbench query`
+ * polling a DB that `kvbench run` is creating opens it read-write to migrate it), and a version
+ * read before BEGIN IMMEDIATE may be stale by the time the lock is ours; applying a migration a
+ * second time fails ("view kvbench_schema already exists", seen in CI on 2 Dec).
+ */
 static int migrate(struct kvb_store *s, struct kvb_error *err)
 {
 	int version, n = kvb_store_schema_known(), rc;
-	if ((rc = schema_version(s, &version, err)))
+	if ((rc = schema_version(s, &version, err)) || version >= n)
 		return rc;
-	for (int i = version; i < n; i++) {
+	for (;;) {
 		char pragma[64];
 		if ((rc = kvb_store_begin(s, err)))
 			return rc;
-		if ((rc = kvb_store_exec(s, kvb_migrations[i].sql, err))) {
+		if ((rc = schema_version(s, &version, err)) || version >= n) {
 			kvb_store_rollback(s);
-			return kvb_error_prefix(err, "applying %s", kvb_migrations[i].name);
+			return rc;
 		}
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", i + 1);
+		if ((rc = kvb_store_exec(s, kvb_migrations[version].sql, err))) {
+			kvb_store_rollback(s);
+			return kvb_error_prefix(err, "applying %s", kvb_migrations[version].name);
+		}
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", version + 1);
 		if ((rc = kvb_store_exec(s, pragma, err)) || (rc = kvb_store_commit(s, err))) {
 			kvb_store_rollback(s);
 			return rc;
 		}
 	}
-	return KVB_OK;
+}
+
+/*
+ * Puts the DB in WAL mode (persistent in the file). Changing the journal mode takes an exclusive
+ * lock and SQLite returns SQLITE_BUSY at once, without the busy handler, when another connection
+ * holds any lock (processes opening one new DB together: "database is locked"); so it is retried
+ * for as long as the busy timeout, and skipped when the file is already in WAL mode.
+ */
+static int wal_mode(struct kvb_store *s, struct kvb_error *err)
+{
+	for (int tries = 0;; tries++) {
+		sqlite3_stmt *st = NULL;
+		int rc = sqlite3_prepare_v2(s->db, "PRAGMA journal_mode = WAL", -1, &st, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return KVB_OK;
+		}
+		sqlite3_finalize(st);
+		if ((rc & 0xff) != SQLITE_BUSY || tries >= 1000)
+			return db_err(s, err, "setting WAL journal mode");
+		usleep(10000);
+	}
 }
 
 /* Makes the directory that will hold the DB file PATH when it is missing (mkdir -p). */
@@ -201,7 +235,7 @@ int kvb_store_open(struct kvb_store **out, const char *path, enum kvb_store_mode
 		if ((rc = schema_version(s, &version, err)))
 			goto fail;
 	} else {
-		if ((rc = kvb_store_exec(s, "PRAGMA journal_mode = WAL", err)) ||
+		if ((rc = wal_mode(s, err)) ||
 		    (rc = kvb_store_exec(s, "PRAGMA synchronous = NORMAL", err)) ||
 		    (rc = kvb_store_exec(s, "PRAGMA foreign_keys = ON", err)) || (rc = migrate(s, err)))
 			goto fail;

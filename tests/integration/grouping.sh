@@ -26,7 +26,7 @@ variants:
   - {name: two, cpus: "0-1"}
 workloads:
   - name: hackbench
-    params: {groups: 1, fds: 5, loops: 20}
+    params: {groups: 1, fds: 5, loops: 2000}  # >= 100 ms: every CPU has ticks in its window (util per CPU)
   - name: rt-app
     params:
       duration_s: 1
