@@ -809,6 +809,7 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 			kvb_err("job %d: %s", j->seq, jr.err.msg);
 			snprintf(e->store_err, sizeof(e->store_err), "%.1000s", jr.err.msg);
 			job_run_release(&jr);
+			e->cur_job_id = 0;
 			return KVB_ESTORE;
 		}
 		if (e->tty)
@@ -842,6 +843,7 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 	if (abandon == KVB_EBOARD && e->parent) {
 		job_board_lost(e, &jr);
 		job_run_release(&jr);
+		e->cur_job_id = 0; /* what follows (the board's events) is not this job's */
 		return KVB_EBOARD;
 	}
 	if (commit_job(e, &jr))
@@ -1850,8 +1852,9 @@ static int check_duet(const struct engine *e, const struct kvb_pool_list *l, str
 	if (l->n < 2 || l->batch)
 		return kvb_error_set(err, KVB_EINPUT,
 				     "%s: execution_order duet needs two boards this host drives at once (give the platform "
-				     "twice: -p %s -p %s)%s",
-				     e->a->file ? e->a->file : "agenda", e->plat->name, e->plat->name,
+				     "twice: %s-p %s -p %s)%s",
+				     e->a->file ? e->a->file : "agenda", e->o->resume_run > 0 ? "--resume " : "",
+				     e->plat->name, e->plat->name,
 				     l->batch ? "; a lab's batch jobs cannot be run in lockstep" : "");
 	return KVB_OK;
 }

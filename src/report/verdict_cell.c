@@ -43,7 +43,7 @@ double kvb_verdict_ci_halfwidth_pct(double ci_lo, double ci_hi)
 	return (ci_hi - ci_lo) / 2 * 100;
 }
 
-void kvb_verdict_undecided_text(char *buf, size_t n, double ci_lo, double ci_hi, double boots_needed)
+void kvb_verdict_undecided_text(char *buf, size_t n, double ci_lo, double ci_hi, double boots_needed, const char *unit)
 {
 	double h = kvb_verdict_ci_halfwidth_pct(ci_lo, ci_hi);
 	char ci[40] = "";
@@ -52,11 +52,11 @@ void kvb_verdict_undecided_text(char *buf, size_t n, double ci_lo, double ci_hi,
 	if (!isnan(h) && (!isfinite(boots_needed) ? 0 : boots_needed > KVB_VERDICT_MAX_BOOTS))
 		snprintf(buf, n, "no difference this data can resolve (%s)", ci);
 	else if (!isnan(h) && !isnan(boots_needed))
-		snprintf(buf, n, "undecided (%s, ~%.0f boots)", ci, boots_needed);
+		snprintf(buf, n, "undecided (%s, ~%.0f %s)", ci, boots_needed, unit);
 	else if (!isnan(h))
 		snprintf(buf, n, "undecided (%s)", ci);
 	else if (!isnan(boots_needed))
-		snprintf(buf, n, "undecided (~%.0f boots)", boots_needed);
+		snprintf(buf, n, "undecided (~%.0f %s)", boots_needed, unit);
 	else
 		snprintf(buf, n, "undecided");
 }
@@ -71,7 +71,8 @@ void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 	}
 	/* "n<2" (too few values to compare) reads the same in the table as in json, not "undecided" */
 	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && (cs->naive_ok || cs->boot_ok || cs->paired_ok))
-		kvb_verdict_undecided_text(v, sizeof(v), cs->same_lo, cs->same_hi, cs->v3.boots_needed);
+		kvb_verdict_undecided_text(v, sizeof(v), cs->same_lo, cs->same_hi, cs->v3.boots_needed,
+					   cs->paired_ok ? "pairs" : "boots");
 	else
 		snprintf(v, sizeof(v), "%s", cs->verdict);
 	snprintf(buf, n, "%s%s%s", v, cs->paired_ok ? " (paired)" : cs->one_boot ? " (1 boot)" : "", mm);
@@ -119,7 +120,8 @@ void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_
 		"%sverdict: better/worse = a real change (* at alpha %g: with >= 2 boots the bootstrap CI excludes no "
 		"change and Welch on boot %s agrees, its p shown; with 1 boot %s, the larger p shown); same = the 95 %% CI "
 		"of the change lies within %s; undecided = neither yet: CI +-X %% is half the CI's width, the smallest "
-		"change this data could have shown, and ~N boots estimates the boots per variant that would decide it; "
+		"change this data could have shown, and ~N boots estimates the boots per variant that would decide it "
+		"(~N pairs: the rounds a duet needs); "
 		"past %d boots it reads \"no difference this data can resolve\"\n"
 		"perc_diff = (variant - baseline) / |baseline|: its sign is the direction, better or worse by "
 		"lower_is_better; the CI of the change is of the ratio where both sides are positive, else of the "

@@ -29,9 +29,10 @@ double kvb_verdict_ci_halfwidth_pct(double ci_lo, double ci_hi);
 /*
  * The text of an undecided cell (issue 27): "undecided (CI +-1.5 %, ~12 boots)", without the
  * part that is unknown (NAN), or "no difference this data can resolve (CI +-1.5 %)" when more
- * than KVB_VERDICT_MAX_BOOTS boots would be needed.
+ * than KVB_VERDICT_MAX_BOOTS would be needed. unit: what the estimate counts, "boots" (per
+ * variant) or "pairs" (a duet's rounds both variants finished: the paired test's unit).
  */
-void kvb_verdict_undecided_text(char *buf, size_t n, double ci_lo, double ci_hi, double boots_needed);
+void kvb_verdict_undecided_text(char *buf, size_t n, double ci_lo, double ci_hi, double boots_needed, const char *unit);
 
 /* "better", "worse", "same", "undecided (CI +-X %, ~12 boots)", "n<2", "baseline", plus " (1 boot)" and "†" (multimodal). */
 void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs);

@@ -82,7 +82,11 @@ timeout 300 "$KVB" run "$T/a.yaml" -p "$L" -p "$L" -d "$db" --max-jobs 5 --no-di
 check "--max-jobs stops the duet (rc $rc)" test "$rc" -ne 0 -a "$rc" -ne 124
 n1=$(q "$db" "select count(*) from job where status = 'ok'")
 check "some jobs done, not all ($n1)" test "$n1" -ge 5 -a "$n1" -lt 16
-# the stored run names one platform: --resume -p X -p X gives the second board again
+# the stored run names one platform: --resume alone is refused and says how to give the second board
+timeout 60 "$KVB" run --resume -d "$db" --no-diff >/dev/null 2>"$T/err"; rc=$?
+check "resume without the second board refused (rc $rc)" test "$rc" -ne 0 -a "$rc" -ne 124
+check "its message shows the resume command" grep -q -- "--resume -p local -p local" "$T/err"
+# --resume -p X -p X gives the second board again
 timeout 600 "$KVB" run --resume -d "$db" -p "$L" -p "$L" --no-diff >/dev/null 2>"$T/err"; rc=$?
 check "resume finishes the duet (rc $rc)" test "$rc" -eq 0 || sed 's/^/  /' "$T/err" >&2
 check "16 jobs ok after resume" test "$(q "$db" "select count(*) from job where status = 'ok'")" -eq 16
