@@ -14,10 +14,16 @@ int kvb_cli_bad_option(const char *cmd, const struct option *opts, char **argv)
 	char dym[160];
 	int rc;
 	if (optopt) {
-		/* a known option without its value, or an unknown short one */
-		for (const struct option *o = opts; o->name; o++)
+		/* a known option without its value, or an unknown short one: a long option's val is its
+		 * short letter here, so `diff -b c0` (no -b, --baseline's val is 'b') looked like the
+		 * first; a short option with a word after it had its value, so it was unknown */
+		int short_with_value = strncmp(arg, "--", 2) && argv[optind];
+		for (const struct option *o = opts; o->name && !short_with_value; o++)
 			if (o->val == optopt && o->has_arg == required_argument)
 				return kvb_cli_usage(cmd, "option '%s' needs a value", arg);
+		for (const struct option *o = opts; o->name; o++)
+			if (o->val == optopt)
+				return kvb_cli_usage(cmd, "unknown option '-%c' (did you mean '--%s'?)", optopt, o->name);
 		return kvb_cli_usage(cmd, "unknown option '-%c'", optopt);
 	}
 	for (const struct option *o = opts; o->name; o++)

@@ -208,7 +208,6 @@ int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *o
 	/* its own fixed-width layout for a terminal, or the JSON document */
 	if (!(fmt->caps & (KVB_FMT_TERMINAL | KVB_FMT_DOCUMENT)))
 		return kvb_error_set(err, KVB_EUSAGE, "diff --series: --format '%s': expected table or json", fmt->name);
-	jroot = json ? cJSON_CreateArray() : NULL;
 	if (o->sel.nruns > 1)
 		return kvb_error_set(err, KVB_EUSAGE, "diff --series reads one run (give one --run)");
 	if (o->sel.baseline)
@@ -216,6 +215,7 @@ int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *o
 	memset(&r, 0, sizeof(r));
 	if ((rc = kvb_report_load(s, &o->sel, &r, err)))
 		return rc;
+	jroot = json ? cJSON_CreateArray() : NULL; /* after every early return: they would leak it */
 	ci = kvb_xcalloc(r.variants.n + 1, sizeof(*ci));
 	if ((rc = load_commits(s, r.runs[0], &r, ci, &found, err)))
 		goto out;

@@ -39,4 +39,7 @@ check "show: did you mean" grep -q "(did you mean 'jobs'?)" "$T/e11"
 check "unknown option: exit 2 and did you mean (rc $rc)" test "$rc" -eq 2 -a "$(head -1 "$T/e12")" = "kvbench diff: unknown option '--metrics' (did you mean '--metric'?)"
 "$KVB" run a.yaml -p >/dev/null 2>"$T/e13"
 check "an option without its value says so" grep -q "kvbench run: option '-p' needs a value" "$T/e13"
+"$KVB" diff -d "$T/none.db" -b c0 >/dev/null 2>"$T/e13b"; rc=$?
+check "a short form diff does not have is unknown, not missing its value (rc $rc)" \
+  test "$rc" -eq 2 -a "$(head -1 "$T/e13b")" = "kvbench diff: unknown option '-b' (did you mean '--baseline'?)"
 finish

@@ -43,4 +43,8 @@ sys.exit(0 if ok else 1)
 PY
 "$KVB" diff --series -d "$T/s.db" --format csv >/dev/null 2>"$T/err"; rc=$?
 check "diff --series -f csv: usage error" [ "$rc" = 2 ]
+# usage errors of the JSON form (the ASan build finds a document left behind)
+"$KVB" diff --series -d "$T/s.db" --format json --baseline c0 >/dev/null 2>"$T/err"; rc=$?
+check "diff --series --format json --baseline: usage error (rc $rc)" [ "$rc" = 2 ]
+check "it says the first commit is the baseline" grep -q "first commit is the baseline" "$T/err"
 finish
