@@ -56,7 +56,9 @@ struct kvb_run_opts {
  */
 enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err);
 
-/* Default number of rounds for a platform and agenda (DESIGN.md §3). */
+/* Default number of rounds for a platform and agenda (DESIGN.md §3): the agenda's rounds:, else the
+ * flasher's, else 1 for kernel variants and 2 for knob variants, never more than the most iterations a
+ * spec has (the rounds split them: a further round would be empty). */
 int kvb_engine_default_rounds(const struct kvb_platform *plat, const struct kvb_agenda *a);
 
 /* The agenda as JSON with its effective variants (stored with the run, reloaded by --resume). Owned. */

@@ -47,6 +47,16 @@ static void on_signal(int sig)
 		g_cancel = 1;
 }
 
+/* The most iterations any spec of the agenda has (0: no spec). */
+static int max_iterations(const struct kvb_agenda *a)
+{
+	int m = 0;
+	for (size_t i = 0; i < a->nspecs; i++)
+		if (a->specs[i].iterations > m)
+			m = a->specs[i].iterations;
+	return m;
+}
+
 int kvb_engine_default_rounds(const struct kvb_platform *plat, const struct kvb_agenda *a)
 {
 	const struct kvb_flasher_ops *fl = kvb_flasher_find(plat->flash_method);
@@ -55,9 +65,11 @@ int kvb_engine_default_rounds(const struct kvb_platform *plat, const struct kvb_
 		return a->rounds;
 	for (size_t i = 0; i < a->nvariants; i++)
 		kernels |= a->variants[i].kernel || a->variants[i].boot_image;
-	if (fl && fl->default_rounds)
-		return fl->default_rounds;
-	return kernels ? 1 : 2;
+	int rounds = fl && fl->default_rounds ? fl->default_rounds : kernels ? 1 : 2;
+	/* rounds split each spec's iterations: past the most iterations a spec has, a round is empty
+	 * (`iterations: 1` ran in "round 2" of 2, round 1 had no job) */
+	int maxit = max_iterations(a);
+	return maxit > 0 && rounds > maxit ? maxit : rounds;
 }
 
 char *kvb_engine_agenda_json(const struct kvb_agenda *a)
@@ -935,6 +947,11 @@ static struct kvb_plan_opts plan_opts(struct engine *e)
 	const struct kvb_run_opts *o = e->o;
 	int rounds = o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e->plat, e->a);
 	struct kvb_plan_opts po = { .rounds = rounds, .default_warmup = default_warmup(e) };
+	if (o->rounds > max_iterations(e->a) && !o->decide && !o->resume_run && max_iterations(e->a) > 0)
+		kvb_warn("--rounds %d: the agenda's specs have at most %d iteration%s, split over the rounds: "
+			 "%d of the %d rounds have no jobs (raise iterations:)",
+			 o->rounds, max_iterations(e->a), max_iterations(e->a) == 1 ? "" : "s",
+			 o->rounds - max_iterations(e->a), o->rounds);
 	if (o->decide && o->decide->spare_rounds > 0 && rounds > o->decide->spare_rounds) {
 		/* --until-decided on a board on this host: the rounds beyond the looks stand in for disturbed ones */
 		po.spare_rounds = o->decide->spare_rounds;

@@ -30,4 +30,20 @@ check "show runs: a warm-up is not a failed job" grep -q "| 12/12 " "$T/runs"
 "$KVB" report -d "$T/w.db" --format markdown -o "$T/r.md" >/dev/null 2>&1
 sed -n '/Failures/,/Events/p' "$T/r.md" >"$T/fail.md"
 check "report: no warm-up among the failures" sh -c "grep -q 'no failed jobs' '$T/fail.md' && ! grep -q warmup '$T/fail.md'"
+
+# warm-ups come on top of the iterations; one iteration on a board that does not reboot is one round
+# (the default of 2 rounds put it in "round 2" after an empty round 1), and --rounds beyond it warns
+cat >"$T/one.yaml" <<'YAML'
+config: {iterations: 1, warmup: 2}
+workloads:
+  - {name: sched_pipe, params: {loops: 2000}}
+variants:
+  - {name: one, cpus: "0"}
+  - {name: two, cpus: "0-1"}
+YAML
+"$KVB" run "$T/one.yaml" -p local -d "$T/one.db" --dry-run >"$T/plan1" 2>"$T/plan1.err"
+check "iterations 1, warmup 2: two warm-ups and #1 per variant, all in round 1" \
+  test "$(awk '{ print $3, $6 }' "$T/plan1" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" = " 2 1 #1; 4 1 warm-up;"
+"$KVB" run "$T/one.yaml" -p local -d "$T/one.db" --dry-run --rounds 3 >/dev/null 2>"$T/plan3.err"
+check "--rounds 3 over one iteration warns that 2 rounds are empty" grep -q "2 of the 3 rounds have no jobs" "$T/plan3.err"
 finish
