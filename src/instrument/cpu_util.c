@@ -6,7 +6,7 @@
  * even a job shorter than the interval gets one utilisation sample. Each pair of
  * consecutive snapshots gives, per CPU, util = delta busy / delta total x
  * 100 (busy = user + nice + system + irq + softirq + steal; total adds idle
- * and iowait). Metrics: util_min, util_mean, util_max (%) with classifier cpu.
+ * and iowait; each a sum of the fields' non-negative deltas, kvb_procstat_delta). Metrics: util_min, util_mean, util_max (%) with classifier cpu.
  * `root:` prefixes /proc (tests).
  *
  * The loop does not trust `sleep`: on boards whose sleep has no fractions
@@ -137,10 +137,8 @@ enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, 
 			}
 			for (int i = 0; i < cur.n && i < prev.n; i++) {
 				double db, dt, u;
-				if (!cur.seen[i] || !prev.seen[i] || cur.total[i] <= prev.total[i])
+				if (kvb_procstat_delta(&prev, &cur, i, &db, &dt))
 					continue;
-				db = cur.busy[i] >= prev.busy[i] ? (double)(cur.busy[i] - prev.busy[i]) : 0;
-				dt = (double)(cur.total[i] - prev.total[i]);
 				u = db / dt * 100.0;
 				if (u > 100)
 					u = 100;

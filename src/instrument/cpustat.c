@@ -22,9 +22,11 @@ int kvb_procstat_parse(const char *text, struct kvb_procstat *ps)
 			int n = cpu + 1;
 			ps->busy = kvb_xrealloc(ps->busy, (size_t)n * sizeof(*ps->busy));
 			ps->total = kvb_xrealloc(ps->total, (size_t)n * sizeof(*ps->total));
+			ps->field = kvb_xrealloc(ps->field, (size_t)n * sizeof(*ps->field));
 			ps->seen = kvb_xrealloc(ps->seen, (size_t)n);
 			for (int i = ps->n; i < n; i++) {
 				ps->busy[i] = ps->total[i] = 0;
+				memset(ps->field[i], 0, sizeof(ps->field[i]));
 				ps->seen[i] = 0;
 			}
 			ps->n = n;
@@ -32,15 +34,37 @@ int kvb_procstat_parse(const char *text, struct kvb_procstat *ps)
 		/* user nice system idle iowait irq softirq steal */
 		ps->busy[cpu] = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
 		ps->total[cpu] = ps->busy[cpu] + v[3] + v[4];
+		memcpy(ps->field[cpu], v, sizeof(v));
 		ps->seen[cpu] = 1;
 	}
 	return ps->n ? 0 : -1;
+}
+
+int kvb_procstat_delta(const struct kvb_procstat *a, const struct kvb_procstat *b, int cpu, double *busy, double *total)
+{
+	double idle = 0;
+	*busy = *total = 0;
+	if (cpu < 0 || cpu >= a->n || cpu >= b->n || !a->seen[cpu] || !b->seen[cpu])
+		return -1;
+	for (int f = 0; f < 8; f++) {
+		uint64_t x = a->field[cpu][f], y = b->field[cpu][f];
+		double d = (double)(y - x);
+		if (y < x)
+			return -1;
+		if (f == 3 || f == 4)
+			idle += d;
+		else
+			*busy += d;
+	}
+	*total = *busy + idle;
+	return *total > 0 ? 0 : -1;
 }
 
 void kvb_procstat_release(struct kvb_procstat *ps)
 {
 	free(ps->busy);
 	free(ps->total);
+	free(ps->field);
 	free(ps->seen);
 	memset(ps, 0, sizeof(*ps));
 }

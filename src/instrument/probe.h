@@ -252,11 +252,22 @@ struct kvb_procstat {
 	int n;
 	uint64_t *busy;   /* user + nice + system + irq + softirq + steal */
 	uint64_t *total;  /* busy + idle + iowait */
+	uint64_t (*field)[8]; /* user nice system idle iowait irq softirq steal, as read */
 	unsigned char *seen;
 };
 /* Parses the cpuN lines of /proc/stat text. Returns 0, or -1 when there is none. */
 int kvb_procstat_parse(const char *text, struct kvb_procstat *ps);
 void kvb_procstat_release(struct kvb_procstat *ps);
+
+/*
+ * CPU cpu's busy and total ticks from snapshot a to b, field by field. A CPU taken offline and back
+ * can read some fields lower than before (its idle comes from the nohz clock while online, from the
+ * tick counters while not: sysstat/sysstat#433), and subtracting sums turned that into busy time
+ * (util over 100 %, clamped) or a negative interval; sysstat counts the fields that did not go
+ * back, but what the CPU did in such an interval is unknown, so it is refused instead.
+ * Returns 0, or -1 when cpu is not in both snapshots, a field went back, or no tick passed.
+ */
+int kvb_procstat_delta(const struct kvb_procstat *a, const struct kvb_procstat *b, int cpu, double *busy, double *total);
 
 /* cpufreq stats/time_in_state: n rows of frequency (kHz) and time (10 ms units). */
 struct kvb_tis {

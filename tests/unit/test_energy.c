@@ -474,6 +474,20 @@ static void test_util__snapshots_give_min_mean_max_per_cpu(void)
 	CHECK_NEAR(m.v[3].value, 0, 1e-12);   /* cpu1 min */
 	CHECK_NEAR(m.v[5].value, 25, 1e-12);  /* cpu1 max: 25 busy of 100 */
 	kvb_metrics_release(&m);
+	/* sysstat/sysstat#433: cpu1 went offline and came back within the job, its idle read 10
+	 * ticks lower (nohz idle clock against the tick counters) while user gained 50: the summed
+	 * fields said 50 busy of 40 ticks, stored as 100 %. That interval is refused; the next one
+	 * (10 busy of 40) stands alone. */
+	kvb_metrics_init(&m);
+	CHECK(kvb_util_from_snapshots("cpu0 100 0 0 100 0 0 0 0\ncpu1 100 0 0 1000 0 0 0 0\n---\n"
+				      "cpu0 150 0 0 150 0 0 0 0\ncpu1 150 0 0 990 0 0 0 0\n---\n"
+				      "cpu0 200 0 0 200 0 0 0 0\ncpu1 160 0 0 1020 0 0 0 0\n---\n",
+				      &m, why, sizeof(why)) == 0);
+	CHECK(m.n == 6);
+	CHECK_STR(cJSON_GetObjectItem(m.v[3].classifiers, "cpu")->valuestring, "1");
+	CHECK_NEAR(m.v[3].value, 25, 1e-12); /* cpu1 min */
+	CHECK_NEAR(m.v[5].value, 25, 1e-12); /* cpu1 max: not 100 */
+	kvb_metrics_release(&m);
 	kvb_metrics_init(&m);
 	CHECK(kvb_util_from_snapshots("cpu0 1 2 3 4\n---\n", &m, why, sizeof(why)) == KVB_EINPUT);
 	CHECK_CONTAINS(why, "1 usable /proc/stat snapshot, need 2");
