@@ -150,7 +150,13 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 			kvb_box_cell(&b, t);
 			if (labels)
 				kvb_box_cell(&b, g->label);
-			kvb_box_cellf(&b, "%s%s", r->variants.v[v], kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)));
+			{
+				/* the footnote mark is for people: a CSV's variant field stays the variant's name */
+				char mv[300];
+				snprintf(mv, sizeof(mv), "%s%s", r->variants.v[v],
+					 kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)));
+				kvb_box_cell_raw(&b, mv, r->variants.v[v], KVB_CELL_TEXT);
+			}
 			kvb_box_cellf(&b, "%zu", cs.s.n);
 			kvb_box_cellf(&b, "%zu", cs.boots);
 			num_cell(&b, cs.value);
