@@ -7,13 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int read_err(struct kvb_store *s, sqlite3_stmt *q, struct kvb_error *err)
-{
-	int rc = kvb_error_set(err, KVB_ESTORE, "%s: reading the bisect: %s", s->path, sqlite3_errmsg(s->db));
-	sqlite3_finalize(q);
-	return rc;
-}
-
 static char *col_dup(sqlite3_stmt *q, int i)
 {
 	const unsigned char *t = sqlite3_column_text(q, i);
@@ -39,7 +32,7 @@ int kvb_store_bisect_load(struct kvb_store *s, int64_t id, struct kvb_bisect_row
 			       " coalesce(good_run_id, 0), coalesce(bad_run_id, 0), command_line, coalesce(rounds, 0),"
 			       " max_rounds FROM bisect WHERE ?1 = 0 OR id = ?1 ORDER BY id DESC LIMIT 1",
 			       -1, &q, NULL) != SQLITE_OK)
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the bisect", err);
 	sqlite3_bind_int64(q, 1, id);
 	switch (sqlite3_step(q)) {
 	case SQLITE_ROW:
@@ -62,7 +55,7 @@ int kvb_store_bisect_load(struct kvb_store *s, int64_t id, struct kvb_bisect_row
 		rc = kvb_error_set(err, KVB_ENOTFOUND, "%s: no bisect%s to resume", s->path, id ? " with that id" : "");
 		break;
 	default:
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the bisect", err);
 	}
 	sqlite3_finalize(q);
 	return rc;
@@ -109,7 +102,7 @@ int kvb_store_bisect_endpoint_runs(struct kvb_store *s, int64_t id, int64_t **ru
 	*n = 0;
 	if (sqlite3_prepare_v2(s->db, "SELECT run_id FROM bisect_endpoint_run WHERE bisect_id = ? ORDER BY rowid", -1, &q,
 			       NULL) != SQLITE_OK)
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the bisect", err);
 	sqlite3_bind_int64(q, 1, id);
 	while ((src = sqlite3_step(q)) == SQLITE_ROW) {
 		if (*n == alloc) {
@@ -122,7 +115,7 @@ int kvb_store_bisect_endpoint_runs(struct kvb_store *s, int64_t id, int64_t **ru
 		free(*runs);
 		*runs = NULL;
 		*n = 0;
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the bisect", err);
 	}
 	sqlite3_finalize(q);
 	return KVB_OK;
@@ -153,7 +146,7 @@ int kvb_store_bisect_steps(struct kvb_store *s, int64_t id, int (*fn)(void *arg,
 			       " FROM bisect_step s LEFT JOIN variant v ON v.run_id = s.run_id"
 			       " LEFT JOIN variant_build vb ON vb.variant_id = v.id WHERE s.bisect_id = ? ORDER BY s.step",
 			       -1, &q, NULL) != SQLITE_OK)
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the bisect", err);
 	sqlite3_bind_int64(q, 1, id);
 	while (!rc && (src = sqlite3_step(q)) == SQLITE_ROW) {
 		struct kvb_bisect_step st = {
@@ -171,7 +164,7 @@ int kvb_store_bisect_steps(struct kvb_store *s, int64_t id, int (*fn)(void *arg,
 		rc = fn(arg, &st);
 	}
 	if (!rc && src != SQLITE_DONE)
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the bisect", err);
 	sqlite3_finalize(q);
 	return rc;
 }
@@ -184,13 +177,13 @@ int kvb_store_bisect_step_change(struct kvb_store *s, int64_t id, const char *sh
 			       "SELECT vs_good_pct FROM bisect_step WHERE bisect_id = ? AND commit_sha = ?"
 			       " AND vs_good_pct IS NOT NULL ORDER BY step DESC LIMIT 1",
 			       -1, &q, NULL) != SQLITE_OK)
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the bisect", err);
 	sqlite3_bind_int64(q, 1, id);
 	sqlite3_bind_text(q, 2, sha, -1, SQLITE_TRANSIENT);
 	if ((src = sqlite3_step(q)) == SQLITE_ROW)
 		*pct = sqlite3_column_double(q, 0);
 	else if (src != SQLITE_DONE)
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the bisect", err);
 	sqlite3_finalize(q);
 	return KVB_OK;
 }
@@ -226,7 +219,7 @@ int kvb_store_run_outcome(struct kvb_store *s, int64_t run_id, struct kvb_run_ou
 			       "SELECT r.status, v.status, v.error, (SELECT count(*) FROM boot WHERE variant_id = v.id)"
 			       " FROM run r JOIN variant v ON v.run_id = r.id WHERE r.id = ? ORDER BY v.position LIMIT 1",
 			       -1, &q, NULL) != SQLITE_OK)
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the bisect", err);
 	sqlite3_bind_int64(q, 1, run_id);
 	if ((src = sqlite3_step(q)) == SQLITE_ROW) {
 		o->run_status = col_dup(q, 0);
@@ -234,7 +227,7 @@ int kvb_store_run_outcome(struct kvb_store *s, int64_t run_id, struct kvb_run_ou
 		o->variant_error = col_dup(q, 2);
 		o->boots = sqlite3_column_int(q, 3);
 	} else if (src != SQLITE_DONE) {
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the bisect", err);
 	}
 	sqlite3_finalize(q);
 	return KVB_OK;

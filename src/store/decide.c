@@ -6,14 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int read_err(struct kvb_store *s, sqlite3_stmt *q, struct kvb_error *err)
-{
-	int rc = kvb_error_set(err, KVB_ESTORE, "%s: reading the --until-decided rule: %s", s->path,
-			       sqlite3_errmsg(s->db));
-	sqlite3_finalize(q);
-	return rc;
-}
-
 int kvb_store_decide_save(struct kvb_store *s, int64_t run_id, const struct kvb_decide_row *d, struct kvb_error *err)
 {
 	return kvb_store_write(s, err, NULL,
@@ -34,7 +26,7 @@ int kvb_store_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide
 			       "SELECT margin, alpha, max_rounds, coalesce(max_time_s, 0), metrics_json FROM run_decide"
 			       " WHERE run_id = ?",
 			       -1, &q, NULL) != SQLITE_OK)
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the --until-decided rule", err);
 	sqlite3_bind_int64(q, 1, run_id);
 	if ((src = sqlite3_step(q)) == SQLITE_ROW) {
 		const unsigned char *mj = sqlite3_column_text(q, 4);
@@ -45,7 +37,7 @@ int kvb_store_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide
 		d->max_time_s = sqlite3_column_double(q, 3);
 		d->metrics_json = kvb_xstrdup(mj ? (const char *)mj : "[]");
 	} else if (src != SQLITE_DONE) {
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the --until-decided rule", err);
 	}
 	sqlite3_finalize(q);
 	return KVB_OK;
@@ -68,13 +60,13 @@ int kvb_store_disturbed_rounds(struct kvb_store *s, int64_t run_id, int round, i
 			       "SELECT DISTINCT j.round FROM witness w JOIN job j ON j.id = w.job_id WHERE w.run_id = ?"
 			       " AND w.kind = 'host' AND w.verdict = 'disturbed' AND j.round <= ? ORDER BY j.round",
 			       -1, &q, NULL) != SQLITE_OK)
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the --until-decided rule", err);
 	sqlite3_bind_int64(q, 1, run_id);
 	sqlite3_bind_int(q, 2, round);
 	while ((src = sqlite3_step(q)) == SQLITE_ROW && *n < (size_t)round)
 		(*out)[(*n)++] = sqlite3_column_int(q, 0);
 	if (src != SQLITE_ROW && src != SQLITE_DONE)
-		return read_err(s, q, err);
+		return kvb_store_read_failed(s, q, "the --until-decided rule", err);
 	sqlite3_finalize(q);
 	return KVB_OK;
 }

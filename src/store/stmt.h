@@ -7,6 +7,8 @@
 
 #include "store/store.h"
 
+#include <sqlite3.h>
+
 /*
  * Runs sql (a string literal: its prepared statement is cached by its address and text) with
  * the arguments typed by `types`, one letter each: 'i' int64_t, 'd' double (NaN is stored as
@@ -15,5 +17,11 @@
  */
 int kvb_store_write(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, const char *sql, const char *types,
 		    ...);
+
+/*
+ * The error of a failed read through q: KVB_ESTORE, "<db>: reading <what>: <SQLite's message>";
+ * q is finalized (NULL is fine). For the store's readers that step their own statements.
+ */
+int kvb_store_read_failed(struct kvb_store *s, sqlite3_stmt *q, const char *what, struct kvb_error *err);
 
 #endif

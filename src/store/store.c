@@ -24,6 +24,13 @@ static int db_err(struct kvb_store *s, struct kvb_error *err, const char *what)
 	return kvb_error_set(err, KVB_ESTORE, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
+int kvb_store_read_failed(struct kvb_store *s, sqlite3_stmt *q, const char *what, struct kvb_error *err)
+{
+	int rc = kvb_error_set(err, KVB_ESTORE, "%s: reading %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	sqlite3_finalize(q);
+	return rc;
+}
+
 int kvb_store_exec(struct kvb_store *s, const char *sql, struct kvb_error *err)
 {
 	char *msg = NULL;
