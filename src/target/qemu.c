@@ -45,7 +45,8 @@ static const struct kvb_keydef qemu_conn_keys[] = {
 	  "the board's name: its cache directory when board_dir is not given (qemu-x86_64-ram: the memory board)" },
 	{ "board_script", KVB_T_STR, "<data>/scripts/qemu-board", NULL, 0,
 	  "script that builds the board and initrds; a bare name is one of kvbench's scripts (<data>/scripts: share/kvbench installed, the source tree from a build; qemu-board-ram)" },
-	{ "qemu", KVB_T_STR, "qemu-system-x86_64", NULL, 0, "QEMU system emulator" },
+	{ "qemu", KVB_T_STR, "qemu-system-x86_64", NULL, 0,
+	  "QEMU system emulator: a name on PATH, a path, or <cache>/PATH in kvbench's cache directory (<cache>/qemu-backports/qemu-system-x86_64: scripts/get-qemu-backports)" },
 	{ "accel", KVB_T_STR, "tcg,thread=multi", NULL, 0, "-accel value (KVM is not usable on nested CI hosts)" },
 	{ "cpu", KVB_T_STR, "max", NULL, 0, "-cpu model" },
 	{ "machine", KVB_T_STR, "q35", NULL, 0, "-machine type" },
@@ -798,6 +799,18 @@ static int qemu_open(struct kvb_target *t, struct kvb_error *err)
 		p->script = s;
 	}
 	p->qemu_bin = conn_str(conn, "qemu", "qemu-system-x86_64");
+	if (!strncmp(p->qemu_bin, "<cache>/", 8)) { /* a QEMU unpacked into kvbench's cache (scripts/get-qemu-backports) */
+		char *c = board_cache_dir(p->qemu_bin + 8);
+		free(p->qemu_bin);
+		p->qemu_bin = c;
+	}
+	if (strchr(p->qemu_bin, '/') && access(p->qemu_bin, X_OK)) {
+		rc = kvb_error_set(err, KVB_EINPUT, "%s: connection.qemu %s: %s%s",
+				   t->plat && t->plat->file ? t->plat->file : "platform", p->qemu_bin, strerror(errno),
+				   strstr(p->qemu_bin, "/qemu-backports/") ? " (unpack it first: scripts/get-qemu-backports)" : "");
+		priv_free(p);
+		return rc;
+	}
 	{
 		const char *clock = kvb_get_str(conn, "clock", "host");
 		if (strcmp(clock, "host") && strcmp(clock, "instructions")) {

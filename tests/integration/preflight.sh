@@ -106,4 +106,13 @@ printf 'config: {iterations: 1}\nworkloads: [{name: hackbench, params: {groups: 
 check "fastboot {dtbo: dtb}: a dtb-only variant passes (rc $rc)" sh -c "[ $rc -eq 0 ] && ! grep -q 'has no kernel' '$T/e22'"
 "$KVB" agenda check "$T/dtb.yaml" -p "$T/fb2" >/dev/null 2>"$T/e23"; rc=$?
 check "fastboot's default {boot: boot_image}: the same variant is refused (rc $rc)" sh -c "[ $rc -eq 3 ] && grep -q \"variant 'd' has no kernel, but platform fb2\" '$T/e23'"
+# the SMP deterministic board runs a QEMU unpacked into the cache (<cache>/qemu-backports/...):
+# without it, the variant fails before anything boots and the message says how to get it
+head -c 1000 /dev/urandom >"$T/vmlinuz-fake"
+printf 'config: {iterations: 1}\nworkloads: [{name: sched_pipe, params: {loops: 100}}]\n' >"$T/smp2.yaml"
+XDG_CACHE_HOME=$T/nocache "$KVB" run "$T/smp2.yaml" -p qemu-x86_64-icount-smp2 -d "$T/smp2.db" -V "a=$T/vmlinuz-fake" \
+  --no-diff >/dev/null 2>"$T/e24"; rc=$?
+check "icount-smp2 without the backported QEMU: the run fails (rc $rc)" test "$rc" -eq 1
+check "it names the cache path and scripts/get-qemu-backports" \
+  grep -q "connection.qemu $T/nocache/kvbench/qemu-backports/qemu-system-x86_64: No such file or directory (unpack it first: scripts/get-qemu-backports)" "$T/e24"
 finish

@@ -39,8 +39,11 @@ check "show jobs lists 20 jobs" test "$(grep -c '| ok ' "$T/jobs")" = "20"
 "$KVB" export csv -d "$T/i.db" >"$T/e2.csv"
 check "csv export -> import -> export is lossless" cmp -s "$T/e1.csv" "$T/e2.csv"
 check "csv has one row per metric" test "$(($(wc -l <"$T/e1.csv") - 1))" = "40"
-"$KVB" diff -d "$T/i.db" >"$T/idiff"
-check "imported run gives the same table" bash -c "diff <(grep '^| ' '$T/out') <(grep '^| ' '$T/idiff') >/dev/null"
+# the same table in its raw form: the run's own table may carry footnote marks for its events
+# (a job the host disturbed), which an import of the results alone does not have
+"$KVB" diff -d "$db" --format csv >"$T/odiff"
+"$KVB" diff -d "$T/i.db" --format csv >"$T/idiff"
+check "imported run gives the same table" cmp -s "$T/odiff" "$T/idiff"
 printf 'variant,workload,metric,value\na,hackbench,time,1.5\nb,hackbench,time,fast\nb,hackbench,time\n' >"$T/bad.csv"
 "$KVB" import csv "$T/bad.csv" -d "$T/b.db" 2>"$T/berr"; rc=$?
 check "bad csv exits 3" test "$rc" -eq 3
