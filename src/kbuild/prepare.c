@@ -200,6 +200,53 @@ out:
 	return rc;
 }
 
+/* The top level of VREPO into *TOP (caller frees): a repository already in CHECKED is
+ * not checked again (a series names one repository for every variant); a new one must
+ * be clean unless ALLOW_DIRTY, and joins CHECKED. Errors: kvb_build_check_repo's. */
+static int checked_toplevel(const char *vrepo, int allow_dirty, struct kvb_strv *checked, char **top,
+			    struct kvb_error *err)
+{
+	int seen = 0, rc;
+	char *tl = NULL;
+	struct kvb_error e2;
+	if (!kvb_git_toplevel(vrepo, &tl, &e2)) {
+		for (size_t j = 0; j < checked->n; j++)
+			seen |= !strcmp(checked->v[j], tl);
+	}
+	free(tl);
+	if (seen)
+		return kvb_git_toplevel(vrepo, top, err);
+	if (!(rc = kvb_build_check_repo(vrepo, allow_dirty, top, err)))
+		kvb_strv_push(checked, *top);
+	return rc;
+}
+
+/* SHA's first parent into PARENT (41 bytes, NUL-terminated); left as it was for a root
+ * commit or when git cannot say. */
+static void parent_sha(const char *top, const char *sha, char parent[41])
+{
+	char *spec = kvb_xasprintf("%s^", sha), *line = NULL;
+	const char *argv[] = { "rev-parse", "--verify", "--quiet", spec, NULL };
+	struct kvb_error e2;
+	if (!kvb_git_line(top, argv, &line, NULL, &e2) && strlen(line) == 40)
+		memcpy(parent, line, 41);
+	free(line);
+	free(spec);
+}
+
+/* A built variant boots what its build made: the kernel, and the device tree, initrd and
+ * modules the build made unless the variant names its own. */
+static void adopt_outputs(struct kvb_variant *v, const struct kvb_build_result *res)
+{
+	v->kernel = kvb_xstrdup(res->files[KVB_BOUT_KERNEL]);
+	if (res->files[KVB_BOUT_DTB] && !v->dtb)
+		v->dtb = kvb_xstrdup(res->files[KVB_BOUT_DTB]);
+	if (res->files[KVB_BOUT_INITRD] && !v->initrd)
+		v->initrd = kvb_xstrdup(res->files[KVB_BOUT_INITRD]);
+	if (res->files[KVB_BOUT_MODULES] && !v->modules)
+		v->modules = kvb_xstrdup(res->files[KVB_BOUT_MODULES]);
+}
+
 int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, struct kvb_build_set *set,
 		      struct kvb_error *err)
 {
@@ -243,21 +290,7 @@ int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, st
 					   a->file, v->name, vrepo ? "" : " (or build.repo / --repo)");
 			break;
 		}
-		{
-			int seen = 0;
-			char *tl = NULL;
-			struct kvb_error e2;
-			if (!kvb_git_toplevel(vrepo, &tl, &e2)) {
-				for (size_t j = 0; j < checked.n; j++)
-					seen |= !strcmp(checked.v[j], tl);
-			}
-			free(tl);
-			if (seen) {
-				rc = kvb_git_toplevel(vrepo, &top, err);
-			} else if (!(rc = kvb_build_check_repo(vrepo, o->allow_dirty || series, &top, err))) {
-				kvb_strv_push(&checked, top);
-			}
-		}
+		rc = checked_toplevel(vrepo, o->allow_dirty || series, &checked, &top, err);
 		if (rc || (rc = kvb_git_commit(top, rev, sha, err))) {
 			if (rc)
 				kvb_error_prefix(err, "variant '%s'", v->name);
@@ -269,15 +302,7 @@ int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, st
 		it->repo = top;
 		it->rev = kvb_xstrdup(rev);
 		it->series_pos = series ? (int)i : -1;
-		{
-			char *spec = kvb_xasprintf("%s^", sha), *line = NULL;
-			const char *argv[] = { "rev-parse", "--verify", "--quiet", spec, NULL };
-			struct kvb_error e2;
-			if (!kvb_git_line(top, argv, &line, NULL, &e2) && strlen(line) == 40)
-				memcpy(it->parent, line, 41);
-			free(line);
-			free(spec);
-		}
+		parent_sha(top, sha, it->parent);
 		kvb_info("variant %s: %s at %.12s (%zu/%zu)", v->name, top, sha, set->n, a->nvariants);
 		rc = kvb_build_rev(&set->spec, top, sha, &bo, &it->res, err);
 		if (rc) {
@@ -288,13 +313,7 @@ int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, st
 			v->unusable = kvb_xstrdup(it->res.error);
 			continue;
 		}
-		v->kernel = kvb_xstrdup(it->res.files[KVB_BOUT_KERNEL]);
-		if (it->res.files[KVB_BOUT_DTB] && !v->dtb)
-			v->dtb = kvb_xstrdup(it->res.files[KVB_BOUT_DTB]);
-		if (it->res.files[KVB_BOUT_INITRD] && !v->initrd)
-			v->initrd = kvb_xstrdup(it->res.files[KVB_BOUT_INITRD]);
-		if (it->res.files[KVB_BOUT_MODULES] && !v->modules)
-			v->modules = kvb_xstrdup(it->res.files[KVB_BOUT_MODULES]);
+		adopt_outputs(v, &it->res);
 	}
 	if (!o->cancel)
 		kvb_build_signals_restore();
