@@ -80,12 +80,19 @@ static void read_proc(const char *root, pid_t pid, struct kvb_host_sample *s, st
 				s->proc_run_ns += run;
 				s->proc_wait_ns += wait;
 				s->proc_threads++;
+				if (s->nthreads < KVB_HOST_THREADS_MAX)
+					s->threads[s->nthreads++] =
+						(struct kvb_host_thread){ strtol(e->d_name, NULL, 10), run, wait };
 			}
 			free(rel);
 		}
 		closedir(d);
 	}
-	s->have_proc = s->proc_threads > 0;
+	/* "0 0 0" from every thread: a kernel that keeps no sched_info (before 5.14 without
+	 * schedstats and with delay accounting off, fs/proc/base.c): nothing was measured */
+	s->have_proc = s->proc_threads > 0 && s->proc_run_ns > 0;
+	if (s->proc_threads > KVB_HOST_THREADS_MAX)
+		s->nthreads = 0; /* not all kept: the sums are all there is */
 	free(dir);
 }
 
@@ -120,6 +127,44 @@ static double steal_min_ticks(const struct kvb_host_limits *lim)
 static enum kvb_witness_verdict judge(double pct, const struct kvb_host_limits *lim, int virtual_clock)
 {
 	return !virtual_clock && pct > lim->pct ? KVB_WIT_DISTURBED : KVB_WIT_OK;
+}
+
+/*
+ * The board process's time on a CPU and waiting for one between a and b (ns), thread by
+ * thread where both samples kept them: a thread only in b began during the job (all its
+ * time is the job's), one whose counters went back is a new thread with a reused id, one
+ * only in a ended during the job (its last part is lost: counted in *gone). Otherwise the
+ * change of the sums.
+ */
+static void proc_change(const struct kvb_host_sample *a, const struct kvb_host_sample *b, double *run, double *wait,
+			int *gone)
+{
+	*gone = 0;
+	if (!a->nthreads || !b->nthreads) {
+		*run = b->proc_run_ns - a->proc_run_ns;
+		*wait = b->proc_wait_ns - a->proc_wait_ns;
+		return;
+	}
+	*run = *wait = 0;
+	for (int i = 0; i < b->nthreads; i++) {
+		const struct kvb_host_thread *t = &b->threads[i], *was = NULL;
+		for (int j = 0; j < a->nthreads && !was; j++)
+			if (a->threads[j].tid == t->tid)
+				was = &a->threads[j];
+		if (was && t->run_ns >= was->run_ns && t->wait_ns >= was->wait_ns) {
+			*run += t->run_ns - was->run_ns;
+			*wait += t->wait_ns - was->wait_ns;
+		} else {
+			*run += t->run_ns;
+			*wait += t->wait_ns;
+		}
+	}
+	for (int j = 0; j < a->nthreads; j++) {
+		int found = 0;
+		for (int i = 0; i < b->nthreads && !found; i++)
+			found = b->threads[i].tid == a->threads[j].tid;
+		*gone += !found;
+	}
 }
 
 int kvb_host_witness(const struct kvb_host_sample *a, const struct kvb_host_sample *b, const struct kvb_host_limits *lim,
@@ -172,15 +217,26 @@ int kvb_host_witness(const struct kvb_host_sample *a, const struct kvb_host_samp
 		kvb_witness_add(w, "host", "load", NULL, obs, KVB_WIT_OK, NULL);
 	}
 	if (a->have_proc && b->have_proc && wall_us > 0) {
-		double run = b->proc_run_ns - a->proc_run_ns, wait = b->proc_wait_ns - a->proc_wait_ns;
-		double share = run + wait > 0 ? wait / (run + wait) * 100 : 0;
+		double run, wait, share;
+		int gone;
+		char ended[64] = "";
+		proc_change(a, b, &run, &wait, &gone);
+		share = run + wait > 0 ? wait / (run + wait) * 100 : 0;
 		if (share < 0)
 			share = 0;
+		if (gone)
+			snprintf(ended, sizeof(ended), "; %d ended during the job, their last part not counted", gone);
 		snprintf(obs, sizeof(obs), "waited %.1f %%", share);
 		kvb_witness_add(w, "host", "board process", expected, obs, judge(share, lim, virtual_clock),
 				"%s ran %.2f CPU s per s of the job and waited for a CPU %.1f %% of the time it could run "
-				"(%d threads, schedstat)%s",
-				process ? process : "the board process", run / (wall_us * 1e3), share, b->proc_threads, vc);
+				"(%d threads%s, schedstat)%s",
+				process ? process : "the board process", run / (wall_us * 1e3), share, b->proc_threads, ended,
+				vc);
+	} else if (b->proc_threads > 0 && !b->have_proc && b->proc_run_ns == 0) {
+		kvb_witness_add(w, "host", "board process", expected, NULL, KVB_WIT_OK,
+				"%s's threads read 0 0 0 in schedstat (a kernel without sched_info accounting): its wait "
+				"for a CPU not measured",
+				process ? process : "the board process");
 	}
 	for (size_t i = before; i < w->n; i++)
 		disturbed += w->v[i].verdict == KVB_WIT_DISTURBED;

@@ -32,6 +32,9 @@
 /* Default limit, percent of the job's time (CPU pressure, steal, board process's wait share). */
 #define KVB_HOST_LIMIT_PCT 10.0
 
+/* Threads of the board process kept one by one in a sample (QEMU has about ten). */
+#define KVB_HOST_THREADS_MAX 128
+
 /* One reading of the host. A field is valid when its have_* flag is set (a file may be missing). */
 struct kvb_host_sample {
 	uint64_t t_ns;              /* CLOCK_MONOTONIC */
@@ -46,6 +49,15 @@ struct kvb_host_sample {
 	int have_proc;              /* the board process's threads were read */
 	double proc_run_ns, proc_wait_ns; /* summed over its threads: on a CPU, waiting on a run queue */
 	int proc_threads;
+	/* Each thread's own counters (the first KVB_HOST_THREADS_MAX of them; nthreads 0: none
+	 * kept, the sums above are used). A job's share is the sum of its threads' changes: a
+	 * thread that ended during the job (QEMU's I/O workers end after 10 s idle) takes its
+	 * whole history out of the sums, which would make the change negative. */
+	struct kvb_host_thread {
+		long tid;
+		double run_ns, wait_ns;
+	} threads[KVB_HOST_THREADS_MAX];
+	int nthreads;
 };
 
 /* Limits in percent (> 0); a job above any of them is disturbed. */

@@ -78,6 +78,9 @@ static void test_hostwatch__reads_real_procfs_files(void)
 	/* QEMU -icount's three threads while booting on that host: 11.5 s on a CPU, 27.7 s waiting for one */
 	CHECK(s.have_proc && s.proc_threads == 3);
 	CHECK(s.proc_run_ns == 265438564.0 + 54367964 + 11166757621 && s.proc_wait_ns == 1060735582.0 + 384313267 + 26209278970);
+	CHECK(s.nthreads == 3);
+	for (int i = 0; i < s.nthreads; i++)
+		CHECK(s.threads[i].tid >= 4242 && s.threads[i].tid <= 4244);
 	kvb_host_sample_read(root, 999999, &s); /* no such process: the rest is still read */
 	CHECK(s.have_psi && !s.have_proc);
 	done();
@@ -167,6 +170,81 @@ static void test_hostwatch__disturbed_above_the_limit_and_said_why(void)
 	kvb_witnesses_release(&w);
 }
 
+static void set_thread(struct kvb_host_sample *s, int i, long tid, double run, double wait)
+{
+	s->threads[i] = (struct kvb_host_thread){ tid, run, wait };
+	s->nthreads = s->proc_threads = i + 1 > s->nthreads ? i + 1 : s->nthreads;
+	s->proc_run_ns = s->proc_wait_ns = 0;
+	for (int j = 0; j < s->nthreads; j++) {
+		s->proc_run_ns += s->threads[j].run_ns;
+		s->proc_wait_ns += s->threads[j].wait_ns;
+	}
+}
+
+/* A QEMU I/O worker thread that ends during a job takes its whole history out of the sums:
+ * 4.5 s on a CPU gone made a 3.8 % wait read as 28.6 % (disturbed). Thread by thread, the
+ * job's share is the threads' own changes (cadvisor #1872's review: sums over processes
+ * "can not capture processes after they are gone"). */
+static void test_hostwatch__a_thread_that_ends_does_not_move_the_share(void)
+{
+	struct kvb_host_sample a, b;
+	struct kvb_host_limits lim = { 10 };
+	struct kvb_host_board qemu = { "qemu", 0, 0 };
+	struct kvb_witnesses w;
+	const struct kvb_witness *x;
+	memset(&a, 0, sizeof(a));
+	a.have_proc = 1;
+	a.t_ns = 1000000000ull;
+	set_thread(&a, 0, 100, 4.5e9, 0); /* the worker: ends during the job */
+	set_thread(&a, 1, 101, 1e9, 0);
+	memset(&b, 0, sizeof(b));
+	b.have_proc = 1;
+	b.t_ns = a.t_ns + 10000000000ull; /* 10 s */
+	set_thread(&b, 0, 101, 5e9, 0.1e9);  /* +4 s run, +0.1 s wait */
+	set_thread(&b, 1, 102, 1e9, 0.1e9);  /* began during the job: all of it counts */
+	kvb_witnesses_init(&w);
+	CHECK(kvb_host_witness(&a, &b, &lim, &qemu, &w) == 0);
+	x = find(&w, "board process");
+	CHECK(x && x->verdict == KVB_WIT_OK && !strcmp(x->observed, "waited 3.8 %"));
+	CHECK(x && strstr(x->detail, "qemu ran 0.50 CPU s per s") && strstr(x->detail, "1 ended during the job"));
+	kvb_witnesses_release(&w);
+	/* a reused thread id whose counters went back is a new thread */
+	set_thread(&a, 0, 102, 9e9, 9e9);
+	CHECK(kvb_host_witness(&a, &b, &lim, &qemu, &w) == 0);
+	CHECK(!strcmp(find(&w, "board process")->observed, "waited 3.8 %"));
+	kvb_witnesses_release(&w);
+	/* without kept threads (more than KVB_HOST_THREADS_MAX), the sums */
+	a.nthreads = b.nthreads = 0;
+	a.proc_run_ns = 1e9;
+	a.proc_wait_ns = 0;
+	CHECK(kvb_host_witness(&a, &b, &lim, &qemu, &w) == 0);
+	CHECK(!strcmp(find(&w, "board process")->observed, "waited 3.8 %"));
+	kvb_witnesses_release(&w);
+}
+
+/* Every thread reading "0 0 0" is a kernel keeping no sched_info: not measured, not 0 % */
+static void test_hostwatch__schedstat_zeros_are_not_measured(void)
+{
+	struct kvb_host_sample a, b;
+	struct kvb_host_limits lim = { 10 };
+	struct kvb_host_board qemu = { "qemu", 0, 0 };
+	struct kvb_witnesses w;
+	const struct kvb_witness *x;
+	fresh();
+	put("4242/task/4242/schedstat", "0 0 0\n");
+	put("4242/task/4250/schedstat", "0 0 0\n");
+	kvb_host_sample_read(root, 4242, &a);
+	CHECK(!a.have_proc && a.proc_threads == 2);
+	b = a;
+	b.t_ns = a.t_ns + 1000000000ull;
+	kvb_witnesses_init(&w);
+	CHECK(kvb_host_witness(&a, &b, &lim, &qemu, &w) == 0);
+	x = find(&w, "board process");
+	CHECK(x && !x->observed && strstr(x->detail, "not measured"));
+	kvb_witnesses_release(&w);
+	done();
+}
+
 static void test_hostwatch__no_psi_is_said_not_guessed(void)
 {
 	struct kvb_host_sample a, b;
@@ -204,6 +282,8 @@ static void test_hostwatch__quiet_check_reads_avg10(void)
 #define TESTS                                                                                                          \
 	T(test_hostwatch__reads_real_procfs_files)                                                                    \
 	T(test_hostwatch__disturbed_above_the_limit_and_said_why)                                                     \
+	T(test_hostwatch__a_thread_that_ends_does_not_move_the_share)                                               \
+	T(test_hostwatch__schedstat_zeros_are_not_measured)                                                          \
 	T(test_hostwatch__no_psi_is_said_not_guessed)                                                                 \
 	T(test_hostwatch__quiet_check_reads_avg10)
 #include "test_main.h"
