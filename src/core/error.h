@@ -3,8 +3,9 @@
  *
  * Every fallible function returns an int holding an enum kvb_err value (0 is
  * KVB_OK; as libgit2's functions return int holding a GIT_E* code) and, when it
- * fails, fills a struct kvb_error supplied by the caller. The codes are what went wrong, richer than the exit
- * statuses (as libgit2's GIT_E* beside git's exit codes): a board that was
+ * fails, fills a struct kvb_error supplied by the caller. The codes are what
+ * went wrong, richer than the exit statuses (as libgit2's GIT_E* beside git's
+ * exit codes): a board that was
  * lost, a run that was interrupted, a bisect that could not decide. Only
  * main() turns a code into an exit status, through kvb_exit_status(), the one
  * place that maps them (as curl's tool_operate.c maps CURLcode to its exit).
