@@ -5,10 +5,10 @@
  * KVB_OK; as libgit2's functions return int holding a GIT_E* code) and, when it
  * fails, fills a struct kvb_error supplied by the caller. The codes are what
  * went wrong, richer than the exit statuses (as libgit2's GIT_E* beside git's
- * exit codes): a board that was
- * lost, a run that was interrupted, a bisect that could not decide. Only
- * main() turns a code into an exit status, through kvb_exit_status(), the one
- * place that maps them (as curl's tool_operate.c maps CURLcode to its exit).
+ * exit codes): a board that was lost, a run that was interrupted, a bisect
+ * that could not decide. Only main() turns a code into an exit status, through
+ * kvb_exit_status(), the one place that maps them (as curl's tool_operate.c
+ * maps CURLcode to its exit).
  *
  * The codes 0..KVB_EXIT_LAST are also the exit statuses, stable for scripts
  * (DESIGN.md §2, README "Exit status"): new statuses are only ever added at the
