@@ -26,6 +26,9 @@ static const struct kvb_keydef config_keys[] = {
 	{ "execution_order", KVB_T_STR, "by_iteration", "by_iteration|by_section|by_workload|by_spec|random|duet", 0,
 	  "order of jobs within a variant; duet: by_iteration, the two variants at once on two boards, job by job" },
 	{ "max_retries", KVB_T_INT, "2", NULL, KVB_KEY_NONNEG, "retries of a failed job (not counting the first attempt)" },
+	{ "retry_disturbed", KVB_T_INT, "2", NULL, KVB_KEY_NONNEG,
+	  "runs again, in the same boot, a job the host disturbed (its attempt kept as evidence, never compared); "
+	  "one still disturbed after these is left out (0 in a duet: both boards saw the same host)" },
 	{ "runtime_params", KVB_T_MAP, NULL, NULL, 0, "runtime knobs for every job" },
 	{ "runtime_parameters", KVB_T_MAP, NULL, NULL, 0, "alias of runtime_params" },
 	{ "workload_parameters", KVB_T_MAP, NULL, NULL, 0, "parameters given to every workload that accepts them" },
@@ -686,6 +689,9 @@ static void read_config_block(struct kvb_agenda *a, const cJSON *cfg, const char
 		if (a->max_retries < 0)
 			a->max_retries = 2;
 	}
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "retry_disturbed") && kvb_get_int(cfg, "retry_disturbed", -1) >= 0 &&
+	    kvb_get_int(cfg, "retry_disturbed", -1) <= 100)
+		a->retry_disturbed = (int)kvb_get_int(cfg, "retry_disturbed", 2);
 	if (cJSON_GetObjectItemCaseSensitive(cfg, "rounds"))
 		a->rounds = (int)kvb_get_int(cfg, "rounds", 0);
 	if (cJSON_GetObjectItemCaseSensitive(cfg, "warmup") && kvb_get_int(cfg, "warmup", -1) >= 0 &&
@@ -928,6 +934,7 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 	root = wa3 = kvb_wa3_normalize(doc->root, doc->file, d);  /* WA3 spellings -> kvbench's (wa3_keys.c) */
 	a->file = kvb_xstrdup(doc->file);
 	a->max_retries = 2;
+	a->retry_disturbed = -1;
 	a->raw = cJSON_Duplicate(root, 1);
 	kvb_runtime_init(&g.rt);
 	kvb_keys_check(root, "", top_keys, d);

@@ -64,10 +64,15 @@ struct kvb_variant {
  */
 #define KVB_MAX_JOBS 100000
 
+/* Re-runs of a host-disturbed job when the agenda sets no retry_disturbed (engine/run.c). */
+#define KVB_RETRY_DISTURBED_DEFAULT 2
+
 struct kvb_agenda {
 	char *file;
 	enum kvb_exec_order order;
 	int max_retries;        /* default 2, not counting the first attempt */
+	int retry_disturbed;    /* config.retry_disturbed: attempts more for a job the host disturbed; -1: default
+				 * (KVB_RETRY_DISTURBED_DEFAULT, 0 in a duet) */
 	int rounds;             /* config.rounds or 0 = platform default */
 	int warmup;             /* config.warmup, or -1 = the platform's default (engine: 1 where rounds boot) */
 	struct kvb_spec *specs;

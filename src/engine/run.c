@@ -1,6 +1,7 @@
 /* Implements the run loop: rounds x variants x jobs, retries, interruption, resume. */
 #include "engine/engine.h"
 #include "engine/decide.h"
+#include "core/buf.h"
 #include "core/log.h"
 #include "core/sha256.h"
 #include "core/util.h"
@@ -16,6 +17,7 @@
 #include "flash/bootimg.h"
 #include "flash/kimage.h"
 #include "instrument/session.h"
+#include "store/disturbance.h"
 #include "store/lava_jobs.h"
 #include "store/spread.h"
 #include "store/status.h"
@@ -636,6 +638,17 @@ out:
 }
 
 /* Every witness that did not agree is a warning, so an event of the job (DESIGN.md §14); job_id as `show jobs` names it. */
+/* A host witness that says the job was disturbed. */
+static int is_host_disturbed(const struct kvb_witness *w)
+{
+	return w->verdict == KVB_WIT_DISTURBED && w->kind && !strcmp(w->kind, "host");
+}
+
+/*
+ * A witness that disagrees is a warning, an event of the job (a footnote in diff), except the
+ * host's disturbed ones: the job they mark is run again or left out, and diff sums them up in
+ * one line (kvb_store_run_disturbance), so they are logged as information.
+ */
 static void warn_witnesses(int64_t job_id, const struct kvb_witnesses *w)
 {
 	for (size_t i = 0; i < w->n; i++) {
@@ -643,9 +656,44 @@ static void warn_witnesses(int64_t job_id, const struct kvb_witnesses *w)
 		if (w->v[i].verdict == KVB_WIT_OK)
 			continue;
 		d = kvb_witness_describe(&w->v[i]);
-		kvb_warn("job %lld: %s %s", (long long)job_id, kvb_witness_verdict_name(w->v[i].verdict), d);
+		if (is_host_disturbed(&w->v[i]))
+			kvb_info("job %lld: %s %s", (long long)job_id, kvb_witness_verdict_name(w->v[i].verdict), d);
+		else
+			kvb_warn("job %lld: %s %s", (long long)job_id, kvb_witness_verdict_name(w->v[i].verdict), d);
 		free(d);
 	}
+}
+
+/* Host witnesses of an attempt that say disturbed (the host took the board's CPUs, §14). */
+static size_t host_disturbed(const struct kvb_witnesses *w)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < w->n; i++)
+		n += is_host_disturbed(&w->v[i]);
+	return n;
+}
+
+/*
+ * How many times a job the host disturbed runs again in its boot: the agenda's retry_disturbed,
+ * else KVB_RETRY_DISTURBED_DEFAULT; 0 in a duet, whose two boards saw the same host at once (a
+ * disturbed pair still counts there, engine/duet.h).
+ */
+static int retry_disturbed_limit(const struct engine *e)
+{
+	if (e->a->order == KVB_ORDER_DUET)
+		return 0;
+	return e->a->retry_disturbed >= 0 ? e->a->retry_disturbed : KVB_RETRY_DISTURBED_DEFAULT;
+}
+
+/* "cpu pressure 34.1 % (<= 10 %), board process 22.0 % (<= 10 %)": what disturbed an attempt (owned). */
+static char *disturbed_text(const struct kvb_witnesses *w)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	for (size_t i = 0; i < w->n; i++)
+		if (is_host_disturbed(&w->v[i]))
+			kvb_buf_addf(&b, "%s%s %s (%s)", b.len ? ", " : "", w->v[i].subject,
+				     w->v[i].observed ? w->v[i].observed : "?", w->v[i].expected ? w->v[i].expected : "");
+	return kvb_buf_detach(&b);
 }
 
 /*
@@ -669,6 +717,9 @@ struct job_run {
 	int64_t a0;           /* wall ns: when the last attempt started */
 	int attempt;          /* attempts made, earlier invocations' and lost boards' included */
 	int rc;               /* the last attempt's result */
+	int left_out;         /* the last attempt was disturbed by the host and no re-run is left: status disturbed */
+	char left_out_why[KVB_ERRMSG_MAX]; /* the job's error then: what disturbed it */
+	int reruns;           /* attempts run again because the host disturbed them */
 	struct kvb_error err; /* why the last attempt failed */
 	struct kvb_metrics m; /* the last attempt's metrics (owned) */
 	cJSON *cls;           /* the job's classifiers (owned) */
@@ -734,8 +785,8 @@ static enum kvb_err commit_job(struct engine *e, struct job_run *jr)
 	/* An instrument that failed leaves the workload's metrics intact: kept, job marked. */
 	struct kvb_job_outcome o = {
 		/* a warm-up is stored, never compared (its status keeps it out of the results view) */
-		.status = rc ? "failed" : j->warmup ? "warmup" : e->instr_err ? "instrument-failed" : "ok",
-		.error = rc ? jr->err.msg : e->instr_err,
+		.status = rc ? "failed" : j->warmup ? "warmup" : jr->left_out ? "disturbed" : e->instr_err ? "instrument-failed" : "ok",
+		.error = rc ? jr->err.msg : jr->left_out ? jr->left_out_why : e->instr_err,
 		.attempts = jr->attempt,
 		.start_ns = jr->start,
 		.end_ns = kvb_wall_ns(),
@@ -771,10 +822,47 @@ static void job_done_line(struct engine *e, const struct job_run *jr, size_t nth
 	const struct kvb_plan_job *j = jr->j;
 	fprintf(stderr, "kvbench: [job %zu/%zu] %s %s #%d (round %d%s%s) %s", nth, e->todo,
 		e->a->variants[j->variant].name, j->spec->id, j->iteration, j->round, e->board ? ", board " : "",
-		e->board ? e->board : "", j->warmup ? "warm-up" : e->instr_err ? "instrument-failed" : "ok");
+		e->board ? e->board : "",
+		j->warmup ? "warm-up" : jr->left_out ? "disturbed, left out" : e->instr_err ? "instrument-failed" : "ok");
 	if (jr->m.n)
 		fprintf(stderr, ": %s %.6g %s", jr->m.v[0].name, jr->m.v[0].value, jr->m.v[0].units);
 	fputc('\n', stderr);
+}
+
+/*
+ * An attempt the host disturbed (§14, issue 38): while re-runs are left (dlimit) it is kept as
+ * evidence (job_attempt 'disturbed' with its metrics and witnesses) and the job runs again in
+ * the same boot: returns 0 and one more attempt is allowed. Else (no re-run left, or a signal
+ * came) the attempt is the job's last: in a duet it is kept as ok with its witnesses, elsewhere
+ * the job is stored 'disturbed', never compared; returns 1.
+ */
+static int disturbed_attempt(struct engine *e, struct job_run *jr, int dlimit)
+{
+	const struct kvb_plan_job *j = jr->j;
+	char *what = disturbed_text(&jr->m.witnesses);
+	struct kvb_error e2;
+	if (jr->reruns < dlimit && !g_signals) {
+		char *why = kvb_xasprintf("disturbed by the host: %s; run again", what);
+		if (e->tty)
+			fputc('\n', stderr);
+		kvb_info("[job %zu/%zu] %s %s #%d attempt %d disturbed by the host (%s): run again (%d of %d)", e->done + 1,
+			 e->todo, e->a->variants[j->variant].name, j->spec->id, j->iteration, jr->attempt, what,
+			 jr->reruns + 1, dlimit);
+		if (kvb_store_attempt_evidence(e->st, e->run_id, jr->row->id, jr->attempt, "disturbed", why, jr->a0,
+					       kvb_wall_ns(), &jr->m, &jr->m.witnesses, &e2))
+			kvb_err("%s", e2.msg);
+		jr->reruns++;
+		free(why);
+		free(what);
+		return 0;
+	}
+	if (e->a->order != KVB_ORDER_DUET) {
+		jr->left_out = 1;
+		snprintf(jr->left_out_why, sizeof(jr->left_out_why), "disturbed by the host in %d attempt(s): %s; left out",
+			 jr->reruns + 1, what);
+	}
+	free(what);
+	return 1;
 }
 
 /*
@@ -794,7 +882,7 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 	int max_attempts = row->attempts + e->a->max_retries + 1;
 	enum kvb_err abandon = KVB_OK;
 	struct job_run jr = { .j = j, .row = row, .start = kvb_wall_ns(), .attempt = row->attempts, .rc = KVB_ETARGET };
-	int interrupted = 0;
+	int interrupted = 0, dlimit = retry_disturbed_limit(e);
 
 	jr.cls = job_classifiers(e, j);
 	jr.a0 = jr.start;
@@ -803,7 +891,7 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 	if (kvb_store_job_start(e->st, row->id, jr.start, &jr.err))
 		kvb_err("%s", jr.err.msg);
 	kvb_metrics_init(&jr.m);
-	while (jr.attempt < max_attempts) {
+	while (jr.attempt < max_attempts + jr.reruns) {
 		jr.a0 = kvb_wall_ns();
 		jr.attempt++;
 		kvb_metrics_release(&jr.m);
@@ -812,8 +900,11 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 		e->instr_err = NULL;
 		progress(e, j, jr.attempt > 1 ? "retry" : "");
 		jr.rc = attempt_job(e, j, jr.attempt, &jr.m, &jr.err);
-		if (!jr.rc)
+		if (!jr.rc) {
+			if (!j->warmup && host_disturbed(&jr.m.witnesses) && !disturbed_attempt(e, &jr, dlimit))
+				continue; /* kept as evidence; the job runs again in this boot */
 			break;
+		}
 		if (jr.rc == KVB_ESTORE) {
 			/* our side failed (disk full): the job is not at fault and is left for --resume */
 			if (e->tty)
@@ -840,7 +931,7 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 		if (g_signals || e->knob_failed)
 			break;
 		/* a retry follows: this attempt gets its own row (the last one is written with the job) */
-		if (jr.attempt < max_attempts) {
+		if (jr.attempt < max_attempts + jr.reruns) {
 			struct kvb_error e2;
 			if (kvb_store_attempt_add(e->st, row->id, jr.attempt, "failed", jr.err.msg, jr.a0, a1, &e2))
 				kvb_err("%s", e2.msg);
@@ -1781,32 +1872,35 @@ static void pass_signal_on(const struct sigaction *old_int, const struct sigacti
 		raise(g_last_signal);
 }
 
-/* Jobs of the run with a host witness that says disturbed (every round, resumed ones too). */
-static int count_disturbed(struct engine *e, int *jobs_on_host)
-{
-	struct kvb_error e2;
-	int n = 0;
-	if (kvb_store_run_disturbed(e->st, e->run_id, &n, jobs_on_host, &e2))
-		kvb_debug("%s", e2.msg); /* the summary line leaves the count out */
-	return n;
-}
-
-/* The run's last line: its status, and how many jobs the host disturbed (a board on this host). */
+/*
+ * The run's last line: its status, and what the host did to its jobs (a board on this host):
+ * how many it disturbed, how far, how many ran again clean and how many were left out.
+ */
 static void summary_line(struct engine *e, const char *status)
 {
-	int on_host = 0, disturbed = count_disturbed(e, &on_host);
+	struct kvb_disturbance d;
+	struct kvb_error e2;
 	double lim = e->o->host_limit_pct > 0 ? e->o->host_limit_pct : KVB_HOST_LIMIT_PCT;
-	if (!on_host) {
+	char *line;
+	if (kvb_store_disturbance(e->st, &e->run_id, 1, &d, &e2)) {
+		kvb_debug("%s", e2.msg); /* the summary line leaves the count out */
+		memset(&d, 0, sizeof(d));
+	}
+	if (!d.on_host) {
 		kvb_info("run %lld finished: %s, %zu job(s) run now", (long long)e->run_id, status, e->done);
 		return;
 	}
-	kvb_info("run %lld finished: %s, %zu job(s) run now; %d of %d job(s) disturbed by the host (CPU pressure, steal "
-		 "or the board process's wait above %.3g %%%s)",
-		 (long long)e->run_id, status, e->done, disturbed, on_host, lim,
-		 disturbed ? ": `kvbench show witnesses` lists them" : "");
-	if (disturbed)
-		kvb_store_event(e->st, e->run_id, "warning", "%d of %d job(s) disturbed by the host (limit %.3g %%)", disturbed,
-				on_host, lim);
+	line = kvb_disturbance_line(&d);
+	if (!line) {
+		kvb_info("run %lld finished: %s, %zu job(s) run now; 0 of %lld job(s) disturbed by the host (CPU pressure, "
+			 "steal or the board process's wait above %.3g %%)",
+			 (long long)e->run_id, status, e->done, (long long)d.on_host, lim);
+		return;
+	}
+	kvb_info("run %lld finished: %s, %zu job(s) run now; %s (limit %.3g %%: `kvbench show witnesses` lists them)",
+		 (long long)e->run_id, status, e->done, line, lim);
+	kvb_store_event(e->st, e->run_id, "warning", "%s (limit %.3g %%)", line, lim);
+	free(line);
 }
 
 /*

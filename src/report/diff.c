@@ -2,6 +2,7 @@
 #include "report/clocknote.h"
 #include "report/diff.h"
 #include "report/event_notes.h"
+#include "store/disturbance.h"
 #include "core/log.h"
 #include "core/utf8.h"
 #include "report/box.h"
@@ -487,6 +488,18 @@ char *kvb_diff_legend(const struct kvb_report *r, const struct kvb_diff_opts *o)
 	return text;
 }
 
+/* One line for what the host did to the compared runs' jobs (store/disturbance.h), not a footnote per job. */
+static void disturbance_note(struct kvb_store *s, const struct kvb_report *r, struct kvb_strv *notes)
+{
+	struct kvb_disturbance d;
+	struct kvb_error e2;
+	char *line;
+	if (kvb_store_disturbance(s, r->runs, r->nruns, &d, &e2) || !(line = kvb_disturbance_line(&d)))
+		return;
+	kvb_strv_pushf(notes, "note: %s%s", line, d.left_out ? " (left out: never compared; `kvbench show witnesses`)" : "");
+	free(line);
+}
+
 /* Failed or partial variants above the table (stderr for csv/json); a baseline without results is an error. */
 static int diff_run_notes(struct kvb_store *s, const struct kvb_report *r, const struct kvb_format *f, FILE *out,
 			  struct kvb_error *err)
@@ -499,6 +512,8 @@ static int diff_run_notes(struct kvb_store *s, const struct kvb_report *r, const
 		rc = kvb_run_state_check(&rs, r, prose, &notes, err);
 	if (!rc)
 		kvb_clock_notes(s, r->runs, r->nruns, &notes); /* what a time is on an instruction clock */
+	if (!rc)
+		disturbance_note(s, r, &notes);
 	for (size_t i = 0; i < notes.n; i++) {
 		if (prose)
 			fprintf(out, "%s\n", notes.v[i]);

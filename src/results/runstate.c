@@ -24,8 +24,9 @@ int kvb_run_state_load(struct kvb_store *s, const int64_t *runs, size_t nruns, s
 		" coalesce(v.error, (SELECT j.error FROM job j WHERE j.variant_id = v.id AND j.status != 'ok'"
 		"                    AND j.error IS NOT NULL ORDER BY j.seq LIMIT 1)),"
 		/* planned jobs: those --until-decided skipped as not needed are not (store/status.h), nor are
-		 * warm-up jobs (status warmup: neither compared nor missing) */
-		" (SELECT count(*) FROM job j WHERE j.variant_id = v.id AND j.status <> 'warmup' AND NOT "
+		 * warm-up jobs (status warmup: neither compared nor missing) or jobs the host disturbed
+		 * (status disturbed: measured and left out, counted in diff's disturbance line) */
+		" (SELECT count(*) FROM job j WHERE j.variant_id = v.id AND j.status NOT IN ('warmup', 'disturbed') AND NOT "
 		KVB_SQL_JOB_NOT_NEEDED("j") "),"
 		" (SELECT count(*) FROM job j WHERE j.variant_id = v.id AND j.status = 'ok')"
 		" FROM variant v JOIN run r ON r.id = v.run_id WHERE v.run_id = ? ORDER BY v.position";

@@ -57,8 +57,10 @@ int kvb_store_disturbed_rounds(struct kvb_store *s, int64_t run_id, int round, i
 	*n = 0;
 	*out = kvb_xcalloc((size_t)(round > 0 ? round : 0) + 1, sizeof(int));
 	if (sqlite3_prepare_v2(s->db,
-			       "SELECT DISTINCT j.round FROM witness w JOIN job j ON j.id = w.job_id WHERE w.run_id = ?"
-			       " AND w.kind = 'host' AND w.verdict = 'disturbed' AND j.round <= ? ORDER BY j.round",
+			       /* a job the host disturbed in every attempt it had (status disturbed, left out); one
+				* that ran again clean is not (its disturbed attempt is evidence, not a result) */
+			       "SELECT DISTINCT round FROM job WHERE run_id = ? AND status = 'disturbed' AND round <= ?"
+			       " ORDER BY round",
 			       -1, &q, NULL) != SQLITE_OK)
 		return kvb_store_read_failed(s, q, "the --until-decided rule", err);
 	sqlite3_bind_int64(q, 1, run_id);

@@ -26,8 +26,9 @@ int kvb_store_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide
 /* The rule's end: the round it stopped after and why (decided | budget). */
 int kvb_store_decide_outcome(struct kvb_store *s, int64_t run_id, int round, const char *outcome, struct kvb_error *err);
 /*
- * Rounds 1..round of run_id in which the host disturbed a job (a 'host' witness with verdict
- * disturbed), ascending, into *out (owned, room for round entries); *n their count.
+ * Rounds 1..round of run_id in which a job was left out because the host disturbed every attempt
+ * it had (job status disturbed; a job run again clean does not count), ascending, into *out
+ * (owned, room for round entries); *n their count.
  */
 int kvb_store_disturbed_rounds(struct kvb_store *s, int64_t run_id, int round, int **out, size_t *n,
 			       struct kvb_error *err);

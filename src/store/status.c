@@ -7,7 +7,7 @@
 
 /* A variant's planned jobs not ok: 0 means every planned job is ok. */
 #define NOT_OK_JOBS                                                                                             \
-	"(SELECT count(*) FROM job j WHERE j.variant_id = variant.id AND j.status NOT IN ('ok', 'warmup')"                     \
+	"(SELECT count(*) FROM job j WHERE j.variant_id = variant.id AND j.status NOT IN ('ok', 'warmup', 'disturbed')"                     \
 	" AND NOT " KVB_SQL_JOB_NOT_NEEDED("j") ")"
 #define PLANNED_JOBS                                                                                            \
 	"(SELECT count(*) FROM job j WHERE j.variant_id = variant.id AND NOT " KVB_SQL_JOB_NOT_NEEDED("j") ")"
@@ -74,7 +74,7 @@ int kvb_store_settle_run(struct kvb_store *s, int64_t run_id, int interrupted, i
 	t->variants_ok = (int)n;
 	if ((rc = count_run(s, "SELECT count(*) FROM job WHERE run_id = ?1 AND NOT " KVB_SQL_JOB_NOT_NEEDED("job"),
 			    run_id, &t->planned, err)) ||
-	    (rc = count_run(s, "SELECT count(*) FROM job WHERE run_id = ?1 AND status IN ('ok', 'warmup')", run_id, &t->planned_ok,
+	    (rc = count_run(s, "SELECT count(*) FROM job WHERE run_id = ?1 AND status IN ('ok', 'warmup', 'disturbed')", run_id, &t->planned_ok,
 			    err)))
 		goto fail;
 	t->status = interrupted ? "interrupted" : t->variants && t->variants_ok == t->variants ? "ok" : "incomplete";

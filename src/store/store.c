@@ -594,6 +594,64 @@ int kvb_store_attempt_add(struct kvb_store *s, int64_t job_id, int attempt, cons
 	return rc;
 }
 
+/* The attempt's metrics as [{"name", "value", "units"}] (owned), or NULL without any. */
+static char *metrics_json(const struct kvb_metrics *m)
+{
+	cJSON *a;
+	char *text;
+	if (!m || !m->n)
+		return NULL;
+	a = cJSON_CreateArray();
+	for (size_t i = 0; i < m->n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", m->v[i].name);
+		cJSON_AddNumberToObject(o, "value", m->v[i].value);
+		cJSON_AddStringToObject(o, "units", m->v[i].units ? m->v[i].units : "");
+		cJSON_AddItemToArray(a, o);
+	}
+	text = cJSON_PrintUnformatted(a);
+	cJSON_Delete(a);
+	return text;
+}
+
+static int add_witnesses(struct kvb_store *s, int64_t run_id, int64_t job_id, int attempt, const struct kvb_witnesses *ws,
+			 struct kvb_error *err)
+{
+	int rc = KVB_OK;
+	for (size_t i = 0; !rc && ws && i < ws->n; i++) {
+		const struct kvb_witness *w = &ws->v[i];
+		rc = kvb_store_write(s, err, NULL,
+				     "INSERT INTO witness(run_id, job_id, attempt, t_ns, kind, subject, expected, observed, verdict,"
+				     " detail) VALUES(?,?,NULLIF(?, 0),?,?,?,?,?,?,?)",
+				     "iiiitttttt", run_id, job_id, (int64_t)attempt, w->t_ns, w->kind, w->subject, w->expected,
+				     w->observed, kvb_witness_verdict_name(w->verdict), w->detail);
+	}
+	return rc;
+}
+
+int kvb_store_attempt_evidence(struct kvb_store *s, int64_t run_id, int64_t job_id, int attempt, const char *status,
+			       const char *error, int64_t start_ns, int64_t end_ns, const struct kvb_metrics *m,
+			       const struct kvb_witnesses *w, struct kvb_error *err)
+{
+	char *mj = metrics_json(m);
+	int rc = kvb_store_begin(s, err);
+	if (!rc)
+		rc = kvb_store_write(s, err, NULL,
+				     "INSERT INTO job_attempt(job_id, attempt, status, error, start_ns, end_ns, metrics_json)"
+				     " VALUES(?,?,?,?,NULLIF(?, 0),NULLIF(?, 0),?)",
+				     "iittiit", job_id, (int64_t)attempt, status, error, start_ns, end_ns, mj);
+	if (!rc)
+		rc = kvb_store_write(s, err, NULL, "UPDATE job SET attempts = ? WHERE id = ?", "ii", (int64_t)attempt, job_id);
+	if (!rc)
+		rc = add_witnesses(s, run_id, job_id, attempt, w, err);
+	if (!rc)
+		rc = kvb_store_commit(s, err);
+	else
+		kvb_store_rollback(s);
+	free(mj);
+	return rc;
+}
+
 static int add_classifiers(struct kvb_store *s, int64_t job_id, int64_t metric_id, const cJSON *c, struct kvb_error *err)
 {
 	for (const cJSON *kv = c ? c->child : NULL; kv; kv = kv->next) {
@@ -670,15 +728,10 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 	if (!rc)
 		rc = kvb_store_samples_replace(s, job_id, m ? m->samples : NULL, err);
 	if (!rc)
-		rc = kvb_store_write(s, err, NULL, "DELETE FROM witness WHERE job_id = ?", "i", job_id);
-	for (size_t i = 0; !rc && o->witnesses && i < o->witnesses->n; i++) {
-		const struct kvb_witness *w = &o->witnesses->v[i];
-		rc = kvb_store_write(s, err, NULL,
-			      "INSERT INTO witness(run_id, job_id, t_ns, kind, subject, expected, observed, verdict, detail)"
-			      " VALUES(?,?,?,?,?,?,?,?,?)",
-			      "iiitttttt", run_id, job_id, w->t_ns, w->kind, w->subject, w->expected, w->observed,
-			      kvb_witness_verdict_name(w->verdict), w->detail);
-	}
+		/* the final attempt's witnesses are replaced; earlier attempts' evidence stays */
+		rc = kvb_store_write(s, err, NULL, "DELETE FROM witness WHERE job_id = ? AND attempt IS NULL", "i", job_id);
+	if (!rc)
+		rc = add_witnesses(s, run_id, job_id, 0, o->witnesses, err);
 	return rc;
 }
 
@@ -818,23 +871,3 @@ void kvb_store_run_stored_release(struct kvb_run_stored *r)
 	memset(r, 0, sizeof(*r));
 }
 
-int kvb_store_run_disturbed(struct kvb_store *s, int64_t run_id, int *disturbed, int *on_host, struct kvb_error *err)
-{
-	sqlite3_stmt *q;
-	int rc = KVB_OK;
-	*disturbed = *on_host = 0;
-	if (sqlite3_prepare_v2(s->db,
-			       "SELECT count(DISTINCT CASE WHEN verdict = 'disturbed' THEN job_id END), count(DISTINCT job_id)"
-			       " FROM witness WHERE run_id = ? AND kind = 'host' AND job_id IS NOT NULL",
-			       -1, &q, NULL) != SQLITE_OK)
-		return db_err(s, err, "counting disturbed jobs");
-	sqlite3_bind_int64(q, 1, run_id);
-	if (sqlite3_step(q) == SQLITE_ROW) {
-		*disturbed = sqlite3_column_int(q, 0);
-		*on_host = sqlite3_column_int(q, 1);
-	} else {
-		rc = db_err(s, err, "counting disturbed jobs");
-	}
-	sqlite3_finalize(q);
-	return rc;
-}

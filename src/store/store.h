@@ -98,8 +98,6 @@ struct kvb_run_stored {
 /* Loads run_id; KVB_ENOTFOUND ("no run N to resume") when there is none. */
 int kvb_store_run_load(struct kvb_store *s, int64_t run_id, struct kvb_run_stored *r, struct kvb_error *err);
 void kvb_store_run_stored_release(struct kvb_run_stored *r);
-/* Jobs of run_id with a host witness (*on_host) and those whose host witness says disturbed (*disturbed). */
-int kvb_store_run_disturbed(struct kvb_store *s, int64_t run_id, int *disturbed, int *on_host, struct kvb_error *err);
 /* Latest run id (0 if none). */
 int kvb_store_latest_run(struct kvb_store *s, int64_t *run_id, struct kvb_error *err);
 
@@ -148,6 +146,17 @@ int kvb_store_job_start(struct kvb_store *s, int64_t job_id, int64_t start_ns, s
 /* A job whose attempt a signal interrupted goes back to 'pending' (no start time), so --resume
  * runs it; its attempt is kept as an 'interrupted' job_attempt row by the caller. */
 int kvb_store_job_pending(struct kvb_store *s, int64_t job_id, struct kvb_error *err);
+
+/*
+ * An attempt that measured but is not kept as the job's result (a host-disturbed attempt that
+ * is run again, results-schema/0024_disturbed_attempts.sql): its job_attempt row with status
+ * and error, its metrics m (values in their own units) as the row's metrics_json, and its
+ * witnesses w under the attempt's number; one transaction. m and w may be NULL. Errors:
+ * KVB_ESTORE (nothing stored).
+ */
+int kvb_store_attempt_evidence(struct kvb_store *s, int64_t run_id, int64_t job_id, int attempt, const char *status,
+			       const char *error, int64_t start_ns, int64_t end_ns, const struct kvb_metrics *m,
+			       const struct kvb_witnesses *w, struct kvb_error *err);
 
 /* A failed attempt, kept with its error (own transaction). */
 int kvb_store_attempt_add(struct kvb_store *s, int64_t job_id, int attempt, const char *status, const char *error,

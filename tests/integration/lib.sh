@@ -11,6 +11,7 @@ T=$(mktemp -d /tmp/kvb-test.XXXXXX)
 ANDROID_ADB_SERVER_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 export ANDROID_ADB_SERVER_PORT
 trap 'adb -P "$ANDROID_ADB_SERVER_PORT" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
+[ -n "${KVB_KEEP_T:-}" ] && trap "echo kept $T" EXIT
 pass=0
 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1" >&2; }
