@@ -12,3 +12,23 @@
 --   final one (NULL: the final attempt, which is what the job's metrics come from).
 ALTER TABLE job_attempt ADD COLUMN metrics_json TEXT;
 ALTER TABLE witness ADD COLUMN attempt INTEGER;
+
+-- The values of the jobs left out (status disturbed), in the results view's columns: diff reads
+-- them only to count what each cell lost ("left out: the host disturbed all 5 jobs"), never to
+-- compare them.
+CREATE VIEW results_left_out AS
+SELECT m.id AS metric_id, j.run_id, v.name AS variant, j.id AS job_id, j.round,
+       CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0
+            THEN 1 ELSE j.round END AS boot,
+       j.workload, j.label, j.section, j.spec_id, j.iteration,
+       m.name AS metric, m.value, m.units, m.lower_is_better,
+       (SELECT json_group_object(key, value) FROM (
+          SELECT c.key, c.value FROM classifier c
+           WHERE c.job_id = j.id
+             AND (c.metric_id = m.id
+                  OR (c.metric_id IS NULL
+                      AND c.key NOT IN (SELECT key FROM classifier WHERE metric_id = m.id)))
+           ORDER BY c.key)) AS classifiers
+  FROM metric m JOIN job j ON j.id = m.job_id JOIN variant v ON v.id = j.variant_id
+       JOIN run r ON r.id = j.run_id
+ WHERE j.status = 'disturbed';

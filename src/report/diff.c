@@ -84,8 +84,8 @@ static void fmt_verdict(char *buf, size_t n, const struct kvb_cell_stats *cs)
 /* The verdict of a compared cell ("-" when the variant has no result or nothing to compare). */
 static void verdict_cell(struct kvb_box *b, const struct kvb_cell_stats *cs)
 {
-	char t[128];
-	if (!cs->has_cmp) {
+	char t[160];
+	if (!cs->has_cmp && !kvb_verdict_left_out(t, sizeof(t), cs)) {
 		kvb_box_cell_raw(b, "-", "", KVB_CELL_NULL);
 		return;
 	}
@@ -117,6 +117,24 @@ static void emit(struct kvb_box *b, struct kvb_box *dst)
 }
 
 /* Long layout: one row per (group, variant), like the psql tables in mailing-list posts. */
+/* A variant whose every run of the group the host left out: its row says so, with no numbers. */
+static void left_out_row(struct kvb_box *b, const struct kvb_group *g, const char *variant, int labels,
+			 const struct kvb_cell_stats *cs)
+{
+	char t[256];
+	kvb_box_cell(b, g->workload);
+	metric_title(t, sizeof(t), g);
+	kvb_box_cell(b, t);
+	if (labels)
+		kvb_box_cell(b, g->label);
+	kvb_box_cell(b, variant);
+	kvb_box_cell(b, "0");
+	for (int i = 0; i < 7; i++) /* boots, statistic, stdev, cov, perc_diff, p, cliff */
+		kvb_box_cell_raw(b, "-", "", KVB_CELL_NULL);
+	kvb_verdict_left_out(t, sizeof(t), cs);
+	kvb_box_cell(b, t);
+}
+
 static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *out, int *one_boot)
 {
 	int labels = any_labels(r);
@@ -143,6 +161,10 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 		for (size_t v = 0; v < r->variants.n; v++) {
 			struct kvb_cell_stats cs;
 			kvb_cell_compute(r, g, v, o->stat, o->alpha, &cs);
+			if (!cs.ok && cs.left_out) {
+				left_out_row(&b, g, r->variants.v[v], labels, &cs);
+				continue;
+			}
 			if (!cs.ok)
 				continue;
 			*one_boot |= cs.one_boot;
@@ -386,6 +408,11 @@ static void cmp_json(cJSON *jv, const struct kvb_cell_stats *cs, enum kvb_stat s
 	cJSON_AddItemToObject(jv, "p", num(cell_p(cs)));
 	cJSON_AddBoolToObject(jv, "significant", cs->significant);
 	cJSON_AddStringToObject(jv, "verdict", cs->verdict);
+	{
+		char t[256];
+		if (kvb_verdict_left_out(t, sizeof(t), cs))
+			cJSON_AddStringToObject(jv, "verdict_text", t);
+	}
 	cJSON_AddStringToObject(jv, "unit", cs->test == KVB_TEST_NONE ? "none"
 					    : cs->paired_ok		  ? "pair"
 					    : cs->one_boot || !(cs->b.boots_b >= 2 && cs->b.boots_v >= 2) || !cs->boot_ok
@@ -399,6 +426,20 @@ static void cmp_json(cJSON *jv, const struct kvb_cell_stats *cs, enum kvb_stat s
 		cJSON_AddItemToObject(jv, "paired_diff_ci95_hi", num(cs->pr.ci_hi));
 		cJSON_AddItemToObject(jv, "paired_t", num(cs->pr.t));
 	}
+}
+
+/* A variant whose every run of the group the host left out: group.left_out[] (the schema's). */
+static void left_out_json(cJSON *jg, const char *variant, const struct kvb_cell_stats *cs)
+{
+	cJSON *a = cJSON_GetObjectItemCaseSensitive(jg, "left_out"), *o = cJSON_CreateObject();
+	char t[256];
+	if (!a)
+		a = cJSON_AddArrayToObject(jg, "left_out");
+	kvb_verdict_left_out(t, sizeof(t), cs);
+	cJSON_AddStringToObject(o, "variant", variant);
+	cJSON_AddNumberToObject(o, "left_out", (double)cs->left_out);
+	cJSON_AddStringToObject(o, "verdict", t);
+	cJSON_AddItemToArray(a, o);
 }
 
 /* JSON carries every statistic and p-value (a notebook needs nothing else). */
@@ -426,6 +467,8 @@ cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 			struct kvb_cell_stats cs;
 			cJSON *jv = cJSON_CreateObject(), *vals = cJSON_CreateArray(), *boots = cJSON_CreateArray();
 			kvb_cell_compute(r, g, v, o->stat, o->alpha, &cs);
+			if (!cs.ok && cs.left_out)
+				left_out_json(jg, r->variants.v[v], &cs);
 			if (!cs.ok) {
 				cJSON_Delete(jv);
 				cJSON_Delete(vals);
@@ -449,6 +492,8 @@ cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 			}
 			cJSON_AddItemToObject(jv, "values", vals);
 			cJSON_AddItemToObject(jv, "boot_ids", boots);
+			if (cs.left_out)
+				cJSON_AddNumberToObject(jv, "left_out", (double)cs.left_out);
 			if (cs.has_cmp)
 				cmp_json(jv, &cs, o->stat);
 			kvb_verdict_json(jv, g, &cs);

@@ -61,10 +61,31 @@ void kvb_verdict_undecided_text(char *buf, size_t n, double ci_lo, double ci_hi,
 		snprintf(buf, n, "undecided");
 }
 
+int kvb_verdict_left_out(char *buf, size_t n, const struct kvb_cell_stats *cs)
+{
+	static const char why[] = "too busy to measure this board; a quieter host would";
+	if (!cs->ok && cs->left_out) {
+		snprintf(buf, n, "left out: the host disturbed all %zu run(s) (%s)", cs->left_out, why);
+		return 1;
+	}
+	if (cs->ok && !cs->has_cmp && cs->base_left_out) {
+		snprintf(buf, n, "baseline left out: the host disturbed all %zu of its run(s) (%s)", cs->base_left_out, why);
+		return 1;
+	}
+	if (cs->has_cmp && !strcmp(cs->verdict, "n<2") && (cs->left_out || cs->base_left_out)) {
+		snprintf(buf, n, "n<2: %zu run(s) left out, the host disturbed them (%s)", cs->left_out + cs->base_left_out,
+			 why);
+		return 1;
+	}
+	return 0;
+}
+
 void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 {
 	char v[96];
 	const char *mm = multimodal(cs) ? " \u2020" : "";
+	if (kvb_verdict_left_out(buf, n, cs))
+		return;
 	if (!cs->has_cmp) {
 		snprintf(buf, n, "baseline%s", mm);
 		return;

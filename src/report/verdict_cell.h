@@ -34,8 +34,19 @@ double kvb_verdict_ci_halfwidth_pct(double ci_lo, double ci_hi);
  */
 void kvb_verdict_undecided_text(char *buf, size_t n, double ci_lo, double ci_hi, double boots_needed, const char *unit);
 
-/* "better", "worse", "same", "undecided (CI +-X %, ~12 boots)", "n<2", "baseline", plus " (1 boot)" and "†" (multimodal). */
+/*
+ * "better", "worse", "same", "undecided (CI +-X %, ~12 boots)", "n<2", "baseline", plus " (1 boot)" and "†"
+ * (multimodal); a cell the host emptied says so (kvb_verdict_left_out).
+ */
 void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs);
+
+/*
+ * When the host's disturbance left this cell or its baseline with nothing to compare (every run
+ * left out) or too few runs (n < 2), the verdict text that says so and what would measure it:
+ * "left out: the host disturbed all 5 runs (too busy to measure this board; a quieter host
+ * would)". Returns 1 when it wrote buf, 0 when the cell is not such a cell.
+ */
+int kvb_verdict_left_out(char *buf, size_t n, const struct kvb_cell_stats *cs);
 
 /* Adds boots_needed, margin_pct, same_ci95_lo/hi, cliffs_delta, cliffs_magnitude, modes, multimodal to jv. */
 void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cell_stats *cs);

@@ -107,6 +107,8 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 	memset(out, 0, sizeof(*out));
 	out->verdict = "";
 	out->p_boot = NAN;
+	out->left_out = c->left_out;
+	out->base_left_out = v ? b->left_out : 0;
 	if (!c->n || kvb_stats_summary(c->v, c->n, &out->s, NULL))
 		return;
 	out->ok = 1;

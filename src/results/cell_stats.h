@@ -58,6 +58,8 @@ struct kvb_cell_stats {
 	size_t modes;              /* modes of this cell's runs (kvb_stats_count_modes) */
 	int paired_ok;             /* duet runs (kvb_report.paired), test mean: the verdict is the paired one */
 	struct kvb_paired pr;      /* per-(run, round) means paired with the baseline's (paired_ok) */
+	size_t left_out;           /* this cell's values the host disturbed in every attempt (kvb_cell.left_out) */
+	size_t base_left_out;      /* the baseline cell's (a compared cell's; 0 for the baseline itself) */
 };
 
 enum kvb_err kvb_stat_parse(const char *s, enum kvb_stat *out);

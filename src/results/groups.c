@@ -203,8 +203,11 @@ static int baseline_first(const struct kvb_report_opts *o, struct kvb_report *r,
 	return KVB_OK;
 }
 
-/* One row of the results view into its group's cell (skipped when --workload/--metric leave it out). */
-static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, struct kvb_rows *st)
+/*
+ * One row of the results view into its group's cell (skipped when --workload/--metric leave it
+ * out); left_out: a row of results_left_out, only counted in its cell.
+ */
+static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, struct kvb_rows *st, int left_out)
 {
 	const char *variant = (const char *)kvb_rows_text(st, 0);
 	const char *workload = (const char *)kvb_rows_text(st, 1);
@@ -252,7 +255,10 @@ static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, st
 	{
 		size_t vi = variant_index(r, variant);
 		struct kvb_group *g = group_get(r, key.data, workload, metric, units, lib, by_value, kc);
-		cell_add(&g->cells[vi], value, boot, board, kvb_rows_int(st, 8) * 100000 + kvb_rows_int(st, 9));
+		if (left_out)
+			g->cells[vi].left_out++;
+		else
+			cell_add(&g->cells[vi], value, boot, board, kvb_rows_int(st, 8) * 100000 + kvb_rows_int(st, 9));
 	}
 	free(kc);
 	free(by_value);
@@ -261,22 +267,37 @@ static void add_result(struct kvb_report *r, const struct kvb_report_opts *o, st
 	cJSON_Delete(c);
 }
 
-/* results.boot is the boot unit (see the view in results-schema/) */
-static int load_results(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r,
-			struct kvb_error *err)
+/* One view's rows of every run into the groups (results.boot is the boot unit: results-schema/). */
+static int load_view(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r, const char *sql,
+		     int left_out, struct kvb_error *err)
 {
 	struct kvb_rows *st = NULL;
-	if (kvb_rows_open(s, "SELECT variant, workload, metric, units, lower_is_better, classifiers, boot, value, run_id,"
-			       " round FROM results WHERE run_id = ? ORDER BY metric_id", &st, NULL, NULL) != KVB_OK)
+	if (kvb_rows_open(s, sql, &st, NULL, NULL) != KVB_OK)
 		return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
 	for (size_t i = 0; i < r->nruns; i++) {
 		kvb_rows_reset(st);
 		kvb_rows_bind_int(st, 1, r->runs[i]);
 		while (kvb_rows_next(st, NULL) == 1)
-			add_result(r, o, st);
+			add_result(r, o, st, left_out);
 	}
 	kvb_rows_close(st);
 	return KVB_OK;
+}
+
+/* The compared values (results), then the jobs the host left out (counted per cell). */
+static int load_results(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r,
+			struct kvb_error *err)
+{
+	int rc = load_view(s, o, r,
+			   "SELECT variant, workload, metric, units, lower_is_better, classifiers, boot, value, run_id,"
+			   " round FROM results WHERE run_id = ? ORDER BY metric_id",
+			   0, err);
+	if (!rc)
+		rc = load_view(s, o, r,
+			       "SELECT variant, workload, metric, units, lower_is_better, classifiers, boot, value, run_id,"
+			       " round FROM results_left_out WHERE run_id = ? ORDER BY metric_id",
+			       1, err);
+	return rc;
 }
 
 /* Mean of the values of c whose pair key is key, or NAN. */

@@ -39,6 +39,8 @@ struct kvb_cell {
 	int64_t *boot;
 	int *board;   /* per value: 1 + index into kvb_report.boards, 0 without a board (one-board runs) */
 	int64_t *pair;/* per value: run_id * 100000 + round, what pairs it with the baseline's in a duet run */
+	size_t left_out; /* values of this cell's jobs the host disturbed in every attempt (job status
+			  * disturbed): counted, never compared (results_left_out view) */
 };
 
 struct kvb_group {

@@ -67,7 +67,7 @@ void kvb_run_state_release(struct kvb_run_state *rs)
 static int has_results(const struct kvb_report *r, size_t v)
 {
 	for (size_t g = 0; g < r->ngroups; g++)
-		if (r->groups[g].cells[v].n)
+		if (r->groups[g].cells[v].n || r->groups[g].cells[v].left_out) /* a left-out cell has its row */
 			return 1;
 	return 0;
 }

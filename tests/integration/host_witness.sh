@@ -66,6 +66,19 @@ check "the run's last line: left out" grep -q "1 of 4 job(s) disturbed by the ho
 check "diff's line says left out, never compared" grep -q "^note: 1 of 4 job(s) disturbed by the host (steal 50 %): 0 re-run clean, 1 left out (left out: never compared" "$T/lout"
 check "diff compares one value of variant two, not two values" test "$("$KVB" diff -d "$T/l.db" --format json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted({v["variant"]: v["n"] for v in d["groups"][0]["variants"]}.items()))')" = "[('one', 2), ('two', 1)]"
 
+# every job of variant two disturbed (retry_disturbed: 0): no verdict from jobs the witness flagged;
+# the cell says the host was too busy, in the table and in JSON
+sed 's/config: {iterations: 2}/config: {iterations: 2, retry_disturbed: 0}/' "$T/a.yaml" >"$T/r0.yaml"
+feed 2 4 & fp=$!
+KVB_HOST_PROC=$P timeout 120 "$KVB" run "$T/r0.yaml" -p local -d "$T/all.db" >"$T/aout" 2>"$T/aerr"; rc=$?
+kill $fp 2>/dev/null; wait $fp 2>/dev/null
+check "all of two's jobs left out: run ok (rc $rc)" test "$rc" -eq 0
+check "two's jobs are stored disturbed" test "$(q "$T/all.db" "select group_concat(status, ' ') from (select j.status from job j join variant v on v.id = j.variant_id where v.name = 'two' order by j.seq)")" = "disturbed disturbed"
+check "the table's row for two says the host was too busy, no number" grep -Eq 'ops_per_sec \(ops/s\) +\| two +\| 0 \|.*\| left out: the host disturbed all 2 run\(s\) \(too busy to measure this board; a quieter host would\)' "$T/aout"
+check "two is in the table: no note says it is not" sh -c "! grep -q 'not in the table' '$T/aout'"
+check "no better or worse is printed for two" sh -c "! grep -E ' two .*(better|worse)' '$T/aout'"
+check "JSON: the group's left_out names two" test "$("$KVB" diff -d "$T/all.db" --format json 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); g=d["groups"][0]; print(g["left_out"][0]["variant"], g["left_out"][0]["left_out"], [v["variant"] for v in g["variants"]])')" = "two 2 ['one']"
+
 # --host-limit: 60 % lets the same readings pass
 feed 2 & fp=$!
 KVB_HOST_PROC=$P timeout 120 "$KVB" run "$T/a.yaml" -p local -d "$T/h2.db" --host-limit 60 --no-diff >/dev/null 2>"$T/err2"; rc=$?
