@@ -191,6 +191,7 @@ struct import {
 	size_t nerr, nrows;
 	int header_bad; /* a needed column is missing: rows were not checked */
 	size_t nwarmup; /* rows stored as warm-up jobs (iteration 0 or warmup 1/true) */
+	long first_warmup_line;
 	struct kvb_buf msgs;
 	struct kvb_strv variants; /* in order of first appearance */
 	int64_t *vids, run_id;
@@ -328,7 +329,8 @@ static int insert_row(struct import *im, const struct rec *row, size_t index, st
 		parse_flag(fld(row, idx[C_WARMUP]), &warmup);
 	/* iteration 0 is a warm-up, as kvbench's own planner numbers them (0022_warmup.sql) */
 	warmup |= it == 0;
-	im->nwarmup += warmup;
+	if (warmup && !im->nwarmup++)
+		im->first_warmup_line = row->line;
 	if (idx[C_BOOT] >= 0 && fld(row, idx[C_BOOT])[0])
 		kvb_parse_i64(fld(row, idx[C_BOOT]), &boot);
 	if ((rc = variant_id(im, fld(row, idx[C_VARIANT]), &vid, err)))
@@ -455,8 +457,8 @@ static int import_finish(struct import *im, struct kvb_error *err)
 		return kvb_error_set(err, KVB_EINPUT, "%s:%ld: every value is missing (nan or inf, from this line on): "
 				     "nothing imported", im->file, im->first_missing_line);
 	if (im->nwarmup == im->nrows)
-		return kvb_error_set(err, KVB_EINPUT, "%s: every row is a warm-up (iteration 0 or warmup 1): nothing to "
-				     "compare, nothing imported", im->file);
+		return kvb_error_set(err, KVB_EINPUT, "%s:%ld: every row is a warm-up (iteration 0 or warmup 1, the first "
+				     "here): nothing to compare, nothing imported", im->file, im->first_warmup_line);
 	if (im->nwarmup)
 		kvb_info("%s: %zu warm-up row%s (iteration 0 or warmup 1) stored as warm-up jobs, never compared",
 			 im->file, im->nwarmup, im->nwarmup == 1 ? "" : "s");
