@@ -168,8 +168,10 @@ const struct kvb_cmd kvb_commands[] = {
 	  "      --rounds N        plan with N rounds\n" },
 	{ "import", cmd_import, KVB_CMD_DB_RW, "bring outside results in (long-format CSV, WA3 results)",
 	  "usage: kvbench import csv FILE [-d DB]\n\n"
-	  "  Columns: variant, workload, metric, value [, units, lower_is_better, iteration, boot|round, section];\n"
-	  "  any other column is a classifier. Bad rows are reported with their line; nothing is imported then.\n"
+	  "  Columns: variant, workload, metric, value [, units, lower_is_better, iteration, boot|round, section,\n"
+	  "  warmup]; any other column is a classifier. A row with iteration 0 or warmup 1/true is a warm-up run:\n"
+	  "  stored (status warmup, `show jobs`), never compared. Bad rows are reported with their line; nothing\n"
+	  "  is imported then.\n"
 	  "usage: kvbench import csv results.csv --variant NAME [-d DB]\n"
 	  "       kvbench import wa3 DIR --variant NAME [-d DB]\n\n"
 	  "  WA3's results.csv or output directory (which name no kernel) as variant NAME: one job per WA3 job id\n"

@@ -113,7 +113,8 @@ static void paired_look(const struct kvb_cell *b, const struct kvb_cell *c, doub
 		return; /* fewer than 2 pairs: undecided */
 	struct kvb_verdict_in in = { .significant = pr.significant, .diff = pr.diff, .change = pr.rel,
 				     .ci_lo = pr.rel_ci_lo, .ci_hi = pr.rel_ci_hi, .boots = pr.n, .margin = margin,
-				     .lower_is_better = lower_is_better };
+				     .lower_is_better = lower_is_better, .diff_ci_zero = pr.ci_lo == 0 && pr.ci_hi == 0,
+				     .no_ci = pr.mean_b == 0 ? KVB_WHY_ZERO_BASE : KVB_WHY_UNBOUNDED };
 	kvb_verdict_judge(&in, vd);
 }
 

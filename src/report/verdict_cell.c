@@ -91,7 +91,10 @@ void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 		return;
 	}
 	/* "n<2" (too few values to compare) reads the same in the table as in json, not "undecided" */
-	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && (cs->naive_ok || cs->boot_ok || cs->paired_ok))
+	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && (cs->naive_ok || cs->boot_ok || cs->paired_ok) && cs->v3.why &&
+	    isnan(kvb_verdict_ci_halfwidth_pct(cs->same_lo, cs->same_hi)))
+		snprintf(v, sizeof(v), "undecided (%s)", cs->v3.why); /* no CI to state: say why */
+	else if (cs->v3.kind == KVB_VERDICT_UNDECIDED && (cs->naive_ok || cs->boot_ok || cs->paired_ok))
 		kvb_verdict_undecided_text(v, sizeof(v), cs->same_lo, cs->same_hi, cs->v3.boots_needed,
 					   cs->paired_ok ? "pairs" : "boots");
 	else
@@ -113,6 +116,12 @@ void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cel
 	cJSON_AddItemToObject(jv, "boots_needed", num_or_null(cs->v3.boots_needed));
 	/* the smallest change this data could have shown: half the ratio CI's width, % */
 	cJSON_AddItemToObject(jv, "ci_halfwidth_pct", num_or_null(kvb_verdict_ci_halfwidth_pct(cs->same_lo, cs->same_hi)));
+	/* an undecided cell without that CI says why there is none */
+	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && cs->v3.why &&
+	    isnan(kvb_verdict_ci_halfwidth_pct(cs->same_lo, cs->same_hi)))
+		cJSON_AddStringToObject(jv, "undecided_reason", cs->v3.why);
+	else
+		cJSON_AddNullToObject(jv, "undecided_reason");
 	/* rounded: 0.03 * 100 is 3.0000000000000004 in binary */
 	cJSON_AddNumberToObject(jv, "margin_pct", round((g->margin > 0 ? g->margin : KVB_VERDICT_MARGIN) * 1e11) / 1e9);
 	/* the CI of the change in % of |baseline|, as margin_pct: "same" when inside +-margin_pct */
@@ -140,9 +149,9 @@ void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_
 	fprintf(out,
 		"%sverdict: better/worse = a real change (* at alpha %g: with >= 2 boots the bootstrap CI excludes no "
 		"change and Welch on boot %s agrees, its p shown; with 1 boot %s, the larger p shown); same = the 95 %% CI "
-		"of the change lies within %s; undecided = neither yet: CI +-X %% is half the CI's width, the smallest "
-		"change this data could have shown, and ~N boots estimates the boots per variant that would decide it "
-		"(~N pairs: the rounds a duet needs); "
+		"of the change lies within %s (or both sides hold one and the same value); undecided = neither yet: CI "
+		"+-X %% is half the CI's width, the smallest change this data could have shown, and ~N boots estimates "
+		"the boots per variant that would decide it (~N pairs: the rounds a duet needs), or why there is no CI; "
 		"past %d boots it reads \"no difference this data can resolve\"\n"
 		"perc_diff = (variant - baseline) / |baseline|: its sign is the direction, better or worse by "
 		"lower_is_better; the CI of the change is of the ratio where both sides are positive, else of the "

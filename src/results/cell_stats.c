@@ -44,7 +44,9 @@ static size_t boot_ids(const struct kvb_cell *c, int *ids)
  * change (variant - baseline) / |baseline| and its sign. "same" is judged on
  * the wider of the bootstrap CI and the CI on the boot values (the bootstrap's
  * alone is too narrow with few boots, stats.h), or with one boot on the CI of
- * the runs; Cliff's delta is taken over the runs.
+ * the runs; Cliff's delta is taken over the runs. A difference whose CI is
+ * exactly [0, 0] (identical values on both sides, 0 vs 0 included) is "same";
+ * an undecided cell without a CI carries why (v3.why).
  */
 static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kvb_cell_stats *out)
 {
@@ -66,21 +68,28 @@ static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kv
 		in.diff = out->pr.diff;
 		in.change = out->pr.rel;
 		in.boots = out->pr.n;
+		in.diff_ci_zero = out->pr.ci_lo == 0 && out->pr.ci_hi == 0;
 	} else if (out->boot_ok) {
+		int runs_only = out->b.boots_b < 2 || out->b.boots_v < 2;
 		in.ci_lo = fmin(out->b.rel_ci_lo, out->b.boot_rel_ci_lo); /* NAN (unbounded) stays NAN */
 		in.ci_hi = fmax(out->b.rel_ci_hi, out->b.boot_rel_ci_hi);
 		if (isnan(out->b.boot_rel_ci_lo)) {
 			/* one boot a side (a quantile's run-level bootstrap): its own CI, else unbounded */
-			int runs_only = out->b.boots_b < 2 || out->b.boots_v < 2;
 			in.ci_lo = runs_only ? out->b.rel_ci_lo : NAN;
 			in.ci_hi = runs_only ? out->b.rel_ci_hi : NAN;
 		}
+		/* exact on both levels: the resampled differences and Welch's on the boot values */
+		in.diff_ci_zero = out->b.diff_ci_lo == 0 && out->b.diff_ci_hi == 0 &&
+				  (runs_only || (out->b.boot_diff_ci_lo == 0 && out->b.boot_diff_ci_hi == 0));
 		in.boots = bboots < out->boots ? bboots : out->boots;
 	} else if (out->naive_ok) {
 		in.ci_lo = out->c.rel_ci_lo;
 		in.ci_hi = out->c.rel_ci_hi;
+		in.diff_ci_zero = out->c.ci_lo == 0 && out->c.ci_hi == 0;
 		in.boots = 1;
 	}
+	/* the CI of the change is relative to the baseline: none over a baseline of exactly 0 */
+	in.no_ci = (out->paired_ok ? out->pr.mean_b == 0 : isnan(out->diff_pct)) ? KVB_WHY_ZERO_BASE : KVB_WHY_UNBOUNDED;
 	out->same_lo = in.ci_lo;
 	out->same_hi = in.ci_hi;
 	kvb_verdict_judge(&in, &out->v3);

@@ -70,14 +70,14 @@ static void side_init(struct side *s, const double *x, const int *boot, const in
 	s->se = kvb_xmalloc((s->nboots ? s->nboots : 1) * sizeof(double));
 	for (size_t k = 0; k < s->nboots; k++) {
 		const double *x = s->val + s->start[k];
-		s->mean[k] = gsl_stats_mean(x, 1, s->len[k]);
+		s->mean[k] = kvb_stats_mean(x, s->len[k]);
 		/* plug-in (divide by n) variance: the variance of the empirical distribution resampled from */
 		double var = s->len[k] >= 2 ? gsl_stats_variance_m(x, 1, s->len[k], s->mean[k]) *
 						      (double)(s->len[k] - 1) / (double)s->len[k]
 					    : 0;
 		s->se[k] = sqrt(var / (double)s->len[k]);
 	}
-	s->grand = n ? gsl_stats_mean(s->val, 1, n) : 0;
+	s->grand = n ? kvb_stats_mean(s->val, n) : 0;
 	double acc = 0;
 	for (size_t k = 0; k < s->nboots; k++) {
 		double L = (double)s->len[k], d = s->mean[k] - s->grand;
@@ -101,7 +101,7 @@ static void side_release(struct side *s)
 static void side_boot_means(const struct side *s, double *means)
 {
 	for (size_t k = 0; k < s->nboots; k++)
-		means[k] = gsl_stats_mean(s->val + s->start[k], 1, s->len[k]);
+		means[k] = kvb_stats_mean(s->val + s->start[k], s->len[k]);
 }
 
 /* Pooled within-boot sd and sd of the boot means (NAN where undefined). */
@@ -202,6 +202,7 @@ static int boot_level(const double *ub, size_t kb, const double *uv, size_t kv, 
 	r->boot_welch_t = r->boot_welch_df = r->boot_welch_p = NAN;
 	r->boot_ratio_ci_lo = r->boot_ratio_ci_hi = NAN;
 	r->boot_rel_ci_lo = r->boot_rel_ci_hi = NAN;
+	r->boot_diff_ci_lo = r->boot_diff_ci_hi = NAN;
 	if (kb < 2 || kv < 2)
 		return KVB_OK;
 	if ((rc = kvb_stats_compare(ub, kb, uv, kv, alpha, &c, err)))
@@ -209,6 +210,8 @@ static int boot_level(const double *ub, size_t kb, const double *uv, size_t kv, 
 	r->boot_welch_t = c.welch_t;
 	r->boot_welch_df = c.welch_df;
 	r->boot_welch_p = c.welch_p;
+	r->boot_diff_ci_lo = c.ci_lo;
+	r->boot_diff_ci_hi = c.ci_hi;
 	if (r->ratio_ok) {
 		r->boot_ratio_ci_lo = c.ratio_ci_lo;
 		r->boot_ratio_ci_hi = c.ratio_ci_hi;
@@ -242,7 +245,7 @@ int kvb_stats_hier_bootstrap_boards(const double *b, const int *b_boot, const in
 
 	if ((rc = check_inputs(b, b_boot, nb, v, v_boot, nv, alpha, err)))
 		return rc;
-	double mb = gsl_stats_mean(b, 1, nb), mv = gsl_stats_mean(v, 1, nv);
+	double mb = kvb_stats_mean(b, nb), mv = kvb_stats_mean(v, nv);
 	if (!resamples)
 		resamples = KVB_STATS_RESAMPLES;
 

@@ -21,7 +21,7 @@ int kvb_stats_welch(const double *b, size_t nb, const double *v, size_t nv, doub
 	    (rc = kvb_stats_check_sample("variant", v, nv, 2, err)) || (rc = check_alpha(alpha, err)))
 		return rc;
 
-	double mb = gsl_stats_mean(b, 1, nb), mv = gsl_stats_mean(v, 1, nv);
+	double mb = kvb_stats_mean(b, nb), mv = kvb_stats_mean(v, nv);
 	/* Squared standard errors of each mean. */
 	double vb = gsl_stats_variance_m(b, 1, nb, mb) / (double)nb;
 	double vv = gsl_stats_variance_m(v, 1, nv, mv) / (double)nv;
@@ -78,8 +78,8 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
 
 	c->nb = nb;
 	c->nv = nv;
-	c->mean_b = gsl_stats_mean(b, 1, nb);
-	c->mean_v = gsl_stats_mean(v, 1, nv);
+	c->mean_b = kvb_stats_mean(b, nb);
+	c->mean_v = kvb_stats_mean(v, nv);
 	c->diff = w.diff;
 	/* the relative change keeps the difference's sign: over |baseline|, never over a negative one */
 	c->diff_pct = c->mean_b != 0 ? (c->mean_v - c->mean_b) / fabs(c->mean_b) * 100.0 : NAN;

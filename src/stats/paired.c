@@ -9,7 +9,7 @@
 int kvb_stats_paired(const double *b, const double *v, size_t n, double alpha, struct kvb_paired *out,
 		     struct kvb_error *err)
 {
-	double sb = 0, sv = 0, sd = 0, ss = 0, se, q;
+	double sd = 0, ss = 0, se, q;
 	memset(out, 0, sizeof(*out));
 	if (n < 2)
 		return kvb_error_set(err, KVB_EINPUT, "a paired comparison needs 2 pairs or more (%zu)", n);
@@ -18,13 +18,11 @@ int kvb_stats_paired(const double *b, const double *v, size_t n, double alpha, s
 	for (size_t i = 0; i < n; i++) {
 		if (!isfinite(b[i]) || !isfinite(v[i]))
 			return kvb_error_set(err, KVB_EINPUT, "pair %zu is not finite", i + 1);
-		sb += b[i];
-		sv += v[i];
 		sd += v[i] - b[i];
 	}
 	out->n = n;
-	out->mean_b = sb / (double)n;
-	out->mean_v = sv / (double)n;
+	out->mean_b = kvb_stats_mean(b, n); /* exact data stays exact (a baseline of 0 is 0) */
+	out->mean_v = kvb_stats_mean(v, n);
 	out->diff = sd / (double)n;
 	for (size_t i = 0; i < n; i++) {
 		double e = (v[i] - b[i]) - out->diff;

@@ -59,7 +59,7 @@ struct kvb_error;
 /*
  * Summary of one sample (one metric group, one variant).
  *  n      number of values
- *  mean   arithmetic mean (gsl_stats_mean)
+ *  mean   arithmetic mean (kvb_stats_mean: exact data stays exact)
  *  stdev  sample standard deviation with the n-1 divisor (gsl_stats_sd); NAN when n < 2
  *  cov_pct coefficient of variation, stdev / |mean| * 100 (never negative); NAN when
  *         n < 2 or mean == 0
@@ -74,6 +74,23 @@ struct kvb_summary {
 	size_t n;
 	double mean, stdev, cov_pct, min, median, max, p95, hmean;
 };
+
+/*
+ * Arithmetic mean of x[0..n-1] in x's units, computed so exact data stays
+ * exact: n equal values give that value, values whose sum is exactly 0 give
+ * exactly 0 (issue 38: gsl_stats_mean's running mean m += (x - m) / (i + 1)
+ * left 1.4e-17 for 0.1, 0.2, -0.1, -0.2, and a baseline of "0" printed a
+ * change of -2e22 %; a plain left-to-right sum leaves 2.8e-17 there, and a
+ * compensated (Kahan/Neumaier) sum is exact only while its one correction
+ * term holds the rounding errors exactly). The sum is exact: Shewchuk's
+ * non-overlapping partials (Shewchuk 1997, "Adaptive precision
+ * floating-point arithmetic", Grow-Expansion with Fast-Two-Sum; the
+ * algorithm of Python's math.fsum) added smallest first, then divided by n:
+ * within about an ulp of the true mean, exact in the two cases above.
+ * Needs x finite (callers check with kvb_stats_check_sample); NAN for n == 0.
+ * Allocates n + 1 doubles, freed before it returns; no error.
+ */
+double kvb_stats_mean(const double *x, size_t n);
 
 /*
  * Fills *s from x[0..n-1]. Needs n >= 1 (n == 1 gives stdev and cov_pct NAN).
@@ -229,6 +246,10 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
  *                when unbounded, not ratio_ok or either side has < 2 boots
  *  boot_rel_ci_lo, boot_rel_ci_hi  the relative change's CI on the per-boot
  *                means (kvb_stats_compare's rel_ci); NAN with < 2 boots a side
+ *  boot_diff_ci_lo, boot_diff_ci_hi  Welch's (1 - alpha) CI of the difference
+ *                of the per-boot means, metric units (exactly [0, 0] when every
+ *                boot value of both sides is one and the same); NAN with < 2
+ *                boots a side
  *
  * Calibration, measured (A/A, 8 runs per boot, between-boot sd 2 %, within
  * 0.3 %, 400 trials, alpha 0.05; share of trials `significant`):
@@ -257,6 +278,7 @@ struct kvb_boot_cmp {
 	double boot_welch_t, boot_welch_df, boot_welch_p;
 	double boot_ratio_ci_lo, boot_ratio_ci_hi;
 	double boot_rel_ci_lo, boot_rel_ci_hi;
+	double boot_diff_ci_lo, boot_diff_ci_hi;
 	unsigned resamples; /* resamples actually drawn */
 };
 

@@ -23,6 +23,44 @@ int kvb_stats_check_sample(const char *what, const double *x, size_t n, size_t m
 	return KVB_OK;
 }
 
+double kvb_stats_mean(const double *x, size_t n)
+{
+	double *part, sum = 0;
+	size_t np = 0, i;
+	if (!n)
+		return NAN;
+	for (i = 1; i < n && x[i] == x[0]; i++)
+		;
+	if (i == n)
+		return x[0]; /* n equal values: the rounded n * x / n can miss x by an ulp */
+	/* Shewchuk's grow-expansion: part[0..np-1] are non-overlapping, increasing in
+	 * magnitude, and sum exactly to the values seen so far (at most one per value) */
+	part = kvb_xmalloc((n + 1) * sizeof(*part));
+	for (i = 0; i < n; i++) {
+		double v = x[i];
+		size_t k = 0;
+		for (size_t j = 0; j < np; j++) {
+			double y = part[j], t;
+			if (fabs(v) < fabs(y)) {
+				t = v;
+				v = y;
+				y = t;
+			}
+			double hi = v + y, lo = y - (hi - v); /* Fast-Two-Sum: hi + lo == v + y exactly */
+			if (lo != 0)
+				part[k++] = lo;
+			v = hi;
+		}
+		part[k++] = v;
+		np = k;
+	}
+	/* smallest first: an exact sum of 0 leaves only zero partials, so 0 exactly */
+	for (i = 0; i < np; i++)
+		sum += part[i];
+	free(part);
+	return sum / (double)n;
+}
+
 int kvb_stats_summary(const double *x, size_t n, struct kvb_summary *s, struct kvb_error *err)
 {
 	int rc = kvb_stats_check_sample("input", x, n, 1, err);
@@ -35,7 +73,7 @@ int kvb_stats_summary(const double *x, size_t n, struct kvb_summary *s, struct k
 	gsl_sort(sorted, 1, n);
 
 	s->n = n;
-	s->mean = gsl_stats_mean(x, 1, n);
+	s->mean = kvb_stats_mean(x, n);
 	s->stdev = n >= 2 ? gsl_stats_sd_m(x, 1, n, s->mean) : NAN;
 	s->cov_pct = n >= 2 && s->mean != 0 ? s->stdev / fabs(s->mean) * 100.0 : NAN;
 	s->min = sorted[0];

@@ -28,16 +28,21 @@ static double boots_at(double k, double h, double target)
 
 void kvb_verdict_judge(const struct kvb_verdict_in *in, struct kvb_verdict *out)
 {
+	int ci = isfinite(in->ci_lo) && isfinite(in->ci_hi);
 	out->boots_needed = NAN;
+	out->why = NULL;
 	if (in->significant && (in->diff > 0 || in->diff < 0)) {
 		/* the direction is the difference's sign: up is worse when lower is better */
 		int up = in->diff > 0;
 		out->kind = up == (in->lower_is_better != 0) ? KVB_VERDICT_WORSE : KVB_VERDICT_BETTER;
-	} else if (!in->significant && isfinite(in->ci_lo) && isfinite(in->ci_hi) && in->ci_lo >= -in->margin &&
-		   in->ci_hi <= in->margin) {
+	} else if (!in->significant &&
+		   (in->diff_ci_zero || (ci && in->ci_lo >= -in->margin && in->ci_hi <= in->margin))) {
+		/* an exact [0, 0] difference is inside any margin, a baseline of 0 included */
 		out->kind = KVB_VERDICT_SAME;
 	} else {
 		out->kind = KVB_VERDICT_UNDECIDED;
+		if (!ci)
+			out->why = in->no_ci ? in->no_ci : KVB_WHY_NO_CI;
 		if (in->boots >= 2 && isfinite(in->ci_lo) && isfinite(in->ci_hi) && isfinite(in->change)) {
 			double h = (in->ci_hi - in->ci_lo) / 2, d = fabs(in->change), k = (double)in->boots;
 			double need = fmin(boots_at(k, h, d), boots_at(k, h, in->margin - d));
@@ -80,7 +85,9 @@ int kvb_seq_judge(const double *mb, size_t kb, const double *mv, size_t kv, doub
 		return rc;
 	struct kvb_verdict_in in = { .significant = c.welch_p < nominal, .diff = c.diff, .change = c.diff_pct / 100,
 				     .ci_lo = c.rel_ci_lo, .ci_hi = c.rel_ci_hi, .boots = kb < kv ? kb : kv,
-				     .margin = margin, .lower_is_better = lower_is_better };
+				     .margin = margin, .lower_is_better = lower_is_better,
+				     .diff_ci_zero = c.ci_lo == 0 && c.ci_hi == 0,
+				     .no_ci = c.mean_b == 0 ? KVB_WHY_ZERO_BASE : KVB_WHY_UNBOUNDED };
 	kvb_verdict_judge(&in, out);
 	return KVB_OK;
 }

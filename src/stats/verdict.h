@@ -74,6 +74,13 @@ enum kvb_verdict_kind {
  *                were the unit and no boots estimate can be made
  *  margin        fraction, > 0
  *  lower_is_better  of the metric
+ *  diff_ci_zero  1 when the CI of the difference (metric units) is exactly
+ *                [0, 0]: both sides hold one and the same value (0 vs 0 of
+ *                dmesg_warnings). That is "same" whatever the margin, the
+ *                relative CI (NAN when the baseline is 0) notwithstanding;
+ *                0 (the default of an initializer) judges on ci_lo..ci_hi only
+ *  no_ci         why ci_lo/ci_hi are NAN when they are (a static string, e.g.
+ *                KVB_WHY_ZERO_BASE), copied to kvb_verdict.why; NULL: "no CI"
  */
 struct kvb_verdict_in {
 	int significant;
@@ -81,7 +88,14 @@ struct kvb_verdict_in {
 	size_t boots;
 	double margin;
 	int lower_is_better;
+	int diff_ci_zero;
+	const char *no_ci;
 };
+
+/* Reasons an undecided verdict has no CI of the relative change (kvb_verdict_in.no_ci). */
+#define KVB_WHY_ZERO_BASE "baseline is 0: no % CI"
+#define KVB_WHY_UNBOUNDED "baseline not clear of 0: CI unbounded"
+#define KVB_WHY_NO_CI "no CI"
 
 /*
  * kind, its name ("better", "worse", "same", "undecided", ""), and for
@@ -89,12 +103,16 @@ struct kvb_verdict_in {
  * the CI half-width h shrinks as 1/sqrt(boots), so with d = |change| a
  * change shows at boots (h/d)^2 and "same" at boots (h/(margin - d))^2; the
  * smaller of the two that exist, rounded up, at least boots + 1. NAN when no
- * estimate can be made (one boot, unbounded CI).
+ * estimate can be made (one boot, unbounded CI). why: for an undecided
+ * verdict without a finite CI, the reason there is none (in->no_ci, else
+ * KVB_WHY_NO_CI; static); NULL otherwise. "same" also when in->diff_ci_zero
+ * and not significant (an exact zero difference is inside any margin).
  */
 struct kvb_verdict {
 	enum kvb_verdict_kind kind;
 	const char *name;
 	double boots_needed;
+	const char *why;
 };
 
 void kvb_verdict_judge(const struct kvb_verdict_in *in, struct kvb_verdict *out);
@@ -137,8 +155,10 @@ enum kvb_err kvb_seq_bounds(double alpha, unsigned K, double *nominal);
  * means is below it (its direction from the sign of the difference); "same"
  * when the (1 - nominal) CI of the relative change (kvb_stats_compare's
  * rel_ci: Fieller's ratio CI - 1 for positive means, else Welch's CI of the
- * difference over |baseline|) lies within +-margin; else undecided (out->boots_needed
- * as kvb_verdict_judge). Needs kb, kv >= 2. Errors: KVB_EINPUT.
+ * difference over |baseline|) lies within +-margin, or when Welch's CI of the
+ * difference is exactly [0, 0] (every boot mean one and the same value, 0 on
+ * both sides included); else undecided (out->boots_needed and out->why as
+ * kvb_verdict_judge). Needs kb, kv >= 2. Errors: KVB_EINPUT.
  */
 int kvb_seq_judge(const double *mb, size_t kb, const double *mv, size_t kv, double nominal, double margin,
 		  int lower_is_better, struct kvb_verdict *out, struct kvb_error *err);

@@ -171,9 +171,16 @@ int kvb_csv_read(const char *file, struct kvb_csv_rows *r, struct kvb_error *err
 	return rc;
 }
 
-enum col { C_VARIANT, C_WORKLOAD, C_METRIC, C_VALUE, C_UNITS, C_LIB, C_ITER, C_BOOT, C_SECTION, C_N };
+enum col { C_VARIANT, C_WORKLOAD, C_METRIC, C_VALUE, C_UNITS, C_LIB, C_ITER, C_BOOT, C_SECTION, C_WARMUP, C_N };
 static const char *const col_names[] = { "variant", "workload", "metric", "value", "units", "lower_is_better",
-					 "iteration", "boot", "section" };
+					 "iteration", "boot", "section", "warmup" };
+
+/* 0/1/true/false (empty: 0) into *on; -1 for anything else. */
+static int parse_flag(const char *s, int *on)
+{
+	*on = !strcmp(s, "1") || !strcmp(s, "true");
+	return *on || !s[0] || !strcmp(s, "0") || !strcmp(s, "false") ? 0 : -1;
+}
 
 /* State of one import: the header, the rows' verdicts and the open transaction's statements. */
 struct import {
@@ -183,6 +190,8 @@ struct import {
 	int idx[C_N];
 	size_t nerr, nrows;
 	int header_bad; /* a needed column is missing: rows were not checked */
+	size_t nwarmup; /* rows stored as warm-up jobs (iteration 0 or warmup 1/true) */
+	long first_warmup_line;
 	struct kvb_buf msgs;
 	struct kvb_strv variants; /* in order of first appearance */
 	int64_t *vids, run_id;
@@ -239,6 +248,7 @@ static const char *row_problem(const struct import *im, const struct rec *row, c
 	const int *idx = im->idx;
 	double v;
 	int64_t it;
+	int w;
 	if (row->n != im->header.n) {
 		snprintf(why, n, "%zu fields, header has %zu", row->n, im->header.n);
 		return why;
@@ -256,8 +266,12 @@ static const char *row_problem(const struct import *im, const struct rec *row, c
 		snprintf(why, n, "lower_is_better \"%.20s\" is not 0/1/true/false", fld(row, idx[C_LIB]));
 		return why;
 	}
-	if (idx[C_ITER] >= 0 && fld(row, idx[C_ITER])[0] && (kvb_parse_i64(fld(row, idx[C_ITER]), &it) || it < 1)) {
-		snprintf(why, n, "iteration \"%.20s\" is not a positive integer", fld(row, idx[C_ITER]));
+	if (idx[C_ITER] >= 0 && fld(row, idx[C_ITER])[0] && (kvb_parse_i64(fld(row, idx[C_ITER]), &it) || it < 0)) {
+		snprintf(why, n, "iteration \"%.20s\" is not 0 (a warm-up) or a positive integer", fld(row, idx[C_ITER]));
+		return why;
+	}
+	if (idx[C_WARMUP] >= 0 && parse_flag(fld(row, idx[C_WARMUP]), &w)) {
+		snprintf(why, n, "warmup \"%.20s\" is not 0/1/true/false", fld(row, idx[C_WARMUP]));
 		return why;
 	}
 	if (idx[C_BOOT] >= 0 && fld(row, idx[C_BOOT])[0] && (kvb_parse_i64(fld(row, idx[C_BOOT]), &it) || it < 1)) {
@@ -308,9 +322,15 @@ static int insert_row(struct import *im, const struct rec *row, size_t index, st
 	int64_t it = 1, boot = 1, vid, job = im->next_job++;
 	double v;
 	char its[32];
-	int rc;
+	int rc, warmup = 0;
 	if (idx[C_ITER] >= 0 && fld(row, idx[C_ITER])[0])
 		kvb_parse_i64(fld(row, idx[C_ITER]), &it);
+	if (idx[C_WARMUP] >= 0)
+		parse_flag(fld(row, idx[C_WARMUP]), &warmup);
+	/* iteration 0 is a warm-up, as kvbench's own planner numbers them (0022_warmup.sql) */
+	warmup |= it == 0;
+	if (warmup && !im->nwarmup++)
+		im->first_warmup_line = row->line;
 	if (idx[C_BOOT] >= 0 && fld(row, idx[C_BOOT])[0])
 		kvb_parse_i64(fld(row, idx[C_BOOT]), &boot);
 	if ((rc = variant_id(im, fld(row, idx[C_VARIANT]), &vid, err)))
@@ -324,7 +344,7 @@ static int insert_row(struct import *im, const struct rec *row, size_t index, st
 		kvb_batch_text(&im->jobs, fld(row, idx[C_WORKLOAD]));
 	kvb_batch_text(&im->jobs, section);
 	kvb_batch_int(&im->jobs, it);
-	kvb_batch_text(&im->jobs, "ok");
+	kvb_batch_text(&im->jobs, warmup ? "warmup" : "ok"); /* warmup: stored, never compared (results view) */
 	kvb_batch_int(&im->jobs, 1); /* attempts */
 	if ((rc = kvb_batch_row_end(&im->jobs, err)))
 		return rc;
@@ -436,6 +456,12 @@ static int import_finish(struct import *im, struct kvb_error *err)
 	if (im->missing.n == im->nrows)
 		return kvb_error_set(err, KVB_EINPUT, "%s:%ld: every value is missing (nan or inf, from this line on): "
 				     "nothing imported", im->file, im->first_missing_line);
+	if (im->nwarmup == im->nrows)
+		return kvb_error_set(err, KVB_EINPUT, "%s:%ld: every row is a warm-up (iteration 0 or warmup 1, the first "
+				     "here): nothing to compare, nothing imported", im->file, im->first_warmup_line);
+	if (im->nwarmup)
+		kvb_info("%s: %zu warm-up row%s (iteration 0 or warmup 1) stored as warm-up jobs, never compared",
+			 im->file, im->nwarmup, im->nwarmup == 1 ? "" : "s");
 	if ((rc = kvb_batch_flush(&im->jobs, err)) || (rc = kvb_batch_flush(&im->classifiers, err)) ||
 	    (rc = kvb_batch_flush(&im->metrics, err)))
 		return rc;

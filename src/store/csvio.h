@@ -4,7 +4,10 @@
  *   variant,workload,metric,value,units,lower_is_better,iteration[,boot][,section][,KEY...]
  *
  * Any other column is a classifier. `boot` (or `round`) maps to the boot
- * unit of the statistics. Export writes the same format, so export -> import
+ * unit of the statistics. A row with iteration 0, or with a `warmup` column
+ * of 1/true (0/false/empty: a measured row), is a warm-up: its job is stored
+ * with status 'warmup' (kept, shown by `show jobs`, never compared: the
+ * results view leaves it out, 0022_warmup.sql). Export writes the same format, so export -> import
  * -> export is lossless (values printed with %.17g). CSV is RFC 4180, read
  * with libcsv.
  */
@@ -22,8 +25,8 @@
  * file with errors (KVB_EINPUT). *run_id receives the new run.
  * One pass, streamed, in one transaction (rolled back on any error): memory
  * is the longest line plus SQLite's page cache, whatever the file's size;
- * rows are written in batches (store/batch.h). Errors: KVB_EINPUT (file),
- * KVB_ESTORE (SQLite).
+ * rows are written in batches (store/batch.h). Errors: KVB_EINPUT (file;
+ * also a file whose every row is a warm-up), KVB_ESTORE (SQLite).
  */
 int kvb_csv_import(struct kvb_store *s, const char *file, int64_t *run_id, struct kvb_error *err);
 

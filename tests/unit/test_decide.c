@@ -15,7 +15,7 @@ static char dir[64];
  * m_late: round 1 runs 100 +- 0.05 vs 60/120/180 (undecided on its own), rounds
  * 2-4 100 +- 0.05 vs 120 +- 0.05 (boot means 100 vs 120: decided with them); m_pair
  * boots 100/110/95/105 against 2 % more in the same round (what a duet sees: the round moves
- * both sides alike).
+ * both sides alike); m_zero 0 on both sides (dmesg_warnings).
  */
 static struct kvb_store *open_db(int64_t *run)
 {
@@ -40,6 +40,7 @@ static struct kvb_store *open_db(int64_t *run)
 					v ? (b ? 120 + d : 60.0 + 60 * r) : 100 + d, b * 3 + r + 1, b + 1);
 				fprintf(f, "%s,w,m_pair,%g,s,1,%d,%d\n", v ? "new" : "base", (pb[b] + d) * (v ? 1.02 : 1),
 					b * 3 + r + 1, b + 1);
+				fprintf(f, "%s,w,m_zero,0,count,1,%d,%d\n", v ? "new" : "base", b * 3 + r + 1, b + 1);
 			}
 	fclose(f);
 	CHECK(kvb_store_open(&st, db, 0, &err) == KVB_OK);
@@ -180,6 +181,30 @@ static void test_seq_judge__negative_boot_means_direction_and_same(void)
 	CHECK_STR(v.name, "same");
 }
 
+/*
+ * 0 on both sides is "same" at the first look that has 2 boots a side, so --until-decided
+ * stops there (issue 38: it stayed undecided with a CI of [0, 0] and never stopped); the
+ * sequential judge on boot means of 0 says the same.
+ */
+static void test_decide__zero_against_zero_is_same_and_stops(void)
+{
+	int64_t run = 0;
+	struct kvb_store *st = open_db(&run);
+	struct kvb_decide_opts d = { .margin = 0.01, .alpha = 0.05, .max_rounds = 4 };
+	struct kvb_error err;
+	int stop = -1;
+	kvb_strv_push(&d.metrics, "w/m_zero");
+	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 2, 0, 1, &stop, &err) == KVB_OK);
+	CHECK(stop == 1);
+	const double z[] = { 0, 0, 0 };
+	struct kvb_verdict v;
+	CHECK(kvb_seq_judge(z, 3, z, 3, 0.01, 0.01, 1, &v, NULL) == KVB_OK);
+	CHECK_STR(v.name, "same");
+	kvb_decide_opts_release(&d);
+	cleanup(st);
+}
+
 static void test_seq_bounds__family_wise_rate_is_alpha(void)
 {
 	double nominal[10];
@@ -217,6 +242,7 @@ static void test_seq_bounds__family_wise_rate_is_alpha(void)
 #define TESTS                                                                                                          \
 	T(test_seq_judge__negative_boot_means_direction_and_same)                                                      \
 	T(test_decide__stops_when_every_chosen_metric_is_decided)                                                      \
+	T(test_decide__zero_against_zero_is_same_and_stops)                                                            \
 	T(test_decide__undecided_metric_runs_on_until_the_time_budget)                                                 \
 	T(test_decide__duet_look_pairs_the_rounds)                                                                     \
 	T(test_decide__look_sees_only_the_rounds_up_to_it)                                                             \

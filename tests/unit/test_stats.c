@@ -223,6 +223,41 @@ static void test_compare__constant_samples_do_not_divide_by_zero(void)
 	CHECK(c.significant == 1);
 }
 
+/*
+ * Exact data stays exact (issue 38): 0.1, 0.2, -0.1, -0.2 sum to exactly 0 as
+ * doubles, yet gsl_stats_mean's running mean gives 1.39e-17 and a plain sum
+ * 2.78e-17 (a baseline of "0" printed -2e22 %); three 0.1 summed are
+ * 0.30000000000000004, which over 3 is not 0.1.
+ */
+static void test_mean__exact_zero_sum_and_equal_values_stay_exact(void)
+{
+	const double z[] = { 0.1, 0.2, -0.1, -0.2 }, c[] = { 0.1, 0.1, 0.1 }, k[] = { 1, 2, 3, 4 };
+	const double big[] = { 1e16, 1, -1e16, 3 }; /* a plain sum loses the 1: 0.75, not 1 */
+	struct kvb_summary s;
+	CHECK(kvb_stats_mean(z, 4) == 0);
+	CHECK(kvb_stats_mean(c, 3) == 0.1);
+	CHECK(kvb_stats_mean(k, 4) == 2.5);
+	CHECK(kvb_stats_mean(big, 4) == 1);
+	CHECK(isnan(kvb_stats_mean(z, 0)));
+	CHECK(kvb_stats_summary(z, 4, &s, NULL) == KVB_OK);
+	CHECK(s.mean == 0);
+	CHECK(isnan(s.cov_pct)); /* no CoV of a mean of 0, not 1e18 % */
+	CHECK(kvb_stats_summary(c, 3, &s, NULL) == KVB_OK);
+	CHECK(s.mean == 0.1 && s.stdev == 0);
+}
+
+/* Both sides one and the same value, 0 included: Welch's CI of the difference is exactly [0, 0]. */
+static void test_compare__zero_against_zero_has_an_exact_zero_difference(void)
+{
+	const double z[] = { 0, 0, 0 }, zs[] = { 0.1, 0.2, -0.1, -0.2 }, one[] = { 1.1, 1.2, 0.9, 0.8 };
+	struct kvb_compare c;
+	CHECK(kvb_stats_compare(z, 3, z, 3, 0.05, &c, NULL) == KVB_OK);
+	CHECK(c.ci_lo == 0 && c.ci_hi == 0 && c.significant == 0);
+	CHECK(isnan(c.diff_pct) && isnan(c.rel_ci_lo)); /* no relative change over 0 */
+	CHECK(kvb_stats_compare(zs, 4, one, 4, 0.05, &c, NULL) == KVB_OK);
+	CHECK(c.mean_b == 0 && isnan(c.diff_pct)); /* not -2e22 % */
+}
+
 static void test_mannwhitney__exact_only_up_to_20_without_ties(void)
 {
 	double b[21], v[21];
@@ -806,6 +841,8 @@ static void test_dense_ids__order_of_first_appearance(void)
 }
 
 #define TESTS                                                                                                          \
+	T(test_mean__exact_zero_sum_and_equal_values_stay_exact)                                                       \
+	T(test_compare__zero_against_zero_has_an_exact_zero_difference)                                                \
 	T(test_summary__even_n_median_p95_hmean)                                                                       \
 	T(test_summary__odd_n_median_and_p95)                                                                          \
 	T(test_summary__d1_reference_means_and_stdev)                                                                  \

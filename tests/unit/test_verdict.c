@@ -118,6 +118,37 @@ static void test_verdict__direction_from_the_difference_not_a_ratio(void)
 	CHECK_STR(v.name, "undecided");
 }
 
+/*
+ * An exact [0, 0] difference is "same" whatever the margin, with no relative CI (baseline 0);
+ * an undecided verdict without a CI says why.
+ */
+static void test_verdict__exact_zero_difference_is_same_and_no_ci_says_why(void)
+{
+	struct kvb_verdict v;
+	struct kvb_verdict_in in = { .diff = 0, .change = NAN, .ci_lo = NAN, .ci_hi = NAN, .boots = 3, .margin = 0.01,
+				     .diff_ci_zero = 1, .no_ci = KVB_WHY_ZERO_BASE };
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "same");
+	CHECK(v.why == NULL);
+	in.diff_ci_zero = 0;
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "undecided");
+	CHECK_STR(v.why, "baseline is 0: no % CI");
+	in.no_ci = NULL;
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.why, "no CI");
+	in = (struct kvb_verdict_in){ .diff = 0.02, .change = 0.002, .ci_lo = -0.023, .ci_hi = 0.027, .boots = 3,
+				      .margin = 0.01, .no_ci = KVB_WHY_UNBOUNDED };
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "undecided");
+	CHECK(v.why == NULL); /* it has a CI to state */
+	/* significance comes before the exact-zero flag: a change never reads "same" */
+	in = (struct kvb_verdict_in){ .significant = 1, .diff = 1, .change = NAN, .ci_lo = NAN, .ci_hi = NAN, .boots = 3,
+				      .margin = 0.01, .diff_ci_zero = 1 };
+	kvb_verdict_judge(&in, &v);
+	CHECK_STR(v.name, "better");
+}
+
 /* O'Brien-Fleming spending: alpha(0.5) = 2 - 2 Phi(1.95996 / sqrt(0.5)) = 0.0055746; increments add up to alpha. */
 static void test_alpha__obrien_fleming_spending(void)
 {
@@ -164,6 +195,7 @@ static void test_twolevel__variance_components_runs_per_boot_and_boots(void)
 	T(test_cliffs__hand_counted_pairs)                                                                             \
 	T(test_modes__one_normal_two_separated_normals_any_units)                                                      \
 	T(test_verdict__better_worse_same_undecided_with_boots_estimate)                                               \
+	T(test_verdict__exact_zero_difference_is_same_and_no_ci_says_why)                                              \
 	T(test_verdict__direction_from_the_difference_not_a_ratio)                                                     \
 	T(test_alpha__obrien_fleming_spending)                                                                         \
 	T(test_twolevel__variance_components_runs_per_boot_and_boots)
