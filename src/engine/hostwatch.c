@@ -263,3 +263,39 @@ void kvb_host_quiet_check(const char *proc_root, const struct kvb_host_limits *l
 		*why = kvb_xasprintf("CPU pressure unknown (/proc/pressure/cpu unreadable), load %.2f on %ld CPUs", s.load1,
 				     s.ncpus);
 }
+
+int kvb_host_wait_quiet(const char *proc_root, const struct kvb_host_limits *lim, unsigned max_ms,
+			int (*cancelled)(void), unsigned *waited_ms)
+{
+	struct kvb_host_sample a, b;
+	struct kvb_buf buf = KVB_BUF_INIT;
+	uint64_t t0 = kvb_mono_ns();
+	int quiet = 0;
+	memset(&a, 0, sizeof(a));
+	read_psi(proc_root, &a, &buf);
+	a.t_ns = kvb_mono_ns();
+	if (!a.have_psi)
+		quiet = 1; /* no PSI here: nothing to wait for */
+	while (!quiet && kvb_mono_ns() - t0 < (uint64_t)max_ms * 1000000u) {
+		for (int i = 0; i < 10; i++) {
+			if (cancelled && cancelled())
+				goto out;
+			usleep(100 * 1000);
+		}
+		memset(&b, 0, sizeof(b));
+		read_psi(proc_root, &b, &buf);
+		b.t_ns = kvb_mono_ns();
+		if (!b.have_psi || b.psi_some_total_us < a.psi_some_total_us) {
+			a = b;
+			continue;
+		}
+		double pct = (b.psi_some_total_us - a.psi_some_total_us) / ((double)(b.t_ns - a.t_ns) / 1000.0) * 100.0;
+		quiet = pct <= lim->pct;
+		a = b;
+	}
+out:
+	kvb_buf_release(&buf);
+	if (waited_ms)
+		*waited_ms = (unsigned)((kvb_mono_ns() - t0) / 1000000u);
+	return quiet;
+}

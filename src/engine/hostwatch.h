@@ -94,6 +94,20 @@ int kvb_host_witness(const struct kvb_host_sample *a, const struct kvb_host_samp
  */
 void kvb_host_quiet_check(const char *proc_root, const struct kvb_host_limits *lim, int *busy, char **why);
 
+/* How long a job the host disturbed waits for a quiet second before it runs again (ms). */
+#define KVB_HOST_QUIET_WAIT_MS 20000
+
+/*
+ * Waits, up to max_ms, for one second in which the host's CPU pressure stays at or below
+ * lim->pct: the change of /proc/pressure/cpu's "some" total over that second (psi.rst: the
+ * time at least one runnable task waited), read each second, so a burst's end is seen within
+ * a second (avg10 would take ~10 s to fall). cancelled (may be NULL) is asked every 100 ms.
+ * Returns 1 when such a second came or the host keeps no PSI (nothing to wait for), 0 when
+ * max_ms passed or cancelled said stop. *waited_ms (may be NULL): the time spent.
+ */
+int kvb_host_wait_quiet(const char *proc_root, const struct kvb_host_limits *lim, unsigned max_ms,
+			int (*cancelled)(void), unsigned *waited_ms);
+
 /* The proc root for host readings: $KVB_HOST_PROC (a test's fake procfs) or "/proc". Static. */
 const char *kvb_host_proc_root(void);
 

@@ -90,6 +90,8 @@ char *kvb_engine_agenda_json(const struct kvb_agenda *a)
 
 struct engine {
 	struct kvb_instr_set instr;  /* instruments around every job */
+	int host_busy;               /* a disturbed job waited KVB_HOST_QUIET_WAIT_MS for a quiet second in vain:
+				      * until a job comes out clean, disturbed jobs are left out at once */
 	char *instr_err;             /* failures of the last attempt's instruments, or NULL */
 	const struct kvb_run_opts *o;
 	struct kvb_agenda *a;
@@ -829,6 +831,35 @@ static void job_done_line(struct engine *e, const struct job_run *jr, size_t nth
 	fputc('\n', stderr);
 }
 
+static int signalled(void)
+{
+	return g_signals != 0;
+}
+
+/*
+ * Before a disturbed job runs again: a second of quiet host (kvb_host_wait_quiet), at most
+ * KVB_HOST_QUIET_WAIT_MS. Returns 0 when it came; else the host is busy (e->host_busy: the
+ * jobs after this one do not wait either, until one comes out clean) and returns -1.
+ */
+static int wait_quiet_host(struct engine *e, const struct kvb_plan_job *j)
+{
+	struct kvb_host_limits lim = { e->o->host_limit_pct > 0 ? e->o->host_limit_pct : KVB_HOST_LIMIT_PCT };
+	unsigned waited = 0;
+	if (kvb_host_wait_quiet(kvb_host_proc_root(), &lim, KVB_HOST_QUIET_WAIT_MS, signalled, &waited)) {
+		if (waited >= 1500)
+			kvb_info("%s %s #%d: the host was quiet again after %.0f s", e->a->variants[j->variant].name,
+				 j->spec->id, j->iteration, waited / 1000.0);
+		return 0;
+	}
+	if (g_signals)
+		return -1;
+	e->host_busy = 1;
+	kvb_info("the host stayed busy for %.0f s (CPU pressure above %.3g %% every second): jobs it disturbs are left out "
+		 "until one runs clean",
+		 waited / 1000.0, lim.pct);
+	return -1;
+}
+
 /*
  * An attempt the host disturbed (§14, issue 38): while re-runs are left (dlimit) it is kept as
  * evidence (job_attempt 'disturbed' with its metrics and witnesses) and the job runs again in
@@ -841,7 +872,7 @@ static int disturbed_attempt(struct engine *e, struct job_run *jr, int dlimit)
 	const struct kvb_plan_job *j = jr->j;
 	char *what = disturbed_text(&jr->m.witnesses);
 	struct kvb_error e2;
-	if (jr->reruns < dlimit && !g_signals) {
+	if (jr->reruns < dlimit && !g_signals && !e->host_busy && !wait_quiet_host(e, j)) {
 		char *why = kvb_xasprintf("disturbed by the host: %s; run again", what);
 		if (e->tty)
 			fputc('\n', stderr);
@@ -858,8 +889,8 @@ static int disturbed_attempt(struct engine *e, struct job_run *jr, int dlimit)
 	}
 	if (e->a->order != KVB_ORDER_DUET) {
 		jr->left_out = 1;
-		snprintf(jr->left_out_why, sizeof(jr->left_out_why), "disturbed by the host in %d attempt(s): %s; left out",
-			 jr->reruns + 1, what);
+		snprintf(jr->left_out_why, sizeof(jr->left_out_why), "disturbed by the host in %d attempt(s): %s; left out%s",
+			 jr->reruns + 1, what, e->host_busy && jr->reruns < dlimit ? " (the host stayed busy)" : "");
 	}
 	free(what);
 	return 1;
@@ -901,7 +932,10 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 		progress(e, j, jr.attempt > 1 ? "retry" : "");
 		jr.rc = attempt_job(e, j, jr.attempt, &jr.m, &jr.err);
 		if (!jr.rc) {
-			if (!j->warmup && host_disturbed(&jr.m.witnesses) && !disturbed_attempt(e, &jr, dlimit))
+			int disturbed = host_disturbed(&jr.m.witnesses) > 0;
+			if (!disturbed)
+				e->host_busy = 0; /* the host let a job run clean: disturbed ones may wait again */
+			if (!j->warmup && disturbed && !disturbed_attempt(e, &jr, dlimit))
 				continue; /* kept as evidence; the job runs again in this boot */
 			break;
 		}

@@ -279,11 +279,53 @@ static void test_hostwatch__quiet_check_reads_avg10(void)
 	done();
 }
 
+/* The wait's 100 ms ticks drive the fake PSI: 1000 s of waiting a tick while busy (busy at any host
+ * speed), then none: the first whole second after the burst is quiet. */
+static int g_ticks, g_busy_ticks;
+
+static int psi_tick(void)
+{
+	char text[160];
+	g_ticks++;
+	snprintf(text, sizeof(text), "some avg10=90.00 avg60=90.00 avg300=90.00 total=%lld\n",
+		 (long long)(g_ticks <= g_busy_ticks ? g_ticks : g_busy_ticks) * 1000000000LL);
+	put("pressure/cpu", text);
+	return 0;
+}
+
+static void test_hostwatch__wait_quiet_waits_out_a_burst_and_gives_up_on_a_busy_host(void)
+{
+	struct kvb_host_limits lim = { 10 };
+	unsigned waited = 0;
+	fresh();
+	put("pressure/cpu", "some avg10=90.00 avg60=90.00 avg300=90.00 total=0\n");
+	/* a burst of 25 ticks: seconds 1-3 busy, the 4th quiet (avg10 still says 90 % then) */
+	g_ticks = 0;
+	g_busy_ticks = 25;
+	CHECK(kvb_host_wait_quiet(root, &lim, 60000, psi_tick, &waited) == 1);
+	CHECK(g_ticks == 40);
+	CHECK(waited >= 4000);
+	/* busy throughout: it gives up after max_ms, not before */
+	g_ticks = 0;
+	g_busy_ticks = 1000000;
+	put("pressure/cpu", "some avg10=90.00 avg60=90.00 avg300=90.00 total=0\n");
+	CHECK(kvb_host_wait_quiet(root, &lim, 2000, psi_tick, &waited) == 0);
+	CHECK(waited >= 2000);
+	CHECK(g_ticks >= 20);
+	/* no PSI on this host: nothing to wait for */
+	done();
+	fresh();
+	CHECK(kvb_host_wait_quiet(root, &lim, 60000, psi_tick, &waited) == 1);
+	CHECK(waited < 1000);
+	done();
+}
+
 #define TESTS                                                                                                          \
 	T(test_hostwatch__reads_real_procfs_files)                                                                    \
 	T(test_hostwatch__disturbed_above_the_limit_and_said_why)                                                     \
 	T(test_hostwatch__a_thread_that_ends_does_not_move_the_share)                                               \
 	T(test_hostwatch__schedstat_zeros_are_not_measured)                                                          \
 	T(test_hostwatch__no_psi_is_said_not_guessed)                                                                 \
-	T(test_hostwatch__quiet_check_reads_avg10)
+	T(test_hostwatch__quiet_check_reads_avg10)                                                                   \
+	T(test_hostwatch__wait_quiet_waits_out_a_burst_and_gives_up_on_a_busy_host)
 #include "test_main.h"
