@@ -558,6 +558,8 @@ static int diff_run_notes(struct kvb_store *s, const struct kvb_report *r, const
 	if (!rc)
 		kvb_clock_notes(s, r->runs, r->nruns, &notes); /* what a time is on an instruction clock */
 	if (!rc)
+		kvb_board_notes(s, r->runs, r->nruns, &notes);
+	if (!rc)
 		disturbance_note(s, r, &notes);
 	for (size_t i = 0; i < notes.n; i++) {
 		if (prose)
