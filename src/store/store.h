@@ -149,7 +149,7 @@ int kvb_store_job_pending(struct kvb_store *s, int64_t job_id, struct kvb_error 
 
 /*
  * An attempt that measured but is not kept as the job's result (a host-disturbed attempt that
- * is run again, results-schema/0024_disturbed_attempts.sql): its job_attempt row with status
+ * is run again, results-schema/0025_disturbed_attempts.sql): its job_attempt row with status
  * and error, its metrics m (values in their own units) as the row's metrics_json, and its
  * witnesses w under the attempt's number; one transaction. m and w may be NULL. Errors:
  * KVB_ESTORE (nothing stored).
