@@ -32,10 +32,12 @@ static const struct {
 	{ "variants",
 	  "SELECT v.run_id AS run, v.name AS variant, v.status, v.kernel, v.kernel_sha256 AS sha256, v.cmdline,"
 	  " (SELECT group_concat(DISTINCT b.running_release) FROM boot b WHERE b.variant_id = v.id) AS running_release,"
-	  /* a boot row per round; on a run whose rounds shared one boot (boots_each_round 0: flash none,
+	  /* a boot row per boot (a round booted again by --resume has two, the first interrupted: both
+	   * hold jobs and count); on a run whose rounds shared one boot (boots_each_round 0: flash none,
 	   * e.g. local) they are one boot, as in the results view and diff */
 	  " (SELECT CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN min(count(*), 1) ELSE count(*) END"
-	  "  FROM boot b JOIN run r ON r.id = v.run_id WHERE b.variant_id = v.id AND b.status = 'ok') AS boots, v.error"
+	  "  FROM boot b JOIN run r ON r.id = v.run_id WHERE b.variant_id = v.id"
+	  "  AND b.status IN ('ok', 'interrupted')) AS boots, v.error"
 	  " FROM variant v WHERE ?1 = 0 OR v.run_id = ?1 ORDER BY v.run_id, v.position", NULL },
 	{ "jobs",
 	  "SELECT j.job_id AS job, j.run_id AS run, j.variant,"

@@ -120,6 +120,7 @@ struct engine {
 	const char *board;    /* board of a pool (pool.c), or NULL on one board */
 	struct engine *parent;/* the run's engine when this is a pool worker */
 	char *lost_why;       /* pool worker: why the board was lost in the last job (owned) */
+	int64_t boot_id;      /* the boot row of the boot this engine's jobs run in now (job.boot_id), or 0 */
 	int64_t lava_job_id;  /* batch target (LAVA): the job of the current boot, or 0 */
 	char lava_url[512];
 	char device[128];     /* batch target: the device the boot ran on (its board), or "" */
@@ -578,6 +579,7 @@ static int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err
 
 	memset(&b, 0, sizeof(b));
 	memset(&id, 0, sizeof(id));
+	e->boot_id = 0;
 	b.round = round;
 	b.started_ns = kvb_wall_ns();
 	if (kvb_mkdir_nofollow(bdir, 0755)) {
@@ -628,7 +630,8 @@ out:
 	b.lava_url = e->lava_url[0] ? e->lava_url : NULL;
 	{
 		struct kvb_error e2;
-		if (kvb_store_boot_record(e->st, e->variant_ids[v], &b, &e2))
+		/* a new row for every boot, so a resumed round's boot never replaces the killed one (issue 38) */
+		if (kvb_store_boot_record(e->st, e->variant_ids[v], &b, &e->boot_id, &e2))
 			kvb_err("%s", e2.msg);
 	}
 	if (!rc)
@@ -794,6 +797,7 @@ static enum kvb_err commit_job(struct engine *e, struct job_run *jr)
 		.end_ns = kvb_wall_ns(),
 		.cgroup = rc ? NULL : e->job_cgroup,
 		.witnesses = &jr->m.witnesses,
+		.boot_id = e->boot_id, /* the boot is the unit of diff: each job names its own (issue 38) */
 	};
 	struct kvb_error e2;
 	for (const cJSON *kv = !rc && jr->m.job_classifiers ? jr->m.job_classifiers->child : NULL; kv; kv = kv->next)
@@ -1189,9 +1193,16 @@ static void fill_rows(struct engine *e)
 static int resume_plan(struct engine *e, struct kvb_error *err)
 {
 	int64_t replanned = 0;
-	int rc;
+	int rc, killed = 0;
+	/* a boot a killed run left with jobs to run (SIGKILL, a crash: nobody marked it) is interrupted;
+	 * before the replan, which makes failed and skipped jobs pending again in boots that ended */
+	rc = kvb_store_boots_interrupted(e->st, e->run_id, &killed, err);
+	if (!rc && killed)
+		kvb_store_event(e->st, e->run_id, "info", "resume: %d boot%s left with jobs to run marked interrupted", killed,
+				killed == 1 ? "" : "s");
 	/* what failed or was skipped runs again: a resume never leaves a failure as it found it and calls it done */
-	rc = kvb_store_replan(e->st, e->run_id, &replanned, err);
+	if (!rc)
+		rc = kvb_store_replan(e->st, e->run_id, &replanned, err);
 	if (!rc && replanned) {
 		kvb_info("run %lld: %lld failed or skipped job%s planned again", (long long)e->run_id,
 			 (long long)replanned, replanned == 1 ? "" : "s");
@@ -1452,7 +1463,7 @@ static int batch_bring_up(struct engine *w, size_t v, int round, struct kvb_erro
 					   .status = "failed", .error = err->msg, .board = w->device[0] ? w->device : w->board,
 					   .lava_job_id = res.job_id, .lava_url = res.url[0] ? res.url : NULL };
 		batch_unit_end(w);
-		if (kvb_store_boot_record(w->st, w->variant_ids[v], &br, &ignore))
+		if (kvb_store_boot_record(w->st, w->variant_ids[v], &br, NULL, &ignore))
 			kvb_err("%s", ignore.msg);
 		if (res.final)
 			err->code = KVB_EJOBS;
@@ -1949,6 +1960,10 @@ static void store_outcome(struct engine *e, struct run_outcome *out, struct kvb_
 		left += !is_final(e->rows[i].status);
 	if (!left)
 		out->interrupted = 0; /* a signal after the last job interrupted nothing */
+	/* the boot the run stopped in keeps its record, marked; --resume boots that round again as a
+	 * boot of its own, and diff counts the two apart (issue 38) */
+	if (out->interrupted && kvb_store_boots_interrupted(e->st, e->run_id, NULL, &e2))
+		kvb_err("%s", e2.msg);
 	if (kvb_store_settle_run(e->st, e->run_id, out->interrupted || out->store_failed, e->o->resume_run > 0 && !e->done,
 				 t, &e2)) {
 		kvb_err("%s", e2.msg);

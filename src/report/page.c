@@ -165,14 +165,15 @@ static const struct {
 	  " v.cmdline, v.expected_release, v.runtime_json AS knobs, v.error"
 	  " FROM variant v WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position",
 	  "no variants" },
-	/* boot: the boot unit as diff and the results view count it; on a run whose rounds shared one
-	 * boot (boots_each_round 0, e.g. local) every round's identity check was in boot 1 */
+	/* boot: the boot unit as diff and the results view count it (a row per boot: a round booted again
+	 * by --resume has two, the first 'interrupted'); on a run whose rounds shared one boot
+	 * (boots_each_round 0, e.g. local) every round's identity check was in boot 1 */
 	{ "Boots: the kernel seen after each boot", "boots",
 	  "SELECT v.run_id AS run, v.name AS variant, b.round,"
-	  " CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1 ELSE b.round END AS boot, b.status,"
+	  " CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1 ELSE b.seq END AS boot, b.status,"
 	  " b.running_release AS release, b.running_version AS version, b.running_cmdline AS cmdline, b.error"
 	  " FROM boot b JOIN variant v ON v.id = b.variant_id JOIN run r ON r.id = v.run_id"
-	  " WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position, b.round",
+	  " WHERE v.run_id IN (SELECT value FROM json_each(?2)) ORDER BY v.run_id, v.position, b.seq",
 	  "no boots recorded (imported results, or a platform that is not flashed)" },
 	{ "Failures", "failures",
 	  "SELECT j.job_id AS job, j.run_id AS run, j.variant,"

@@ -305,7 +305,9 @@ static int export_jobs(struct kvb_store *s, const struct kcidb_run *k, cJSON *te
 			       "SELECT j.id, j.seq, j.workload, j.spec_id, j.iteration, j.round, j.status, j.error, j.start_ns,"
 			       " j.end_ns, v.position, v.name, b.board, b.lava_url, b.running_release"
 			       " FROM job j JOIN variant v ON v.id = j.variant_id"
-			       " LEFT JOIN boot b ON b.variant_id = j.variant_id AND b.round = j.round"
+			       /* the job's own boot; a job stored before 0024 has none: its round's last boot */
+			       " LEFT JOIN boot b ON b.id = coalesce(j.boot_id, (SELECT max(id) FROM boot"
+			       "  WHERE variant_id = j.variant_id AND round = j.round))"
 			       " WHERE j.run_id = ? AND j.status NOT IN ('pending', 'running') ORDER BY j.seq",
 			       -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s->db, "SELECT id, name, value, units, lower_is_better FROM metric WHERE job_id = ? ORDER BY id",

@@ -485,14 +485,35 @@ int kvb_store_variant_find(struct kvb_store *s, int64_t run_id, const char *name
 	return KVB_OK;
 }
 
-int kvb_store_boot_record(struct kvb_store *s, int64_t variant_id, const struct kvb_boot_row *b, struct kvb_error *err)
+int kvb_store_boot_record(struct kvb_store *s, int64_t variant_id, const struct kvb_boot_row *b, int64_t *id,
+			  struct kvb_error *err)
 {
-	return kvb_store_write(s, err, NULL,
-			"INSERT OR REPLACE INTO boot(variant_id, round, started_ns, ready_ns, status, error,"
-			" running_release, running_version, running_cmdline, board, lava_job_id, lava_url)"
-			" VALUES(?,?,?,?,?,?,?,?,?,?,NULLIF(?,0),?)",
+	int64_t rowid = 0;
+	/* one statement: pool workers record boots of one variant at once, and SQLite serialises
+	 * writers, so two boots cannot take the same seq */
+	int rc = kvb_store_write(s, err, &rowid,
+			"INSERT INTO boot(variant_id, round, started_ns, ready_ns, status, error,"
+			" running_release, running_version, running_cmdline, board, lava_job_id, lava_url, seq)"
+			" VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,NULLIF(?11,0),?12,"
+			" 1 + coalesce((SELECT max(seq) FROM boot WHERE variant_id = ?1), 0))",
 			"iiiittttttit", variant_id, (int64_t)b->round, b->started_ns, b->ready_ns, b->status, b->error,
 			b->running_release, b->running_version, b->running_cmdline, b->board, b->lava_job_id, b->lava_url);
+	if (id)
+		*id = rc ? 0 : rowid;
+	return rc;
+}
+
+int kvb_store_boots_interrupted(struct kvb_store *s, int64_t run_id, int *n, struct kvb_error *err)
+{
+	int rc = kvb_store_write(s, err, NULL,
+			"UPDATE boot SET status = 'interrupted'"
+			" WHERE status = 'ok' AND variant_id IN (SELECT id FROM variant WHERE run_id = ?1)"
+			" AND EXISTS (SELECT 1 FROM job j WHERE j.run_id = ?1 AND j.variant_id = boot.variant_id"
+			"             AND j.round = boot.round AND j.status IN ('pending', 'running'))",
+			"i", run_id);
+	if (n)
+		*n = rc ? 0 : sqlite3_changes(s->db);
+	return rc;
 }
 
 int kvb_store_plan_add(struct kvb_store *s, int64_t run_id, struct kvb_job_row *rows, size_t n, struct kvb_error *err)
@@ -695,9 +716,9 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 {
 	int rc;
 	rc = kvb_store_write(s, err, NULL,
-		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = NULLIF(?, 0), end_ns = NULLIF(?, 0)"
-		      " WHERE id = ?", "ttiiii",
-		      o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, job_id);
+		      "UPDATE job SET status = ?, error = ?, attempts = ?, start_ns = NULLIF(?, 0), end_ns = NULLIF(?, 0),"
+		      " boot_id = NULLIF(?, 0) WHERE id = ?", "ttiiiii",
+		      o->status, o->error, (int64_t)o->attempts, o->start_ns, o->end_ns, o->boot_id, job_id);
 	if (!rc)
 		rc = kvb_store_write(s, err, NULL, "UPDATE job SET cgroup = ? WHERE id = ?", "ti", o->cgroup, job_id);
 	if (!rc)

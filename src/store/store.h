@@ -125,7 +125,19 @@ struct kvb_boot_row {
 	int64_t lava_job_id;      /* LAVA job id, or 0 */
 	const char *lava_url;     /* LAVA job page, or NULL */
 };
-int kvb_store_boot_record(struct kvb_store *s, int64_t variant_id, const struct kvb_boot_row *b, struct kvb_error *err);
+/*
+ * Records one boot of variant_id as a new row (results-schema/0024): a second boot of the same
+ * round (a --resume, a pool's lost board, a LAVA job retried) never replaces the first; its seq
+ * is the variant's next (1-based). *id (may be NULL) gets the row's id, 0 on error. KVB_ESTORE.
+ */
+int kvb_store_boot_record(struct kvb_store *s, int64_t variant_id, const struct kvb_boot_row *b, int64_t *id,
+			  struct kvb_error *err);
+/*
+ * Marks 'interrupted' every ok boot of run_id whose (variant, round) still has a pending or
+ * running job: the boot the run stopped in (Ctrl-C, SIGTERM, --max-jobs), or one a killed run
+ * left, found by the next --resume. *n (may be NULL) gets how many were marked. KVB_ESTORE.
+ */
+int kvb_store_boots_interrupted(struct kvb_store *s, int64_t run_id, int *n, struct kvb_error *err);
 
 struct kvb_job_row {
 	int64_t id;        /* filled by kvb_store_plan_add */
@@ -171,6 +183,8 @@ struct kvb_job_outcome {
 	const struct kvb_witnesses *witnesses; /* what was checked (0015_witness.sql), stored whatever the
 						  status; NULL: none. A failed job's metrics are not stored,
 						  its witnesses are. */
+	int64_t boot_id;     /* the boot row it ran in (kvb_store_boot_record), stored as job.boot_id;
+				0: none (skipped, imported), stored as NULL */
 };
 /*
  * Commits a finished job in ONE transaction: job row, final attempt row,

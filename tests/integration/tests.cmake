@@ -2,6 +2,7 @@
 kvb_script_test(it_quickstart integration/quickstart.sh integration 300)
 kvb_script_test(it_bad_agendas integration/bad_agendas.sh integration 120)
 kvb_script_test(it_resume integration/resume.sh integration 300)
+kvb_script_test(it_resume_boots integration/resume_boots.sh integration 300)
 kvb_script_test(it_knobs integration/knobs.sh integration 120)
 kvb_script_test(it_cyclictest_local integration/cyclictest_local.sh integration 180)
 kvb_script_test(it_verdict integration/verdict.sh integration 120)

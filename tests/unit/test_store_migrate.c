@@ -1,7 +1,8 @@
 /*
- * Unit tests: migration 0010 moves the results view's boot unit from the flash
+ * Unit tests of the migrations: 0010 moves the results view's boot unit from the flash
  * method's name to the stored capability run.boots_each_round, and a DB written
- * before it gives the same `boot` for every row after it as before.
+ * before it gives the same `boot` for every row after it as before; 0016 and 0024 (a
+ * resumed round is a boot of its own) on older DBs.
  */
 #include "test.h"
 
@@ -175,6 +176,93 @@ static void test_store_migrate__0016_status_from_the_jobs_and_no_1970_times(void
 	free(path);
 }
 
+/*
+ * 0024 (issue 38): boots stored before it keep their id, their round as seq and the results
+ * view's boot; the killed boot of a round stays when that round boots again (a resume), marked
+ * interrupted, and a job committed in the new boot is a boot apart from the round's old jobs.
+ */
+static void test_store_migrate__0024_a_resumed_round_is_a_boot_of_its_own(void)
+{
+	char dir[] = "/tmp/kvb-migrate-XXXXXX", s[256];
+	char *path;
+	sqlite3 *db;
+	struct kvb_store *st = NULL;
+	struct kvb_error err;
+	int n = 0, marked = -1;
+	int64_t boot = 0;
+	CHECK(mkdtemp(dir) != NULL);
+	path = kvb_xasprintf("%s/old.db", dir);
+	while (kvb_migrations[n].name && strcmp(kvb_migrations[n].name, "0024_boot_each_physical_boot.sql"))
+		n++;
+	CHECK(kvb_migrations[n].name != NULL);
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	for (int i = 0; i < n; i++)
+		CHECK(sqlite3_exec(db, kvb_migrations[i].sql, NULL, NULL, NULL) == SQLITE_OK);
+	{
+		char *v = kvb_xasprintf("PRAGMA user_version = %d", n);
+		CHECK(sqlite3_exec(db, v, NULL, NULL, NULL) == SQLITE_OK);
+		free(v);
+	}
+	/* round 2's row was replaced (INSERT OR REPLACE) after round 1's: ids out of round order */
+	CHECK(sqlite3_exec(db,
+			   "INSERT INTO run(id, started_ns, status, boots_each_round) VALUES (1, 0, 'interrupted', 1);"
+			   "INSERT INTO variant(id, run_id, name, position) VALUES (1, 1, 'a', 0);"
+			   "INSERT INTO boot(id, variant_id, round, status, board) VALUES (7, 1, 1, 'ok', 'b0'), (5, 1, 2, 'ok', 'b1');"
+			   "INSERT INTO job(id, run_id, variant_id, seq, round, spec_id, workload, iteration, status) VALUES"
+			   " (1, 1, 1, 1, 1, 'w', 'w', 1, 'ok'), (2, 1, 1, 2, 2, 'w', 'w', 2, 'ok'),"
+			   " (3, 1, 1, 3, 2, 'w', 'w', 3, 'pending');"
+			   "INSERT INTO metric(job_id, name, value, lower_is_better) VALUES (1, 'm', 1, 1), (2, 'm', 2, 1);",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK(kvb_store_open(&st, path, KVB_STORE_RW, &err) == KVB_OK); /* migrates */
+	one(st->db, "SELECT group_concat(id || ':' || round || ':' || seq || ':' || board, ' ') FROM (SELECT * FROM boot ORDER BY id)",
+	    s, sizeof(s));
+	CHECK_STR(s, "5:2:2:b1 7:1:1:b0");
+	one(st->db, "SELECT count(*) FROM job WHERE boot_id IS NOT NULL", s, sizeof(s));
+	CHECK_STR(s, "0");
+	one(st->db, "SELECT group_concat(job_id || ':' || boot, ' ') FROM (SELECT * FROM results ORDER BY job_id)", s, sizeof(s));
+	CHECK_STR(s, "1:1 2:2");
+	/* --resume: round 2 still has a job to run, so its boot was interrupted; round 1's was not */
+	CHECK(kvb_store_boots_interrupted(st, 1, &marked, &err) == KVB_OK);
+	CHECK(marked == 1);
+	/* round 2 boots again: a new row, the variant's third boot */
+	{
+		struct kvb_boot_row b = { .round = 2, .started_ns = 10, .ready_ns = 20, .status = "ok" };
+		CHECK(kvb_store_boot_record(st, 1, &b, &boot, &err) == KVB_OK);
+		CHECK(boot > 7);
+	}
+	one(st->db, "SELECT group_concat(round || ':' || seq || ':' || status, ' ') FROM (SELECT * FROM boot ORDER BY seq)",
+	    s, sizeof(s));
+	CHECK_STR(s, "1:1:ok 2:2:interrupted 2:3:ok");
+	{
+		struct kvb_job_outcome o = { .status = "ok", .attempts = 1, .start_ns = 30, .end_ns = 40, .boot_id = boot };
+		CHECK(kvb_store_job_commit(st, 1, 3, &o, NULL, NULL, &err) == KVB_OK);
+		CHECK(sqlite3_exec(st->db, "INSERT INTO metric(job_id, name, value, lower_is_better) VALUES (3, 'm', 3, 1)",
+				   NULL, NULL, NULL) == SQLITE_OK);
+	}
+	/* the round's old job stays in boot 2 (its round), the new one is in boot 3 */
+	one(st->db, "SELECT group_concat(job_id || ':' || round || ':' || boot, ' ') FROM (SELECT * FROM results ORDER BY job_id)",
+	    s, sizeof(s));
+	CHECK_STR(s, "1:1:1 2:2:2 3:2:3");
+	one(st->db, "SELECT group_concat(job_id || ':' || boot || ':' || coalesce(boot_id, '-'), ' ') FROM (SELECT * FROM jobs ORDER BY job_id)",
+	    s, sizeof(s));
+	{
+		char want[64];
+		snprintf(want, sizeof(want), "1:1:- 2:2:- 3:3:%lld", (long long)boot);
+		CHECK_STR(s, want);
+	}
+	/* nothing left to run: no boot is marked again */
+	CHECK(kvb_store_boots_interrupted(st, 1, &marked, &err) == KVB_OK);
+	CHECK(marked == 0);
+	kvb_store_close(st);
+	{
+		char *cmd = kvb_xasprintf("rm -rf '%s'", dir);
+		CHECK(system(cmd) == 0);
+		free(cmd);
+	}
+	free(path);
+}
+
 static void test_store_migrate__the_capability_not_the_name_gives_the_boot(void)
 {
 	/* a flasher that installs the kernel boots each round; none installs nothing: one boot */
@@ -187,5 +275,6 @@ static void test_store_migrate__the_capability_not_the_name_gives_the_boot(void)
 #define TESTS                                                                                          \
 	T(test_store_migrate__boot_unit_of_an_older_db_is_unchanged)                                   \
 	T(test_store_migrate__the_capability_not_the_name_gives_the_boot)                              \
-	T(test_store_migrate__0016_status_from_the_jobs_and_no_1970_times)
+	T(test_store_migrate__0016_status_from_the_jobs_and_no_1970_times)                            \
+	T(test_store_migrate__0024_a_resumed_round_is_a_boot_of_its_own)
 #include "test_main.h"
