@@ -13,13 +13,13 @@
 ALTER TABLE job_attempt ADD COLUMN metrics_json TEXT;
 ALTER TABLE witness ADD COLUMN attempt INTEGER;
 
--- The values of the jobs left out (status disturbed), in the results view's columns: diff reads
+-- The values of the jobs left out (status disturbed), in the results view's columns (as in 0024): diff reads
 -- them only to count what each cell lost ("left out: the host disturbed all 5 jobs"), never to
 -- compare them.
 CREATE VIEW results_left_out AS
 SELECT m.id AS metric_id, j.run_id, v.name AS variant, j.id AS job_id, j.round,
-       CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0
-            THEN 1 ELSE j.round END AS boot,
+       CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1
+            ELSE coalesce((SELECT b.seq FROM boot b WHERE b.id = j.boot_id), j.round) END AS boot,
        j.workload, j.label, j.section, j.spec_id, j.iteration,
        m.name AS metric, m.value, m.units, m.lower_is_better,
        (SELECT json_group_object(key, value) FROM (

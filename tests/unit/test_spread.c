@@ -28,10 +28,10 @@ static void test_spread__a_variant_on_one_device_of_two_is_named(void)
 		     "INSERT INTO variant(id, run_id, name, position) VALUES (1, 1, 'cloud', 0), (2, 1, 'generic', 1),"
 		     " (3, 1, 'mixed', 2), (4, 1, 'once', 3);"
 		     /* LAVA put every round of cloud on device 01 and of generic on device 02 (issue 28) */
-		     "INSERT INTO boot(variant_id, round, status, board) VALUES (1, 1, 'ok', 'kvb-qemu-01'),"
-		     " (1, 2, 'ok', 'kvb-qemu-01'), (2, 1, 'ok', 'kvb-qemu-02'), (2, 2, 'ok', 'kvb-qemu-02'),"
-		     " (3, 1, 'ok', 'kvb-qemu-01'), (3, 2, 'ok', 'kvb-qemu-02'), (4, 1, 'ok', 'kvb-qemu-02'),"
-		     " (3, 3, 'failed', 'kvb-qemu-02');");
+		     "INSERT INTO boot(variant_id, round, seq, status, board) VALUES (1, 1, 1, 'ok', 'kvb-qemu-01'),"
+		     " (1, 2, 2, 'ok', 'kvb-qemu-01'), (2, 1, 1, 'ok', 'kvb-qemu-02'), (2, 2, 2, 'ok', 'kvb-qemu-02'),"
+		     " (3, 1, 1, 'ok', 'kvb-qemu-01'), (3, 2, 2, 'ok', 'kvb-qemu-02'), (4, 1, 1, 'ok', 'kvb-qemu-02'),"
+		     " (3, 3, 3, 'failed', 'kvb-qemu-02');");
 	CHECK(kvb_store_unspread_variants(st, 1, &msgs, &err) == KVB_OK);
 	/* cloud and generic are named; mixed met both devices; once has one boot (nothing to cross) */
 	CHECK(msgs.n == 2);
