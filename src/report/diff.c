@@ -381,6 +381,12 @@ static void cmp_json(cJSON *jv, const struct kvb_cell_stats *cs, enum kvb_stat s
 			cJSON_AddItemToObject(jv, "within_boot_sd", num(cs->b.within_sd_v));
 			cJSON_AddItemToObject(jv, "between_boot_sd", num(cs->b.between_sd_v));
 		}
+		if (cs->b.robust) {
+			/* boot_* fields above are of these per-boot levels (stats.h kvb_stats_boot_robust) */
+			cJSON_AddStringToObject(jv, "boot_estimate", "trimmed_mean");
+			cJSON_AddItemToObject(jv, "boot_level_baseline", num(cs->b.level_b));
+			cJSON_AddItemToObject(jv, "boot_level", num(cs->b.level_v));
+		}
 	}
 	cJSON_AddItemToObject(jv, "p", num(cell_p(cs)));
 	cJSON_AddBoolToObject(jv, "significant", cs->significant);

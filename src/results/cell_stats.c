@@ -44,7 +44,8 @@ static size_t boot_ids(const struct kvb_cell *c, int *ids)
  * change (variant - baseline) / |baseline| and its sign. "same" is judged on
  * the wider of the bootstrap CI and the CI on the boot values (the bootstrap's
  * alone is too narrow with few boots, stats.h), or with one boot on the CI of
- * the runs; Cliff's delta is taken over the runs.
+ * the runs; Cliff's delta is taken over the runs. With boots (the mean's
+ * robust test) the direction is that of the boot levels the test compared.
  */
 static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kvb_cell_stats *out)
 {
@@ -76,6 +77,11 @@ static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kv
 			in.ci_hi = runs_only ? out->b.rel_ci_hi : NAN;
 		}
 		in.boots = bboots < out->boots ? bboots : out->boots;
+		if (out->b.robust) {
+			/* the direction and size the test judged: of the boot levels, not of the shown run mean */
+			in.diff = out->b.diff;
+			in.change = out->b.level_b != 0 ? out->b.diff / fabs(out->b.level_b) : NAN;
+		}
 	} else if (out->naive_ok) {
 		in.ci_lo = out->c.rel_ci_lo;
 		in.ci_hi = out->c.rel_ci_hi;
@@ -134,10 +140,11 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 	/* both sides in one and the same boot (knob-only variants): no boot confound to warn about */
 	int same_boot = bboots == 1 && out->boots == 1 && b->boot[0] == c->boot[0];
 	if (out->test == KVB_TEST_MEAN) {
+		/* boots as the unit, each boot its robust level, boots resampled within their board (§13;
+		 * stats.h kvb_stats_boot_robust): one wild run in a boot cannot move the verdict */
 		if (bboots >= 2 && out->boots >= 2)
-			out->boot_ok = !kvb_stats_hier_bootstrap_boards(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n,
-									KVB_STATS_RESAMPLES, KVB_STATS_SEED, alpha, &out->b,
-									NULL); /* boards above boots (§13) */
+			out->boot_ok = !kvb_stats_boot_robust(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n,
+							      KVB_STATS_RESAMPLES, KVB_STATS_SEED, alpha, &out->b, NULL);
 		if (r->paired && (out->paired_ok = !kvb_cell_paired(b, c, alpha, &out->pr))) {
 			out->significant = out->pr.significant;
 		} else if (out->boot_ok) {
