@@ -45,8 +45,9 @@ static void diff_cell(struct kvb_box *b, const struct kvb_cell_stats *cs)
 	kvb_box_cell_raw(b, d, raw, cs->has_cmp && isnan(cs->diff_pct) ? KVB_CELL_TEXT : KVB_CELL_NUM);
 }
 
-/* The p-value the cell's verdict used: boot-aware Welch's (on the boots' robust levels for the mean, or on their quantile),
- * else the larger of Welch's and Mann-Whitney's (mean, one boot) or the bootstrap's (quantile, one boot);
+/* The p-value the cell's verdict used: boot-aware Welch's (on the boots' robust levels for the mean, or on
+ * their quantile), else the larger of Welch's and Mann-Whitney's (mean, one boot) or the bootstrap's
+ * (quantile, one boot);
  * NAN when neither could be computed or the statistic is not tested. */
 static double cell_p(const struct kvb_cell_stats *cs)
 {

@@ -1,5 +1,7 @@
-/* Implements the two-level (boots, then runs) bootstrap of a change of the mean or of a quantile, Kalibera & Jones 2013,
- * and the top-level bootstrap of robust per-boot levels (Davison & Hinkley 1997 §3.8). */
+/*
+ * Implements the two-level (boots, then runs) bootstrap of a change of the mean or of a quantile
+ * (Kalibera & Jones 2013), and the top-level bootstrap of robust per-boot levels (Davison & Hinkley 1997 §3.8).
+ */
 #include "stats/stats.h"
 #include "stats/board.h"
 #include "core/error.h"

@@ -221,8 +221,8 @@ static void test_cell_verdict__aa_with_cold_first_runs_is_not_a_change(void)
 
 #define TESTS                                                                                                          \
 	T(test_cliffs__hand_counted_pairs)                                                                             \
-	T(test_cell_verdict__cold_first_runs_do_not_hide_a_twenty_pct_change)                                         \
-	T(test_cell_verdict__aa_with_cold_first_runs_is_not_a_change)                                                                             \
+	T(test_cell_verdict__cold_first_runs_do_not_hide_a_twenty_pct_change)                                          \
+	T(test_cell_verdict__aa_with_cold_first_runs_is_not_a_change)                                                  \
 	T(test_modes__one_normal_two_separated_normals_any_units)                                                      \
 	T(test_verdict__better_worse_same_undecided_with_boots_estimate)                                               \
 	T(test_verdict__direction_from_the_difference_not_a_ratio)                                                     \
