@@ -240,7 +240,7 @@ static void test_seq_bounds__family_wise_rate_is_alpha(void)
 	T(test_decide__stops_when_every_chosen_metric_is_decided)                                                      \
 	T(test_decide__undecided_metric_runs_on_until_the_time_budget)                                                 \
 	T(test_decide__duet_look_pairs_the_rounds)                                                                     \
-	T(test_decide__cold_first_runs_do_not_hide_a_change)                                                         \
+	T(test_decide__cold_first_runs_do_not_hide_a_change)                                                           \
 	T(test_decide__look_sees_only_the_rounds_up_to_it)                                                             \
 	T(test_seq_bounds__family_wise_rate_is_alpha)
 #include "test_main.h"

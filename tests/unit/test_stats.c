@@ -899,10 +899,10 @@ static void test_boot_robust__needs_two_boots_a_side(void)
 
 #define TESTS                                                                                                          \
 	T(test_summary__even_n_median_p95_hmean)                                                                       \
-	T(test_boot_level__trims_one_run_a_side_from_three_runs_on)                                                   \
-	T(test_boot_robust__cold_first_run_does_not_hide_twenty_pct)                                                  \
-	T(test_boot_robust__one_wild_run_per_boot_changes_nothing)                                                    \
-	T(test_boot_robust__needs_two_boots_a_side)                                                                       \
+	T(test_boot_level__trims_one_run_a_side_from_three_runs_on)                                                    \
+	T(test_boot_robust__cold_first_run_does_not_hide_twenty_pct)                                                   \
+	T(test_boot_robust__one_wild_run_per_boot_changes_nothing)                                                     \
+	T(test_boot_robust__needs_two_boots_a_side)                                                                    \
 	T(test_summary__odd_n_median_and_p95)                                                                          \
 	T(test_summary__d1_reference_means_and_stdev)                                                                  \
 	T(test_summary__hmean_nan_when_value_not_positive)                                                             \
