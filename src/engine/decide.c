@@ -76,28 +76,51 @@ static int chosen(const struct kvb_decide_opts *d, const struct kvb_group *g)
 	return 0;
 }
 
-/* The units of a cell: its boot means when it has >= 2 boots, else its runs. Returns the count; *u owned. */
+struct boot_value {
+	int id;
+	double v;
+};
+
+static int cmp_boot_value(const void *pa, const void *pb)
+{
+	const struct boot_value *a = pa, *b = pb;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return a->v < b->v ? -1 : a->v > b->v;
+}
+
+/*
+ * The units of a cell: with >= 2 boots each boot's robust level (stats.h kvb_stats_boot_level:
+ * 20 % trimmed mean, as diff's mean test judges boots, so a cold first run cannot decide a look
+ * diff would not), else its runs. Returns the count; *u owned.
+ */
 static size_t units(const struct kvb_cell *c, double **u)
 {
 	int *ids = kvb_xcalloc(c->n + 1, sizeof(*ids));
 	size_t nb = kvb_stats_dense_ids(c->boot, c->n, ids);
-	double *sum = kvb_xcalloc(nb + 1, sizeof(*sum));
-	size_t *cnt = kvb_xcalloc(nb + 1, sizeof(*cnt));
-	for (size_t i = 0; i < c->n; i++) {
-		sum[ids[i]] += c->v[i];
-		cnt[ids[i]]++;
-	}
 	*u = kvb_xcalloc(c->n + 1, sizeof(double));
 	if (nb >= 2) {
-		for (size_t k = 0; k < nb; k++)
-			(*u)[k] = sum[k] / (double)cnt[k];
+		struct boot_value *bv = kvb_xcalloc(c->n + 1, sizeof(*bv));
+		double *sorted = kvb_xcalloc(c->n + 1, sizeof(double));
+		for (size_t i = 0; i < c->n; i++)
+			bv[i] = (struct boot_value){ ids[i], c->v[i] };
+		qsort(bv, c->n, sizeof(*bv), cmp_boot_value);
+		for (size_t i = 0; i < c->n; i++)
+			sorted[i] = bv[i].v;
+		for (size_t i = 0, k = 0; i < c->n; k++) {
+			size_t j = i;
+			while (j < c->n && bv[j].id == bv[i].id)
+				j++;
+			(*u)[k] = kvb_stats_boot_level(sorted + i, j - i);
+			i = j;
+		}
+		free(bv);
+		free(sorted);
 	} else {
 		memcpy(*u, c->v, c->n * sizeof(double));
 		nb = c->n;
 	}
 	free(ids);
-	free(sum);
-	free(cnt);
 	return nb;
 }
 

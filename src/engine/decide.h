@@ -7,7 +7,8 @@
  * Repeated looks are corrected by alpha spending: Lan & DeMets (1983) with the
  * O'Brien-Fleming-type spending function, exact boundaries for max_rounds
  * equally spaced looks (kvb_seq_bounds, stats/verdict.h); look k tests at
- * nominal[k-1] (kvb_seq_judge: Welch on boot means, Fieller's CI for "same").
+ * nominal[k-1] (kvb_seq_judge: Welch on the boots' robust levels,
+ * kvb_stats_boot_level, as diff's mean test; Fieller's CI for "same").
  * Where boots cannot be told apart (a platform whose flash method is none:
  * results.boot is 1) runs are the units, as in `kvbench diff`.
  * The rule is stored with the run (results-schema/0008) so --resume keeps it.

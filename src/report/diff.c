@@ -46,8 +46,9 @@ static void diff_cell(struct kvb_box *b, const struct kvb_cell_stats *cs)
 	kvb_box_cell_raw(b, d, raw, cs->has_cmp && isnan(cs->diff_pct) ? KVB_CELL_TEXT : KVB_CELL_NUM);
 }
 
-/* The p-value the cell's verdict used: boot-aware Welch's (on boot means, or on the boots' quantile),
- * else the larger of Welch's and Mann-Whitney's (mean, one boot) or the bootstrap's (quantile, one boot);
+/* The p-value the cell's verdict used: boot-aware Welch's (on the boots' robust levels for the mean, or on
+ * their quantile), else the larger of Welch's and Mann-Whitney's (mean, one boot) or the bootstrap's
+ * (quantile, one boot);
  * NAN when neither could be computed or the statistic is not tested. */
 static double cell_p(const struct kvb_cell_stats *cs)
 {
@@ -403,6 +404,12 @@ static void cmp_json(cJSON *jv, const struct kvb_cell_stats *cs, enum kvb_stat s
 		} else {
 			cJSON_AddItemToObject(jv, "within_boot_sd", num(cs->b.within_sd_v));
 			cJSON_AddItemToObject(jv, "between_boot_sd", num(cs->b.between_sd_v));
+		}
+		if (cs->b.robust) {
+			/* boot_* fields above are of these per-boot levels (stats.h kvb_stats_boot_robust) */
+			cJSON_AddStringToObject(jv, "boot_estimate", "trimmed_mean");
+			cJSON_AddItemToObject(jv, "boot_level_baseline", num(cs->b.level_b));
+			cJSON_AddItemToObject(jv, "boot_level", num(cs->b.level_v));
 		}
 	}
 	cJSON_AddItemToObject(jv, "p", num(cell_p(cs)));

@@ -156,7 +156,8 @@ void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_
 		"perc_diff = (variant - baseline) / |baseline|: its sign is the direction, better or worse by "
 		"lower_is_better; the CI of the change is of the ratio where both sides are positive, else of the "
 		"difference, in %% of |baseline|\n",
-		md ? "\n" : "", o->alpha, o->stat == KVB_STAT_MEAN ? "means" : kvb_stat_name(o->stat),
+		md ? "\n" : "", o->alpha,
+		o->stat == KVB_STAT_MEAN ? "trimmed means (20 %, one wild run a boot moves nothing)" : kvb_stat_name(o->stat),
 		o->stat == KVB_STAT_MEAN ? "Welch and Mann-Whitney agree" : "the bootstrap over runs decides", mtxt,
 		KVB_VERDICT_MAX_BOOTS);
 	if (r->paired && o->stat == KVB_STAT_MEAN)

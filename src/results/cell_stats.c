@@ -46,7 +46,8 @@ static size_t boot_ids(const struct kvb_cell *c, int *ids)
  * alone is too narrow with few boots, stats.h), or with one boot on the CI of
  * the runs; Cliff's delta is taken over the runs. A difference whose CI is
  * exactly [0, 0] (identical values on both sides, 0 vs 0 included) is "same";
- * an undecided cell without a CI carries why (v3.why).
+ * an undecided cell without a CI carries why (v3.why). With boots (the mean's
+ * robust test) the direction is that of the boot levels the test compared.
  */
 static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kvb_cell_stats *out)
 {
@@ -78,10 +79,18 @@ static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kv
 			in.ci_lo = runs_only ? out->b.rel_ci_lo : NAN;
 			in.ci_hi = runs_only ? out->b.rel_ci_hi : NAN;
 		}
-		/* exact on both levels: the resampled differences and Welch's on the boot values */
+		/* exact on both levels: the resampled differences and Welch's on the boot values; and on
+		 * the runs themselves, since the robust boot levels (trimmed) may not see a value that
+		 * differs (one warning in twelve runs is not identical data) */
 		in.diff_ci_zero = out->b.diff_ci_lo == 0 && out->b.diff_ci_hi == 0 &&
-				  (runs_only || (out->b.boot_diff_ci_lo == 0 && out->b.boot_diff_ci_hi == 0));
+				  (runs_only || (out->b.boot_diff_ci_lo == 0 && out->b.boot_diff_ci_hi == 0)) &&
+				  (!out->naive_ok || (out->c.ci_lo == 0 && out->c.ci_hi == 0));
 		in.boots = bboots < out->boots ? bboots : out->boots;
+		if (out->b.robust) {
+			/* the direction and size the test judged: of the boot levels, not of the shown run mean */
+			in.diff = out->b.diff;
+			in.change = out->b.level_b != 0 ? out->b.diff / fabs(out->b.level_b) : NAN;
+		}
 	} else if (out->naive_ok) {
 		in.ci_lo = out->c.rel_ci_lo;
 		in.ci_hi = out->c.rel_ci_hi;
@@ -145,10 +154,11 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 	/* both sides in one and the same boot (knob-only variants): no boot confound to warn about */
 	int same_boot = bboots == 1 && out->boots == 1 && b->boot[0] == c->boot[0];
 	if (out->test == KVB_TEST_MEAN) {
+		/* boots as the unit, each boot its robust level, boots resampled within their board (§13;
+		 * stats.h kvb_stats_boot_robust): one wild run in a boot cannot move the verdict */
 		if (bboots >= 2 && out->boots >= 2)
-			out->boot_ok = !kvb_stats_hier_bootstrap_boards(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n,
-									KVB_STATS_RESAMPLES, KVB_STATS_SEED, alpha, &out->b,
-									NULL); /* boards above boots (§13) */
+			out->boot_ok = !kvb_stats_boot_robust(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n,
+							      KVB_STATS_RESAMPLES, KVB_STATS_SEED, alpha, &out->b, NULL);
 		if (r->paired && (out->paired_ok = !kvb_cell_paired(b, c, alpha, &out->pr))) {
 			out->significant = out->pr.significant;
 		} else if (out->boot_ok) {

@@ -3,11 +3,15 @@
  * results/groups.h) and of its comparison with the baseline cell, as `kvbench diff`,
  * `diff --series` and bisect judge them (DESIGN.md §8, §11).
  *
- * Verdict: with >= 2 boots on both sides, boots are the unit: significant
- * when the hierarchical-bootstrap 95 % CI of the ratio of means excludes 1
- * AND Welch on the boot means gives p < alpha (with 2-3 boots the bootstrap
- * CI alone is too narrow: measured 20-31 % false positives on A/A, see
- * src/stats/stats.h). With one boot on either side, the naive verdict (Welch
+ * Verdict: with >= 2 boots on both sides, boots are the unit, each reduced to
+ * its robust level (20 % trimmed mean of its runs, median of 3-4 runs:
+ * kvb_stats_boot_level): significant when the 95 % CI of the ratio of the
+ * mean levels from a bootstrap of the boots alone (kvb_stats_boot_robust)
+ * excludes 1 AND Welch on the boot levels gives p < alpha (with 2-3 boots
+ * the bootstrap CI alone is too narrow, see src/stats/stats.h). One wild run
+ * in a boot (a cold first job) moves neither; the shown value stays the mean
+ * of the runs (issue 38: the two-level bootstrap of run means fell to 0-2 %
+ * power on such data). With one boot on either side, the naive verdict (Welch
  * and Mann-Whitney both p < alpha) is shown, labelled "1 boot".
  */
 #ifndef KVB_RESULTS_CELL_STATS_H

@@ -1,4 +1,7 @@
-/* Implements the two-level (boots, then runs) bootstrap of a change of the mean or of a quantile, Kalibera & Jones 2013. */
+/*
+ * Implements the two-level (boots, then runs) bootstrap of a change of the mean or of a quantile
+ * (Kalibera & Jones 2013), and the top-level bootstrap of robust per-boot levels (Davison & Hinkley 1997 §3.8).
+ */
 #include "stats/stats.h"
 #include "stats/board.h"
 #include "core/error.h"
@@ -275,6 +278,8 @@ int kvb_stats_hier_bootstrap_boards(const double *b, const int *b_boot, const in
 	r->boots_b = sb.nboots;
 	r->boots_v = sv.nboots;
 	r->resamples = resamples;
+	r->robust = 0;
+	r->level_b = r->level_v = NAN;
 	means_b = kvb_xmalloc(sb.nboots * sizeof(double));
 	means_v = kvb_xmalloc(sv.nboots * sizeof(double));
 	side_boot_means(&sb, means_b);
@@ -392,6 +397,8 @@ int kvb_stats_hier_bootstrap_quantile(const double *b, const int *b_boot, const 
 	r->boots_v = sv.nboots;
 	r->resamples = resamples;
 	r->within_sd_b = r->between_sd_b = r->within_sd_v = r->between_sd_v = NAN;
+	r->robust = 0;
+	r->level_b = r->level_v = NAN;
 	qb = kvb_xmalloc((sb.nboots ? sb.nboots : 1) * sizeof(double));
 	qv = kvb_xmalloc((sv.nboots ? sv.nboots : 1) * sizeof(double));
 	side_boot_quantiles(&sb, q, qb);
@@ -403,6 +410,125 @@ out:
 	free(buf);
 	free(qb);
 	free(qv);
+	if (rng)
+		gsl_rng_free(rng);
+	side_release(&sb);
+	side_release(&sv);
+	return rc;
+}
+
+double kvb_stats_boot_level(const double *sorted, size_t n)
+{
+	if (n >= 5)
+		return gsl_stats_trmean_from_sorted_data(KVB_STATS_BOOT_TRIM, sorted, 1, n);
+	if (n >= 3)
+		return gsl_stats_median_from_sorted_data(sorted, 1, n);
+	return gsl_stats_mean(sorted, 1, n);
+}
+
+/* Each boot's robust level (kvb_stats_boot_level) of side s, into out[0..nboots-1]. */
+static void side_boot_levels(const struct side *s, double *out)
+{
+	size_t most = 0;
+	for (size_t k = 0; k < s->nboots; k++)
+		most = s->len[k] > most ? s->len[k] : most;
+	double *buf = kvb_xmalloc((most ? most : 1) * sizeof(double));
+	for (size_t k = 0; k < s->nboots; k++) {
+		memcpy(buf, s->val + s->start[k], s->len[k] * sizeof(double));
+		gsl_sort(buf, 1, s->len[k]);
+		out[k] = kvb_stats_boot_level(buf, s->len[k]);
+	}
+	free(buf);
+}
+
+/*
+ * Mean of one top-level resample of side s: nboots boot levels drawn with
+ * replacement within their board; with more than KVB_STATS_BOOTS_EXACT boots
+ * drawn at once as mean + sd * Z (sd: sqrt(plug-in variance of the levels /
+ * nboots), the sd of the mean of nboots draws with replacement).
+ */
+static double side_resample_levels(const struct side *s, const double *lv, double m, double sd, gsl_rng *rng)
+{
+	double sum = 0;
+	if (s->nboots > KVB_STATS_BOOTS_EXACT)
+		return m + sd * gsl_ran_gaussian_ziggurat(rng, 1.0);
+	for (size_t k = 0; k < s->nboots; k++)
+		sum += lv[kvb_stats_board_draw(rng, s->slo[k], s->slen[k])];
+	return sum / (double)s->nboots;
+}
+
+int kvb_stats_boot_robust(const double *b, const int *b_boot, const int *b_board, size_t nb, const double *v,
+			  const int *v_boot, const int *v_board, size_t nv, unsigned resamples, unsigned long seed,
+			  double alpha, struct kvb_boot_cmp *r, struct kvb_error *err)
+{
+	int rc = 0;
+	struct side sb = { 0 }, sv = { 0 };
+	gsl_rng *rng = NULL;
+	double *ratios = NULL, *diffs = NULL, *lb = NULL, *lv = NULL;
+
+	if ((rc = check_inputs(b, b_boot, nb, v, v_boot, nv, alpha, err)))
+		return rc;
+	if (!resamples)
+		resamples = KVB_STATS_RESAMPLES;
+	side_init(&sb, b, b_boot, b_board, nb);
+	side_init(&sv, v, v_boot, v_board, nv);
+	if (sb.nboots < 2 || sv.nboots < 2) {
+		rc = kvb_error_set(err, KVB_EINPUT, "the robust boot test needs 2 boots a side (baseline %zu, variant %zu)",
+				   sb.nboots, sv.nboots);
+		goto out;
+	}
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!rng) {
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot allocate random number generator");
+		goto out;
+	}
+	gsl_rng_set(rng, seed);
+	lb = kvb_xmalloc(sb.nboots * sizeof(double));
+	lv = kvb_xmalloc(sv.nboots * sizeof(double));
+	side_boot_levels(&sb, lb);
+	side_boot_levels(&sv, lv);
+	double mb = gsl_stats_mean(lb, 1, sb.nboots), mv = gsl_stats_mean(lv, 1, sv.nboots);
+	/* plug-in variance / boots: the variance of the mean of nboots draws with replacement */
+	double sdb = sqrt(gsl_stats_variance_m(lb, 1, sb.nboots, mb) * (double)(sb.nboots - 1) /
+			  ((double)sb.nboots * (double)sb.nboots));
+	double sdv = sqrt(gsl_stats_variance_m(lv, 1, sv.nboots, mv) * (double)(sv.nboots - 1) /
+			  ((double)sv.nboots * (double)sv.nboots));
+	ratios = kvb_xmalloc(resamples * sizeof(double));
+	diffs = kvb_xmalloc(resamples * sizeof(double));
+	r->ratio_ok = mb > 0 && mv > 0;
+	for (unsigned i = 0; i < resamples; i++) {
+		double rb = side_resample_levels(&sb, lb, mb, sdb, rng), rv = side_resample_levels(&sv, lv, mv, sdv, rng);
+		diffs[i] = rv - rb;
+		if (!(rb > 0 && rv > 0))
+			r->ratio_ok = 0;
+		ratios[i] = r->ratio_ok ? rv / rb : NAN;
+	}
+	gsl_sort(diffs, 1, resamples);
+	if (r->ratio_ok)
+		gsl_sort(ratios, 1, resamples);
+	fill_change(r, mb, mv, diffs, ratios, resamples, alpha);
+	r->robust = 1;
+	r->level_b = mb;
+	r->level_v = mv;
+	r->boots_b = sb.nboots;
+	r->boots_v = sv.nboots;
+	r->resamples = resamples;
+	{
+		double *means = kvb_xmalloc((sb.nboots > sv.nboots ? sb.nboots : sv.nboots) * sizeof(double));
+		side_boot_means(&sb, means);
+		side_spread(&sb, means, &r->within_sd_b, &r->between_sd_b);
+		side_boot_means(&sv, means);
+		side_spread(&sv, means, &r->within_sd_v, &r->between_sd_v);
+		free(means);
+	}
+	r->between_sd_b = gsl_stats_sd(lb, 1, sb.nboots);
+	r->between_sd_v = gsl_stats_sd(lv, 1, sv.nboots);
+	rc = boot_level(lb, sb.nboots, lv, sv.nboots, alpha, r, err);
+out:
+	free(ratios);
+	free(diffs);
+	free(lb);
+	free(lv);
 	if (rng)
 		gsl_rng_free(rng);
 	side_release(&sb);

@@ -1,6 +1,8 @@
 # The three-way verdict of `kvbench diff` (DESIGN.md §11) on an imported CSV whose numbers
 # are written out below, 4 boots x 5 runs per variant:
-#   m_same   both variants 100 +- 0.1 in every boot: ratio 1, CI well inside +-1 %  -> same
+#   m_same   both variants' boots at 99.97/99.99/100.01/100.03, runs +-0.1 around them: ratio 1,
+#            CI well inside +-1 %  -> same (the boots must differ: with boots the unit, identical
+#            boots would give a zero-width CI that no margin could make undecided)
 #   m_worse  the variant 10 % higher, lower_is_better                               -> worse
 #   m_undec  boots at 100/104/97/101 vs 99/103/101/96: CI far wider than +-1 %  -> undecided (CI +-X %, ~N boots)
 #   m_modes  boots 1-2 at 100, 3-4 at 110 on both sides: two modes -> footnote, "multimodal": true
@@ -15,7 +17,7 @@ csv=$T/v.csv
       for r in 1 2 3 4 5; do
         i=$((i + 1))
         d=$(awk -v r="$r" 'BEGIN { printf "%.2f", (r - 3) * 0.05 }')
-        echo "$v,w,m_same,$(awk -v d="$d" 'BEGIN { print 100 + d }'),s,1,$i,$b"
+        echo "$v,w,m_same,$(awk -v d="$d" -v b="$b" 'BEGIN { print 100 + (b - 2.5) * 0.02 + d }'),s,1,$i,$b"
         echo "$v,w,m_worse,$(awk -v d="$d" -v v="$v" 'BEGIN { print (100 + d) * (v == "new" ? 1.1 : 1) }'),s,1,$i,$b"
         lb=$(echo "100 104 97 101" | cut -d' ' -f"$b"); lv=$(echo "99 103 101 96" | cut -d' ' -f"$b")
         echo "$v,w,m_undec,$(awk -v d="$d" -v l="$([ $v = base ] && echo "$lb" || echo "$lv")" 'BEGIN { print l + d }'),s,1,$i,$b"

@@ -15,7 +15,9 @@ static char dir[64];
  * m_late: round 1 runs 100 +- 0.05 vs 60/120/180 (undecided on its own), rounds
  * 2-4 100 +- 0.05 vs 120 +- 0.05 (boot means 100 vs 120: decided with them); m_pair
  * boots 100/110/95/105 against 2 % more in the same round (what a duet sees: the round moves
- * both sides alike); m_zero 0 on both sides (dmesg_warnings).
+ * both sides alike); m_zero 0 on both sides (dmesg_warnings); m_cold boots 100/104/97/101 vs 1.2x, the first run of every boot
+ * 2-6x slower (cold: boot means 133-278, undecidable; boot medians 100.05/104.05/... vs
+ * 120.05/124.85/...: decided).
  */
 static struct kvb_store *open_db(int64_t *run)
 {
@@ -29,6 +31,7 @@ static struct kvb_store *open_db(int64_t *run)
 	snprintf(db, sizeof(db), "%s/r.db", dir);
 	FILE *f = fopen(csv, "w");
 	const double lb[4] = { 100, 104, 97, 101 }, lv[4] = { 99, 103, 101, 96 }, pb[4] = { 100, 110, 95, 105 };
+	const double cold[2][4] = { { 2, 6, 3, 5 }, { 6, 2, 5, 3 } };
 	fputs("variant,workload,metric,value,units,lower_is_better,iteration,boot\n", f);
 	for (int v = 0; v < 2; v++)
 		for (int b = 0; b < 4; b++)
@@ -41,6 +44,8 @@ static struct kvb_store *open_db(int64_t *run)
 				fprintf(f, "%s,w,m_pair,%g,s,1,%d,%d\n", v ? "new" : "base", (pb[b] + d) * (v ? 1.02 : 1),
 					b * 3 + r + 1, b + 1);
 				fprintf(f, "%s,w,m_zero,0,count,1,%d,%d\n", v ? "new" : "base", b * 3 + r + 1, b + 1);
+				fprintf(f, "%s,w,m_cold,%g,s,1,%d,%d\n", v ? "new" : "base",
+					(lb[b] * (v ? 1.2 : 1) + d) * (r ? 1 : cold[v][b]), b * 3 + r + 1, b + 1);
 			}
 	fclose(f);
 	CHECK(kvb_store_open(&st, db, 0, &err) == KVB_OK);
@@ -162,6 +167,22 @@ static void test_decide__look_sees_only_the_rounds_up_to_it(void)
 	cleanup(st);
 }
 
+/* A cold first run in every boot (2-6x) does not hide a +20 % change from a look: boots are judged by their level. */
+static void test_decide__cold_first_runs_do_not_hide_a_change(void)
+{
+	int64_t run = 0;
+	struct kvb_store *st = open_db(&run);
+	struct kvb_decide_opts d = { .margin = 0.01, .alpha = 0.05, .max_rounds = 4 };
+	struct kvb_error err;
+	int stop = -1;
+	kvb_strv_push(&d.metrics, "w/m_cold");
+	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 1, &stop, &err) == KVB_OK);
+	CHECK(stop == 1);
+	kvb_decide_opts_release(&d);
+	cleanup(st);
+}
+
 /* Exact boundaries: the K looks' crossing probabilities under no change add up to alpha (Monte Carlo, 40000 paths). */
 /*
  * A look on negative boot means (rt-app slack_min, higher is better): more
@@ -245,6 +266,7 @@ static void test_seq_bounds__family_wise_rate_is_alpha(void)
 	T(test_decide__zero_against_zero_is_same_and_stops)                                                            \
 	T(test_decide__undecided_metric_runs_on_until_the_time_budget)                                                 \
 	T(test_decide__duet_look_pairs_the_rounds)                                                                     \
+	T(test_decide__cold_first_runs_do_not_hide_a_change)                                                           \
 	T(test_decide__look_sees_only_the_rounds_up_to_it)                                                             \
 	T(test_seq_bounds__family_wise_rate_is_alpha)
 #include "test_main.h"

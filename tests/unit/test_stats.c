@@ -840,10 +840,106 @@ static void test_dense_ids__order_of_first_appearance(void)
 	CHECK(kvb_stats_dense_ids(ids, 0, out) == 0);
 }
 
+/* The per-boot level: 20 % trimmed from 5 runs on (floor(0.2 n) dropped each end), median of 3-4, mean of 1-2. */
+static void test_boot_level__trims_one_run_a_side_from_three_runs_on(void)
+{
+	static const double five[] = { 1, 2, 3, 4, 100 }, ten[] = { -50, 1, 2, 3, 4, 5, 6, 7, 8, 1000 };
+	static const double four[] = { 1, 2, 3, 400 }, three[] = { 1, 2, 300 }, two[] = { 1, 3 };
+	CHECK(kvb_stats_boot_level(five, 5) == 3);        /* (2 + 3 + 4) / 3 */
+	CHECK(fabs(kvb_stats_boot_level(ten, 10) - 4.5) < 1e-12); /* 2 dropped each end: (2 + ... + 7) / 6 */
+	CHECK(kvb_stats_boot_level(four, 4) == 2.5);
+	CHECK(kvb_stats_boot_level(three, 3) == 2);
+	CHECK(kvb_stats_boot_level(two, 2) == 2);
+}
+
+/*
+ * 3 boots a side, 5 runs a boot with the first run 4x slower (a cold first
+ * job), variant 20 % slower: boots at 100/103/97, runs x {4, 0.99, 1.01,
+ * 1.005, 0.995}. Each boot's level is 1.003333 x its level (0.995, 1.005 and
+ * 1.01 kept); Welch on those: diff 20.0667, t = 7.3922, df 3.8740.
+ */
+static void fill_cold_boots(double *x, int *ids, double scale, const double *levels, const double *cold)
+{
+	static const double runs[] = { 1, 0.99, 1.01, 1.005, 0.995 };
+	for (int k = 0; k < 3; k++)
+		for (int r = 0; r < 5; r++) {
+			x[k * 5 + r] = scale * levels[k] * runs[r] * (r == 0 ? cold[k] : 1);
+			ids[k * 5 + r] = k;
+		}
+}
+
+static void test_boot_robust__cold_first_run_does_not_hide_twenty_pct(void)
+{
+	static const double levels[] = { 100, 103, 97 }, cold4[] = { 4, 4, 4 };
+	double b[15], v[15];
+	int ib[15], iv[15];
+	struct kvb_boot_cmp r, old;
+	fill_cold_boots(b, ib, 1, levels, cold4);
+	fill_cold_boots(v, iv, 1.2, levels, cold4);
+	CHECK(kvb_stats_boot_robust(b, ib, NULL, 15, v, iv, NULL, 15, 0, 42, 0.05, &r, NULL) == KVB_OK);
+	CHECK(r.robust && r.boots_b == 3 && r.boots_v == 3);
+	CHECK(fabs(r.level_b - 100 * 3.01 / 3) < 1e-9);
+	CHECK(fabs(r.level_v - 120 * 3.01 / 3) < 1e-9);
+	CHECK(fabs(r.diff - 20 * 3.01 / 3) < 1e-9);
+	CHECK(fabs(r.ratio - 1.2) < 1e-12);
+	CHECK(fabs(r.boot_welch_t - 7.392) < 1e-3);
+	CHECK(fabs(r.boot_welch_df - 3.8740) < 1e-4);
+	CHECK(r.boot_welch_p < 0.01);
+	/* top level only: the lowest resample is at least the variant's lowest boot over the baseline's highest */
+	CHECK(r.ci_lo >= 1.2 * 97 / 103 - 1e-12 && r.ci_hi <= 1.2 * 103 / 97 + 1e-12);
+	CHECK(r.significant);
+	/* the sd of the levels, not of the boot means (1.003333 x 3, the boots' sd) */
+	CHECK(fabs(r.between_sd_b - 3.01) < 1e-9);
+	/* the two-level bootstrap of run means redraws the 4x run: its CI holds 1 (issue 38) */
+	CHECK(kvb_stats_hier_bootstrap(b, ib, 15, v, iv, 15, 0, 42, 0.05, &old, NULL) == KVB_OK);
+	CHECK(!old.significant && old.ci_lo < 1);
+}
+
+/*
+ * How wild the wild run is moves nothing: a first run 4x, 2x, 0.5x or 40x,
+ * 200x, 0.05x its boot gives bit-identical levels, CIs and Welch (the same
+ * resample stream); only which neighbour is trimmed with it can matter.
+ */
+static void test_boot_robust__one_wild_run_per_boot_changes_nothing(void)
+{
+	static const double levels[] = { 100, 103, 97 }, one[] = { 1, 1, 1 };
+	static const double wild[] = { 4, 2, 0.5 }, wilder[] = { 40, 200, 0.05 };
+	double b[15], v[15], bw[15];
+	int ib[15], iv[15];
+	struct kvb_boot_cmp r1, r2;
+	fill_cold_boots(b, ib, 1, levels, wild);
+	fill_cold_boots(bw, ib, 1, levels, wilder);
+	fill_cold_boots(v, iv, 1.02, levels, one);
+	CHECK(kvb_stats_boot_robust(b, ib, NULL, 15, v, iv, NULL, 15, 2000, 7, 0.05, &r1, NULL) == KVB_OK);
+	CHECK(kvb_stats_boot_robust(bw, ib, NULL, 15, v, iv, NULL, 15, 2000, 7, 0.05, &r2, NULL) == KVB_OK);
+	CHECK(r1.level_b == r2.level_b && r1.ci_lo == r2.ci_lo && r1.ci_hi == r2.ci_hi);
+	CHECK(r1.boot_welch_p == r2.boot_welch_p && r1.significant == r2.significant);
+	/* a high wild run keeps 0.995, 1.005, 1.01 of its boot; boot 2's low one keeps 0.99, 0.995, 1.005 */
+	CHECK(fabs(r1.level_b - (100 * 3.01 + 103 * 3.01 + 97 * 2.99) / 9) < 1e-9);
+	/* the run-level spread still shows the wild runs: within_sd is of the runs */
+	CHECK(r2.within_sd_b > 10 * r1.within_sd_b);
+}
+
+static void test_boot_robust__needs_two_boots_a_side(void)
+{
+	static const double x[] = { 1, 2, 3, 4 };
+	static const int two[] = { 0, 0, 1, 1 }, one[] = { 5, 5, 5, 5 };
+	struct kvb_boot_cmp r;
+	struct kvb_error e;
+	CHECK(kvb_stats_boot_robust(x, two, NULL, 4, x, one, NULL, 4, 100, 1, 0.05, &r, &e) == KVB_EINPUT);
+	CHECK(strstr(e.msg, "2 boots a side") != NULL);
+	CHECK(kvb_stats_boot_robust(x, two, NULL, 4, x, two, NULL, 4, 100, 1, 0.05, &r, NULL) == KVB_OK);
+	CHECK(r.diff == 0 && !r.significant);
+}
+
 #define TESTS                                                                                                          \
 	T(test_mean__exact_zero_sum_and_equal_values_stay_exact)                                                       \
 	T(test_compare__zero_against_zero_has_an_exact_zero_difference)                                                \
 	T(test_summary__even_n_median_p95_hmean)                                                                       \
+	T(test_boot_level__trims_one_run_a_side_from_three_runs_on)                                                    \
+	T(test_boot_robust__cold_first_run_does_not_hide_twenty_pct)                                                   \
+	T(test_boot_robust__one_wild_run_per_boot_changes_nothing)                                                     \
+	T(test_boot_robust__needs_two_boots_a_side)                                                                    \
 	T(test_summary__odd_n_median_and_p95)                                                                          \
 	T(test_summary__d1_reference_means_and_stdev)                                                                  \
 	T(test_summary__hmean_nan_when_value_not_positive)                                                             \

@@ -1,6 +1,7 @@
 /* Unit tests for the three-way verdict, Cliff's delta, mode counting, alpha spending and the K&J plan. */
 #include "stats/stats.h"
 #include "stats/verdict.h"
+#include "results/cell_stats.h"
 #include "core/error.h"
 #include "test.h"
 #include <gsl/gsl_randist.h>
@@ -191,8 +192,68 @@ static void test_twolevel__variance_components_runs_per_boot_and_boots(void)
 	CHECK(strstr(e.msg, "2 boots") != NULL);
 }
 
+/* A cell of 3 boots x 5 runs: boots at lv[k], runs x {cold[k], 0.99, 1.01, 1.005, 0.995} (the first cold). */
+static void cold_cell(struct kvb_cell *c, double *x, int64_t *boot, const double *lv, const double *cold)
+{
+	static const double runs[] = { 1, 0.99, 1.01, 1.005, 0.995 };
+	for (int k = 0; k < 3; k++)
+		for (int r = 0; r < 5; r++) {
+			x[k * 5 + r] = lv[k] * runs[r] * (r == 0 ? cold[k] : 1);
+			boot[k * 5 + r] = 10 + k;
+		}
+	*c = (struct kvb_cell){ .n = 15, .v = x, .boot = boot };
+}
+
+/*
+ * diff's verdict, 3 boots a side, 5 runs a boot, a +20 % change, the first
+ * run of every boot 4x slower (issue 38): before, the two-level bootstrap
+ * redrew the cold run and left it undecided; each boot's trimmed mean says
+ * worse. The shown change stays the run means' (+20 %, both sides alike).
+ */
+static void test_cell_verdict__cold_first_runs_do_not_hide_a_twenty_pct_change(void)
+{
+	static const double lb[] = { 100, 103, 97 }, lv[] = { 120, 123.6, 116.4 }, c4[] = { 4, 4, 4 };
+	double xb[15], xv[15];
+	int64_t ib[15], iv[15];
+	struct kvb_cell cells[2];
+	struct kvb_report r = { 0 };
+	struct kvb_group g = { .lower_is_better = 1, .cells = cells };
+	struct kvb_cell_stats cs;
+	cold_cell(&cells[0], xb, ib, lb, c4);
+	cold_cell(&cells[1], xv, iv, lv, c4);
+	kvb_cell_compute(&r, &g, 1, KVB_STAT_MEAN, 0.05, &cs);
+	CHECK(cs.boot_ok && cs.b.robust);
+	CHECK(fabs(cs.diff_pct - 20) < 1e-9);
+	CHECK(fabs(cs.value - 1.6 * (120 + 123.6 + 116.4) / 3) < 1e-9); /* the shown mean keeps the cold runs */
+	CHECK(cs.significant);
+	CHECK_STR(cs.verdict, "worse");
+}
+
+/* A/A with cold first runs of different sizes (2-6x) on both sides: not called different. */
+static void test_cell_verdict__aa_with_cold_first_runs_is_not_a_change(void)
+{
+	static const double lb[] = { 100, 103, 97 }, lv[] = { 101.5, 98, 102 };
+	static const double cb[] = { 2, 6, 3.5 }, cv[] = { 5.5, 2.5, 4 };
+	double xb[15], xv[15];
+	int64_t ib[15], iv[15];
+	struct kvb_cell cells[2];
+	struct kvb_report r = { 0 };
+	struct kvb_group g = { .lower_is_better = 1, .cells = cells };
+	struct kvb_cell_stats cs;
+	cold_cell(&cells[0], xb, ib, lb, cb);
+	cold_cell(&cells[1], xv, iv, lv, cv);
+	kvb_cell_compute(&r, &g, 1, KVB_STAT_MEAN, 0.05, &cs);
+	CHECK(cs.boot_ok && cs.b.robust);
+	CHECK(!cs.significant);
+	CHECK_STR(cs.verdict, "undecided");
+	/* the levels differ by (101.5 + 98 + 102 - 300) / 300 = +0.5 %, not the run means' */
+	CHECK(fabs(cs.b.diff / cs.b.level_b - 0.005) < 1e-9);
+}
+
 #define TESTS                                                                                                          \
 	T(test_cliffs__hand_counted_pairs)                                                                             \
+	T(test_cell_verdict__cold_first_runs_do_not_hide_a_twenty_pct_change)                                          \
+	T(test_cell_verdict__aa_with_cold_first_runs_is_not_a_change)                                                  \
 	T(test_modes__one_normal_two_separated_normals_any_units)                                                      \
 	T(test_verdict__better_worse_same_undecided_with_boots_estimate)                                               \
 	T(test_verdict__exact_zero_difference_is_same_and_no_ci_says_why)                                              \
