@@ -19,10 +19,11 @@
  * of them per step, and for the endpoints together); still undecided past them, the bisect
  * stops with KVB_EUNDECIDED "the host was too busy to decide step N: K of M jobs disturbed"
  * (status failed, the step stored as abort: --resume measures it again). A step whose build,
- * flash, boot or identity check fails is `skip`ped; two such failures in a row where the board never came up, or an engine error,
- * `abort` (everything is kept; resuming continues). The repository's bisect state exists only
- * while kvbench runs: `git bisect reset` after success, failure and Ctrl-C; resuming starts
- * git's bisect again and replays the stored steps (store/bisect.h).
+ * flash, boot or identity check fails is `skip`ped; two such failures in a row where the board
+ * never came up, or an engine error, `abort` (everything is kept; resuming continues). The
+ * repository's bisect state exists only while kvbench runs: `git bisect reset` after success,
+ * failure and Ctrl-C; resuming starts git's bisect again and replays the stored steps
+ * (store/bisect.h).
  *
  * The command (cli/cmd_bisect.c) reads the options, loads the platform and calls, in order:
  * kvb_bisect_new or kvb_bisect_load, kvb_bisect_check_repo, kvb_bisect_begin, kvb_bisect_run.
