@@ -2,20 +2,28 @@
  * `kvbench bisect` as library code (DESIGN.md §10): git's own bisect (start --no-checkout,
  * good, bad, skip, log, reset: all argv spawns) driven by measured runs.
  *
- * The good and bad endpoints are measured first (one run each) and must differ: bad
- * significantly worse than good by at least the threshold. While they are not decided against
- * each other each gets one more boot (a run stored in bisect_endpoint_run) up to max_rounds
- * boots; a "good" significantly worse than "bad" is refused (KVB_EINPUT). Each step builds
+ * The good and bad endpoints are measured first (one run each, of --rounds boots, else the
+ * agenda's rounds:, else 2: the fewest that can decide) and must differ: bad significantly
+ * worse than good by at least the threshold. While they are not decided against each other the
+ * one with fewer boots (each when even) gets one more boot (a run stored in
+ * bisect_endpoint_run) up to max_rounds boots; a "good" significantly worse than "bad" is
+ * refused (KVB_EINPUT). Each step builds
  * BISECT_HEAD, runs the agenda on it (a stored run), and compares the step with both endpoints
  * using the boot-aware verdict of `kvbench diff`:
  *   bad   worse than good by >= threshold and not different from bad
  *   good  not worse than good by >= threshold and significantly better than bad
  * otherwise it gets another run (more boots) up to max_rounds boots, then the nearer endpoint
- * mean decides (the reason says so). A step whose build, flash, boot or identity check fails is
- * `skip`ped; two such failures in a row where the board never came up, or an engine error,
- * `abort` (everything is kept; resuming continues). The repository's bisect state exists only
- * while kvbench runs: `git bisect reset` after success, failure and Ctrl-C; resuming starts
- * git's bisect again and replays the stored steps (store/bisect.h).
+ * mean decides (the reason says so). Only the results view is judged: a job the host disturbed
+ * in every attempt (engine/hostwatch.h, retry_disturbed) is left out, and a boot left without a
+ * result does not count. A measurement with a job left out is a spare (KVB_BISECT_SPARE_BOOTS
+ * of them per step, and for the endpoints together); still undecided past them, the bisect
+ * stops with KVB_EUNDECIDED "the host was too busy to decide step N: K of M jobs disturbed"
+ * (status failed, the step stored as abort: --resume measures it again). A step whose build,
+ * flash, boot or identity check fails is `skip`ped; two such failures in a row where the board
+ * never came up, or an engine error, `abort` (everything is kept; resuming continues). The
+ * repository's bisect state exists only while kvbench runs: `git bisect reset` after success,
+ * failure and Ctrl-C; resuming starts git's bisect again and replays the stored steps
+ * (store/bisect.h).
  *
  * The command (cli/cmd_bisect.c) reads the options, loads the platform and calls, in order:
  * kvb_bisect_new or kvb_bisect_load, kvb_bisect_check_repo, kvb_bisect_begin, kvb_bisect_run.
@@ -75,7 +83,8 @@ int kvb_bisect_begin(struct kvb_bisect *b, struct kvb_error *err);
  * Runs the bisect to its end with Ctrl-C caught; prints the first bad commit and the steps'
  * table to out. A failure is stored as the session's status (interrupted, aborted or failed)
  * with its message. Returns KVB_OK; KVB_EINTR (interrupted), KVB_ETARGET (aborted: the board),
- * KVB_EUNDECIDED (only skipped commits left), KVB_EINPUT (endpoints that do not differ, a
+ * KVB_EUNDECIDED (only skipped commits left, or the host too busy to decide a step or the
+ * endpoints), KVB_EINPUT (endpoints that do not differ, a
  * metric not in the results), KVB_ESTORE, or the engine's and git's errors.
  */
 int kvb_bisect_run(struct kvb_bisect *b, FILE *out, struct kvb_error *err);

@@ -126,8 +126,13 @@ int kvb_bisect_judge(struct kvb_bisect *b, const char *sha, const struct kvb_bis
 	res->vs_good = cg.has_cmp ? cg.diff_pct : (is == ig ? 0 : NAN);
 	res->vs_bad = cb.has_cmp ? cb.diff_pct : (is == ib ? 0 : NAN);
 	res->boots = (int)cg.boots;
+	res->left_out = (int)cg.left_out;
 	res->outcome = NULL;
-	if (!cg.ok)
+	if (!cg.ok && cg.left_out)
+		/* the host disturbed every job it has: nothing to judge, never an error (more boots may be clean) */
+		snprintf(res->reason, sizeof(res->reason), "every %s result of it left out: the host disturbed its %zu job(s)",
+			 b->row.metric, cg.left_out);
+	else if (!cg.ok)
 		rc = kvb_error_set(err, KVB_EINPUT, "commit %.12s has no %s results", sha, b->row.metric);
 	else
 		verdict(b, &cg, &cb, max_boots > 0 && res->boots >= max_boots, res);
@@ -135,20 +140,20 @@ int kvb_bisect_judge(struct kvb_bisect *b, const char *sha, const struct kvb_bis
 	return rc;
 }
 
-int kvb_bisect_check_endpoints(struct kvb_bisect *b, double *change, int *more, struct kvb_error *err)
+int kvb_bisect_check_endpoints(struct kvb_bisect *b, double *change, int *more, struct kvb_step_result *r,
+			       struct kvb_error *err)
 {
-	struct kvb_step_result r;
 	struct kvb_report rep;
 	struct kvb_cell_stats c;
 	size_t ig, ib;
 	int rc;
 	*more = 0;
-	memset(&r, 0, sizeof(r));
+	memset(r, 0, sizeof(*r));
 	/* judging bad itself: its vs_good is the measured change of the whole range */
-	if ((rc = kvb_bisect_judge(b, b->row.bad, NULL, 0, &r, err)))
+	if ((rc = kvb_bisect_judge(b, b->row.bad, NULL, 0, r, err)))
 		return rc;
-	*change = r.vs_good;
-	if (r.outcome && !strcmp(r.outcome, "bad"))
+	*change = r->vs_good;
+	if (r->outcome && !strcmp(r->outcome, "bad"))
 		return KVB_OK;
 	if ((rc = load(b, NULL, &rep, err)))
 		return rc;

@@ -5,6 +5,7 @@
 #include "core/util.h"
 #include "engine/engine.h"
 #include "kbuild/prepare.h"
+#include "store/disturbance.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,46 @@ static int read_outcome(struct kvb_bisect *b, int64_t run_id, int engine_rc, cha
 	return rc;
 }
 
+/* KVB_BISECT_FIRST_BOOTS, or fewer when the agenda's specs have fewer iterations (a round would be empty). */
+static int first_boots(const struct kvb_agenda *a)
+{
+	int most = 0;
+	for (size_t i = 0; i < a->nspecs; i++)
+		if (a->specs[i].iterations > most)
+			most = a->specs[i].iterations;
+	return most > 0 && most < KVB_BISECT_FIRST_BOOTS ? most : KVB_BISECT_FIRST_BOOTS;
+}
+
+int kvb_bisect_disturbance(struct kvb_bisect *b, const int64_t *runs, size_t nruns, const char *what, int64_t *left_out,
+			   struct kvb_error *err)
+{
+	struct kvb_disturbance d;
+	int rc = kvb_store_disturbance(b->st, runs, nruns, &d, err);
+	*left_out = 0;
+	if (rc)
+		return rc;
+	*left_out = d.left_out;
+	if (d.left_out) {
+		char *line = kvb_disturbance_line(&d);
+		kvb_info("bisect: %s: %s", what, line ? line : "jobs left out by the host");
+		free(line);
+	}
+	return KVB_OK;
+}
+
+int kvb_bisect_too_busy(struct kvb_bisect *b, const int64_t *runs, size_t nruns, const char *what,
+			struct kvb_error *err)
+{
+	struct kvb_disturbance d;
+	int rc = kvb_store_disturbance(b->st, runs, nruns, &d, err);
+	if (rc)
+		return rc;
+	return kvb_error_set(err, KVB_EUNDECIDED,
+			     "the host was too busy to decide %s: %lld of %lld jobs disturbed; run on a quieter host or on "
+			     "the instruction-clock board -p qemu-x86_64-icount",
+			     what, (long long)d.disturbed, (long long)d.on_host);
+}
+
 int kvb_bisect_measure(struct kvb_bisect *b, const char *sha, int rounds, int64_t *run_id, char **why, int *booted,
 		       struct kvb_error *err)
 {
@@ -70,6 +111,8 @@ int kvb_bisect_measure(struct kvb_bisect *b, const char *sha, int rounds, int64_
 		rc = kvb_error_set(err, KVB_EINPUT, "%s", d.msgs.n ? d.msgs.v[0] : "cannot load the agenda");
 		goto out;
 	}
+	if (rounds <= 0 && a.rounds <= 0)
+		rounds = first_boots(&a); /* not the platform's default (3 on QEMU): two boots a side can decide */
 	kvb_build_set_variants(&a, b->row.repo, shas, 1);
 	po.platform_build = b->plat.doc.root ? cJSON_GetObjectItemCaseSensitive(b->plat.doc.root, "build") : NULL;
 	if ((rc = kvb_build_prepare(&a, &po, &set, err)))
@@ -93,13 +136,14 @@ out:
 }
 
 int kvb_bisect_measure_endpoint(struct kvb_bisect *b, const char *which, const char *sha, int64_t *run, int extra,
-				struct kvb_error *err)
+				int64_t *left_out, struct kvb_error *err)
 {
-	char *why = NULL;
+	char *why = NULL, *what;
 	int booted, rc;
 	int64_t more = 0;
+	*left_out = 0;
 	if (*run && !extra)
-		return KVB_OK; /* measured */
+		return KVB_OK; /* measured (its disturbance was counted when it was) */
 	kvb_info("bisect: measuring the %s endpoint %.12s%s", which, sha, extra ? " once more" : "");
 	rc = kvb_bisect_measure(b, sha, extra ? 1 : b->row.rounds, extra ? &more : run, &why, &booted, err);
 	if (!rc && why && booted != -1) {
@@ -124,7 +168,13 @@ int kvb_bisect_measure_endpoint(struct kvb_bisect *b, const char *which, const c
 	if (extra) {
 		if (!(rc = kvb_store_bisect_add_endpoint_run(b->st, b->row.id, which, more, err)))
 			kvb_bisect_runs_add(&b->ends, more);
-		return rc;
+	} else {
+		rc = kvb_store_bisect_set_endpoint(b->st, b->row.id, which, *run, err);
 	}
-	return kvb_store_bisect_set_endpoint(b->st, b->row.id, which, *run, err);
+	if (rc)
+		return rc;
+	what = kvb_xasprintf("the %s endpoint %.12s", which, sha);
+	rc = kvb_bisect_disturbance(b, extra ? &more : run, 1, what, left_out, err);
+	free(what);
+	return rc;
 }

@@ -44,21 +44,54 @@ static int first_bad_of(const char *out, char sha[41])
 	return 1;
 }
 
-/* The endpoints measured and decided against each other; *change is bad against good, %. */
+/* The endpoints' runs: good's, bad's and their extra ones (owned by the caller: release them). */
+static void endpoint_runs(const struct kvb_bisect *b, struct kvb_bisect_runs *all)
+{
+	kvb_bisect_runs_add(all, b->row.good_run);
+	kvb_bisect_runs_add(all, b->row.bad_run);
+	for (size_t i = 0; i < b->ends.n; i++)
+		kvb_bisect_runs_add(all, b->ends.v[i]);
+}
+
+/* KVB_EUNDECIDED: the host too busy to decide the endpoints, counted over all their runs. */
+static int endpoints_too_busy(struct kvb_bisect *b, struct kvb_error *err)
+{
+	struct kvb_bisect_runs all = { 0 };
+	int rc;
+	endpoint_runs(b, &all);
+	rc = kvb_bisect_too_busy(b, all.v, all.n, "good and bad", err);
+	kvb_bisect_runs_release(&all);
+	return rc;
+}
+
+/*
+ * The endpoints measured and decided against each other; *change is bad against good, %. While
+ * undecided, the endpoint with fewer boots that count (both when even) gets one more; a
+ * measurement with a job the host left out is one of KVB_BISECT_SPARE_BOOTS spares, past which
+ * the host is too busy to decide them (KVB_EUNDECIDED).
+ */
 static int endpoints(struct kvb_bisect *b, double *change, struct kvb_error *err)
 {
-	int rc, more = 0;
-	if ((rc = kvb_bisect_measure_endpoint(b, "good", b->row.good, &b->row.good_run, 0, err)) ||
-	    (rc = kvb_bisect_measure_endpoint(b, "bad", b->row.bad, &b->row.bad_run, 0, err)) ||
-	    (rc = kvb_bisect_check_endpoints(b, change, &more, err)))
+	struct kvb_step_result r;
+	int rc, more = 0, spares = 0;
+	int64_t lg = 0, lb = 0;
+	if ((rc = kvb_bisect_measure_endpoint(b, "good", b->row.good, &b->row.good_run, 0, &lg, err)) ||
+	    (rc = kvb_bisect_measure_endpoint(b, "bad", b->row.bad, &b->row.bad_run, 0, &lb, err)) ||
+	    (rc = kvb_bisect_check_endpoints(b, change, &more, &r, err)))
 		return rc;
-	while (more) { /* one more boot each, up to max_rounds */
-		kvb_info("bisect: good and bad not decided yet (%+.1f%% on %s): one more boot of each", *change,
-			 b->row.metric);
-		if ((rc = kvb_bisect_measure_endpoint(b, "good", b->row.good, &b->row.good_run, 1, err)) ||
-		    (rc = kvb_bisect_measure_endpoint(b, "bad", b->row.bad, &b->row.bad_run, 1, err)) ||
-		    (rc = kvb_bisect_check_endpoints(b, change, &more, err)))
+	spares += (lg > 0) + (lb > 0);
+	while (more) {
+		int good = r.good_boots <= r.bad_boots, bad = r.bad_boots <= r.good_boots;
+		if (spares > KVB_BISECT_SPARE_BOOTS)
+			return endpoints_too_busy(b, err);
+		kvb_info("bisect: good and bad not decided yet (%+.1f%% on %s, %d and %d boot(s)): one more boot of %s",
+			 *change, b->row.metric, r.good_boots, r.bad_boots, good && bad ? "each" : good ? "good" : "bad");
+		lg = lb = 0;
+		if ((good && (rc = kvb_bisect_measure_endpoint(b, "good", b->row.good, &b->row.good_run, 1, &lg, err))) ||
+		    (bad && (rc = kvb_bisect_measure_endpoint(b, "bad", b->row.bad, &b->row.bad_run, 1, &lb, err))) ||
+		    (rc = kvb_bisect_check_endpoints(b, change, &more, &r, err)))
 			return rc;
+		spares += (lg > 0) + (lb > 0);
 	}
 	return KVB_OK;
 }
@@ -90,17 +123,20 @@ static int start_git(struct kvb_bisect *b, char **ans, struct kvb_error *err)
 
 /*
  * Measures commit next until it is decided (or skipped): more boots while undecided, the
- * endpoints one more when they have fewer than the step. *fails_in_a_row counts steps whose
+ * endpoints one more when they have fewer than the step. A measurement with a job the host
+ * left out (never judged) is one of KVB_BISECT_SPARE_BOOTS spares; undecided past them, the
+ * host is too busy to decide the step (KVB_EUNDECIDED). *fails_in_a_row counts steps whose
  * kernel never came up. *last_run: the step's latest run.
  */
 static int measure_step(struct kvb_bisect *b, const char *next, struct kvb_step_result *res, int *fails_in_a_row,
 			int64_t *last_run, struct kvb_error *err)
 {
 	struct kvb_bisect_runs mine = { 0 };
-	char *why = NULL;
-	int rc, booted = 0;
+	char *why = NULL, what[64];
+	int rc, booted = 0, spares = 0;
+	snprintf(what, sizeof(what), "step %d", b->step);
 	for (;;) {
-		int64_t run = 0;
+		int64_t run = 0, left_out = 0, el = 0;
 		rc = kvb_bisect_measure(b, next, mine.n ? 1 : b->row.rounds, &run, &why, &booted, err);
 		if (run)
 			kvb_bisect_runs_add(&mine, *last_run = run);
@@ -114,15 +150,21 @@ static int measure_step(struct kvb_bisect *b, const char *next, struct kvb_step_
 			break;
 		}
 		*fails_in_a_row = 0;
-		if ((rc = kvb_bisect_judge(b, next, &mine, b->row.max_rounds, res, err)) || res->outcome)
+		if ((rc = kvb_bisect_disturbance(b, &run, 1, what, &left_out, err)) ||
+		    (rc = kvb_bisect_judge(b, next, &mine, b->row.max_rounds, res, err)) || res->outcome)
 			break;
-		kvb_info("bisect step %d: %s; one more round", b->step, res->reason);
+		if (left_out && ++spares > KVB_BISECT_SPARE_BOOTS) {
+			rc = kvb_bisect_too_busy(b, mine.v, mine.n, what, err);
+			break;
+		}
+		kvb_info("bisect step %d: %s; one more round%s", b->step, res->reason,
+			 left_out ? " (a spare: the host left jobs out)" : "");
 		/* an endpoint with fewer boots than the step limits the verdict: it gets one more too */
 		if (res->good_boots < res->boots &&
-		    (rc = kvb_bisect_measure_endpoint(b, "good", b->row.good, &b->row.good_run, 1, err)))
+		    (rc = kvb_bisect_measure_endpoint(b, "good", b->row.good, &b->row.good_run, 1, &el, err)))
 			break;
 		if (res->bad_boots < res->boots &&
-		    (rc = kvb_bisect_measure_endpoint(b, "bad", b->row.bad, &b->row.bad_run, 1, err)))
+		    (rc = kvb_bisect_measure_endpoint(b, "bad", b->row.bad, &b->row.bad_run, 1, &el, err)))
 			break;
 	}
 	free(why);

@@ -17,6 +17,7 @@ kvb_script_test(it_readme_examples integration/readme_examples.sh integration 30
 kvb_script_test(it_cleanup_paths integration/cleanup_paths.sh integration 120)
 kvb_script_test(it_until_decided integration/until_decided.sh integration 300)
 kvb_script_test(it_host_witness integration/host_witness.sh integration 600)
+kvb_script_test(it_bisect_busy integration/bisect_busy.sh integration 900)
 kvb_script_test(it_warmup integration/warmup.sh integration 300)
 kvb_test(test_rt_app_local integration/test_rt_app_local.c integration 120)
 
