@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,7 @@ static void read_stat(const char *root, struct kvb_host_sample *s, struct kvb_bu
 		for (int i = 0; i < 8; i++)
 			s->ticks_total += f[i];
 		s->ticks_steal = f[7];
+		s->ticks_idle = f[3] + f[4];
 	}
 }
 
@@ -264,33 +266,63 @@ void kvb_host_quiet_check(const char *proc_root, const struct kvb_host_limits *l
 				     s.ncpus);
 }
 
-int kvb_host_wait_quiet(const char *proc_root, const struct kvb_host_limits *lim, unsigned max_ms,
-			int (*cancelled)(void), unsigned *waited_ms)
+/* The CPUs busy with anything but the board process between two samples (NAN: not readable). */
+static double others_busy(const struct kvb_host_sample *a, const struct kvb_host_sample *b)
+{
+	double ticks, busy, wall_ns, board;
+	if (!a->have_stat || !b->have_stat || !a->have_proc || !b->have_proc || b->ticks_total <= a->ticks_total ||
+	    b->t_ns <= a->t_ns || b->ncpus < 1)
+		return NAN;
+	ticks = (double)(b->ticks_total - a->ticks_total);
+	busy = (ticks - (double)(b->ticks_idle - a->ticks_idle)) / ticks * (double)b->ncpus;
+	wall_ns = (double)(b->t_ns - a->t_ns);
+	board = (b->proc_run_ns - a->proc_run_ns) / wall_ns;
+	return fmax(0, busy - fmax(0, board));
+}
+
+/* One reading for the wait: PSI, and with a board process /proc/stat and its threads. */
+static void quiet_sample(const char *root, pid_t pid, struct kvb_host_sample *s, struct kvb_buf *b)
+{
+	memset(s, 0, sizeof(*s));
+	s->ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	read_psi(root, s, b);
+	if (pid > 0) {
+		read_stat(root, s, b);
+		read_proc(root, pid, s, b);
+	}
+	s->t_ns = kvb_mono_ns();
+}
+
+int kvb_host_wait_quiet(const char *proc_root, const struct kvb_host_limits *lim, pid_t pid, int need_cpus,
+			unsigned max_ms, int (*cancelled)(void), unsigned *waited_ms, double *others_cpus)
 {
 	struct kvb_host_sample a, b;
 	struct kvb_buf buf = KVB_BUF_INIT;
 	uint64_t t0 = kvb_mono_ns();
-	int quiet = 0;
-	memset(&a, 0, sizeof(a));
-	read_psi(proc_root, &a, &buf);
-	a.t_ns = kvb_mono_ns();
-	if (!a.have_psi)
-		quiet = 1; /* no PSI here: nothing to wait for */
+	int quiet = 0, by_cpus;
+	if (others_cpus)
+		*others_cpus = NAN;
+	quiet_sample(proc_root, pid, &a, &buf);
+	by_cpus = pid > 0 && need_cpus > 0 && a.have_stat && a.have_proc;
+	if (!by_cpus && !a.have_psi)
+		quiet = 1; /* neither: nothing to wait for */
 	while (!quiet && kvb_mono_ns() - t0 < (uint64_t)max_ms * 1000000u) {
 		for (int i = 0; i < 10; i++) {
 			if (cancelled && cancelled())
 				goto out;
 			usleep(100 * 1000);
 		}
-		memset(&b, 0, sizeof(b));
-		read_psi(proc_root, &b, &buf);
-		b.t_ns = kvb_mono_ns();
-		if (!b.have_psi || b.psi_some_total_us < a.psi_some_total_us) {
-			a = b;
-			continue;
+		quiet_sample(proc_root, pid, &b, &buf);
+		if (by_cpus) {
+			double others = others_busy(&a, &b);
+			if (others_cpus)
+				*others_cpus = others;
+			/* the board's need_cpus free, within the limit's share of them */
+			quiet = !isnan(others) && others <= (double)b.ncpus - need_cpus + lim->pct / 100.0 * need_cpus;
+		} else if (b.have_psi && b.psi_some_total_us >= a.psi_some_total_us) {
+			double pct = (b.psi_some_total_us - a.psi_some_total_us) / ((double)(b.t_ns - a.t_ns) / 1000.0) * 100.0;
+			quiet = pct <= lim->pct;
 		}
-		double pct = (b.psi_some_total_us - a.psi_some_total_us) / ((double)(b.t_ns - a.t_ns) / 1000.0) * 100.0;
-		quiet = pct <= lim->pct;
 		a = b;
 	}
 out:

@@ -43,6 +43,7 @@ struct kvb_host_sample {
 	double psi_some_avg10;      /* some avg10= (%) */
 	int have_stat;
 	uint64_t ticks_total, ticks_steal; /* /proc/stat "cpu": sum of user..steal, and steal (USER_HZ ticks) */
+	uint64_t ticks_idle;        /* idle + iowait of the same line */
 	int have_load;
 	double load1;               /* /proc/loadavg first field */
 	long ncpus;                 /* online CPUs of the host */
@@ -98,15 +99,23 @@ void kvb_host_quiet_check(const char *proc_root, const struct kvb_host_limits *l
 #define KVB_HOST_QUIET_WAIT_MS 20000
 
 /*
- * Waits, up to max_ms, for one second in which the host's CPU pressure stays at or below
- * lim->pct: the change of /proc/pressure/cpu's "some" total over that second (psi.rst: the
- * time at least one runnable task waited), read each second, so a burst's end is seen within
- * a second (avg10 would take ~10 s to fall). cancelled (may be NULL) is asked every 100 ms.
- * Returns 1 when such a second came or the host keeps no PSI (nothing to wait for), 0 when
- * max_ms passed or cancelled said stop. *waited_ms (may be NULL): the time spent.
+ * Waits, up to max_ms, for one quiet second of the host, read each second (so a burst's end is
+ * seen within a second; avg10 would take ~10 s to fall):
+ *  - with the board's host process (pid > 0) needing need_cpus CPUs (a QEMU guest's vCPUs):
+ *    the CPUs the rest of the host kept busy over that second (/proc/stat's busy share of all
+ *    CPUs, less the board process's own CPU time from its threads' schedstat) leave the board
+ *    its need_cpus, within lim->pct of them. The board idles between jobs, so the host's CPU
+ *    pressure then says nothing about the neighbour a 2-vCPU guest meets once it runs (a
+ *    steady one-CPU neighbour gives no pressure on an idle 2-CPU host).
+ *  - else (a workload on the host itself): the change of /proc/pressure/cpu's "some" total over
+ *    the second (psi.rst) at or below lim->pct.
+ * cancelled (may be NULL) is asked every 100 ms. Returns 1 when such a second came or the host
+ * shows neither (nothing to wait for), 0 when max_ms passed or cancelled said stop.
+ * *waited_ms (may be NULL): the time spent; *others_cpus (may be NULL): the rest of the host's
+ * busy CPUs in the last second read (NAN when not read).
  */
-int kvb_host_wait_quiet(const char *proc_root, const struct kvb_host_limits *lim, unsigned max_ms,
-			int (*cancelled)(void), unsigned *waited_ms);
+int kvb_host_wait_quiet(const char *proc_root, const struct kvb_host_limits *lim, pid_t pid, int need_cpus,
+			unsigned max_ms, int (*cancelled)(void), unsigned *waited_ms, double *others_cpus);
 
 /* The proc root for host readings: $KVB_HOST_PROC (a test's fake procfs) or "/proc". Static. */
 const char *kvb_host_proc_root(void);

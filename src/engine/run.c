@@ -24,6 +24,7 @@
 #include "workload/workload.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -848,8 +849,13 @@ static int signalled(void)
 static int wait_quiet_host(struct engine *e, const struct kvb_plan_job *j)
 {
 	struct kvb_host_limits lim = { e->o->host_limit_pct > 0 ? e->o->host_limit_pct : KVB_HOST_LIMIT_PCT };
+	struct kvb_target_host th = { 0 };
 	unsigned waited = 0;
-	if (kvb_host_wait_quiet(kvb_host_proc_root(), &lim, KVB_HOST_QUIET_WAIT_MS, signalled, &waited)) {
+	double others = NAN;
+	if (!e->target.ops->host || !e->target.ops->host(&e->target, &th))
+		memset(&th, 0, sizeof(th));
+	if (kvb_host_wait_quiet(kvb_host_proc_root(), &lim, th.pid, th.cpus, KVB_HOST_QUIET_WAIT_MS, signalled, &waited,
+				&others)) {
 		if (waited >= 1500)
 			kvb_info("%s %s #%d: the host was quiet again after %.0f s", e->a->variants[j->variant].name,
 				 j->spec->id, j->iteration, waited / 1000.0);
@@ -858,9 +864,15 @@ static int wait_quiet_host(struct engine *e, const struct kvb_plan_job *j)
 	if (g_signals)
 		return -1;
 	e->host_busy = 1;
-	kvb_info("the host stayed busy for %.0f s (CPU pressure above %.3g %% every second): jobs it disturbs are left out "
-		 "until one runs clean",
-		 waited / 1000.0, lim.pct);
+	if (th.pid > 0 && th.cpus > 0 && !isnan(others))
+		kvb_info("the host stayed busy for %.0f s (other work kept %.1f of its %ld CPUs busy; the %d-CPU %s needs %d): "
+			 "jobs it disturbs are left out until one runs clean",
+			 waited / 1000.0, others, sysconf(_SC_NPROCESSORS_ONLN), th.cpus, th.process ? th.process : "board",
+			 th.cpus);
+	else
+		kvb_info("the host stayed busy for %.0f s (CPU pressure above %.3g %% every second): jobs it disturbs are left "
+			 "out until one runs clean",
+			 waited / 1000.0, lim.pct);
 	return -1;
 }
 

@@ -969,6 +969,7 @@ static int qemu_host(struct kvb_target *t, struct kvb_target_host *h)
 	h->pid = p->proc.pid;
 	h->process = "qemu";
 	h->virtual_clock = p->icount;
+	h->cpus = p->icount ? 1 : (int)p->smp;
 	return 1;
 }
 

@@ -111,6 +111,8 @@ struct kvb_target_host {
 	int virtual_clock;    /* 1: the guest's time counts instructions (QEMU -icount): host load cannot change it */
 	int workload_on_host; /* 1: the workload's own tasks are host tasks (local), so the host's CPU
 			       * pressure counts them too and cannot tell interference from the job itself */
+	int cpus;             /* host CPUs the board process runs on at once (a QEMU guest's vCPU
+			       * threads; 1 on single-threaded TCG), 0: unknown */
 };
 
 struct kvb_target_ops {

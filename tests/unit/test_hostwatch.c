@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char root[64];
 
@@ -302,21 +303,67 @@ static void test_hostwatch__wait_quiet_waits_out_a_burst_and_gives_up_on_a_busy_
 	/* a burst of 25 ticks: seconds 1-3 busy, the 4th quiet (avg10 still says 90 % then) */
 	g_ticks = 0;
 	g_busy_ticks = 25;
-	CHECK(kvb_host_wait_quiet(root, &lim, 60000, psi_tick, &waited) == 1);
+	CHECK(kvb_host_wait_quiet(root, &lim, 0, 0, 60000, psi_tick, &waited, NULL) == 1);
 	CHECK(g_ticks == 40);
 	CHECK(waited >= 4000);
 	/* busy throughout: it gives up after max_ms, not before */
 	g_ticks = 0;
 	g_busy_ticks = 1000000;
 	put("pressure/cpu", "some avg10=90.00 avg60=90.00 avg300=90.00 total=0\n");
-	CHECK(kvb_host_wait_quiet(root, &lim, 2000, psi_tick, &waited) == 0);
+	CHECK(kvb_host_wait_quiet(root, &lim, 0, 0, 2000, psi_tick, &waited, NULL) == 0);
 	CHECK(waited >= 2000);
 	CHECK(g_ticks >= 20);
 	/* no PSI on this host: nothing to wait for */
 	done();
 	fresh();
-	CHECK(kvb_host_wait_quiet(root, &lim, 60000, psi_tick, &waited) == 1);
+	CHECK(kvb_host_wait_quiet(root, &lim, 0, 0, 60000, psi_tick, &waited, NULL) == 1);
 	CHECK(waited < 1000);
+	done();
+}
+
+/* /proc/stat driven by the wait's ticks: every CPU busy for g_busy_ticks ticks (a neighbour), then
+ * idle; the board's process (pid 4242) idles between jobs: its schedstat does not move. */
+static int stat_tick(void)
+{
+	static long long user, idle;
+	char text[200];
+	g_ticks++;
+	if (g_ticks == 1)
+		user = idle = 0;
+	if (g_ticks <= g_busy_ticks)
+		user += 20;
+	else
+		idle += 20;
+	snprintf(text, sizeof(text), "cpu  %lld 0 0 %lld 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n", user, idle);
+	put("stat", text);
+	return 0;
+}
+
+static void test_hostwatch__wait_quiet_counts_the_cpus_a_guest_needs_not_pressure(void)
+{
+	struct kvb_host_limits lim = { 10 };
+	unsigned waited = 0;
+	double others = 0;
+	fresh();
+	/* no pressure at all while the board idles: PSI alone would call the host quiet at once */
+	put("pressure/cpu", "some avg10=0.00 avg60=0.00 avg300=0.00 total=5\n");
+	put("stat", "cpu  0 0 0 0 0 0 0 0 0 0\n");
+	put("4242/task/4242/schedstat", "1000000 0 1\n");
+	g_ticks = 0;
+	g_busy_ticks = 20; /* seconds 1-2 every CPU busy, the 3rd none */
+	CHECK(kvb_host_wait_quiet(root, &lim, 4242, 1, 60000, stat_tick, &waited, &others) == 1);
+	CHECK(g_ticks == 30);
+	CHECK(others < 0.001);
+	/* a neighbour on every CPU throughout: it gives up and says how many CPUs the others kept busy */
+	g_ticks = 0;
+	g_busy_ticks = 1000000;
+	put("stat", "cpu  0 0 0 0 0 0 0 0 0 0\n");
+	CHECK(kvb_host_wait_quiet(root, &lim, 4242, 1, 2000, stat_tick, &waited, &others) == 0);
+	CHECK(others > 0.99 * (double)sysconf(_SC_NPROCESSORS_ONLN));
+	/* without the board's process the pressure decides (quiet: its total does not move) */
+	g_ticks = 0;
+	CHECK(kvb_host_wait_quiet(root, &lim, 0, 1, 60000, stat_tick, &waited, &others) == 1);
+	CHECK(g_ticks == 10);
 	done();
 }
 
@@ -327,5 +374,6 @@ static void test_hostwatch__wait_quiet_waits_out_a_burst_and_gives_up_on_a_busy_
 	T(test_hostwatch__schedstat_zeros_are_not_measured)                                                          \
 	T(test_hostwatch__no_psi_is_said_not_guessed)                                                                 \
 	T(test_hostwatch__quiet_check_reads_avg10)                                                                   \
-	T(test_hostwatch__wait_quiet_waits_out_a_burst_and_gives_up_on_a_busy_host)
+	T(test_hostwatch__wait_quiet_waits_out_a_burst_and_gives_up_on_a_busy_host)                                 \
+	T(test_hostwatch__wait_quiet_counts_the_cpus_a_guest_needs_not_pressure)
 #include "test_main.h"
