@@ -19,6 +19,34 @@ static char *run_list(const int64_t *runs, size_t nruns)
 	return kvb_buf_detach(&b);
 }
 
+/* The percentage in a host witness's observed text ("74.3 %", "waited 51.3 %") into its subject's range. */
+static void add_range(struct kvb_disturbance *d, const char *subject, const char *observed)
+{
+	const char *p = observed;
+	struct kvb_disturbance_range *r = NULL;
+	char *end;
+	double x;
+	if (!subject || !p)
+		return;
+	while (*p && !(*p >= '0' && *p <= '9'))
+		p++;
+	x = strtod(p, &end);
+	if (end == p)
+		return;
+	for (size_t i = 0; i < d->nranges && !r; i++)
+		if (!strcmp(d->ranges[i].subject, subject))
+			r = &d->ranges[i];
+	if (!r) {
+		if (d->nranges == sizeof(d->ranges) / sizeof(d->ranges[0]))
+			return;
+		r = &d->ranges[d->nranges++];
+		snprintf(r->subject, sizeof(r->subject), "%s", subject);
+		r->lo = r->hi = x;
+	}
+	r->lo = x < r->lo ? x : r->lo;
+	r->hi = x > r->hi ? x : r->hi;
+}
+
 int kvb_store_disturbance(struct kvb_store *s, const int64_t *runs, size_t nruns, struct kvb_disturbance *d,
 			  struct kvb_error *err)
 {
@@ -34,11 +62,9 @@ int kvb_store_disturbance(struct kvb_store *s, const int64_t *runs, size_t nruns
 		"  coalesce(sum(status = 'disturbed'), 0),"
 		"  coalesce(sum(last_d AND status IN ('ok', 'instrument-failed')), 0) FROM h";
 	static const char ranges[] =
-		"SELECT w.subject, min(CAST(w.observed AS REAL)), max(CAST(w.observed AS REAL))"
-		" FROM witness w JOIN job j ON j.id = w.job_id"
+		"SELECT w.subject, w.observed FROM witness w JOIN job j ON j.id = w.job_id"
 		" WHERE j.run_id IN (SELECT value FROM json_each(?1)) AND j.status <> 'warmup'"
-		" AND w.kind = 'host' AND w.verdict = 'disturbed' AND w.observed IS NOT NULL"
-		" GROUP BY w.subject ORDER BY w.subject";
+		" AND w.kind = 'host' AND w.verdict = 'disturbed' AND w.observed IS NOT NULL ORDER BY w.subject";
 	sqlite3_stmt *q;
 	char *list = run_list(runs, nruns);
 	int rc = KVB_OK;
@@ -64,13 +90,8 @@ int kvb_store_disturbance(struct kvb_store *s, const int64_t *runs, size_t nruns
 		return kvb_store_read_failed(s, q, "the host's disturbance", err);
 	}
 	sqlite3_bind_text(q, 1, list, -1, SQLITE_STATIC);
-	while (sqlite3_step(q) == SQLITE_ROW && d->nranges < sizeof(d->ranges) / sizeof(d->ranges[0])) {
-		struct kvb_disturbance_range *r = &d->ranges[d->nranges++];
-		const unsigned char *sub = sqlite3_column_text(q, 0);
-		snprintf(r->subject, sizeof(r->subject), "%s", sub ? (const char *)sub : "?");
-		r->lo = sqlite3_column_double(q, 1);
-		r->hi = sqlite3_column_double(q, 2);
-	}
+	while (sqlite3_step(q) == SQLITE_ROW)
+		add_range(d, (const char *)sqlite3_column_text(q, 0), (const char *)sqlite3_column_text(q, 1));
 	sqlite3_finalize(q);
 	free(list);
 	return rc;
