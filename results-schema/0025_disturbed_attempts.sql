@@ -13,10 +13,11 @@
 ALTER TABLE job_attempt ADD COLUMN metrics_json TEXT;
 ALTER TABLE witness ADD COLUMN attempt INTEGER;
 
--- The values of the jobs left out (status disturbed), in the results view's columns (as in 0024): diff reads
--- them only to count what each cell lost ("left out: the host disturbed all 5 jobs"), never to
--- compare them.
-CREATE VIEW results_left_out AS
+-- Every measured value of every job with the job's status: the one definition the results view
+-- (ok and instrument-failed jobs: what is compared) and results_left_out (jobs the host
+-- disturbed in every attempt: counted per cell by diff, never compared) select from. Columns as
+-- the results view of 0024, then status.
+CREATE VIEW job_values AS
 SELECT m.id AS metric_id, j.run_id, v.name AS variant, j.id AS job_id, j.round,
        CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1
             ELSE coalesce((SELECT b.seq FROM boot b WHERE b.id = j.boot_id), j.round) END AS boot,
@@ -28,7 +29,18 @@ SELECT m.id AS metric_id, j.run_id, v.name AS variant, j.id AS job_id, j.round,
              AND (c.metric_id = m.id
                   OR (c.metric_id IS NULL
                       AND c.key NOT IN (SELECT key FROM classifier WHERE metric_id = m.id)))
-           ORDER BY c.key)) AS classifiers
+           ORDER BY c.key)) AS classifiers,
+       j.status
   FROM metric m JOIN job j ON j.id = m.job_id JOIN variant v ON v.id = j.variant_id
-       JOIN run r ON r.id = j.run_id
- WHERE j.status = 'disturbed';
+       JOIN run r ON r.id = j.run_id;
+
+DROP VIEW results;
+CREATE VIEW results AS
+SELECT metric_id, run_id, variant, job_id, round, boot, workload, label, section, spec_id, iteration,
+       metric, value, units, lower_is_better, classifiers
+  FROM job_values WHERE status IN ('ok', 'instrument-failed');
+
+CREATE VIEW results_left_out AS
+SELECT metric_id, run_id, variant, job_id, round, boot, workload, label, section, spec_id, iteration,
+       metric, value, units, lower_is_better, classifiers
+  FROM job_values WHERE status = 'disturbed';

@@ -58,24 +58,9 @@ workloads:
   - {name: sched_pipe, params: {loops: 1000}}
 YAML
 P=$T/proc
-mkdir -p "$P/pressure"
-printf 'some avg10=1.00 avg60=1.00 avg300=1.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' >"$P/pressure/cpu"
-echo "0.50 0.40 0.30 1/100 4242" >"$P/loadavg"
-mkfifo "$P/stat"
-# feeds the FIFO for ever: each job reads stat twice; the end reading of a job listed in
-# $T/disturbed has 100 steal of 200 ticks
-feed() {
-  local k=0 user=1000 steal=0 job
-  while :; do
-    k=$((k + 1)); job=$(((k + 1) / 2))
-    if [ $((k % 2)) -eq 0 ]; then
-      user=$((user + 100))
-      case " $(cat "$T/disturbed") " in *" $job "*) steal=$((steal + 100)) ;; *) user=$((user + 100)) ;; esac
-    fi
-    printf 'cpu  %d 0 100 5000 0 0 0 %d 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\n' "$user" "$steal" >"$P/stat" || return
-    while fuser -s "$P/stat" 2>/dev/null; do sleep 0.01; done
-  done
-}
+host_proc "$P"
+# the jobs listed in $T/disturbed (as it is when each is read) are disturbed
+feed() { host_stat_feed "$P" "@$T/disturbed"; }
 # bisect NAME DISTURBED-JOBS...: one bisect of c0..c4 into $T/NAME.db, its exit status in $T/NAME.rc
 bisect() {
   local name=$1; shift

@@ -12,23 +12,8 @@
 # its place; --quiet-host refuses a busy host before anything runs.
 . "$(dirname "$0")/lib.sh"
 P=$T/proc
-mkdir -p "$P/pressure"
-printf 'some avg10=1.00 avg60=1.00 avg300=1.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' >"$P/pressure/cpu"
-echo "0.50 0.40 0.30 1/100 4242" >"$P/loadavg"
-mkfifo "$P/stat"
-# feed DISTURBED_JOBS...: each job reads stat twice; the end reading of a listed job has 100 steal of 200 ticks
-feed() {
-  local k=0 user=1000 steal=0 job
-  while :; do
-    k=$((k + 1)); job=$(((k + 1) / 2))
-    if [ $((k % 2)) -eq 0 ]; then
-      user=$((user + 100))
-      case " $* " in *" $job "*) steal=$((steal + 100)) ;; *) user=$((user + 100)) ;; esac
-    fi
-    printf 'cpu  %d 0 100 5000 0 0 0 %d 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\n' "$user" "$steal" >"$P/stat" || return
-    while fuser -s "$P/stat" 2>/dev/null; do sleep 0.01; done
-  done
-}
+host_proc "$P"
+feed() { host_stat_feed "$P" "$@"; }
 cat >"$T/a.yaml" <<'YAML'
 config: {iterations: 2}
 workloads:

@@ -25,3 +25,29 @@ finish() {
   [ "$fail" -eq 0 ]
 }
 q() { "$KVB" query -d "$1" -f csv "$2" | tail -n +2; }
+
+# A procfs of our own for the host witness (KVB_HOST_PROC; engine/hostwatch.h) in $1: pressure
+# and loadavg as files, `stat` a FIFO that host_stat_feed writes one reading at a time.
+host_proc() {
+  mkdir -p "$1/pressure"
+  printf 'some avg10=1.00 avg60=1.00 avg300=1.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' >"$1/pressure/cpu"
+  echo "0.50 0.40 0.30 1/100 4242" >"$1/loadavg"
+  mkfifo "$1/stat"
+}
+# host_stat_feed DIR JOBS...: feeds DIR/stat for ever, one reading per reader (it waits, with
+# fuser, until the reader that took the last one has closed the FIFO), so job attempt N's start
+# and end readings are reads 2N-1 and 2N whatever the timing; the end reading of an attempt
+# listed in JOBS (or, for @FILE, in FILE as read at that moment) has 100 steal of 200 ticks.
+host_stat_feed() {
+  local dir=$1 k=0 user=1000 steal=0 job list; shift
+  while :; do
+    k=$((k + 1)); job=$(((k + 1) / 2))
+    if [ $((k % 2)) -eq 0 ]; then
+      user=$((user + 100))
+      case $1 in @*) list=$(cat "${1#@}") ;; *) list="$*" ;; esac
+      case " $list " in *" $job "*) steal=$((steal + 100)) ;; *) user=$((user + 100)) ;; esac
+    fi
+    printf 'cpu  %d 0 100 5000 0 0 0 %d 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\n' "$user" "$steal" >"$dir/stat" || return
+    while fuser -s "$dir/stat" 2>/dev/null; do sleep 0.01; done
+  done
+}
