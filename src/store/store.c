@@ -73,26 +73,30 @@ static int schema_version(struct kvb_store *s, int *version, struct kvb_error *e
 {
 	sqlite3_stmt *st;
 	int known = kvb_store_schema_known();
+	int tables = 0;
 	*version = 0;
-	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+	/* one statement, one read snapshot: read apart, the version could be another process's before
+	 * its first migration committed and the tables its after (0 with tables: a false ".dump copy",
+	 * seen under load in test_store_open's concurrent opens) */
+	if (sqlite3_prepare_v2(s->db,
+			       "SELECT (SELECT user_version FROM pragma_user_version),"
+			       " EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run')",
+			       -1, &st, NULL) != SQLITE_OK)
 		return db_err(s, err, "reading schema version");
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (sqlite3_step(st) == SQLITE_ROW) {
 		*version = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	if (*version == 0 && sqlite3_prepare_v2(s->db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'run'",
-						  -1, &st, NULL) == SQLITE_OK) {
-		/* kvbench's tables without a version: a copy through sqlite3's .dump (which does not write
-		 * user_version); migrating would re-run 0001 into them, reading would guess the schema */
-		int tables = sqlite3_step(st) == SQLITE_ROW;
-		sqlite3_finalize(st);
-		if (tables)
-			return kvb_error_set(err, KVB_ESTORE,
-					     "%s: holds kvbench's tables but no schema version (PRAGMA user_version is 0, "
-					     "as in a copy made with sqlite3's .dump): set the version of the kvbench that "
-					     "wrote it (`sqlite3 %s 'PRAGMA user_version = N'`; this kvbench writes %d, see "
-					     "`kvbench --version`), or copy DBs with .backup or VACUUM INTO",
-					     s->path, s->path, known);
+		tables = sqlite3_column_int(st, 1);
 	}
+	sqlite3_finalize(st);
+	/* kvbench's tables without a version: a copy through sqlite3's .dump (which does not write
+	 * user_version); migrating would re-run 0001 into them, reading would guess the schema */
+	if (*version == 0 && tables)
+		return kvb_error_set(err, KVB_ESTORE,
+				     "%s: holds kvbench's tables but no schema version (PRAGMA user_version is 0, "
+				     "as in a copy made with sqlite3's .dump): set the version of the kvbench that "
+				     "wrote it (`sqlite3 %s 'PRAGMA user_version = N'`; this kvbench writes %d, see "
+				     "`kvbench --version`), or copy DBs with .backup or VACUUM INTO",
+				     s->path, s->path, known);
 	if (*version > known)
 		return kvb_error_set(err, KVB_ESTORE,
 				     "%s: results database schema version %d was written by a newer kvbench; this "
