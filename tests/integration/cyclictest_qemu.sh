@@ -2,6 +2,7 @@
 # The cyclictest workload on the QEMU board (Debian rt-tests in its rootfs, scripts/qemu-board):
 # one Debian kernel, one boot, two threads; per-thread and overall metrics stored.
 . "$(dirname "$0")/lib.sh"
+quiet_host # about the workload and the board, not the host witness (lib.sh)
 mapfile -t k < <("$SRC/scripts/get-kernels" 2>/dev/null)
 kernel=$(printf '%s\n' "${k[@]}" | head -1)
 [ -n "$kernel" ] || { bad "a kernel from scripts/get-kernels"; finish; exit 1; }

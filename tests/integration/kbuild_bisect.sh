@@ -11,6 +11,7 @@
 # The series run, diff --series and the swapped endpoints: kbuild_qemu.sh (label kbuild).
 # Times of every phase go to stderr.
 . "$(dirname "$0")/kbuild_lib.sh"
+quiet_host # about the series and bisect, not the host witness (lib.sh)
 
 # Ctrl-C once the first step is stored, then --resume: git's bisect state is gone in between
 "$KVB" bisect "$A" -p qemu-x86_64 --repo "$REPO" --good kvb-base --bad kvb-series \

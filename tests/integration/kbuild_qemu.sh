@@ -8,6 +8,7 @@
 # Before the split (2026-12-01) this test also held the bisect; the whole passed in one
 # ctest run in 3043 s under load, the base image cached.
 . "$(dirname "$0")/kbuild_lib.sh"
+quiet_host # about the series and bisect, not the host witness (lib.sh)
 
 "$KVB" run "$A" -p qemu-x86_64 --repo "$REPO" --series kvb-base..kvb-series --rounds 3 --no-diff -d "$T/s.db" \
   >"$T/series.out" 2>"$T/series.err"

@@ -51,3 +51,16 @@ host_stat_feed() {
     while fuser -s "$dir/stat" 2>/dev/null; do sleep 0.01; done
   done
 }
+# A test that is not about the host witness, on a board on this host (QEMU): the host it sees is
+# a quiet fake procfs (static PSI and /proc/stat, no board process: never disturbed, every quiet
+# check passes at its first second), so CI's own load cannot leave its jobs out (issue 38: a job
+# the host disturbs is re-run, then left out of results). host_witness.sh and bisect_busy.sh
+# test the witness itself.
+quiet_host() {
+  mkdir -p "$T/quiet-proc/pressure"
+  printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=1000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' \
+    >"$T/quiet-proc/pressure/cpu"
+  printf 'cpu  1000 0 100 5000 0 0 0 0 0 0\ncpu0 1000 0 100 5000 0 0 0 0 0 0\n' >"$T/quiet-proc/stat"
+  echo "0.10 0.10 0.10 1/100 4242" >"$T/quiet-proc/loadavg"
+  export KVB_HOST_PROC=$T/quiet-proc
+}

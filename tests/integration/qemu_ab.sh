@@ -3,6 +3,7 @@
 # both give metrics, a kernel that panics fails its variant while the others complete,
 # and an A/A pair over 3 boots is not called significant.
 . "$(dirname "$0")/lib.sh"
+quiet_host # about the workload and the board, not the host witness (lib.sh)
 mapfile -t k < <("$SRC/scripts/get-kernels" 2>/dev/null)
 cloud=$(printf '%s\n' "${k[@]}" | grep -- '-cloud-amd64$')
 generic=$(printf '%s\n' "${k[@]}" | grep -v -- '-cloud-amd64$' | head -1)
