@@ -689,9 +689,16 @@ static void read_config_block(struct kvb_agenda *a, const cJSON *cfg, const char
 		if (a->max_retries < 0)
 			a->max_retries = 2;
 	}
-	if (cJSON_GetObjectItemCaseSensitive(cfg, "retry_disturbed") && kvb_get_int(cfg, "retry_disturbed", -1) >= 0 &&
-	    kvb_get_int(cfg, "retry_disturbed", -1) <= 100)
-		a->retry_disturbed = (int)kvb_get_int(cfg, "retry_disturbed", 2);
+	if (cJSON_GetObjectItemCaseSensitive(cfg, "retry_disturbed")) {
+		long long n = kvb_get_int(cfg, "retry_disturbed", -1);
+		if (n > 100) {
+			char *p = kvb_path_key(cfgname, "retry_disturbed");
+			kvb_diag_at(d, p, "%lld re-runs of a disturbed job: at most 100 (each one waits for the host)", n);
+			free(p);
+		} else if (n >= 0) {
+			a->retry_disturbed = (int)n;
+		}
+	}
 	if (cJSON_GetObjectItemCaseSensitive(cfg, "rounds"))
 		a->rounds = (int)kvb_get_int(cfg, "rounds", 0);
 	if (cJSON_GetObjectItemCaseSensitive(cfg, "warmup") && kvb_get_int(cfg, "warmup", -1) >= 0 &&
