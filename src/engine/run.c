@@ -145,7 +145,7 @@ struct batch_unit {
  * connection and current job; set where a thread starts engine work (bring_up, run_job, pool events). */
 static _Thread_local struct engine *g_thread_engine;
 
-/* Every error and warning printed during a run is an event row (DESIGN.md §5), written through
+/* Every error and warning printed during a run is an event row (docs/design.md#backends-and-capabilities), written through
  * the store connection of the engine of the thread that printed it. */
 static void log_to_events(void *arg, enum kvb_log_level lvl, const char *msg)
 {
@@ -380,7 +380,7 @@ static int run_workload(const struct kvb_plan_job *j, struct kvb_job_ctx *ctx, s
 		g_cancel = 1;
 	size_t n0 = m->n;
 	rc = j->spec->ops->run(ctx, err);
-	/* a number the workload does not declare, or in other units, is refused (§14) */
+	/* a number the workload does not declare, or in other units, is refused (docs/design.md#metrics) */
 	if (!rc)
 		rc = kvb_workload_check_metrics(j->spec->ops, m, n0, err);
 	/* the workload was what a first signal stops; the clean-up below runs (knobs put back) */
@@ -389,7 +389,7 @@ static int run_workload(const struct kvb_plan_job *j, struct kvb_job_ctx *ctx, s
 	return rc;
 }
 
-/* The host witness of a board on this host's CPUs: its sample after the workload against h0, the one before (§14). */
+/* The host witness of a board on this host's CPUs: its sample after the workload against h0, the one before (docs/design.md#witnesses). */
 static void host_witness_after(struct engine *e, const struct kvb_target_host *th, const struct kvb_host_sample *h0,
 			       struct kvb_metrics *m)
 {
@@ -410,7 +410,7 @@ static int measure_job(struct engine *e, const struct kvb_plan_job *j, struct kv
 	struct kvb_instr_job ij;
 	struct kvb_target_host th;
 	struct kvb_host_sample h0;
-	/* a board on this host's CPUs: what else the host did while the workload ran (§14) */
+	/* a board on this host's CPUs: what else the host did while the workload ran (docs/design.md#witnesses) */
 	int on_host = e->target.ops->host && e->target.ops->host(&e->target, &th);
 	struct kvb_thermal therm;
 	int have_th = thermal_before(e, &therm);
@@ -643,7 +643,7 @@ out:
 	return rc;
 }
 
-/* Every witness that did not agree is a warning, so an event of the job (DESIGN.md §14); job_id as `show jobs` names it. */
+/* Every witness that did not agree is a warning, so an event of the job (docs/design.md#witnesses); job_id as `show jobs` names it. */
 /* A host witness that says the job was disturbed. */
 static int is_host_disturbed(const struct kvb_witness *w)
 {
@@ -670,7 +670,7 @@ static void warn_witnesses(int64_t job_id, const struct kvb_witnesses *w)
 	}
 }
 
-/* Host witnesses of an attempt that say disturbed (the host took the board's CPUs, §14). */
+/* Host witnesses of an attempt that say disturbed (the host took the board's CPUs, docs/design.md#witnesses). */
 static size_t host_disturbed(const struct kvb_witnesses *w)
 {
 	size_t n = 0;
@@ -892,7 +892,7 @@ static void quiet_before_job(struct engine *e, const struct kvb_plan_job *j, int
 }
 
 /*
- * An attempt the host disturbed (§14, issue 38): while re-runs are left (dlimit) it is kept as
+ * An attempt the host disturbed (docs/design.md#noise, issue 38): while re-runs are left (dlimit) it is kept as
  * evidence (job_attempt 'disturbed' with its metrics and witnesses) and the job runs again in
  * the same boot: returns 0 and one more attempt is allowed. Else (no re-run left, or a signal
  * came) the attempt is the job's last: in a duet it is kept as ok with its witnesses, elsewhere
@@ -1091,7 +1091,7 @@ static void resume_workloads(struct engine *e)
 }
 
 /* Warm-up jobs of a spec that sets none: 1 where every round is a fresh boot (its first runs
- * pay for the boot: page cache, first-run work), else 0 (DESIGN.md §15). */
+ * pay for the boot: page cache, first-run work), else 0 (docs/design.md#noise). */
 static int default_warmup(struct engine *e)
 {
 	return kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)) ? 1 : 0;
@@ -1799,7 +1799,7 @@ static int ok_job_of(const struct engine *e, size_t k, size_t v, int r, const st
 /*
  * One workload's recheck at the end of (variant v, round r), with the params of its job i: each
  * witness is stored with the variant and round; one that is not ok is a warning and an event of
- * each of the round's ok jobs of that workload, so diff footnotes their cells (DESIGN.md §14).
+ * each of the round's ok jobs of that workload, so diff footnotes their cells (docs/design.md#witnesses).
  */
 static void recheck_workload(struct engine *e, size_t v, int r, size_t i)
 {
