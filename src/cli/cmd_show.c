@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Durations are stored as numbers and shown rounded: json and csv keep every digit (README, Output formats). */
+/* Durations are stored as numbers and shown rounded: json and csv keep every digit (docs/report.md). */
 static const struct kvb_sql_decimals run_decimals[] = { { "duration_s", 1 }, { NULL, 0 } };
 static const struct kvb_sql_decimals job_decimals[] = { { "duration_s", 2 }, { NULL, 0 } };
 

@@ -191,9 +191,17 @@ void kvb_help_man(FILE *f)
 	      ".TP\n.I PREFIX/share/kvbench/results-schema\nthe results database's migrations and the JSON outputs' "
 	      "schema (kvbench-json.schema.json)\n"
 	      ".TP\n.I PREFIX/share/kvbench/scripts\nqemu-board, qemu-boot, get-kernels: the QEMU board's scripts\n"
-	      ".SH EXIT STATUS\n0 ok, 1 the run had failed jobs or variants, 2 usage, 3 bad input file, "
-	      "4 target/connection, 5 results database.\n.SH SEE ALSO\n\\fBkvbench help\\fR \\fITOPIC\\fR\n",
+	      ".TP\n.I PREFIX/share/doc/kvbench\nthe manual: README.md and docs/ (one page a topic; docs/design.md "
+	      "for the code)\n",
 	      f);
+	/* the exit statuses from the table `kvbench --help` prints them from (core/error.c), not typed twice */
+	fputs(".SH EXIT STATUS\n", f);
+	for (int e = KVB_OK; e <= KVB_EXIT_LAST; e++) {
+		fprintf(f, ".TP\n.B %d\n", e);
+		roff(f, kvb_strerror((enum kvb_err)e));
+		fputc('\n', f);
+	}
+	fputs(".SH SEE ALSO\n\\fBkvbench help\\fR \\fITOPIC\\fR, and the manual in \\fIPREFIX/share/doc/kvbench\\fR\n", f);
 }
 
 /* The long and short options a usage text names ("--format", "-p"), each once, space-separated. Owned. */

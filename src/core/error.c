@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* Indexed by enum kvb_err - KVB_ERR_FIRST; for 0..KVB_EXIT_LAST the words of the exit-status
- * list in `kvbench --help` and README. */
+ * list in `kvbench --help`, the man page and docs/running.md. */
 static const char *const err_text[] = {
 	[KVB_EINTERNAL - KVB_ERR_FIRST] = "internal error (an error without its code)",
 	[KVB_ENORESULTS - KVB_ERR_FIRST] = "no results",

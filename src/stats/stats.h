@@ -347,7 +347,7 @@ double kvb_stats_boot_level(const double *sorted, size_t n);
  *  between_sd_*  sd (n-1) of the boot levels; NAN with < 2 boots
  * The caller's verdict (results/cell_stats.c): significant AND boot_welch_p
  * < alpha, as for kvb_stats_hier_bootstrap. Calibration (bench/verdict_sim
- * --robust, 3 boots a side, 5 runs a boot, boot sd 3 %): see README
+ * --robust, 3 boots a side, 5 runs a boot, boot sd 3 %): see docs/statistics.md,
  * "Statistics".
  *
  * Input as kvb_stats_hier_bootstrap_boards (b_board, v_board may be NULL).

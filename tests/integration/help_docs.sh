@@ -43,6 +43,11 @@ for w in run diff show query platform agenda import export hackbench sched_pipe 
 done
 check "man page: a workload parameter from its key table" grep -q "fds .*file descriptors" "$T/man.txt"
 check "man page: the --keep-going option" grep -q -- "--keep-going" "$T/man.txt"
+# the man page's exit statuses are --help's, from the one table (core/error.c): 9 of them, not a typed list
+"$KVB" --help | sed -n '/^exit status:/,/^$/p' | sed -n 's/^  \([0-9]\) \(.*\)$/\1 \2/p' | sed 's/-/\\-/g' >"$T/codes.help"
+awk '/^\.SH EXIT STATUS/{f=1;next} f&&/^\.SH/{exit} f&&/^\.B /{n=$2;next} f&&n!=""&&!/^\./{print n " " $0; n=""}' "$B/kvbench.1" >"$T/codes.man"
+check "man page: the exit statuses are --help's ($(wc -l <"$T/codes.man") of $(wc -l <"$T/codes.help"))" sh -c "test \$(wc -l <'$T/codes.help') -ge 9 && cmp -s '$T/codes.help' '$T/codes.man'"
+check "man page: SEE ALSO names the manual in docs" grep -q "share/doc/kvbench" "$T/man.txt"
 # bash completion from the same table
 check "build/kvbench.bash is generated" cmp -s "$B/kvbench.bash" <("$KVB" help --bash-completion)
 check "the completion script parses" bash -n "$B/kvbench.bash"
@@ -53,9 +58,10 @@ check "completes an option's values from its usage" test "$(comp kvbench diff --
 check "completes help topics" test "$(comp kvbench help cpufr)" = cpufreq
 check "completes an instrument added by its registry line" test "$(comp kvbench help rap)" = rapl
 check "completes platform names" grep -qw qemu-x86_64 <(comp kvbench run a.yaml -p qemu)
-# the README's WA3 spellings load, and mean what it says
-awk '/<!-- wa3-spellings/{f=1;next} f&&/^```yaml/{g=1;next} g&&/^```/{exit} g' "$SRC/README.md" >"$T/wa3.yaml"
+# the WA3 spellings the docs list (docs/field-files.md) load, and mean what they say
+cat "$SRC/README.md" "$SRC"/docs/*.md | awk '/<!-- wa3-spellings/{f=1;next} f&&/^```yaml/{g=1;next} g&&/^```/{exit} g' >"$T/wa3.yaml"
+check "the docs have the WA3 spellings block" test -s "$T/wa3.yaml"
 "$KVB" agenda check "$T/wa3.yaml" >"$T/wa3.out" 2>&1; rc=$?
-check "README's WA3 spellings load (rc $rc)" test "$rc" -eq 0
+check "the docs' WA3 spellings load (rc $rc)" test "$rc" -eq 0
 check "they become our keys" grep -q '| s1-hackbench | *1 | {"loops":10,"groups":1} | {"cpus":"0","sysfs":{"/sys/kernel/mm/ksm/run":0}}' <(tr -s ' ' <"$T/wa3.out" | sed 's/| \([0-9]*\) |/| \1 |/g')
 finish

@@ -13,9 +13,11 @@ for f in bin/kvbench share/man/man1/kvbench.1 share/bash-completion/completions/
   share/kvbench/platforms/local/platform.yaml share/kvbench/platforms/qemu-x86_64/platform.yaml \
   share/kvbench/agendas/quickstart-local.yaml share/kvbench/agendas/quickstart.yaml \
   share/kvbench/results-schema/0001_initial.sql share/kvbench/results-schema/kvbench-json.schema.json \
-  share/doc/kvbench/README.md share/doc/kvbench/energy.md share/doc/kvbench/outputs.md share/doc/kvbench/witnesses.md; do
+  share/doc/kvbench/README.md share/doc/kvbench/docs/design.md share/doc/kvbench/docs/outputs.md; do
   check "installed: $f" test -f "$P/$f"
 done
+check "every page of docs/ is installed" test "$(ls "$SRC"/docs/*.md | wc -l)" = "$(ls "$P"/share/doc/kvbench/docs/*.md | wc -l)"
+check "README's links resolve in the installed manual" python3 "$SRC/tests/docs/links.py" "$P/share/doc/kvbench"
 check "every migration is installed" test "$(ls "$SRC"/results-schema/*.sql | wc -l)" = "$(ls "$P"/share/kvbench/results-schema/*.sql | wc -l)"
 for s in qemu-board qemu-boot get-kernels; do
   check "installed executable: share/kvbench/scripts/$s" test -x "$P/share/kvbench/scripts/$s"

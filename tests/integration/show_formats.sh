@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `kvbench show` in every format: json and csv carry the stored numbers at full precision
-# (README, Output formats) while table and markdown round them for people; a cell of several
+# (docs/report.md) while table and markdown round them for people; a cell of several
 # lines stays one row of the table (the line break shown as \n), csv and json keep it raw;
 # boots counted as diff counts them.
 . "$(dirname "$0")/lib.sh"

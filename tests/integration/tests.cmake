@@ -138,7 +138,7 @@ kvb_script_test(it_rtapp_calib integration/rtapp_calib.sh integration 300)
 kvb_script_test(it_install integration/install.sh integration 600)
 kvb_script_test(it_outputs integration/outputs.sh integration 600)
 # The Debian package built, linted, installed into a fresh bookworm root and run there (label package:
-# root, mmdebstrap; 17-21 min measured beside other builds, so on request: README "Tests").
+# root, mmdebstrap; 17-21 min measured beside other builds, so on request: docs/tests.md).
 kvb_script_test(it_package package/deb.sh package 3000)
 kvb_script_test(it_knob_readback integration/knob_readback.sh integration 180)
 kvb_script_test(it_thermal_witness integration/thermal_witness.sh integration 120)

@@ -60,7 +60,7 @@ dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$ART/contents.txt"
 for f in /usr/bin/kvbench /usr/share/man/man1/kvbench.1.gz /usr/share/bash-completion/completions/kvbench \
   /usr/share/kvbench/platforms/local/platform.yaml /usr/share/kvbench/platforms/qemu-x86_64/platform.yaml \
   /usr/share/kvbench/agendas/quickstart-local.yaml /usr/share/kvbench/results-schema/0001_initial.sql \
-  /usr/share/kvbench/results-schema/kvbench-json.schema.json /usr/share/doc/kvbench/outputs.md.gz \
+  /usr/share/kvbench/results-schema/kvbench-json.schema.json /usr/share/doc/kvbench/docs/outputs.md.gz \
   /usr/share/kvbench/scripts/qemu-board /usr/share/doc/kvbench/copyright /usr/share/doc/kvbench/README.md.gz; do
   check "the package holds $f" grep -qx "$f" "$ART/contents.txt"
 done
