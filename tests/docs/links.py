@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Every relative link of README.md and docs/*.md names a file that exists and, with a
-#fragment into a Markdown file, one of its headings (issue 42). Links to other sites are not
+#fragment into a Markdown file, one of its headings, and README links every page of docs/
+(issue 42). Links to other sites are not
 followed. Usage: links.py [SOURCE_DIR] (default: the working directory)."""
 import glob
 import os
@@ -39,6 +40,12 @@ for page in pages:
                 continue
             if frag and dest.endswith(".md") and frag not in mdlib.anchors(dest):
                 bad.append("%s:%d: %s: no heading '%s' in %s" % (rel, no, target, frag, os.path.relpath(dest, root)))
+# the README is the manual's index: every page of docs/ is linked from it
+readme = open(pages[0], encoding="utf-8").read()
+for page in pages[1:]:
+    name = "docs/" + os.path.basename(page)
+    if not re.search(r"\]\(" + re.escape(name) + r"[)#]", readme):
+        bad.append("README.md: %s is not linked from the manual's index" % name)
 for b in bad:
     print(b)
 print("%d links in %d pages checked, %d bad" % (nlinks, len(pages), len(bad)))
