@@ -1,4 +1,4 @@
--- Witnesses act (docs/design.md "Witnesses", issue 38): a job the host disturbed runs again in
+-- Witnesses act (docs/design.md#witnesses, issue 38): a job the host disturbed runs again in
 -- the same boot (agenda `retry_disturbed`), and the disturbed attempt is kept as evidence: its
 -- row in job_attempt (status 'disturbed') carries the metrics it measured, and its witnesses
 -- stay in the witness table with the attempt's number. A job still disturbed after its

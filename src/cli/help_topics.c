@@ -191,8 +191,8 @@ void kvb_help_man(FILE *f)
 	      ".TP\n.I PREFIX/share/kvbench/results-schema\nthe results database's migrations and the JSON outputs' "
 	      "schema (kvbench-json.schema.json)\n"
 	      ".TP\n.I PREFIX/share/kvbench/scripts\nqemu-board, qemu-boot, get-kernels: the QEMU board's scripts\n"
-	      ".TP\n.I PREFIX/share/doc/kvbench\nthe manual: README.md and docs/ (one page a topic; docs/design.md "
-	      "for the code)\n",
+	      ".TP\n.I PREFIX/share/doc/kvbench\nthe manual: README.md and docs/ (one page a topic; "
+	      "docs/design.md for the code)\n",
 	      f);
 	/* the exit statuses from the table `kvbench --help` prints them from (core/error.c), not typed twice */
 	fputs(".SH EXIT STATUS\n", f);

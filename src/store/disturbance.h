@@ -1,5 +1,5 @@
 /*
- * What the host did to a set of runs' jobs (docs/design.md "Witnesses", issue 38): read from
+ * What the host did to a set of runs' jobs (docs/design.md#witnesses, issue 38): read from
  * the host witnesses (witness.kind 'host') and the jobs' statuses, for the one line diff and
  * the run print under their tables in place of a footnote per disturbed job.
  */

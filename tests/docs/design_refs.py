@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Every design citation in the source tree names a heading of docs/design.md (issue 42).
 
-A citation is `docs/design.md#SLUG` (SLUG: the heading's GitHub anchor; docs/design.md,
-"Citing this document"). Fails on a citation whose SLUG is no heading, and on any citation
+A citation is `docs/design.md#SLUG` (SLUG: the heading's GitHub anchor; see
+"Citing this document" there). Fails on a citation whose SLUG is no heading, on a heading cited in
+another form (`docs/design.md "Witnesses"`), and on any citation
 of the brief the design grew from ("DESIGN.md", "DESIGN §N", a bare "(§N"): the project
 cannot point to a file it does not carry.
 Usage: design_refs.py [SOURCE_DIR] (default: the working directory)."""
@@ -19,6 +20,8 @@ heads = mdlib.anchors(design)
 cite = re.compile(r"design\.md#([A-Za-z0-9_-]+)")
 # the brief's forms: its file name, "DESIGN §14", and a section sign alone in a comment, "(§14"
 brief = re.compile(r"DESIGN\.md|DESIGN §|[(,;] ?§\d")
+# a heading cited in another form: docs/design.md "Witnesses", docs/design.md, Noise, docs/design.md noise)
+other = re.compile(r"design\.md[\"`]?[ ,:]*([\"“'(]|§|[A-Z]\w)|design\.md[ ,:]+[a-z-]+\)")
 bad = []
 ncite = 0
 for path, text in mdlib.source_files(root):
@@ -31,6 +34,8 @@ for path, text in mdlib.source_files(root):
             ncite += 1
             if m.group(1) not in heads:
                 bad.append("%s:%d: design.md#%s is no heading of docs/design.md" % (path, no, m.group(1)))
+        if other.search(line) and path != "docs/design.md":
+            bad.append("%s:%d: cite a heading as docs/design.md#SLUG: %s" % (path, no, line.strip()[:100]))
         if brief.search(line) and not re.search(r"RFC \d+ §|\d{4} §|Application\", §", line):
             bad.append("%s:%d: cites the brief, not docs/design.md: %s" % (path, no, line.strip()[:100]))
 for b in bad:
