@@ -29,6 +29,18 @@ check "sim-board start hikey960 exits 0 (rc $rc)" test "$rc" -eq 0
 check "start shows its progress, step by step" sh -c "grep -q 'adbd_sim (the phone' '$T/start.err' && grep -q 'waiting for its sysfs  ok' '$T/start.err'"
 check "status: running" sh -c "'$SB' status hikey960 | grep -q 'hikey960-sim: running'"
 check "the platform is found by name" "$KVB" platform check hikey960-sim
+# board_sim's files against real ones (tests/fixtures/field/sim-board/README)
+F=$SRC/tests/fixtures/field/sim-board
+R=$KVB_SIM_DIR/hikey960/root
+check "proc/stat: the lines of an 8-CPU kernel's, in its order" \
+  test "$(awk '{print $1}' "$R/proc/stat" | grep -v '^softirq$')" = "$(awk '{print $1}' "$F/proc-stat-8cpu")"
+nf() { awk -v k="$2" '$1 == k { print NF }' "$1"; }
+check "proc/stat: a current kernel's 10 fields per CPU line" sh -c "test $(nf "$R/proc/stat" cpu0) -eq $(nf "$F/proc-stat-fields" cpu0)"
+check "proc/stat: the aggregate line starts 'cpu  ' (two spaces)" grep -q '^cpu  [0-9]' "$R/proc/stat"
+tis=$R/sys/devices/system/cpu/cpu4/cpufreq/stats/time_in_state
+fr() { ! grep -vqE '^[0-9]+ [0-9]+$' "$1" && sort -n -c "$1"; } # "FREQ_KHZ TIME" lines, ascending
+check "time_in_state: 'FREQ_KHZ TIME' lines, ascending, as a real policy's (and the fixture passes the same check)" \
+  sh -c "$(declare -f fr); fr '$tis' && fr '$F/time_in_state' && test \$(wc -l <'$tis') -eq 5"
 plat=$XDG_CONFIG_HOME/kvbench/platforms/hikey960-sim/platform.yaml
 sha_before=$(sha256sum <"$plat")
 K=$KVB_SIM_DIR/hikey960/kernels
@@ -110,6 +122,9 @@ done
 pw() { sq "$jdb" "select avg(value) from results where metric = 'power_mean' and json_extract(classifiers, '\$.chan_name') = '$1'"; }
 check "the loaded big cluster draws more than the idle LITTLE one ($(pw big) > $(pw little) mW)" \
   python3 -c "import sys; sys.exit(not float(sys.argv[1]) > float(sys.argv[2]))" "$(pw big)" "$(pw little)"
+check "hwmon: scpi_sensors with a Juno r2's four energy labels, in its order" test \
+  "$(cat "$KVB_SIM_DIR/juno/root/sys/class/hwmon/hwmon0/name"; cat "$KVB_SIM_DIR"/juno/root/sys/class/hwmon/hwmon0/energy*_label)" = \
+  "$(awk '{print $1; exit}' "$F/juno-r2-hwmon-energy.txt"; awk '{print $2}' "$F/juno-r2-hwmon-energy.txt")"
 check "juno util table: a row per CPU (6)" test "$(sq "$jdb" "select count(distinct json_extract(classifiers, '\$.cpu')) from results where metric = 'util_mean'")" -eq 6
 "$SB" stop all 2>/dev/null
 check "status after stop all: both stopped" sh -c "! '$SB' status >/dev/null"
