@@ -87,7 +87,7 @@ static const struct board hikey960 = {
 	0, 0, 0,
 };
 
-/* Juno r2: Cortex-A53 0 and 3-5 (simulated as 0-3 would not be a Juno: kept split below), A72 1-2. */
+/* Juno r2: Cortex-A53 CPUs 0 and 3-5 (cpu_of() maps the split numbering), Cortex-A72 CPUs 1-2. */
 static const struct board juno = {
 	"juno", 6, 2, 1,
 	{ { "little", 0, 4, { 450000, 800000, 950000 }, { 60, 130, 180 }, 40, "BOARD_ENERGY_LITTLE" },
