@@ -44,6 +44,7 @@ skip() {
     *--series*|*bisect*|*--repo*) echo "a kernel tree and the QEMU board" ;;
     *lava-lab*|*VMLINUZ*) echo "a LAVA lab" ;;
     *-p\ qemu*) echo "the QEMU board and Debian kernels (scripts/quickstart)" ;;
+    *-sim\ *|*out/sim.db*) echo "a simulated board kept by scripts/sim-board (docs/boards.md)" ;;
     *run\ --resume*) echo "an interrupted run" ;;
     *) return 1 ;;
   esac

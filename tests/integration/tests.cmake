@@ -146,3 +146,5 @@ kvb_script_test(it_cpufreq_offline integration/cpufreq_offline.sh integration 12
 kvb_script_test(it_schbench_local integration/schbench_local.sh integration 120)
 kvb_script_test(it_cgroup_rt integration/cgroup_rt.sh integration 180)
 kvb_script_test(it_interrupt integration/interrupt.sh integration 120)
+# scripts/sim-board's kept boards (hikey960-sim, juno-sim): Ctrl-C and --resume, per-CPU util and cpufreq, ssh-copy, hwmon energy.
+kvb_script_test(it_sim_boards integration/sim_boards.sh integration 900)
