@@ -409,6 +409,14 @@ static int run_step(struct step *st, const char *const *argv, const char *const 
 						       (unsigned long long)((now - st->t0_ns) / 1000000000ull));
 			goto out;
 		}
+		if (!tty && !st->o->quiet && now - last_print > 60000000000ull && now - st->t0_ns > 30000000000ull) {
+			/* not on a terminal (a log, CI): a line a minute says which build and how long so far */
+			char *l = last_line(tmp_out);
+			kvb_info("%s: %llu s  %s", st->title, (unsigned long long)((now - st->t0_ns) / 1000000000ull),
+				 l ? l : argv[0]);
+			free(l);
+			last_print = now;
+		}
 		if (tty && now - last_print > 1000000000ull) {
 			char *l = last_line(tmp_out);
 			fprintf(stderr, "\r\033[K%s: %llu s  %s", st->title, (unsigned long long)((now - st->t0_ns) / 1000000000ull),
@@ -781,7 +789,7 @@ static int do_build(const struct kvb_build_spec *s, const char *repo, const char
 	b.out = kvb_xasprintf("%s/out", pair);
 	b.stamp = kvb_xasprintf("%s/.kvb-config-key", b.out);
 	b.dotconfig = kvb_xasprintf("%s/.config", b.out);
-	snprintf(title, sizeof(title), "build %.12s", r->sha);
+	snprintf(title, sizeof(title), "build %.12s (%.40s)", r->sha, r->describe ? r->describe : "");
 	b.st.t0_ns = kvb_mono_ns();
 	b.st.deadline_ns = b.st.t0_ns + (uint64_t)s->timeout_s * 1000000000ull;
 	*fail = NULL;

@@ -147,3 +147,6 @@ kvb_script_test(it_cpufreq_offline integration/cpufreq_offline.sh integration 12
 kvb_script_test(it_schbench_local integration/schbench_local.sh integration 120)
 kvb_script_test(it_cgroup_rt integration/cgroup_rt.sh integration 180)
 kvb_script_test(it_interrupt integration/interrupt.sh integration 120)
+# The uclamp thread reproduced (scripts/thread: four kernels built from linux-source-6.1, one run
+# on the deterministic board): label thread, on request (ctest -L thread); hours when cold.
+kvb_script_test(it_thread integration/thread.sh thread 10800)
