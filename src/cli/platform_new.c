@@ -23,6 +23,8 @@ int kvb_cli_platform_load(struct kvb_platform *p, const char *name)
 		fprintf(stderr, "%s (warning)\n", d.warnings.v[i]);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	if (d.msgs.n > 1 && p->file) /* every problem counted, as `platform check` counts the board's */
+		fprintf(stderr, "%s: %zu problems\n", p->file, d.msgs.n);
 	kvb_diag_release(&d);
 	return rc;
 }

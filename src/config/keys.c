@@ -70,7 +70,7 @@ int kvb_value_check(const cJSON *v, const char *path, const struct kvb_keydef *d
 		kvb_diag_at(d, path, "expected a number >= 0, got %s", kvb_node_describe(v, got, sizeof(got)));
 		return 1;
 	}
-	if (def->choices && (cJSON_IsString(v) || cJSON_IsNumber(v))) {
+	if (def->choices && (cJSON_IsString(v) || cJSON_IsNumber(v) || cJSON_IsBool(v))) {
 		char *s = kvb_node_str(v);
 		int good = choice_ok(def->choices, s);
 		if (!good) {

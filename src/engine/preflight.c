@@ -167,8 +167,14 @@ size_t kvb_preflight_platform(const struct kvb_platform *p, struct kvb_preflight
 			continue;
 		path = platform_path(p, s);
 		why = file_problem(path);
-		if (why)
-			kvb_strv_pushf(&pf->problems, "%s: connection.%s: %s", p->file, file_keys[i], why);
+		if (why) {
+			char *key = kvb_xasprintf("connection.%s", file_keys[i]);
+			int line, col;
+			kvb_doc_loc(&p->doc, key, &line, &col);
+			kvb_strv_pushf(&pf->problems, "%s:%d:%d: %s: %s", p->doc.file ? p->doc.file : p->file, line, col, key,
+				       why);
+			free(key);
+		}
 		free(why);
 		free(path);
 	}
