@@ -145,8 +145,15 @@ int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 	}
 	rc = add_variants(&a, &variants);
 	kvb_strv_release(&variants);
-	if (!rc && plat_name)
+	if (!rc && plat_name) {
 		rc = check_on_platform(&a, plat_name, &rounds, &pre_rc);
+	} else if (!rc) {
+		/* no platform: the variants' own files still are what they say */
+		struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
+		kvb_preflight_variant_files(&a, &pf);
+		pre_rc = kvb_preflight_report(&pf, stderr);
+		kvb_preflight_release(&pf);
+	}
 	if (rc) {
 		kvb_agenda_release(&a);
 		return rc;
