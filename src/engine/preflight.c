@@ -112,12 +112,20 @@ static void check_kernel_given(const struct kvb_variant *v, const struct kvb_pla
 /* A variant's kernel or boot image that is not one (issue 41: `-V patch=/etc/hostname` booted the other
  * variant first, then failed in the board script): why, owned, or NULL; a kernel whose release cannot
  * be read is a note. */
-static char *image_problem(const struct kvb_variant *v, const char *path, int boot_image, struct kvb_preflight *pf)
+static char *image_problem(const struct kvb_variant *v, const char *path, int boot_image, const struct kvb_platform *p,
+			   struct kvb_preflight *pf)
 {
 	struct kvb_error err;
 	char *note = NULL;
-	if (kvb_kimage_check(path, boot_image, &note, &err))
-		return kvb_xstrdup(err.msg);
+	if (kvb_kimage_check(path, boot_image, &note, &err)) {
+		const struct kvb_flasher_ops *f = p ? kvb_flasher_find(p->flash_method) : NULL;
+		if (!f || (f->caps & KVB_FLASH_READS_IMAGE))
+			return kvb_xstrdup(err.msg);
+		/* a hook or the board's bootloader gets it as it is: it may take what kvbench does not know */
+		kvb_strv_pushf(&pf->notes, "variant '%s' %s: %s (flash method %s passes it on as it is)", v->name,
+			       boot_image ? "boot_image" : "kernel", err.msg, p->flash_method);
+		return NULL;
+	}
 	if (note)
 		kvb_strv_pushf(&pf->notes, "variant '%s' %s: %s", v->name, boot_image ? "boot_image" : "kernel", note);
 	free(note);
@@ -150,7 +158,7 @@ static void check_variant(const struct kvb_variant *v, const struct kvb_platform
 				kvb_fetched_release(&f);
 			}
 			if (!why && (i == KVB_VF_KERNEL || i == KVB_VF_BOOT_IMAGE))
-				why = image_problem(v, src[i], i == KVB_VF_BOOT_IMAGE, pf);
+				why = image_problem(v, src[i], i == KVB_VF_BOOT_IMAGE, p, pf);
 		} else if (!sha && !allow_unverified) {
 			why = kvb_xasprintf("refusing URL '%s' without a sha256 (give sha256, or --allow-unverified)", src[i]);
 		} else if (!(sha && cached(sha))) {
@@ -458,7 +466,13 @@ size_t kvb_preflight_variant_files(const struct kvb_agenda *a, struct kvb_prefli
 				continue;
 			why = file_problem(src[i]);
 			if (!why && (i == KVB_VF_KERNEL || i == KVB_VF_BOOT_IMAGE))
-				why = image_problem(v, src[i], i == KVB_VF_BOOT_IMAGE, pf);
+				why = image_problem(v, src[i], i == KVB_VF_BOOT_IMAGE, NULL, pf);
+			if (why && (i == KVB_VF_KERNEL || i == KVB_VF_BOOT_IMAGE)) {
+				char *more = kvb_xasprintf("%s (a flash hook may take other files: `agenda check -p PLATFORM` "
+							   "checks it for the platform's flasher)", why);
+				free(why);
+				why = more;
+			}
 			if (why)
 				kvb_strv_pushf(&pf->problems, "variant '%s' %s: %s", v->name, names[i], why);
 			free(why);
