@@ -34,4 +34,7 @@ check "agenda check -p qemu-x86_64 counts the warm-ups (rc $rc)" grep -q "18 job
 check "  as run --dry-run lists them: 9 warm-up jobs" test "$(grep -c ' warm-up$' "$T/r1")" -eq 9
 "$KVB" agenda check "$SRC/agendas/quickstart.yaml" >"$T/a2" 2>/dev/null
 check "without -p it says a platform may add them" grep -q "adds a warm-up job per spec, variant and round" "$T/a2"
+# the tables platform check uses are the ones help prints
+"$KVB" help platform.yaml >"$T/h1" 2>&1; rc=$?
+check "help platform.yaml lists the cluster keys and thermal's (rc $rc)" sh -c "[ $rc -eq 0 ] && grep -q '^  cpus ' '$T/h1' && grep -q '^  max_temp_mc ' '$T/h1'"
 finish
