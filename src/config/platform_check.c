@@ -176,7 +176,7 @@ int kvb_platform_check_cpus_against(const struct kvb_platform *p, const unsigned
 			bad |= missing[cpu] = one[cpu] && !have[cpu];
 		if (bad) {
 			char *path = kvb_path_idx("topology.clusters", i), *cpath = kvb_path_key(path, "cpus");
-			kvb_diag_at(d, cpath, "%s not on the board: %s gives CPUs %s",
+			kvb_diag_at(d, cpath, "%s not on the board (%s: CPUs %s)",
 				    cpus_are(missing, ms, sizeof(ms)), source, kvb_cpulist_format(have, hs, sizeof(hs)));
 			free(cpath);
 			free(path);

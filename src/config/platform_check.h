@@ -24,7 +24,7 @@ int kvb_platform_topology_cpus(const struct kvb_platform *p, unsigned char set[K
 /*
  * Checks the topology against a board's CPUs: have is the board's CPU list (its
  * /sys/devices/system/cpu/present or online), named by source ("the board's
- * /sys/devices/system/cpu/present", "connection.smp"). A cluster CPU the board does not have is
+ * /sys/devices/system/cpu/present", "connection.smp 2"). A cluster CPU the board does not have is
  * an error at that cluster's cpus. Returns the errors added.
  */
 int kvb_platform_check_cpus_against(const struct kvb_platform *p, const unsigned char have[KVB_CPULIST_MAX],

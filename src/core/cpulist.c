@@ -41,6 +41,8 @@ int kvb_cpulist_read(const char *s, unsigned char set[KVB_CPULIST_MAX], char *wh
 				snprintf(why, n, "empty entry %s", p == s ? "before the first comma" : "between commas");
 			else if (!*p)
 				snprintf(why, n, "empty entry after the last comma");
+			else if (isspace((unsigned char)*p))
+				snprintf(why, n, "a space before '%s': a CPU list has none (\"0-3,6\")", p + strspn(p, " \t"));
 			else
 				snprintf(why, n, "'%s' is not a CPU number", p);
 			return -1;

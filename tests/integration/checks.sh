@@ -69,7 +69,7 @@ for n in 2 8; do
   "$KVB" platform check "$T/cpus$n" >"$T/oc$n" 2>&1; echo $? >"$T/rc$n"
 done
 check "a 0-5 topology on a 2-CPU board: exit 3 ($(cat "$T/rc2"))" test "$(cat "$T/rc2")" -eq 3
-check "  the problem names the cluster's line and the board's CPUs" grep -qxF "problem: $T/cpus2/platform.yaml:6:19: topology.clusters[0].cpus: CPUs 2-5 are not on the board: the board's $T/cpus2/root/sys/devices/system/cpu/present gives CPUs 0-1" "$T/oc2"
+check "  the problem names the cluster's line and the board's CPUs" grep -qxF "problem: $T/cpus2/platform.yaml:6:19: topology.clusters[0].cpus: CPUs 2-5 are not on the board (the board's $T/cpus2/root/sys/devices/system/cpu/present: CPUs 0-1)" "$T/oc2"
 check "  and is counted" grep -qxF "$T/cpus2/platform.yaml: 1 problem" "$T/oc2"
 check "the same topology on an 8-CPU board is valid ($(cat "$T/rc8"))" sh -c "test $(cat "$T/rc8") -eq 0 && grep -q 'platform.yaml: valid' '$T/oc8'"
 
