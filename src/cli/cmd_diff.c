@@ -1,5 +1,6 @@
 /* Implements `kvbench diff`: option parsing around kvb_diff_print. */
 #include "cli/cli.h"
+#include "core/metric_alias.h"
 #include "results/pload.h"
 #include "core/util.h"
 #include "report/diff.h"
@@ -73,6 +74,7 @@ int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 	}
 	if (optind < argc)
 		return kvb_cli_usage("diff", "unexpected argument '%s'", argv[optind]);
+	kvb_metric_alias_resolve(metrics, nmetrics);
 	o.sel.metric_globs = metrics;
 	o.sel.nmetric_globs = nmetrics;
 	if (!kvb_format_find(o.format, &err))

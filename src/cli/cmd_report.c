@@ -1,5 +1,6 @@
 /* Implements `kvbench report`: option parsing around kvb_page_write. */
 #include "cli/cli.h"
+#include "core/metric_alias.h"
 #include "core/util.h"
 #include "report/format.h"
 #include "report/page.h"
@@ -60,6 +61,7 @@ int cmd_report(struct kvb_cli *cli, int argc, char **argv)
 		default: return kvb_cli_usage("report", "unknown option");
 		}
 	}
+	kvb_metric_alias_resolve(metrics, o.nmetrics);
 	if (optind < argc)
 		return kvb_cli_usage("report", "unexpected argument '%s'", argv[optind]);
 	if (!o.out_path)

@@ -13,6 +13,8 @@ kvb_script_test(it_import_missing integration/import_missing.sh integration 120)
 kvb_script_test(it_wa3_inputs integration/wa3_inputs.sh integration 120)
 kvb_script_test(it_grouping integration/grouping.sh integration 300)
 kvb_script_test(it_checks integration/checks.sh integration 120)
+# issue 41 item 6: thread metric names, platform new from a named board, warm-ups counted alike.
+kvb_script_test(it_first_day2 integration/first_day2.sh integration 120)
 kvb_script_test(it_readme_examples integration/readme_examples.sh integration 300)
 kvb_script_test(it_cleanup_paths integration/cleanup_paths.sh integration 120)
 kvb_script_test(it_until_decided integration/until_decided.sh integration 300)
