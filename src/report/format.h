@@ -95,10 +95,6 @@ const struct kvb_format *kvb_format_find(const char *name, struct kvb_error *err
  * the format) when d has none or several. */
 const struct kvb_box *kvb_out_one_table(const struct kvb_out *d, const char *format, struct kvb_error *err);
 
-/* The format called name, or the table format for NULL or an unknown name (for producers handed a
- * name the command already checked with kvb_format_find). Never NULL. */
-const struct kvb_format *kvb_format_of(const char *name);
-
 /* "table|markdown|csv|tsv|json|html": every format's name, '|'-separated, in registry order (usage
  * texts, the man page and bash completion are generated from it). Static storage. */
 const char *kvb_format_names(void);

@@ -196,6 +196,8 @@ struct page_work {
 	struct kvb_diff_opts d;
 	struct kvb_report r;
 	int loaded;              /* r holds the runs' results */
+	struct kvb_table cells;  /* every cell of r computed once (results/table.h), when loaded */
+	struct kvb_event_notes notes; /* the runs' job events: the table's footnote marks */
 	struct kvb_box *table;   /* the comparison (owned) */
 	char *legend;
 	cJSON *diff_json;
@@ -228,31 +230,53 @@ static int select_runs(struct kvb_store *s, const struct kvb_page_opts *o, struc
 	return KVB_OK;
 }
 
+/* The legend under the comparison and the notes of the jobs its footnote marks name (owned). */
+static char *footer(const struct kvb_table *t, const struct kvb_diff_opts *d, const struct kvb_event_notes *notes)
+{
+	char *legend = kvb_diff_legend(t, d), *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return legend;
+	fputs(legend, f);
+	kvb_event_notes_print(notes, d->fmt, f);
+	fclose(f);
+	free(legend);
+	while (len && text[len - 1] == '\n')
+		text[--len] = '\0';
+	return text;
+}
+
 /* The comparison, its summary first, and the anchors' views (the runs have results). */
-static int comparison_sections(struct kvb_store *s, const struct kvb_page_opts *o, struct page_work *w,
-			       struct kvb_error *err)
+static int comparison_sections(struct kvb_store *s, const struct kvb_page_opts *o, const struct kvb_format *fmt,
+			       struct page_work *w, struct kvb_error *err)
 {
 	struct kvb_out_section *sec;
-	int rc, one_boot = 0;
+	int rc;
 	memset(&w->d, 0, sizeof(w->d));
 	w->d.sel.runs = o->nruns ? o->runs : &w->latest;
 	w->d.sel.nruns = o->nruns ? o->nruns : 1;
 	w->d.sel.baseline = o->baseline;
 	w->d.alpha = KVB_STATS_ALPHA;
+	w->d.fmt = fmt;
 	if ((rc = kvb_report_load(s, &w->d.sel, &w->r, err)))
 		return rc;
-	w->loaded = 1;
-	if ((rc = kvb_report_set_margins(s, &w->r, 0, err)))
+	if ((rc = kvb_report_set_margins(s, &w->r, 0, err))) {
+		kvb_report_release(&w->r);
 		return rc;
+	}
+	w->loaded = 1;
+	kvb_table_compute(&w->r, w->d.stat, w->d.alpha, &w->cells);
+	kvb_event_notes_load(s, w->r.runs, w->r.nruns, &w->notes, err);
 	w->table = kvb_xcalloc(1, sizeof(*w->table));
-	kvb_diff_table(&w->r, &w->d, w->table, &one_boot);
-	w->legend = kvb_diff_legend(&w->r, &w->d);
-	w->diff_json = kvb_diff_json(&w->r, &w->d);
-	kvb_page_forest(&w->p, &w->r, w->diff_json, own_section);
+	kvb_diff_table(&w->cells, &w->d, &w->notes, w->table);
+	w->legend = footer(&w->cells, &w->d, &w->notes);
+	w->diff_json = kvb_diff_json(&w->cells, &w->d);
+	kvb_page_forest(&w->p, &w->cells, w->diff_json, own_section);
 	sec = kvb_page_add(&w->p, "Comparison", "comparison");
 	sec->table = w->table;
 	sec->footer = w->legend;
-	if (one_boot)
+	if (w->cells.one_boot)
 		sec->text = "Some comparisons have a single boot per variant: kernel and boot effects cannot be "
 			    "separated (run with --rounds 2 or more).";
 	kvb_page_quantiles(&w->p, &w->r);
@@ -358,7 +382,7 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		rc = kvb_error_set(err, KVB_EINPUT, "%s: no result passes --metric/--workload/--variant", s->path);
 		goto out;
 	}
-	if (nres && (rc = comparison_sections(s, o, &w, err)))
+	if (nres && (rc = comparison_sections(s, o, fmt, &w, err)))
 		goto out;
 	if (!nres)
 		kvb_page_add(&w.p, "Comparison", "comparison")->text = "no results: every job failed (see Failures)";
@@ -393,8 +417,11 @@ out:
 		kvb_box_release(w.table);
 		free(w.table);
 	}
-	if (w.loaded)
+	if (w.loaded) {
+		kvb_table_release(&w.cells);
 		kvb_report_release(&w.r);
+	}
+	kvb_event_notes_release(&w.notes);
 	free(w.legend);
 	free(title);
 	free(runs_text);

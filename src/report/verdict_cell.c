@@ -134,9 +134,10 @@ void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cel
 	cJSON_AddStringToObject(jv, "cliffs_magnitude", kvb_stats_cliffs_label(cs->cliffs));
 }
 
-void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_diff_opts *o)
+void kvb_verdict_legend(FILE *out, const struct kvb_table *t, const struct kvb_diff_opts *o)
 {
-	int md = !!(kvb_format_of(o->format)->caps & KVB_FMT_MARKUP), any = 0;
+	const struct kvb_report *r = t->r;
+	int md = !!(kvb_diff_format(o)->caps & KVB_FMT_MARKUP), any = 0;
 	double m = o->margin > 0 ? o->margin : (r->ngroups ? r->groups[0].margin : KVB_VERDICT_MARGIN);
 	int same_margin = 1;
 	for (size_t i = 1; i < r->ngroups; i++)
@@ -181,9 +182,8 @@ void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_
 	for (size_t gi = 0; gi < r->ngroups; gi++)
 		for (size_t v = 0; v < r->variants.n; v++) {
 			const struct kvb_cell *c = &r->groups[gi].cells[v];
-			size_t modes = 1;
-			/* the modes alone (the rest of kvb_cell_compute was done for the table) */
-			if (!c->n || kvb_stats_count_modes(c->v, c->n, &modes, NULL) || modes < 2)
+			size_t modes = kvb_table_cell(t, gi, v)->modes;
+			if (!c->n || modes < 2)
 				continue;
 			if (!any++)
 				fprintf(out, "%s\u2020 multimodal samples (a mean summarises several populations; plot the runs):\n",

@@ -1,7 +1,7 @@
 /*
  * The three-way verdict in reports (DESIGN.md §11): margins per group, the
  * verdict cell text, its JSON fields, the legend and the multimodality
- * footnote. The statistics are in stats/verdict.h; kvb_cell_compute fills
+ * footnote. The statistics are in stats/verdict.h; kvb_cell_compute (results/table.h) fills
  * struct kvb_cell_stats.v3, .cliffs and .modes.
  */
 #ifndef KVB_REPORT_VERDICT_CELL_H
@@ -55,6 +55,6 @@ void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cel
  * The legend under a table (table/markdown: what every verdict and mark
  * means) and, when any cell of r is multimodal, a footnote naming each one.
  */
-void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_diff_opts *o);
+void kvb_verdict_legend(FILE *out, const struct kvb_table *t, const struct kvb_diff_opts *o);
 
 #endif
