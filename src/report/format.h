@@ -68,6 +68,9 @@ enum kvb_format_cap {
 	KVB_FMT_ONE_TABLE = 1 << 3, /* holds one table: a producer with several writes one long table, with
 				     * the columns only scripts need (diff_pct, significant) */
 	KVB_FMT_DOCUMENT = 1 << 4,  /* takes the producer's own JSON form (kvb_out.json) */
+	KVB_FMT_PLOTS = 1 << 5,     /* draws plot specs (kvb_out_section.plot) and needs a file of its own; without
+				     * it, producers leave out the prose that only describes a plot (its dots,
+				     * whiskers, what hovering shows) */
 };
 /* (Precision needs no bit: every cell carries its display and raw text, box.h.) */
 

@@ -12,6 +12,7 @@
 #include "report/shortlabel.h"
 #include "report/verdict_cell.h"
 #include "report/sqltable.h"
+#include "store/disturbance.h"
 #include "store/schema.h"
 #include "workload/workload.h"
 
@@ -230,6 +231,25 @@ static int select_runs(struct kvb_store *s, const struct kvb_page_opts *o, struc
 	return KVB_OK;
 }
 
+/*
+ * A banner above everything when the host disturbed jobs of the runs (store/disturbance.h's one
+ * line): a reader sees at once that some numbers were re-run or left out, and why.
+ */
+static void disturbance_banner(struct kvb_store *s, const struct kvb_page_opts *o, struct page_work *w)
+{
+	struct kvb_disturbance d;
+	struct kvb_error e2;
+	char *line;
+	if (kvb_store_disturbance(s, o->nruns ? o->runs : &w->latest, o->nruns ? o->nruns : 1, &d, &e2) ||
+	    !(line = kvb_disturbance_line(&d)))
+		return;
+	kvb_page_add(&w->p, "Host disturbance", "disturbance")->text = kvb_page_keep(&w->p, kvb_xasprintf(
+		"The host disturbed jobs of these runs: %s. A job the host disturbed is run again; one disturbed in "
+		"every attempt is left out and never compared (`kvbench show witnesses` lists what each witness saw).",
+		line));
+	free(line);
+}
+
 /* The legend under the comparison and the notes of the jobs its footnote marks name (owned). */
 static char *footer(const struct kvb_table *t, const struct kvb_diff_opts *d, const struct kvb_event_notes *notes)
 {
@@ -326,6 +346,33 @@ static int detail_sections(struct kvb_store *s, const struct kvb_page_opts *o, s
 	return KVB_OK;
 }
 
+/*
+ * The sections a format that draws no plot shows (markdown, table, json): none that is a plot, and
+ * no heading or text whose part of the page holds plots alone (it describes dots, whiskers and
+ * what hovering shows, none of which is there). Returns how many; *kept (caller frees) borrows p's.
+ */
+static size_t without_plots(const struct kvb_page *p, struct kvb_out_section **kept)
+{
+	size_t n = 0;
+	*kept = kvb_xcalloc(p->n + 1, sizeof(**kept));
+	for (size_t i = 0; i < p->n; i++) {
+		const struct kvb_out_section *sec = &p->sec[i];
+		size_t j, plots = 0, other = 0;
+		if (sec->plot)
+			continue;
+		if (sec->heading && !sec->table) {
+			for (j = i + 1; j < p->n && !p->sec[j].heading; j++) {
+				plots += p->sec[j].plot != NULL;
+				other += !p->sec[j].plot;
+			}
+			if (plots && !other)
+				continue;
+		}
+		(*kept)[n++] = *sec;
+	}
+	return n;
+}
+
 /* The filter of o's --metric/--workload/--variant/--baseline. */
 static void filter_from(struct kvb_page_filter *f, const struct kvb_page_opts *o)
 {
@@ -349,6 +396,7 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	int rc, filtered = 0;
 	struct db_files dbf;
 	struct kvb_page_filter filt;
+	struct kvb_out_section *prose = NULL;
 
 	if (!fmt)
 		return KVB_EUSAGE;
@@ -382,6 +430,7 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		rc = kvb_error_set(err, KVB_EINPUT, "%s: no result passes --metric/--workload/--variant", s->path);
 		goto out;
 	}
+	disturbance_banner(s, o, &w);
 	if (nres && (rc = comparison_sections(s, o, fmt, &w, err)))
 		goto out;
 	if (!nres)
@@ -402,8 +451,13 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	title = kvb_xasprintf("kvbench report: run%s %s", o->nruns > 1 ? "s" : "", runs_text);
 	memset(&doc, 0, sizeof(doc));
 	doc.title = title;
-	doc.sec = w.p.sec;
-	doc.nsec = w.p.n;
+	if (fmt->caps & KVB_FMT_PLOTS) {
+		doc.sec = w.p.sec;
+		doc.nsec = w.p.n;
+	} else {
+		doc.nsec = without_plots(&w.p, &prose);
+		doc.sec = prose;
+	}
 	if ((rc = write_atomic(fmt, &doc, o->out_path, &dbf, err)))
 		goto out;
 	if (!nres)
@@ -423,6 +477,7 @@ out:
 	}
 	kvb_event_notes_release(&w.notes);
 	free(w.legend);
+	free(prose);
 	free(title);
 	free(runs_text);
 	kvb_page_release(&w.p);
