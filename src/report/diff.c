@@ -153,7 +153,7 @@ static void print_long(const struct kvb_table *tb, const struct kvb_diff_opts *o
 	kvb_box_header(&b, col++, "variant", KVB_ALIGN_LEFT);
 	kvb_box_header(&b, col++, "n", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "boots", KVB_ALIGN_RIGHT);
-	kvb_box_header(&b, col++, kvb_stat_name(o->stat), KVB_ALIGN_RIGHT);
+	kvb_box_header(&b, col++, kvb_stat_name(tb->stat), KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "stdev", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "cov", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "perc_diff", KVB_ALIGN_RIGHT);
@@ -225,7 +225,7 @@ static void print_wide(const struct kvb_table *tb, const struct kvb_diff_opts *o
 	if (labels)
 		kvb_box_header(&b, col++, "classifiers", KVB_ALIGN_LEFT);
 	for (size_t v = 0; v < nv; v++) {
-		snprintf(t, sizeof(t), "%s %s ± cov", r->variants.v[v], kvb_stat_name(o->stat));
+		snprintf(t, sizeof(t), "%s %s ± cov", r->variants.v[v], kvb_stat_name(tb->stat));
 		kvb_box_header(&b, col++, t, KVB_ALIGN_RIGHT);
 		if (v) {
 			snprintf(t, sizeof(t), "%s %%change", r->variants.v[v]);
@@ -290,8 +290,7 @@ static const struct kvb_group *row_group(const struct kvb_report *r, const char 
 }
 
 /* --by KEY: one row per (metric, other classifiers, variant), one column per KEY value: `value (diff%) verdict`. */
-static void print_by(const struct kvb_table *tb, const struct kvb_diff_opts *o, const struct kvb_event_notes *notes,
-		     struct kvb_box *out)
+static void print_by(const struct kvb_table *tb, const struct kvb_event_notes *notes, struct kvb_box *out)
 {
 	const struct kvb_report *r = tb->r;
 	struct kvb_strv vals = KVB_STRV_INIT, rows = KVB_STRV_INIT;
@@ -325,7 +324,7 @@ static void print_by(const struct kvb_table *tb, const struct kvb_diff_opts *o, 
 	kvb_box_header(&b, 2, "classifiers", KVB_ALIGN_LEFT);
 	kvb_box_header(&b, 3, "variant", KVB_ALIGN_LEFT);
 	for (size_t k = 0; k < vals.n; k++)
-		kvb_box_header(&b, 4 + k, kvb_by_label(o->sel.by, vals.v[k], t, sizeof(t)), KVB_ALIGN_RIGHT);
+		kvb_box_header(&b, 4 + k, kvb_by_label(tb->by, vals.v[k], t, sizeof(t)), KVB_ALIGN_RIGHT);
 	for (size_t ri = 0; ri < rows.n; ri++) {
 		for (size_t v = 0; v < r->variants.n; v++) {
 			const struct kvb_group *first = row_group(r, rows.v[ri], NULL);
@@ -454,7 +453,7 @@ static void left_out_json(cJSON *jg, const char *variant, const struct kvb_cell_
 }
 
 /* JSON carries every statistic and p-value (a notebook needs nothing else). */
-cJSON *kvb_diff_json(const struct kvb_table *t, const struct kvb_diff_opts *o)
+cJSON *kvb_diff_json(const struct kvb_table *t)
 {
 	const struct kvb_report *r = t->r;
 	cJSON *root = cJSON_CreateObject(), *groups = cJSON_CreateArray(), *runs = cJSON_CreateArray();
@@ -462,8 +461,8 @@ cJSON *kvb_diff_json(const struct kvb_table *t, const struct kvb_diff_opts *o)
 		cJSON_AddItemToArray(runs, cJSON_CreateNumber((double)r->runs[i]));
 	cJSON_AddItemToObject(root, "runs", runs);
 	cJSON_AddStringToObject(root, "baseline", r->variants.v[0]);
-	cJSON_AddStringToObject(root, "stat", kvb_stat_name(o->stat));
-	cJSON_AddNumberToObject(root, "alpha", o->alpha);
+	cJSON_AddStringToObject(root, "stat", kvb_stat_name(t->stat));
+	cJSON_AddNumberToObject(root, "alpha", t->alpha);
 	for (size_t gi = 0; gi < r->ngroups; gi++) {
 		const struct kvb_group *g = &r->groups[gi];
 		cJSON *jg = cJSON_CreateObject(), *vs = cJSON_CreateArray();
@@ -474,7 +473,7 @@ cJSON *kvb_diff_json(const struct kvb_table *t, const struct kvb_diff_opts *o)
 		cJSON_AddBoolToObject(jg, "estimated", strstr(g->cls_json, "\"estimated\":\"true\"") != NULL);
 		cJSON_AddItemToObject(jg, "classifiers", cJSON_Parse(g->cls_json));
 		if (g->by_value)
-			cJSON_AddStringToObject(jg, o->sel.by, g->by_value);
+			cJSON_AddStringToObject(jg, t->by, g->by_value);
 		for (size_t v = 0; v < r->variants.n; v++) {
 			const struct kvb_cell_stats cs = *kvb_table_cell(t, gi, v);
 			cJSON *jv = cJSON_CreateObject(), *vals = cJSON_CreateArray(), *boots = cJSON_CreateArray();
@@ -506,7 +505,7 @@ cJSON *kvb_diff_json(const struct kvb_table *t, const struct kvb_diff_opts *o)
 			if (cs.left_out)
 				cJSON_AddNumberToObject(jv, "left_out", (double)cs.left_out);
 			if (cs.has_cmp)
-				cmp_json(jv, &cs, o->stat);
+				cmp_json(jv, &cs, t->stat);
 			kvb_verdict_json(jv, g, &cs);
 			cJSON_AddItemToArray(vs, jv);
 		}
@@ -520,8 +519,8 @@ cJSON *kvb_diff_json(const struct kvb_table *t, const struct kvb_diff_opts *o)
 void kvb_diff_table(const struct kvb_table *t, const struct kvb_diff_opts *o, const struct kvb_event_notes *notes,
 		    struct kvb_box *table)
 {
-	if (o->sel.by)
-		print_by(t, o, notes, table);
+	if (t->by)
+		print_by(t, notes, table);
 	else if (o->layout == KVB_LAYOUT_WIDE)
 		print_wide(t, o, notes, table);
 	else
@@ -626,7 +625,7 @@ static int render(const struct kvb_table *t, const struct kvb_diff_opts *o, cons
 	memset(&sec, 0, sizeof(sec));
 	memset(&doc, 0, sizeof(doc));
 	if (fmt->caps & KVB_FMT_DOCUMENT)
-		json = kvb_diff_json(t, o);
+		json = kvb_diff_json(t);
 	else
 		kvb_diff_table(t, o, notes, &table);
 	legend = kvb_diff_legend(t, o);
@@ -666,8 +665,8 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 	kvb_event_notes_load(s, r.runs, r.nruns, &notes, err);
 	notes.by = o->sel.by;
 	/* every cell computed once; each layout and format renders these */
-	kvb_table_compute(&r, o->stat, o->alpha, &t);
-	if (o->layout == KVB_LAYOUT_MAIL || (fmt->table && o->sel.by && o->layout == KVB_LAYOUT_WIDE))
+	kvb_table_compute(&r, o->stat, o->alpha, o->sel.by, &t);
+	if (o->layout == KVB_LAYOUT_MAIL || (fmt->table && t.by && o->layout == KVB_LAYOUT_WIDE))
 		rc = print_own_text(&t, o, &notes, out, err);
 	else
 		rc = render(&t, o, &notes, out, err);

@@ -51,7 +51,7 @@ void kvb_diff_table(const struct kvb_table *t, const struct kvb_diff_opts *o, co
 /* The legend printed under the table (caller frees). */
 char *kvb_diff_legend(const struct kvb_table *t, const struct kvb_diff_opts *o);
 /* Every statistic, p-value, CI and raw value of a computed comparison, in load order (caller cJSON_Delete()s). */
-cJSON *kvb_diff_json(const struct kvb_table *t, const struct kvb_diff_opts *o);
+cJSON *kvb_diff_json(const struct kvb_table *t);
 
 /*
  * The mail layout (diff_mail.c): per (workload, metric) a plain-text table, rows the --by values

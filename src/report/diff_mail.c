@@ -48,10 +48,10 @@ static char *table_key(const struct kvb_group *g)
 }
 
 /* A row's label: the group's classifier label and its --by value ("root", "level1"), or "-". Owned. */
-static char *row_label(const struct kvb_diff_opts *o, const struct kvb_group *g)
+static char *row_label(const struct kvb_table *t, const struct kvb_group *g)
 {
 	char b[128];
-	const char *by = o->sel.by && g->by_value ? kvb_by_label(o->sel.by, g->by_value, b, sizeof(b)) : "";
+	const char *by = t->by && g->by_value ? kvb_by_label(t->by, g->by_value, b, sizeof(b)) : "";
 	const char *l = g->label ? g->label : "";
 	if (!*l && !*by)
 		return kvb_xstrdup("-");
@@ -122,10 +122,10 @@ static void wrapped(FILE *out, const char *text)
 	fputc('\n', out);
 }
 
-static void legend(FILE *out, const struct kvb_table *t, const struct kvb_diff_opts *o)
+static void legend(FILE *out, const struct kvb_table *t)
 {
 	const struct kvb_report *r = t->r;
-	double m = o->margin > 0 ? o->margin : (r->ngroups ? r->groups[0].margin : KVB_VERDICT_MARGIN);
+	double m = r->ngroups ? r->groups[0].margin : KVB_VERDICT_MARGIN; /* --margin set every group's */
 	int same_margin = 1;
 	char *text;
 	for (size_t i = 1; i < r->ngroups; i++)
@@ -133,7 +133,7 @@ static void legend(FILE *out, const struct kvb_table *t, const struct kvb_diff_o
 	text = kvb_xasprintf("n: values per variant (runs x iterations), and the boots they came from when more "
 			     "than one; %s (\u00b1cov: the coefficient of variation of the values); diff = (variant - "
 			     "%s) / |%s|, * when significant at alpha %g.",
-			     kvb_stat_name(o->stat), r->variants.v[0], r->variants.v[0], o->alpha);
+			     kvb_stat_name(t->stat), r->variants.v[0], r->variants.v[0], t->alpha);
 	wrapped(out, text);
 	free(text);
 	if (same_margin)
@@ -172,7 +172,7 @@ static void n_text(char *buf, size_t size, const struct kvb_table *t, const stru
 		snprintf(buf + len, size - (size_t)len, blo == bhi ? " in %zu boots" : " in %zu..%zu boots", blo, bhi);
 }
 
-static void print_table(FILE *out, const struct kvb_table *t, const struct kvb_diff_opts *o, const struct mail_table *mt,
+static void print_table(FILE *out, const struct kvb_table *t, const struct mail_table *mt,
 			const struct kvb_event_notes *notes)
 {
 	const struct kvb_report *r = t->r;
@@ -185,7 +185,7 @@ static void print_table(FILE *out, const struct kvb_table *t, const struct kvb_d
 	for (size_t v = 0; v < nv; v++)
 		vw[v] = cols(r->variants.v[v]);
 	for (size_t i = 0; i < mt->n; i++) {
-		char *l = row_label(o, &r->groups[mt->g[i]]);
+		char *l = row_label(t, &r->groups[mt->g[i]]);
 		size_t c = cols(l);
 		if (c <= MAIL_LABEL && c > lw)
 			lw = c;
@@ -205,7 +205,7 @@ static void print_table(FILE *out, const struct kvb_table *t, const struct kvb_d
 	}
 	n_text(ntxt, sizeof(ntxt), t, mt);
 	fprintf(out, "%s %s%s%s%s, %s is better; %s (\u00b1cov), %s\n", g0->workload, g0->metric, *g0->units ? " (" : "",
-		g0->units, *g0->units ? ")" : "", g0->lower_is_better ? "lower" : "higher", kvb_stat_name(o->stat), ntxt);
+		g0->units, *g0->units ? ")" : "", g0->lower_is_better ? "lower" : "higher", kvb_stat_name(t->stat), ntxt);
 	if (!labels)
 		lw = 0;
 	pad(out, "", lw, 1);
@@ -224,7 +224,7 @@ static void print_table(FILE *out, const struct kvb_table *t, const struct kvb_d
 	fputc('\n', out);
 	for (size_t i = 0; i < mt->n; i++) {
 		size_t gi = mt->g[i];
-		char *l = row_label(o, &r->groups[gi]);
+		char *l = row_label(t, &r->groups[gi]);
 		if (!labels) {
 			/* no label column */
 		} else if (cols(l) > lw) { /* a full label on its own line, never cut */
@@ -294,10 +294,10 @@ int kvb_diff_mail(const struct kvb_table *t, const struct kvb_diff_opts *o, cons
 		fputs("```\n", out);
 	for (size_t j = 0; j < keys.n; j++) {
 		fputs(shown++ ? "\n" : "", out);
-		print_table(out, t, o, &mt[j], notes);
+		print_table(out, t, &mt[j], notes);
 	}
 	fputc('\n', out);
-	legend(out, t, o);
+	legend(out, t);
 	kvb_event_notes_print(notes, &kvb_format_table, out);
 	if (md)
 		fputs("```\n", out);

@@ -83,10 +83,11 @@ static void cells(struct kvb_box *b, const struct kvb_table *t, const struct kvb
 	}
 }
 
-static void headers(struct kvb_box *b, size_t *col, const struct kvb_report *r, const struct kvb_diff_opts *o, int csv)
+static void headers(struct kvb_box *b, size_t *col, const struct kvb_table *tb, int csv)
 {
+	const struct kvb_report *r = tb->r;
 	char t[256];
-	const char *st = kvb_stat_name(o->stat);
+	const char *st = kvb_stat_name(tb->stat);
 	for (size_t v = 0; v < r->variants.n; v++) {
 		snprintf(t, sizeof(t), csv ? "%s %s" : "%s %s(±cov)", r->variants.v[v], st);
 		kvb_box_header(b, (*col)++, t, KVB_ALIGN_RIGHT);
@@ -151,8 +152,8 @@ void kvb_mailtable_print(const struct kvb_table *t, const struct kvb_diff_opts *
 		kvb_box_header(&b, col++, "workload", KVB_ALIGN_LEFT);
 		kvb_box_header(&b, col++, "metric", KVB_ALIGN_LEFT);
 		kvb_box_header(&b, col++, "classifiers", KVB_ALIGN_LEFT);
-		kvb_box_header(&b, col++, o->sel.by, KVB_ALIGN_LEFT);
-		headers(&b, &col, r, o, 1);
+		kvb_box_header(&b, col++, t->by, KVB_ALIGN_LEFT);
+		headers(&b, &col, t, 1);
 		for (size_t i = 0; i < tables.n; i++) {
 			const struct kvb_group *g0 = &r->groups[first[order[i]]];
 			for (size_t k = 0; k < vals.n; k++) {
@@ -179,13 +180,13 @@ void kvb_mailtable_print(const struct kvb_table *t, const struct kvb_diff_opts *
 			if (md)
 				fputc('\n', out);
 			kvb_box_init(&b, 1 + nv + perdiff * (nv - 1));
-			kvb_box_header(&b, col++, o->sel.by, KVB_ALIGN_LEFT);
-			headers(&b, &col, r, o, 0);
+			kvb_box_header(&b, col++, t->by, KVB_ALIGN_LEFT);
+			headers(&b, &col, t, 0);
 			for (size_t k = 0; k < vals.n; k++) {
 				const struct kvb_group *g = find(r, tables.v[order[i]], vals.v[k]);
 				if (!g)
 					continue;
-				kvb_box_cell(&b, kvb_by_label(o->sel.by, vals.v[k], lab, sizeof(lab)));
+				kvb_box_cell(&b, kvb_by_label(t->by, vals.v[k], lab, sizeof(lab)));
 				cells(&b, t, g, 0);
 			}
 			fmt->table(&b, out);

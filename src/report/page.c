@@ -286,12 +286,12 @@ static int comparison_sections(struct kvb_store *s, const struct kvb_page_opts *
 		return rc;
 	}
 	w->loaded = 1;
-	kvb_table_compute(&w->r, w->d.stat, w->d.alpha, &w->cells);
+	kvb_table_compute(&w->r, w->d.stat, w->d.alpha, NULL, &w->cells);
 	kvb_event_notes_load(s, w->r.runs, w->r.nruns, &w->notes, err);
 	w->table = kvb_xcalloc(1, sizeof(*w->table));
 	kvb_diff_table(&w->cells, &w->d, &w->notes, w->table);
 	w->legend = footer(&w->cells, &w->d, &w->notes);
-	w->diff_json = kvb_diff_json(&w->cells, &w->d);
+	w->diff_json = kvb_diff_json(&w->cells);
 	kvb_page_forest(&w->p, &w->cells, w->diff_json, own_section);
 	sec = kvb_page_add(&w->p, "Comparison", "comparison");
 	sec->table = w->table;
@@ -347,7 +347,7 @@ static int detail_sections(struct kvb_store *s, const struct kvb_page_opts *o, s
 }
 
 /*
- * The sections a format that draws no plot shows (markdown, table, json): none that is a plot, and
+ * The sections a text format that draws no plot shows (markdown, table): none that is a plot, and
  * no heading or text whose part of the page holds plots alone (it describes dots, whiskers and
  * what hovering shows, none of which is there). Returns how many; *kept (caller frees) borrows p's.
  */
@@ -451,7 +451,8 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	title = kvb_xasprintf("kvbench report: run%s %s", o->nruns > 1 ? "s" : "", runs_text);
 	memset(&doc, 0, sizeof(doc));
 	doc.title = title;
-	if (fmt->caps & KVB_FMT_PLOTS) {
+	if ((fmt->caps & KVB_FMT_PLOTS) || !(fmt->caps & KVB_FMT_PROSE)) {
+		/* html draws the plots; json carries their specs as data */
 		doc.sec = w.p.sec;
 		doc.nsec = w.p.n;
 	} else {

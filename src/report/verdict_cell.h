@@ -12,13 +12,6 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 
-/*
- * Sets every group's margin: `override` (a fraction, from --margin) when > 0,
- * else the agenda's config.margins of the report's first run (results-schema
- * run.agenda_json), else KVB_VERDICT_MARGIN. Errors: KVB_ESTORE.
- */
-int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double override, struct kvb_error *err);
-
 /* Past this many boots per variant an undecided cell reads "no difference this data can resolve". */
 #define KVB_VERDICT_MAX_BOOTS 1000
 

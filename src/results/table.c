@@ -1,17 +1,21 @@
 /* Implements the computed comparison: each cell once, and the order of groups by what changed. */
 #include "results/table.h"
+#include "config/margins.h"
 #include "core/util.h"
+#include "store/rows.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-void kvb_table_compute(const struct kvb_report *r, enum kvb_stat stat, double alpha, struct kvb_table *t)
+void kvb_table_compute(const struct kvb_report *r, enum kvb_stat stat, double alpha, const char *by,
+		       struct kvb_table *t)
 {
 	size_t nv = r->variants.n, ng = r->ngroups;
 	memset(t, 0, sizeof(*t));
 	t->r = r;
 	t->stat = stat;
 	t->alpha = alpha;
+	t->by = by;
 	t->cs = kvb_xcalloc(ng * nv + 1, sizeof(*t->cs));
 	t->order = kvb_xcalloc(ng + 1, sizeof(*t->order));
 	for (size_t g = 0; g < ng; g++) {
@@ -67,4 +71,26 @@ enum kvb_table_rank kvb_table_rank(const struct kvb_table *t, size_t g)
 			best = k;
 	}
 	return best;
+}
+
+int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double override, struct kvb_error *err)
+{
+	cJSON *agenda = NULL;
+	if (override <= 0 && r->nruns) {
+		struct kvb_rows *st;
+		if (kvb_rows_open(s, "SELECT agenda_json FROM run WHERE id = ?", &st, NULL, NULL) != KVB_OK)
+			return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
+		kvb_rows_bind_int(st, 1, r->runs[0]);
+		if (kvb_rows_next(st, NULL) == 1 && kvb_rows_text(st, 0))
+			agenda = cJSON_Parse((const char *)kvb_rows_text(st, 0));
+		kvb_rows_close(st);
+	}
+	for (size_t i = 0; i < r->ngroups; i++) {
+		struct kvb_group *g = &r->groups[i];
+		g->margin = override > 0 ? override : kvb_margin_from_agenda(agenda, g->workload, g->metric);
+		if (!(g->margin > 0))
+			g->margin = KVB_VERDICT_MARGIN;
+	}
+	cJSON_Delete(agenda);
+	return KVB_OK;
 }

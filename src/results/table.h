@@ -24,16 +24,26 @@ enum kvb_table_rank { KVB_RANK_CHANGED, KVB_RANK_UNDECIDED, KVB_RANK_SAME, KVB_R
 
 struct kvb_table {
 	const struct kvb_report *r;  /* borrowed: outlives the table; its margins set (verdict_cell.h) */
-	enum kvb_stat stat;
+	enum kvb_stat stat;          /* the statistic shown and tested (--stat) */
 	double alpha;
+	const char *by;              /* the classifier spread into columns (--by), borrowed, or NULL */
 	struct kvb_cell_stats *cs;   /* r->ngroups x r->variants.n, [g * nv + v] (owned) */
 	size_t *order;               /* r->ngroups group indices, what changed first (owned) */
 	int one_boot;                /* some comparison has a single boot per variant */
 	int any_labels;              /* some group has a classifier label */
 };
 
-/* Computes every cell of r once (kvb_cell_compute with stat and alpha). Never fails; release with kvb_table_release. */
-void kvb_table_compute(const struct kvb_report *r, enum kvb_stat stat, double alpha, struct kvb_table *t);
+/*
+ * Sets every group's margin: `override` (a fraction, from --margin) when > 0,
+ * else the agenda's config.margins of the report's first run (results-schema
+ * run.agenda_json), else KVB_VERDICT_MARGIN. Errors: KVB_ESTORE.
+ */
+int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double override, struct kvb_error *err);
+
+/* Computes every cell of r once (kvb_cell_compute with stat and alpha; by: the --by key r was loaded
+ * with, or NULL). Call after kvb_report_set_margins. Never fails; release with kvb_table_release. */
+void kvb_table_compute(const struct kvb_report *r, enum kvb_stat stat, double alpha, const char *by,
+		       struct kvb_table *t);
 void kvb_table_release(struct kvb_table *t);
 
 /* The cell of group g, variant v (0 = the baseline). */
