@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/utf8.h"
 #include "report/box.h"
+#include "report/diff_mail.h"
 #include "report/mailtable.h"
 #include "results/runstate.h"
 #include "report/format.h"
@@ -535,7 +536,7 @@ char *kvb_diff_legend(const struct kvb_table *t, const struct kvb_diff_opts *o)
 	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		return kvb_xstrdup("");
-	kvb_verdict_legend(f, t, o);
+	kvb_verdict_legend(f, t, kvb_diff_format(o));
 	fclose(f);
 	while (len && text[len - 1] == '\n')
 		text[--len] = '\0';
@@ -598,13 +599,13 @@ static int print_own_text(const struct kvb_table *t, const struct kvb_diff_opts 
 {
 	const struct kvb_format *fmt = kvb_diff_format(o);
 	if (o->layout == KVB_LAYOUT_MAIL)
-		return kvb_diff_mail(t, o, notes, out, err);
+		return kvb_diff_mail(t, fmt, notes, out, err);
 	/* the mailing-list table (report/mailtable.h): one table per metric, its own text forms */
 	kvb_mailtable_print(t, o, fmt, out);
 	if ((fmt->caps & KVB_FMT_PROSE) && !(fmt->caps & KVB_FMT_MARKUP))
 		fputc('\n', out); /* markdown's legend opens with its own blank line */
 	if (fmt->caps & KVB_FMT_PROSE) {
-		kvb_verdict_legend(out, t, o);
+		kvb_verdict_legend(out, t, fmt);
 		kvb_event_notes_print(notes, fmt, out);
 	}
 	return KVB_OK;

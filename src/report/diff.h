@@ -53,14 +53,4 @@ char *kvb_diff_legend(const struct kvb_table *t, const struct kvb_diff_opts *o);
 /* Every statistic, p-value, CI and raw value of a computed comparison, in load order (caller cJSON_Delete()s). */
 cJSON *kvb_diff_json(const struct kvb_table *t);
 
-/*
- * The mail layout (diff_mail.c): per (workload, metric) a plain-text table, rows the --by values
- * or the classifier labels, per variant `mean (±cov%)`, per compared variant the % change and a
- * short verdict, n once in the title, the legend and the notes once at the end; two variants fit
- * 80 columns. markdown fences it as a code block. Errors: KVB_EUSAGE for a format without prose
- * (csv, tsv, json, html: they carry every column in the long and wide layouts).
- */
-int kvb_diff_mail(const struct kvb_table *t, const struct kvb_diff_opts *o, const struct kvb_event_notes *notes,
-		  FILE *out, struct kvb_error *err);
-
 #endif

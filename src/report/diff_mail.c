@@ -10,8 +10,11 @@
  *
  * Every number is the computed table's (results/table.h): nothing is computed here.
  */
-#include "report/diff.h"
-#include "report/verdict_cell.h"
+#include "report/diff_mail.h"
+#include "core/numfmt.h"
+#include "core/util.h"
+
+#include "stats/verdict.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -258,11 +261,10 @@ static void print_table(FILE *out, const struct kvb_table *t, const struct mail_
 	free(ww);
 }
 
-int kvb_diff_mail(const struct kvb_table *t, const struct kvb_diff_opts *o, const struct kvb_event_notes *notes,
+int kvb_diff_mail(const struct kvb_table *t, const struct kvb_format *fmt, const struct kvb_event_notes *notes,
 		  FILE *out, struct kvb_error *err)
 {
 	const struct kvb_report *r = t->r;
-	const struct kvb_format *fmt = kvb_diff_format(o);
 	int md = !!(fmt->caps & KVB_FMT_MARKUP);
 	struct kvb_strv keys = KVB_STRV_INIT;
 	struct mail_table *mt = kvb_xcalloc(r->ngroups + 1, sizeof(*mt));

@@ -109,10 +109,10 @@ void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cel
 	cJSON_AddStringToObject(jv, "cliffs_magnitude", kvb_stats_cliffs_label(cs->cliffs));
 }
 
-void kvb_verdict_legend(FILE *out, const struct kvb_table *t, const struct kvb_diff_opts *o)
+void kvb_verdict_legend(FILE *out, const struct kvb_table *t, const struct kvb_format *fmt)
 {
 	const struct kvb_report *r = t->r;
-	int md = !!(kvb_diff_format(o)->caps & KVB_FMT_MARKUP), any = 0;
+	int md = !!(fmt->caps & KVB_FMT_MARKUP), any = 0;
 	double m = r->ngroups ? r->groups[0].margin : KVB_VERDICT_MARGIN; /* --margin set every group's */
 	int same_margin = 1;
 	for (size_t i = 1; i < r->ngroups; i++)

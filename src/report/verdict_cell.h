@@ -7,7 +7,8 @@
 #ifndef KVB_REPORT_VERDICT_CELL_H
 #define KVB_REPORT_VERDICT_CELL_H
 
-#include "report/diff.h"
+#include "report/format.h"
+#include "results/table.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -48,6 +49,6 @@ void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cel
  * The legend under a table (table/markdown: what every verdict and mark
  * means) and, when any cell of r is multimodal, a footnote naming each one.
  */
-void kvb_verdict_legend(FILE *out, const struct kvb_table *t, const struct kvb_diff_opts *o);
+void kvb_verdict_legend(FILE *out, const struct kvb_table *t, const struct kvb_format *fmt);
 
 #endif
