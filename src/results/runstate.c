@@ -1,5 +1,6 @@
 /* Implements the run-state notes of `kvbench diff`: failed and missing variants, a failed baseline, empty results. */
 #include "results/runstate.h"
+#include "core/suggest.h"
 #include "store/rows.h"
 #include "core/buf.h"
 #include "core/util.h"
@@ -159,6 +160,28 @@ static char *distinct(struct kvb_store *s, const struct kvb_report *r, const cha
 	return kvb_buf_detach(&out);
 }
 
+/* " (did you mean 'jank_pct'?)" for each --metric name (no glob) close to a stored metric. */
+static void did_you_mean(struct kvb_buf *m, const struct kvb_report_opts *o, const char *metrics)
+{
+	struct kvb_strv names = KVB_STRV_INIT;
+	char buf[256];
+	for (const char *p = metrics; *p;) {
+		size_t len = strcspn(p, ",");
+		char *name = kvb_xstrndup(p, len);
+		kvb_strv_push(&names, name);
+		free(name);
+		p += len;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	for (size_t i = 0; i < o->nmetric_globs + 1; i++) {
+		const char *g = i < o->nmetric_globs ? o->metric_globs[i] : o->metric_glob;
+		if (g && !strpbrk(g, "*?[") && *kvb_did_you_mean(buf, sizeof(buf), g, (const char *const *)names.v, names.n))
+			kvb_buf_addf(m, "; --metric '%s'%s", g, buf);
+	}
+	kvb_strv_release(&names);
+}
+
 int kvb_run_state_explain_empty(struct kvb_store *s, const struct kvb_report_opts *o, const struct kvb_report *r,
 				struct kvb_error *err)
 {
@@ -191,6 +214,7 @@ int kvb_run_state_explain_empty(struct kvb_store *s, const struct kvb_report_opt
 			if (!o->metric_glob || strcmp(o->metric_glob, o->metric_globs[i]))
 				kvb_buf_addf(&m, " --metric '%s'", o->metric_globs[i]);
 		kvb_buf_addf(&m, " (workloads: %s; metrics: %s)", workloads, metrics);
+		did_you_mean(&m, o, metrics);
 		if (!filtered)
 			kvb_buf_addf(&m, " -- none of them has a value");
 	}

@@ -52,6 +52,10 @@ check "mail with csv: a usage error that says why (rc $rc)" sh -c "test $rc -eq 
 "$KVB" diff -d "$T/s.db" --layout tall >/dev/null 2>"$T/e5"; rc=$?
 check "an unknown layout names the three (rc $rc)" sh -c "test $rc -eq 2 && grep -q 'long, wide or mail' '$T/e5'"
 
+# --- a metric name a letter off (the thread's jank_perc for jank_pct): did you mean
+"$KVB" diff -d "$T/s.db" --metric slak --layout mail >/dev/null 2>"$T/e6"; rc=$?
+check "--metric slak: exit 3 and did you mean 'slack' (rc $rc)" sh -c "test $rc -eq 3 && grep -qF -- \"--metric 'slak' (did you mean 'slack'?)\" '$T/e6'"
+
 # --- the order of rows: what changed first for people, the results' order for scripts
 "$KVB" diff -d "$T/s.db" >"$T/d1" 2>/dev/null
 verdicts=$(grep '| patch ' "$T/d1" | awk -F'|' '{print $(NF-1)}' | awk '{print $1}' | tr '\n' ' ')
