@@ -5,6 +5,7 @@
 #include "engine/engine.h"
 #include "engine/plan.h"
 #include "engine/preflight.h"
+#include "flash/flash.h"
 #include "report/box.h"
 
 #include <getopt.h>
@@ -50,7 +51,7 @@ static int add_variants(struct kvb_agenda *a, const struct kvb_strv *variants)
  * kvb_preflight_report) and, when *rounds is 0, the platform's default rounds. KVB_EINPUT
  * when the platform does not load (its errors on stderr).
  */
-static int check_on_platform(const struct kvb_agenda *a, const char *plat_name, int *rounds, int *pre_rc)
+static int check_on_platform(const struct kvb_agenda *a, const char *plat_name, int *rounds, int *pre_rc, int *warmup)
 {
 	struct kvb_platform p;
 	struct kvb_diag pd;
@@ -65,6 +66,8 @@ static int check_on_platform(const struct kvb_agenda *a, const char *plat_name, 
 	}
 	if (!*rounds)
 		*rounds = kvb_engine_default_rounds(&p, a);
+	/* the warm-up `run` adds where each round boots (engine/run.c default_warmup): counted as it counts them */
+	*warmup = kvb_flasher_boots_each_round(kvb_flasher_find(p.flash_method)) ? 1 : 0;
 	kvb_preflight_run(a, &p, 0, 1, 0, &pf);
 	*pre_rc = kvb_preflight_report(&pf, stderr);
 	kvb_preflight_release(&pf);
@@ -112,6 +115,15 @@ static void print_jobs(const struct kvb_agenda *a, const struct kvb_plan *plan)
 	kvb_box_release(&b);
 }
 
+/* 1 when a spec leaves its warm-up to the platform (warmup unset). */
+static int unset_warmup(const struct kvb_agenda *a)
+{
+	for (size_t i = 0; i < a->nspecs; i++)
+		if (a->specs[i].warmup < 0)
+			return 1;
+	return 0;
+}
+
 int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 {
 	(void)cli; /* flags 0: no DB */
@@ -123,7 +135,8 @@ int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 	};
 	struct kvb_agenda a;
 	struct kvb_plan plan;
-	int c, rc, rounds = 0, pre_rc = KVB_OK;
+	int c, rc, rounds = 0, pre_rc = KVB_OK, warmup = 0;
+	char planned[96];
 	const char *plat_name = NULL;
 	struct kvb_strv variants = KVB_STRV_INIT;
 	optind = 1;
@@ -145,15 +158,29 @@ int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 	}
 	rc = add_variants(&a, &variants);
 	kvb_strv_release(&variants);
-	if (!rc && plat_name)
-		rc = check_on_platform(&a, plat_name, &rounds, &pre_rc);
+	if (!rc && plat_name) {
+		rc = check_on_platform(&a, plat_name, &rounds, &pre_rc, &warmup);
+	} else if (!rc) {
+		/* no platform: the variants' own files still are what they say */
+		struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
+		kvb_preflight_variant_files(&a, &pf);
+		pre_rc = kvb_preflight_report(&pf, stderr);
+		kvb_preflight_release(&pf);
+	}
 	if (rc) {
 		kvb_agenda_release(&a);
 		return rc;
 	}
-	kvb_plan_build(&plan, &a, rounds ? rounds : 1);
-	printf("%s: %zu specs, %zu variants, %zu jobs, execution_order %s, max_retries %d\n", argv[optind + 1], a.nspecs,
-	       a.nvariants, plan.n, kvb_exec_order_name(a.order), a.max_retries);
+	{
+		struct kvb_plan_opts po = { .rounds = rounds ? rounds : 1, .default_warmup = warmup };
+		kvb_plan_build_opts(&plan, &a, &po);
+	}
+	printf("%s: %zu specs, %zu variants, %s, execution_order %s, max_retries %d\n", argv[optind + 1], a.nspecs,
+	       a.nvariants, kvb_plan_describe(&plan, planned, sizeof(planned)), kvb_exec_order_name(a.order),
+	       a.max_retries);
+	if (!plat_name && unset_warmup(&a))
+		printf("(a platform that boots each round adds a warm-up job per spec, variant and round: `agenda check "
+		       "-p PLATFORM` counts them as `run` does)\n");
 	print_jobs(&a, &plan);
 	kvb_plan_release(&plan);
 	kvb_agenda_release(&a);

@@ -1,5 +1,6 @@
 /* Implements `kvbench diff`: option parsing around kvb_diff_print. */
 #include "cli/cli.h"
+#include "core/metric_alias.h"
 #include "results/pload.h"
 #include "core/util.h"
 #include "report/diff.h"
@@ -10,6 +11,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* --layout's names, in enum kvb_layout's order (report/diff.h). */
+static const char *const layouts[] = { "long", "wide", "mail" };
+
+/* name -> *out; KVB_EUSAGE naming the layouts. */
+static int parse_layout(const char *name, enum kvb_layout *out)
+{
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(layouts); i++)
+		if (!strcmp(name, layouts[i])) {
+			*out = (enum kvb_layout)i;
+			return KVB_OK;
+		}
+	return kvb_cli_usage("diff", "--layout '%s': expected long, wide or mail", name);
+}
 
 int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 {
@@ -31,9 +46,10 @@ int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	int c, rc, series = 0;
+	const char *format = "table";
 
 	memset(&o, 0, sizeof(o));
-	o.format = "table";
+	o.layout = KVB_LAYOUT_LONG;
 	o.alpha = KVB_STATS_ALPHA;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -65,18 +81,26 @@ int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 				return kvb_cli_usage("diff", "--margin '%s': expected a percentage between 0 and 100", optarg);
 			o.margin /= 100;
 			break;
-		case 'f': o.format = optarg; break;
-		case 'l': o.layout = optarg; break;
+		case 'f': format = optarg; break;
+		case 'l':
+			if ((rc = parse_layout(optarg, &o.layout)))
+				return rc;
+			break;
 		case 'S': series = 1; break;
 		default: return kvb_cli_bad_option("diff", opts, argv);
 		}
 	}
 	if (optind < argc)
 		return kvb_cli_usage("diff", "unexpected argument '%s'", argv[optind]);
+	kvb_metric_alias_resolve(metrics, nmetrics);
 	o.sel.metric_globs = metrics;
 	o.sel.nmetric_globs = nmetrics;
-	if (!kvb_format_find(o.format, &err))
+	/* format and layout are resolved here, once: what computes and renders asks their bits */
+	if (!(o.fmt = kvb_format_find(format, &err)))
 		return kvb_cli_usage("diff", "%s", err.msg);
+	if (o.layout == KVB_LAYOUT_MAIL && (series || !(o.fmt->caps & KVB_FMT_PROSE)))
+		return kvb_cli_usage("diff", "--layout mail is text for people (--format table or markdown, no --series); "
+				     "%s carries every column in --layout long or wide", series ? "--series" : o.fmt->name);
 	o.sel.runs = runs;
 	o.sel.nruns = nruns;
 	rc = kvb_cli_store(cli, &st, &err);

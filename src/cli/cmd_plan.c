@@ -1,5 +1,6 @@
 /* Implements `kvbench plan`: option parsing around kvb_plan_print. */
 #include "cli/cli.h"
+#include "core/metric_alias.h"
 #include "core/util.h"
 #include "report/sizing.h"
 #include "stats/stats.h"
@@ -34,7 +35,7 @@ int cmd_plan(struct kvb_cli *cli, int argc, char **argv)
 			if (kvb_parse_i64(optarg, &run) || run < 1)
 				return kvb_cli_usage("plan", "--run '%s': expected a run id", optarg);
 			break;
-		case 'm': o.sel.metric_glob = optarg; break;
+		case 'm': o.sel.metric_glob = kvb_metric_alias(optarg) ? kvb_metric_alias(optarg) : optarg; break;
 		case 'w': o.sel.workload = optarg; break;
 		case 'D':
 			if (kvb_parse_double(optarg, &o.detect) || !(o.detect > 0 && o.detect < 100))

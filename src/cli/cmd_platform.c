@@ -2,11 +2,13 @@
 #include "cli/cli.h"
 #include "cli/platform_new.h"
 #include "config/platform.h"
+#include "config/platform_check.h"
 #include "core/util.h"
 #include "engine/identity.h"
 #include "engine/preflight.h"
 #include "flash/flash.h"
 #include "instrument/instrument.h"
+#include "instrument/probe.h"
 #include "target/target.h"
 #include "workload/workload.h"
 
@@ -101,6 +103,49 @@ static void check_workload_caps(struct kvb_target *t)
 }
 
 /*
+ * The topology against the CPUs the board has: its /sys/devices/system/cpu/present (under
+ * sysfs_root: a simulated board's tree), else online. A cluster CPU it lacks is a problem
+ * at that cluster's cpus (file:line:col); a board that does not say is a note in found.
+ */
+static void check_board_cpus(const struct kvb_platform *p, struct kvb_target *t, struct kvb_strv *problems,
+			     struct kvb_strv *found)
+{
+	static const char *const files[] = { "/sys/devices/system/cpu/present", "/sys/devices/system/cpu/online" };
+	const char *root = kvb_instr_sysfs_root(p);
+	unsigned char have[KVB_CPULIST_MAX], topo[KVB_CPULIST_MAX];
+	if (!kvb_platform_topology_cpus(p, topo))
+		return;
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(files); i++) {
+		struct kvb_error err;
+		char *text = NULL, why[160], *src;
+		struct kvb_diag d;
+		if (kvb_target_read_rooted(t, root, files[i], &text, &err)) {
+			free(text);
+			continue;
+		}
+		text[strcspn(text, " \t\r\n")] = '\0';
+		if (kvb_cpulist_read(text, have, why, sizeof(why)) <= 0) {
+			kvb_strv_pushf(found, "topology not checked against the board: %s%s reads \"%s\": %s", root, files[i],
+				       text, why);
+			free(text);
+			return;
+		}
+		src = kvb_xasprintf("the board's %s%s", root, files[i]);
+		kvb_diag_init(&d, &p->doc);
+		kvb_platform_check_cpus_against(p, have, src, &d);
+		for (size_t k = 0; k < d.msgs.n; k++)
+			kvb_strv_push(problems, d.msgs.v[k]);
+		if (!d.msgs.n)
+			kvb_strv_pushf(found, "topology: every cluster CPU is on the board (%s: %s)", src, text);
+		kvb_diag_release(&d);
+		free(src);
+		free(text);
+		return;
+	}
+	kvb_strv_pushf(found, "topology not checked against the board: it has no readable %s%s", root, files[0]);
+}
+
+/*
  * The platform's own files, its instruments' programs on this host, then the board when it
  * answers: reachability, kernel, CPUs, the instruments' files and tools there, the workloads'
  * tools. Everything is listed; a problem anywhere is exit 3 (the file names what will fail),
@@ -114,7 +159,7 @@ static int check(struct kvb_platform *p)
 	struct kvb_exec_result r;
 	struct kvb_strv problems = KVB_STRV_INIT, found = KVB_STRV_INIT;
 	static const char *const cpus[] = { "cat", "/sys/devices/system/cpu/online", NULL };
-	int rc = KVB_OK, open = 0;
+	int rc = KVB_OK, open = 0, unreachable = 0;
 	printf("%s: platform %s (connection %s, flash %s, boot timeout %d s)\n", p->file, p->name, p->conn_type,
 	       p->flash_method, p->boot_timeout_s);
 	for (size_t i = 0; i < p->nclusters; i++)
@@ -139,7 +184,12 @@ static int check(struct kvb_platform *p)
 		rc = kvb_target_wait_ready(&t, 15000, &err);
 	}
 	if (rc) {
-		printf("unreachable: %s\n", err.msg);
+		/* a value the backend refused when opening is the file's problem, not the board's */
+		if (err.code == KVB_EINPUT)
+			kvb_strv_push(&problems, err.msg);
+		else
+			printf("unreachable: %s\n", err.msg);
+		unreachable = err.code != KVB_EINPUT;
 		goto report;
 	}
 	if (t.ops->batch) { /* LAVA: nothing runs outside a job; the identity is read inside each one */
@@ -151,12 +201,14 @@ static int check(struct kvb_platform *p)
 		memset(&none, 0, sizeof(none));
 		if ((rc = kvb_identity_check(&t, &none, &id, &err))) {
 			printf("unreachable: %s\n", err.msg);
+			unreachable = 1;
 			goto report;
 		}
 	}
 	printf("reachable: kernel %s (%s)\n  cmdline: %s\n", id.release, id.version, id.cmdline);
 	if (!kvb_target_run_ok(&t, cpus, 10000, &r, &err))
 		printf("  cpus online: %s", r.out.data);
+	check_board_cpus(p, &t, &problems, &found);
 	check_workload_caps(&t);
 	for (size_t i = 0; kvb_workloads[i]; i++) {
 		for (size_t k = 0; kvb_workloads[i]->needs && kvb_workloads[i]->needs[k]; k++) {
@@ -171,8 +223,11 @@ report:
 		printf("  %s\n", found.v[i]);
 	for (size_t i = 0; i < problems.n; i++)
 		printf("problem: %s\n", problems.v[i]);
-	if (problems.n)
-		printf("%s: %zu problem%s\n", p->file, problems.n, problems.n == 1 ? "" : "s");
+	/* every problem counted, the board not answering too; exit 4 only when that is the only one */
+	if (problems.n + (size_t)unreachable)
+		printf("%s: %zu problem%s%s\n", p->file, problems.n + (size_t)unreachable,
+		       problems.n + (size_t)unreachable == 1 ? "" : "s",
+		       unreachable ? " (the board does not answer: what is on it was not checked)" : "");
 	else if (!rc)
 		printf("%s: valid\n", p->file);
 	rc = problems.n ? KVB_EINPUT : rc ? KVB_ETARGET : KVB_OK;

@@ -1,5 +1,6 @@
 /* Implements `kvbench report`: option parsing around kvb_page_write. */
 #include "cli/cli.h"
+#include "core/metric_alias.h"
 #include "core/util.h"
 #include "report/format.h"
 #include "report/page.h"
@@ -23,6 +24,7 @@ int cmd_report(struct kvb_cli *cli, int argc, char **argv)
 	const char *metrics[64], *workloads[64], *variants[64];
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
+	const struct kvb_format *fmt;
 	int c, rc;
 
 	memset(&o, 0, sizeof(o));
@@ -60,12 +62,16 @@ int cmd_report(struct kvb_cli *cli, int argc, char **argv)
 		default: return kvb_cli_usage("report", "unknown option");
 		}
 	}
+	kvb_metric_alias_resolve(metrics, o.nmetrics);
 	if (optind < argc)
 		return kvb_cli_usage("report", "unexpected argument '%s'", argv[optind]);
-	if (!o.out_path)
-		return kvb_cli_usage("report", "-o FILE is required ('-' for stdout)");
-	if (o.format && !kvb_format_find(o.format, &err))
+	if (!(fmt = kvb_format_find(o.format ? o.format : "html", &err)))
 		return kvb_cli_usage("report", "%s", err.msg);
+	/* a page with plots wants a file of its own; text formats go to stdout unless -o says otherwise */
+	if (!o.out_path && (fmt->caps & KVB_FMT_PLOTS))
+		return kvb_cli_usage("report", "-o FILE is required for --format %s ('-' for stdout)", fmt->name);
+	if (!o.out_path)
+		o.out_path = "-";
 	if ((rc = kvb_cli_store(cli, &st, &err)) || (rc = kvb_page_write(st, &o, &err)))
 		kvb_cli_fail(&err);
 	return rc;

@@ -172,7 +172,7 @@ static int run_engine(struct kvb_cli *cli, struct run_args *r, struct run_setup 
 
 static void print_run_diff(struct run_args *r, struct run_setup *s, int64_t run_id)
 {
-	struct kvb_diff_opts d = { .format = "table", .alpha = KVB_STATS_ALPHA, .margin = r->until ? r->dec.margin : 0 };
+	struct kvb_diff_opts d = { .fmt = &kvb_format_table, .alpha = KVB_STATS_ALPHA, .margin = r->until ? r->dec.margin : 0 };
 	struct kvb_error e2;
 	d.sel.runs = &run_id;
 	d.sel.nruns = 1;

@@ -6,6 +6,7 @@
 #include "cli/help.h"
 #include "cli/cli.h"
 #include "config/agenda.h"
+#include "config/platform.h"
 #include "core/suggest.h"
 #include "core/util.h"
 #include "core/buf.h"
@@ -19,7 +20,7 @@
 #include <string.h>
 
 /* Topics other than commands, each with the table its help comes from. */
-static const char *const extra_topics[] = { "variant" };
+static const char *const extra_topics[] = { "variant", "platform.yaml" };
 
 /* Every topic name, in the order `kvbench help` lists them. */
 static void topics(struct kvb_strv *out)
@@ -56,6 +57,14 @@ enum kvb_err kvb_help_topic(const char *what, FILE *f)
 		fprintf(f, "\nAn agenda turns it on or off with `instruments: [%s]` or `[~%s]` under config:\n"
 			   "(WA3's `augmentations:` is the same list).\n",
 			in->name, in->name);
+		return KVB_OK;
+	}
+	if (!strcmp(what, "platform.yaml") || !strcmp(what, "platform-file")) {
+		fprintf(f, "platform.yaml: one board kind (`kvbench platform check NAME` checks a file against these "
+			   "tables)\n\n");
+		kvb_platform_keys_print(f);
+		fprintf(f, "\n`kvbench help TYPE` lists a connection type's keys, `kvbench help METHOD` a flash "
+			   "method's,\n`kvbench help INSTRUMENT` an instrument type's.\n");
 		return KVB_OK;
 	}
 	if (!strcmp(what, "variant") || !strcmp(what, "variants")) {

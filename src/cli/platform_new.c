@@ -1,5 +1,6 @@
 /* Implements `kvbench platform new` and the platform loading `platform` shares (platform_new.h). */
 #include "cli/platform_new.h"
+#include "instrument/instrument.h"
 #include "cli/cli.h"
 #include "config/platform.h"
 #include "core/buf.h"
@@ -23,6 +24,8 @@ int kvb_cli_platform_load(struct kvb_platform *p, const char *name)
 		fprintf(stderr, "%s (warning)\n", d.warnings.v[i]);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "%s\n", d.msgs.v[i]);
+	if (d.msgs.n > 1 && p->file) /* every problem counted, as `platform check` counts the board's */
+		fprintf(stderr, "%s: %zu problems\n", p->file, d.msgs.n);
 	kvb_diag_release(&d);
 	return rc;
 }
@@ -57,25 +60,60 @@ static FILE *create_new(const char *outfile)
 	return f;
 }
 
+/* 1 when line's value (after its first ':') names the base board: its name, or the name's first word
+ * ("juno" of juno-r2, as in juno.local) when that word is 4 characters or more. */
+static int names_base(const char *line, const char *base)
+{
+	const char *v = strchr(line, ':');
+	size_t stem = strcspn(base, "-_.");
+	char *word, *val;
+	int hit;
+	if (!v)
+		return 0;
+	if (strstr(v, base))
+		return 1;
+	if (stem < 4 || stem == strlen(base))
+		return 0;
+	/* kvbench's own names (instrument type juno-hwmon) are not the board's */
+	val = kvb_xstrdup(v);
+	for (size_t i = 0; kvb_instruments[i]; i++)
+		for (char *at; (at = strstr(val, kvb_instruments[i]->name));)
+			memset(at, ' ', strlen(kvb_instruments[i]->name));
+	word = kvb_xstrndup(base, stem);
+	hit = strstr(val, word) != NULL;
+	free(word);
+	free(val);
+	return hit;
+}
+
 /*
  * The base's platform.yaml (text, changed in place) to f as platform name: the top-level
  * `name:` line replaced. Whole-line comments and the top-level `description:` describe the
  * base board (its hardware, how its files were made): they would be wrong here, so they stay
- * behind; a comment after a value explains that value and goes with it.
+ * behind; a comment after a value explains that value and goes with it. A value named after
+ * the base board (its address juno.local, its dtb juno-r2.dtb: issue 41) is kept but marked
+ * "FILL IN" in the file, and listed in marked (line number and line) for the user.
  */
-static void copy_platform(FILE *f, char *text, const char *name, const char *from)
+static void copy_platform(FILE *f, char *text, const char *name, const char *from, const char *base,
+			  struct kvb_strv *marked)
 {
+	int out_line = 1;
 	fprintf(f, "# Made by `kvbench platform new %s --from %s`; edit connection, flash and topology.\n", name, from);
 	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (!strncmp(line, "name:", 5))
+		if (!strncmp(line, "name:", 5)) {
 			fprintf(f, "name: %s\n", name);
-		else if (!strncmp(line, "description:", 12))
+		} else if (!strncmp(line, "description:", 12) || line[strspn(line, " \t")] == '#') {
 			continue;
-		else if (line[strspn(line, " \t")] != '#')
+		} else if (names_base(line, base)) {
+			fprintf(f, "%s  # FILL IN: %s's value; give this board's\n", line, base);
+			kvb_strv_pushf(marked, "line %d: %s", out_line + 1, line + strspn(line, " \t"));
+		} else {
 			fprintf(f, "%s\n", line);
+		}
+		out_line++;
 	}
 }
 
@@ -111,6 +149,7 @@ int kvb_platform_new_cmd(int argc, char **argv)
 	char *defdir = NULL;
 	struct kvb_platform base, p;
 	struct kvb_buf text = KVB_BUF_INIT;
+	struct kvb_strv marked = KVB_STRV_INIT;
 	char *outdir, *outfile;
 	FILE *f;
 	int rc;
@@ -136,18 +175,24 @@ int kvb_platform_new_cmd(int argc, char **argv)
 		fprintf(stderr, "kvbench: error: cannot write %s: %s\n", outfile, strerror(errno));
 		goto out;
 	}
-	copy_platform(f, text.data, name, from);
+	copy_platform(f, text.data, name, from, base.name, &marked);
 	if (fclose(f)) {
 		fprintf(stderr, "kvbench: error: cannot write %s: %s\n", outfile, strerror(errno));
 		goto out;
 	}
 	say_where(outdir, dir, name);
+	if (marked.n) {
+		printf("left to fill in (named after %s, marked FILL IN in the file):\n", base.name);
+		for (size_t i = 0; i < marked.n; i++)
+			printf("  %s\n", marked.v[i]);
+	}
 	/* what it wrote loads as a platform */
 	if (!kvb_cli_platform_load(&p, outfile)) {
 		kvb_platform_release(&p);
 		rc = KVB_OK;
 	}
 out:
+	kvb_strv_release(&marked);
 	kvb_buf_release(&text);
 	kvb_platform_release(&base);
 	free(defdir);

@@ -1026,6 +1026,7 @@ static void variant_release(struct kvb_variant *v)
 	free(v->expected_release);
 	free(v->expected_version);
 	free(v->unusable);
+	free(v->arg);
 	for (int i = 0; i < KVB_VF_N; i++)
 		free(v->local[i]);
 	kvb_runtime_release(&v->rt);
@@ -1100,6 +1101,15 @@ int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb
 		struct kvb_variant *old = &a->variants[i];
 		if (strcmp(old->name, var.name))
 			continue;
+		if (old->arg) {
+			kvb_error_set(err, KVB_EUSAGE,
+				      "-V '%s' and -V '%s' both name variant '%s': give each variant its own name "
+				      "(-V %s=... -V %s2=...)",
+				      old->arg, arg, var.name, var.name, var.name);
+			variant_release(&var);
+			return KVB_EUSAGE;
+		}
+		old->arg = kvb_xstrdup(arg);
 		/* -V for an agenda variant overrides the fields it gives and keeps the others */
 #define VMERGE(f)                                                                                   \
 	if (var.f) {                                                                                \
@@ -1122,6 +1132,7 @@ int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb
 		variant_release(&var);
 		return KVB_OK;
 	}
+	var.arg = kvb_xstrdup(arg);
 	a->variants = kvb_xrealloc(a->variants, (a->nvariants + 1) * sizeof(*a->variants));
 	a->variants[a->nvariants++] = var;
 	return KVB_OK;

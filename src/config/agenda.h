@@ -55,6 +55,8 @@ struct kvb_variant {
 	char *unusable;         /* why the variant cannot run (its build failed), or NULL: the engine fails it */
 	struct kvb_runtime rt;  /* applied over every job's knobs (a variant wins: it is what is compared) */
 	cJSON *raw;             /* owned copy of the entry as written */
+	char *arg;              /* owned: the -V argument that made or changed it, or NULL (a second -V of the same
+				 * name is an error naming both) */
 };
 
 /*

@@ -58,6 +58,13 @@ int kvb_value_check(const cJSON *v, const char *path, const struct kvb_keydef *d
 	case KVB_T_SCALAR: ok = cJSON_IsString(v) || cJSON_IsNumber(v) || cJSON_IsBool(v); break;
 	case KVB_T_STRLIST: ok = cJSON_IsString(v) || cJSON_IsNumber(v) || cJSON_IsArray(v); break;
 	}
+	if (!ok && cJSON_IsBool(v) && def->type == KVB_T_STR) {
+		/* YAML 1.1 reads an unquoted yes/no/on/off as a boolean (`host_key: yes`) */
+		kvb_diag_at(d, path, "expected %s%s, got %s (YAML reads an unquoted yes/no/on/off as a boolean: quote it)",
+			    def->choices ? "one of " : "a string", def->choices ? def->choices : "",
+			    kvb_node_describe(v, got, sizeof(got)));
+		return 1;
+	}
 	if (!ok) {
 		kvb_diag_at(d, path, "expected %s, got %s", type_name(def->type), kvb_node_describe(v, got, sizeof(got)));
 		return 1;
@@ -70,7 +77,7 @@ int kvb_value_check(const cJSON *v, const char *path, const struct kvb_keydef *d
 		kvb_diag_at(d, path, "expected a number >= 0, got %s", kvb_node_describe(v, got, sizeof(got)));
 		return 1;
 	}
-	if (def->choices && (cJSON_IsString(v) || cJSON_IsNumber(v))) {
+	if (def->choices && (cJSON_IsString(v) || cJSON_IsNumber(v) || cJSON_IsBool(v))) {
 		char *s = kvb_node_str(v);
 		int good = choice_ok(def->choices, s);
 		if (!good) {

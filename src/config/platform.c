@@ -1,10 +1,12 @@
 /* Implements platform.yaml loading and validation (docs/design.md#platforms). */
 #include "config/platform.h"
+#include "config/platform_check.h"
 #include "core/datadir.h"
 #include "core/suggest.h"
 #include "core/error.h"
 #include "core/util.h"
 #include "flash/flash.h"
+#include "instrument/instrument.h"
 #include "target/target.h"
 
 #include <dirent.h>
@@ -122,11 +124,14 @@ int kvb_platform_dir_searched(const char *dir)
 
 static char *platform_file_in(const char *dir)
 {
-	char *f = kvb_xasprintf("%s/platform.yaml", dir);
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/') /* "platforms/x/" names platforms/x/platform.yaml, not ...x//... */
+		n--;
+	char *f = kvb_xasprintf("%.*s/platform.yaml", (int)n, dir);
 	if (kvb_is_file(f))
 		return f;
 	free(f);
-	f = kvb_xasprintf("%s/platform.json", dir);
+	f = kvb_xasprintf("%.*s/platform.json", (int)n, dir);
 	if (kvb_is_file(f))
 		return f;
 	free(f);
@@ -469,6 +474,36 @@ void kvb_platform_board_view(const struct kvb_platform *p, size_t i, struct kvb_
 	}
 }
 
+/* The line and column of a "FILE:LINE:COL: ..." message of file; a message without them sorts last. */
+static long msg_pos(const char *msg, const char *file)
+{
+	size_t n = strlen(file);
+	long line, col;
+	char *end;
+	if (strncmp(msg, file, n) || msg[n] != ':')
+		return 1L << 40;
+	line = strtol(msg + n + 1, &end, 10);
+	if (*end != ':')
+		return 1L << 40;
+	col = strtol(end + 1, &end, 10);
+	return line * 100000 + (col < 100000 ? col : 99999);
+}
+
+/* The messages from first on in the order of the file (stable: one place's messages keep theirs). */
+static void sort_msgs(struct kvb_diag *d, size_t first, const char *file)
+{
+	for (size_t i = first + 1; i < d->msgs.n; i++) {
+		char *m = d->msgs.v[i];
+		long pos = msg_pos(m, file);
+		size_t j = i;
+		while (j > first && msg_pos(d->msgs.v[j - 1], file) > pos) {
+			d->msgs.v[j] = d->msgs.v[j - 1];
+			j--;
+		}
+		d->msgs.v[j] = m;
+	}
+}
+
 int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d)
 {
 	char *dir = NULL, *file = NULL;
@@ -518,6 +553,9 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 		return rc;
 	root = p->doc.root;
 	kvb_keys_check(root, "", platform_keys, d);
+	/* the topology first: the connection's and the instruments' checks compare with it */
+	load_topology(p, cJSON_GetObjectItemCaseSensitive(root, "topology"), d);
+	kvb_platform_check_topology(p, d);
 	p->name = kvb_node_str(cJSON_GetObjectItemCaseSensitive(root, "name"));
 	if (!p->name)
 		p->name = kvb_xstrdup("?");
@@ -546,7 +584,6 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 		p->boot_ready = kvb_get_str(v, "ready", NULL);
 		p->boot_expect = kvb_get_str(v, "expect", NULL);
 	}
-	load_topology(p, cJSON_GetObjectItemCaseSensitive(root, "topology"), d);
 	v = cJSON_GetObjectItemCaseSensitive(root, "setup");
 	if (v)
 		kvb_runtime_merge_json(&p->setup, v, "setup", d);
@@ -557,12 +594,32 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	if (v && !kvb_keys_check(v, "cgroup", cgroup_keys, d))
 		p->cgroup_rt_runtime_us = kvb_get_int(v, "rt_runtime_us", 0);
 	p->instruments = cJSON_GetObjectItemCaseSensitive(root, "instruments");
+	kvb_instr_check_platform(p, d);
 	p->workdir = kvb_get_str(root, "workdir", "/tmp/kvbench");
 	p->sysfs_root = kvb_get_str(root, "sysfs_root", "");
 	if (p->workdir[0] != '/')
 		kvb_diag_at(d, "workdir", "must be an absolute path");
 	warn_readable_secret(p, d);
+	sort_msgs(d, before, p->doc.file);
 	return d->msgs.n > before ? KVB_EINPUT : KVB_OK;
+}
+
+void kvb_platform_keys_print(FILE *f)
+{
+	fprintf(f, "keys (top level):\n");
+	kvb_keys_print(f, platform_keys, "  ");
+	fprintf(f, "\nboot:\n");
+	kvb_keys_print(f, boot_keys, "  ");
+	fprintf(f, "\ntopology:\n");
+	kvb_keys_print(f, topo_keys, "  ");
+	fprintf(f, "\ntopology.clusters[]:\n");
+	kvb_keys_print(f, cluster_keys, "  ");
+	fprintf(f, "\nboards[]:\n");
+	kvb_keys_print(f, board_keys, "  ");
+	fprintf(f, "\nthermal:\n");
+	kvb_keys_print(f, thermal_keys, "  ");
+	fprintf(f, "\ncgroup:\n");
+	kvb_keys_print(f, cgroup_keys, "  ");
 }
 
 void kvb_platform_release(struct kvb_platform *p)

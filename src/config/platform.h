@@ -8,6 +8,8 @@
 #include "config/doc.h"
 #include "config/runtime.h"
 
+#include <stdio.h>
+
 struct kvb_cluster {
 	char *name;  /* "little", "big" */
 	char *cpus;  /* CPU list "0-3" */
@@ -54,6 +56,10 @@ struct kvb_platform {
  */
 int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d);
 void kvb_platform_release(struct kvb_platform *p);
+
+/* Prints the key tables kvb_platform_load checks a platform file against (top level, boot,
+ * topology, clusters, boards, thermal, cgroup): `kvbench help platform.yaml`. */
+void kvb_platform_keys_print(FILE *f);
 
 /*
  * *out = p as seen by board i of its pool: a shallow copy (borrows everything

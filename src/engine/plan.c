@@ -1,5 +1,7 @@
 /* Implements plan expansion: variants x rounds x execution_order (WA3 semantics). */
 #include "engine/plan.h"
+
+#include <stdio.h>
 #include "core/util.h"
 
 #include <gsl/gsl_randist.h>
@@ -150,4 +152,17 @@ void kvb_plan_release(struct kvb_plan *p)
 {
 	free(p->jobs);
 	memset(p, 0, sizeof(*p));
+}
+
+const char *kvb_plan_describe(const struct kvb_plan *p, char *buf, size_t n)
+{
+	size_t warm = 0;
+	for (size_t i = 0; i < p->n; i++)
+		warm += p->jobs[i].warmup != 0;
+	if (warm)
+		snprintf(buf, n, "%zu job%s + %zu warm-up%s", p->n - warm, p->n - warm == 1 ? "" : "s", warm,
+			 warm == 1 ? "" : "s");
+	else
+		snprintf(buf, n, "%zu job%s", p->n, p->n == 1 ? "" : "s");
+	return buf;
 }

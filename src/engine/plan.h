@@ -50,4 +50,8 @@ void kvb_plan_build(struct kvb_plan *p, const struct kvb_agenda *a, int rounds);
 void kvb_plan_build_opts(struct kvb_plan *p, const struct kvb_agenda *a, const struct kvb_plan_opts *o);
 void kvb_plan_release(struct kvb_plan *p);
 
+/* "24 jobs + 24 warm-ups" (or "24 jobs" without warm-ups) for p into buf (n bytes): what
+ * `agenda check` and `run` both say of a plan (issue 41). Returns buf. */
+const char *kvb_plan_describe(const struct kvb_plan *p, char *buf, size_t n);
+
 #endif

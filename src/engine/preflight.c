@@ -1,5 +1,6 @@
 /* Implements the preflight: variant files, platform files and target tools, checked before the first flash. */
 #include "engine/preflight.h"
+#include "flash/kimage.h"
 #include "engine/affinity.h"
 #include "core/error.h"
 #include "core/buf.h"
@@ -108,6 +109,29 @@ static void check_kernel_given(const struct kvb_variant *v, const struct kvb_pla
 		       v->name, p->name, p->flash_method, image_ok ? " (or `boot_image:`)" : "", v->name);
 }
 
+/* A variant's kernel or boot image that is not one (issue 41: `-V patch=/etc/hostname` booted the other
+ * variant first, then failed in the board script): why, owned, or NULL; a kernel whose release cannot
+ * be read is a note. */
+static char *image_problem(const struct kvb_variant *v, const char *path, int boot_image, const struct kvb_platform *p,
+			   struct kvb_preflight *pf)
+{
+	struct kvb_error err;
+	char *note = NULL;
+	if (kvb_kimage_check(path, boot_image, &note, &err)) {
+		const struct kvb_flasher_ops *f = p ? kvb_flasher_find(p->flash_method) : NULL;
+		if (!f || (f->caps & KVB_FLASH_READS_IMAGE))
+			return kvb_xstrdup(err.msg);
+		/* a hook or the board's bootloader gets it as it is: it may take what kvbench does not know */
+		kvb_strv_pushf(&pf->notes, "variant '%s' %s: %s (flash method %s passes it on as it is)", v->name,
+			       boot_image ? "boot_image" : "kernel", err.msg, p->flash_method);
+		return NULL;
+	}
+	if (note)
+		kvb_strv_pushf(&pf->notes, "variant '%s' %s: %s", v->name, boot_image ? "boot_image" : "kernel", note);
+	free(note);
+	return NULL;
+}
+
 static void check_variant(const struct kvb_variant *v, const struct kvb_platform *p, int allow_unverified,
 			  int series, struct kvb_preflight *pf)
 {
@@ -133,6 +157,8 @@ static void check_variant(const struct kvb_variant *v, const struct kvb_platform
 					why = kvb_xstrdup(err.msg + strlen(names[i]) + 2); /* "kernel: " is said below */
 				kvb_fetched_release(&f);
 			}
+			if (!why && (i == KVB_VF_KERNEL || i == KVB_VF_BOOT_IMAGE))
+				why = image_problem(v, src[i], i == KVB_VF_BOOT_IMAGE, p, pf);
 		} else if (!sha && !allow_unverified) {
 			why = kvb_xasprintf("refusing URL '%s' without a sha256 (give sha256, or --allow-unverified)", src[i]);
 		} else if (!(sha && cached(sha))) {
@@ -167,8 +193,14 @@ size_t kvb_preflight_platform(const struct kvb_platform *p, struct kvb_preflight
 			continue;
 		path = platform_path(p, s);
 		why = file_problem(path);
-		if (why)
-			kvb_strv_pushf(&pf->problems, "%s: connection.%s: %s", p->file, file_keys[i], why);
+		if (why) {
+			char *key = kvb_xasprintf("connection.%s", file_keys[i]);
+			int line, col;
+			kvb_doc_loc(&p->doc, key, &line, &col);
+			kvb_strv_pushf(&pf->problems, "%s:%d:%d: %s: %s", p->doc.file ? p->doc.file : p->file, line, col, key,
+				       why);
+			free(key);
+		}
 		free(why);
 		free(path);
 	}
@@ -419,6 +451,34 @@ size_t kvb_preflight_run(const struct kvb_agenda *a, const struct kvb_platform *
 			probe_board(a, p, pf);
 	}
 	return pf->problems.n;
+}
+
+size_t kvb_preflight_variant_files(const struct kvb_agenda *a, struct kvb_preflight *pf)
+{
+	static const char *const names[KVB_VF_N] = { "kernel", "dtb", "initrd", "boot_image", "modules" };
+	size_t before = pf->problems.n;
+	for (size_t k = 0; k < a->nvariants; k++) {
+		const struct kvb_variant *v = &a->variants[k];
+		const char *src[KVB_VF_N] = { v->kernel, v->dtb, v->initrd, v->boot_image, v->modules };
+		for (int i = 0; i < KVB_VF_N; i++) {
+			char *why;
+			if (!src[i] || is_url(src[i]))
+				continue;
+			why = file_problem(src[i]);
+			if (!why && (i == KVB_VF_KERNEL || i == KVB_VF_BOOT_IMAGE))
+				why = image_problem(v, src[i], i == KVB_VF_BOOT_IMAGE, NULL, pf);
+			if (why && (i == KVB_VF_KERNEL || i == KVB_VF_BOOT_IMAGE)) {
+				char *more = kvb_xasprintf("%s (a flash hook may take other files: `agenda check -p PLATFORM` "
+							   "checks it for the platform's flasher)", why);
+				free(why);
+				why = more;
+			}
+			if (why)
+				kvb_strv_pushf(&pf->problems, "variant '%s' %s: %s", v->name, names[i], why);
+			free(why);
+		}
+	}
+	return pf->problems.n - before;
 }
 
 int kvb_preflight_report(const struct kvb_preflight *pf, FILE *f)

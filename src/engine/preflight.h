@@ -8,7 +8,8 @@
  *    path exists, is a readable regular file and matches its sha256 when one
  *    is given; a URL without sha256 is refused unless allow_unverified; a URL
  *    whose sha256 is in the artifact cache is fine; any other URL must answer
- *    a HEAD (file:// URLs: the file must be readable);
+ *    a HEAD (file:// URLs: the file must be readable); a local kernel or
+ *    boot_image must be one (kvb_kimage_check: magic, header, release);
  *  - a kernel variant on a platform that cannot install kernels (flash none);
  *  - a variant without kernel (or boot_image, where the flasher takes one) or
  *    git revision on a flasher that boots each variant's own kernel
@@ -47,6 +48,14 @@ struct kvb_preflight {
  */
 size_t kvb_preflight_run(const struct kvb_agenda *a, const struct kvb_platform *p, int allow_unverified,
 			 int probe_target, int series, struct kvb_preflight *pf);
+
+/*
+ * Without a platform (`agenda check` without -p): every variant's local files exist and are
+ * readable, and its kernel and boot_image are what they say (flash/kimage.h kvb_kimage_check;
+ * with a platform kvb_preflight_run checks the same). URLs are left to the run's preflight.
+ * Returns the number of problems added.
+ */
+size_t kvb_preflight_variant_files(const struct kvb_agenda *a, struct kvb_preflight *pf);
 
 /* Only the platform's files (ssh key, known_hosts): used by `platform check`. Returns the number of problems. */
 size_t kvb_preflight_platform(const struct kvb_platform *p, struct kvb_preflight *pf);

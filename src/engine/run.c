@@ -439,8 +439,12 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 	for (size_t i = 0; i < e.plan.n; i++)
 		if (!is_final(e.rows[i].status))
 			e.todo++;
-	kvb_info("run %lld: %zu jobs to run (%zu planned), %zu variants, %d rounds, db %s", (long long)e.run_id, e.todo,
-		 e.plan.n, e.a->nvariants, e.plan.rounds, e.st->path);
+	{
+		char planned[96];
+		kvb_info("run %lld: %zu jobs to run (planned: %s), %zu variants, %d rounds, db %s", (long long)e.run_id,
+			 e.todo, kvb_plan_describe(&e.plan, planned, sizeof(planned)), e.a->nvariants, e.plan.rounds,
+			 e.st->path);
+	}
 
 	g_signals = 0;
 	g_last_signal = 0;

@@ -416,7 +416,8 @@ const struct kvb_flasher_ops kvb_flasher_fastboot = {
 	.name = "fastboot",
 	.summary = "build boot.img with mkbootimg (or take boot_image), adb reboot bootloader, fastboot flash, reboot",
 	.keys = fastboot_keys,
-	.caps = KVB_FLASH_INSTALLS_KERNEL | KVB_FLASH_WHOLE_BOOT_IMAGE | KVB_FLASH_NEEDS_KERNEL,
+	.caps = KVB_FLASH_INSTALLS_KERNEL | KVB_FLASH_WHOLE_BOOT_IMAGE | KVB_FLASH_NEEDS_KERNEL |
+		KVB_FLASH_READS_IMAGE,
 	.check = fastboot_check,
 	.needs_kernel = fastboot_needs_kernel,
 	.flash = fastboot_flash,

@@ -38,6 +38,11 @@ enum kvb_flash_caps {
 	 * revision kvbench builds; one that gives none is refused before the run starts.
 	 * A flasher whose need depends on its platform keys says so with needs_kernel. */
 	KVB_FLASH_NEEDS_KERNEL = 1u << 2,
+	/* kvbench itself boots the variant's kernel or boot_image as one (qemu -kernel, mkbootimg and
+	 * fastboot): a file that is not one (flash/kimage.h kvb_kimage_check) is refused before the run
+	 * starts. Flashers that pass it on to a hook or the board's bootloader (command, ssh-copy, lava)
+	 * get a note, as a hook may take other files. */
+	KVB_FLASH_READS_IMAGE = 1u << 3,
 };
 
 struct kvb_flasher_ops {

@@ -51,4 +51,18 @@ int kvb_kimage_parse_version(const char *s, struct kvb_kimage_id *id, struct kvb
 
 void kvb_kimage_id_release(struct kvb_kimage_id *id);
 
+/* The kind of file data (n bytes, its start: 4 KiB is enough) is from its magic ("x86 bzImage",
+ * "arm64 Image", "gzip file", "Android boot image" ..., kimage_magic.c lists them and their sources),
+ * with its article ("an x86 bzImage"), or NULL when none kvbench knows. Static string. */
+const char *kvb_kimage_magic(const unsigned char *data, size_t n);
+
+/*
+ * Is the file at path a variant's kernel (boot_image 0) or Android boot image (1), before any
+ * boot: its magic, then its release string (kvb_kimage_identify / kvb_bootimg_identify).
+ * KVB_EINPUT with a message in kvbench's words when it is not (a text file, a boot image given
+ * as kernel, a 2 GiB disk image); KVB_OK otherwise, with *note (owned, else NULL) when it is a
+ * kernel format whose release cannot be read (the identity check then compares the cmdline).
+ */
+int kvb_kimage_check(const char *path, int boot_image, char **note, struct kvb_error *err);
+
 #endif

@@ -31,7 +31,7 @@ static int qemu_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 const struct kvb_flasher_ops kvb_flasher_qemu = {
 	.name = "qemu",
 	.summary = "boot the variant's kernel/initrd/cmdline on the QEMU board (a fresh guest every round)",
-	.caps = KVB_FLASH_INSTALLS_KERNEL | KVB_FLASH_NEEDS_KERNEL,
+	.caps = KVB_FLASH_INSTALLS_KERNEL | KVB_FLASH_NEEDS_KERNEL | KVB_FLASH_READS_IMAGE,
 	.target_caps = KVB_TARGET_OWNS_BOARD, /* it hands the kernel to the QEMU process */
 	/* boots are cheap and TCG timing varies from boot to boot: more of them */
 	.default_rounds = 3,

@@ -21,9 +21,20 @@ static void probe_line(struct kvb_strv *list, const char *name, const char *fmt,
 void kvb_instr_probe_problem(struct kvb_instr_probe *p, const char *fmt, ...)
 {
 	va_list ap;
+	char msg[3072];
 	va_start(ap, fmt);
-	probe_line(p->problems, p->name, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	if (p->plat && p->plat->doc.file) {
+		/* where in the file the instance is, as every other problem of `platform check` */
+		char *path = kvb_xasprintf("instruments.%s", p->name);
+		int line, col;
+		kvb_doc_loc(&p->plat->doc, path, &line, &col);
+		kvb_strv_pushf(p->problems, "%s:%d:%d: instrument '%s': %s", p->plat->doc.file, line, col, p->name, msg);
+		free(path);
+	} else {
+		kvb_strv_pushf(p->problems, "instrument '%s': %s", p->name, msg);
+	}
 }
 
 void kvb_instr_probe_found(struct kvb_instr_probe *p, const char *fmt, ...)

@@ -79,6 +79,16 @@ void kvb_instr_probe_board_file(struct kvb_instr_probe *p, const char *path);
 /* prog must be on the board's PATH (command -v), or an executable path there. */
 void kvb_instr_probe_board_program(struct kvb_instr_probe *p, const char *prog, const char *what);
 
+/*
+ * The load-time checks of the platform's `instruments:` (config/platform.c calls it): every
+ * entry a mapping with a known `type` (did you mean), its keys against that type's conf_keys
+ * (the table `kvbench help TYPE` prints), its sums naming its channels (or, for a type with an
+ * energy_model key, the topology's clusters). Problems go to d at their file:line:col.
+ */
+void kvb_instr_check_platform(const struct kvb_platform *p, struct kvb_diag *d);
+/* One instance's keys at path ("instruments.energy"): type plus ops->conf_keys. Returns the errors added. */
+int kvb_instr_conf_check(const char *path, const cJSON *conf, const struct kvb_instrument_ops *ops, struct kvb_diag *d);
+
 extern const struct kvb_instrument_ops *const kvb_instruments[];
 const struct kvb_instrument_ops *kvb_instrument_find(const char *type);
 

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct kvb_keydef type_key = { "type", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "instrument backend" };
 
 static void add_inst(struct kvb_instr_set *set, const char *name, const struct kvb_instrument_ops *ops,
 		     const cJSON *conf, cJSON *owned)
@@ -28,23 +27,15 @@ static void remove_at(struct kvb_instr_set *set, size_t i)
 	set->n--;
 }
 
-/* Checks an instance's keys: type plus the backend's table. */
+/* Checks an instance's keys: type plus the backend's table (kvb_instr_conf_check), as one error. */
 static int check_conf(const struct kvb_platform *plat, const char *name, const cJSON *conf,
 		      const struct kvb_instrument_ops *ops, struct kvb_error *err)
 {
-	size_t n = 0;
-	struct kvb_keydef *defs;
 	struct kvb_diag d;
 	char *path = kvb_xasprintf("instruments.%s", name);
 	int bad;
-	while (ops->conf_keys && ops->conf_keys[n].key)
-		n++;
-	defs = kvb_xcalloc(n + 2, sizeof(*defs));
-	defs[0] = type_key;
-	for (size_t i = 0; i < n; i++)
-		defs[i + 1] = ops->conf_keys[i];
 	kvb_diag_init(&d, &plat->doc);
-	bad = kvb_keys_check(conf, path, defs, &d);
+	bad = kvb_instr_conf_check(path, conf, ops, &d);
 	if (bad) {
 		struct kvb_buf b = KVB_BUF_INIT;
 		for (size_t i = 0; i < d.msgs.n; i++)
@@ -53,7 +44,6 @@ static int check_conf(const struct kvb_platform *plat, const char *name, const c
 		kvb_buf_release(&b);
 	}
 	kvb_diag_release(&d);
-	free(defs);
 	free(path);
 	return bad ? KVB_EINPUT : KVB_OK;
 }

@@ -6,6 +6,7 @@
 #include "core/log.h"
 #include "core/utf8.h"
 #include "report/box.h"
+#include "report/diff_mail.h"
 #include "report/mailtable.h"
 #include "results/runstate.h"
 #include "report/format.h"
@@ -15,7 +16,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct kvb_event_notes g_notes; /* events of the shown jobs: footnotes (report/event_notes.h) */
+const struct kvb_format *kvb_diff_format(const struct kvb_diff_opts *o)
+{
+	return o->fmt ? o->fmt : &kvb_format_table;
+}
+
+/* The i-th group to show: what changed first for people, the load order for scripts' one-table formats. */
+static size_t nth_group(const struct kvb_table *t, const struct kvb_diff_opts *o, size_t i)
+{
+	return kvb_diff_format(o)->caps & (KVB_FMT_ONE_TABLE | KVB_FMT_DOCUMENT) ? i : t->order[i];
+}
 
 /* A number cell: rounded for people, full precision for csv and json. */
 static void num_cell(struct kvb_box *b, double x)
@@ -94,14 +104,6 @@ static void verdict_cell(struct kvb_box *b, const struct kvb_cell_stats *cs)
 	kvb_box_cell(b, t);
 }
 
-static int any_labels(const struct kvb_report *r)
-{
-	for (size_t g = 0; g < r->ngroups; g++)
-		if (r->groups[g].label && *r->groups[g].label)
-			return 1;
-	return 0;
-}
-
 /* "power_mean (mW)"; values from an energy model, not a meter, say so in every table. */
 static void metric_title(char *buf, size_t n, const struct kvb_group *g)
 {
@@ -136,9 +138,11 @@ static void left_out_row(struct kvb_box *b, const struct kvb_group *g, const cha
 	kvb_box_cell(b, t);
 }
 
-static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *out, int *one_boot)
+static void print_long(const struct kvb_table *tb, const struct kvb_diff_opts *o, const struct kvb_event_notes *notes,
+		       struct kvb_box *out)
 {
-	int labels = any_labels(r);
+	const struct kvb_report *r = tb->r;
+	int labels = tb->any_labels;
 	size_t nc = labels ? 13 : 12, col = 0;
 	struct kvb_box b;
 	char t[256];
@@ -150,25 +154,24 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 	kvb_box_header(&b, col++, "variant", KVB_ALIGN_LEFT);
 	kvb_box_header(&b, col++, "n", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "boots", KVB_ALIGN_RIGHT);
-	kvb_box_header(&b, col++, kvb_stat_name(o->stat), KVB_ALIGN_RIGHT);
+	kvb_box_header(&b, col++, kvb_stat_name(tb->stat), KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "stdev", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "cov", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "perc_diff", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "p", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "cliff", KVB_ALIGN_RIGHT);
 	kvb_box_header(&b, col++, "verdict", KVB_ALIGN_LEFT);
-	for (size_t gi = 0; gi < r->ngroups; gi++) {
+	for (size_t i = 0; i < r->ngroups; i++) {
+		size_t gi = nth_group(tb, o, i);
 		const struct kvb_group *g = &r->groups[gi];
 		for (size_t v = 0; v < r->variants.n; v++) {
-			struct kvb_cell_stats cs;
-			kvb_cell_compute(r, g, v, o->stat, o->alpha, &cs);
+			struct kvb_cell_stats cs = *kvb_table_cell(tb, gi, v);
 			if (!cs.ok && cs.left_out) {
 				left_out_row(&b, g, r->variants.v[v], labels, &cs);
 				continue;
 			}
 			if (!cs.ok)
 				continue;
-			*one_boot |= cs.one_boot;
 			kvb_box_cell(&b, g->workload);
 			metric_title(t, sizeof(t), g);
 			kvb_box_cell(&b, t);
@@ -178,7 +181,7 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 				/* the footnote mark is for people: a CSV's variant field stays the variant's name */
 				char mv[300];
 				snprintf(mv, sizeof(mv), "%s%s", r->variants.v[v],
-					 kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)));
+					 kvb_event_notes_mark(notes, g, r->variants.v[v], t, sizeof(t)));
 				kvb_box_cell_raw(&b, mv, r->variants.v[v], KVB_CELL_TEXT);
 			}
 			kvb_box_cellf(&b, "%zu", cs.s.n);
@@ -209,9 +212,11 @@ static void print_long(const struct kvb_report *r, const struct kvb_diff_opts *o
 }
 
 /* Wide layout: one row per group; per variant `mean ± cov%` and, after the baseline, `diff%` (lkp/mmtests). */
-static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *out, int *one_boot)
+static void print_wide(const struct kvb_table *tb, const struct kvb_diff_opts *o, const struct kvb_event_notes *notes,
+		       struct kvb_box *out)
 {
-	int labels = any_labels(r);
+	const struct kvb_report *r = tb->r;
+	int labels = tb->any_labels;
 	size_t nv = r->variants.n, nc = 2 + (labels ? 1 : 0) + 1 + 3 * (nv - 1), col = 0;
 	struct kvb_box b;
 	char t[256];
@@ -221,7 +226,7 @@ static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o
 	if (labels)
 		kvb_box_header(&b, col++, "classifiers", KVB_ALIGN_LEFT);
 	for (size_t v = 0; v < nv; v++) {
-		snprintf(t, sizeof(t), "%s %s ± cov", r->variants.v[v], kvb_stat_name(o->stat));
+		snprintf(t, sizeof(t), "%s %s ± cov", r->variants.v[v], kvb_stat_name(tb->stat));
 		kvb_box_header(&b, col++, t, KVB_ALIGN_RIGHT);
 		if (v) {
 			snprintf(t, sizeof(t), "%s %%change", r->variants.v[v]);
@@ -230,7 +235,8 @@ static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o
 			kvb_box_header(&b, col++, t, KVB_ALIGN_LEFT);
 		}
 	}
-	for (size_t gi = 0; gi < r->ngroups; gi++) {
+	for (size_t i = 0; i < r->ngroups; i++) {
+		size_t gi = nth_group(tb, o, i);
 		const struct kvb_group *g = &r->groups[gi];
 		kvb_box_cell(&b, g->workload);
 		metric_title(t, sizeof(t), g);
@@ -238,11 +244,9 @@ static void print_wide(const struct kvb_report *r, const struct kvb_diff_opts *o
 		if (labels)
 			kvb_box_cell(&b, g->label);
 		for (size_t v = 0; v < nv; v++) {
-			struct kvb_cell_stats cs;
+			const struct kvb_cell_stats cs = *kvb_table_cell(tb, gi, v);
 			char n1[64], r1[64], d[400], raw[96];
-			kvb_cell_compute(r, g, v, o->stat, o->alpha, &cs);
-			*one_boot |= cs.one_boot;
-			kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)); /* footnote marks, "" without */
+			kvb_event_notes_mark(notes, g, r->variants.v[v], t, sizeof(t)); /* footnote marks, "" without */
 			if (!cs.ok) {
 				kvb_box_cell(&b, "-");
 			} else if (isnan(cs.s.cov_pct)) {
@@ -287,8 +291,9 @@ static const struct kvb_group *row_group(const struct kvb_report *r, const char 
 }
 
 /* --by KEY: one row per (metric, other classifiers, variant), one column per KEY value: `value (diff%) verdict`. */
-static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *out, int *one_boot)
+static void print_by(const struct kvb_table *tb, const struct kvb_event_notes *notes, struct kvb_box *out)
 {
+	const struct kvb_report *r = tb->r;
 	struct kvb_strv vals = KVB_STRV_INIT, rows = KVB_STRV_INIT;
 	struct kvb_box b;
 	char t[256];
@@ -320,7 +325,7 @@ static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, 
 	kvb_box_header(&b, 2, "classifiers", KVB_ALIGN_LEFT);
 	kvb_box_header(&b, 3, "variant", KVB_ALIGN_LEFT);
 	for (size_t k = 0; k < vals.n; k++)
-		kvb_box_header(&b, 4 + k, kvb_by_label(o->sel.by, vals.v[k], t, sizeof(t)), KVB_ALIGN_RIGHT);
+		kvb_box_header(&b, 4 + k, kvb_by_label(tb->by, vals.v[k], t, sizeof(t)), KVB_ALIGN_RIGHT);
 	for (size_t ri = 0; ri < rows.n; ri++) {
 		for (size_t v = 0; v < r->variants.n; v++) {
 			const struct kvb_group *first = row_group(r, rows.v[ri], NULL);
@@ -337,8 +342,7 @@ static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, 
 					kvb_box_cell(&b, "-");
 					continue;
 				}
-				kvb_cell_compute(r, g, v, o->stat, o->alpha, &cs);
-				*one_boot |= cs.one_boot;
+				cs = *kvb_table_cell(tb, (size_t)(g - r->groups), v);
 				if (!cs.ok) {
 					kvb_box_cell(&b, "-");
 					continue;
@@ -351,7 +355,7 @@ static void print_by(const struct kvb_report *r, const struct kvb_diff_opts *o, 
 				else
 					verdict[0] = '\0';
 				snprintf(disp, sizeof(disp), "%s (%s)%s%s", kvb_fmt_num(cs.value, n1, sizeof(n1)), d, verdict,
-					 kvb_event_notes_mark(&g_notes, g, r->variants.v[v], t, sizeof(t)));
+					 kvb_event_notes_mark(notes, g, r->variants.v[v], t, sizeof(t)));
 				snprintf(raw, sizeof(raw), "%s (%s)%s", kvb_fmt_raw(cs.value, r1, sizeof(r1)), rd, verdict);
 				kvb_box_cell_raw(&b, disp, raw, KVB_CELL_TEXT);
 			}
@@ -450,15 +454,16 @@ static void left_out_json(cJSON *jg, const char *variant, const struct kvb_cell_
 }
 
 /* JSON carries every statistic and p-value (a notebook needs nothing else). */
-cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
+cJSON *kvb_diff_json(const struct kvb_table *t)
 {
+	const struct kvb_report *r = t->r;
 	cJSON *root = cJSON_CreateObject(), *groups = cJSON_CreateArray(), *runs = cJSON_CreateArray();
 	for (size_t i = 0; i < r->nruns; i++)
 		cJSON_AddItemToArray(runs, cJSON_CreateNumber((double)r->runs[i]));
 	cJSON_AddItemToObject(root, "runs", runs);
 	cJSON_AddStringToObject(root, "baseline", r->variants.v[0]);
-	cJSON_AddStringToObject(root, "stat", kvb_stat_name(o->stat));
-	cJSON_AddNumberToObject(root, "alpha", o->alpha);
+	cJSON_AddStringToObject(root, "stat", kvb_stat_name(t->stat));
+	cJSON_AddNumberToObject(root, "alpha", t->alpha);
 	for (size_t gi = 0; gi < r->ngroups; gi++) {
 		const struct kvb_group *g = &r->groups[gi];
 		cJSON *jg = cJSON_CreateObject(), *vs = cJSON_CreateArray();
@@ -469,11 +474,10 @@ cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 		cJSON_AddBoolToObject(jg, "estimated", strstr(g->cls_json, "\"estimated\":\"true\"") != NULL);
 		cJSON_AddItemToObject(jg, "classifiers", cJSON_Parse(g->cls_json));
 		if (g->by_value)
-			cJSON_AddStringToObject(jg, o->sel.by, g->by_value);
+			cJSON_AddStringToObject(jg, t->by, g->by_value);
 		for (size_t v = 0; v < r->variants.n; v++) {
-			struct kvb_cell_stats cs;
+			const struct kvb_cell_stats cs = *kvb_table_cell(t, gi, v);
 			cJSON *jv = cJSON_CreateObject(), *vals = cJSON_CreateArray(), *boots = cJSON_CreateArray();
-			kvb_cell_compute(r, g, v, o->stat, o->alpha, &cs);
 			if (!cs.ok && cs.left_out)
 				left_out_json(jg, r->variants.v[v], &cs);
 			if (!cs.ok) {
@@ -502,7 +506,7 @@ cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 			if (cs.left_out)
 				cJSON_AddNumberToObject(jv, "left_out", (double)cs.left_out);
 			if (cs.has_cmp)
-				cmp_json(jv, &cs, o->stat);
+				cmp_json(jv, &cs, t->stat);
 			kvb_verdict_json(jv, g, &cs);
 			cJSON_AddItemToArray(vs, jv);
 		}
@@ -513,17 +517,18 @@ cJSON *kvb_diff_json(const struct kvb_report *r, const struct kvb_diff_opts *o)
 	return root;
 }
 
-void kvb_diff_table(const struct kvb_report *r, const struct kvb_diff_opts *o, struct kvb_box *table, int *one_boot)
+void kvb_diff_table(const struct kvb_table *t, const struct kvb_diff_opts *o, const struct kvb_event_notes *notes,
+		    struct kvb_box *table)
 {
-	if (o->sel.by)
-		print_by(r, o, table, one_boot);
-	else if (o->layout && !strcmp(o->layout, "wide"))
-		print_wide(r, o, table, one_boot);
+	if (t->by)
+		print_by(t, notes, table);
+	else if (o->layout == KVB_LAYOUT_WIDE)
+		print_wide(t, o, notes, table);
 	else
-		print_long(r, o, table, one_boot);
+		print_long(t, o, notes, table);
 }
 
-char *kvb_diff_legend(const struct kvb_report *r, const struct kvb_diff_opts *o)
+char *kvb_diff_legend(const struct kvb_table *t, const struct kvb_diff_opts *o)
 {
 	/* the verdict legend and the multimodality footnotes (report/verdict_cell.h), as one footer text */
 	char *text = NULL;
@@ -531,7 +536,7 @@ char *kvb_diff_legend(const struct kvb_report *r, const struct kvb_diff_opts *o)
 	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		return kvb_xstrdup("");
-	kvb_verdict_legend(f, r, o);
+	kvb_verdict_legend(f, t, kvb_diff_format(o));
 	fclose(f);
 	while (len && text[len - 1] == '\n')
 		text[--len] = '\0';
@@ -581,61 +586,50 @@ static int diff_run_notes(struct kvb_store *s, const struct kvb_report *r, const
 	return rc;
 }
 
-int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out, struct kvb_error *err)
+static void one_boot_warning(const struct kvb_table *t)
 {
-	struct kvb_report r;
+	if (t->one_boot)
+		kvb_warn("some comparisons have a single boot per variant: kernel and boot effects cannot be separated "
+			 "(run with --rounds 2 or more)");
+}
+
+/* The layouts with text of their own (mail, the mailing-list table), their legend and notes. */
+static int print_own_text(const struct kvb_table *t, const struct kvb_diff_opts *o, const struct kvb_event_notes *notes,
+			  FILE *out, struct kvb_error *err)
+{
+	const struct kvb_format *fmt = kvb_diff_format(o);
+	if (o->layout == KVB_LAYOUT_MAIL)
+		return kvb_diff_mail(t, fmt, notes, out, err);
+	/* the mailing-list table (report/mailtable.h): one table per metric, its own text forms */
+	kvb_mailtable_print(t, o, fmt, out);
+	if ((fmt->caps & KVB_FMT_PROSE) && !(fmt->caps & KVB_FMT_MARKUP))
+		fputc('\n', out); /* markdown's legend opens with its own blank line */
+	if (fmt->caps & KVB_FMT_PROSE) {
+		kvb_verdict_legend(out, t, fmt);
+		kvb_event_notes_print(notes, fmt, out);
+	}
+	return KVB_OK;
+}
+
+/* The long, wide and --by tables and the JSON document, through the format's renderer. */
+static int render(const struct kvb_table *t, const struct kvb_diff_opts *o, const struct kvb_event_notes *notes,
+		  FILE *out, struct kvb_error *err)
+{
+	const struct kvb_format *fmt = kvb_diff_format(o);
 	struct kvb_box table;
 	struct kvb_out_section sec;
 	struct kvb_out doc;
 	cJSON *json = NULL;
-	char *legend = NULL;
-	int rc, one_boot = 0;
-	const struct kvb_format *fmt = kvb_format_find(o->format ? o->format : "table", err);
-	if (!fmt)
-		return KVB_EUSAGE;
-	if (o->layout && strcmp(o->layout, "long") && strcmp(o->layout, "wide"))
-		return kvb_error_set(err, KVB_EUSAGE, "--layout '%s': expected long or wide", o->layout);
-	rc = kvb_report_load(s, &o->sel, &r, err);
-	if (rc) {
-		kvb_report_release(&r);
-		return rc;
-	}
-	if ((rc = diff_run_notes(s, &r, fmt, out, err))) {
-		kvb_report_release(&r);
-		return rc;
-	}
-	kvb_event_notes_load(s, r.runs, r.nruns, &g_notes, err);
-	g_notes.by = o->sel.by;
-	if ((rc = kvb_report_set_margins(s, &r, o->margin, err))) {
-		kvb_report_release(&r);
-		kvb_event_notes_release(&g_notes);
-		return rc;
-	}
-	if (fmt->table && o->sel.by && o->layout && !strcmp(o->layout, "wide")) {
-		/* the mailing-list table (report/mailtable.h): one table per metric, its own text forms */
-		kvb_mailtable_print(&r, o, fmt, out, &one_boot);
-		if ((fmt->caps & KVB_FMT_PROSE) && !(fmt->caps & KVB_FMT_MARKUP))
-			fputc('\n', out); /* markdown's legend opens with its own blank line */
-		if (fmt->caps & KVB_FMT_PROSE) {
-			kvb_verdict_legend(out, &r, o);
-			kvb_event_notes_print(&g_notes, fmt, out);
-		}
-		kvb_event_notes_release(&g_notes);
-		if (one_boot)
-			kvb_warn("some comparisons have a single boot per variant: kernel and boot effects cannot be separated "
-				 "(run with --rounds 2 or more)");
-		kvb_report_release(&r);
-		return KVB_OK;
-	}
+	char *legend;
+	int rc;
 	memset(&table, 0, sizeof(table));
 	memset(&sec, 0, sizeof(sec));
 	memset(&doc, 0, sizeof(doc));
-	/* the statistics are computed once: the json form carries them all, the others show the table */
 	if (fmt->caps & KVB_FMT_DOCUMENT)
-		json = kvb_diff_json(&r, o);
+		json = kvb_diff_json(t);
 	else
-		kvb_diff_table(&r, o, &table, &one_boot);
-	legend = kvb_diff_legend(&r, o);
+		kvb_diff_table(t, o, notes, &table);
+	legend = kvb_diff_legend(t, o);
 	sec.table = &table;
 	sec.footer = legend;
 	doc.title = "kvbench diff";
@@ -645,14 +639,42 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 	doc.plain = 1;
 	rc = fmt->render(&doc, out, err);
 	if (!rc && (fmt->caps & KVB_FMT_PROSE))
-		kvb_event_notes_print(&g_notes, fmt, out);
-	kvb_event_notes_release(&g_notes);
-	if (one_boot)
-		kvb_warn("some comparisons have a single boot per variant: kernel and boot effects cannot be separated "
-			 "(run with --rounds 2 or more)");
+		kvb_event_notes_print(notes, fmt, out);
 	cJSON_Delete(json);
 	free(legend);
 	kvb_box_release(&table);
+	return rc;
+}
+
+int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out, struct kvb_error *err)
+{
+	const struct kvb_format *fmt = kvb_diff_format(o);
+	struct kvb_report r;
+	struct kvb_event_notes notes;
+	struct kvb_table t;
+	int rc;
+	memset(&notes, 0, sizeof(notes));
+	rc = kvb_report_load(s, &o->sel, &r, err);
+	if (!rc)
+		rc = diff_run_notes(s, &r, fmt, out, err);
+	if (!rc)
+		rc = kvb_report_set_margins(s, &r, o->margin, err);
+	if (rc) {
+		kvb_report_release(&r);
+		return rc;
+	}
+	kvb_event_notes_load(s, r.runs, r.nruns, &notes, err);
+	notes.by = o->sel.by;
+	/* every cell computed once; each layout and format renders these */
+	kvb_table_compute(&r, o->stat, o->alpha, o->sel.by, &t);
+	if (o->layout == KVB_LAYOUT_MAIL || (fmt->table && t.by && o->layout == KVB_LAYOUT_WIDE))
+		rc = print_own_text(&t, o, &notes, out, err);
+	else
+		rc = render(&t, o, &notes, out, err);
+	if (!rc)
+		one_boot_warning(&t);
+	kvb_table_release(&t);
+	kvb_event_notes_release(&notes);
 	kvb_report_release(&r);
 	return rc;
 }

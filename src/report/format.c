@@ -26,14 +26,6 @@ const struct kvb_box *kvb_out_one_table(const struct kvb_out *d, const char *for
 	return t;
 }
 
-const struct kvb_format *kvb_format_of(const char *name)
-{
-	for (size_t i = 0; name && kvb_formats[i]; i++)
-		if (!strcmp(kvb_formats[i]->name, name))
-			return kvb_formats[i];
-	return &kvb_format_table;
-}
-
 const char *kvb_format_names(void)
 {
 	static char names[128];

@@ -68,6 +68,9 @@ enum kvb_format_cap {
 	KVB_FMT_ONE_TABLE = 1 << 3, /* holds one table: a producer with several writes one long table, with
 				     * the columns only scripts need (diff_pct, significant) */
 	KVB_FMT_DOCUMENT = 1 << 4,  /* takes the producer's own JSON form (kvb_out.json) */
+	KVB_FMT_PLOTS = 1 << 5,     /* draws plot specs (kvb_out_section.plot) and needs a file of its own; without
+				     * it, producers leave out the prose that only describes a plot (its dots,
+				     * whiskers, what hovering shows) */
 };
 /* (Precision needs no bit: every cell carries its display and raw text, box.h.) */
 
@@ -94,10 +97,6 @@ const struct kvb_format *kvb_format_find(const char *name, struct kvb_error *err
 /* The one table of d, for formats that hold one (KVB_FMT_ONE_TABLE); NULL and err (KVB_EUSAGE, naming
  * the format) when d has none or several. */
 const struct kvb_box *kvb_out_one_table(const struct kvb_out *d, const char *format, struct kvb_error *err);
-
-/* The format called name, or the table format for NULL or an unknown name (for producers handed a
- * name the command already checked with kvb_format_find). Never NULL. */
-const struct kvb_format *kvb_format_of(const char *name);
 
 /* "table|markdown|csv|tsv|json|html": every format's name, '|'-separated, in registry order (usage
  * texts, the man page and bash completion are generated from it). Static storage. */

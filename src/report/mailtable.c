@@ -47,16 +47,12 @@ static size_t intern(struct kvb_strv *v, const char *s)
 	return k;
 }
 
-static void cells(struct kvb_box *b, const struct kvb_report *r, const struct kvb_group *g,
-		  const struct kvb_diff_opts *o, int csv, int *one_boot)
+static void cells(struct kvb_box *b, const struct kvb_table *t, const struct kvb_group *g, int csv)
 {
-	size_t nv = r->variants.n;
-	struct kvb_cell_stats *cs = kvb_xcalloc(nv, sizeof(*cs));
+	size_t nv = t->r->variants.n;
+	const struct kvb_cell_stats *cs = kvb_table_cell(t, (size_t)(g - t->r->groups), 0);
 	char n1[64], vt[128];
 	for (size_t v = 0; v < nv; v++) {
-		if (g)
-			kvb_cell_compute(r, g, v, o->stat, o->alpha, &cs[v]);
-		*one_boot |= cs[v].one_boot;
 		if (!cs[v].ok)
 			kvb_box_cell(b, csv ? "" : "-");
 		else if (csv)
@@ -85,13 +81,13 @@ static void cells(struct kvb_box *b, const struct kvb_report *r, const struct kv
 			kvb_verdict_cell(vt, sizeof(vt), &cs[v]); /* better, worse, same, undecided (~N boots) */
 		kvb_box_cell(b, cs[v].has_cmp ? vt : csv ? "" : "-");
 	}
-	free(cs);
 }
 
-static void headers(struct kvb_box *b, size_t *col, const struct kvb_report *r, const struct kvb_diff_opts *o, int csv)
+static void headers(struct kvb_box *b, size_t *col, const struct kvb_table *tb, int csv)
 {
+	const struct kvb_report *r = tb->r;
 	char t[256];
-	const char *st = kvb_stat_name(o->stat);
+	const char *st = kvb_stat_name(tb->stat);
 	for (size_t v = 0; v < r->variants.n; v++) {
 		snprintf(t, sizeof(t), csv ? "%s %s" : "%s %s(±cov)", r->variants.v[v], st);
 		kvb_box_header(b, (*col)++, t, KVB_ALIGN_RIGHT);
@@ -112,15 +108,16 @@ static void headers(struct kvb_box *b, size_t *col, const struct kvb_report *r, 
 	}
 }
 
-void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts *o, const struct kvb_format *fmt,
-			 FILE *out, int *one_boot)
+void kvb_mailtable_print(const struct kvb_table *t, const struct kvb_diff_opts *o, const struct kvb_format *fmt,
+			 FILE *out)
 {
+	const struct kvb_report *r = t->r;
 	struct kvb_strv tables = KVB_STRV_INIT, vals = KVB_STRV_INIT;
 	size_t *first = kvb_xcalloc(r->ngroups + 1, sizeof(*first)), *order;
 	/* csv names the flat one-table form of any format that holds one table (csv, tsv) */
 	int csv = !!(fmt->caps & KVB_FMT_ONE_TABLE), md = !!(fmt->caps & KVB_FMT_MARKUP);
 	size_t nv = r->variants.n, percol = csv ? 2 : 1, perdiff = percol + 1; /* diff [significant] verdict */
-	char t[256];
+	char lab[256];
 
 	for (size_t gi = 0; gi < r->ngroups; gi++) {
 		char *k = table_key(&r->groups[gi]);
@@ -155,8 +152,8 @@ void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts 
 		kvb_box_header(&b, col++, "workload", KVB_ALIGN_LEFT);
 		kvb_box_header(&b, col++, "metric", KVB_ALIGN_LEFT);
 		kvb_box_header(&b, col++, "classifiers", KVB_ALIGN_LEFT);
-		kvb_box_header(&b, col++, o->sel.by, KVB_ALIGN_LEFT);
-		headers(&b, &col, r, o, 1);
+		kvb_box_header(&b, col++, t->by, KVB_ALIGN_LEFT);
+		headers(&b, &col, t, 1);
 		for (size_t i = 0; i < tables.n; i++) {
 			const struct kvb_group *g0 = &r->groups[first[order[i]]];
 			for (size_t k = 0; k < vals.n; k++) {
@@ -167,7 +164,7 @@ void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts 
 				kvb_box_cell(&b, g0->metric);
 				kvb_box_cell(&b, g0->label);
 				kvb_box_cell(&b, vals.v[k]);
-				cells(&b, r, g, o, 1, one_boot);
+				cells(&b, t, g, 1);
 			}
 		}
 		fmt->table(&b, out);
@@ -183,14 +180,14 @@ void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts 
 			if (md)
 				fputc('\n', out);
 			kvb_box_init(&b, 1 + nv + perdiff * (nv - 1));
-			kvb_box_header(&b, col++, o->sel.by, KVB_ALIGN_LEFT);
-			headers(&b, &col, r, o, 0);
+			kvb_box_header(&b, col++, t->by, KVB_ALIGN_LEFT);
+			headers(&b, &col, t, 0);
 			for (size_t k = 0; k < vals.n; k++) {
 				const struct kvb_group *g = find(r, tables.v[order[i]], vals.v[k]);
 				if (!g)
 					continue;
-				kvb_box_cell(&b, kvb_by_label(o->sel.by, vals.v[k], t, sizeof(t)));
-				cells(&b, r, g, o, 0, one_boot);
+				kvb_box_cell(&b, kvb_by_label(t->by, vals.v[k], lab, sizeof(lab)));
+				cells(&b, t, g, 0);
 			}
 			fmt->table(&b, out);
 			kvb_box_release(&b);

@@ -11,7 +11,7 @@
  * --metric patterns; rows are the KEY values (cgroup_depth 0.. as root,
  * level1..); per variant the statistic (--stat) with its CoV, then per
  * non-baseline variant the % difference with `*` when significant and the
- * three-way verdict (kvb_cell_compute; report/verdict_cell.h, whose legend the
+ * three-way verdict (results/table.h; report/verdict_cell.h, whose legend the
  * caller prints under the tables). csv: one table, full precision, with
  * workload/metric/classifier columns instead of titles.
  */
@@ -21,9 +21,9 @@
 #include "report/diff.h"
 #include "report/format.h"
 
-/* Renders r (loaded with o->sel.by set) to out; *one_boot |= any single-boot comparison. */
-/* fmt: a format with a table writer (fmt->table); one long table when it holds one (KVB_FMT_ONE_TABLE). */
-void kvb_mailtable_print(const struct kvb_report *r, const struct kvb_diff_opts *o, const struct kvb_format *fmt,
-			 FILE *out, int *one_boot);
+/* Renders t (its report loaded with o->sel.by set) to out. fmt: a format with a table writer
+ * (fmt->table); one long table when it holds one (KVB_FMT_ONE_TABLE). */
+void kvb_mailtable_print(const struct kvb_table *t, const struct kvb_diff_opts *o, const struct kvb_format *fmt,
+			 FILE *out);
 
 #endif

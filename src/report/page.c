@@ -12,6 +12,7 @@
 #include "report/shortlabel.h"
 #include "report/verdict_cell.h"
 #include "report/sqltable.h"
+#include "store/disturbance.h"
 #include "store/schema.h"
 #include "workload/workload.h"
 
@@ -196,6 +197,8 @@ struct page_work {
 	struct kvb_diff_opts d;
 	struct kvb_report r;
 	int loaded;              /* r holds the runs' results */
+	struct kvb_table cells;  /* every cell of r computed once (results/table.h), when loaded */
+	struct kvb_event_notes notes; /* the runs' job events: the table's footnote marks */
 	struct kvb_box *table;   /* the comparison (owned) */
 	char *legend;
 	cJSON *diff_json;
@@ -228,31 +231,72 @@ static int select_runs(struct kvb_store *s, const struct kvb_page_opts *o, struc
 	return KVB_OK;
 }
 
+/*
+ * A banner above everything when the host disturbed jobs of the runs (store/disturbance.h's one
+ * line): a reader sees at once that some numbers were re-run or left out, and why.
+ */
+static void disturbance_banner(struct kvb_store *s, const struct kvb_page_opts *o, struct page_work *w)
+{
+	struct kvb_disturbance d;
+	struct kvb_error e2;
+	char *line;
+	if (kvb_store_disturbance(s, o->nruns ? o->runs : &w->latest, o->nruns ? o->nruns : 1, &d, &e2) ||
+	    !(line = kvb_disturbance_line(&d)))
+		return;
+	kvb_page_add(&w->p, "Host disturbance", "disturbance")->text = kvb_page_keep(&w->p, kvb_xasprintf(
+		"The host disturbed jobs of these runs: %s. A job the host disturbed is run again; one disturbed in "
+		"every attempt is left out and never compared (`kvbench show witnesses` lists what each witness saw).",
+		line));
+	free(line);
+}
+
+/* The legend under the comparison and the notes of the jobs its footnote marks name (owned). */
+static char *footer(const struct kvb_table *t, const struct kvb_diff_opts *d, const struct kvb_event_notes *notes)
+{
+	char *legend = kvb_diff_legend(t, d), *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return legend;
+	fputs(legend, f);
+	kvb_event_notes_print(notes, d->fmt, f);
+	fclose(f);
+	free(legend);
+	while (len && text[len - 1] == '\n')
+		text[--len] = '\0';
+	return text;
+}
+
 /* The comparison, its summary first, and the anchors' views (the runs have results). */
-static int comparison_sections(struct kvb_store *s, const struct kvb_page_opts *o, struct page_work *w,
-			       struct kvb_error *err)
+static int comparison_sections(struct kvb_store *s, const struct kvb_page_opts *o, const struct kvb_format *fmt,
+			       struct page_work *w, struct kvb_error *err)
 {
 	struct kvb_out_section *sec;
-	int rc, one_boot = 0;
+	int rc;
 	memset(&w->d, 0, sizeof(w->d));
 	w->d.sel.runs = o->nruns ? o->runs : &w->latest;
 	w->d.sel.nruns = o->nruns ? o->nruns : 1;
 	w->d.sel.baseline = o->baseline;
 	w->d.alpha = KVB_STATS_ALPHA;
+	w->d.fmt = fmt;
 	if ((rc = kvb_report_load(s, &w->d.sel, &w->r, err)))
 		return rc;
-	w->loaded = 1;
-	if ((rc = kvb_report_set_margins(s, &w->r, 0, err)))
+	if ((rc = kvb_report_set_margins(s, &w->r, 0, err))) {
+		kvb_report_release(&w->r);
 		return rc;
+	}
+	w->loaded = 1;
+	kvb_table_compute(&w->r, w->d.stat, w->d.alpha, NULL, &w->cells);
+	kvb_event_notes_load(s, w->r.runs, w->r.nruns, &w->notes, err);
 	w->table = kvb_xcalloc(1, sizeof(*w->table));
-	kvb_diff_table(&w->r, &w->d, w->table, &one_boot);
-	w->legend = kvb_diff_legend(&w->r, &w->d);
-	w->diff_json = kvb_diff_json(&w->r, &w->d);
-	kvb_page_forest(&w->p, &w->r, w->diff_json, own_section);
+	kvb_diff_table(&w->cells, &w->d, &w->notes, w->table);
+	w->legend = footer(&w->cells, &w->d, &w->notes);
+	w->diff_json = kvb_diff_json(&w->cells);
+	kvb_page_forest(&w->p, &w->cells, w->diff_json, own_section);
 	sec = kvb_page_add(&w->p, "Comparison", "comparison");
 	sec->table = w->table;
 	sec->footer = w->legend;
-	if (one_boot)
+	if (w->cells.one_boot)
 		sec->text = "Some comparisons have a single boot per variant: kernel and boot effects cannot be "
 			    "separated (run with --rounds 2 or more).";
 	kvb_page_quantiles(&w->p, &w->r);
@@ -302,6 +346,33 @@ static int detail_sections(struct kvb_store *s, const struct kvb_page_opts *o, s
 	return KVB_OK;
 }
 
+/*
+ * The sections a text format that draws no plot shows (markdown, table): none that is a plot, and
+ * no heading or text whose part of the page holds plots alone (it describes dots, whiskers and
+ * what hovering shows, none of which is there). Returns how many; *kept (caller frees) borrows p's.
+ */
+static size_t without_plots(const struct kvb_page *p, struct kvb_out_section **kept)
+{
+	size_t n = 0;
+	*kept = kvb_xcalloc(p->n + 1, sizeof(**kept));
+	for (size_t i = 0; i < p->n; i++) {
+		const struct kvb_out_section *sec = &p->sec[i];
+		size_t j, plots = 0, other = 0;
+		if (sec->plot)
+			continue;
+		if (sec->heading && !sec->table) {
+			for (j = i + 1; j < p->n && !p->sec[j].heading; j++) {
+				plots += p->sec[j].plot != NULL;
+				other += !p->sec[j].plot;
+			}
+			if (plots && !other)
+				continue;
+		}
+		(*kept)[n++] = *sec;
+	}
+	return n;
+}
+
 /* The filter of o's --metric/--workload/--variant/--baseline. */
 static void filter_from(struct kvb_page_filter *f, const struct kvb_page_opts *o)
 {
@@ -325,6 +396,7 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	int rc, filtered = 0;
 	struct db_files dbf;
 	struct kvb_page_filter filt;
+	struct kvb_out_section *prose = NULL;
 
 	if (!fmt)
 		return KVB_EUSAGE;
@@ -358,7 +430,8 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 		rc = kvb_error_set(err, KVB_EINPUT, "%s: no result passes --metric/--workload/--variant", s->path);
 		goto out;
 	}
-	if (nres && (rc = comparison_sections(s, o, &w, err)))
+	disturbance_banner(s, o, &w);
+	if (nres && (rc = comparison_sections(s, o, fmt, &w, err)))
 		goto out;
 	if (!nres)
 		kvb_page_add(&w.p, "Comparison", "comparison")->text = "no results: every job failed (see Failures)";
@@ -378,8 +451,14 @@ int kvb_page_write(struct kvb_store *s, const struct kvb_page_opts *o, struct kv
 	title = kvb_xasprintf("kvbench report: run%s %s", o->nruns > 1 ? "s" : "", runs_text);
 	memset(&doc, 0, sizeof(doc));
 	doc.title = title;
-	doc.sec = w.p.sec;
-	doc.nsec = w.p.n;
+	if ((fmt->caps & KVB_FMT_PLOTS) || !(fmt->caps & KVB_FMT_PROSE)) {
+		/* html draws the plots; json carries their specs as data */
+		doc.sec = w.p.sec;
+		doc.nsec = w.p.n;
+	} else {
+		doc.nsec = without_plots(&w.p, &prose);
+		doc.sec = prose;
+	}
 	if ((rc = write_atomic(fmt, &doc, o->out_path, &dbf, err)))
 		goto out;
 	if (!nres)
@@ -393,9 +472,13 @@ out:
 		kvb_box_release(w.table);
 		free(w.table);
 	}
-	if (w.loaded)
+	if (w.loaded) {
+		kvb_table_release(&w.cells);
 		kvb_report_release(&w.r);
+	}
+	kvb_event_notes_release(&w.notes);
 	free(w.legend);
+	free(prose);
 	free(title);
 	free(runs_text);
 	kvb_page_release(&w.p);

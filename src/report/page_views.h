@@ -14,16 +14,17 @@
 #define KVB_PAGE_VIEWS_H
 
 #include "report/page_build.h"
+#include "results/table.h"
 
 /* Anchor of group index gi's detail plot ("detail-<gi>"), kept by the page. */
 const char *kvb_forest_detail_id(struct kvb_page *p, size_t gi);
 /*
  * The "Summary" section and its forest plot from diff_json (kvb_diff_json of
- * r); rows link to the section own_section(g) names (energy, cpu), else to
+ * t), rows in t's order (what changed first) with each cell's verdict text; rows link to the section own_section(g) names (energy, cpu), else to
  * the group's samples plot, detail-<group>. Returns
  * the number of rows (0: no section added).
  */
-int kvb_page_forest(struct kvb_page *p, const struct kvb_report *r, const cJSON *diff_json,
+int kvb_page_forest(struct kvb_page *p, const struct kvb_table *t, const cJSON *diff_json,
 		    const char *(*own_section)(const struct kvb_group *));
 /* mmtests-style quantile table (Min, 1st-3rd quartile, Max, Hmean, Amean per variant column), folded. */
 void kvb_page_quantiles(struct kvb_page *p, const struct kvb_report *r);

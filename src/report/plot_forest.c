@@ -8,6 +8,7 @@
  */
 #include "report/page_views.h"
 #include "report/shortlabel.h"
+#include "report/verdict_cell.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -20,16 +21,33 @@ static void copy(cJSON *to, const cJSON *from, const char *name)
 	cJSON_AddItemToObject(to, name, v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
 }
 
+/*
+ * What the row says beside its verdict, so no undecided, unbounded or untested cell is left without a
+ * word of why: the verdict cell's own text (verdict_cell.h: "undecided (CI +-12 %, ~9 boots)",
+ * "undecided (baseline not clear of 0: CI unbounded)"), or for a cell without a test what it lacks.
+ */
+static void reason(char *buf, size_t n, const struct kvb_cell_stats *cs)
+{
+	if (!strcmp(cs->verdict, "untested"))
+		snprintf(buf, n, "untested (this statistic has no test: compare the mean or median)");
+	else if (!strcmp(cs->verdict, "n<2") && !kvb_verdict_left_out(buf, n, cs))
+		snprintf(buf, n, "n<2 (fewer than 2 values a side: nothing to test)");
+	else if (strcmp(cs->verdict, "n<2"))
+		kvb_verdict_cell(buf, n, cs);
+}
+
 const char *kvb_forest_detail_id(struct kvb_page *p, size_t group)
 {
 	return kvb_page_keep(p, kvb_xasprintf("detail-%zu", group));
 }
 
-int kvb_page_forest(struct kvb_page *p, const struct kvb_report *r, const cJSON *diff_json, const char *(*own_section)(const struct kvb_group *))
+int kvb_page_forest(struct kvb_page *p, const struct kvb_table *t, const cJSON *diff_json,
+		    const char *(*own_section)(const struct kvb_group *))
 {
-	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(diff_json, "groups"), *jg;
+	const struct kvb_report *r = t->r;
+	const cJSON *groups = cJSON_GetObjectItemCaseSensitive(diff_json, "groups");
 	cJSON *pl, *rows;
-	size_t gi = 0, n = 0;
+	size_t n = 0;
 	char *title;
 	if (!r->ngroups || r->variants.n < 2)
 		return 0;
@@ -38,7 +56,10 @@ int kvb_page_forest(struct kvb_page *p, const struct kvb_report *r, const cJSON 
 	free(title);
 	cJSON_AddStringToObject(pl, "baseline", r->variants.v[0]);
 	rows = cJSON_AddArrayToObject(pl, "rows");
-	cJSON_ArrayForEach(jg, groups) {
+	/* what changed first (results/table.h): the first screen answers */
+	for (size_t i = 0; i < r->ngroups; i++) {
+		size_t gi = t->order[i];
+		const cJSON *jg = cJSON_GetArrayItem(groups, (int)gi);
 		const struct kvb_group *g = &r->groups[gi];
 		const cJSON *vs = cJSON_GetObjectItemCaseSensitive(jg, "variants"), *jv, *base = NULL;
 		char *shortl = kvb_short_label(g->label);
@@ -69,6 +90,15 @@ int kvb_page_forest(struct kvb_page *p, const struct kvb_report *r, const cJSON 
 			copy(row, jv, "cliffs_delta");
 			copy(row, jv, "cliffs_magnitude");
 			copy(row, jv, "unit");
+			{
+				char why[256] = "";
+				size_t v = 0;
+				while (v < r->variants.n && strcmp(r->variants.v[v], name->valuestring))
+					v++;
+				if (v < r->variants.n)
+					reason(why, sizeof(why), kvb_table_cell(t, gi, v));
+				cJSON_AddStringToObject(row, "verdict_text", why);
+			}
 			if (base) {
 				cJSON_AddItemToObject(row, "base_n", cJSON_Duplicate(cJSON_GetObjectItemCaseSensitive(base, "n"), 1));
 				cJSON_AddItemToObject(row, "base_boots",
@@ -80,7 +110,6 @@ int kvb_page_forest(struct kvb_page *p, const struct kvb_report *r, const cJSON 
 			n++;
 		}
 		free(shortl);
-		gi++;
 	}
 	if (!n) {
 		cJSON_Delete(pl);
@@ -90,8 +119,8 @@ int kvb_page_forest(struct kvb_page *p, const struct kvb_report *r, const cJSON 
 		"Every compared cell: the change of the variant against %s in %% of |baseline| (dot) and the 95 %% CI "
 		"of that change (whisker; of the ratio where both sides are positive, else of the difference), the same "
 		"numbers `kvbench diff --format json` gives. The grey band is the \"same\" margin; colour is the verdict "
-		"(green better, red worse, blue same, orange undecided, grey untested). Hover a row for n, boots, p and "
-		"Cliff's delta; click it for its samples.",
+		"(green better, red worse, blue same, orange undecided, grey untested), with why a cell is undecided or "
+		"untested beside it. Rows: what changed first, then what is undecided, then what is the same.",
 		r->variants.v[0]));
 	kvb_page_plot(p, pl, NULL);
 	return (int)n;

@@ -4,32 +4,17 @@
  * metric, its energy (the channel total_power when the platform sums one,
  * else the first channel) against each other metric of the workload, one
  * point per variant at the means, with the 95 % CI of each mean (Student t,
- * gsl_cdf_tdist_Pinv) as whiskers both ways.
+ * stats.h kvb_stats_mean_ci) as whiskers both ways.
  */
 #include "report/page_views.h"
 #include "report/shortlabel.h"
 #include "stats/stats.h"
 
-#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_PER_WORKLOAD 8
-
-static int mean_ci(const struct kvb_cell *c, double *m, double *lo, double *hi)
-{
-	struct kvb_summary s;
-	if (!c->n || kvb_stats_summary(c->v, c->n, &s, NULL))
-		return 0;
-	*m = *lo = *hi = s.mean;
-	if (c->n >= 2 && isfinite(s.stdev)) {
-		double h = gsl_cdf_tdist_Pinv(0.975, (double)(c->n - 1)) * s.stdev / sqrt((double)c->n);
-		*lo = s.mean - h;
-		*hi = s.mean + h;
-	}
-	return 1;
-}
 
 /* Metrics that are energy, power or where-it-ran rather than performance. */
 static int not_performance(const char *m)
@@ -97,7 +82,8 @@ void kvb_page_energy_perf(struct kvb_page *p, const struct kvb_report *r)
 			for (size_t v = 0; v < r->variants.n; v++) {
 				double x, xl, xh, y, yl, yh;
 				cJSON *pt;
-				if (!mean_ci(&e->cells[v], &x, &xl, &xh) || !mean_ci(&m->cells[v], &y, &yl, &yh))
+				if (!kvb_stats_mean_ci(e->cells[v].v, e->cells[v].n, 0.95, &x, &xl, &xh) ||
+				    !kvb_stats_mean_ci(m->cells[v].v, m->cells[v].n, 0.95, &y, &yl, &yh))
 					continue;
 				pt = cJSON_CreateObject();
 				cJSON_AddStringToObject(pt, "name", r->variants.v[v]);

@@ -4,13 +4,12 @@
  * for a (workload, metric) whose groups differ in one numeric classifier
  * (cgroup_depth, groups, frequency, ...) taking >= 3 values, everything else
  * equal, one line per variant through the mean at each value with the 95 %
- * CI of that mean (Student t, gsl_cdf_tdist_Pinv) as a band.
+ * CI of that mean (Student t, stats.h kvb_stats_mean_ci) as a band.
  */
 #include "report/page_views.h"
 #include "report/shortlabel.h"
 #include "stats/stats.h"
 
-#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,21 +55,6 @@ static int by_x(const void *a, const void *b)
 	return d < 0 ? -1 : d > 0;
 }
 
-/* Mean of a cell and its 95 % CI (lo = hi = mean with one value). */
-static int mean_ci(const struct kvb_cell *c, double *m, double *lo, double *hi)
-{
-	struct kvb_summary s;
-	if (!c->n || kvb_stats_summary(c->v, c->n, &s, NULL))
-		return 0;
-	*m = *lo = *hi = s.mean;
-	if (c->n >= 2 && isfinite(s.stdev)) {
-		double h = gsl_cdf_tdist_Pinv(0.975, (double)(c->n - 1)) * s.stdev / sqrt((double)c->n);
-		*lo = s.mean - h;
-		*hi = s.mean + h;
-	}
-	return 1;
-}
-
 static void sweep_plot(struct kvb_page *p, const struct kvb_report *r, const char *key, struct point *pts, size_t n,
 		       int *any)
 {
@@ -108,7 +92,7 @@ static void sweep_plot(struct kvb_page *p, const struct kvb_report *r, const cha
 		hi = cJSON_AddArrayToObject(s, "hi");
 		for (size_t i = 0; i < n; i++) {
 			double m, l, h;
-			if (!mean_ci(&r->groups[pts[i].g].cells[v], &m, &l, &h))
+			if (!kvb_stats_mean_ci(r->groups[pts[i].g].cells[v].v, r->groups[pts[i].g].cells[v].n, 0.95, &m, &l, &h))
 				continue;
 			cJSON_AddItemToArray(t, kvb_plot_num(pts[i].x));
 			cJSON_AddItemToArray(y, kvb_plot_num(m));

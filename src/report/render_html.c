@@ -188,4 +188,4 @@ static int render(const struct kvb_out *d, FILE *out, struct kvb_error *err)
 }
 
 const struct kvb_format kvb_format_html = { "html", "a self-contained HTML page (inline style, script and plots)",
-					    render, 0, NULL };
+					    render, KVB_FMT_PLOTS, NULL };

@@ -198,12 +198,10 @@ int kvb_series_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *o
 	struct kvb_report r;
 	struct commit_info *ci;
 	size_t found = 0;
-	const struct kvb_format *fmt = kvb_format_find(o->format ? o->format : "table", err);
+	const struct kvb_format *fmt = kvb_diff_format(o);
 	int rc, json;
 	cJSON *jroot = NULL;
 
-	if (!fmt)
-		return KVB_EUSAGE;
 	json = !!(fmt->caps & KVB_FMT_DOCUMENT);
 	/* its own fixed-width layout for a terminal, or the JSON document */
 	if (!(fmt->caps & (KVB_FMT_TERMINAL | KVB_FMT_DOCUMENT)))

@@ -1,35 +1,10 @@
 /* Implements the verdict column, its JSON fields, legend and multimodality footnote of `kvbench diff`. */
 #include "report/verdict_cell.h"
-#include "store/rows.h"
-#include "config/margins.h"
 #include "report/format.h"
-#include "store/store.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double override, struct kvb_error *err)
-{
-	cJSON *agenda = NULL;
-	if (override <= 0 && r->nruns) {
-		struct kvb_rows *st;
-		if (kvb_rows_open(s, "SELECT agenda_json FROM run WHERE id = ?", &st, NULL, NULL) != KVB_OK)
-			return kvb_error_set(err, KVB_ESTORE, "%s: %s", s->path, kvb_store_errmsg(s));
-		kvb_rows_bind_int(st, 1, r->runs[0]);
-		if (kvb_rows_next(st, NULL) == 1 && kvb_rows_text(st, 0))
-			agenda = cJSON_Parse((const char *)kvb_rows_text(st, 0));
-		kvb_rows_close(st);
-	}
-	for (size_t i = 0; i < r->ngroups; i++) {
-		struct kvb_group *g = &r->groups[i];
-		g->margin = override > 0 ? override : kvb_margin_from_agenda(agenda, g->workload, g->metric);
-		if (!(g->margin > 0))
-			g->margin = KVB_VERDICT_MARGIN;
-	}
-	cJSON_Delete(agenda);
-	return KVB_OK;
-}
 
 static int multimodal(const struct kvb_cell_stats *cs)
 {
@@ -134,10 +109,11 @@ void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cel
 	cJSON_AddStringToObject(jv, "cliffs_magnitude", kvb_stats_cliffs_label(cs->cliffs));
 }
 
-void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_diff_opts *o)
+void kvb_verdict_legend(FILE *out, const struct kvb_table *t, const struct kvb_format *fmt)
 {
-	int md = !!(kvb_format_of(o->format)->caps & KVB_FMT_MARKUP), any = 0;
-	double m = o->margin > 0 ? o->margin : (r->ngroups ? r->groups[0].margin : KVB_VERDICT_MARGIN);
+	const struct kvb_report *r = t->r;
+	int md = !!(fmt->caps & KVB_FMT_MARKUP), any = 0;
+	double m = r->ngroups ? r->groups[0].margin : KVB_VERDICT_MARGIN; /* --margin set every group's */
 	int same_margin = 1;
 	for (size_t i = 1; i < r->ngroups; i++)
 		same_margin &= r->groups[i].margin == r->groups[0].margin;
@@ -156,34 +132,33 @@ void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_
 		"perc_diff = (variant - baseline) / |baseline|: its sign is the direction, better or worse by "
 		"lower_is_better; the CI of the change is of the ratio where both sides are positive, else of the "
 		"difference, in %% of |baseline|\n",
-		md ? "\n" : "", o->alpha,
-		o->stat == KVB_STAT_MEAN ? "trimmed means (20 %, one wild run a boot moves nothing)" : kvb_stat_name(o->stat),
-		o->stat == KVB_STAT_MEAN ? "Welch and Mann-Whitney agree" : "the bootstrap over runs decides", mtxt,
+		md ? "\n" : "", t->alpha,
+		t->stat == KVB_STAT_MEAN ? "trimmed means (20 %, one wild run a boot moves nothing)" : kvb_stat_name(t->stat),
+		t->stat == KVB_STAT_MEAN ? "Welch and Mann-Whitney agree" : "the bootstrap over runs decides", mtxt,
 		KVB_VERDICT_MAX_BOOTS);
-	if (r->paired && o->stat == KVB_STAT_MEAN)
+	if (r->paired && t->stat == KVB_STAT_MEAN)
 		fprintf(out, "(paired): the runs are duets (execution_order: duet, both variants at once on two boards, "
 			     "job by job): the verdict is the paired t test on the per-round differences of the means, "
 			     "a round both variants finished being the unit\n");
-	if (o->stat == KVB_STAT_MEDIAN || o->stat == KVB_STAT_P95)
+	if (t->stat == KVB_STAT_MEDIAN || t->stat == KVB_STAT_P95)
 		fprintf(out,
 			"--stat %s: p and verdict test the %s itself: a bootstrap of it over boots, then runs within boots, "
 			"and Welch on each boot's %s%s\n",
-			kvb_stat_name(o->stat), kvb_stat_name(o->stat), kvb_stat_name(o->stat),
-			o->stat == KVB_STAT_P95 ? "; with fewer than 20 runs a side p95 is an extreme: untested" : "");
-	else if (o->stat != KVB_STAT_MEAN)
+			kvb_stat_name(t->stat), kvb_stat_name(t->stat), kvb_stat_name(t->stat),
+			t->stat == KVB_STAT_P95 ? "; with fewer than 20 runs a side p95 is an extreme: untested" : "");
+	else if (t->stat != KVB_STAT_MEAN)
 		fprintf(out,
 			"--stat %s: untested (no p, no verdict): a bootstrap cannot test an extreme (Bickel & Freedman 1981) "
 			"and the mean's test would not be about the %s; compare --stat mean, median or p95\n",
-			kvb_stat_name(o->stat), kvb_stat_name(o->stat));
+			kvb_stat_name(t->stat), kvb_stat_name(t->stat));
 	fprintf(out,
 		"cliff: Cliff's delta of the runs, P(variant > baseline) - P(variant < baseline); |d| < 0.15 negligible, "
 		"< 0.33 small, < 0.47 medium, else large\n");
 	for (size_t gi = 0; gi < r->ngroups; gi++)
 		for (size_t v = 0; v < r->variants.n; v++) {
 			const struct kvb_cell *c = &r->groups[gi].cells[v];
-			size_t modes = 1;
-			/* the modes alone (the rest of kvb_cell_compute was done for the table) */
-			if (!c->n || kvb_stats_count_modes(c->v, c->n, &modes, NULL) || modes < 2)
+			size_t modes = kvb_table_cell(t, gi, v)->modes;
+			if (!c->n || modes < 2)
 				continue;
 			if (!any++)
 				fprintf(out, "%s\u2020 multimodal samples (a mean summarises several populations; plot the runs):\n",

@@ -1,23 +1,17 @@
 /*
  * The three-way verdict in reports (docs/design.md#verdicts-and-deciding): margins per group, the
  * verdict cell text, its JSON fields, the legend and the multimodality
- * footnote. The statistics are in stats/verdict.h; kvb_cell_compute fills
+ * footnote. The statistics are in stats/verdict.h; kvb_cell_compute (results/table.h) fills
  * struct kvb_cell_stats.v3, .cliffs and .modes.
  */
 #ifndef KVB_REPORT_VERDICT_CELL_H
 #define KVB_REPORT_VERDICT_CELL_H
 
-#include "report/diff.h"
+#include "report/format.h"
+#include "results/table.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
-
-/*
- * Sets every group's margin: `override` (a fraction, from --margin) when > 0,
- * else the agenda's config.margins of the report's first run (results-schema
- * run.agenda_json), else KVB_VERDICT_MARGIN. Errors: KVB_ESTORE.
- */
-int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double override, struct kvb_error *err);
 
 /* Past this many boots per variant an undecided cell reads "no difference this data can resolve". */
 #define KVB_VERDICT_MAX_BOOTS 1000
@@ -55,6 +49,6 @@ void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cel
  * The legend under a table (table/markdown: what every verdict and mark
  * means) and, when any cell of r is multimodal, a footnote naming each one.
  */
-void kvb_verdict_legend(FILE *out, const struct kvb_report *r, const struct kvb_diff_opts *o);
+void kvb_verdict_legend(FILE *out, const struct kvb_table *t, const struct kvb_format *fmt);
 
 #endif

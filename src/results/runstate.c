@@ -1,5 +1,6 @@
 /* Implements the run-state notes of `kvbench diff`: failed and missing variants, a failed baseline, empty results. */
 #include "results/runstate.h"
+#include "core/suggest.h"
 #include "store/rows.h"
 #include "core/buf.h"
 #include "core/util.h"
@@ -159,6 +160,27 @@ static char *distinct(struct kvb_store *s, const struct kvb_report *r, const cha
 	return kvb_buf_detach(&out);
 }
 
+/* " (did you mean 'jank_pct'?)" for the first --metric that is a plain name (no glob) close to a stored one. */
+static void did_you_mean_metric(struct kvb_buf *m, const struct kvb_report_opts *o, const char *metrics)
+{
+	struct kvb_strv have = KVB_STRV_INIT;
+	char *copy = kvb_xstrdup(metrics ? metrics : ""), *save = NULL, dym[200];
+	for (char *t = strtok_r(copy, ", ", &save); t; t = strtok_r(NULL, ", ", &save))
+		kvb_strv_push(&have, t);
+	for (size_t i = 0; i <= o->nmetric_globs; i++) {
+		const char *g = i < o->nmetric_globs ? o->metric_globs[i] : o->metric_glob;
+		if (!g || strpbrk(g, "*?["))
+			continue;
+		kvb_did_you_mean(dym, sizeof(dym), g, (const char *const *)have.v, have.n);
+		if (*dym) {
+			kvb_buf_addf(m, "; --metric %s:%s", g, dym);
+			break;
+		}
+	}
+	kvb_strv_release(&have);
+	free(copy);
+}
+
 int kvb_run_state_explain_empty(struct kvb_store *s, const struct kvb_report_opts *o, const struct kvb_report *r,
 				struct kvb_error *err)
 {
@@ -191,6 +213,7 @@ int kvb_run_state_explain_empty(struct kvb_store *s, const struct kvb_report_opt
 			if (!o->metric_glob || strcmp(o->metric_glob, o->metric_globs[i]))
 				kvb_buf_addf(&m, " --metric '%s'", o->metric_globs[i]);
 		kvb_buf_addf(&m, " (workloads: %s; metrics: %s)", workloads, metrics);
+		did_you_mean_metric(&m, o, metrics);
 		if (!filtered)
 			kvb_buf_addf(&m, " -- none of them has a value");
 	}

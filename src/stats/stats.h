@@ -99,6 +99,14 @@ double kvb_stats_mean(const double *x, size_t n);
 int kvb_stats_summary(const double *x, size_t n, struct kvb_summary *s, struct kvb_error *err);
 
 /*
+ * The mean of x[0..n-1] and its two-sided Student t confidence interval at `level` (0.95 for 95 %):
+ *   mean -+ gsl_cdf_tdist_Pinv((1 + level) / 2, n - 1) * sd / sqrt(n)   (sd with n - 1)
+ * in x's units. With n == 1, lo = hi = mean (no spread to state). Returns 1 with *mean, *lo, *hi
+ * set, 0 (nothing set) for n == 0 or a non-finite value.
+ */
+int kvb_stats_mean_ci(const double *x, size_t n, double level, double *mean, double *lo, double *hi);
+
+/*
  * Checks that x[0..n-1] is usable: x non-NULL when n > 0, n >= min_n, every
  * value finite. `what` names the sample in the message ("baseline").
  * Errors: KVB_EINPUT.

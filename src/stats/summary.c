@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "core/util.h"
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -91,4 +92,18 @@ int kvb_stats_summary(const double *x, size_t n, struct kvb_summary *s, struct k
 
 	free(sorted);
 	return rc;
+}
+
+int kvb_stats_mean_ci(const double *x, size_t n, double level, double *mean, double *lo, double *hi)
+{
+	struct kvb_summary s;
+	if (!n || kvb_stats_summary(x, n, &s, NULL))
+		return 0;
+	*mean = *lo = *hi = s.mean;
+	if (n >= 2 && isfinite(s.stdev)) {
+		double h = gsl_cdf_tdist_Pinv((1 + level) / 2, (double)(n - 1)) * s.stdev / sqrt((double)n);
+		*lo = s.mean - h;
+		*hi = s.mean + h;
+	}
+	return 1;
 }

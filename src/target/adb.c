@@ -53,7 +53,7 @@ static const struct kvb_keydef adb_conn_keys[] = {
 	{ "adb", KVB_T_STR, "adb", NULL, 0, "adb client binary" },
 	{ "adb_server_port", KVB_T_INT, NULL, NULL, KVB_KEY_POSITIVE, "port of the adb server to use (adb -P)" },
 	{ "connect", KVB_T_BOOL, NULL, NULL, 0, "run `adb connect SERIAL` first (default: true when serial has ':')" },
-	{ "root", KVB_T_SCALAR, "none", NULL, 0,
+	{ "root", KVB_T_SCALAR, "none", "adb|su|none|true|false", 0,
 	  "adb: `adb root` when opening (also: true); su: every command through the device's su (rooted production "
 	  "builds; the working form is found at connect); none (also: false)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },

@@ -296,10 +296,12 @@ static int lava_open(struct kvb_target *t, struct kvb_error *err)
 	if (st->offline)
 		return KVB_OK; /* --dry-run: definitions only */
 	if (!tok || !*tok) {
+		int line, col;
+		kvb_doc_loc(&t->plat->doc, "connection.token_env", &line, &col);
 		lava_close(t);
-		return kvb_error_set(err, KVB_EINPUT, "%s: connection.token_env: environment variable %s is not set (it "
-						      "holds the LAVA API token)",
-				     t->plat->file, env ? env : "?");
+		return kvb_error_set(err, KVB_EINPUT, "%s:%d:%d: connection.token_env: environment variable %s is not set "
+						      "(it holds the LAVA API token)",
+				     t->plat->file, line, col, env ? env : "?");
 	}
 	st->token = kvb_xstrdup(tok);
 	st->api.token = st->token;

@@ -58,7 +58,7 @@ static const struct kvb_keydef qemu_conn_keys[] = {
 	{ "initrd", KVB_T_STR, NULL, NULL, 0, "initrd for `kernel`; default: built by board_script" },
 	{ "cmdline", KVB_T_STR, NULL, NULL, 0, "extra kernel command line for `kernel`" },
 	{ "extra_args", KVB_T_STRLIST, NULL, NULL, 0, "more QEMU arguments" },
-	{ "clock", KVB_T_STR, "host", NULL, 0,
+	{ "clock", KVB_T_STR, "host", "host|instructions", 0,
 	  "guest time: host (real time) or instructions (-icount shift=0,sleep=off on single-threaded TCG: "
 	  "deterministic times, host load cannot change them)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
@@ -1024,4 +1024,5 @@ const struct kvb_target_ops kvb_target_qemu = {
 	.wait_ready = qemu_wait_ready,
 	.close = qemu_close,
 	.host = qemu_host,
+	.check = kvb_qemu_check,
 };

@@ -22,6 +22,10 @@
 
 extern const struct kvb_target_ops kvb_target_qemu;
 
+/* The platform check of a qemu connection (ops.check, qemu_check.c): the topology's CPUs must be
+ * guest CPUs connection.smp (default 2) boots; a cluster beyond them is an error at its cpus. */
+void kvb_qemu_check(const struct kvb_platform *p, struct kvb_diag *d);
+
 /* Printed on the guest console by the board's rc script once its network is up. */
 #define KVB_QEMU_READY_MARKER "kvbench-board: ready"
 

@@ -870,7 +870,8 @@ static int exec_argv(struct ssh_state *st, const char *const *argv, uint64_t tim
 		return rc;
 	cmd = remote_command(argv);
 	rc = exec_once(st, cmd, argv[0], timeout_ms, r, &started, err);
-	if (rc && !started && st->broken) {
+	/* a cancel (Ctrl-C) is not a lost connection: no warning (it became a diff footnote), no reconnect */
+	if (rc && !started && st->broken && !(st->cancel && *st->cancel)) {
 		kvb_warn("ssh: %s; reconnecting", err->msg);
 		rc = ssh_ensure(st, err);
 		if (!rc)

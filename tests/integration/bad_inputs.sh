@@ -21,7 +21,23 @@ for f in *.yaml *.json; do
   check "platform $f exits 3" test "$rc" -eq 3
   check "platform $f prints nothing on stdout" test ! -s "$T/out"
   expect_lines "$f" "$T/err"
+  # issue 41: `platform check` and `agenda check -p` say the same, before anything boots
+  "$KVB" platform check "$f" >"$T/out" 2>"$T/err"; rc=$?
+  check "platform check $f exits 3 (rc $rc)" test "$rc" -eq 3
+  check "platform check $f: nothing reached the board" sh -c "! grep -q '^reach' '$T/out'"
+  expect_lines "$f" "$T/err"
+  "$KVB" agenda check "$SRC/agendas/quickstart.yaml" -p "$f" >"$T/out" 2>"$T/err"; rc=$?
+  check "agenda check -p $f exits 3 (rc $rc)" test "$rc" -eq 3
+  grep -v ': [0-9]* problems$' "$f.expect" >"$T/expect_loc"
+  while IFS= read -r line; do
+    check "agenda check -p $f: $line" grep -qxF -- "$line" "$T/err"
+  done <"$T/expect_loc"
 done
+# and `run` refuses a broken platform before it boots anything (nothing stored)
+"$KVB" run "$SRC/agendas/quickstart.yaml" -p qemu-topology-beyond-smp.yaml -d "$T/r.db" >"$T/out" 2>"$T/err"; rc=$?
+check "run on a 0-5 topology with smp 2 exits 3 (rc $rc)" test "$rc" -eq 3
+check "  naming the cluster" grep -q "qemu-topology-beyond-smp.yaml:6:19: topology.clusters\[0\].cpus: CPUs 2-5 are not on the board" "$T/err"
+check "  nothing booted" sh -c "! grep -qi 'boot' '$T/out'"
 check "at least 15 bad platforms" test "$count" -ge 15
 count=0
 cd "$SRC/tests/bad/csv"

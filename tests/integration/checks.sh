@@ -20,9 +20,9 @@ YAML
 "$KVB" platform check "$T/bad" >"$T/o1" 2>&1; rc=$?
 check "platform check with a missing meter and cpufreq root exits 3 (rc $rc)" test "$rc" -eq 3
 check "it does not say valid" sh -c "! grep -q ': valid' '$T/o1'"
-check "a meter command path that is not there is a problem" grep -q "^problem: instrument 'meter': meter command '/nonexistent/bin/meter' is not an executable file on this host" "$T/o1"
-check "a meter command name not in PATH is a problem" grep -q "^problem: instrument 'meter2': meter command 'no-such-meter-kvbench' is not found in \$PATH on this host" "$T/o1"
-check "a missing cpufreq root is a problem naming the file and the root" grep -q "^problem: instrument 'freq': $T/no-such-root/sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state is not a readable file on the board (its root '$T/no-such-root' is not a directory there)" "$T/o1"
+check "a meter command path that is not there is a problem" grep -q "^problem: $T/bad/platform.yaml:6:3: instrument 'meter': meter command '/nonexistent/bin/meter' is not an executable file on this host" "$T/o1"
+check "a meter command name not in PATH is a problem" grep -q "^problem: $T/bad/platform.yaml:7:3: instrument 'meter2': meter command 'no-such-meter-kvbench' is not found in \$PATH on this host" "$T/o1"
+check "a missing cpufreq root is a problem naming the file and the root" grep -q "^problem: $T/bad/platform.yaml:8:3: instrument 'freq': $T/no-such-root/sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state is not a readable file on the board (its root '$T/no-such-root' is not a directory there)" "$T/o1"
 check "the problems are counted" grep -q "platform.yaml: 3 problems" "$T/o1"
 
 # the field's case (NixOS #56102, munin #1173, OpenWrt packages #19222: kernels without
@@ -32,7 +32,7 @@ if [ ! -e /sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state ]; then
   mkdir -p "$T/nofreq"
   printf 'name: nofreq\nconnection: {type: local}\ninstruments:\n  freq: {type: cpufreq}\n' >"$T/nofreq/platform.yaml"
   "$KVB" platform check "$T/nofreq" >"$T/o0" 2>&1; rc=$?
-  check "this host has no time_in_state: platform check says so (rc $rc)" sh -c "test $rc -eq 3 && grep -q \"^problem: instrument 'freq': /sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state is not a readable file on the board\" '$T/o0'"
+  check "this host has no time_in_state: platform check says so (rc $rc)" sh -c "test $rc -eq 3 && grep -q \"^problem: .*platform.yaml:4:3: instrument 'freq': /sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state is not a readable file on the board\" '$T/o0'"
 fi
 
 # LISA PR #157 ("run-time check for required dependencies (i.e. iio-capture)"): an ACME meter
@@ -41,7 +41,7 @@ if ! command -v iio-capture >/dev/null; then
   mkdir -p "$T/acme"
   printf 'name: acme\nconnection: {type: local}\ninstruments:\n  acme: {type: acme, host: baylibre-acme.local, channels: {total: "iio:device0"}}\n' >"$T/acme/platform.yaml"
   "$KVB" platform check "$T/acme" >"$T/oa" 2>&1; rc=$?
-  check "no iio-capture on this host: platform check says so (rc $rc)" sh -c "test $rc -eq 3 && grep -q \"^problem: instrument 'acme': meter command 'iio-capture' is not found in \\\$PATH on this host\" '$T/oa'"
+  check "no iio-capture on this host: platform check says so (rc $rc)" sh -c "test $rc -eq 3 && grep -q \"^problem: .*platform.yaml:4:3: instrument 'acme': meter command 'iio-capture' is not found in \\\$PATH on this host\" '$T/oa'"
 fi
 
 cat >"$T/good/platform.yaml" <<YAML
@@ -57,6 +57,21 @@ check "platform check of a good meter and util exits 0 (rc $rc)" test "$rc" -eq 
 check "the meter command is found" grep -q "instrument 'meter': meter command .*probe_sim: " "$T/o2"
 check "util's /proc/stat is readable on the board" grep -q "instrument 'util': /proc/stat: readable on the board" "$T/o2"
 check "and the platform is valid" grep -q "platform.yaml: valid" "$T/o2"
+
+# issue 41: a topology of 6 CPUs on a board of 2 (its present CPUs, read under sysfs_root as
+# for a simulated board) is a problem at the cluster's line, counted; the same topology on a
+# board of 8 is valid
+for n in 2 8; do
+  mkdir -p "$T/cpus$n/root/sys/devices/system/cpu"
+  echo "0-$((n - 1))" >"$T/cpus$n/root/sys/devices/system/cpu/present"
+  printf 'name: cpus%s\nconnection: {type: local}\nsysfs_root: %s\ntopology:\n  clusters:\n    - {name: all, cpus: "0-5"}\n' \
+    "$n" "$T/cpus$n/root" >"$T/cpus$n/platform.yaml"
+  "$KVB" platform check "$T/cpus$n" >"$T/oc$n" 2>&1; echo $? >"$T/rc$n"
+done
+check "a 0-5 topology on a 2-CPU board: exit 3 ($(cat "$T/rc2"))" test "$(cat "$T/rc2")" -eq 3
+check "  the problem names the cluster's line and the board's CPUs" grep -qxF "problem: $T/cpus2/platform.yaml:6:19: topology.clusters[0].cpus: CPUs 2-5 are not on the board (the board's $T/cpus2/root/sys/devices/system/cpu/present: CPUs 0-1)" "$T/oc2"
+check "  and is counted" grep -qxF "$T/cpus2/platform.yaml: 1 problem" "$T/oc2"
+check "the same topology on an 8-CPU board is valid ($(cat "$T/rc8"))" sh -c "test $(cat "$T/rc8") -eq 0 && grep -q 'platform.yaml: valid' '$T/oc8'"
 
 # cpus against the board's online CPUs: CPU 1023 is on no host this runs on. "0,1023" replays
 # util-linux #1701 ("taskset -c 0-2 true" works on a 2-CPU machine: sched_setaffinity keeps the

@@ -5,6 +5,8 @@
 . "$(dirname "$0")/lib.sh"
 export KVB_CACHE_DIR=$T/cache
 head -c 4096 /dev/urandom >"$T/Image"
+# noise around a kernel banner: what kvb_kimage_check takes for a kernel (qemu refuses anything else)
+{ head -c 4096 /dev/urandom; printf 'Linux version 6.1.0-kvb (t@example.com) (gcc 12) #1 SMP PREEMPT\n'; } >"$T/Kimage"
 sha=$(sha256sum "$T/Image" | cut -d' ' -f1)
 mkdir -p "$T/plat"
 # a hook flasher that records every flash: the proof that nothing was flashed
@@ -67,10 +69,18 @@ check "names the variant, platform, flash method and -V" grep -q "variant 'gener
 check "one problem per variant" grep -q "preflight: 3 problems" "$T/e14"
 "$KVB" run "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 --dry-run >/dev/null 2>"$T/e15"; rc=$?
 check "run --dry-run without -V: exit 3 (rc $rc)" test "$rc" -eq 3
-"$KVB" agenda check "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 -V "cloud=$T/Image" -V "generic=$T/Image" \
-  -V "generic-1cpu=$T/Image" >/dev/null 2>"$T/e16"; rc=$?
+"$KVB" agenda check "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 -V "cloud=$T/Kimage" -V "generic=$T/Kimage" \
+  -V "generic-1cpu=$T/Kimage" >/dev/null 2>"$T/e16"; rc=$?
 check "-V gives the kernels: passes (rc $rc)" test "$rc" -eq 0
-"$KVB" run "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 -V "cloud=$T/Image" --dry-run >/dev/null 2>"$T/e17"; rc=$?
+# issue 41: a file that is not a kernel is refused on qemu (it boots it itself) and only noted on
+# a hook flasher (the hook may take a .deb)
+head -c 4096 /dev/urandom >"$T/noise"
+"$KVB" agenda check "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 -V "cloud=$T/noise" -V "generic=$T/Kimage" \
+  -V "generic-1cpu=$T/Kimage" >/dev/null 2>"$T/e16b"; rc=$?
+check "qemu: a kernel that is not one is a problem (rc $rc)" sh -c "[ $rc -eq 3 ] && grep -q \"variant 'cloud' kernel: '$T/noise' is not a kernel image\" '$T/e16b'"
+"$KVB" agenda check "$T/a.yaml" -p "$T/plat" -V "a=$T/noise" >/dev/null 2>"$T/e16c"; rc=$?
+check "hook flasher: only a note (rc $rc)" sh -c "[ $rc -eq 0 ] && grep -q \"variant 'a' kernel: '$T/noise' is not a kernel image.*(flash method command passes it on as it is)\" '$T/e16c'"
+"$KVB" run "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 -V "cloud=$T/Kimage" --dry-run >/dev/null 2>"$T/e17"; rc=$?
 check "-V for one variant: the others are still named (rc $rc)" sh -c "[ $rc -eq 3 ] && grep -q \"variant 'generic' has no kernel\" '$T/e17' && ! grep -q \"variant 'cloud' has no kernel\" '$T/e17'"
 "$KVB" run "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 --series a..b --repo "$T" --dry-run >/dev/null 2>"$T/e18"; rc=$?
 check "--series: its commits replace the variants, nothing to ask (rc $rc)" test "$rc" -eq 0
@@ -108,7 +118,7 @@ check "fastboot {dtbo: dtb}: a dtb-only variant passes (rc $rc)" sh -c "[ $rc -e
 check "fastboot's default {boot: boot_image}: the same variant is refused (rc $rc)" sh -c "[ $rc -eq 3 ] && grep -q \"variant 'd' has no kernel, but platform fb2\" '$T/e23'"
 # the SMP deterministic board runs a QEMU unpacked into the cache (<cache>/qemu-backports/...):
 # without it, the variant fails before anything boots and the message says how to get it
-head -c 1000 /dev/urandom >"$T/vmlinuz-fake"
+{ head -c 1000 /dev/urandom; printf 'Linux version 6.1.0-kvb (t@example.com) (gcc 12) #1 SMP PREEMPT\n'; } >"$T/vmlinuz-fake"
 printf 'config: {iterations: 1}\nworkloads: [{name: sched_pipe, params: {loops: 100}}]\n' >"$T/smp2.yaml"
 XDG_CACHE_HOME=$T/nocache "$KVB" run "$T/smp2.yaml" -p qemu-x86_64-icount-smp2 -d "$T/smp2.db" -V "a=$T/vmlinuz-fake" \
   --no-diff >/dev/null 2>"$T/e24"; rc=$?

@@ -174,6 +174,9 @@ PROBE = r"""<script>
           open: w ? w.classList.contains('open') : null,
           mx: m ? +m.getAttribute('x') : null, mw: m ? +m.getAttribute('width') : null,
           margin: m ? m.getAttribute('data-margin') : null,
+          label: (a.querySelector('text.kvb-row-label') || {}).textContent || '',
+          value: (a.querySelector('text.kvb-row-value') || {}).textContent || '',
+          lines: a.querySelectorAll('text.kvb-row-label tspan').length,
           tip: (a.querySelector('title') || {}).textContent || '' });
       });
     }
@@ -244,6 +247,15 @@ def check_forest(check, spec, rows, diff, want_rows):
             bad.append("row %d: tooltip lacks p" % i)
         if "Cliff" not in d["tip"]:
             bad.append("row %d: tooltip lacks Cliff's delta" % i)
+        # issue 41.5: the whole label (wrapped in tspans, never cut) and the verdict with its reason
+        nospace = lambda t: re.sub(r"\s+", "", t)
+        want_label = sr["workload"] + " " + sr["metric"] + (" " + sr["cls_full"] if sr["cls_full"] else "") + " \u00b7 " + sr["variant"]
+        if "\u2026" in d["label"] or nospace(d["label"]) != nospace(want_label):
+            bad.append("row %d: label %r, not the whole %r" % (i, d["label"], want_label))
+        if sr.get("verdict_text") and nospace(sr["verdict_text"]) not in nospace(d["value"]):
+            bad.append("row %d: beside the dot %r, without the verdict's reason %r" % (i, d["value"], sr["verdict_text"]))
+        if v["verdict"].startswith("undecided") and "(" not in sr.get("verdict_text", ""):
+            bad.append("row %d: undecided without a reason (%r)" % (i, sr.get("verdict_text")))
         pts.append((v["diff_pct"], d["cx"]))
         # a CI end cut at the axis's edge is checked against the edge below, not the scale
         for key, px in (("same_ci95_lo", "x1"), ("same_ci95_hi", "x2")):
@@ -252,6 +264,13 @@ def check_forest(check, spec, rows, diff, want_rows):
         if d["mx"] is not None:
             pts.append((-v["margin_pct"], d["mx"]))
             pts.append((v["margin_pct"], d["mx"] + d["mw"]))
+    rank = lambda vd: 0 if vd in ("better", "worse") else 2 if vd == "same" else 1
+    grank = {}
+    for r in spec["rows"]:  # a group's rank: the most telling of its variants' verdicts
+        grank[r["group"]] = min(grank.get(r["group"], 3), rank(r["verdict"]))
+    ranks = [grank[r["group"]] for r in spec["rows"]]
+    check(ranks == sorted(ranks), "forest: what changed first, then undecided, then same (%s)" %
+          " ".join(r["verdict"] for r in spec["rows"]))
     check(not bad, "forest: every row's numbers, colour, tooltip and link are diff's" + "".join("\n      " + b for b in bad[:20]))
     if len(pts) >= 2:
         n = len(pts)

@@ -110,7 +110,7 @@ static void test_jankbench__diff_pools_reps_per_test_name(void)
 	fclose(f);
 	CHECK(kvb_store_open(&st, db, 0, &err) == KVB_OK);
 	CHECK(kvb_csv_import(st, csv, &run, &err) == KVB_OK);
-	struct kvb_diff_opts o = { .format = "csv", .stat = KVB_STAT_MAX, .alpha = 0.05 };
+	struct kvb_diff_opts o = { .fmt = &kvb_format_csv, .stat = KVB_STAT_MAX, .alpha = 0.05 };
 	o.sel.workload = "jankbench";
 	o.sel.metric_glob = "frame_duration_max";
 	out = open_memstream(&text, &len);

@@ -4,6 +4,7 @@
 #include "flash/kimage.h"
 
 #include <glob.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <zlib.h>
 
@@ -202,7 +203,70 @@ static void test_kimage__reads_real_debian_vmlinuz(void)
 	free(pat);
 }
 
+/* Writes n bytes to a new file under /tmp; returns its path (owned). */
+static char *tmp_file(const void *data, size_t n)
+{
+	char *path = kvb_xstrdup("/tmp/kvb-kimage-XXXXXX");
+	int fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK(write(fd, data, n) == (ssize_t)n);
+	close(fd);
+	return path;
+}
+
+/* issue 41: `-V patch=/etc/hostname` passed every check, booted the other variant, then failed in
+ * the board script: a text file, a boot image given as kernel and a kernel given as boot_image are
+ * refused before any boot; a kernel format without a readable release is a note, not a refusal. */
+static void test_kimage__check_refuses_what_is_not_a_kernel(void)
+{
+	static const char text[] = "my-hostname\n";
+	unsigned char boot[4096] = "ANDROID!", zimage[0x1000], *raw;
+	struct kvb_error err = { 0 };
+	char *note = NULL, *p;
+	size_t n;
+
+	p = tmp_file(text, sizeof(text) - 1);
+	CHECK(kvb_kimage_check(p, 0, &note, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "is not a kernel image");
+	CHECK(!note);
+	CHECK(kvb_kimage_check(p, 1, &note, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "is not an Android boot image");
+	unlink(p);
+	free(p);
+
+	p = tmp_file(boot, sizeof(boot));
+	CHECK(kvb_kimage_check(p, 0, &note, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "is an Android boot image, not a kernel: give it as boot_image:");
+	unlink(p);
+	free(p);
+
+	/* an arm zImage (magic 0x016f2818 at 0x24) compresses its banner: booted, its release unread */
+	memset(zimage, 0, sizeof(zimage));
+	zimage[0x24] = 0x18;
+	zimage[0x25] = 0x28;
+	zimage[0x26] = 0x6f;
+	zimage[0x27] = 0x01;
+	p = tmp_file(zimage, sizeof(zimage));
+	CHECK(kvb_kimage_check(p, 0, &note, &err) == KVB_OK);
+	CHECK_CONTAINS(note, "is an arm zImage whose release kvbench cannot read");
+	free(note);
+	note = NULL;
+	unlink(p);
+	free(p);
+
+	/* an image with the banner: fine, no note */
+	raw = raw_image(&n);
+	p = tmp_file(raw, n);
+	CHECK(kvb_kimage_check(p, 0, &note, &err) == KVB_OK);
+	CHECK(!note);
+	CHECK(kvb_kimage_check(p, 1, &note, &err) == KVB_EINPUT);
+	unlink(p);
+	free(p);
+	free(raw);
+}
+
 #define TESTS                                                                                  \
+	T(test_kimage__check_refuses_what_is_not_a_kernel)                                     \
 	T(test_kimage__reads_bzimage_setup_header)                                             \
 	T(test_kimage__finds_banner_skipping_builder_and_nested_compiler_parens)               \
 	T(test_kimage__inflates_gzip_image)                                                    \

@@ -975,7 +975,8 @@ static void test_boot_robust__needs_two_boots_a_side(void)
 	T(test_bootstrap_quantile__aa_with_boot_noise_rarely_significant)                                              \
 	T(test_paired__duet_rounds_reference_values)                                                                   \
 	T(test_paired__negative_baseline_keeps_the_sign)                                                               \
-	T(test_paired__constant_difference_and_refusals)
+	T(test_paired__constant_difference_and_refusals)                                                               \
+	T(test_mean_ci__student_t_reference_values)
 /*
  * Duet rounds: the host's load moves both sides of a round alike (10..13 here), the variant is
  * 1.175 higher on average. By hand: d = {1, 1.5, 1, 1.2}, mean 1.175, sd 0.2362908, se 0.1181454,
@@ -1030,6 +1031,24 @@ static void test_paired__constant_difference_and_refusals(void)
 	CHECK(strstr(err.msg, "2 pairs") != NULL);
 	CHECK(kvb_stats_paired(b, bad, 3, 0.05, &p, &err) == KVB_EINPUT);
 	CHECK(strstr(err.msg, "pair 2") != NULL);
+}
+
+/* The Student t CI of a mean (report's energy/performance and sweep plots): t(0.975, 4) = 2.7764 and
+ * t(0.95, 4) = 2.1318 (any t table); 1..5 has mean 3 and sd sqrt(2.5). */
+static void test_mean_ci__student_t_reference_values(void)
+{
+	static const double x[] = { 1, 2, 3, 4, 5 }, one[] = { 7 }, bad[] = { 1, NAN };
+	double m, lo, hi;
+	CHECK(kvb_stats_mean_ci(x, 5, 0.95, &m, &lo, &hi) == 1);
+	CHECK_NEAR(m, 3, 0);
+	CHECK_NEAR(hi - m, 2.7764451 * sqrt(2.5) / sqrt(5.0), 1e-6);
+	CHECK_NEAR(m - lo, hi - m, 1e-12);
+	CHECK(kvb_stats_mean_ci(x, 5, 0.90, &m, &lo, &hi) == 1);
+	CHECK_NEAR(hi - m, 2.1318468 * sqrt(2.5) / sqrt(5.0), 1e-6);
+	CHECK(kvb_stats_mean_ci(one, 1, 0.95, &m, &lo, &hi) == 1);
+	CHECK(m == 7 && lo == 7 && hi == 7);
+	CHECK(kvb_stats_mean_ci(x, 0, 0.95, &m, &lo, &hi) == 0);
+	CHECK(kvb_stats_mean_ci(bad, 2, 0.95, &m, &lo, &hi) == 0);
 }
 
 #include "test_main.h"

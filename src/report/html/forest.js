@@ -3,14 +3,17 @@
  * in window.kvbKinds for plots.js (which passes its helpers as lib):
  *   forest  : {baseline, rows: [{workload, metric, units, cls, cls_full, variant, diff_pct,
  *             same_ci95_lo, same_ci95_hi, change_ci_of, margin_pct, verdict, n, boots,
- *             base_n, base_boots, p, cliffs_delta, cliffs_magnitude, unit, href}]}
+ *             base_n, base_boots, p, cliffs_delta, cliffs_magnitude, unit, verdict_text, href}]}
  *             one row per compared cell with the numbers of `kvbench diff --format json`
- *             as they are (src/report/plot_forest.c): a dot at diff_pct
+ *             as they are (src/report/plot_forest.c), what changed first: a dot at diff_pct
  *             (circle.kvb-forest-mark), a whisker same_ci95_lo..hi (line.kvb-whisker; an
  *             unbounded side runs to the edge, class open), the +-margin_pct band
  *             (rect.kvb-margin), coloured by verdict; the row is a link to its detail. A CI
  *             end beyond 3 times the span of the dots and margins is cut at the axis's
- *             edge (class clipped; data-lo/hi keep the number).
+ *             edge (class clipped; data-lo/hi keep the number). The row's label is whole,
+ *             wrapped over as many lines as it needs (text.kvb-row-label, a tspan a line),
+ *             never cut; beside the dot its change, verdict and why (verdict_text: the CI and
+ *             boots of an undecided cell, or why it has no CI: text.kvb-row-value), wrapped too.
  *             Nothing is computed here but pixel positions.
  *   scatter : {points: [{name, x, xlo, xhi, y, ylo, yhi}]}  one circle.kvb-mark per point
  *             with its CIs as whiskers (line.kvb-ci)
@@ -31,9 +34,36 @@
     return v === null || v === undefined ? '-' : d3.format(fmt)(v);
   }
 
+  /* Words of s over lines of at most maxw px (a word longer than a line is its own line). */
+  function wrap(lib, s, maxw, font) {
+    var lines = [], cur = '';
+    String(s).split(' ').forEach(function (w) {
+      var t = cur ? cur + ' ' + w : w;
+      if (cur && lib.textWidth(t, font) > maxw) { lines.push(cur); cur = w; } else cur = t;
+    });
+    if (cur || !lines.length) lines.push(cur);
+    return lines;
+  }
+
+  /* lines as tspans of text element sel, LH px apart, the first at its y. */
+  function lines(sel, ls, x, LH) {
+    ls.forEach(function (l, k) { sel.append('tspan').attr('x', x).attr('dy', k ? LH : 0).text(l); });
+    return sel;
+  }
+
   kinds.forest = function (fig, p, lib) {
-    var rows = p.rows, RH = 18, L = 330, R = 160, T = 44, B = 44, width = 960;
-    var height = T + B + rows.length * RH;
+    var rows = p.rows, LH = 13, L = 330, R = 220, T = 44, B = 44, width = 1020, FONT = '11px sans-serif';
+    /* each row as tall as its wrapped label or reason: tops[i] its top, hs[i] its height */
+    var tops = [], hs = [], labels = [], values = [], acc = T;
+    rows.forEach(function (r, i) {
+      labels[i] = wrap(lib, r.workload + ' ' + r.metric + (r.cls_full ? ' ' + r.cls_full : '') + ' \u00b7 ' + r.variant,
+        L - 16, FONT);
+      values[i] = wrap(lib, num(r.diff_pct, '+.2f') + ' % ' + (r.verdict_text || r.verdict), R - 16, FONT);
+      tops[i] = acc;
+      hs[i] = Math.max(18, Math.max(labels[i].length, values[i].length) * LH + 5);
+      acc += hs[i];
+    });
+    var body = acc - T, height = T + B + body;
     var svg = d3.select(fig).insert('svg', 'figcaption').attr('class', 'kvb-svg kvb-forest')
       .attr('width', width).attr('height', height).attr('role', 'img').attr('aria-label', p.title || '');
     lib.fit(svg.append('text').attr('class', 'title').attr('x', 8).attr('y', 16), p.title || '', width - 16,
@@ -53,14 +83,14 @@
     var x = d3.scaleLinear().domain(lib.padded(d3.extent(vals))).nice().range([L, L + w]);
     var top = svg.append('g').attr('class', 'x axis top').attr('transform', 'translate(0,' + (T - 6) + ')');
     top.call(lib.linearAxis(d3.axisTop, x, w, false));
-    svg.append('g').attr('class', 'x axis').attr('transform', 'translate(0,' + (T + rows.length * RH + 6) + ')')
+    svg.append('g').attr('class', 'x axis').attr('transform', 'translate(0,' + (T + body + 6) + ')')
       .call(lib.linearAxis(d3.axisBottom, x, w, false));
     lib.fit(svg.append('text').attr('class', 'axis-label').attr('x', L + w / 2).attr('y', height - 8)
       .attr('text-anchor', 'middle'), p.x || '', w);
     svg.append('line').attr('class', 'kvb-zero').attr('x1', x(0)).attr('x2', x(0)).attr('y1', T - 6)
-      .attr('y2', T + rows.length * RH + 6).attr('stroke', '#555');
+      .attr('y2', T + body + 6).attr('stroke', '#555');
     rows.forEach(function (r, i) {
-      var y = T + i * RH + RH / 2, col = verdictColour(r.verdict);
+      var y = tops[i] + 9, col = verdictColour(r.verdict);
       var a = svg.append('a').attr('class', 'kvb-forest-row').attr('href', '#' + r.href).attr('data-row', i);
       var tip = r.workload + ' ' + r.metric + (r.units ? ' (' + r.units + ')' : '') +
         (r.cls_full ? ' ' + r.cls_full : '') + '\n' + r.variant + ' against ' + p.baseline + ': ' +
@@ -71,11 +101,11 @@
         (r.base_boots === undefined ? '-' : r.base_boots) + ', p ' + num(r.p, '.3~g') +
         ', Cliff\'s delta ' + num(r.cliffs_delta, '+.2f') + (r.cliffs_magnitude ? ' (' + r.cliffs_magnitude + ')' : '');
       a.append('title').text(tip);
-      a.append('rect').attr('class', 'kvb-row-hit').attr('x', 0).attr('y', y - RH / 2).attr('width', width)
-        .attr('height', RH).attr('fill', i % 2 ? '#fafafa' : '#fff');
+      a.append('rect').attr('class', 'kvb-row-hit').attr('x', 0).attr('y', tops[i]).attr('width', width)
+        .attr('height', hs[i]).attr('fill', i % 2 ? '#fafafa' : '#fff');
       if (r.margin_pct !== null && r.margin_pct !== undefined)
-        a.append('rect').attr('class', 'kvb-margin').attr('x', x(-r.margin_pct)).attr('y', y - RH / 2 + 2)
-          .attr('width', x(r.margin_pct) - x(-r.margin_pct)).attr('height', RH - 4).attr('fill', '#ddd')
+        a.append('rect').attr('class', 'kvb-margin').attr('x', x(-r.margin_pct)).attr('y', tops[i] + 2)
+          .attr('width', x(r.margin_pct) - x(-r.margin_pct)).attr('height', 14).attr('fill', '#ddd')
           .attr('data-margin', r.margin_pct);
       var lo = r.same_ci95_lo, hi = r.same_ci95_hi, d = x.domain();
       /* no whisker without a CI (n<2, untested), a dashed one across when it is unbounded (undecided) */
@@ -90,10 +120,9 @@
       if (r.diff_pct !== null)
         a.append('circle').attr('class', 'kvb-forest-mark').attr('cx', x(r.diff_pct)).attr('cy', y).attr('r', 4)
           .attr('fill', col).attr('data-pct', r.diff_pct).attr('data-verdict', r.verdict);
-      var label = r.workload + ' ' + r.metric + (r.cls ? ' ' + r.cls : '') + ' \u00b7 ' + r.variant;
-      lib.fit(a.append('text').attr('class', 'kvb-row-label').attr('x', 8).attr('y', y + 4), label, L - 16);
-      lib.fit(a.append('text').attr('class', 'kvb-row-value').attr('x', L + w + 8).attr('y', y + 4).attr('fill', col),
-        num(r.diff_pct, '+.2f') + ' % ' + r.verdict, R - 16);
+      lines(a.append('text').attr('class', 'kvb-row-label').attr('x', 8).attr('y', y + 4), labels[i], 8, LH);
+      lines(a.append('text').attr('class', 'kvb-row-value').attr('x', L + w + 8).attr('y', y + 4).attr('fill', col),
+        values[i], L + w + 8, LH);
     });
   };
 

@@ -1,0 +1,2 @@
+# Empty dependencies file for kvb_sshd_fixture.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for test_rt_app_local.
+# This may be replaced when dependencies are built.

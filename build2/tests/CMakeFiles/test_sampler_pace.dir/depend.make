@@ -1,0 +1,2 @@
+# Empty dependencies file for test_sampler_pace.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for test_spread.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for test_store_version.
+# This may be replaced when dependencies are built.

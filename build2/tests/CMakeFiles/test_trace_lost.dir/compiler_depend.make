@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for test_trace_lost.
+# This may be replaced when dependencies are built.

@@ -1,0 +1,2 @@
+# Empty dependencies file for cpufreq_sim.
+# This may be replaced when dependencies are built.

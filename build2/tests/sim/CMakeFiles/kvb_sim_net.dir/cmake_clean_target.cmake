@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libkvb_sim_net.a"
+)

@@ -1,0 +1,2 @@
+# Empty compiler generated dependencies file for trace_cmd_sim.
+# This may be replaced when dependencies are built.
