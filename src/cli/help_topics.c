@@ -124,6 +124,22 @@ static void roff_pre(FILE *f, const char *s)
 	fputs(".fi\n", f);
 }
 
+/* Declared metrics as man page paragraphs: "UNITS, lower|higher|neither is better: DESCRIPTION". */
+static void roff_metrics(FILE *f, const struct kvb_metric_decl *d)
+{
+	if (!d || !d->name)
+		return;
+	fputs(".PP\nMetrics:\n", f);
+	for (; d->name; d++) {
+		char *line = kvb_xasprintf("%s, %s is better: %s", d->units, kvb_direction_word(d->lower_is_better),
+					   d->description);
+		fprintf(f, ".TP\n.B %s\n", d->name);
+		roff(f, line);
+		fputs("\n", f);
+		free(line);
+	}
+}
+
 static void roff_keys(FILE *f, const struct kvb_keydef *defs)
 {
 	char *buf = NULL;
@@ -162,15 +178,7 @@ void kvb_help_man(FILE *f)
 		roff(f, kvb_workloads[i]->summary);
 		fputs("\n", f);
 		roff_keys(f, kvb_workloads[i]->params);
-		fputs(".PP\nMetrics:\n", f);
-		for (const struct kvb_metric_decl *d = kvb_workloads[i]->metrics; d && d->name; d++) {
-			char *line = kvb_xasprintf("%s, %s is better: %s", d->units, d->lower_is_better ? "lower" : "higher",
-						   d->description);
-			fprintf(f, ".TP\n.B %s\n", d->name);
-			roff(f, line);
-			fputs("\n", f);
-			free(line);
-		}
+		roff_metrics(f, kvb_workloads[i]->metrics);
 	}
 	fputs(".SH INSTRUMENTS\nConfigured in a platform's \\fBinstruments:\\fR mapping.\n", f);
 	for (size_t i = 0; kvb_instruments[i]; i++) {
@@ -179,6 +187,7 @@ void kvb_help_man(FILE *f)
 		fputs("\n", f);
 		if (kvb_instruments[i]->conf_keys && kvb_instruments[i]->conf_keys->key)
 			roff_keys(f, kvb_instruments[i]->conf_keys);
+		roff_metrics(f, kvb_instruments[i]->metrics);
 	}
 	fputs(".SH VARIANTS\nAn agenda's \\fBvariants:\\fR entries and \\fB\\-V\\fR arguments take:\n", f);
 	roff_keys(f, kvb_variant_keys);

@@ -72,7 +72,7 @@ void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
 		cJSON_AddStringToObject(pl, "workload", g->workload);
 		free(shortl);
 		cJSON_AddItemToObject(pl, "groups", kvb_plot_group_dots(r, g, NULL, p->nruns, NULL));
-		kvb_page_plot(p, pl, g->lower_is_better ? "lower is better" : "higher is better");
+		kvb_page_plot(p, pl, g->lower_is_better < 0 ? "no better or worse" : g->lower_is_better ? "lower is better" : "higher is better");
 		p->sec[p->n - 1].id = kvb_forest_detail_id(p, gi); /* the summary's rows link here */
 		free(title);
 	}

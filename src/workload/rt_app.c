@@ -747,7 +747,7 @@ static const struct kvb_metric_decl rtapp_metrics[] = {
 	{ "wu_lat_mean", "us", 1, "mean wake-up latency, per task" },
 	{ "wu_lat_p99", "us", 1, "99th percentile wake-up latency, per task" },
 	{ "run_mean", "us", 1, "mean run-phase duration, per task" },
-	{ "period_mean", "us", 1, "mean measured period, per task" },
+	{ "period_mean", "us", KVB_NO_DIRECTION, "mean measured period, per task (its configured period is the aim: neither lower nor higher is better)" },
 	{ "activations", "count", 0, "activations logged, per task (0: the task never ran)" },
 	{ NULL, NULL, 0, NULL },
 };

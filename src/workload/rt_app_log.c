@@ -355,7 +355,7 @@ void kvb_rtapp_metrics_add(struct kvb_metrics *m, const char *task, const struct
 		{ "wu_lat_mean", st->wu_lat_mean_us, "us", 1 },
 		{ "wu_lat_p99", st->wu_lat_p99_us, "us", 1 },
 		{ "run_mean", st->run_mean_us, "us", 1 },
-		{ "period_mean", st->period_mean_us, "us", 1 },
+		{ "period_mean", st->period_mean_us, "us", KVB_NO_DIRECTION },
 		{ "activations", (double)st->activations, "count", 0 },
 	};
 	for (size_t i = 0; i < KVB_ARRAY_SIZE(all); i++)

@@ -154,7 +154,7 @@ int kvb_workload_check_metrics(const struct kvb_workload_ops *w, const struct kv
 		if (!d)
 			return kvb_error_set(err, KVB_EINTERNAL, "workload %s stored metric '%s', which it does not declare",
 					     w->name, x->name);
-		if (strcmp(d->units, x->units ? x->units : "") || !d->lower_is_better != !x->lower_is_better)
+		if (strcmp(d->units, x->units ? x->units : "") || d->lower_is_better != x->lower_is_better)
 			return kvb_error_set(err, KVB_EINTERNAL,
 					     "workload %s stored metric '%s' in '%s' (lower_is_better %d); it declares '%s' "
 					     "(lower_is_better %d)",

@@ -57,14 +57,6 @@ enum kvb_workload_caps {
 	KVB_WORKLOAD_REALTIME = 1u << 1,
 };
 
-/* A metric a workload stores (DESIGN.md §6: metric names are an interface). */
-struct kvb_metric_decl {
-	const char *name;        /* as stored: "usecs_per_op" */
-	const char *units;       /* as stored: "s", "us", "ms", "ops/s", "%", "count" */
-	int lower_is_better;     /* 1 or 0, as stored */
-	const char *description; /* one line for `help WORKLOAD` and the man page */
-};
-
 /*
  * How the report draws a workload's plots (report/page.c applies it): the plots of the workload whose
  * title has `title` (its CDFs, drawn from its artifacts) get a vertical line at marker_x labelled
