@@ -264,15 +264,6 @@ static void list_help(FILE *f)
 
 /* `kvbench help TYPE|METHOD`: a connection type's and/or a flash method's keys (qemu is both).
  * Returns 1 when something was printed. */
-/* A workload's or instrument's declared metrics, for `help NAME`: units and which way is better. */
-static void print_metrics(const struct kvb_metric_decl *d)
-{
-	printf("\nmetrics (units, lower or higher is better; neither: no better or worse, a real change is "
-	       "\"changed\"):\n");
-	for (; d && d->name; d++)
-		printf("  %-20s %-6s %-7s %s\n", d->name, d->units, kvb_direction_word(d->lower_is_better), d->description);
-}
-
 static int help_backend(const char *what)
 {
 	const struct kvb_target_ops *t = kvb_target_find(what);
@@ -295,18 +286,7 @@ static int help_backend(const char *what)
 		else
 			printf("  (none)\n");
 	}
-	const struct kvb_instrument_ops *in = kvb_instrument_find(what);
-	if (in) {
-		printf("%sinstrument %s: %s\n\nkeys (instruments: NAME:, besides type):\n", t || fl ? "\n" : "", in->name,
-		       in->summary);
-		if (in->conf_keys && in->conf_keys->key)
-			kvb_keys_print(stdout, in->conf_keys, "  ");
-		else
-			printf("  (none)\n");
-		if (in->metrics)
-			print_metrics(in->metrics);
-	}
-	return t || fl || in;
+	return t || fl;
 }
 
 static int help(const char *what)
@@ -322,7 +302,7 @@ static int help(const char *what)
 	if (w) {
 		printf("workload %s: %s\n\nparameters (params:):\n", w->name, w->summary);
 		kvb_keys_print(stdout, w->params, "  ");
-		print_metrics(w->metrics);
+		kvb_help_metrics(stdout, w->metrics);
 		return KVB_OK;
 	}
 	if (help_backend(what))

@@ -43,6 +43,17 @@ void kvb_help_list_topics(FILE *f)
 	kvb_strv_release(&t);
 }
 
+void kvb_help_metrics(FILE *f, const struct kvb_metric_decl *d)
+{
+	if (!d || !d->name)
+		return;
+	fprintf(f, "\nmetrics (units, lower or higher is better; neither: no better or worse, a real change is "
+		   "\"changed\"):\n");
+	for (; d->name; d++)
+		fprintf(f, "  %-20s %-6s %-7s %s\n", d->name, d->units, kvb_direction_word(d->lower_is_better),
+			d->description);
+}
+
 enum kvb_err kvb_help_topic(const char *what, FILE *f)
 {
 	const struct kvb_instrument_ops *in = kvb_instrument_find(what);
@@ -56,6 +67,7 @@ enum kvb_err kvb_help_topic(const char *what, FILE *f)
 		fprintf(f, "\nAn agenda turns it on or off with `instruments: [%s]` or `[~%s]` under config:\n"
 			   "(WA3's `augmentations:` is the same list).\n",
 			in->name, in->name);
+		kvb_help_metrics(f, in->metrics);
 		return KVB_OK;
 	}
 	if (!strcmp(what, "variant") || !strcmp(what, "variants")) {
