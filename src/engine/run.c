@@ -110,6 +110,8 @@ struct engine {
 	struct kvb_target target;
 	int target_open;
 	int failures;
+	int target_failures;  /* of failures: variants failed because the target could not be reached or was
+				 lost (KVB_ETARGET, KVB_EBOARD): a run with only these and no job ok exits 4 */
 	size_t todo, done;
 	uint64_t t0_ns;
 	int tty;
@@ -538,11 +540,13 @@ static int until_decided_stop(struct engine *e, int r)
 	return 1;
 }
 
-static void fail_variant(struct engine *e, size_t v, const char *why)
+/* Variant v failed for why; code is the error that failed it (KVB_ETARGET, KVB_EBOARD: the target's). */
+static void fail_variant(struct engine *e, size_t v, const char *why, int code)
 {
 	struct kvb_error err;
 	e->variant_failed[v] = 1;
 	e->failures++;
+	e->target_failures += code == KVB_ETARGET || code == KVB_EBOARD;
 	kvb_err("variant %s failed: %s", e->a->variants[v].name, why); /* an event via log_to_events */
 	if (kvb_store_variant_status(e->st, e->variant_ids[v], "failed", why, &err))
 		kvb_err("%s", err.msg);
@@ -1027,7 +1031,7 @@ static enum kvb_err run_job(struct engine *e, size_t idx)
 	if (abandon == KVB_EBOARD) {
 		char why[KVB_ERRMSG_MAX + 64];
 		snprintf(why, sizeof(why), "target stopped answering: %s", jr.err.msg);
-		fail_variant(e, j->variant, why);
+		fail_variant(e, j->variant, why, KVB_EBOARD);
 	}
 	return abandon;
 }
@@ -1326,6 +1330,7 @@ static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct k
 	w->plat = (struct kvb_platform *)&b->plat;
 	w->target_open = 0;
 	w->failures = 0;
+	w->target_failures = 0;
 	w->done = 0;
 	w->instr_err = NULL;
 	w->lost_why = NULL;
@@ -1613,6 +1618,7 @@ static void pool_worker_free(void *eng, void *wp)
 	if (g_thread_engine == w)
 		g_thread_engine = NULL; /* this thread logs for the run's engine again */
 	e->failures += w->failures;
+	e->target_failures += w->target_failures;
 	if (w->store_err[0])
 		memcpy(e->store_err, w->store_err, sizeof(e->store_err));
 	batch_unit_end(w);
@@ -1896,7 +1902,7 @@ static void run_variant_round(struct engine *e, size_t v, int r, struct run_outc
 	if (rc) {
 		char why[KVB_ERRMSG_MAX];
 		snprintf(why, sizeof(why), "%s", err->msg);
-		fail_variant(e, v, why);
+		fail_variant(e, v, why, rc);
 		return;
 	}
 	for (size_t i = 0; i < e->plan.n && !out->store_failed; i++) {
@@ -2020,6 +2026,13 @@ static enum kvb_err outcome_code(const struct engine *e, const struct run_outcom
 				     "results could not be stored (%s); the run stopped. Free space or fix the "
 				     "database, then `kvbench run --resume %lld -d %s`",
 				     e->store_err, (long long)e->run_id, e->st->path);
+	/* nothing ran because no board answered: a target error (exit 4), as `--help` documents, not a run
+	   with failed jobs (exit 1) */
+	if (!out->interrupted && !t->planned_ok && e->failures && e->target_failures == e->failures)
+		return kvb_error_set(err, KVB_ETARGET,
+				     "run %lld: no job ran: the target could not be reached for any variant (%d "
+				     "failure(s), see above); `kvbench run --resume %lld -d %s` when it answers",
+				     (long long)e->run_id, e->failures, (long long)e->run_id, e->st->path);
 	if (out->interrupted || e->failures || strcmp(t->status, "ok"))
 		return kvb_error_set(err, out->interrupted ? KVB_EINTR : KVB_EJOBS,
 				     "run %lld is incomplete: %lld of %lld planned jobs ok, %d failure(s)%s",
@@ -2104,7 +2117,7 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 			/* running it again will not help: say what will */
 			char *why = kvb_xasprintf("%s (new files: `kvbench run --resume %lld -d %s -V %s=KERNEL`)", e.variant_why[v],
 						  (long long)e.run_id, e.st->path, e.a->variants[v].name);
-			fail_variant(&e, v, why);
+			fail_variant(&e, v, why, KVB_EINPUT);
 			free(why);
 		}
 	if ((rc = make_artifact_dir(&e, err))) {
