@@ -769,9 +769,13 @@ static const struct kvb_wa3_param rtapp_wa3[] = {
 	{ NULL, 0, NULL, NULL },
 };
 
+/* The report's CDFs of rt-app's logs (artifact kind "rt-app-log"), in rt_app_log.c. */
+extern const struct kvb_artifact_plot kvb_rtapp_artifact_plots[];
+
 const struct kvb_workload_ops kvb_workload_rt_app = {
 	.metrics = rtapp_metrics,
 	.plots = rtapp_plots,
+	.artifact_plots = kvb_rtapp_artifact_plots,
 	.name = "rt-app",
 	.summary = "rt-app periodic tasks: per-task slack, wake-up latency, run and period (us)",
 	.params = rtapp_params,
