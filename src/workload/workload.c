@@ -15,6 +15,7 @@ extern const struct kvb_workload_ops kvb_workload_rt_app;
 extern const struct kvb_workload_ops kvb_workload_jankbench;
 extern const struct kvb_workload_ops kvb_workload_cyclictest;
 extern const struct kvb_workload_ops kvb_workload_schbench;
+extern const struct kvb_workload_ops kvb_workload_stress_ng;
 
 const struct kvb_workload_ops *const kvb_workloads[] = {
 	&kvb_workload_hackbench,
@@ -24,6 +25,7 @@ const struct kvb_workload_ops *const kvb_workloads[] = {
 	&kvb_workload_jankbench,
 	&kvb_workload_cyclictest,
 	&kvb_workload_schbench,
+	&kvb_workload_stress_ng,
 	NULL,
 };
 

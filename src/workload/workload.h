@@ -245,6 +245,8 @@ int kvb_parse_sched_pipe(const char *out, struct kvb_metrics *m, struct kvb_erro
 int kvb_parse_sched_messaging(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 int kvb_parse_cyclictest(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 int kvb_parse_schbench(const char *out, struct kvb_metrics *m, struct kvb_error *err);
+/* stress-ng's --yaml report: bogo_ops_per_sec and bogo_ops_per_sec_cpu per stressor (stress_ng.c). */
+int kvb_parse_stress_ng(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 /* schbench's exit 1 after a complete report (it failed to read a gone thread's schedstat): 1, with a note. */
 int kvb_schbench_exit_ok(int exit_code, const char *out, const char *errout, struct kvb_metrics *m);
 

@@ -208,6 +208,36 @@ static void test_metrics__parsers_store_only_declared_metrics(void)
 	}
 }
 
+/* stress-ng --yaml (tests/fixtures/field/stress-ng/PROVENANCE): bogo ops/s per stressor, wall clock and CPU time. */
+static void test_stress_ng__reads_bogo_ops_per_stressor(void)
+{
+	char *text = fixture("../field/stress-ng/host-cpu1-matrix1-t2.yaml");
+	struct kvb_metrics m;
+	struct kvb_error err;
+	kvb_metrics_init(&m);
+	CHECK(text && kvb_parse_stress_ng(text, &m, &err) == KVB_OK);
+	CHECK(m.n == 4);
+	CHECK_STR(m.v[0].name, "bogo_ops_per_sec");
+	CHECK_STR(cJSON_GetObjectItem(m.v[0].classifiers, "stressor")->valuestring, "cpu");
+	CHECK(m.v[0].value == 154.095119 && m.v[0].lower_is_better == KVB_HIGHER_IS_BETTER);
+	CHECK(m.v[1].value == 1361.944520);
+	CHECK_STR(cJSON_GetObjectItem(m.v[2].classifiers, "stressor")->valuestring, "matrix");
+	CHECK(m.v[2].value == 556.432510 && m.v[3].value == 4501.561025);
+	CHECK(kvb_workload_check_metrics(kvb_workload_find("stress-ng"), &m, 0, &err) == KVB_OK);
+	kvb_metrics_release(&m);
+	/* stress-ng's text log (no --yaml) or a report without its rate: refused, nothing stored */
+	kvb_metrics_init(&m);
+	CHECK(kvb_parse_stress_ng("stress-ng: info:  [1] dispatching hogs: 1 cpu\n", &m, &err) == KVB_EINPUT &&
+	      strstr(err.msg, "stress-ng report: not YAML at line 1"));
+	CHECK(kvb_parse_stress_ng("---\nsystem-info:\n      stress-ng-version: 0.15.06\n...\n", &m, &err) == KVB_EINPUT &&
+	      strstr(err.msg, "no 'metrics:' list"));
+	CHECK(kvb_parse_stress_ng("---\nmetrics:\n    - stressor: cpu\n      bogo-ops: 3\n...\n", &m, &err) == KVB_EINPUT &&
+	      strstr(err.msg, "stressor 'cpu' lacks"));
+	CHECK(m.n == 0);
+	kvb_metrics_release(&m);
+	free(text);
+}
+
 /* schbench before its 2023 rewrite, as LKML posts of 2020-2021 show it (tests/fixtures/field/schbench/PROVENANCE,
  * lkml-*): one "Latency percentiles" table of wakeup latencies. Its wakeup metrics are stored, the request and
  * RPS ones are named absent in a note. Before issue 40 every such report was refused ("no final 'average
@@ -322,6 +352,7 @@ static void test_params__given_is_told_from_default(void)
 	T(test_sched_messaging__reads_total_time)                                                                      \
 	T(test_metrics__parsers_store_only_declared_metrics)                                                         \
 	T(test_schbench__reads_the_final_report)                                                                        \
-	T(test_schbench__reports_before_2023_give_their_wakeup_latencies) \
+	T(test_schbench__reports_before_2023_give_their_wakeup_latencies)                                              \
+	T(test_stress_ng__reads_bogo_ops_per_stressor)                                                                 \
 	T(test_params__given_is_told_from_default)
 #include "test_main.h"
