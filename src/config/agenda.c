@@ -91,7 +91,11 @@ const struct kvb_keydef kvb_variant_keys[] = {
 	{ "cmdline", KVB_T_STR, NULL, NULL, 0, "extra kernel command line" },
 	{ "boot_image", KVB_T_STR, NULL, NULL, 0, "ready-made Android boot.img" },
 	{ "modules", KVB_T_STR, NULL, NULL, 0, "modules tarball" },
-	{ "git", KVB_T_MAP, NULL, NULL, 0, "{repo, rev}: build the kernel from this revision (needs a build: block)" },
+	{ "git", KVB_T_MAP, NULL, NULL, 0,
+	  "{repo, rev, patches}: build the kernel from this revision, with these patch files applied by git am "
+	  "(needs a build: block)" },
+	{ "build", KVB_T_MAP, NULL, NULL, 0,
+	  "{config, make_args}: this variant's own build settings, after the agenda's build: (git variants)" },
 	{ "runtime_params", KVB_T_MAP, NULL, NULL, 0, "runtime knobs of this variant" },
 	{ "runtime", KVB_T_MAP, NULL, NULL, 0, "alias of runtime_params" },
 	{ "cpus", KVB_T_STR, NULL, NULL, 0, "knob: CPU list for every workload" },

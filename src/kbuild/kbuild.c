@@ -1,6 +1,7 @@
 /* Implements building one kernel revision: the source checkout, make (or a vendor command), the image cache. */
 #include "kbuild/kbuild.h"
 #include "kbuild/git.h"
+#include "kbuild/variant.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "core/sha256.h"
@@ -43,8 +44,7 @@ static const struct kvb_keydef output_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
-/* Absolute path of p (relative to base_dir, ~/ to $HOME): builds run in another directory. */
-static char *resolve(const char *base_dir, const char *p)
+char *kvb_build_resolve(const char *base_dir, const char *p)
 {
 	char *abs, *joined;
 	if (p[0] == '~' && p[1] == '/' && getenv("HOME"))
@@ -59,8 +59,7 @@ static char *resolve(const char *base_dir, const char *p)
 	return abs;
 }
 
-/* A config item is a fragment file when it names a file ("*.config" or a path); otherwise a make target. */
-static int is_fragment(const char *item)
+int kvb_build_is_fragment(const char *item)
 {
 	size_t n = strlen(item);
 	return strchr(item, '/') || (n > 7 && !strcmp(item + n - 7, ".config"));
@@ -92,14 +91,14 @@ int kvb_build_spec_load(struct kvb_build_spec *s, const cJSON *obj, const char *
 	if (kvb_keys_check(obj, path, kvb_build_keys, d))
 		return KVB_EINPUT;
 	if (kvb_get_str(obj, "repo", NULL))
-		s->repo = resolve(base_dir, kvb_get_str(obj, "repo", NULL));
+		s->repo = kvb_build_resolve(base_dir, kvb_get_str(obj, "repo", NULL));
 	push_strlist(&cfg, cJSON_GetObjectItemCaseSensitive(obj, "config"));
 	for (size_t i = 0; i < cfg.n; i++) {
-		if (!is_fragment(cfg.v[i])) {
+		if (!kvb_build_is_fragment(cfg.v[i])) {
 			kvb_strv_push(&s->config, cfg.v[i]);
 			continue;
 		}
-		char *f = resolve(base_dir, cfg.v[i]);
+		char *f = kvb_build_resolve(base_dir, cfg.v[i]);
 		if (!kvb_is_file(f)) {
 			char *p = kvb_xasprintf("%s.config[%zu]", path, i);
 			kvb_diag_at(d, p, "no config fragment file '%s'", f);
@@ -117,7 +116,7 @@ int kvb_build_spec_load(struct kvb_build_spec *s, const cJSON *obj, const char *
 			free(p);
 		}
 	if (kvb_get_str(obj, "command", NULL)) {
-		s->command = resolve(base_dir, kvb_get_str(obj, "command", NULL));
+		s->command = kvb_build_resolve(base_dir, kvb_get_str(obj, "command", NULL));
 		if (access(s->command, X_OK)) {
 			char *p = kvb_xasprintf("%s.command", path);
 			kvb_diag_at(d, p, "'%s' is not an executable file", s->command);
@@ -173,6 +172,8 @@ void kvb_build_result_release(struct kvb_build_result *r)
 		free(r->files[i]);
 	free(r->log);
 	free(r->error);
+	free(r->config);
+	kvb_strv_release(&r->patches);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -247,7 +248,7 @@ static void key_of(const struct kvb_build_spec *s, const char *toolchain, char k
 	char hex[65];
 	kvb_buf_addf(&b, "toolchain\n%s\n", toolchain);
 	for (size_t i = 0; i < s->config.n; i++) {
-		if (is_fragment(s->config.v[i])) {
+		if (kvb_build_is_fragment(s->config.v[i])) {
 			struct kvb_buf f = KVB_BUF_INIT;
 			kvb_buf_read_file(&f, s->config.v[i]);
 			kvb_buf_addf(&b, "fragment %zu\n", f.len);
@@ -408,6 +409,14 @@ static int run_step(struct step *st, const char *const *argv, const char *const 
 						       (unsigned long long)((now - st->t0_ns) / 1000000000ull));
 			goto out;
 		}
+		if (!tty && !st->o->quiet && now - last_print > 60000000000ull && now - st->t0_ns > 30000000000ull) {
+			/* not on a terminal (a log, CI): a line a minute says which build and how long so far */
+			char *l = last_line(tmp_out);
+			kvb_info("%s: %llu s  %s", st->title, (unsigned long long)((now - st->t0_ns) / 1000000000ull),
+				 l ? l : argv[0]);
+			free(l);
+			last_print = now;
+		}
 		if (tty && now - last_print > 1000000000ull) {
 			char *l = last_line(tmp_out);
 			fprintf(stderr, "\r\033[K%s: %llu s  %s", st->title, (unsigned long long)((now - st->t0_ns) / 1000000000ull),
@@ -456,20 +465,49 @@ static void log_cmd(const char *log, const char *const *argv)
 	fclose(f);
 }
 
-/* Every CONFIG_ line of the fragments must hold in the final .config (Kconfig drops what it cannot set). */
+/* The symbol a fragment line sets ("CONFIG_X=..." or "# CONFIG_X is not set") into sym; 0 when none. */
+static int fragment_symbol(const char *l, char sym[256])
+{
+	int off = 0;
+	if (!strncmp(l, "CONFIG_", 7)) {
+		size_t n = strcspn(l + 7, "=");
+		if (!l[7 + n] || n >= 256)
+			return 0;
+		memcpy(sym, l + 7, n);
+		sym[n] = '\0';
+		return 1;
+	}
+	return sscanf(l, "# CONFIG_%255s is not set%n", sym, &off) == 1 && off;
+}
+
+/*
+ * Every CONFIG_ line of the fragments must hold in the final .config (Kconfig drops what it
+ * cannot set). A symbol a later fragment sets again is checked at its last value only: a
+ * variant's fragment (`build: {config}` of a variant) overrides the agenda's, as
+ * merge_config.sh merges it.
+ */
 static char *config_mismatches(const struct kvb_build_spec *s, const char *dotconfig)
 {
 	struct kvb_buf final = KVB_BUF_INIT, bad = KVB_BUF_INIT;
+	struct kvb_strv later = KVB_STRV_INIT;  /* symbols the fragments after this one set */
 	int nbad = 0;
 	kvb_buf_read_file(&final, dotconfig);
-	for (size_t i = 0; i < s->config.n; i++) {
+	for (size_t i = s->config.n; i-- > 0;) {
 		struct kvb_buf f = KVB_BUF_INIT;
-		if (!is_fragment(s->config.v[i]))
+		size_t nlater = later.n;
+		if (!kvb_build_is_fragment(s->config.v[i]))
 			continue;
 		kvb_buf_read_file(&f, s->config.v[i]);
 		for (char *save = NULL, *l = strtok_r(f.data, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 			char want[512], sym[256];
-			int off = 0;
+			int off = 0, overridden = 0;
+			if (fragment_symbol(l, sym)) {
+				for (size_t j = 0; j < nlater && !overridden; j++)
+					overridden = !strcmp(later.v[j], sym);
+				if (overridden)
+					continue;
+				kvb_strv_push(&later, sym);
+			}
 			if (!strncmp(l, "CONFIG_", 7)) {
 				snprintf(want, sizeof(want), "\n%s\n", l);
 			} else if (sscanf(l, "# CONFIG_%255s is not set%n", sym, &off) == 1 && off) {
@@ -489,6 +527,7 @@ static char *config_mismatches(const struct kvb_build_spec *s, const char *dotco
 		}
 		kvb_buf_release(&f);
 	}
+	kvb_strv_release(&later);
 	kvb_buf_release(&final);
 	if (!nbad) {
 		kvb_buf_release(&bad);
@@ -541,8 +580,13 @@ static int read_cached(const struct kvb_build_spec *s, struct kvb_build_result *
 		cJSON_Delete(o);
 	}
 	if (!rc) {
+		char *conf = kvb_xasprintf("%s/config", r->dir);
 		r->log = kvb_xasprintf("%s/build.log", r->dir);
 		r->cached = 1;
+		if (kvb_is_file(conf))
+			r->config = conf;
+		else
+			free(conf);
 	}
 	kvb_buf_release(&b);
 	free(info);
@@ -638,7 +682,7 @@ static int config_step(struct build *b, const char *item, int *code, char **fail
 {
 	struct kvb_strv a = KVB_STRV_INIT;
 	int rc;
-	if (is_fragment(item)) {
+	if (kvb_build_is_fragment(item)) {
 		char *merge = kvb_xasprintf("%s/scripts/kconfig/merge_config.sh", b->src);
 		kvb_strv_push(&a, merge);
 		kvb_strv_push(&a, "-m");
@@ -745,7 +789,7 @@ static int do_build(const struct kvb_build_spec *s, const char *repo, const char
 	b.out = kvb_xasprintf("%s/out", pair);
 	b.stamp = kvb_xasprintf("%s/.kvb-config-key", b.out);
 	b.dotconfig = kvb_xasprintf("%s/.config", b.out);
-	snprintf(title, sizeof(title), "build %.12s", r->sha);
+	snprintf(title, sizeof(title), "build %.12s (%.40s)", r->sha, r->describe ? r->describe : "");
 	b.st.t0_ns = kvb_mono_ns();
 	b.st.deadline_ns = b.st.t0_ns + (uint64_t)s->timeout_s * 1000000000ull;
 	*fail = NULL;
@@ -823,6 +867,13 @@ static int collect(const struct kvb_build_spec *s, const char *pair, const char 
 		free(from);
 		free(to);
 	}
+	if (!s->command) {
+		/* the final .config: what the variant's settings made (shown as differences between variants) */
+		char *from = kvb_xasprintf("%s/out/.config", pair), *to = kvb_xasprintf("%s/config", tmpdir);
+		kvb_copy_file(from, to);
+		free(from);
+		free(to);
+	}
 	{
 		struct kvb_kimage_id id;
 		char *k = kvb_xasprintf("%s/kernel", tmpdir), want[16];
@@ -882,6 +933,13 @@ static int store_build(const struct kvb_build_spec *spec, const char *repo, cons
 		return rc;
 	free(r->log);
 	r->log = kvb_xasprintf("%s/build.log", r->dir);
+	{
+		char *conf = kvb_xasprintf("%s/config", r->dir);
+		if (kvb_is_file(conf))
+			r->config = conf;
+		else
+			free(conf);
+	}
 	for (int i = 0; i < KVB_BOUT_N; i++)
 		if (spec->outputs[i])
 			r->files[i] = kvb_xasprintf("%s/%s", r->dir, kvb_bout_names[i]);
@@ -890,6 +948,41 @@ static int store_build(const struct kvb_build_spec *spec, const char *repo, cons
 
 int kvb_build_rev(const struct kvb_build_spec *spec, const char *repo, const char *sha,
 		  const struct kvb_build_opts *o, struct kvb_build_result *r, struct kvb_error *err)
+{
+	return kvb_build_rev_patched(spec, repo, sha, NULL, o, r, err);
+}
+
+/*
+ * The patched commit of a patched build: under the pair's lock (taken here into *lockfd),
+ * the patches go onto sha in PAIR/src; r->sha becomes the result, r->describe and r->subject
+ * its own (the user's repository does not hold it). *fail: the patches did not apply.
+ */
+static int patch_first(const char *repo, const char *sha, const struct kvb_strv *patches, const char *pair,
+		       const char *lockp, int *lockfd, struct kvb_build_result *r, char **fail, struct kvb_error *err)
+{
+	char *src = kvb_xasprintf("%s/src", pair), newsha[41];
+	int rc;
+	if ((rc = lock_take(lockp, lockfd, err)) || (rc = checkout(repo, src, sha, err)))
+		goto out;
+	memcpy(r->base_sha, sha, 40);
+	r->base_sha[40] = '\0';
+	if ((rc = kvb_patches_apply(src, sha, patches, newsha, &r->patches, fail, err)) || *fail)
+		goto out;
+	memcpy(r->sha, newsha, 41);
+	free(r->describe);
+	free(r->subject);
+	r->describe = kvb_git_describe(src, newsha);
+	r->subject = kvb_git_subject(src, newsha);
+	kvb_info("build %.12s: %zu patch commit(s) onto %.12s, now %.12s (%s)", sha, r->patches.n, sha, newsha,
+		 r->subject);
+out:
+	free(src);
+	return rc;
+}
+
+int kvb_build_rev_patched(const struct kvb_build_spec *spec, const char *repo, const char *sha,
+			  const struct kvb_strv *patches, const struct kvb_build_opts *o, struct kvb_build_result *r,
+			  struct kvb_error *err)
 {
 	char *root = kvb_build_cache_root(o->cache_root), *cc = compiler_of(spec);
 	char *pair = NULL, *lockp = NULL, *tmpdir = NULL, *imgs = NULL, *fail = NULL;
@@ -909,17 +1002,31 @@ int kvb_build_rev(const struct kvb_build_spec *spec, const char *repo, const cha
 	r->subject = kvb_git_subject(repo, sha);
 	key_of(spec, r->toolchain, r->key);
 	imgs = kvb_xasprintf("%s/images", root);
-	r->dir = kvb_xasprintf("%s/%.12s-%s", imgs, sha, r->key);
-	if (cached(spec, r))
-		goto out;
 	kvb_sha256_mem(repo, strlen(repo), rhex);
 	pair = kvb_xasprintf("%s/obj/%.16s-%s", root, rhex, r->key);
 	lockp = kvb_xasprintf("%s.lock", pair);
+	if (patches && patches->n) {
+		if (kvb_mkdir_p(pair, 0755)) {
+			rc = kvb_error_set(err, KVB_EINPUT, "cannot create %s: %s", pair, strerror(errno));
+			goto out;
+		}
+		if ((rc = patch_first(repo, sha, patches, pair, lockp, &lockfd, r, &fail, err)))
+			goto out;
+		if (fail) {
+			r->error = fail;
+			fail = NULL;
+			goto out;
+		}
+		sha = r->sha;
+	}
+	r->dir = kvb_xasprintf("%s/%.12s-%s", imgs, sha, r->key);
+	if (cached(spec, r))
+		goto out;
 	if (kvb_mkdir_p(pair, 0755) || kvb_mkdir_p(imgs, 0755)) {
 		rc = kvb_error_set(err, KVB_EINPUT, "cannot create %s: %s", pair, strerror(errno));
 		goto out;
 	}
-	if ((rc = lock_take(lockp, &lockfd, err)))
+	if (lockfd < 0 && (rc = lock_take(lockp, &lockfd, err)))
 		goto out;
 	/* another kvbench may have built it while we waited for the lock */
 	if (cached(spec, r))

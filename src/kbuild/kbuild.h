@@ -74,6 +74,9 @@ struct kvb_build_result {
 	double build_s;              /* wall time of the build that made it, s */
 	int cached;                  /* 1 when it came from the cache without building */
 	char *error;                 /* failed build: the reason and the end of the log; NULL on success */
+	char *config;                /* the final .config kept with the image (images/.../config), or NULL */
+	char base_sha[41];           /* patched builds: the revision the patches went onto; "" otherwise */
+	struct kvb_strv patches;     /* patched builds: "SHA40\tSUBJECT" per commit the patches made */
 };
 void kvb_build_result_release(struct kvb_build_result *r);
 
@@ -92,6 +95,22 @@ struct kvb_build_opts {
  */
 int kvb_build_rev(const struct kvb_build_spec *spec, const char *repo, const char *sha,
 		  const struct kvb_build_opts *o, struct kvb_build_result *r, struct kvb_error *err);
+
+/* Absolute path of p (relative to base_dir, ~/ to $HOME; realpath when it exists). Owned. */
+char *kvb_build_resolve(const char *base_dir, const char *p);
+/* 1 when a config item names a fragment file ("*.config" or a path), 0 for a make target. */
+int kvb_build_is_fragment(const char *item);
+
+/*
+ * Like kvb_build_rev, with patch files (git format-patch output or mboxes, absolute paths)
+ * applied by `git am` onto sha in the build's own checkout first (kbuild/variant.h): the
+ * image is that of the patched commit (r->sha), r->base_sha is sha, r->patches lists what
+ * was applied. A patch that does not apply is a failed build (r->error holds git's words).
+ * patches NULL or empty: kvb_build_rev.
+ */
+int kvb_build_rev_patched(const struct kvb_build_spec *spec, const char *repo, const char *sha,
+			  const struct kvb_strv *patches, const struct kvb_build_opts *o, struct kvb_build_result *r,
+			  struct kvb_error *err);
 
 /* The cache root (owned). */
 char *kvb_build_cache_root(const char *override);

@@ -1,6 +1,7 @@
 /* Implements git variants of a run: series expansion, building, and recording what each variant was built from. */
 #include "kbuild/prepare.h"
 #include "kbuild/git.h"
+#include "kbuild/variant.h"
 #include "core/buf.h"
 #include "core/log.h"
 #include "store/build.h"
@@ -247,6 +248,63 @@ static void adopt_outputs(struct kvb_variant *v, const struct kvb_build_result *
 		v->modules = kvb_xstrdup(res->files[KVB_BOUT_MODULES]);
 }
 
+/*
+ * A variant's own build settings (`build:` of the variant, over the agenda's spec) into *spec,
+ * and its `git.patches` into *patches. KVB_EINPUT naming the agenda and the variant's key.
+ */
+static int variant_settings(const struct kvb_agenda *a, const struct kvb_variant *v,
+			    const struct kvb_build_spec *base, struct kvb_build_spec *spec, struct kvb_strv *patches,
+			    struct kvb_error *err)
+{
+	const cJSON *vb = cJSON_GetObjectItemCaseSensitive(v->raw, "build");
+	const cJSON *git = cJSON_GetObjectItemCaseSensitive(v->raw, "git");
+	const cJSON *pl = git ? cJSON_GetObjectItemCaseSensitive(git, "patches") : NULL;
+	char *dir = dir_of(a->file), *path = kvb_xasprintf("%s: variant '%s': build", a->file ? a->file : "agenda", v->name);
+	char *ppath = kvb_xasprintf("%s: variant '%s': git.patches", a->file ? a->file : "agenda", v->name);
+	struct kvb_diag d;
+	int rc;
+	kvb_diag_init(&d, NULL);
+	rc = kvb_build_spec_extend(spec, base, vb, path, dir, &d);
+	if (pl && kvb_patches_load(pl, ppath, dir, patches, &d))
+		rc = KVB_EINPUT;
+	if (rc) {
+		struct kvb_buf m = KVB_BUF_INIT;
+		for (size_t i = 0; i < d.msgs.n; i++)
+			kvb_buf_addf(&m, "%s%s", i ? "; " : "", d.msgs.v[i]);
+		kvb_error_set(err, KVB_EINPUT, "%s", m.data ? m.data : "bad variant build settings");
+		kvb_buf_release(&m);
+	}
+	kvb_diag_release(&d);
+	free(dir);
+	free(path);
+	free(ppath);
+	return rc;
+}
+
+/*
+ * Each built variant's options against the first built variant's, from the final .config
+ * files (what Kconfig made of the fragments, not the fragments): said, and kept in
+ * it->config_diff for variant_build.config_diff.
+ */
+static void config_differences(struct kvb_build_set *set)
+{
+	const struct kvb_build_item *first = NULL;
+	for (size_t i = 0; i < set->n; i++) {
+		struct kvb_build_item *it = &set->items[i];
+		if (!it->res.config || it->res.error)
+			continue;
+		if (!first) {
+			first = it;
+			continue;
+		}
+		free(it->config_diff);
+		it->config_diff = kvb_config_diff(first->res.config, it->res.config, 12);
+		if (it->config_diff)
+			kvb_info("variant %s: .config against %s's: %s", it->variant, first->variant,
+				 *it->config_diff ? it->config_diff : "the same options");
+	}
+}
+
 int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, struct kvb_build_set *set,
 		      struct kvb_error *err)
 {
@@ -256,8 +314,14 @@ int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, st
 	int rc = KVB_OK, series = o->series || o->series_file;
 	size_t ngit = 0;
 
-	for (size_t i = 0; i < a->nvariants; i++)
-		ngit += cJSON_GetObjectItemCaseSensitive(a->variants[i].raw, "git") != NULL;
+	for (size_t i = 0; i < a->nvariants; i++) {
+		int has_git = cJSON_GetObjectItemCaseSensitive(a->variants[i].raw, "git") != NULL;
+		ngit += has_git;
+		if (!has_git && cJSON_GetObjectItemCaseSensitive(a->variants[i].raw, "build"))
+			return kvb_error_set(err, KVB_EINPUT,
+					     "%s: variant '%s': build: settings need a kernel built from git (git: {rev: ...})",
+					     a->file ? a->file : "agenda", a->variants[i].name);
+	}
 	if (!series && !ngit)
 		return KVB_OK;
 	if ((rc = kvb_build_spec_from_agenda(a, o->platform_build, o->platform_file, &set->spec, err)))
@@ -303,18 +367,25 @@ int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, st
 		it->rev = kvb_xstrdup(rev);
 		it->series_pos = series ? (int)i : -1;
 		parent_sha(top, sha, it->parent);
-		kvb_info("variant %s: %s at %.12s (%zu/%zu)", v->name, top, sha, set->n, a->nvariants);
-		rc = kvb_build_rev(&set->spec, top, sha, &bo, &it->res, err);
+		if ((rc = variant_settings(a, v, &set->spec, &it->spec, &it->patches, err)))
+			break;
+		kvb_info("variant %s: %s at %.12s%s (%zu/%zu)", v->name, top, sha, it->patches.n ? " with patches" : "",
+			 set->n, a->nvariants);
+		rc = kvb_build_rev_patched(&it->spec, top, sha, &it->patches, &bo, &it->res, err);
 		if (rc) {
 			kvb_error_prefix(err, "variant '%s'", v->name);
 			break;
 		}
+		if (it->res.base_sha[0])
+			memcpy(it->parent, it->res.base_sha, 41);
 		if (it->res.error) {
 			v->unusable = kvb_xstrdup(it->res.error);
 			continue;
 		}
 		adopt_outputs(v, &it->res);
 	}
+	if (!rc)
+		config_differences(set);
 	if (!o->cancel)
 		kvb_build_signals_restore();
 	kvb_strv_release(&checked);
@@ -337,7 +408,9 @@ int kvb_build_record(void *arg, struct kvb_store *st, int64_t run_id, struct kvb
 				.subject = it->res.subject, .parent_sha = it->parent[0] ? it->parent : NULL,
 				.series_pos = it->series_pos >= 0 ? it->series_pos : -1, .config_hash = it->res.key,
 				.toolchain = it->res.toolchain, .build_s = it->res.build_s, .cached = it->res.cached,
-				.build_log = it->res.log, .error = it->res.error,
+				.build_log = it->res.log, .error = it->res.error, .config_diff = it->config_diff,
+				.patched_onto = it->res.base_sha[0] ? it->res.base_sha : NULL,
+				.patches = (const char *const *)it->res.patches.v, .npatches = it->res.patches.n,
 			};
 			rc = kvb_store_variant_build(st, vid, &vb, err);
 		}
@@ -361,6 +434,9 @@ void kvb_build_set_release(struct kvb_build_set *set)
 		free(set->items[i].variant);
 		free(set->items[i].repo);
 		free(set->items[i].rev);
+		free(set->items[i].config_diff);
+		kvb_build_spec_release(&set->items[i].spec);
+		kvb_strv_release(&set->items[i].patches);
 		kvb_build_result_release(&set->items[i].res);
 	}
 	free(set->items);

@@ -23,6 +23,9 @@ struct kvb_build_item {
 	char *rev;               /* as written */
 	char parent[41];         /* first parent, "" for a root commit */
 	int series_pos;          /* 0-based position in the series, -1 outside a series */
+	struct kvb_build_spec spec;  /* the agenda's build block with the variant's own settings (kbuild/variant.h) */
+	struct kvb_strv patches; /* the variant's git.patches, absolute paths */
+	char *config_diff;       /* its final .config against the first built variant's, or NULL (first, unknown) */
 	struct kvb_build_result res;
 };
 

@@ -21,9 +21,13 @@ struct kvb_variant_build {
 	int cached;              /* 1: the image came from the cache */
 	const char *build_log;   /* path of the build log */
 	const char *error;       /* why the build failed, NULL when it did not */
+	const char *config_diff; /* final .config against the run's first built variant's, NULL unknown */
+	const char *patched_onto;/* the revision patches went onto (40 hex), NULL without patches */
+	const char *const *patches; /* "SHA40\tSUBJECT" per patch commit, oldest first */
+	size_t npatches;
 };
 
-/* Stores (or replaces) variant_id's build. */
+/* Stores (or replaces) variant_id's build and its patch commits (variant_patch). */
 int kvb_store_variant_build(struct kvb_store *s, int64_t variant_id, const struct kvb_variant_build *b,
 			    struct kvb_error *err);
 

@@ -842,13 +842,24 @@ void kvb_store_event(struct kvb_store *s, int64_t run_id, const char *level, con
 int kvb_store_variant_build(struct kvb_store *s, int64_t variant_id, const struct kvb_variant_build *b,
 			    struct kvb_error *err)
 {
-	return kvb_store_write(s, err, NULL,
-			       "INSERT OR REPLACE INTO variant_build(variant_id, repo, rev, commit_sha, describe, subject,"
-			       " parent_sha, series_pos, config_hash, toolchain, build_s, cached, build_log, error)"
-			       " VALUES(?,?,?,?,?,?,?,nullif(?, -1),?,?,?,?,?,?)",
-			       "ittttttittditt", variant_id, b->repo, b->rev, b->sha, b->describe, b->subject, b->parent_sha,
-			       (int64_t)b->series_pos, b->config_hash, b->toolchain, b->build_s, (int64_t)b->cached,
-			       b->build_log, b->error);
+	int rc = kvb_store_write(s, err, NULL,
+				 "INSERT OR REPLACE INTO variant_build(variant_id, repo, rev, commit_sha, describe, subject,"
+				 " parent_sha, series_pos, config_hash, toolchain, build_s, cached, build_log, error,"
+				 " config_diff, patched_onto)"
+				 " VALUES(?,?,?,?,?,?,?,nullif(?, -1),?,?,?,?,?,?,?,?)",
+				 "ittttttittdittt" "t", variant_id, b->repo, b->rev, b->sha, b->describe, b->subject,
+				 b->parent_sha, (int64_t)b->series_pos, b->config_hash, b->toolchain, b->build_s,
+				 (int64_t)b->cached, b->build_log, b->error, b->config_diff, b->patched_onto);
+	if (!rc)
+		rc = kvb_store_write(s, err, NULL, "DELETE FROM variant_patch WHERE variant_id = ?", "i", variant_id);
+	for (size_t i = 0; !rc && i < b->npatches; i++) {
+		const char *l = b->patches[i], *tab = strchr(l, '\t');
+		char sha[41];
+		snprintf(sha, sizeof(sha), "%.*s", tab ? (int)(tab - l) : 40, l);
+		rc = kvb_store_write(s, err, NULL, "INSERT INTO variant_patch(variant_id, pos, commit_sha, subject) VALUES(?,?,?,?)",
+				     "iitt", variant_id, (int64_t)i, sha, tab ? tab + 1 : "");
+	}
+	return rc;
 }
 
 static char *dup_or(sqlite3_stmt *q, int i, const char *dflt)

@@ -100,6 +100,7 @@ kvb_script_test(it_report_browser integration/report_browser.sh browser 1500)
 # scripts/quickstart --android: the simulated HiKey960 + Jankbench + ACME probe demo and its page
 kvb_script_test(it_quickstart_android integration/quickstart_android.sh browser 1500)
 kvb_script_test(it_kbuild_inputs integration/kbuild_inputs.sh integration 180)
+kvb_script_test(it_kbuild_variants integration/kbuild_variants.sh integration 180)
 # Kernels built from Debian's linux-source-6.1 (cold: one full tinyconfig build, then
 # incremental steps) and bisected on the QEMU board: label kbuild-ci, in scripts/test.
 # The series run and the swapped endpoints on the same kernels: label kbuild, on request.
@@ -148,5 +149,8 @@ kvb_script_test(it_cpufreq_offline integration/cpufreq_offline.sh integration 12
 kvb_script_test(it_schbench_local integration/schbench_local.sh integration 120)
 kvb_script_test(it_cgroup_rt integration/cgroup_rt.sh integration 180)
 kvb_script_test(it_interrupt integration/interrupt.sh integration 120)
+# The uclamp thread reproduced (scripts/thread: four kernels built from linux-source-6.1, one run
+# on the deterministic board): label thread, on request (ctest -L thread); hours when cold.
+kvb_script_test(it_thread integration/thread.sh thread 10800)
 # scripts/sim-board's kept boards (hikey960-sim, juno-sim): Ctrl-C and --resume, per-CPU util and cpufreq, ssh-copy, hwmon energy.
 kvb_script_test(it_sim_boards integration/sim_boards.sh integration 900)
