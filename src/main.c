@@ -309,10 +309,7 @@ static int help(const char *what)
 	if (w) {
 		printf("workload %s: %s\n\nparameters (params:):\n", w->name, w->summary);
 		kvb_keys_print(stdout, w->params, "  ");
-		printf("\nmetrics (units, lower or higher is better):\n");
-		for (const struct kvb_metric_decl *d = w->metrics; d && d->name; d++)
-			printf("  %-20s %-6s %-7s %s\n", d->name, d->units, d->lower_is_better ? "lower" : "higher",
-			       d->description);
+		kvb_help_metrics(stdout, w->metrics);
 		return KVB_OK;
 	}
 	if (help_backend(what))

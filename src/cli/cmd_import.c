@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* `import energy FILE --job ID ...` (options anywhere: getopt moves the words to the end). */
@@ -24,6 +25,7 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	int64_t job = 0;
+	const struct kvb_probe_format_info *fmt = NULL;
 	int c, rc;
 	memset(&io, 0, sizeof(io));
 	optind = 1;
@@ -32,16 +34,14 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 			if (kvb_parse_i64(optarg, &job) || job < 1)
 				return kvb_cli_usage("import", "--job '%s': expected a job id", optarg);
 		} else if (c == 'f') {
-			if (!strcmp(optarg, "csv"))
-				io.format = KVB_PROBE_CSV;
-			else if (!strcmp(optarg, "aep"))
-				io.format = KVB_PROBE_AEP;
-			else if (!strcmp(optarg, "acme"))
-				io.format = KVB_PROBE_ACME;
-			else if (!strcmp(optarg, "monsoon") || !strcmp(optarg, "devlib"))
-				io.format = KVB_PROBE_MONSOON;  /* both: samples at --rate, no time (probe.h) */
-			else
-				return kvb_cli_usage("import", "--format '%s': expected csv, aep, acme, monsoon or devlib", optarg);
+			/* the formats' registry (probe.h kvb_probe_formats) */
+			if (!(fmt = kvb_probe_format_find(optarg))) {
+				char *names = kvb_probe_format_names();
+				rc = kvb_cli_usage("import", "--format '%s': expected %s", optarg, names);
+				free(names);
+				return rc;
+			}
+			io.format = fmt->format;
 		} else if (c == 'u') {
 			if (!kvb_power_units_to_mw(optarg))
 				return kvb_cli_usage("import", "--units '%s': expected W, mW or uW", optarg);
@@ -61,8 +61,8 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 		return kvb_cli_usage("import", "expected `import energy FILE --job ID`");
 	if (!job)
 		return kvb_cli_usage("import", "import energy needs --job ID");
-	if (io.format == KVB_PROBE_MONSOON && io.rate_hz <= 0)
-		return kvb_cli_usage("import", "monsoon and devlib files have no timestamps: give --rate HZ");
+	if (fmt && fmt->needs_rate && io.rate_hz <= 0)
+		return kvb_cli_usage("import", "%s files have no timestamps: give --rate HZ", fmt->name);
 	if ((rc = kvb_cli_store(cli, &st, &err)) ||
 	    (rc = kvb_energy_import_csv(st, job, argv[optind + 1], &io, &ps, &err)))
 		kvb_cli_fail(&err);

@@ -15,6 +15,10 @@
 
 /* Help for an instrument type or "variant"; KVB_OK, or KVB_EUSAGE when what is no such topic. */
 enum kvb_err kvb_help_topic(const char *what, FILE *f);
+/* A workload's or instrument's declared metrics (NULL or empty: nothing), for `help NAME`: a heading, then
+ * one line each: name, units, lower|higher|neither (is better), description. */
+struct kvb_metric_decl;
+void kvb_help_metrics(FILE *f, const struct kvb_metric_decl *d);
 /* One topic name per line (commands, workloads, instruments, variant): for completion. */
 void kvb_help_list_topics(FILE *f);
 /* "no help for 'x' (did you mean 'y'?)" and every topic; returns KVB_EUSAGE. */

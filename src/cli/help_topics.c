@@ -44,6 +44,17 @@ void kvb_help_list_topics(FILE *f)
 	kvb_strv_release(&t);
 }
 
+void kvb_help_metrics(FILE *f, const struct kvb_metric_decl *d)
+{
+	if (!d || !d->name)
+		return;
+	fprintf(f, "\nmetrics (units, lower or higher is better; neither: no better or worse, a real change is "
+		   "\"changed\"):\n");
+	for (; d->name; d++)
+		fprintf(f, "  %-20s %-6s %-7s %s\n", d->name, d->units, kvb_direction_word(d->lower_is_better),
+			d->description);
+}
+
 enum kvb_err kvb_help_topic(const char *what, FILE *f)
 {
 	const struct kvb_instrument_ops *in = kvb_instrument_find(what);
@@ -57,6 +68,7 @@ enum kvb_err kvb_help_topic(const char *what, FILE *f)
 		fprintf(f, "\nAn agenda turns it on or off with `instruments: [%s]` or `[~%s]` under config:\n"
 			   "(WA3's `augmentations:` is the same list).\n",
 			in->name, in->name);
+		kvb_help_metrics(f, in->metrics);
 		return KVB_OK;
 	}
 	if (!strcmp(what, "platform.yaml") || !strcmp(what, "platform-file")) {
@@ -133,6 +145,22 @@ static void roff_pre(FILE *f, const char *s)
 	fputs(".fi\n", f);
 }
 
+/* Declared metrics as man page paragraphs: "UNITS, lower|higher|neither is better: DESCRIPTION". */
+static void roff_metrics(FILE *f, const struct kvb_metric_decl *d)
+{
+	if (!d || !d->name)
+		return;
+	fputs(".PP\nMetrics:\n", f);
+	for (; d->name; d++) {
+		char *line = kvb_xasprintf("%s, %s is better: %s", d->units, kvb_direction_word(d->lower_is_better),
+					   d->description);
+		fprintf(f, ".TP\n.B %s\n", d->name);
+		roff(f, line);
+		fputs("\n", f);
+		free(line);
+	}
+}
+
 static void roff_keys(FILE *f, const struct kvb_keydef *defs)
 {
 	char *buf = NULL;
@@ -171,15 +199,7 @@ void kvb_help_man(FILE *f)
 		roff(f, kvb_workloads[i]->summary);
 		fputs("\n", f);
 		roff_keys(f, kvb_workloads[i]->params);
-		fputs(".PP\nMetrics:\n", f);
-		for (const struct kvb_metric_decl *d = kvb_workloads[i]->metrics; d && d->name; d++) {
-			char *line = kvb_xasprintf("%s, %s is better: %s", d->units, d->lower_is_better ? "lower" : "higher",
-						   d->description);
-			fprintf(f, ".TP\n.B %s\n", d->name);
-			roff(f, line);
-			fputs("\n", f);
-			free(line);
-		}
+		roff_metrics(f, kvb_workloads[i]->metrics);
 	}
 	fputs(".SH INSTRUMENTS\nConfigured in a platform's \\fBinstruments:\\fR mapping.\n", f);
 	for (size_t i = 0; kvb_instruments[i]; i++) {
@@ -188,6 +208,7 @@ void kvb_help_man(FILE *f)
 		fputs("\n", f);
 		if (kvb_instruments[i]->conf_keys && kvb_instruments[i]->conf_keys->key)
 			roff_keys(f, kvb_instruments[i]->conf_keys);
+		roff_metrics(f, kvb_instruments[i]->metrics);
 	}
 	fputs(".SH VARIANTS\nAn agenda's \\fBvariants:\\fR entries and \\fB\\-V\\fR arguments take:\n", f);
 	roff_keys(f, kvb_variant_keys);

@@ -56,6 +56,16 @@ void kvb_metrics_release(struct kvb_metrics *m)
 	kvb_metrics_init(m);
 }
 
+const char *kvb_direction_word(int lower_is_better)
+{
+	return lower_is_better < 0 ? "neither" : lower_is_better ? "lower" : "higher";
+}
+
+cJSON *kvb_direction_json(int lower_is_better)
+{
+	return lower_is_better < 0 ? cJSON_CreateNull() : cJSON_CreateBool(lower_is_better != 0);
+}
+
 struct kvb_metric *kvb_metrics_add(struct kvb_metrics *m, const char *name, double value, const char *units,
 				   int lower_is_better)
 {
@@ -68,9 +78,14 @@ struct kvb_metric *kvb_metrics_add(struct kvb_metrics *m, const char *name, doub
 	mt->name = kvb_xstrdup(name);
 	mt->value = value;
 	mt->units = kvb_xstrdup(units ? units : "");
-	mt->lower_is_better = lower_is_better ? 1 : 0;
+	mt->lower_is_better = lower_is_better < 0 ? KVB_NO_DIRECTION : lower_is_better ? 1 : 0;
 	mt->classifiers = NULL;
 	return mt;
+}
+
+struct kvb_metric *kvb_metrics_add_decl(struct kvb_metrics *m, const struct kvb_metric_decl *d, double value)
+{
+	return kvb_metrics_add(m, d->name, value, d->units, d->lower_is_better);
 }
 
 void kvb_metric_classify(struct kvb_metric *mt, const char *key, const char *value)

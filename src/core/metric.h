@@ -11,11 +11,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * A metric's direction, stored as its lower_is_better (the DB column and every output keep that name):
+ * 1 lower is better (latency, time, energy), 0 higher is better (throughput), -1 neither: a measure
+ * of what the system did, not of how well (CPU utilisation, CPU frequency, a measured period). A
+ * real change of a metric with no direction is "changed", never "better" or "worse" (stats/verdict.h):
+ * a busier CPU or a higher frequency is no improvement by itself (for a fixed amount of work
+ * lower reads as cheaper, for a fixed time higher as more done: the metric cannot tell which).
+ */
+enum {
+	KVB_NO_DIRECTION = -1,
+	KVB_HIGHER_IS_BETTER = 0,
+	KVB_LOWER_IS_BETTER = 1,
+};
+
+/* "lower", "higher" or "neither" for a lower_is_better value (any value < 0: "neither"). */
+const char *kvb_direction_word(int lower_is_better);
+/* lower_is_better as JSON writes it: true, false, or null (no direction). New, owned by the caller. */
+cJSON *kvb_direction_json(int lower_is_better);
+
+/* A metric a workload or an instrument stores (metric names are an interface). */
+struct kvb_metric_decl {
+	const char *name;        /* as stored: "usecs_per_op" */
+	const char *units;       /* as stored: "s", "us", "ms", "ops/s", "%", "count" */
+	int lower_is_better;     /* KVB_LOWER_IS_BETTER, KVB_HIGHER_IS_BETTER or KVB_NO_DIRECTION, as stored */
+	const char *description; /* one line for `help NAME` and the man page */
+};
+
 struct kvb_metric {
 	char *name;            /* "time", "ops_per_sec", "slack_mean" ... */
 	double value;
 	char *units;           /* "s", "us", "ops/s", "mW", "J", "%" ... */
-	int lower_is_better;   /* 1 or 0 */
+	int lower_is_better;   /* KVB_LOWER_IS_BETTER (1), KVB_HIGHER_IS_BETTER (0) or KVB_NO_DIRECTION (-1) */
 	cJSON *classifiers;    /* owned object key -> string, metric-level (e.g. task), or NULL */
 };
 
@@ -45,9 +72,11 @@ struct kvb_metrics {
 
 void kvb_metrics_init(struct kvb_metrics *m);
 void kvb_metrics_release(struct kvb_metrics *m);
-/* Appends a metric; classifiers may be NULL ("k1", "v1", "k2", "v2", NULL varargs after). Returns it. */
+/* Appends a metric (lower_is_better: 1, 0, or < 0 for KVB_NO_DIRECTION). Returns it. */
 struct kvb_metric *kvb_metrics_add(struct kvb_metrics *m, const char *name, double value, const char *units,
 				   int lower_is_better);
+/* Appends the metric d declares (its name, units and direction) with value. Returns it. */
+struct kvb_metric *kvb_metrics_add_decl(struct kvb_metrics *m, const struct kvb_metric_decl *d, double value);
 /* Adds a metric-level classifier (copied). */
 void kvb_metric_classify(struct kvb_metric *mt, const char *key, const char *value);
 /* Sets job classifier key = value (copied) in m->job_classifiers. */

@@ -218,7 +218,7 @@ static void run_variant_round(struct engine *e, size_t v, int r, struct run_outc
 	if (rc) {
 		char why[KVB_ERRMSG_MAX];
 		snprintf(why, sizeof(why), "%s", err->msg);
-		fail_variant(e, v, why);
+		fail_variant(e, v, why, rc);
 		return;
 	}
 	for (size_t i = 0; i < e->plan.n && !out->store_failed; i++) {
@@ -342,6 +342,13 @@ static enum kvb_err outcome_code(const struct engine *e, const struct run_outcom
 				     "results could not be stored (%s); the run stopped. Free space or fix the "
 				     "database, then `kvbench run --resume %lld -d %s`",
 				     e->store_err, (long long)e->run_id, e->st->path);
+	/* nothing ran because no board answered: a target error (exit 4), as `--help` documents, not a run
+	   with failed jobs (exit 1) */
+	if (!out->interrupted && !t->planned_ok && e->failures && e->target_failures == e->failures)
+		return kvb_error_set(err, KVB_ETARGET,
+				     "run %lld: no job ran: the target could not be reached for any variant (%d "
+				     "failure(s), see above); `kvbench run --resume %lld -d %s` when it answers",
+				     (long long)e->run_id, e->failures, (long long)e->run_id, e->st->path);
 	if (out->interrupted || e->failures || strcmp(t->status, "ok"))
 		return kvb_error_set(err, out->interrupted ? KVB_EINTR : KVB_EJOBS,
 				     "run %lld is incomplete: %lld of %lld planned jobs ok, %d failure(s)%s",
@@ -426,7 +433,7 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 			/* running it again will not help: say what will */
 			char *why = kvb_xasprintf("%s (new files: `kvbench run --resume %lld -d %s -V %s=KERNEL`)", e.variant_why[v],
 						  (long long)e.run_id, e.st->path, e.a->variants[v].name);
-			fail_variant(&e, v, why);
+			fail_variant(&e, v, why, KVB_EINPUT);
 			free(why);
 		}
 	if ((rc = make_artifact_dir(&e, err))) {

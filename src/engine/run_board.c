@@ -108,11 +108,12 @@ int until_decided_stop(struct engine *e, int r)
 	return 1;
 }
 
-void fail_variant(struct engine *e, size_t v, const char *why)
+void fail_variant(struct engine *e, size_t v, const char *why, int code)
 {
 	struct kvb_error err;
 	e->variant_failed[v] = 1;
 	e->failures++;
+	e->target_failures += code == KVB_ETARGET || code == KVB_EBOARD;
 	kvb_err("variant %s failed: %s", e->a->variants[v].name, why); /* an event via log_to_events */
 	if (kvb_store_variant_status(e->st, e->variant_ids[v], "failed", why, &err))
 		kvb_err("%s", err.msg);

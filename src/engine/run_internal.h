@@ -54,6 +54,8 @@ struct engine {
 	struct kvb_target target;
 	int target_open;
 	int failures;
+	int target_failures;  /* of failures: variants failed because the target could not be reached or was
+				 lost (KVB_ETARGET, KVB_EBOARD): a run with only these and no job ok exits 4 */
 	size_t todo, done;
 	uint64_t t0_ns;
 	int tty;
@@ -134,7 +136,8 @@ void knob_restored_cb(void *arg, const char *path);
 long board_session(const struct engine *e);
 void skip_jobs(struct engine *e, size_t v, int round, const char *why);
 int until_decided_stop(struct engine *e, int r);
-void fail_variant(struct engine *e, size_t v, const char *why);
+/* Variant v failed for why; code is the error that failed it (KVB_ETARGET, KVB_EBOARD: the target's). */
+void fail_variant(struct engine *e, size_t v, const char *why, int code);
 char *boot_dir(struct engine *e, size_t v, int round);
 int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err);
 int board_came_back(struct engine *e);

@@ -363,7 +363,7 @@ enum kvb_err run_job(struct engine *e, size_t idx)
 	if (abandon == KVB_EBOARD) {
 		char why[KVB_ERRMSG_MAX + 64];
 		snprintf(why, sizeof(why), "target stopped answering: %s", jr.err.msg);
-		fail_variant(e, j->variant, why);
+		fail_variant(e, j->variant, why, KVB_EBOARD);
 	}
 	return abandon;
 }

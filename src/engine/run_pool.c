@@ -33,6 +33,7 @@ static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct k
 	w->plat = (struct kvb_platform *)&b->plat;
 	w->target_open = 0;
 	w->failures = 0;
+	w->target_failures = 0;
 	w->done = 0;
 	w->instr_err = NULL;
 	w->lost_why = NULL;
@@ -320,6 +321,7 @@ static void pool_worker_free(void *eng, void *wp)
 	if (g_thread_engine == w)
 		g_thread_engine = NULL; /* this thread logs for the run's engine again */
 	e->failures += w->failures;
+	e->target_failures += w->target_failures;
 	if (w->store_err[0])
 		memcpy(e->store_err, w->store_err, sizeof(e->store_err));
 	batch_unit_end(w);

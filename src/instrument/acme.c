@@ -78,4 +78,5 @@ const struct kvb_instrument_ops kvb_instrument_acme = {
 	.collect = kvb_meter_collect,
 	.teardown = kvb_meter_teardown,
 	.probe = acme_probe,
+	.metrics = kvb_energy_metric_decls,
 };

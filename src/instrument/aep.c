@@ -59,4 +59,5 @@ const struct kvb_instrument_ops kvb_instrument_aep = {
 	.collect = kvb_meter_collect,
 	.teardown = kvb_meter_teardown,
 	.probe = aep_probe,
+	.metrics = kvb_energy_metric_decls,
 };

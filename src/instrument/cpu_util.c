@@ -99,6 +99,14 @@ static int cpu_util_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc;
 }
 
+/* Utilisation has no better or worse: a busier CPU is no improvement by itself (docs/outputs.md, "Directions"). */
+static const struct kvb_metric_decl util_metrics[] = {
+	{ "util_min", "%", KVB_NO_DIRECTION, "least busy sample of the job, per CPU (classifier cpu)" },
+	{ "util_mean", "%", KVB_NO_DIRECTION, "mean busy share of the job's samples, per CPU" },
+	{ "util_max", "%", KVB_NO_DIRECTION, "busiest sample of the job, per CPU" },
+	{ NULL, NULL, 0, NULL },
+};
+
 enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len)
 {
 	struct kvb_procstat prev, cur;
@@ -159,11 +167,11 @@ enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, 
 		if (!cnt[i])
 			continue;
 		snprintf(cpu, sizeof(cpu), "%d", i);
-		m = kvb_metrics_add(out, "util_min", mn[i], "%", 0);
+		m = kvb_metrics_add_decl(out, &util_metrics[0], mn[i]);
 		kvb_metric_classify(m, "cpu", cpu);
-		m = kvb_metrics_add(out, "util_mean", sum[i] / cnt[i], "%", 0);
+		m = kvb_metrics_add_decl(out, &util_metrics[1], sum[i] / cnt[i]);
 		kvb_metric_classify(m, "cpu", cpu);
-		m = kvb_metrics_add(out, "util_max", mx[i], "%", 0);
+		m = kvb_metrics_add_decl(out, &util_metrics[2], mx[i]);
 		kvb_metric_classify(m, "cpu", cpu);
 	}
 	free(mn);
@@ -312,4 +320,5 @@ const struct kvb_instrument_ops kvb_instrument_util = {
 	.collect = cpu_util_collect,
 	.teardown = cpu_util_teardown,
 	.probe = util_probe,
+	.metrics = util_metrics,
 };

@@ -27,6 +27,13 @@ static const struct kvb_keydef keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
+/* Frequency has no better or worse: a higher one is more speed and more power (docs/outputs.md, "Directions"). */
+static const struct kvb_metric_decl freq_metrics[] = {
+	{ "freq_mean", "MHz", KVB_NO_DIRECTION, "time-weighted mean frequency of the job, per cluster (classifier cluster)" },
+	{ "freq_residency", "%", KVB_NO_DIRECTION, "share of the job's time at each frequency (classifier freq_mhz)" },
+	{ NULL, NULL, 0, NULL },
+};
+
 struct priv {
 	struct kvb_cluster_set cs;
 	struct kvb_tis *a, *b;
@@ -157,13 +164,13 @@ static int cpufreq_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 				 p->cs.name[i]);
 			continue;
 		}
-		mt = kvb_metrics_add(c->out, "freq_mean", wsum / total / 1000.0, "MHz", 0);
+		mt = kvb_metrics_add_decl(c->out, &freq_metrics[0], wsum / total / 1000.0);
 		kvb_metric_classify(mt, "cluster", p->cs.name[i]);
 		for (size_t k = 0; k < b->n; k++) {
 			char mhz[32];
 			uint64_t t0 = tis_at(a, b->khz[k]), d = b->t[k] > t0 ? b->t[k] - t0 : 0;
 			snprintf(mhz, sizeof(mhz), "%g", (double)b->khz[k] / 1000.0);
-			mt = kvb_metrics_add(c->out, "freq_residency", (double)d / total * 100.0, "%", 0);
+			mt = kvb_metrics_add_decl(c->out, &freq_metrics[1], (double)d / total * 100.0);
 			kvb_metric_classify(mt, "cluster", p->cs.name[i]);
 			kvb_metric_classify(mt, "freq_mhz", mhz);
 		}
@@ -216,4 +223,5 @@ const struct kvb_instrument_ops kvb_instrument_cpufreq = {
 	.collect = cpufreq_collect,
 	.teardown = cpufreq_teardown,
 	.probe = cpufreq_probe,
+	.metrics = freq_metrics,
 };

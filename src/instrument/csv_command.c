@@ -47,4 +47,5 @@ const struct kvb_instrument_ops kvb_instrument_csv_command = {
 	.collect = kvb_meter_collect,
 	.teardown = kvb_meter_teardown,
 	.probe = csv_command_probe,
+	.metrics = kvb_energy_metric_decls,
 };

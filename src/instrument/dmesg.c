@@ -37,6 +37,11 @@ static const struct kvb_keydef keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
+static const struct kvb_metric_decl dmesg_metrics[] = {
+	{ "dmesg_warnings", "", KVB_LOWER_IS_BETTER, "kernel log records of level warning or worse during the job" },
+	{ NULL, NULL, 0, NULL },
+};
+
 /* The reader: `cat /dev/kmsg` until TERM, started over (from the oldest record) when it ends on EPIPE. */
 static const char reader[] =
 	"trap 'kill $c 2>/dev/null; exit 0' TERM INT; n=0; "
@@ -245,7 +250,7 @@ static int collect_kmsg(struct kvb_instr_ctx *c, struct priv *p, struct kvb_erro
 				"dmesg_warnings not stored (%d seen in what was read): %s", warnings, why);
 	else if (!rc) {
 		kvb_witness_add(&c->out->witnesses, "kmsg", subject, expected, observed, KVB_WIT_OK, NULL);
-		kvb_metrics_add(c->out, "dmesg_warnings", warnings, "", 1);
+		kvb_metrics_add_decl(c->out, &dmesg_metrics[0], warnings);
 	}
 	kvb_buf_release(&log);
 	kvb_kmsg_job_release(&j);
@@ -282,7 +287,7 @@ static int collect_dmesg(struct kvb_instr_ctx *c, struct priv *p, struct kvb_err
 	}
 	kvb_witness_add(&c->out->witnesses, "kmsg", subject, "the log at the start, then the job's lines", observed,
 			KVB_WIT_OK, NULL);
-	kvb_metrics_add(c->out, "dmesg_warnings", warnings, "", 1);
+	kvb_metrics_add_decl(c->out, &dmesg_metrics[0], warnings);
 	return KVB_OK;
 }
 
@@ -329,4 +334,5 @@ const struct kvb_instrument_ops kvb_instrument_dmesg = {
 	.collect = dmesg_collect,
 	.teardown = dmesg_teardown,
 	.probe = dmesg_probe,
+	.metrics = dmesg_metrics,
 };

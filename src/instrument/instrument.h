@@ -61,7 +61,12 @@ struct kvb_instrument_ops {
 	int (*collect)(struct kvb_instr_ctx *c, struct kvb_error *err);  /* derived metrics into c->out */
 	void (*teardown)(struct kvb_instr_ctx *c);                       /* frees priv; may be NULL */
 	void (*probe)(struct kvb_instr_probe *p);  /* checks for `platform check`; NULL: nothing to check */
+	const struct kvb_metric_decl *metrics;     /* what collect() stores, ended by a NULL name; NULL: none
+						      (shown by `help NAME`; directions checked by test_metric_directions) */
 };
+
+/* The metrics every energy meter stores per channel (classifier chan_name): energy (J) and power_mean (mW). */
+extern const struct kvb_metric_decl kvb_energy_metric_decls[];
 
 /* The checks of every instrument of the platform's `instruments:`: those on this host when t is
  * NULL, those on the board t otherwise; into problems and found. Returns the problems added. */

@@ -293,4 +293,5 @@ const struct kvb_instrument_ops kvb_instrument_juno_hwmon = {
 	.collect = juno_hwmon_collect,
 	.teardown = juno_hwmon_teardown,
 	.probe = juno_hwmon_probe,
+	.metrics = kvb_energy_metric_decls,
 };

@@ -210,4 +210,5 @@ const struct kvb_instrument_ops kvb_instrument_model = {
 	.collect = energy_model_collect,
 	.teardown = energy_model_teardown,
 	.probe = model_probe,
+	.metrics = kvb_energy_metric_decls,
 };

@@ -53,4 +53,5 @@ const struct kvb_instrument_ops kvb_instrument_monsoon = {
 	.collect = kvb_meter_collect,
 	.teardown = kvb_meter_teardown,
 	.probe = monsoon_probe,
+	.metrics = kvb_energy_metric_decls,
 };

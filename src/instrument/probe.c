@@ -12,6 +12,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+const struct kvb_metric_decl kvb_energy_metric_decls[] = {
+	{ "energy", "J", KVB_LOWER_IS_BETTER, "energy over the job, per channel (classifier chan_name)" },
+	{ "power_mean", "mW", KVB_LOWER_IS_BETTER, "mean power over the job, per channel" },
+	{ NULL, NULL, 0, NULL },
+};
+
 static void metric_pair(struct kvb_metrics *m, const struct kvb_chan_energy *c)
 {
 	/* each classified before the next add: an add may move m->v (realloc), and a pointer kept across

@@ -55,6 +55,24 @@
 enum kvb_probe_format { KVB_PROBE_CSV, KVB_PROBE_ACME, KVB_PROBE_AEP, KVB_PROBE_MONSOON };
 enum kvb_time_mode { KVB_TIME_AUTO, KVB_TIME_RELATIVE, KVB_TIME_ABSOLUTE };
 
+/*
+ * The raw formats `kvbench import energy --format NAME` reads, by name (probe_parse.c): the import
+ * command and its error text take the names from here, so a meter with its own raw format adds a
+ * row, not a branch in the CLI. needs_rate: its files carry no time (give --rate HZ). A table ends
+ * with a NULL name.
+ */
+struct kvb_probe_format_info {
+	const char *name;             /* "monsoon" */
+	enum kvb_probe_format format;
+	int needs_rate;
+	const char *summary;          /* one line: "Monsoon's `-d` output (samples at --rate, no time)" */
+};
+extern const struct kvb_probe_format_info kvb_probe_formats[];
+/* The row named name, or NULL. */
+const struct kvb_probe_format_info *kvb_probe_format_find(const char *name);
+/* "csv, aep, acme, monsoon or devlib": the names, for messages. Owned by the caller. */
+char *kvb_probe_format_names(void);
+
 struct kvb_probe_parse {
 	enum kvb_probe_format format;
 	const char *path;            /* file to read */

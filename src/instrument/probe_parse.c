@@ -1,5 +1,6 @@
 /* Implements the streaming parser for energy meter outputs (CSV, iio-capture, arm-probe, Monsoon) described in probe.h. */
 #include "instrument/probe.h"
+#include "core/buf.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -650,4 +651,29 @@ out:
 	free(buf);
 	free(ps);
 	return rc;
+}
+
+const struct kvb_probe_format_info kvb_probe_formats[] = {
+	{ "csv", KVB_PROBE_CSV, 0, "time,channel... CSV with a header naming units (probe.h)" },
+	{ "aep", KVB_PROBE_AEP, 0, "ARM energy probe's (arm-probe / WA3 aep) space-separated output" },
+	{ "acme", KVB_PROBE_ACME, 0, "BayLibre ACME's iio-capture CSV" },
+	{ "monsoon", KVB_PROBE_MONSOON, 1, "Monsoon's samples, one line each, no time (give --rate)" },
+	{ "devlib", KVB_PROBE_MONSOON, 1, "devlib's Monsoon output: as monsoon" },
+	{ NULL, 0, 0, NULL },
+};
+
+const struct kvb_probe_format_info *kvb_probe_format_find(const char *name)
+{
+	for (const struct kvb_probe_format_info *f = kvb_probe_formats; f->name; f++)
+		if (!strcmp(f->name, name))
+			return f;
+	return NULL;
+}
+
+char *kvb_probe_format_names(void)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	for (const struct kvb_probe_format_info *f = kvb_probe_formats; f->name; f++)
+		kvb_buf_addf(&b, "%s%s", b.len ? (f[1].name ? ", " : " or ") : "", f->name);
+	return kvb_buf_detach(&b);
 }

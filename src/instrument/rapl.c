@@ -215,4 +215,5 @@ const struct kvb_instrument_ops kvb_instrument_rapl = {
 	.collect = rapl_collect,
 	.teardown = rapl_teardown,
 	.probe = rapl_probe,
+	.metrics = kvb_energy_metric_decls,
 };

@@ -470,7 +470,7 @@ cJSON *kvb_diff_json(const struct kvb_table *t)
 		cJSON_AddStringToObject(jg, "workload", g->workload);
 		cJSON_AddStringToObject(jg, "metric", g->metric);
 		cJSON_AddStringToObject(jg, "units", g->units);
-		cJSON_AddBoolToObject(jg, "lower_is_better", g->lower_is_better);
+		cJSON_AddItemToObject(jg, "lower_is_better", kvb_direction_json(g->lower_is_better));
 		cJSON_AddBoolToObject(jg, "estimated", strstr(g->cls_json, "\"estimated\":\"true\"") != NULL);
 		cJSON_AddItemToObject(jg, "classifiers", cJSON_Parse(g->cls_json));
 		if (g->by_value)

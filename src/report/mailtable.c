@@ -176,7 +176,7 @@ void kvb_mailtable_print(const struct kvb_table *t, const struct kvb_diff_opts *
 			size_t col = 0;
 			fprintf(out, "%s%s%s %s%s%s%s%s\n(%s is better%s%s)\n", i ? "\n" : "", md ? "**" : "", g0->workload,
 				g0->metric, *g0->units ? " (" : "", g0->units, *g0->units ? ")" : "", md ? "**" : "",
-				g0->lower_is_better ? "lower" : "higher", *g0->label ? "; " : "", g0->label);
+				kvb_direction_word(g0->lower_is_better), *g0->label ? "; " : "", g0->label);
 			if (md)
 				fputc('\n', out);
 			kvb_box_init(&b, 1 + nv + perdiff * (nv - 1));

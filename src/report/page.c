@@ -73,7 +73,7 @@ void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r)
 		cJSON_AddStringToObject(pl, "workload", g->workload);
 		free(shortl);
 		cJSON_AddItemToObject(pl, "groups", kvb_plot_group_dots(r, g, NULL, p->nruns, NULL));
-		kvb_page_plot(p, pl, g->lower_is_better ? "lower is better" : "higher is better");
+		kvb_page_plot(p, pl, g->lower_is_better < 0 ? "no better or worse" : g->lower_is_better ? "lower is better" : "higher is better");
 		p->sec[p->n - 1].id = kvb_forest_detail_id(p, gi); /* the summary's rows link here */
 		free(title);
 	}
@@ -326,22 +326,21 @@ static int detail_sections(struct kvb_store *s, const struct kvb_page_opts *o, s
 		if ((rc = kvb_page_fold_workloads(s, p, a, p->n, "metric", err)))
 			return rc;
 	}
-	a = p->n;
-	if ((rc = kvb_page_jank_cdfs(s, p, err)))
-		return rc;
-	mark_workload_plots(p, a, p->n);
-	kvb_page_fold_cdfs(p, a, p->n, "ms");
+	/* the CDFs each workload draws from its artifacts (workload.h: artifact_plots) */
+	for (size_t i = 0; kvb_workloads[i]; i++)
+		for (const struct kvb_artifact_plot *ap = kvb_workloads[i]->artifact_plots; ap && ap->kind; ap++) {
+			a = p->n;
+			if ((rc = kvb_page_workload_cdfs(s, p, ap, err)))
+				return rc;
+			mark_workload_plots(p, a, p->n);
+			kvb_page_fold_cdfs(p, a, p->n, ap->fold_units);
+		}
 	a = p->n;
 	if ((rc = kvb_page_power_plots(s, p, o->max_points ? o->max_points : 1000, err)) ||
 	    (rc = kvb_page_fold_workloads(s, p, a, p->n, "power", err)))
 		return rc;
 	/* energy, utilisation and frequency: the diff's groups, so no plot pools what diff keeps apart */
 	kvb_page_energy_plots(p, r);
-	a = p->n;
-	if ((rc = kvb_page_rtapp_cdfs(s, p, err)))
-		return rc;
-	mark_workload_plots(p, a, p->n);
-	kvb_page_fold_cdfs(p, a, p->n, "us");
 	kvb_page_cpu_plots(p, r);
 	return KVB_OK;
 }

@@ -69,11 +69,13 @@ char *kvb_group_cls_without(const struct kvb_group *g, const char *const *keys, 
 
 /* Section builders, in page order. Errors: KVB_ESTORE (DB). */
 void kvb_page_metric_plots(struct kvb_page *p, const struct kvb_report *r);
-int kvb_page_jank_cdfs(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err);
 int kvb_page_power_plots(struct kvb_store *s, struct kvb_page *p, size_t max_points, struct kvb_error *err);
 /* Energy per job: the diff's `energy` groups (one per workload, spec classifiers and channel); r may be NULL. */
 void kvb_page_energy_plots(struct kvb_page *p, const struct kvb_report *r);
-int kvb_page_rtapp_cdfs(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err);
+struct kvb_artifact_plot;
+/* The section and CDFs of one workload's artifact plot (workload.h) over the page's runs' artifacts. */
+int kvb_page_workload_cdfs(struct kvb_store *s, struct kvb_page *p, const struct kvb_artifact_plot *ap,
+			   struct kvb_error *err);
 /* util_mean per CPU and freq_residency per cluster, one plot per workload and spec classifiers; r may be NULL. */
 void kvb_page_cpu_plots(struct kvb_page *p, const struct kvb_report *r);
 

@@ -1,5 +1,6 @@
 /* Implements the report page's --metric/--workload/--variant filters as temp views (page_filters.h). */
 #include "report/page_filters.h"
+#include "workload/workload.h"
 #include "store/rows.h"
 #include "core/util.h"
 
@@ -34,17 +35,14 @@ int kvb_page_filter_pass(const struct kvb_page_filter *f, const char *kind, cons
 		return (f->baseline && !strcmp(name, f->baseline)) || any_of(f->variant, f->nvariant, name);
 	/* a per-job plot's kind: passes with one of the metrics it shows */
 	if (!strcmp(kind, "artifact") || !strcmp(kind, "channel")) {
-		static const struct {
-			const char *kind, *metrics[2];
-		} fam[] = {
-			{ "energy", { "power_mean", "energy" } },
-			{ "jankbench-frames", { "frame_duration_mean", NULL } },
-			{ "rt-app-log", { "slack_mean", "wu_lat_mean" } },
-		};
-		for (size_t i = 0; i < KVB_ARRAY_SIZE(fam); i++)
-			if (!strcmp(fam[i].kind, name))
-				return any_of(f->metric, f->nmetric, fam[i].metrics[0]) ||
-				       (fam[i].metrics[1] && any_of(f->metric, f->nmetric, fam[i].metrics[1]));
+		if (!strcmp(name, "energy"))
+			return any_of(f->metric, f->nmetric, "power_mean") || any_of(f->metric, f->nmetric, "energy");
+		/* a workload's artifact plot: the metrics it declares with it (workload.h) */
+		for (size_t i = 0; kvb_workloads[i]; i++)
+			for (const struct kvb_artifact_plot *ap = kvb_workloads[i]->artifact_plots; ap && ap->kind; ap++)
+				if (!strcmp(ap->kind, name))
+					return (ap->metrics[0] && any_of(f->metric, f->nmetric, ap->metrics[0])) ||
+					       (ap->metrics[1] && any_of(f->metric, f->nmetric, ap->metrics[1]));
 		return 1;
 	}
 	return 1;

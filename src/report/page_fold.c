@@ -91,14 +91,15 @@ static void verdict_summary(const struct kvb_page *p, const char *workload, stru
 				continue;
 			kvb_strv_push(&seen, v);
 			{
-				static const char *const kinds[] = { "better", "worse", "same", "undecided", "untested" };
-				size_t cnt[5] = { 0 };
+				static const char *const kinds[] = { "better", "worse", "changed", "same", "undecided",
+								     "untested" };
+				size_t cnt[6] = { 0 };
 				kvb_buf_addf(b, "%s%s:", b->len ? "; " : "", v);
 				for (size_t q = 0; q < t->nrows; q++)
 					if (!strcmp(kvb_box_at(t, q, cw), workload) && !strcmp(kvb_box_at(t, q, cv), v))
-						for (size_t kk = 0; kk < 5; kk++)
+						for (size_t kk = 0; kk < 6; kk++)
 							cnt[kk] += !strncmp(kvb_box_at(t, q, cverdict), kinds[kk], strlen(kinds[kk]));
-				for (size_t kk = 0; kk < 5; kk++)
+				for (size_t kk = 0; kk < 6; kk++)
 					if (cnt[kk])
 						kvb_buf_addf(b, " %zu %s", cnt[kk], kinds[kk]);
 			}

@@ -1,9 +1,8 @@
-/* Implements the report's distribution plots: Jankbench frame-duration and rt-app slack / wake-up latency CDFs. */
+/* Implements the report's distribution plots: the CDFs workloads declare over their artifacts (workload.h kvb_artifact_plot). */
 #include "report/page_build.h"
 #include "store/rows.h"
-#include "workload/rt_app.h"
+#include "workload/workload.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,101 +91,55 @@ static int artifacts(struct kvb_store *s, struct kvb_page *p, const char *kind, 
 	return KVB_OK;
 }
 
-/* Jankbench keep_frames: jankbench-frames.csv (test_name,rep,frame,total_duration_ms; jankbench.c). */
-int kvb_page_jank_cdfs(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err)
+/* What a workload's read() adds to: the sets, and the variant of the artifact being read. */
+struct add_ctx {
+	struct series_set *sets;
+	size_t nsets;
+	const char *variant;
+};
+
+static void add_value(void *arg, size_t set, const char *key, double x)
 {
-	struct series_set ss;
-	struct kvb_buf missing = KVB_BUF_INIT;
+	struct add_ctx *c = arg;
+	if (set < c->nsets)
+		series_add(&c->sets[set], key, c->variant, x);
+}
+
+/* The plots of one workload's artifact plot ap (workload.h): a section, then per set one CDF per key. */
+static int artifact_cdfs(struct kvb_store *s, struct kvb_page *p, const struct kvb_artifact_plot *ap,
+			 struct kvb_error *err)
+{
+	struct series_set sets[2];
+	struct kvb_buf bad = KVB_BUF_INIT;
 	struct kvb_rows *st;
-	size_t files = 0;
+	size_t files = 0, nsets = ap->nsets > 2 ? 2 : ap->nsets;
 	int rc;
-	memset(&ss, 0, sizeof(ss));
-	if ((rc = artifacts(s, p, "jankbench-frames", &st, err)))
+	memset(sets, 0, sizeof(sets));
+	if ((rc = artifacts(s, p, ap->kind, &st, err)))
 		return rc;
 	while (kvb_rows_next(st, NULL) == 1) {
-		const char *path = (const char *)kvb_rows_text(st, 0), *variant = (const char *)kvb_rows_text(st, 1);
-		FILE *f = fopen(path, "r");
-		char line[1024];
+		const char *path = (const char *)kvb_rows_text(st, 0);
+		struct add_ctx c = { sets, nsets, (const char *)kvb_rows_text(st, 1) };
+		char why[512] = "";
 		files++;
-		if (!f) {
-			kvb_buf_addf(&missing, "%s%s (%s)", missing.len ? ", " : "", path, strerror(errno));
-			continue;
-		}
-		while (fgets(line, sizeof(line), f)) {
-			/* the last field is the duration; the test name is the first (quoted when it has a comma) */
-			char *last = strrchr(line, ','), *first = strchr(line, ',');
-			double ms;
-			if (!last || !first || !strncmp(line, "test_name,", 10) || kvb_parse_double(strtok(last + 1, "\r\n"), &ms))
-				continue;
-			*first = '\0';
-			if (line[0] == '"' && first > line + 1 && first[-1] == '"') {
-				first[-1] = '\0';
-				series_add(&ss, line + 1, variant, ms);
-			} else {
-				series_add(&ss, line, variant, ms);
-			}
-		}
-		fclose(f);
+		if (ap->read(path, add_value, &c, why, sizeof(why)))
+			kvb_buf_addf(&bad, "%s%s", bad.len ? "; " : "", why[0] ? why : path);
 	}
 	kvb_rows_close(st);
 	if (files) {
-		kvb_page_add(p, "Jankbench frame durations", "jankbench")->text =
-			missing.len ? kvb_page_keep(p, kvb_xasprintf("Empirical CDF per variant. Missing artifacts: %s", missing.data))
-				    : "Empirical CDF of every frame's total duration per variant (keep_frames).";
-		series_cdfs(p, &ss, "frame duration CDF", "total frame duration (ms)");
+		kvb_page_add(p, ap->section, ap->anchor)->text =
+			bad.len ? kvb_page_keep(p, kvb_xasprintf("%s Unreadable artifacts: %s", ap->text, bad.data)) : ap->text;
+		for (size_t k = 0; k < nsets; k++)
+			series_cdfs(p, &sets[k], ap->what[k], ap->xlabel[k]);
 	}
-	kvb_buf_release(&missing);
-	series_release(&ss);
+	kvb_buf_release(&bad);
+	for (size_t k = 0; k < 2; k++)
+		series_release(&sets[k]);
 	return KVB_OK;
 }
 
-/* rt-app logs: per task (thread name), slack and wake-up latency CDFs per variant. */
-int kvb_page_rtapp_cdfs(struct kvb_store *s, struct kvb_page *p, struct kvb_error *err)
+int kvb_page_workload_cdfs(struct kvb_store *s, struct kvb_page *p, const struct kvb_artifact_plot *ap,
+			   struct kvb_error *err)
 {
-	struct series_set slack, wu;
-	struct kvb_buf bad = KVB_BUF_INIT;
-	struct kvb_rows *st;
-	size_t files = 0;
-	int rc;
-	memset(&slack, 0, sizeof(slack));
-	memset(&wu, 0, sizeof(wu));
-	if ((rc = artifacts(s, p, "rt-app-log", &st, err)))
-		return rc;
-	while (kvb_rows_next(st, NULL) == 1) {
-		const char *path = (const char *)kvb_rows_text(st, 0), *variant = (const char *)kvb_rows_text(st, 1);
-		struct kvb_rtapp_log log;
-		struct kvb_error e2;
-		char *task = NULL, *dash;
-		long index;
-		files++;
-		/* "rt-app-<thread>-<index>.log" (rt_app.c's log_basename); instances are "<task>-<n>" */
-		if (kvb_rtapp_log_name(path, "rt-app", &task, &index))
-			task = kvb_xstrdup(path);
-		else if ((dash = strrchr(task, '-')) && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1))
-			*dash = '\0';
-		kvb_rtapp_log_init(&log);
-		if (kvb_rtapp_log_load(&log, path, &e2)) {
-			kvb_buf_addf(&bad, "%s%s", bad.len ? "; " : "", e2.msg);
-		} else {
-			for (size_t i = 0; i < log.n; i++) {
-				series_add(&slack, task, variant, (double)log.rows[i].slack_us);
-				series_add(&wu, task, variant, (double)log.rows[i].wu_lat_us);
-			}
-		}
-		kvb_rtapp_log_release(&log);
-		free(task);
-	}
-	kvb_rows_close(st);
-	if (files) {
-		kvb_page_add(p, "rt-app slack and wake-up latency", "rt-app")->text =
-			bad.len ? kvb_page_keep(p, kvb_xasprintf("Per task, every phase. Unreadable logs: %s", bad.data))
-				: "Per task, every phase of every job (rt-app logs): slack (negative = overran its period) "
-				  "and wake-up latency after the timer.";
-		series_cdfs(p, &slack, "slack CDF", "slack (us)");
-		series_cdfs(p, &wu, "wake-up latency CDF", "wake-up latency (us)");
-	}
-	kvb_buf_release(&bad);
-	series_release(&slack);
-	series_release(&wu);
-	return KVB_OK;
+	return artifact_cdfs(s, p, ap, err);
 }

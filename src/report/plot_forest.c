@@ -76,7 +76,7 @@ int kvb_page_forest(struct kvb_page *p, const struct kvb_table *t, const cJSON *
 			cJSON_AddStringToObject(row, "units", g->units);
 			cJSON_AddStringToObject(row, "cls", shortl);
 			cJSON_AddStringToObject(row, "cls_full", g->label ? g->label : "");
-			cJSON_AddBoolToObject(row, "lower_is_better", g->lower_is_better);
+			cJSON_AddItemToObject(row, "lower_is_better", kvb_direction_json(g->lower_is_better));
 			copy(row, jv, "variant");
 			copy(row, jv, "diff_pct");
 			copy(row, jv, "same_ci95_lo");

@@ -95,7 +95,7 @@ void kvb_page_energy_perf(struct kvb_page *p, const struct kvb_report *r)
 				cJSON_AddItemToObject(pt, "yhi", kvb_plot_num(yh));
 				cJSON_AddItemToArray(pts, pt);
 			}
-			kvb_page_plot(p, pl, m->lower_is_better ? "lower-left is better" : "upper-left is better");
+			kvb_page_plot(p, pl, m->lower_is_better < 0 ? "left is better (y: no better or worse)" : m->lower_is_better ? "lower-left is better" : "upper-left is better");
 			free(title);
 			free(shortl);
 			shown++;

@@ -81,7 +81,7 @@ static void series_plots(struct kvb_page *p, const struct kvb_report *r, char **
 		n = kvb_series_changepoints(r, g, alpha, cp, pv, KVB_ARRAY_SIZE(cp));
 		for (size_t k = 0; k < n; k++)
 			cJSON_AddItemToArray(ch, cJSON_CreateString(label[cp[k]] ? label[cp[k]] : r->variants.v[cp[k]]));
-		kvb_page_plot(p, pl, g->lower_is_better ? "lower is better" : "higher is better");
+		kvb_page_plot(p, pl, g->lower_is_better < 0 ? "no better or worse" : g->lower_is_better ? "lower is better" : "higher is better");
 		free(title);
 		free(shortl);
 	}

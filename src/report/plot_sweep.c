@@ -105,7 +105,7 @@ static void sweep_plot(struct kvb_page *p, const struct kvb_report *r, const cha
 		else
 			cJSON_Delete(s);
 	}
-	kvb_page_plot(p, pl, g0->lower_is_better ? "lower is better" : "higher is better");
+	kvb_page_plot(p, pl, g0->lower_is_better < 0 ? "no better or worse" : g0->lower_is_better ? "lower is better" : "higher is better");
 	free(title);
 	free(shortl);
 }

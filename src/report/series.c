@@ -109,7 +109,7 @@ static cJSON *group_head(const struct kvb_group *g, cJSON *jroot, FILE *out)
 	if (!jroot) {
 		fprintf(out, "%s/%s%s%s%s (%s, %s is better); change points: E-Divisive (Matteson & James 2014)\n",
 			g->workload, g->metric, g->label && *g->label ? " [" : "", g->label ? g->label : "",
-			g->label && *g->label ? "]" : "", g->units ? g->units : "", g->lower_is_better ? "lower" : "higher");
+			g->label && *g->label ? "]" : "", g->units ? g->units : "", kvb_direction_word(g->lower_is_better));
 		fprintf(out, "  %-3s %-12s %-40s %4s %10s  %-26s %-26s %s\n", "#", "commit", "subject", "n", "mean",
 			"vs first", "vs parent", "change");
 		return NULL;
@@ -118,7 +118,7 @@ static cJSON *group_head(const struct kvb_group *g, cJSON *jroot, FILE *out)
 	cJSON_AddStringToObject(jg, "workload", g->workload);
 	cJSON_AddStringToObject(jg, "metric", g->metric);
 	cJSON_AddStringToObject(jg, "units", g->units ? g->units : "");
-	cJSON_AddBoolToObject(jg, "lower_is_better", g->lower_is_better);
+	cJSON_AddItemToObject(jg, "lower_is_better", kvb_direction_json(g->lower_is_better));
 	if (g->label && *g->label)
 		cJSON_AddStringToObject(jg, "classifiers", g->label);
 	cJSON_AddItemToArray(jroot, jg);

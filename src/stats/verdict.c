@@ -34,7 +34,10 @@ void kvb_verdict_judge(const struct kvb_verdict_in *in, struct kvb_verdict *out)
 	if (in->significant && (in->diff > 0 || in->diff < 0)) {
 		/* the direction is the difference's sign: up is worse when lower is better */
 		int up = in->diff > 0;
-		out->kind = up == (in->lower_is_better != 0) ? KVB_VERDICT_WORSE : KVB_VERDICT_BETTER;
+		if (in->lower_is_better < 0)
+			out->kind = KVB_VERDICT_CHANGED;
+		else
+			out->kind = up == (in->lower_is_better != 0) ? KVB_VERDICT_WORSE : KVB_VERDICT_BETTER;
 	} else if (!in->significant &&
 		   (in->diff_ci_zero || (ci && in->ci_lo >= -in->margin && in->ci_hi <= in->margin))) {
 		/* an exact [0, 0] difference is inside any margin, a baseline of 0 included */
@@ -53,6 +56,7 @@ void kvb_verdict_judge(const struct kvb_verdict_in *in, struct kvb_verdict *out)
 	switch (out->kind) {
 	case KVB_VERDICT_BETTER: out->name = "better"; break;
 	case KVB_VERDICT_WORSE: out->name = "worse"; break;
+	case KVB_VERDICT_CHANGED: out->name = "changed"; break;
 	case KVB_VERDICT_SAME: out->name = "same"; break;
 	case KVB_VERDICT_UNDECIDED: out->name = "undecided"; break;
 	default: out->name = ""; break;

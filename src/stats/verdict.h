@@ -56,6 +56,8 @@ enum kvb_verdict_kind {
 	KVB_VERDICT_WORSE,     /* a real change, in the bad direction */
 	KVB_VERDICT_SAME,      /* the CI of the relative change lies inside +-margin */
 	KVB_VERDICT_UNDECIDED, /* neither: more boots needed */
+	KVB_VERDICT_CHANGED,   /* a real change of a metric with no direction (KVB_NO_DIRECTION: utilisation,
+				  frequency): it moved, which is neither better nor worse */
 };
 
 /*
@@ -73,7 +75,7 @@ enum kvb_verdict_kind {
  *  boots         boots per variant behind it (the smaller side); 1 means runs
  *                were the unit and no boots estimate can be made
  *  margin        fraction, > 0
- *  lower_is_better  of the metric
+ *  lower_is_better  of the metric: 1, 0, or < 0 (no direction: a real change is "changed")
  *  diff_ci_zero  1 when the CI of the difference (metric units) is exactly
  *                [0, 0]: both sides hold one and the same value (0 vs 0 of
  *                dmesg_warnings). That is "same" whatever the margin, the
@@ -98,7 +100,7 @@ struct kvb_verdict_in {
 #define KVB_WHY_NO_CI "no CI"
 
 /*
- * kind, its name ("better", "worse", "same", "undecided", ""), and for
+ * kind, its name ("better", "worse", "changed", "same", "undecided", ""), and for
  * undecided the estimated boots per variant at which it would be decided:
  * the CI half-width h shrinks as 1/sqrt(boots), so with d = |change| a
  * change shows at boots (h/d)^2 and "same" at boots (h/(margin - d))^2; the

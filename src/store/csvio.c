@@ -262,8 +262,10 @@ static const char *row_problem(const struct import *im, const struct rec *row, c
 	if (!fld(row, idx[C_VARIANT])[0] || !fld(row, idx[C_WORKLOAD])[0] || !fld(row, idx[C_METRIC])[0])
 		return "variant, workload and metric must not be empty";
 	if (idx[C_LIB] >= 0 && strcmp(fld(row, idx[C_LIB]), "0") && strcmp(fld(row, idx[C_LIB]), "1") &&
-	    strcmp(fld(row, idx[C_LIB]), "true") && strcmp(fld(row, idx[C_LIB]), "false")) {
-		snprintf(why, n, "lower_is_better \"%.20s\" is not 0/1/true/false", fld(row, idx[C_LIB]));
+	    strcmp(fld(row, idx[C_LIB]), "-1") && strcmp(fld(row, idx[C_LIB]), "true") &&
+	    strcmp(fld(row, idx[C_LIB]), "false")) {
+		snprintf(why, n, "lower_is_better \"%.20s\" is not 0/1/-1/true/false (-1: no better or worse)",
+			 fld(row, idx[C_LIB]));
 		return why;
 	}
 	if (idx[C_ITER] >= 0 && fld(row, idx[C_ITER])[0] && (kvb_parse_i64(fld(row, idx[C_ITER]), &it) || it < 0)) {
@@ -378,7 +380,7 @@ static int insert_row(struct import *im, const struct rec *row, size_t index, st
 	kvb_batch_text(&im->metrics, fld(row, idx[C_METRIC]));
 	kvb_batch_double(&im->metrics, v);
 	kvb_batch_text(&im->metrics, idx[C_UNITS] >= 0 ? fld(row, idx[C_UNITS]) : "");
-	kvb_batch_int(&im->metrics, !strcmp(lib, "1") || !strcmp(lib, "true"));
+	kvb_batch_int(&im->metrics, !strcmp(lib, "-1") ? KVB_NO_DIRECTION : !strcmp(lib, "1") || !strcmp(lib, "true"));
 	return kvb_batch_row_end(&im->metrics, err);
 }
 

@@ -237,7 +237,7 @@ static void export_metrics(struct kvb_store *s, const struct kcidb_run *k, sqlit
 		cJSON_AddItemToObject(m, "environment", cJSON_Duplicate(j->env, 1));
 		misc = cJSON_CreateObject();
 		cJSON_AddNumberToObject(misc, "kvbench_job", (double)j->job);
-		cJSON_AddBoolToObject(misc, "lower_is_better", sqlite3_column_int(mt, 4));
+		cJSON_AddItemToObject(misc, "lower_is_better", kvb_direction_json(sqlite3_column_int(mt, 4)));
 		cJSON_AddItemToObject(misc, "classifiers", mc);
 		cJSON_AddItemToObject(m, "misc", misc);
 		cJSON_AddItemToArray(tests, m);

@@ -697,9 +697,47 @@ static const struct kvb_wa3_param jank_wa3[] = {
 	{ NULL, 0, NULL, NULL },
 };
 
+/* keep_frames' jankbench-frames.csv (test_name,rep,frame,total_duration_ms; written by jank_run): every
+ * frame's duration (ms) into set 0, keyed by its test. */
+static int read_frames(const char *path, void (*add)(void *arg, size_t set, const char *key, double x), void *arg,
+		       char *why, size_t why_len)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	if (!f) {
+		snprintf(why, why_len, "%s (%s)", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		/* the last field is the duration; the test name is the first (quoted when it has a comma) */
+		char *last = strrchr(line, ','), *first = strchr(line, ',');
+		double ms;
+		if (!last || !first || !strncmp(line, "test_name,", 10) || kvb_parse_double(strtok(last + 1, "\r\n"), &ms))
+			continue;
+		*first = '\0';
+		if (line[0] == '"' && first > line + 1 && first[-1] == '"') {
+			first[-1] = '\0';
+			add(arg, 0, line + 1, ms);
+		} else {
+			add(arg, 0, line, ms);
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+static const struct kvb_artifact_plot jank_artifact_plots[] = {
+	{ "jankbench-frames", "Jankbench frame durations", "jankbench",
+	  "Empirical CDF of every frame's total duration per variant (keep_frames).", "ms",
+	  { "frame_duration_mean", NULL }, 1, { "frame duration CDF", NULL }, { "total frame duration (ms)", NULL },
+	  read_frames },
+	{ NULL, NULL, NULL, NULL, NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL }, NULL },
+};
+
 const struct kvb_workload_ops kvb_workload_jankbench = {
 	.metrics = jank_metrics,
 	.plots = jank_plots,
+	.artifact_plots = jank_artifact_plots,
 	.name = "jankbench",
 	.summary = "Jankbench (com.android.benchmark) UI frame times on Android: per test frame_duration_*, jank_pct",
 	.params = jank_params,

@@ -747,7 +747,7 @@ static const struct kvb_metric_decl rtapp_metrics[] = {
 	{ "wu_lat_mean", "us", 1, "mean wake-up latency, per task" },
 	{ "wu_lat_p99", "us", 1, "99th percentile wake-up latency, per task" },
 	{ "run_mean", "us", 1, "mean run-phase duration, per task" },
-	{ "period_mean", "us", 1, "mean measured period, per task" },
+	{ "period_mean", "us", KVB_NO_DIRECTION, "mean measured period, per task (its configured period is the aim: neither lower nor higher is better)" },
 	{ "activations", "count", 0, "activations logged, per task (0: the task never ran)" },
 	{ NULL, NULL, 0, NULL },
 };
@@ -769,9 +769,13 @@ static const struct kvb_wa3_param rtapp_wa3[] = {
 	{ NULL, 0, NULL, NULL },
 };
 
+/* The report's CDFs of rt-app's logs (artifact kind "rt-app-log"), in rt_app_log.c. */
+extern const struct kvb_artifact_plot kvb_rtapp_artifact_plots[];
+
 const struct kvb_workload_ops kvb_workload_rt_app = {
 	.metrics = rtapp_metrics,
 	.plots = rtapp_plots,
+	.artifact_plots = kvb_rtapp_artifact_plots,
 	.name = "rt-app",
 	.summary = "rt-app periodic tasks: per-task slack, wake-up latency, run and period (us)",
 	.params = rtapp_params,

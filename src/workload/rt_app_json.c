@@ -113,6 +113,112 @@ static void unique_keys(const char *t, size_t len, struct kvb_buf *out)
 	free(st);
 }
 
+/*
+ * The events of a phase as rt-app reads them (scheduler-tools/rt-app 55cb0c0,
+ * src/rt-app_parse_config.c): a key is an event when it starts with one of
+ * events[] (obj_is_event, a prefix match: "lock_order" is a "lock" event), and
+ * parse_task_event_data takes the first branch whose prefix the key has and
+ * requires its value's json-c type; any other type is "Unknown or mismatch KEY
+ * event type" and the event is lost (rt-app logs it critical). JSON_ANY: no
+ * check (suspend, yield take no value).
+ */
+#define JSON_ANY ((enum json_type)-1)
+static const struct {
+	const char *prefix;
+	enum json_type type;
+	const char *what;
+} rtapp_events[] = {
+	{ "run", json_type_int, "an integer (us)" },   /* run, runtime */
+	{ "sleep", json_type_int, "an integer (us)" },
+	{ "memrun", json_type_object, "an object" },
+	{ "mem", json_type_int, "an integer" },
+	{ "iorun", json_type_int, "an integer" },
+	{ "lock", json_type_string, "a resource name" },
+	{ "unlock", json_type_string, "a resource name" },
+	{ "signal", json_type_string, "a resource name" },
+	{ "broad", json_type_string, "a resource name" },
+	{ "wait", json_type_object, "an object {ref, mutex}" },
+	{ "sync", json_type_object, "an object {ref, mutex}" },
+	{ "barrier", json_type_string, "a resource name" },
+	{ "timer", json_type_object, "an object {ref, period, mode}" },
+	{ "resume", json_type_string, "a task name" },
+	{ "suspend", JSON_ANY, NULL },
+	{ "yield", JSON_ANY, NULL },
+	{ "fork", json_type_string, "a task name" },
+	{ "sem_post", json_type_string, "a resource name" },
+	{ "sem_wait", json_type_string, "a resource name" },
+};
+
+/* Byte offset of "key" (quoted) in t at or after from, or from when absent. */
+static size_t key_at(const char *t, size_t len, size_t from, const char *key)
+{
+	size_t n = strlen(key);
+	for (size_t i = from; i + n + 2 <= len; i++)
+		if (t[i] == '"' && !strncmp(t + i + 1, key, n) && t[i + 1 + n] == '"')
+			return i;
+	return from;
+}
+
+/* Warns (file:line:col) of each key of the phase object ph that rt-app drops as "Unknown or mismatch". */
+static void check_phase_events(const char *file, const char *t, size_t len, size_t at, const char *where,
+			       struct json_object *ph)
+{
+	json_object_object_foreach(ph, key, val)
+	{
+		for (size_t i = 0; i < KVB_ARRAY_SIZE(rtapp_events); i++) {
+			enum json_type ty = json_object_get_type(val);
+			int line, col;
+			if (strncmp(key, rtapp_events[i].prefix, strlen(rtapp_events[i].prefix)))
+				continue;
+			if (rtapp_events[i].type == JSON_ANY || ty == rtapp_events[i].type)
+				break;
+			line_col(t, len, key_at(t, len, at, key), &line, &col);
+			kvb_warn("%s:%d:%d: %s: key '%s' is an rt-app '%s' event (by its prefix) and takes %s, not %s: rt-app "
+				 "drops it (\"Unknown or mismatch %s event type\")%s",
+				 file, line, col, where, key, rtapp_events[i].prefix, rtapp_events[i].what,
+				 json_type_to_name(ty), key,
+				 json_object_object_get_ex(ph, "exec", NULL) || json_object_object_get_ex(ph, "resources", NULL)
+					 ? "; this phase is in rt-app's pre-1.0 grammar (exec, period, lock_order, resources), "
+					   "which rt-app 1.0 does not read"
+					 : "");
+			break;
+		}
+	}
+}
+
+/* The warnings of check_phase_events for every task of root and every phase of a task with "phases". */
+static void check_events(const char *file, const char *t, size_t len, struct json_object *root)
+{
+	struct json_object *tasks;
+	size_t at0;
+	if (!json_object_object_get_ex(root, "tasks", &tasks) || !json_object_is_type(tasks, json_type_object))
+		return;
+	at0 = key_at(t, len, 0, "tasks");
+	json_object_object_foreach(tasks, name, task)
+	{
+		struct json_object *phases;
+		size_t at = key_at(t, len, at0, name);
+		char *where;
+		if (!json_object_is_type(task, json_type_object))
+			continue;
+		if (json_object_object_get_ex(task, "phases", &phases) && json_object_is_type(phases, json_type_object)) {
+			size_t pat = key_at(t, len, at, "phases");
+			json_object_object_foreach(phases, pname, ph)
+			{
+				if (!json_object_is_type(ph, json_type_object))
+					continue;
+				where = kvb_xasprintf("task '%s' phase '%s'", name, pname);
+				check_phase_events(file, t, len, key_at(t, len, pat, pname), where, ph);
+				free(where);
+			}
+		} else {
+			where = kvb_xasprintf("task '%s'", name);
+			check_phase_events(file, t, len, at, where, task);
+			free(where);
+		}
+	}
+}
+
 int kvb_rtapp_config_load(const char *file, cJSON **out, struct kvb_error *err)
 {
 	struct kvb_buf raw = KVB_BUF_INIT, b = KVB_BUF_INIT;
@@ -159,6 +265,7 @@ int kvb_rtapp_config_load(const char *file, cJSON **out, struct kvb_error *err)
 				 file, line, col);
 		}
 	}
+	check_events(file, b.data, b.len, jo);
 	root = cJSON_Parse(json_object_to_json_string_ext(jo, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	if (!root) {
 		rc = kvb_error_set(err, KVB_EINPUT, "%s: json-c output not readable by cJSON", file);

@@ -1,5 +1,6 @@
 /* Implements the rt-app per-thread log parser and the per-task statistics (format in rt_app.h). */
 #include "workload/rt_app.h"
+#include "workload/workload.h"
 #include "core/buf.h"
 #include "core/util.h"
 
@@ -355,7 +356,7 @@ void kvb_rtapp_metrics_add(struct kvb_metrics *m, const char *task, const struct
 		{ "wu_lat_mean", st->wu_lat_mean_us, "us", 1 },
 		{ "wu_lat_p99", st->wu_lat_p99_us, "us", 1 },
 		{ "run_mean", st->run_mean_us, "us", 1 },
-		{ "period_mean", st->period_mean_us, "us", 1 },
+		{ "period_mean", st->period_mean_us, "us", KVB_NO_DIRECTION },
 		{ "activations", (double)st->activations, "count", 0 },
 	};
 	for (size_t i = 0; i < KVB_ARRAY_SIZE(all); i++)
@@ -454,3 +455,41 @@ int kvb_rtapp_parse_logs(const char *const *paths, size_t npaths, const char *ba
 	free(g);
 	return rc;
 }
+
+/* The report's reader of "rt-app-log" artifacts: every row's slack (set 0) and wake-up latency (set 1),
+ * us, keyed by task ("rt-app-<thread>-<index>.log", an instance "<task>-<n>" counted as its task). */
+static int read_log_for_plot(const char *path, void (*add)(void *arg, size_t set, const char *key, double x),
+			     void *arg, char *why, size_t why_len)
+{
+	struct kvb_rtapp_log log;
+	struct kvb_error e;
+	char *task = NULL, *dash;
+	long index;
+	int rc = 0;
+	if (kvb_rtapp_log_name(path, "rt-app", &task, &index))
+		task = kvb_xstrdup(path);
+	else if ((dash = strrchr(task, '-')) && dash[1] && strspn(dash + 1, "0123456789") == strlen(dash + 1))
+		*dash = '\0';
+	kvb_rtapp_log_init(&log);
+	if (kvb_rtapp_log_load(&log, path, &e)) {
+		snprintf(why, why_len, "%s", e.msg);
+		rc = -1;
+	} else {
+		for (size_t i = 0; i < log.n; i++) {
+			add(arg, 0, task, (double)log.rows[i].slack_us);
+			add(arg, 1, task, (double)log.rows[i].wu_lat_us);
+		}
+	}
+	kvb_rtapp_log_release(&log);
+	free(task);
+	return rc;
+}
+
+const struct kvb_artifact_plot kvb_rtapp_artifact_plots[] = {
+	{ "rt-app-log", "rt-app slack and wake-up latency", "rt-app",
+	  "Per task, every phase of every job (rt-app logs): slack (negative = overran its period) and wake-up "
+	  "latency after the timer.",
+	  "us", { "slack_mean", "wu_lat_mean" }, 2, { "slack CDF", "wake-up latency CDF" },
+	  { "slack (us)", "wake-up latency (us)" }, read_log_for_plot },
+	{ NULL, NULL, NULL, NULL, NULL, { NULL, NULL }, 0, { NULL, NULL }, { NULL, NULL }, NULL },
+};

@@ -16,7 +16,9 @@
  *   	  20.0th: 15         (2 samples)
  *   average rps: 21.60
  *
- * Only the final report is stored. schbench exits 1 when a worker thread is gone before it
+ * Only the final report is stored. A report of schbench before 2023 (no "average rps:"; one
+ * "Latency percentiles (usec)" table of wakeup latencies) gives the wakeup metrics and a note
+ * naming the absent ones (parse_before_2023). schbench exits 1 when a worker thread is gone before it
  * reads /proc/PID/schedstat for its last "sched delay" line; the report before it is whole, so
  * that exit is accepted with a note (kvb_schbench_exit_ok), any other is the job's failure.
  */
@@ -59,6 +61,8 @@ static const char *last_title(const char *out, const char *end, const char *titl
 static int read_table(const char *t, const char *what, const double *want, size_t nwant, double *v, double *max,
 		      struct kvb_error *err)
 {
+	/* schbench of 2016-2021 printed its title without "(N total samples)": nothing to check there */
+	int counted = 0;
 	unsigned long long total = 0;
 	const char *line = strchr(t, '\n');
 	const char *paren = strstr(t, "total samples)");
@@ -68,8 +72,9 @@ static int read_table(const char *t, const char *what, const double *want, size_
 		while (open > t && open[-1] != '(')
 			open--;
 		total = strtoull(open, NULL, 10);
+		counted = 1;
 	}
-	if (!total)
+	if (counted && !total)
 		return kvb_error_set(err, KVB_EINPUT, "%s: no samples (a run too short, or nothing woke up)", what);
 	for (size_t i = 0; i < nwant; i++)
 		v[i] = NAN;
@@ -113,6 +118,31 @@ static void add_lat(struct kvb_metrics *m, const char *prefix, const double *v, 
 	}
 }
 
+/*
+ * schbench before its April 2023 rewrite (e791e41..6809f4a) measured wakeup latency only and
+ * printed one table, "Latency percentiles (usec)" (tests/fixtures/field/schbench/lkml-*: the
+ * LKML posts of 2020-2021): percentiles 50, 75, 90, 95, *99, 99.5, 99.9 ("50.0000th" before
+ * 2019), then "min=A, max=B". Its last table gives wakeup_p50 .. wakeup_max; the request and
+ * RPS metrics do not exist in it, and a note says so. No such table: KVB_EINPUT.
+ */
+static int parse_before_2023(const char *out, struct kvb_metrics *m, struct kvb_error *err)
+{
+	const char *t = last_title(out, out + strlen(out), "Latency percentiles");
+	double wv[4] = { 0 }, wmax;
+	int rc;
+	if (!t)
+		return kvb_error_set(err, KVB_EINPUT, "neither a final 'average rps:' line (schbench since 2023) nor a "
+						      "'Latency percentiles' table (older schbench): not schbench's "
+						      "report, or cut short");
+	if ((rc = read_table(t, "wakeup latencies (schbench before 2023)", lat_pcts, 4, wv, &wmax, err)))
+		return rc;
+	add_lat(m, "wakeup", wv, wmax);
+	kvb_metrics_note(m, "schbench's report is in its format before 2023 (one 'Latency percentiles' table): "
+			    "wakeup_p50, wakeup_p90, wakeup_p99, wakeup_p999 and wakeup_max are stored; request_*, "
+			    "rps_* and average_rps are absent (that schbench does not measure them)");
+	return KVB_OK;
+}
+
 int kvb_parse_schbench(const char *out, struct kvb_metrics *m, struct kvb_error *err)
 {
 	const char *fin = last_title(out, out + strlen(out), "average rps:");
@@ -120,8 +150,7 @@ int kvb_parse_schbench(const char *out, struct kvb_metrics *m, struct kvb_error 
 	double wv[4] = { 0 }, rv[4] = { 0 }, pv[3] = { 0 }, wmax, rmax, pmax, avg; /* read_table fills them (zeros: gcc -O3 cannot see it) */
 	int rc;
 	if (!fin)
-		return kvb_error_set(err, KVB_EINPUT,
-				     "no final 'average rps:' line (not schbench's report, an older schbench, or cut short)");
+		return parse_before_2023(out, m, err);
 	wk = last_title(out, fin, "Wakeup Latencies percentiles");
 	rq = last_title(out, fin, "Request Latencies percentiles");
 	rp = last_title(out, fin, "RPS percentiles");

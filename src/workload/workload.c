@@ -15,6 +15,7 @@ extern const struct kvb_workload_ops kvb_workload_rt_app;
 extern const struct kvb_workload_ops kvb_workload_jankbench;
 extern const struct kvb_workload_ops kvb_workload_cyclictest;
 extern const struct kvb_workload_ops kvb_workload_schbench;
+extern const struct kvb_workload_ops kvb_workload_stress_ng;
 
 const struct kvb_workload_ops *const kvb_workloads[] = {
 	&kvb_workload_hackbench,
@@ -24,6 +25,7 @@ const struct kvb_workload_ops *const kvb_workloads[] = {
 	&kvb_workload_jankbench,
 	&kvb_workload_cyclictest,
 	&kvb_workload_schbench,
+	&kvb_workload_stress_ng,
 	NULL,
 };
 
@@ -154,7 +156,7 @@ int kvb_workload_check_metrics(const struct kvb_workload_ops *w, const struct kv
 		if (!d)
 			return kvb_error_set(err, KVB_EINTERNAL, "workload %s stored metric '%s', which it does not declare",
 					     w->name, x->name);
-		if (strcmp(d->units, x->units ? x->units : "") || !d->lower_is_better != !x->lower_is_better)
+		if (strcmp(d->units, x->units ? x->units : "") || d->lower_is_better != x->lower_is_better)
 			return kvb_error_set(err, KVB_EINTERNAL,
 					     "workload %s stored metric '%s' in '%s' (lower_is_better %d); it declares '%s' "
 					     "(lower_is_better %d)",

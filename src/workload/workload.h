@@ -57,14 +57,6 @@ enum kvb_workload_caps {
 	KVB_WORKLOAD_REALTIME = 1u << 1,
 };
 
-/* A metric a workload stores (docs/design.md#metrics: metric names are an interface). */
-struct kvb_metric_decl {
-	const char *name;        /* as stored: "usecs_per_op" */
-	const char *units;       /* as stored: "s", "us", "ms", "ops/s", "%", "count" */
-	int lower_is_better;     /* 1 or 0, as stored */
-	const char *description; /* one line for `help WORKLOAD` and the man page */
-};
-
 /*
  * How the report draws a workload's plots (report/page.c applies it): the plots of the workload whose
  * title has `title` (its CDFs, drawn from its artifacts) get a vertical line at marker_x labelled
@@ -75,6 +67,29 @@ struct kvb_plot_decl {
 	double marker_x;          /* where the line is, in the plot's x units (ms, us); used when marker_label is set */
 	const char *marker_label; /* "16.7 ms (60 Hz frame budget)", or NULL: no line */
 	int xlog;                 /* 1: a log x axis (latencies spanning decades) */
+};
+
+/*
+ * A plot a workload draws from its own artifacts: `kvbench report` (report/plot_dist.c) walks every
+ * workload's table and names no workload or artifact kind itself. For each stored artifact of `kind`
+ * of the page's compared jobs, read() hands the values it holds to add(): set is the index of the
+ * series set (0 .. nsets-1; one plot per key of a set, one series per variant), key groups plots
+ * (an rt-app task, a Jankbench test, a stress-ng stressor), x is one value in the set's units.
+ * read returns 0, or -1 with why filled (the report lists unreadable artifacts, never stops on one).
+ * A table ends with a NULL kind.
+ */
+struct kvb_artifact_plot {
+	const char *kind;            /* the artifact kind it reads: "jankbench-frames" */
+	const char *section;         /* the report section: "Jankbench frame durations" */
+	const char *anchor;          /* its anchor in the page: "jankbench" */
+	const char *text;            /* the section's one-line text */
+	const char *fold_units;      /* the plots' x units, for the page's fold of CDFs: "ms", "us" */
+	const char *metrics[2];      /* `report --metric M` keeps the section when M is one of these (NULL: unused) */
+	size_t nsets;                /* 1 or 2 */
+	const char *what[2];         /* per set: the plots' title after "KEY: ": "frame duration CDF" */
+	const char *xlabel[2];       /* per set: "total frame duration (ms)" */
+	int (*read)(const char *path, void (*add)(void *arg, size_t set, const char *key, double x), void *arg,
+		    char *why, size_t why_len);
 };
 
 /* What becomes of one parameter of WA3's version of a workload in a WA3 agenda (config/wa3_keys.c). */
@@ -103,6 +118,8 @@ struct kvb_workload_ops {
 	const struct kvb_keydef *params;    /* parameters; KVB_KEY_CLASSIFIER ones become job classifiers */
 	const struct kvb_metric_decl *metrics; /* what run() stores, ended by a NULL name */
 	const struct kvb_plot_decl *plots;     /* how the report marks its plots, ended by a NULL title; may be NULL */
+	const struct kvb_artifact_plot *artifact_plots; /* the CDFs it draws from its artifacts, ended by a
+							   NULL kind; may be NULL */
 	/* Extra checks beyond the key table, errors to d; may be NULL. Returns error count. */
 	int (*validate)(const cJSON *params, const char *path, struct kvb_diag *d);
 	/* Tools the target needs (checked by `platform check`), NULL-terminated; may be NULL. */
@@ -228,6 +245,8 @@ int kvb_parse_sched_pipe(const char *out, struct kvb_metrics *m, struct kvb_erro
 int kvb_parse_sched_messaging(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 int kvb_parse_cyclictest(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 int kvb_parse_schbench(const char *out, struct kvb_metrics *m, struct kvb_error *err);
+/* stress-ng's --yaml report: bogo_ops_per_sec and bogo_ops_per_sec_cpu per stressor (stress_ng.c). */
+int kvb_parse_stress_ng(const char *out, struct kvb_metrics *m, struct kvb_error *err);
 /* schbench's exit 1 after a complete report (it failed to read a gone thread's schedstat): 1, with a note. */
 int kvb_schbench_exit_ok(int exit_code, const char *out, const char *errout, struct kvb_metrics *m);
 

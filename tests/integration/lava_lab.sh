@@ -141,7 +141,21 @@ check "job error: the variant fails with LAVA's reason" sh -c "$(declare -f q); 
 bq=$(sh "$lab" broken-device qemu) || bad "lava-lab broken-device qemu"
 awk -v bq="$bq" '/^boards:$/ { print; print "  - {name: " bq ", connection: {device: " bq "}}"; print "  - {name: kvb-qemu-01, connection: {device: kvb-qemu-01}}"; skip = 1; next }
   skip && /^  - / { next } { skip = 0; print }' "$PLATFORM" >"$T/pinned.yaml"
-"$KVB" run "$T/one.yaml" -p "$T/pinned.yaml" -V "k=$kc,initrd=$ic" -d "$T/pin.db" --rounds 2 --no-diff >/dev/null 2>"$T/pin.err"; rc=$?
+# The broken device must be tried: which board's worker takes a unit first is a race (the healthy
+# board once ran both rounds while the broken board was still joining the pool, and the case was
+# never exercised). So the healthy device is held (LAVA health Maintenance: its job waits) until
+# both boards have submitted a LAVA job: it is busy with one unit, so the other unit is the
+# broken board's, whichever round each took.
+sh "$lab" hold kvb-qemu-01
+"$KVB" run "$T/one.yaml" -p "$T/pinned.yaml" -V "k=$kc,initrd=$ic" -d "$T/pin.db" --rounds 2 --no-diff >/dev/null 2>"$T/pin.err" &
+run=$!
+for i in $(seq 1500); do
+  [ "$(lava_ids "$T/pin.err" | sort -u | wc -l)" -ge 2 ] && break
+  kill -0 "$run" 2>/dev/null || break
+  sleep 0.2
+done
+sh "$lab" release kvb-qemu-01
+wait "$run"; rc=$?
 sh "$lab" retire "$bq"
 check "a device with an infrastructure error: the run still exits 0 (rc $rc)" test "$rc" -eq 0
 check "its unit failed on $bq with LAVA's Infrastructure error and went to another device (an event)" \

@@ -134,6 +134,8 @@ set_tests_properties(it_lava_lab PROPERTIES SKIP_RETURN_CODE 77)
 kvb_script_test(it_status_evidence integration/status_evidence.sh integration 180)
 kvb_script_test(it_signed_stats integration/signed_stats.sh integration 120)
 kvb_script_test(it_outputs_safe integration/outputs_safe.sh integration 120)
+# Every exit status `kvbench --help` documents, one case each; target errors exit 4 (issue 40).
+kvb_script_test(it_exit_status integration/exit_status.sh integration 300)
 # rt-app's calibration outside the instrument windows, pLoad re-checked each round (issue 25).
 kvb_script_test(it_rtapp_calib integration/rtapp_calib.sh integration 300)
 

@@ -386,6 +386,46 @@ static double query_double(struct kvb_store *st, const char *sql)
 	return v;
 }
 
+/* Issue 42 item 4: the import formats come from one registry (probe.h), which the CLI's names and its
+ * --rate rule read; a new raw format is a row there. */
+static void test_probe_formats__registry_names_and_rate_rule(void)
+{
+	char *names = kvb_probe_format_names();
+	CHECK_STR(names, "csv, aep, acme, monsoon or devlib");
+	free(names);
+	CHECK(kvb_probe_format_find("devlib") && kvb_probe_format_find("devlib")->format == KVB_PROBE_MONSOON &&
+	      kvb_probe_format_find("devlib")->needs_rate);
+	CHECK(kvb_probe_format_find("aep") && !kvb_probe_format_find("aep")->needs_rate);
+	CHECK(!kvb_probe_format_find("nope"));
+}
+
+/* Issue 40 item 3: the energy view held warm-up jobs (iteration 0) with no status, so an average
+ * over it mixed them in. It now carries the job's status, and energy_compared holds only what diff
+ * compares (ok and instrument-failed jobs). */
+static void test_store__energy_view_says_status_and_leaves_warmups_out_of_compared(void)
+{
+	int64_t job;
+	struct kvb_store *st = store_with_job("warmview.db", &job);
+	struct kvb_metrics m;
+	struct kvb_error err;
+	struct kvb_job_outcome o = { .status = "warmup", .attempts = 1, .start_ns = 1, .end_ns = 2 };
+	size_t c;
+	if (!st)
+		{ CHECK(0); return; }
+	kvb_metrics_init(&m);
+	m.samples = kvb_samples_new();
+	c = kvb_samples_channel(m.samples, "sys", "mW", "meter");
+	for (int i = 0; i < 100; i++)
+		kvb_samples_add(m.samples, c, 1700000000000000000ll + i * 1000000ll, 3000.0);
+	kvb_samples_finish(m.samples);
+	CHECK(kvb_store_job_commit(st, 0, job, &o, &m, NULL, &err) == KVB_OK);
+	CHECK(query_double(st, "SELECT count(*) FROM energy WHERE status = 'warmup'") == 1);
+	CHECK(query_double(st, "SELECT count(*) FROM energy_compared") == 0);
+	CHECK(query_double(st, "SELECT count(*) FROM witnesses WHERE status IS NOT NULL AND status <> 'warmup'") == 0);
+	kvb_metrics_release(&m);
+	kvb_store_close(st);
+}
+
 static void test_store__job_commit_keeps_every_sample_and_exports_them(void)
 {
 	int64_t job;
@@ -542,6 +582,8 @@ static void test_cpulist__ranges_and_errors(void)
 	T(test_metrics__channels_and_platform_sums)                                                                   \
 	T(test_metrics__channel_pair_at_a_full_array_keeps_its_classifier)                                            \
 	T(test_store__job_commit_keeps_every_sample_and_exports_them)                                                 \
+	T(test_store__energy_view_says_status_and_leaves_warmups_out_of_compared)                                      \
+	T(test_probe_formats__registry_names_and_rate_rule)                                                            \
 	T(test_import__attaches_csv_to_job_and_replaces_on_reimport)                                                  \
 	T(test_util__snapshots_give_min_mean_max_per_cpu)                                                             \
 	T(test_cpulist__ranges_and_errors)

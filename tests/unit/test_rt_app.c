@@ -7,6 +7,7 @@
 #include "test.h"
 #include "config/doc.h"
 #include "core/buf.h"
+#include "core/log.h"
 #include "core/spawn.h"
 #include "core/util.h"
 #include "results/pload.h"
@@ -981,8 +982,59 @@ static void test_rtapp__field_logs_keep_tasks_beside_one_that_never_ran(void)
 	kvb_metrics_release(&m);
 }
 
+/* Warnings kvb_log hands to its hook, one per line. */
+static void collect_warning(void *arg, enum kvb_log_level lvl, const char *msg)
+{
+	if (lvl == KVB_LOG_WARN)
+		kvb_buf_addf(arg, "%s\n", msg);
+}
+
+/*
+ * Issue 40 item 4: WA3's default use case taskset.json is in rt-app's pre-1.0 grammar (exec, period,
+ * lock_order, resources, "sleep": false). rt-app 1.0 takes "lock_order" as a "lock" event (prefix) whose
+ * value must be a string, and "sleep" as an integer: "Unknown or mismatch ... event type", the events
+ * lost. `agenda check` used to pass it silently; its loader now warns at each key, file:line:col. The
+ * use cases rt-app itself ships draw no warning.
+ */
+static void test_rtapp__warns_of_events_rt_app_drops(void)
+{
+	static const char *const clean[] = { "tutorial_example1.json", "tutorial_example5.json", "tutorial_example8.json",
+					     "mp3-long.json", "browser-short.json", "spreading-tasks.json" };
+	struct kvb_buf w = KVB_BUF_INIT;
+	struct kvb_error err;
+	cJSON *root = NULL;
+	size_t n = 0;
+	kvb_log_set_hook(collect_warning, &w);
+	CHECK(kvb_rtapp_config_load(KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/wa3/taskset.json", &root,
+				    &err) == KVB_OK);
+	cJSON_Delete(root);
+	kvb_log_set_hook(NULL, NULL);
+	for (const char *p = w.data; p && (p = strstr(p, "Unknown or mismatch")); p++)
+		n++;
+	CHECK(n == 9);
+	CHECK_CONTAINS(w.data, "taskset.json:10:13: task 'ThreadA': key 'lock_order' is an rt-app 'lock' event");
+	CHECK_CONTAINS(w.data, "taskset.json:29:21: task 'ThreadB' phase 'phase1': key 'sleep'");
+	CHECK_CONTAINS(w.data, "takes an integer (us), not boolean");
+	CHECK_CONTAINS(w.data, "pre-1.0 grammar");
+	for (size_t i = 0; i < sizeof(clean) / sizeof(clean[0]); i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/tests/fixtures/field/rt-app-config/rt-app/%s", KVB_SOURCE_DIR, clean[i]);
+		kvb_buf_reset(&w);
+		kvb_log_set_hook(collect_warning, &w);
+		CHECK(kvb_rtapp_config_load(path, &root, &err) == KVB_OK);
+		kvb_log_set_hook(NULL, NULL);
+		cJSON_Delete(root);
+		root = NULL;
+		if (w.len && strstr(w.data, "event type"))
+			fprintf(stderr, "%s: %s", clean[i], w.data);
+		CHECK(!w.len || !strstr(w.data, "event type"));
+	}
+	kvb_buf_release(&w);
+}
+
 #define TESTS                                                              \
 	T(test_rtapp__resolves_wa3_use_case_names)                        \
+	T(test_rtapp__warns_of_events_rt_app_drops)                       \
 	T(test_rtapp__validate_refuses_a_config_that_never_ends)           \
 	T(test_rtapp__parses_every_row_and_column_of_a_real_log)          \
 	T(test_rtapp__stats_of_one_thread_match_reference_values)         \
