@@ -34,7 +34,7 @@ static void on_signal(int sig)
  * connection and current job; set where a thread starts engine work (bring_up, run_job, pool events). */
 _Thread_local struct engine *g_thread_engine;
 
-/* Every error and warning printed during a run is an event row (DESIGN.md §5), written through
+/* Every error and warning printed during a run is an event row (docs/design.md#backends-and-capabilities), written through
  * the store connection of the engine of the thread that printed it. */
 static void log_to_events(void *arg, enum kvb_log_level lvl, const char *msg)
 {
@@ -82,7 +82,7 @@ static int ok_job_of(const struct engine *e, size_t k, size_t v, int r, const st
 /*
  * One workload's recheck at the end of (variant v, round r), with the params of its job i: each
  * witness is stored with the variant and round; one that is not ok is a warning and an event of
- * each of the round's ok jobs of that workload, so diff footnotes their cells (DESIGN.md §14).
+ * each of the round's ok jobs of that workload, so diff footnotes their cells (docs/design.md#witnesses).
  */
 static void recheck_workload(struct engine *e, size_t v, int r, size_t i)
 {

@@ -202,7 +202,7 @@ static int run_workload(const struct kvb_plan_job *j, struct kvb_job_ctx *ctx, s
 		g_cancel = 1;
 	size_t n0 = m->n;
 	rc = j->spec->ops->run(ctx, err);
-	/* a number the workload does not declare, or in other units, is refused (§14) */
+	/* a number the workload does not declare, or in other units, is refused (docs/design.md#metrics) */
 	if (!rc)
 		rc = kvb_workload_check_metrics(j->spec->ops, m, n0, err);
 	/* the workload was what a first signal stops; the clean-up below runs (knobs put back) */
@@ -211,7 +211,7 @@ static int run_workload(const struct kvb_plan_job *j, struct kvb_job_ctx *ctx, s
 	return rc;
 }
 
-/* The host witness of a board on this host's CPUs: its sample after the workload against h0, the one before (§14). */
+/* The host witness of a board on this host's CPUs: its sample after the workload against h0, the one before (docs/design.md#witnesses). */
 static void host_witness_after(struct engine *e, const struct kvb_target_host *th, const struct kvb_host_sample *h0,
 			       struct kvb_metrics *m)
 {
@@ -232,7 +232,7 @@ static int measure_job(struct engine *e, const struct kvb_plan_job *j, struct kv
 	struct kvb_instr_job ij;
 	struct kvb_target_host th;
 	struct kvb_host_sample h0;
-	/* a board on this host's CPUs: what else the host did while the workload ran (§14) */
+	/* a board on this host's CPUs: what else the host did while the workload ran (docs/design.md#witnesses) */
 	int on_host = e->target.ops->host && e->target.ops->host(&e->target, &th);
 	struct kvb_thermal therm;
 	int have_th = thermal_before(e, &therm);

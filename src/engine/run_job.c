@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Every witness that did not agree is a warning, so an event of the job (DESIGN.md §14); job_id as `show jobs` names it. */
+/* Every witness that did not agree is a warning, so an event of the job (docs/design.md#witnesses); job_id as `show jobs` names it. */
 /* A host witness that says the job was disturbed. */
 static int is_host_disturbed(const struct kvb_witness *w)
 {
@@ -37,7 +37,7 @@ static void warn_witnesses(int64_t job_id, const struct kvb_witnesses *w)
 	}
 }
 
-/* Host witnesses of an attempt that say disturbed (the host took the board's CPUs, §14). */
+/* Host witnesses of an attempt that say disturbed (the host took the board's CPUs, docs/design.md#witnesses). */
 static size_t host_disturbed(const struct kvb_witnesses *w)
 {
 	size_t n = 0;
@@ -228,7 +228,7 @@ static void quiet_before_job(struct engine *e, const struct kvb_plan_job *j, int
 }
 
 /*
- * An attempt the host disturbed (§14, issue 38): while re-runs are left (dlimit) it is kept as
+ * An attempt the host disturbed (docs/design.md#noise, issue 38): while re-runs are left (dlimit) it is kept as
  * evidence (job_attempt 'disturbed' with its metrics and witnesses) and the job runs again in
  * the same boot: returns 0 and one more attempt is allowed. Else (no re-run left, or a signal
  * came) the attempt is the job's last: in a duet it is kept as ok with its witnesses, elsewhere

@@ -108,7 +108,7 @@ void resume_workloads(struct engine *e)
 }
 
 /* Warm-up jobs of a spec that sets none: 1 where every round is a fresh boot (its first runs
- * pay for the boot: page cache, first-run work), else 0 (DESIGN.md §15). */
+ * pay for the boot: page cache, first-run work), else 0 (docs/design.md#noise). */
 static int default_warmup(struct engine *e)
 {
 	return kvb_flasher_boots_each_round(kvb_flasher_find(e->plat->flash_method)) ? 1 : 0;

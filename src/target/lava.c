@@ -1,5 +1,5 @@
 /*
- * Implements the lava target (DESIGN.md §13): a (variant, round) becomes one LAVA
+ * Implements the lava target (docs/design.md#pools-and-lava): a (variant, round) becomes one LAVA
  * job. The engine runs the unit once with this target recording its commands;
  * run() writes them into the job definition's inline test shell (between the
  * markers of lava_markers.h), submits the job through LAVA's REST API, follows

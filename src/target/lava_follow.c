@@ -473,7 +473,7 @@ void lava_report(struct kvb_target *t, const char *key, const char *status, cons
 {
 	struct lava_state *st = t->priv;
 	char *label = label_of(key);
-	/* a warm-up job that ran is a pass; its numbers are never compared (DESIGN.md §15), so none goes to LAVA */
+	/* a warm-up job that ran is a pass; its numbers are never compared (docs/design.md#noise), so none goes to LAVA */
 	int warmup = !strcmp(status, "warmup");
 	const char *res = !strcmp(status, "ok") || warmup ? "pass" : !strcmp(status, "skipped") ? "skip" : "fail";
 	const cJSON *m, *measured = warmup ? NULL : metrics;
