@@ -11,12 +11,10 @@
 #include "target/target.h"
 #include "workload/workload.h"
 
-#include <assert.h>
 #include <errno.h>
 #include <getopt.h>
 #include <gsl/gsl_errno.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,31 +209,6 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  samples: every stored energy sample of the job as CSV t_ns,chan_name,value,units.\n" },
 	{ NULL, NULL, 0, NULL, NULL },
 };
-
-const char *kvb_cli_db(const char *opt)
-{
-	const char *env = getenv("KVB_DB");
-	return opt ? opt : (env && *env ? env : "kvbench.db");
-}
-
-int kvb_cli_fail(const struct kvb_error *err)
-{
-	fprintf(stderr, "kvbench: error: %s\n", err->msg);
-	/* an error without a code is a bug below main (kvb_error_set asserts it in debug builds) */
-	assert(err->code != KVB_OK);
-	return err->code != KVB_OK ? err->code : KVB_EINTERNAL;
-}
-
-int kvb_cli_usage(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "kvbench %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n(see `kvbench help %s`)\n", cmd);
-	return KVB_EUSAGE;
-}
 
 static void list_help(FILE *f)
 {

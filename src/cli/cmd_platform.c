@@ -158,7 +158,8 @@ static int check(struct kvb_platform *p)
 	struct kvb_identity id;
 	struct kvb_exec_result r;
 	struct kvb_strv problems = KVB_STRV_INIT, found = KVB_STRV_INIT;
-	static const char *const cpus[] = { "cat", "/sys/devices/system/cpu/online", NULL };
+	char *online = kvb_xasprintf("%s/sys/devices/system/cpu/online", p->sysfs_root ? p->sysfs_root : "");
+	const char *const cpus[] = { "cat", online, NULL }; /* under sysfs_root, as every reader of /sys */
 	int rc = KVB_OK, open = 0, unreachable = 0;
 	printf("%s: platform %s (connection %s, flash %s, boot timeout %d s)\n", p->file, p->name, p->conn_type,
 	       p->flash_method, p->boot_timeout_s);
@@ -237,6 +238,7 @@ report:
 		kvb_target_close(&t);
 	kvb_strv_release(&problems);
 	kvb_strv_release(&found);
+	free(online);
 	return rc;
 }
 

@@ -7,6 +7,12 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *kvb_cli_db(const char *opt)
+{
+	const char *env = getenv("KVB_DB");
+	return opt ? opt : (env && *env ? env : "kvbench.db");
+}
+
 /* -d PATH, -dPATH, --db PATH, --db=PATH: how many argv slots it takes (0: not -d), its value in *val. */
 static int db_option(char **argv, int i, int argc, const char **val)
 {

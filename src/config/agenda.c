@@ -1,12 +1,5 @@
 /* Implements agenda loading: WA3 keys, precedence, sections x workloads x sweeps expansion. */
-#include "config/agenda.h"
-#include "config/wa3.h"
-#include "config/specid.h"
-#include "config/margins.h"
-#include "core/datadir.h"
-#include "core/error.h"
-#include "core/util.h"
-#include "workload/workload.h"
+#include "config/agenda_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,7 +41,7 @@ const struct kvb_keydef *kvb_agenda_config_keydefs(void)
 	return config_keys;
 }
 
-static const struct kvb_keydef section_keys[] = {
+const struct kvb_keydef section_keys[] = {
 	{ "id", KVB_T_STR, NULL, NULL, 0, "section id (default s1, s2, ...)" },
 	{ "classifiers", KVB_T_MAP, NULL, NULL, 0, "labels added to the section's jobs" },
 	{ "runtime_params", KVB_T_MAP, NULL, NULL, 0, "runtime knobs of the section" },
@@ -61,7 +54,7 @@ static const struct kvb_keydef section_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
-static const struct kvb_keydef workload_keys[] = {
+const struct kvb_keydef workload_keys[] = {
 	{ "name", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "workload (kvbench --help lists them)" },
 	{ "id", KVB_T_STR, NULL, NULL, 0, "spec id (default: the workload name; hackbench1, hackbench2 when it repeats)" },
 	{ "label", KVB_T_STR, NULL, NULL, 0, "display label" },
@@ -118,25 +111,14 @@ const char *kvb_exec_order_name(enum kvb_exec_order o)
 	}
 }
 
-/* A section after group cross-product: merged knobs/classifiers/params, own workloads. */
-struct xsection {
-	char *id;
-	int iterations;  /* 0 = unset */
-	struct kvb_runtime rt;
-	cJSON *classifiers;
-	cJSON *wparams;
-	struct { const cJSON *node; char *path; } *wl;  /* section-only workload entries */
-	size_t nwl;
-};
-
-static const cJSON *get2(const cJSON *o, const char *a, const char *b)
+const cJSON *get2(const cJSON *o, const char *a, const char *b)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
 	return v ? v : (b ? cJSON_GetObjectItemCaseSensitive(o, b) : NULL);
 }
 
 /* Merges src's members over *dst (object), creating it; scalar values stringified when str is set. */
-static void merge_obj(cJSON **dst, const cJSON *src, int str)
+void merge_obj(cJSON **dst, const cJSON *src, int str)
 {
 	if (!cJSON_IsObject(src))
 		return;
@@ -178,7 +160,7 @@ static int reserved_classifier(const char *key)
  * an error at path.iterations (expanding it would hang `agenda check`) and
  * reads as 0.
  */
-static int read_iterations(const cJSON *obj, const char *path, struct kvb_diag *d)
+int read_iterations(const cJSON *obj, const char *path, struct kvb_diag *d)
 {
 	long long n = cJSON_IsObject(obj) ? kvb_get_int(obj, "iterations", 0) : 0;
 	if (n > KVB_MAX_JOBS) {
@@ -190,7 +172,7 @@ static int read_iterations(const cJSON *obj, const char *path, struct kvb_diag *
 	return n > 0 ? (int)n : 0;
 }
 
-static void check_classifiers(const cJSON *c, const char *path, struct kvb_diag *d)
+void check_classifiers(const cJSON *c, const char *path, struct kvb_diag *d)
 {
 	if (!cJSON_IsObject(c))
 		return;
@@ -210,13 +192,13 @@ static void check_classifiers(const cJSON *c, const char *path, struct kvb_diag 
 	}
 }
 
-static void add_spec(struct kvb_agenda *a, struct kvb_spec *s)
+void add_spec(struct kvb_agenda *a, struct kvb_spec *s)
 {
 	a->specs = kvb_xrealloc(a->specs, (a->nspecs + 1) * sizeof(*a->specs));
 	a->specs[a->nspecs++] = *s;
 }
 
-static void spec_release(struct kvb_spec *s)
+void spec_release(struct kvb_spec *s)
 {
 	free(s->id);
 	free(s->workload);
@@ -228,7 +210,7 @@ static void spec_release(struct kvb_spec *s)
 }
 
 /* Validates workload params against the workload's table; errors to d. */
-static void check_params(const struct kvb_workload_ops *ops, const cJSON *params, const char *path, struct kvb_diag *d)
+void check_params(const struct kvb_workload_ops *ops, const cJSON *params, const char *path, struct kvb_diag *d)
 {
 	if (!params)
 		return;
@@ -236,436 +218,6 @@ static void check_params(const struct kvb_workload_ops *ops, const cJSON *params
 		ops->validate(params, path, d);
 	else if (ops->validate && cJSON_IsObject(params))
 		ops->validate(params, path, d);
-}
-
-/* The agenda-wide values every workload entry starts from (config: or global:). */
-struct agenda_globals {
-	struct kvb_runtime rt;
-	cJSON *classifiers;       /* owned */
-	cJSON *wparams;           /* owned: workload_parameters (only keys a workload knows are applied) */
-	int iterations;
-};
-
-/* An entry's usable sweep keys (as many as it has) and the number of specs they make. */
-struct sweep {
-	const cJSON **keys;
-	size_t *idx;              /* per key, the value of the combination being built */
-	size_t nkeys, combos;
-};
-
-/* The workload an entry names (a string, or an object's name:); NULL, with a message for an unknown one. */
-static const struct kvb_workload_ops *entry_workload(const cJSON *e, const char *path, struct kvb_diag *d)
-{
-	const struct kvb_workload_ops *ops;
-	const cJSON *name;
-	if (cJSON_IsString(e)) {
-		name = e;
-	} else {
-		if (kvb_keys_check(e, path, workload_keys, d) && !cJSON_IsObject(e))
-			return NULL;
-		if (!cJSON_IsObject(e))
-			return NULL;
-		name = cJSON_GetObjectItemCaseSensitive(e, "name");
-	}
-	if (!cJSON_IsString(name))
-		return NULL;
-	ops = kvb_workload_find(name->valuestring);
-	if (!ops) {
-		struct kvb_buf known = KVB_BUF_INIT;
-		char *np = cJSON_IsString(e) ? kvb_xstrdup(path) : kvb_path_key(path, "name");
-		for (size_t i = 0; kvb_workloads[i]; i++)
-			kvb_buf_addf(&known, "%s%s", i ? ", " : "", kvb_workloads[i]->name);
-		char *near = kvb_suggest_workload(name->valuestring);
-		kvb_diag_at(d, np, "unknown workload \"%s\" (known: %s)%s", name->valuestring, known.data,
-			    near ? near : "");
-		free(near);
-		kvb_buf_release(&known);
-		free(np);
-	}
-	return ops;
-}
-
-/* The spec's id, label, section, iterations and timeout: agenda < section < entry. */
-static void entry_identity(struct kvb_spec *base, const struct kvb_agenda *a, const cJSON *e,
-			   const struct xsection *sec, const struct kvb_workload_ops *ops, int giter)
-{
-	base->workload = kvb_xstrdup(ops->name);
-	base->ops = ops;
-	{
-		const char *id = cJSON_IsObject(e) ? kvb_get_str(e, "id", NULL) : NULL;
-		char *own = id ? kvb_xstrdup(id)
-			       : kvb_spec_default_id(e, cJSON_GetObjectItemCaseSensitive(a->raw, "workloads"),
-						     sec && sec->nwl ? sec->wl[0].node : NULL);
-		base->id = sec ? kvb_xasprintf("%s-%s", sec->id, own) : kvb_xstrdup(own);
-		free(own);
-	}
-	base->label = kvb_xstrdup(cJSON_IsObject(e) ? kvb_get_str(e, "label", ops->name) : ops->name);
-	base->section = sec ? kvb_xstrdup(sec->id) : NULL;
-	base->iterations = giter;
-	if (sec && sec->iterations)
-		base->iterations = sec->iterations;
-	if (cJSON_IsObject(e) && kvb_get_int(e, "iterations", 0) > 0 && kvb_get_int(e, "iterations", 0) <= KVB_MAX_JOBS)
-		base->iterations = (int)kvb_get_int(e, "iterations", 1);
-	base->warmup = a->warmup;
-	if (cJSON_IsObject(e) && kvb_get_int(e, "warmup", -1) >= 0 && kvb_get_int(e, "warmup", -1) <= 1000)
-		base->warmup = (int)kvb_get_int(e, "warmup", 0);
-	base->timeout_s = ops->default_timeout_s;
-	if (cJSON_IsObject(e) && kvb_get_int(e, "timeout_s", 0) > 0)
-		base->timeout_s = (unsigned)kvb_get_int(e, "timeout_s", 0);
-}
-
-/* params: global (known keys only) < section < entry (checked against the workload's table). */
-static void entry_params(struct kvb_spec *base, const cJSON *e, const char *path, const struct xsection *sec,
-			 const cJSON *gparams, struct kvb_diag *d)
-{
-	const struct kvb_workload_ops *ops = base->ops;
-	const cJSON *params;
-	base->params = cJSON_CreateObject();
-	if (cJSON_IsObject(gparams))
-		for (const cJSON *kv = gparams->child; kv; kv = kv->next)
-			if (kvb_keydef_find(ops->params, kv->string))
-				cJSON_AddItemToObject(base->params, kv->string, cJSON_Duplicate(kv, 1));
-	if (sec && sec->wparams)
-		for (const cJSON *kv = sec->wparams->child; kv; kv = kv->next)
-			if (kvb_keydef_find(ops->params, kv->string)) {
-				cJSON_DeleteItemFromObjectCaseSensitive(base->params, kv->string);
-				cJSON_AddItemToObject(base->params, kv->string, cJSON_Duplicate(kv, 1));
-			}
-	params = cJSON_IsObject(e) ? get2(e, "params", "workload_parameters") : NULL;
-	if (!params && cJSON_IsObject(e))
-		params = cJSON_GetObjectItemCaseSensitive(e, "workload_params");
-	if (params) {
-		char *ppath = kvb_path_key(path, cJSON_GetObjectItemCaseSensitive(e, "params") ? "params"
-					    : cJSON_GetObjectItemCaseSensitive(e, "workload_parameters") ? "workload_parameters"
-													   : "workload_params");
-		check_params(ops, params, ppath, d);
-		free(ppath);
-		merge_obj(&base->params, params, 0);
-	}
-}
-
-/* knobs and classifiers: global < section < entry. */
-static void entry_runtime_and_classifiers(struct kvb_spec *base, const cJSON *e, const char *path,
-					  const struct xsection *sec, const struct agenda_globals *g,
-					  struct kvb_diag *d)
-{
-	kvb_runtime_init(&base->rt);
-	kvb_runtime_merge(&base->rt, &g->rt);
-	if (sec)
-		kvb_runtime_merge(&base->rt, &sec->rt);
-	if (cJSON_IsObject(e)) {
-		const cJSON *rp = get2(e, "runtime_params", "runtime_parameters");
-		if (rp) {
-			char *rpath = kvb_path_key(path, "runtime_params");
-			kvb_runtime_merge_json(&base->rt, rp, rpath, d);
-			free(rpath);
-		}
-	}
-	merge_obj(&base->classifiers, g->classifiers, 1);
-	if (sec)
-		merge_obj(&base->classifiers, sec->classifiers, 1);
-	if (cJSON_IsObject(e)) {
-		const cJSON *cl = cJSON_GetObjectItemCaseSensitive(e, "classifiers");
-		if (cl) {
-			char *cp = kvb_path_key(path, "classifiers");
-			check_classifiers(cl, cp, d);
-			free(cp);
-		}
-		merge_obj(&base->classifiers, cl, 1);
-	}
-	if (!base->classifiers)
-		base->classifiers = cJSON_CreateObject();
-}
-
-/* Checks each value of a sweep key: as a knob value, or against the parameter's keydef. */
-static void check_sweep_values(const cJSON *kv, const char *kp, const struct kvb_workload_ops *ops,
-			       struct kvb_diag *d)
-{
-	int i = 0;
-	for (const cJSON *v = kv->child; v; v = v->next, i++) {
-		char *vp = kvb_path_idx(kp, i);
-		if (kvb_runtime_is_knob(kv->string)) {
-			cJSON *tmp = cJSON_CreateObject();
-			struct kvb_runtime rt;
-			kvb_runtime_init(&rt);
-			cJSON_AddItemToObject(tmp, kv->string, cJSON_Duplicate(v, 1));
-			struct kvb_diag td;
-			kvb_diag_init(&td, d->doc);
-			if (kvb_runtime_merge_json(&rt, tmp, kp, &td))
-				for (size_t m = 0; m < td.msgs.n; m++)
-					kvb_strv_push(&d->msgs, td.msgs.v[m]);
-			kvb_diag_release(&td);
-			kvb_runtime_release(&rt);
-			cJSON_Delete(tmp);
-		} else {
-			kvb_value_check(v, vp, kvb_keydef_find(ops->params, kv->string), d);
-		}
-		free(vp);
-	}
-}
-
-/* sweep: the keys whose lists are crossed (a bad key is reported and left out); combos = 0 past 10000. */
-static void read_sweep(struct sweep *sw, const cJSON *e, const char *path, const struct kvb_workload_ops *ops,
-		       struct kvb_diag *d)
-{
-	const cJSON *sweep = cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "sweep") : NULL;
-	memset(sw, 0, sizeof(*sw));
-	sw->combos = 1;
-	if (cJSON_IsObject(sweep)) {
-		char *spath = kvb_path_key(path, "sweep");
-		int nsweep = cJSON_GetArraySize(sweep);
-		sw->keys = kvb_xcalloc((size_t)nsweep + 1, sizeof(*sw->keys));
-		sw->idx = kvb_xcalloc((size_t)nsweep + 1, sizeof(*sw->idx));
-		for (const cJSON *kv = sweep->child; kv; kv = kv->next) {
-			char *kp = kvb_path_key(spath, kv->string);
-			int bad = 0;
-			if (!cJSON_IsArray(kv) || cJSON_GetArraySize(kv) == 0) {
-				char got[96];
-				kvb_diag_at(d, kp, "expected a non-empty list of values, got %s",
-					    kvb_node_describe(kv, got, sizeof(got)));
-				bad = 1;
-			} else if (!kvb_runtime_is_knob(kv->string) && !kvb_keydef_find(ops->params, kv->string)) {
-				kvb_diag_at(d, kp, "'%s' is neither a runtime knob nor a parameter of %s", kv->string,
-					    ops->name);
-				bad = 1;
-			} else {
-				check_sweep_values(kv, kp, ops, d);
-			}
-			if (!bad) {
-				sw->keys[sw->nkeys++] = kv;
-				/* stop multiplying past the limit below, so many keys cannot wrap it around */
-				sw->combos = sw->combos > 10000 ? sw->combos : sw->combos * (size_t)cJSON_GetArraySize(kv);
-			}
-			free(kp);
-		}
-		free(spath);
-	}
-	if (sw->combos > 10000) {
-		kvb_diag_at(d, path, "sweep expands to %zu specs (more than 10000)", sw->combos);
-		sw->combos = 0;
-	}
-}
-
-/* Combination c of the sweep: base with each key's value as a classifier and as its knob or param. */
-static void add_combination(struct kvb_agenda *a, const struct kvb_spec *base, struct sweep *sw, size_t c,
-			    struct kvb_diag *d)
-{
-	struct kvb_spec s;
-	struct kvb_buf id = KVB_BUF_INIT;
-	size_t rem = c;
-	memset(&s, 0, sizeof(s));
-	s.workload = kvb_xstrdup(base->workload);
-	s.ops = base->ops;
-	s.label = kvb_xstrdup(base->label);
-	s.section = base->section ? kvb_xstrdup(base->section) : NULL;
-	s.iterations = base->iterations;
-	s.warmup = base->warmup;
-	s.timeout_s = base->timeout_s;
-	s.params = cJSON_Duplicate(base->params, 1);
-	s.classifiers = cJSON_Duplicate(base->classifiers, 1);
-	kvb_runtime_copy(&s.rt, &base->rt);
-	kvb_buf_adds(&id, base->id);
-	/* last key varies fastest */
-	for (size_t k = sw->nkeys; k-- > 0;) {
-		size_t n = (size_t)cJSON_GetArraySize(sw->keys[k]);
-		sw->idx[k] = rem % n;
-		rem /= n;
-	}
-	for (size_t k = 0; k < sw->nkeys; k++) {
-		const cJSON *v = cJSON_GetArrayItem(sw->keys[k], (int)sw->idx[k]);
-		char *vs = kvb_node_str(v);
-		const char *key = sw->keys[k]->string;
-		if (!vs)
-			vs = kvb_xstrdup("?");
-		kvb_buf_addf(&id, ";%s=%s", key, vs);
-		cJSON_DeleteItemFromObjectCaseSensitive(s.classifiers, key);
-		cJSON_AddStringToObject(s.classifiers, key, vs);
-		if (kvb_runtime_is_knob(key)) {
-			cJSON *tmp = cJSON_CreateObject();
-			struct kvb_diag td;
-			kvb_diag_init(&td, d->doc);
-			cJSON_AddItemToObject(tmp, key, cJSON_Duplicate(v, 1));
-			kvb_runtime_merge_json(&s.rt, tmp, "sweep", &td);
-			kvb_diag_release(&td);
-			cJSON_Delete(tmp);
-		} else {
-			cJSON_DeleteItemFromObjectCaseSensitive(s.params, key);
-			cJSON_AddItemToObject(s.params, key, cJSON_Duplicate(v, 1));
-		}
-		free(vs);
-	}
-	s.id = kvb_buf_detach(&id);
-	add_spec(a, &s);
-}
-
-/*
- * Expands one workload entry within one section (NULL: none) into specs, one per
- * sweep combination: resolve the workload, merge its params, knobs and classifiers
- * over the agenda's and the section's, read the sweep, add the combinations.
- * Problems go to d; a caller expanding an entry it has already checked (the same
- * entry in a further section) passes a diag it discards.
- */
-static void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path, const struct xsection *sec,
-			 const struct agenda_globals *g, struct kvb_diag *d)
-{
-	const struct kvb_workload_ops *ops = entry_workload(e, path, d);
-	struct kvb_spec base;
-	struct sweep sw;
-	if (!ops)
-		return;
-	memset(&base, 0, sizeof(base));
-	entry_identity(&base, a, e, sec, ops, g->iterations);
-	entry_params(&base, e, path, sec, g->wparams, d);
-	entry_runtime_and_classifiers(&base, e, path, sec, g, d);
-	read_iterations(e, path, d);
-	read_sweep(&sw, e, path, ops, d);
-	for (size_t c = 0; c < sw.combos; c++)
-		add_combination(a, &base, &sw, c, d);
-	free(sw.keys);
-	free(sw.idx);
-	spec_release(&base);
-}
-
-static void xsection_release(struct xsection *x)
-{
-	free(x->id);
-	kvb_runtime_release(&x->rt);
-	cJSON_Delete(x->classifiers);
-	cJSON_Delete(x->wparams);
-	for (size_t i = 0; i < x->nwl; i++)
-		free(x->wl[i].path);
-	free(x->wl);
-}
-
-/* The knobs node rp (NULL: none) of obj at path into rt; obj's classifiers, checked, merged into *cls. */
-static void read_knobs_and_classifiers(const cJSON *obj, const cJSON *rp, const char *path, struct kvb_runtime *rt,
-				       cJSON **cls, struct kvb_diag *d)
-{
-	const cJSON *v;
-	if (rp) {
-		char *p = kvb_path_key(path, rp->string);
-		kvb_runtime_merge_json(rt, rp, p, d);
-		free(p);
-	}
-	v = cJSON_GetObjectItemCaseSensitive(obj, "classifiers");
-	if (v) {
-		char *p = kvb_path_key(path, "classifiers");
-		check_classifiers(v, p, d);
-		free(p);
-	}
-	merge_obj(cls, v, 1);
-}
-
-/* Reads one raw section entry into x (validating when asked). */
-static void read_section(struct xsection *x, const cJSON *s, const char *path, int idx, struct kvb_diag *d)
-{
-	const cJSON *v;
-	memset(x, 0, sizeof(*x));
-	kvb_runtime_init(&x->rt);
-	kvb_keys_check(s, path, section_keys, d);
-	if (!cJSON_IsObject(s)) {
-		x->id = kvb_xasprintf("s%d", idx + 1);
-		return;
-	}
-	v = cJSON_GetObjectItemCaseSensitive(s, "id");
-	x->id = cJSON_IsString(v) || cJSON_IsNumber(v) ? kvb_node_str(v) : kvb_xasprintf("s%d", idx + 1);
-	x->iterations = read_iterations(s, path, d);
-	v = get2(s, "runtime_params", "runtime_parameters");
-	if (!v)
-		v = cJSON_GetObjectItemCaseSensitive(s, "params");
-	read_knobs_and_classifiers(s, v, path, &x->rt, &x->classifiers, d);
-	merge_obj(&x->wparams, cJSON_GetObjectItemCaseSensitive(s, "workload_parameters"), 0);
-	v = cJSON_GetObjectItemCaseSensitive(s, "workloads");
-	if (cJSON_IsArray(v)) {
-		int i = 0;
-		char *wp = kvb_path_key(path, "workloads");
-		for (const cJSON *w = v->child; w; w = w->next, i++) {
-			x->wl = kvb_xrealloc(x->wl, (x->nwl + 1) * sizeof(*x->wl));
-			x->wl[x->nwl].node = w;
-			x->wl[x->nwl].path = kvb_path_idx(wp, i);
-			x->nwl++;
-		}
-		free(wp);
-	}
-}
-
-/* Combines a and b (different groups) into one section "a-b". */
-static void xsection_combine(struct xsection *out, const struct xsection *a, const struct xsection *b)
-{
-	memset(out, 0, sizeof(*out));
-	out->id = kvb_xasprintf("%s-%s", a->id, b->id);
-	out->iterations = b->iterations ? b->iterations : a->iterations;
-	kvb_runtime_copy(&out->rt, &a->rt);
-	kvb_runtime_merge(&out->rt, &b->rt);
-	merge_obj(&out->classifiers, a->classifiers, 1);
-	merge_obj(&out->classifiers, b->classifiers, 1);
-	merge_obj(&out->wparams, a->wparams, 0);
-	merge_obj(&out->wparams, b->wparams, 0);
-	for (int k = 0; k < 2; k++) {
-		const struct xsection *src = k ? b : a;
-		for (size_t i = 0; i < src->nwl; i++) {
-			out->wl = kvb_xrealloc(out->wl, (out->nwl + 1) * sizeof(*out->wl));
-			out->wl[out->nwl].node = src->wl[i].node;
-			out->wl[out->nwl].path = kvb_xstrdup(src->wl[i].path);
-			out->nwl++;
-		}
-	}
-}
-
-static void load_variants(struct kvb_agenda *a, const cJSON *vs, struct kvb_diag *d)
-{
-	int i = 0;
-	for (const cJSON *v = vs->child; v; v = v->next, i++) {
-		char *path = kvb_path_idx("variants", i);
-		struct kvb_variant var;
-		const cJSON *rp;
-		memset(&var, 0, sizeof(var));
-		kvb_runtime_init(&var.rt);
-		if (kvb_keys_check(v, path, kvb_variant_keys, d) && !cJSON_IsObject(v)) {
-			free(path);
-			continue;
-		}
-		var.name = kvb_node_str(cJSON_GetObjectItemCaseSensitive(v, "name"));
-		if (!var.name) {
-			free(path);
-			kvb_runtime_release(&var.rt);
-			continue;
-		}
-		for (size_t j = 0; j < a->nvariants; j++)
-			if (!strcmp(a->variants[j].name, var.name)) {
-				char *np = kvb_path_key(path, "name");
-				kvb_diag_at(d, np, "duplicate variant name \"%s\"", var.name);
-				free(np);
-			}
-#define VSTR(f) var.f = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v, #f)) ? kvb_xstrdup(kvb_get_str(v, #f, "")) : NULL
-		VSTR(kernel);
-		VSTR(sha256);
-		VSTR(dtb);
-		VSTR(initrd);
-		VSTR(cmdline);
-		VSTR(boot_image);
-		VSTR(modules);
-#undef VSTR
-		rp = get2(v, "runtime_params", "runtime");
-		if (rp) {
-			char *p = kvb_path_key(path, rp->string);
-			kvb_runtime_merge_json(&var.rt, rp, p, d);
-			free(p);
-		}
-		{
-			/* direct knobs on the variant entry */
-			cJSON *knobs = cJSON_CreateObject();
-			for (const cJSON *kv = v->child; kv; kv = kv->next)
-				if (kvb_runtime_is_knob(kv->string))
-					cJSON_AddItemToObject(knobs, kv->string, cJSON_Duplicate(kv, 1));
-			kvb_runtime_merge_json(&var.rt, knobs, path, d);
-			cJSON_Delete(knobs);
-		}
-		var.raw = cJSON_Duplicate(v, 1);
-		a->variants = kvb_xrealloc(a->variants, (a->nvariants + 1) * sizeof(*a->variants));
-		a->variants[a->nvariants++] = var;
-		free(path);
-	}
 }
 
 /*
@@ -751,131 +303,6 @@ static void read_config(struct kvb_agenda *a, const cJSON *root, struct agenda_g
 	read_config_block(a, cJSON_GetObjectItemCaseSensitive(root, "global"), "global", g, d);
 }
 
-/* The sections of one group: (group: value, its sections in agenda order). */
-struct section_group {
-	char *group;
-	struct xsection *s;
-	size_t n;
-};
-
-/* Reads every section into its group; returns the number of groups (at most max, said when more). */
-static size_t group_sections(struct section_group *groups, size_t max, const cJSON *sections, struct kvb_diag *d)
-{
-	size_t ng = 0;
-	int i = 0, ids_bad = 0;
-	for (const cJSON *s = sections->child; s; s = s->next, i++) {
-		char *path = kvb_path_idx("sections", i);
-		struct xsection x;
-		const char *g = cJSON_IsObject(s) ? kvb_get_str(s, "group", "") : "";
-		size_t gi;
-		read_section(&x, s, path, i, d);
-		for (gi = 0; gi < ng; gi++)
-			if (!strcmp(groups[gi].group, g))
-				break;
-		if (gi == ng) {
-			if (ng == max) {
-				kvb_diag_at(d, path, "more than %zu section groups", max);
-				xsection_release(&x);
-				free(path);
-				continue;
-			}
-			groups[ng++].group = kvb_xstrdup(g);
-		}
-		for (size_t k = 0; k < groups[gi].n; k++)
-			if (!strcmp(groups[gi].s[k].id, x.id) && !ids_bad) {
-				char *ip = kvb_path_key(path, "id");
-				kvb_diag_at(d, ip, "duplicate section id \"%s\"", x.id);
-				free(ip);
-			}
-		groups[gi].s = kvb_xrealloc(groups[gi].s, (groups[gi].n + 1) * sizeof(*groups[gi].s));
-		groups[gi].s[groups[gi].n++] = x;
-		free(path);
-	}
-	return ng;
-}
-
-/* sections, with group cross-product (first group varies slowest) into *xs (owned). */
-static void read_sections(const cJSON *root, struct xsection **xs, size_t *nxs, struct kvb_diag *d)
-{
-	const cJSON *sections = cJSON_GetObjectItemCaseSensitive(root, "sections");
-	struct section_group groups[16];
-	size_t ng;
-	if (!cJSON_IsArray(sections) || cJSON_GetArraySize(sections) <= 0)
-		return;
-	memset(groups, 0, sizeof(groups));
-	ng = group_sections(groups, KVB_ARRAY_SIZE(groups), sections, d);
-	if (ng) {
-		*xs = groups[0].s;
-		*nxs = groups[0].n;
-		groups[0].s = NULL;
-		for (size_t gi = 1; gi < ng; gi++) {
-			struct xsection *nx = kvb_xcalloc(*nxs * groups[gi].n + 1, sizeof(*nx));
-			size_t k = 0;
-			for (size_t p = 0; p < *nxs; p++)
-				for (size_t q = 0; q < groups[gi].n; q++)
-					xsection_combine(&nx[k++], &(*xs)[p], &groups[gi].s[q]);
-			for (size_t p = 0; p < *nxs; p++)
-				xsection_release(&(*xs)[p]);
-			free(*xs);
-			*xs = nx;
-			*nxs = k;
-		}
-	}
-	for (size_t gi = 0; gi < ng; gi++) {
-		for (size_t k = 0; groups[gi].s && k < groups[gi].n; k++)
-			xsection_release(&groups[gi].s[k]);
-		free(groups[gi].s);
-		free(groups[gi].group);
-	}
-}
-
-/* 1 when section s's k-th own workload entry is also one of an earlier section's (the same node). */
-static int seen_in_earlier_section(const struct xsection *xs, size_t s, size_t k)
-{
-	for (size_t p = 0; p < s; p++)
-		for (size_t q = 0; q < xs[p].nwl; q++)
-			if (xs[p].wl[q].node == xs[s].wl[k].node)
-				return 1;
-	return 0;
-}
-
-/*
- * workloads: specs workload-major, section-minor (WA3 by_iteration: X.A1 Y.A1 X.B1 Y.B1),
- * then each section's own entries. An entry is checked once: its later expansions report
- * into quiet, which is dropped. Returns 1 when there was any entry.
- */
-static int expand_workloads(struct kvb_agenda *a, const cJSON *root, const struct xsection *xs, size_t nxs,
-			    const struct agenda_globals *g, struct kvb_diag *d)
-{
-	const cJSON *workloads = cJSON_GetObjectItemCaseSensitive(root, "workloads");
-	struct kvb_diag quiet;
-	int i = 0, any = 0;
-	kvb_diag_init(&quiet, d->doc);
-	if (cJSON_IsArray(workloads)) {
-		for (const cJSON *w = workloads->child; w; w = w->next, i++) {
-			char *path = kvb_path_idx("workloads", i);
-			if (nxs == 0) {
-				expand_entry(a, w, path, NULL, g, d);
-			} else {
-				for (size_t s = 0; s < nxs; s++)
-					expand_entry(a, w, path, &xs[s], g, s == 0 ? d : &quiet);
-			}
-			any = 1;
-			free(path);
-		}
-	}
-	for (size_t s = 0; s < nxs; s++) {
-		for (size_t k = 0; k < xs[s].nwl; k++) {
-			/* section-only entries are validated once, in their first section */
-			expand_entry(a, xs[s].wl[k].node, xs[s].wl[k].path, &xs[s], g,
-				     seen_in_earlier_section(xs, s, k) ? &quiet : d);
-			any = 1;
-		}
-	}
-	kvb_diag_release(&quiet);
-	return any;
-}
-
 /* spec ids must be unique (explicit ids may collide) */
 static void check_spec_ids(const struct kvb_agenda *a, struct kvb_diag *d)
 {
@@ -885,38 +312,6 @@ static void check_spec_ids(const struct kvb_agenda *a, struct kvb_diag *d)
 				kvb_diag_at(d, "workloads", "duplicate spec id \"%s\"", a->specs[i].id);
 				break;
 			}
-}
-
-int kvb_agenda_check_variant_knobs(const struct kvb_agenda *a, struct kvb_error *err)
-{
-	cJSON **spec_keys = kvb_xcalloc(a->nspecs + 1, sizeof(*spec_keys));
-	int rc = KVB_OK;
-	for (size_t i = 0; i < a->nspecs; i++) {
-		spec_keys[i] = cJSON_CreateObject();
-		kvb_runtime_add_classifiers(&a->specs[i].rt, &a->specs[i].rt, spec_keys[i]);
-	}
-	for (size_t v = 0; v < a->nvariants && !rc; v++) {
-		cJSON *vk = cJSON_CreateObject();
-		kvb_runtime_add_classifiers(&a->variants[v].rt, &a->variants[v].rt, vk);
-		for (const cJSON *kv = vk->child; kv && !rc; kv = kv->next) {
-			for (size_t i = 1; i < a->nspecs && !rc; i++) {
-				const char *first = kvb_get_str(spec_keys[0], kv->string, "(not set)");
-				const char *val = kvb_get_str(spec_keys[i], kv->string, "(not set)");
-				if (strcmp(first, val))
-					rc = kvb_error_set(err, KVB_EINPUT,
-							   "%s: variant '%s' sets %s, which the jobs set differently ('%s': "
-							   "%s, '%s': %s): the variant's value would replace them all; set it "
-							   "per variant or per job, not both",
-							   a->file ? a->file : "agenda", a->variants[v].name, kv->string,
-							   a->specs[0].id, first, a->specs[i].id, val);
-			}
-		}
-		cJSON_Delete(vk);
-	}
-	for (size_t i = 0; i < a->nspecs; i++)
-		cJSON_Delete(spec_keys[i]);
-	free(spec_keys);
-	return rc;
 }
 
 /* Every iteration of every spec on every variant is a job: more than KVB_MAX_JOBS is an error at `workloads`. */
@@ -1013,26 +408,6 @@ int kvb_agenda_load(struct kvb_agenda *a, const char *file, struct kvb_diag *d)
 	return rc;
 }
 
-static void variant_release(struct kvb_variant *v)
-{
-	free(v->name);
-	free(v->kernel);
-	free(v->sha256);
-	free(v->dtb);
-	free(v->initrd);
-	free(v->cmdline);
-	free(v->boot_image);
-	free(v->modules);
-	free(v->expected_release);
-	free(v->expected_version);
-	free(v->unusable);
-	free(v->arg);
-	for (int i = 0; i < KVB_VF_N; i++)
-		free(v->local[i]);
-	kvb_runtime_release(&v->rt);
-	cJSON_Delete(v->raw);
-}
-
 void kvb_agenda_release(struct kvb_agenda *a)
 {
 	for (size_t i = 0; i < a->nspecs; i++)
@@ -1045,107 +420,4 @@ void kvb_agenda_release(struct kvb_agenda *a)
 	cJSON_Delete(a->raw);
 	free(a->file);
 	memset(a, 0, sizeof(*a));
-}
-
-int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb_error *err)
-{
-	const char *eq = strchr(arg, '=');
-	struct kvb_variant var;
-	char *rest, *save = NULL, *tok;
-	int first = 1;
-
-	if (!eq || eq == arg)
-		return kvb_error_set(err, KVB_EUSAGE, "-V '%s': expected NAME=KERNEL[,key=value...]", arg);
-	memset(&var, 0, sizeof(var));
-	kvb_runtime_init(&var.rt);
-	var.name = kvb_xstrndup(arg, (size_t)(eq - arg));
-	rest = kvb_xstrdup(eq + 1);
-	for (tok = strtok_r(rest, ",", &save); tok; tok = strtok_r(NULL, ",", &save), first = 0) {
-		char *kq = strchr(tok, '=');
-		if (first && !kq) {
-			var.kernel = kvb_xstrdup(tok);
-			continue;
-		}
-		if (!kq) {
-			kvb_error_set(err, KVB_EUSAGE, "-V '%s': '%s' is not key=value", arg, tok);
-			variant_release(&var);
-			free(rest);
-			return KVB_EUSAGE;
-		}
-		*kq++ = '\0';
-#define VSET(f) else if (!strcmp(tok, #f)) { free(var.f); var.f = kvb_xstrdup(kq); }
-		if (0) {}
-		VSET(kernel) VSET(sha256) VSET(dtb) VSET(initrd) VSET(cmdline) VSET(boot_image) VSET(modules)
-		else if (!strcmp(tok, "cpus")) { free(var.rt.cpus); var.rt.cpus = kvb_xstrdup(kq); }
-		else {
-			kvb_error_set(err, KVB_EUSAGE,
-				      "-V '%s': unknown key '%s' (kernel, sha256, dtb, initrd, cmdline, boot_image, modules, cpus)",
-				      arg, tok);
-			variant_release(&var);
-			free(rest);
-			return KVB_EUSAGE;
-		}
-#undef VSET
-	}
-	free(rest);
-	var.raw = cJSON_CreateObject();
-	cJSON_AddStringToObject(var.raw, "name", var.name);
-	if (var.kernel)
-		cJSON_AddStringToObject(var.raw, "kernel", var.kernel);
-#define VRAW(f) if (var.f) cJSON_AddStringToObject(var.raw, #f, var.f);
-	VRAW(sha256) VRAW(dtb) VRAW(initrd) VRAW(cmdline) VRAW(boot_image) VRAW(modules)
-#undef VRAW
-	if (var.rt.cpus)
-		cJSON_AddStringToObject(var.raw, "cpus", var.rt.cpus);
-	for (size_t i = 0; i < a->nvariants; i++) {
-		struct kvb_variant *old = &a->variants[i];
-		if (strcmp(old->name, var.name))
-			continue;
-		if (old->arg) {
-			kvb_error_set(err, KVB_EUSAGE,
-				      "-V '%s' and -V '%s' both name variant '%s': give each variant its own name "
-				      "(-V %s=... -V %s2=...)",
-				      old->arg, arg, var.name, var.name, var.name);
-			variant_release(&var);
-			return KVB_EUSAGE;
-		}
-		old->arg = kvb_xstrdup(arg);
-		/* -V for an agenda variant overrides the fields it gives and keeps the others */
-#define VMERGE(f)                                                                                   \
-	if (var.f) {                                                                                \
-		free(old->f);                                                                       \
-		old->f = var.f;                                                                     \
-		var.f = NULL;                                                                       \
-		cJSON_DeleteItemFromObjectCaseSensitive(old->raw, #f);                              \
-		cJSON_AddStringToObject(old->raw, #f, old->f);                                      \
-	}
-		VMERGE(kernel) VMERGE(sha256) VMERGE(dtb) VMERGE(initrd) VMERGE(cmdline) VMERGE(boot_image)
-		VMERGE(modules)
-#undef VMERGE
-		if (var.rt.cpus) {
-			free(old->rt.cpus);
-			old->rt.cpus = var.rt.cpus;
-			var.rt.cpus = NULL;
-			cJSON_DeleteItemFromObjectCaseSensitive(old->raw, "cpus");
-			cJSON_AddStringToObject(old->raw, "cpus", old->rt.cpus);
-		}
-		variant_release(&var);
-		return KVB_OK;
-	}
-	var.arg = kvb_xstrdup(arg);
-	a->variants = kvb_xrealloc(a->variants, (a->nvariants + 1) * sizeof(*a->variants));
-	a->variants[a->nvariants++] = var;
-	return KVB_OK;
-}
-
-void kvb_agenda_default_variant(struct kvb_agenda *a)
-{
-	if (a->nvariants)
-		return;
-	a->variants = kvb_xcalloc(1, sizeof(*a->variants));
-	a->variants[0].name = kvb_xstrdup("default");
-	kvb_runtime_init(&a->variants[0].rt);
-	a->variants[0].raw = cJSON_CreateObject();
-	cJSON_AddStringToObject(a->variants[0].raw, "name", "default"); /* --resume reloads it */
-	a->nvariants = 1;
 }

@@ -2,7 +2,7 @@
 #include "config/runtime.h"
 #include "core/error.h"
 #include "core/util.h"
-#include "engine/affinity.h"
+#include "core/cpulist.h"
 
 #include <stdio.h>
 

@@ -43,13 +43,7 @@
  * meaning in kvbench"); nothing here is an error except what cannot be
  * applied as asked and unreadable includes.
  */
-#include "config/wa3.h"
-#include "config/agenda.h"
-#include "config/keys.h"
-#include "config/runtime.h"
-#include "core/buf.h"
-#include "core/util.h"
-#include "workload/workload.h"
+#include "config/wa3_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -58,14 +52,8 @@
 
 #define MAX_INCLUDE_DEPTH 16
 
-struct wa3 {
-	struct kvb_diag *d;
-	struct kvb_strv warned;  /* "what\tkey" already warned about */
-	int wa3_spelled;         /* 1 once a WA3-only spelling (a renamed or dropped key, include#) was seen */
-};
-
 /* Warns once per (what, key): "PATH: ignored: WA3 WHAT 'KEY' WHY". */
-static void warn_once(struct wa3 *w, const char *path, const char *what, const char *key, const char *why)
+void warn_once(struct wa3 *w, const char *path, const char *what, const char *key, const char *why)
 {
 	char *tag = kvb_xasprintf("%s\t%s", what, key);
 	for (size_t i = 0; i < w->warned.n; i++)
@@ -91,7 +79,7 @@ int kvb_wa3_name_eq(const char *a, const char *b)
 	}
 }
 
-static cJSON *get(cJSON *o, const char *k)
+cJSON *wa3_get(cJSON *o, const char *k)
 {
 	return cJSON_GetObjectItemCaseSensitive(o, k);
 }
@@ -103,7 +91,7 @@ static void rename_key(struct wa3 *w, cJSON *o, const char *path, const char *fr
 	if (!v)
 		return;
 	w->wa3_spelled = 1;
-	if (get(o, to)) {
+	if (wa3_get(o, to)) {
 		char *p = kvb_path_key(path, from), *why = kvb_xasprintf("is an alias of '%s', given too", to);
 		warn_once(w, p, "key", from, why);
 		free(why);
@@ -117,7 +105,7 @@ static void rename_key(struct wa3 *w, cJSON *o, const char *path, const char *fr
 static void drop(struct wa3 *w, cJSON *o, const char *path, const char *key, const char *what, const char *why)
 {
 	char *p;
-	if (!get(o, key))
+	if (!wa3_get(o, key))
 		return;
 	w->wa3_spelled = 1;
 	p = kvb_path_key(path, key);
@@ -368,170 +356,6 @@ static void augmentations(struct wa3 *w, cJSON *o, const char *path, int allowed
 		cJSON_AddItemToObject(o, "instruments", out);
 }
 
-/* ---- runtime parameters ---- */
-
-/* cpuN_governor and friends -> sysfs paths of cpuN's cpufreq (devlib's cpufreq module writes these). */
-static char *cpu_sysfs(const char *key)
-{
-	static const struct {
-		const char *suffix, *file;
-	} m[] = {
-		{ "_governor", "scaling_governor" },
-		{ "_frequency", "scaling_setspeed" },
-		{ "_min_frequency", "scaling_min_freq" },
-		{ "_max_frequency", "scaling_max_freq" },
-	};
-	const char *p = key + 3;
-	int cpu = 0, digits = 0;
-	if (strncmp(key, "cpu", 3))
-		return NULL;
-	while (isdigit((unsigned char)*p)) {
-		cpu = cpu * 10 + (*p++ - '0');
-		if (++digits > 4)
-			return NULL;
-	}
-	if (!digits)
-		return NULL;
-	for (size_t i = 0; i < KVB_ARRAY_SIZE(m); i++)
-		if (!strcmp(p, m[i].suffix))
-			return kvb_xasprintf("/sys/devices/system/cpu/cpu%d/cpufreq/%s", cpu, m[i].file);
-	return NULL;
-}
-
-/* kv (detached by the caller) into rp[outer][inner] = kv, creating rp[outer] as needed; replaces. */
-static void put2(cJSON *rp, const char *outer, const char *inner, cJSON *kv)
-{
-	cJSON *o = get(rp, outer);
-	if (!cJSON_IsObject(o)) {
-		cJSON_DeleteItemFromObjectCaseSensitive(rp, outer);
-		o = cJSON_AddObjectToObject(rp, outer);
-	}
-	cJSON_DeleteItemFromObjectCaseSensitive(o, inner);
-	cJSON_AddItemToObject(o, inner, kv);
-}
-
-static int ends_with(const char *s, const char *suffix, size_t *stem)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	if (n <= m || strcmp(s + n - m, suffix))
-		return 0;
-	*stem = n - m;
-	return 1;
-}
-
-/*
- * WA3's CpufreqRuntimeConfig names per core name / cluster (runtime_config.py, commit 251c263c):
- * NAME_governor, NAME_frequency, NAME_min_frequency, NAME_max_frequency, NAME_gov_tunables ->
- * cpufreq knob {NAME: {governor|frequency|min_freq|max_freq|tunables}} (kHz as in WA3). NAME is checked against the
- * platform's topology.clusters before the run (engine/preflight.c) and when the job applies it.
- * Returns the cluster name (owned) and sets *sub, or NULL.
- */
-static char *cluster_knob(const char *key, const char **sub)
-{
-	static const char *const m[][2] = { { "_min_frequency", "min_freq" },
-					    { "_max_frequency", "max_freq" },
-					    { "_frequency", "frequency" },
-					    { "_governor", "governor" },
-					    { "_gov_tunables", "tunables" } };
-	size_t stem;
-	for (size_t i = 0; i < KVB_ARRAY_SIZE(m); i++)
-		if (ends_with(key, m[i][0], &stem)) {
-			*sub = m[i][1];
-			return kvb_xstrndup(key, stem);
-		}
-	return NULL;
-}
-
-/*
- * WA3 runtime parameters with no kvbench knob that change how the job runs: CPU hotplug
- * (num_cores, num_NAME_cores, cpuN_online: HotplugRuntimeConfig), all-CPU or one-CPU
- * governor tunables and all-CPU frequencies (CpufreqRuntimeConfig). They go to
- * wa3_unapplied: the job fails.
- */
-static int is_unapplied(const char *key)
-{
-	static const char *const whole[] = { "num_cores", "frequency", "min_frequency", "max_frequency",
-					     "gov_tunables", "governor_tunables", NULL };
-	size_t stem;
-	for (int i = 0; whole[i]; i++)
-		if (!strcmp(key, whole[i]))
-			return 1;
-	if (!strncmp(key, "num_", 4) && ends_with(key + 4, "_cores", &stem))
-		return 1;
-	if (!strncmp(key, "cpu", 3) && ends_with(key, "_online", &stem))
-		return 1;
-	/* cpuN_gov_tunables: one CPU's policy (its directory is unknown here) */
-	return !strncmp(key, "cpu", 3) && isdigit((unsigned char)key[3]) && ends_with(key, "_gov_tunables", &stem);
-}
-
-static void runtime(struct wa3 *w, cJSON *rp, const char *path)
-{
-	cJSON *kv, *next;
-	if (!cJSON_IsObject(rp))
-		return;
-	for (kv = rp->child; kv; kv = next) {
-		char *sys, *cl;
-		const char *sub;
-		next = kv->next;
-		if (cJSON_IsNull(kv)) {
-			/* WA3 takes an empty value as "not set" (pop_aliased_param returns None). */
-			char *p = kvb_path_key(path, kv->string);
-			warn_once(w, p, "runtime parameter", kv->string, "has no value: not set");
-			free(p);
-			cJSON_Delete(cJSON_DetachItemViaPointer(rp, kv));
-			continue;
-		}
-		if (kvb_runtime_is_knob(kv->string) || kvb_keydef_find(kvb_runtime_keys, kv->string))
-			continue;
-		sys = cpu_sysfs(kv->string);
-		if (sys) {
-			cJSON *sysfs = get(rp, "sysfs"), *val = cJSON_DetachItemViaPointer(rp, kv);
-			if (!sysfs)
-				sysfs = get(rp, "sysfile_values");
-			if (!cJSON_IsObject(sysfs))
-				sysfs = cJSON_AddObjectToObject(rp, "sysfs");
-			cJSON_DeleteItemFromObjectCaseSensitive(sysfs, sys);
-			cJSON_AddItemToObject(sysfs, sys, val);
-			free(sys);
-			continue;
-		}
-		if (is_unapplied(kv->string)) {
-			char *p = kvb_path_key(path, kv->string), *key = kvb_xstrdup(kv->string);
-			kvb_diag_warn_at(w->d, p, "WA3 runtime parameter '%s' cannot be applied, its jobs will fail: %s", key,
-					 kvb_runtime_unapplied_reason(key));
-			put2(rp, "wa3_unapplied", key, cJSON_DetachItemViaPointer(rp, kv));
-			free(key);
-			free(p);
-			continue;
-		}
-		cl = cluster_knob(kv->string, &sub);
-		if (cl) {
-			cJSON *cf = get(rp, "cpufreq");
-			if (!cJSON_IsObject(get(cf, cl)))
-				put2(rp, "cpufreq", cl, cJSON_CreateObject());
-			put2(get(rp, "cpufreq"), cl, sub, cJSON_DetachItemViaPointer(rp, kv));
-			free(cl);
-			continue;
-		}
-		{
-			char *p = kvb_path_key(path, kv->string);
-			warn_once(w, p, "runtime parameter", kv->string,
-				  "has no kvbench knob (knobs: cpus, cgroup_depth, sysctl, sysfs, governor, cpufreq, "
-				  "cpuN_governor, cpuN_frequency, CLUSTER_governor, CLUSTER_frequency)");
-			free(p);
-			cJSON_Delete(cJSON_DetachItemViaPointer(rp, kv));
-		}
-	}
-}
-
-/* ---- job specs (config, sections, workload entries) ---- */
-
-static const char *const run_settings[] = {
-	"run_name", "project", "project_stage", "reboot_policy", "device", "device_config", "retry_on_status",
-	"bail_on_init_failure", "bail_on_job_failure", "allow_phone_home", "user_directory", "assets_repository",
-	"logging", "verbosity", "default_output_directory", "extra_plugin_paths", "resource_getters", NULL,
-};
-
 enum level { L_CONFIG, L_SECTION, L_ENTRY };
 
 static void jobspec(struct wa3 *w, cJSON *o, const char *path, enum level lv)
@@ -545,7 +369,7 @@ static void jobspec(struct wa3 *w, cJSON *o, const char *path, enum level lv)
 	for (int i = 0; wparams[i]; i++)
 		if (strcmp(wparams[i], pname))
 			rename_key(w, o, path, wparams[i], pname);
-	if (lv == L_ENTRY && get(o, "workload_parameters"))
+	if (lv == L_ENTRY && wa3_get(o, "workload_parameters"))
 		rename_key(w, o, path, "workload_parameters", "params");
 	drop(w, o, path, "boot_parameters", "key",
 	     "has no meaning in kvbench: give a kernel command line per variant (variants[].cmdline)");
@@ -558,12 +382,12 @@ static void jobspec(struct wa3 *w, cJSON *o, const char *path, enum level lv)
 	for (int i = 0; i < 2; i++) {
 		const char *k = i ? "runtime_params" : "runtime_parameters";
 		char *p = kvb_path_key(path, k);
-		runtime(w, get(o, k), p);
+		wa3_runtime(w, wa3_get(o, k), p);
 		free(p);
 	}
 	if (lv == L_SECTION) {
 		char *p = kvb_path_key(path, "params");
-		runtime(w, get(o, "params"), p);
+		wa3_runtime(w, wa3_get(o, "params"), p);
 		free(p);
 	}
 }
@@ -611,8 +435,8 @@ static void config(struct wa3 *w, cJSON *o, const char *path)
 	cJSON *kv, *next;
 	if (!cJSON_IsObject(o))
 		return;
-	for (int i = 0; run_settings[i]; i++)
-		drop(w, o, path, run_settings[i], "run setting", "has no meaning in kvbench");
+	for (int i = 0; wa3_run_settings[i]; i++)
+		drop(w, o, path, wa3_run_settings[i], "run setting", "has no meaning in kvbench");
 	for (size_t i = 0; i < sizeof(global_aliases) / sizeof(global_aliases[0]); i++) {
 		char *why = kvb_xasprintf("(a parameter of %s) has no meaning in kvbench%s", global_aliases[i][1],
 					  !strcmp(global_aliases[i][1], "trace-cmd")
@@ -634,52 +458,11 @@ static void config(struct wa3 *w, cJSON *o, const char *path)
 	}
 }
 
-/* WA3's cpu_mask value (wa/utils/types.py: an int bit mask, a "0x" hex mask, a CPU list string or a list of
- * CPUs) as a CPU list in l; a list item that is not a CPU number is passed on for the knob's check to refuse. */
-static void wa3_cpu_mask_list(const cJSON *m, struct kvb_buf *l)
-{
-	unsigned long long mask = 0;
-	if (cJSON_IsString(m) && strncmp(m->valuestring, "0x", 2)) {
-		kvb_buf_adds(l, m->valuestring);
-		return;
-	}
-	if (cJSON_IsArray(m)) {
-		for (const cJSON *c = m->child; c; c = c->next) {
-			char *v = kvb_node_str(c);
-			kvb_buf_addf(l, "%s%s", l->len ? "," : "", v ? v : "?");
-			free(v);
-		}
-		return;
-	}
-	mask = cJSON_IsString(m) ? strtoull(m->valuestring, NULL, 16) : (unsigned long long)m->valuedouble;
-	for (int c = 0; c < 64; c++)
-		if (mask >> c & 1)
-			kvb_buf_addf(l, "%s%d", l->len ? "," : "", c);
-}
-
-/* The entry's runtime knob `knob` set to WA3's cpu_mask m as a CPU list (in runtime_params, or the entry's
- * runtime_parameters), checked where the knob is read. */
-static void cpu_mask_knob(cJSON *e, const cJSON *m, const char *knob)
-{
-	struct kvb_buf l = KVB_BUF_INIT;
-	wa3_cpu_mask_list(m, &l);
-	if (l.len) {
-		cJSON *rp = get(e, "runtime_params");
-		if (!rp)
-			rp = get(e, "runtime_parameters");
-		if (!cJSON_IsObject(rp))
-			rp = cJSON_AddObjectToObject(e, "runtime_params");
-		cJSON_DeleteItemFromObjectCaseSensitive(rp, knob);
-		cJSON_AddStringToObject(rp, knob, l.data);
-	}
-	kvb_buf_release(&l);
-}
-
 /* p holds a parameter only WA3's version of the workload has (a row other than WARN_IF_WA3): a WA3 agenda. */
 static int has_wa3_param(const struct kvb_wa3_param *t, cJSON *p)
 {
 	for (; t->wa3; t++)
-		if (t->conv != KVB_WA3_WARN_IF_WA3 && get(p, t->wa3))
+		if (t->conv != KVB_WA3_WARN_IF_WA3 && wa3_get(p, t->wa3))
 			return 1;
 	return 0;
 }
@@ -688,14 +471,14 @@ static int has_wa3_param(const struct kvb_wa3_param *t, cJSON *p)
 static void wa3_param(struct wa3 *w, cJSON *e, cJSON *p, const char *pp, const char *what,
 		      const struct kvb_wa3_param *t, int wa3_agenda)
 {
-	cJSON *v = get(p, t->wa3);
+	cJSON *v = wa3_get(p, t->wa3);
 	char *kp;
 	switch (t->conv) {
 	case KVB_WA3_RENAME:
 		rename_key(w, p, pp, t->wa3, t->to);
 		break;
 	case KVB_WA3_TO_ENTRY:
-		if (v && !get(e, t->to))
+		if (v && !wa3_get(e, t->to))
 			cJSON_AddItemToObject(e, t->to, cJSON_DetachItemViaPointer(p, v));
 		break;
 	case KVB_WA3_CPU_MASK:
@@ -730,7 +513,7 @@ static void wa3_param(struct wa3 *w, cJSON *e, cJSON *p, const char *pp, const c
 /* Workload parameters of WA3's version of workload wl, translated by its ops' wa3_params table, in order. */
 static void workload_params(struct wa3 *w, cJSON *e, const struct kvb_workload_ops *wl, const char *path)
 {
-	cJSON *p = get(e, "params");
+	cJSON *p = wa3_get(e, "params");
 	char *pp, *what;
 	int wa3_agenda;
 	if (!cJSON_IsObject(p) || !wl->wa3_params)
@@ -767,7 +550,7 @@ static void entry(struct wa3 *w, cJSON *list, cJSON *e, const char *path)
 	if (!cJSON_IsObject(e))
 		return;
 	jobspec(w, e, path, L_ENTRY);
-	n = get(e, "name");
+	n = wa3_get(e, "name");
 	wl = cJSON_IsString(n) ? workload_of(n->valuestring) : NULL;
 	if (!wl)
 		return;
@@ -798,16 +581,16 @@ static void entries(struct wa3 *w, cJSON *list, const char *path)
  */
 static void boot_params_to_variants(struct wa3 *w, cJSON *r, const char *cfgname)
 {
-	cJSON *cfg = get(r, cfgname), *bp, *vs = get(r, "variants");
+	cJSON *cfg = wa3_get(r, cfgname), *bp, *vs = wa3_get(r, "variants");
 	const char *key = "boot_parameters";
 	struct kvb_buf words = KVB_BUF_INIT;
 	char *p;
 	if (!cJSON_IsObject(cfg))
 		return;
-	bp = get(cfg, key);
+	bp = wa3_get(cfg, key);
 	if (!bp) {
 		key = "boot_params";
-		bp = get(cfg, key);
+		bp = wa3_get(cfg, key);
 	}
 	if (!cJSON_IsObject(bp) || !cJSON_IsArray(vs) || !vs->child)
 		return;
@@ -844,10 +627,10 @@ cJSON *kvb_wa3_normalize(const cJSON *root, const char *file, struct kvb_diag *d
 	includes(&w, r, file ? file : "", "", 0);
 	boot_params_to_variants(&w, r, "config");
 	boot_params_to_variants(&w, r, "global");
-	config(&w, get(r, "config"), "config");
-	config(&w, get(r, "global"), "global");
-	entries(&w, get(r, "workloads"), "workloads");
-	s = get(r, "sections");
+	config(&w, wa3_get(r, "config"), "config");
+	config(&w, wa3_get(r, "global"), "global");
+	entries(&w, wa3_get(r, "workloads"), "workloads");
+	s = wa3_get(r, "sections");
 	if (cJSON_IsArray(s)) {
 		int i = 0;
 		for (cJSON *x = s->child; x; x = x->next, i++) {
@@ -855,7 +638,7 @@ cJSON *kvb_wa3_normalize(const cJSON *root, const char *file, struct kvb_diag *d
 			if (cJSON_IsObject(x)) {
 				jobspec(&w, x, p, L_SECTION);
 				wp = kvb_path_key(p, "workloads");
-				entries(&w, get(x, "workloads"), wp);
+				entries(&w, wa3_get(x, "workloads"), wp);
 				free(wp);
 			}
 			free(p);

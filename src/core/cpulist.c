@@ -1,5 +1,6 @@
 /* Implements CPU list parsing with messages that say what is wrong (cpuset(7) "List format"). */
 #include "core/cpulist.h"
+#include "core/util.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -96,4 +97,55 @@ char *kvb_cpulist_format(const unsigned char set[KVB_CPULIST_MAX], char *buf, si
 		c = e;
 	}
 	return buf;
+}
+
+int kvb_cpulist_bits(const char *list, uint8_t bits[KVB_CPULIST_MAX / 8], int *top_out, struct kvb_error *err)
+{
+	unsigned char set[KVB_CPULIST_MAX];
+	char why[160];
+	*top_out = -1;
+	if (!list || !*list)
+		return KVB_OK;
+	if (kvb_cpulist_read(list, set, why, sizeof(why)) < 0)
+		return kvb_error_set(err, KVB_EINPUT, "cpus '%s': %s", list, why);
+	for (int c = 0; c < KVB_CPULIST_MAX; c++)
+		if (set[c]) {
+			bits[c / 8] |= (uint8_t)(1u << (c % 8));
+			*top_out = c;
+		}
+	return KVB_OK;
+}
+
+int kvb_cpulist_to_mask(const char *list, char **hex, struct kvb_error *err)
+{
+	uint8_t bits[KVB_CPULIST_MAX / 8] = { 0 };
+	int top = -1, rc;
+	*hex = NULL;
+	if ((rc = kvb_cpulist_bits(list, bits, &top, err)))
+		return rc;
+	if (top < 0)
+		return kvb_error_set(err, KVB_EINPUT, "cpus '%s': empty CPU list", list);
+	int nib = top / 4; /* nibbles from the highest used one down */
+	char *o = kvb_xmalloc((size_t)nib + 2), *q = o;
+	for (int i = nib; i >= 0; i--)
+		*q++ = "0123456789abcdef"[(bits[i / 2] >> ((i % 2) * 4)) & 0xf];
+	*q = '\0';
+	*hex = o;
+	return KVB_OK;
+}
+
+int kvb_cpulist_parse(const char *s, unsigned char *set, int max)
+{
+	uint8_t bits[KVB_CPULIST_MAX / 8] = { 0 };
+	struct kvb_error err;
+	int top = -1, count = 0;
+	memset(set, 0, (size_t)max);
+	if (kvb_cpulist_bits(s, bits, &top, &err) || top >= max)
+		return -1;
+	for (int c = 0; c <= top; c++)
+		if (bits[c / 8] >> (c % 8) & 1) {
+			set[c] = 1;
+			count++;
+		}
+	return count;
 }

@@ -1,7 +1,10 @@
-/* Implements the C escapes of control characters for one-line output (table cells, compared strings). */
+/* Implements the C escapes of control characters for one-line output (table cells, compared strings), and URL escaping. */
 #include "core/escape.h"
 
+#include <curl/curl.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 const char *kvb_ctl_escape(const char *s, char buf[8], size_t *len)
 {
@@ -43,4 +46,15 @@ char *kvb_escaped(const char *s)
 	struct kvb_buf b = KVB_BUF_INIT;
 	kvb_buf_add_escaped(&b, s ? s : "(null)");
 	return kvb_buf_detach(&b);
+}
+
+void kvb_buf_add_url_escaped(struct kvb_buf *b, const char *s)
+{
+	char *e = curl_easy_escape(NULL, s, 0); /* a NULL handle: libcurl >= 7.82 */
+	if (!e) {
+		fprintf(stderr, "kvbench: out of memory escaping a URL\n");
+		abort();
+	}
+	kvb_buf_add(b, e, strlen(e));
+	curl_free(e);
 }

@@ -23,5 +23,11 @@ const char *kvb_ctl_escape(const char *s, char buf[8], size_t *len);
 void kvb_buf_add_escaped(struct kvb_buf *b, const char *s);
 /* s with its control characters escaped, a new string (free() it); "(null)" for NULL. */
 char *kvb_escaped(const char *s);
+/*
+ * Appends s to b percent-encoded for a URL path segment or query value: RFC 3986's unreserved
+ * characters (A-Z a-z 0-9 - . _ ~) stay, every other byte is %XX (upper-case hex), as libcurl's
+ * curl_easy_escape() writes it (a device, tag or file name in a LAVA URL).
+ */
+void kvb_buf_add_url_escaped(struct kvb_buf *b, const char *s);
 
 #endif

@@ -1,5 +1,6 @@
 /* Implements reading JSON as Python's json module writes it (NaN, Infinity) with json-c into cJSON (pyjson.h). */
 #include "core/pyjson.h"
+#include "core/util.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -7,20 +8,6 @@
 
 /* Nesting json-c accepts; WA3's pods nest a handful of levels. */
 #define PYJSON_DEPTH 128
-
-static void line_col(const char *text, size_t len, size_t off, int *line, int *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < off && i < len; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
 
 /* The cJSON copy of a json-c value (never NULL: json-c's null is cJSON's null). */
 static cJSON *convert(struct json_object *o)
@@ -79,7 +66,7 @@ int kvb_pyjson_parse(const char *text, size_t len, const char *what, cJSON **out
 	}
 	if (!jo || je != json_tokener_success) {
 		end = je == json_tokener_continue ? len : json_tokener_get_parse_end(tok);
-		line_col(text, len, end, &line, &col);
+		kvb_line_col(text, len, end, &line, &col);
 		rc = kvb_error_set(err, KVB_EINPUT, "%s:%d:%d: not valid JSON (json-c: %s)", what, line, col,
 				   je == json_tokener_continue ? "unexpected end of file" : json_tokener_error_desc(je));
 		goto out;
@@ -88,7 +75,7 @@ int kvb_pyjson_parse(const char *text, size_t len, const char *what, cJSON **out
 	while (end < len && strchr(" \t\r\n", text[end]))
 		end++;
 	if (end < len) {
-		line_col(text, len, end, &line, &col);
+		kvb_line_col(text, len, end, &line, &col);
 		rc = kvb_error_set(err, KVB_EINPUT, "%s:%d:%d: text after the JSON value", what, line, col);
 		goto out;
 	}

@@ -280,3 +280,17 @@ FILE *kvb_fopen_nofollow(const char *path)
 		close(fd);
 	return f;
 }
+
+void kvb_line_col(const char *text, size_t len, size_t off, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off && i < len; i++) {
+		if (text[i] == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}

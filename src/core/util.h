@@ -73,5 +73,10 @@ int kvb_mkdir_nofollow(const char *path, unsigned mode);
  * and creates the file 0644. For artifacts written into the output directory.
  */
 FILE *kvb_fopen_nofollow(const char *path);
+/*
+ * The 1-based line and column of byte offset off in text[0..len) (a column counts bytes; an
+ * offset past len stops at len): where a parser's error offset points, for "file:line:col".
+ */
+void kvb_line_col(const char *text, size_t len, size_t off, int *line, int *col);
 
 #endif

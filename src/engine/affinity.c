@@ -1,66 +1,12 @@
 /* Implements the taskset prefix of the `cpus` knob, with the hex-mask form for older toybox. */
 #include "engine/affinity.h"
+#include "config/platform.h"
+#include "core/cpulist.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_CPUS 1024
-
-/* Sets bits[] for every CPU of list ("0-3,6"); *top = the highest (-1: none). KVB_EINPUT when malformed. */
-static int cpulist_bits(const char *list, uint8_t bits[MAX_CPUS / 8], int *top_out, struct kvb_error *err)
-{
-	const char *s = list;
-	int top = -1;
-	while (s && *s) {
-		char *end;
-		long a = strtol(s, &end, 10), b;
-		if (end == s || a < 0 || a >= MAX_CPUS)
-			return kvb_error_set(err, KVB_EINPUT, "cpus '%s': not a CPU list (CPUs 0-%d)", list, MAX_CPUS - 1);
-		b = a;
-		if (*end == '-') {
-			s = end + 1;
-			b = strtol(s, &end, 10);
-			if (end == s || b < a || b >= MAX_CPUS)
-				return kvb_error_set(err, KVB_EINPUT, "cpus '%s': not a CPU list (CPUs 0-%d)", list, MAX_CPUS - 1);
-		}
-		for (long c = a; c <= b; c++)
-			bits[c / 8] |= (uint8_t)(1u << (c % 8));
-		if (b > top)
-			top = (int)b;
-		if (*end == ',')
-			end++;
-		else if (*end)
-			return kvb_error_set(err, KVB_EINPUT, "cpus '%s': not a CPU list", list);
-		s = end;
-	}
-	*top_out = top;
-	return KVB_OK;
-}
-
-int kvb_cpulist_to_mask(const char *list, char **hex, struct kvb_error *err)
-{
-	uint8_t bits[MAX_CPUS / 8] = { 0 };
-	int top = -1, rc;
-	*hex = NULL;
-	if ((rc = cpulist_bits(list, bits, &top, err)))
-		return rc;
-	if (top < 0)
-		return kvb_error_set(err, KVB_EINPUT, "cpus '%s': empty CPU list", list);
-	{
-		/* nibbles from the highest used one down */
-		int nib = top / 4;
-		char *o = kvb_xmalloc((size_t)nib + 2), *q = o;
-		for (int i = nib; i >= 0; i--) {
-			unsigned v = (bits[i / 2] >> ((i % 2) * 4)) & 0xf;
-			*q++ = "0123456789abcdef"[v];
-		}
-		*q = '\0';
-		*hex = o;
-	}
-	return KVB_OK;
-}
 
 /* 1 when argv exits 0 on the target; else why (the end of its stderr) in why[] */
 static int works(struct kvb_target *t, const char *const *argv, char *why, size_t n)
@@ -96,21 +42,26 @@ static int works(struct kvb_target *t, const char *const *argv, char *why, size_
  */
 int kvb_affinity_check_online(struct kvb_target *t, const char *list, struct kvb_error *err)
 {
-	static const char *const argv[] = { "cat", "/sys/devices/system/cpu/online", NULL };
-	uint8_t want[MAX_CPUS / 8] = { 0 }, have[MAX_CPUS / 8] = { 0 };
+	/* the platform's sysfs_root prefixes it, as it does every reader of /sys (a fake tree in tests) */
+	char *path = kvb_xasprintf("%s/sys/devices/system/cpu/online",
+				   t->plat && t->plat->sysfs_root ? t->plat->sysfs_root : "");
+	const char *const argv[] = { "cat", path, NULL };
+	uint8_t want[KVB_CPULIST_MAX / 8] = { 0 }, have[KVB_CPULIST_MAX / 8] = { 0 };
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	int top = -1, htop = -1, rc = KVB_OK;
 	char *online;
 	kvb_exec_result_init(&r);
-	if (kvb_target_exec(t, argv, 30000, &r, &e) || r.exit_code != 0 || !r.out.data) {
+	rc = kvb_target_exec(t, argv, 30000, &r, &e);
+	free(path);
+	if (rc || r.exit_code != 0 || !r.out.data) {
 		kvb_exec_result_release(&r);
 		return KVB_OK;
 	}
 	online = kvb_xstrndup(r.out.data, strcspn(r.out.data, "\r\n"));
 	kvb_exec_result_release(&r);
 	/* list was checked by kvb_cpulist_to_mask; an online file we cannot read says nothing */
-	if (cpulist_bits(list, want, &top, &e) || cpulist_bits(online, have, &htop, &e) || htop < 0) {
+	if (kvb_cpulist_bits(list, want, &top, &e) || kvb_cpulist_bits(online, have, &htop, &e) || htop < 0) {
 		free(online);
 		return KVB_OK;
 	}

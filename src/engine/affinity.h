@@ -9,17 +9,16 @@
 #ifndef KVB_AFFINITY_H
 #define KVB_AFFINITY_H
 
+#include "core/cpulist.h"
 #include "core/error.h"
 #include "core/util.h"
 #include "target/target.h"
 
-/* "0-3,6" -> "4f" (lower-case hex, no 0x). KVB_EINPUT for a malformed list or a CPU above 1023. */
-int kvb_cpulist_to_mask(const char *list, char **hex, struct kvb_error *err);
 /* Appends the working taskset prefix for list to wrap ("taskset -c LIST" or "taskset MASK"). */
 /*
  * KVB_ETARGET naming the first CPU of list that is not in the board's
- * /sys/devices/system/cpu/online (taskset would silently run on the others); KVB_OK when all
- * are, or when the board does not say which CPUs are online. list must be a valid CPU list.
+ * /sys/devices/system/cpu/online under the platform's sysfs_root (taskset would silently run on the
+ * others); KVB_OK when all are, or when the board does not say which CPUs are online. list must be a valid CPU list.
  */
 int kvb_affinity_check_online(struct kvb_target *t, const char *list, struct kvb_error *err);
 int kvb_affinity_wrap(struct kvb_target *t, const char *list, struct kvb_strv *wrap, struct kvb_error *err);

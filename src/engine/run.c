@@ -30,45 +30,6 @@ static void on_signal(int sig)
 		g_cancel = 1;
 }
 
-/* The most iterations any spec of the agenda has (0: no spec). */
-int max_iterations(const struct kvb_agenda *a)
-{
-	int m = 0;
-	for (size_t i = 0; i < a->nspecs; i++)
-		if (a->specs[i].iterations > m)
-			m = a->specs[i].iterations;
-	return m;
-}
-
-int kvb_engine_default_rounds(const struct kvb_platform *plat, const struct kvb_agenda *a)
-{
-	const struct kvb_flasher_ops *fl = kvb_flasher_find(plat->flash_method);
-	int kernels = 0;
-	if (a->rounds > 0)
-		return a->rounds;
-	for (size_t i = 0; i < a->nvariants; i++)
-		kernels |= a->variants[i].kernel || a->variants[i].boot_image;
-	int rounds = fl && fl->default_rounds ? fl->default_rounds : kernels ? 1 : 2;
-	/* rounds split each spec's iterations: past the most iterations a spec has, a round is empty
-	 * (`iterations: 1` ran in "round 2" of 2, round 1 had no job) */
-	int maxit = max_iterations(a);
-	return maxit > 0 && rounds > maxit ? maxit : rounds;
-}
-
-char *kvb_engine_agenda_json(const struct kvb_agenda *a)
-{
-	cJSON *root = a->raw ? cJSON_Duplicate(a->raw, 1) : cJSON_CreateObject();
-	cJSON *vs = cJSON_CreateArray();
-	char *s;
-	for (size_t i = 0; i < a->nvariants; i++)
-		cJSON_AddItemToArray(vs, a->variants[i].raw ? cJSON_Duplicate(a->variants[i].raw, 1) : cJSON_CreateObject());
-	cJSON_DeleteItemFromObjectCaseSensitive(root, "variants");
-	cJSON_AddItemToObject(root, "variants", vs);
-	s = cJSON_PrintUnformatted(root);
-	cJSON_Delete(root);
-	return s;
-}
-
 /* The engine working on this thread: a pool runs one per board (pool.c), each with its own store
  * connection and current job; set where a thread starts engine work (bring_up, run_job, pool events). */
 _Thread_local struct engine *g_thread_engine;

@@ -10,6 +10,36 @@
 #include <string.h>
 #include <unistd.h>
 
+void knob_saved_cb(void *arg, const char *path, const char *original)
+{
+	struct engine *e = arg;
+	struct kvb_error err;
+	if (!e->st) /* --dry-run recording a batch: nothing is stored */
+		return;
+	if (kvb_store_knob_save(e->st, e->run_id, e->plat->name, path, original, &err))
+		kvb_warn("%s", err.msg);
+}
+
+void knob_restored_cb(void *arg, const char *path)
+{
+	struct engine *e = arg;
+	struct kvb_error err;
+	if (!e->st)
+		return;
+	if (kvb_store_knob_done(e->st, e->run_id, path, &err))
+		kvb_warn("%s", err.msg);
+}
+
+/*
+ * What keeps two kvbench processes apart in a board's work directory: this host's pid.
+ * A batch target's board is its job's alone, and a LAVA job left in flight is recognised
+ * on --resume by its commands being the ones recorded again: 0 there.
+ */
+long board_session(const struct engine *e)
+{
+	return e->target.ops && e->target.ops->batch ? 0 : (long)getpid();
+}
+
 void progress(struct engine *e, const struct kvb_plan_job *j, const char *what)
 {
 	const char *vname = e->a->variants[j->variant].name;

@@ -22,26 +22,6 @@ int target_alive(struct engine *e)
 	return rc == KVB_OK && r.exit_code == 0;
 }
 
-void knob_saved_cb(void *arg, const char *path, const char *original)
-{
-	struct engine *e = arg;
-	struct kvb_error err;
-	if (!e->st) /* --dry-run recording a batch: nothing is stored */
-		return;
-	if (kvb_store_knob_save(e->st, e->run_id, e->plat->name, path, original, &err))
-		kvb_warn("%s", err.msg);
-}
-
-void knob_restored_cb(void *arg, const char *path)
-{
-	struct engine *e = arg;
-	struct kvb_error err;
-	if (!e->st)
-		return;
-	if (kvb_store_knob_done(e->st, e->run_id, path, &err))
-		kvb_warn("%s", err.msg);
-}
-
 /* Puts back knob values a crashed earlier run on this platform left changed (0004_knobs.sql). */
 static void restore_leftover_knobs(struct engine *e)
 {
@@ -60,16 +40,6 @@ static void restore_leftover_knobs(struct engine *e)
 	}
 	kvb_strv_release(&paths);
 	kvb_strv_release(&vals);
-}
-
-/*
- * What keeps two kvbench processes apart in a board's work directory: this host's pid.
- * A batch target's board is its job's alone, and a LAVA job left in flight is recognised
- * on --resume by its commands being the ones recorded again: 0 there.
- */
-long board_session(const struct engine *e)
-{
-	return e->target.ops && e->target.ops->batch ? 0 : (long)getpid();
 }
 
 /* Marks every not-final job of variant v in round (or all rounds if round 0) as skipped. */

@@ -113,7 +113,6 @@ struct run_outcome {
 extern volatile sig_atomic_t g_signals, g_last_signal;
 extern volatile int g_cancel;
 extern atomic_int g_in_workload;
-int max_iterations(const struct kvb_agenda *a);
 extern _Thread_local struct engine *g_thread_engine;
 
 /* run_setup.c */
@@ -123,6 +122,9 @@ int setup_run(struct engine *e, struct kvb_error *err);
 void release_engine(struct engine *e);
 
 /* run_attempt.c */
+void knob_saved_cb(void *arg, const char *path, const char *original);
+void knob_restored_cb(void *arg, const char *path);
+long board_session(const struct engine *e);
 void progress(struct engine *e, const struct kvb_plan_job *j, const char *what);
 cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j);
 void job_runtime(struct engine *e, const struct kvb_plan_job *j, struct kvb_runtime *rt);
@@ -131,9 +133,6 @@ int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, str
 
 /* run_board.c */
 int target_alive(struct engine *e);
-void knob_saved_cb(void *arg, const char *path, const char *original);
-void knob_restored_cb(void *arg, const char *path);
-long board_session(const struct engine *e);
 void skip_jobs(struct engine *e, size_t v, int round, const char *why);
 int until_decided_stop(struct engine *e, int r);
 /* Variant v failed for why; code is the error that failed it (KVB_ETARGET, KVB_EBOARD: the target's). */

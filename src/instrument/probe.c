@@ -364,32 +364,3 @@ int kvb_target_read_rooted(struct kvb_target *t, const char *root, const char *p
 	return rc;
 }
 
-int kvb_cpulist_parse(const char *s, unsigned char *set, int max)
-{
-	int count = 0;
-	memset(set, 0, (size_t)max);
-	while (*s) {
-		char *end;
-		long a = strtol(s, &end, 10), b;
-		if (end == s || a < 0 || a >= max)
-			return -1;
-		b = a;
-		s = end;
-		if (*s == '-') {
-			b = strtol(s + 1, &end, 10);
-			if (end == s + 1 || b < a || b >= max)
-				return -1;
-			s = end;
-		}
-		for (long i = a; i <= b; i++)
-			if (!set[i]) {
-				set[i] = 1;
-				count++;
-			}
-		if (*s == ',')
-			s++;
-		else if (*s)
-			return -1;
-	}
-	return count;
-}

@@ -42,6 +42,7 @@
 #define KVB_PROBE_H
 
 #include "core/error.h"
+#include "core/cpulist.h"
 #include "core/metric.h"
 #include "core/samples.h"
 #include "core/spawn.h"
@@ -186,8 +187,6 @@ void kvb_target_bg_kill(struct kvb_target *t, long *pid);
 int kvb_target_read_rooted(struct kvb_target *t, const char *root, const char *path, char **out,
 			   struct kvb_error *err);
 
-/* Parses a CPU list "0-3,5" into a bitmap of up to 1024 CPUs; returns the count, -1 when malformed. */
-int kvb_cpulist_parse(const char *s, unsigned char *set, int max);
 
 /*
  * Command-driven meters (csv-command, aep, monsoon, acme) share one

@@ -24,4 +24,7 @@ int kvb_store_write(struct kvb_store *s, struct kvb_error *err, int64_t *rowid, 
  */
 int kvb_store_read_failed(struct kvb_store *s, sqlite3_stmt *q, const char *what, struct kvb_error *err);
 
+/* A failed SQLite call on s: KVB_ESTORE, "<db>: <what>: <SQLite's message>" into err. */
+int kvb_store_db_err(struct kvb_store *s, struct kvb_error *err, const char *what);
+
 #endif

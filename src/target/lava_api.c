@@ -3,6 +3,7 @@
 #include "config/doc.h"
 #include "config/keys.h"
 #include "core/buf.h"
+#include "core/escape.h"
 #include "core/util.h"
 
 #include <curl/curl.h>
@@ -272,18 +273,6 @@ int kvb_lava_job_logs_from(const struct kvb_lava_api *a, int64_t job_id, size_t 
 	return rc;
 }
 
-/* RFC 3986 unreserved characters stay, every other byte is %XX (a device or tag name in a URL). */
-static void add_escaped(struct kvb_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || strchr("-._~", ch))
-			kvb_buf_add(b, s, 1);
-		else
-			kvb_buf_addf(b, "%%%02X", ch);
-	}
-}
-
 int kvb_lava_device_get(const struct kvb_lava_api *a, const char *hostname, struct kvb_lava_device *d,
 			struct kvb_error *err)
 {
@@ -294,7 +283,7 @@ int kvb_lava_device_get(const struct kvb_lava_api *a, const char *hostname, stru
 	int rc;
 	memset(d, 0, sizeof(*d));
 	kvb_buf_adds(&path, "api/v0.2/devices/");
-	add_escaped(&path, hostname);
+	kvb_buf_add_url_escaped(&path, hostname);
 	kvb_buf_adds(&path, "/");
 	snprintf(what, sizeof(what), "device %s", hostname);
 	rc = call_json(a, "GET", path.data, NULL, what, &resp, err);
@@ -323,7 +312,7 @@ int kvb_lava_devices_tagged(const struct kvb_lava_api *a, const char *tag, size_
 	if (first && nfirst)
 		first[0] = '\0';
 	kvb_buf_adds(&path, "api/v0.2/devices/?tags__name=");
-	add_escaped(&path, tag);
+	kvb_buf_add_url_escaped(&path, tag);
 	snprintf(what, sizeof(what), "devices tagged %s", tag);
 	rc = call_json(a, "GET", path.data, NULL, what, &resp, err);
 	kvb_buf_release(&path);
@@ -352,7 +341,7 @@ int kvb_lava_devices_of_type(const struct kvb_lava_api *a, const char *dt, size_
 	int rc;
 	*total = *usable = 0;
 	kvb_buf_adds(&path, "api/v0.2/devices/?limit=1000&device_type=");
-	add_escaped(&path, dt);
+	kvb_buf_add_url_escaped(&path, dt);
 	snprintf(what, sizeof(what), "devices of type %s", dt);
 	rc = call_json(a, "GET", path.data, NULL, what, &resp, err);
 	kvb_buf_release(&path);
@@ -378,7 +367,7 @@ int kvb_lava_jobs_in_flight_named(const struct kvb_lava_api *a, const char *name
 	int rc;
 	*n = 0;
 	kvb_buf_adds(&path, "api/v0.2/jobs/?limit=100&state__in=Submitted,Scheduling,Scheduled,Running,Canceling&description=");
-	add_escaped(&path, name);
+	kvb_buf_add_url_escaped(&path, name);
 	rc = call_json(a, "GET", path.data, NULL, "jobs in flight", &resp, err);
 	kvb_buf_release(&path);
 	if (rc)

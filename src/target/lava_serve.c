@@ -1,6 +1,7 @@
 /* Implements kvbench's HTTP server for the files of LAVA jobs in flight (libmicrohttpd; lava_serve.h). */
 #include "target/lava_serve.h"
 #include "core/buf.h"
+#include "core/escape.h"
 #include "core/util.h"
 
 #include <arpa/inet.h>
@@ -216,18 +217,6 @@ void kvb_lava_serve_stop(void)
 		MHD_stop_daemon(d); /* joins its threads: outside the lock they take */
 }
 
-/* RFC 3986 unreserved characters stay, every other byte is %XX. */
-static void add_escaped(struct kvb_buf *b, const char *s)
-{
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if ((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || strchr("-._~", ch))
-			kvb_buf_add(b, s, 1);
-		else
-			kvb_buf_addf(b, "%%%02X", ch);
-	}
-}
-
 int kvb_lava_serve_token(char token[33], struct kvb_error *err)
 {
 	unsigned char rnd[16];
@@ -253,7 +242,7 @@ static int add_offer(const char *token, const char *name, char *file, char *text
 					     name);
 		}
 	kvb_buf_addf(&u, "%s/%s/", srv.base, token);
-	add_escaped(&u, name);
+	kvb_buf_add_url_escaped(&u, name);
 	srv.v = kvb_xrealloc(srv.v, (srv.n + 1) * sizeof(*srv.v));
 	o = &srv.v[srv.n++];
 	o->path = path;

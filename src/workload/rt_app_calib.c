@@ -15,6 +15,7 @@
  *   [rt-app] <notice> pLoad = 32ns : calib_cpu 0
  */
 #include "workload/rt_app.h"
+#include "config/platform.h"
 #include "workload/workload.h"
 #include "core/witness.h"
 #include "core/util.h"
@@ -61,7 +62,9 @@ static int calibrate(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, s
 {
 	char *local = kvb_xasprintf("%s/rt-app-calibration.json", ctx->artifact_dir);
 	char *remote = kvb_xasprintf("%s/rt-app-calibration.json", ctx->remote_dir);
-	char *gov_path = kvb_xasprintf("/sys/devices/system/cpu/cpu%s/cpufreq/scaling_governor", cpu + 3);
+	const struct kvb_platform *plat = ctx->target ? ctx->target->plat : NULL;
+	char *gov_path = kvb_xasprintf("%s/sys/devices/system/cpu/cpu%s/cpufreq/scaling_governor",
+				       plat && plat->sysfs_root ? plat->sysfs_root : "", cpu + 3);
 	char *gov = NULL, *text = NULL, how[64];
 	const char *argv[] = { "rt-app", remote, NULL };
 	struct kvb_exec_result r;

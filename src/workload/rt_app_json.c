@@ -22,21 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1-based line and column of byte offset off in text[0..len). */
-static void line_col(const char *text, size_t len, size_t off, int *line, int *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < off && i < len; i++) {
-		if (text[i] == '\n') {
-			(*line)++;
-			*col = 1;
-		} else {
-			(*col)++;
-		}
-	}
-}
-
 /* One open object or array of the text being scanned. */
 struct frame {
 	int is_object, want_key;
@@ -172,7 +157,7 @@ static void check_phase_events(const char *file, const char *t, size_t len, size
 				continue;
 			if (rtapp_events[i].type == JSON_ANY || ty == rtapp_events[i].type)
 				break;
-			line_col(t, len, key_at(t, len, at, key), &line, &col);
+			kvb_line_col(t, len, key_at(t, len, at, key), &line, &col);
 			kvb_warn("%s:%d:%d: %s: key '%s' is an rt-app '%s' event (by its prefix) and takes %s, not %s: rt-app "
 				 "drops it (\"Unknown or mismatch %s event type\")%s",
 				 file, line, col, where, key, rtapp_events[i].prefix, rtapp_events[i].what,
@@ -247,7 +232,7 @@ int kvb_rtapp_config_load(const char *file, cJSON **out, struct kvb_error *err)
 		size_t off = json_tokener_get_parse_end(tok);
 		if (je == json_tokener_continue)  /* the text ended inside a value */
 			off = b.len;
-		line_col(b.data, b.len, off, &line, &col);
+		kvb_line_col(b.data, b.len, off, &line, &col);
 		rc = kvb_error_set(err, KVB_EINPUT, "%s:%d:%d: not valid rt-app JSON (json-c: %s)", file, line, col,
 				   je == json_tokener_continue ? "unexpected end of file" : json_tokener_error_desc(je));
 		goto out;
@@ -260,7 +245,7 @@ int kvb_rtapp_config_load(const char *file, cJSON **out, struct kvb_error *err)
 		while (end < b.len && strchr(" \t\r\n", b.data[end]))
 			end++;
 		if (end < b.len) {
-			line_col(b.data, b.len, end, &line, &col);
+			kvb_line_col(b.data, b.len, end, &line, &col);
 			kvb_warn("%s:%d:%d: text after the end of the JSON object ignored, as rt-app (json-c) ignores it",
 				 file, line, col);
 		}

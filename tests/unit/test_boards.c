@@ -1,13 +1,19 @@
 /* Tests for board behaviour from the field: cgroup hierarchies (Android, Debian hybrid), ... */
+#include "config/platform.h"
 #include "core/error.h"
+#include "core/util.h"
 #include "core/utf8.h"
 #include "engine/affinity.h"
 #include "engine/cgroup.h"
 #include "engine/cpufreq_plan.h"
 
 #include "test.h"
+#include "test_platform.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static char *fixture(const char *rel)
 {
@@ -275,6 +281,43 @@ static void test_affinity__cpu_list_to_toybox_hex_mask(void)
 	CHECK(m == NULL);
 }
 
+/* The board's online CPUs are read under the platform's sysfs_root (a fake tree saying only CPU 5
+ * is online), not from this host's /sys. */
+static void test_affinity__online_cpus_read_under_sysfs_root(void)
+{
+	char root[] = "/tmp/kvb-affinity-XXXXXX", *dir, *file;
+	struct kvb_platform p;
+	struct kvb_diag d;
+	struct kvb_target t;
+	struct kvb_error err;
+	FILE *f;
+	CHECK(mkdtemp(root) != NULL);
+	dir = kvb_xasprintf("%s/sys/devices/system/cpu", root);
+	file = kvb_xasprintf("%s/online", dir);
+	CHECK(kvb_mkdir_p(dir, 0755) == 0);
+	CHECK((f = fopen(file, "w")) != NULL);
+	fputs("5\n", f);
+	fclose(f);
+	CHECK(load_text(&p, &d, "name: t\nconnection: {type: local}\n") == KVB_OK);
+	p.sysfs_root = root;
+	CHECK(kvb_target_open(&t, &p, &err) == KVB_OK);
+	CHECK(kvb_affinity_check_online(&t, "5", &err) == KVB_OK);
+	CHECK(kvb_affinity_check_online(&t, "0,5", &err) == KVB_ETARGET);
+	CHECK_CONTAINS(err.msg, "CPU 0 is not online on the board (online: 5)");
+	kvb_target_close(&t);
+	p.sysfs_root = NULL;
+	kvb_platform_release(&p);
+	kvb_diag_release(&d);
+	unlink(file);
+	for (char *slash; strcmp(dir, root); *slash = '\0') {
+		rmdir(dir);
+		slash = strrchr(dir, '/');
+	}
+	rmdir(root);
+	free(file);
+	free(dir);
+}
+
 #define TESTS                                                                                          \
 	T(test_cgroup__android_uses_v1_cpuctl_not_cgroup2)                                             \
 	T(test_cgroup__debian_hybrid_uses_sys_fs_cgroup_cpu)                                           \
@@ -287,5 +330,6 @@ static void test_affinity__cpu_list_to_toybox_hex_mask(void)
 	T(test_cpufreq__per_cluster_tunables_follow_their_governor)                                    \
 	T(test_cpufreq__core_type_names_a_cluster)                                                     \
 	T(test_utf8__invalid_bytes_become_one_fffd_each)                                               \
-	T(test_affinity__cpu_list_to_toybox_hex_mask)
+	T(test_affinity__cpu_list_to_toybox_hex_mask)                                                  \
+	T(test_affinity__online_cpus_read_under_sysfs_root)
 #include "test_main.h"

@@ -2,14 +2,18 @@
  * Unit test: a global ignore file with the unanchored `target` line of the Rust and
  * Maven templates does not hide new files under src/target/ (the repository's
  * .gitignore re-includes the folder), while it still hides other `target` folders,
- * so the check can tell. Runs the real git against the source tree.
+ * so the check can tell; and no source file of src/ is over 800 lines (the project's room
+ * size, issue 42). Runs the real git against the source tree.
  */
 #include "test.h"
 
 #include "core/spawn.h"
 #include "core/util.h"
 
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* Exit status of `git -c core.excludesFile=EXCLUDES check-ignore --no-index -q PATH` in the
@@ -45,5 +49,43 @@ static void test_repo_layout__global_target_ignore_does_not_hide_src_target(void
 	unlink(excludes);
 }
 
-#define TESTS T(test_repo_layout__global_target_ignore_does_not_hide_src_target)
+/* Lines of a .c or .h file under src/ past 800, each printed with its path; counted into g_big. */
+static int g_big, g_seen;
+
+static int count_lines(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	const char *dot = strrchr(path, '.');
+	FILE *f;
+	int c, n = 0;
+	(void)sb;
+	(void)ftw;
+	if (type != FTW_F || !dot || (strcmp(dot, ".c") && strcmp(dot, ".h")))
+		return 0;
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while ((c = getc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	g_seen++;
+	if (n > 800) {
+		fprintf(stderr, "%s: %d lines (at most 800: split it by what it does)\n", path, n);
+		g_big++;
+	}
+	return 0;
+}
+
+static void test_repo_layout__no_source_file_over_800_lines(void)
+{
+	const char *src = getenv("KVB_SOURCE_DIR") ? getenv("KVB_SOURCE_DIR") : ".";
+	char *dir = kvb_xasprintf("%s/src", src);
+	CHECK(nftw(dir, count_lines, 16, FTW_PHYS) == 0);
+	CHECK(g_seen > 100); /* the tree was found */
+	CHECK(g_big == 0);
+	free(dir);
+}
+
+#define TESTS                                                                                                  \
+	T(test_repo_layout__global_target_ignore_does_not_hide_src_target)                                     \
+	T(test_repo_layout__no_source_file_over_800_lines)
 #include "test_main.h"

@@ -1,0 +1,466 @@
+/* Implements the steps of one kernel build: checkout, configure (a base config and fragments, checked for options the kernel dropped), make, each a logged command. */
+#include "kbuild/kbuild_internal.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The last non-empty line of a file (at most 120 bytes), for the progress line. Owned or NULL. */
+static char *last_line(const char *path)
+{
+	char buf[512];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t end;
+	ssize_t n;
+	if (fd < 0)
+		return NULL;
+	end = lseek(fd, 0, SEEK_END);
+	n = pread(fd, buf, sizeof(buf) - 1, end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	char *s = strrchr(buf, '\n');
+	s = s ? s + 1 : buf;
+	while (*s == ' ')
+		s++;
+	return kvb_xstrndup(s, strlen(s) > 120 ? 120 : strlen(s));
+}
+
+/* The last `lines` lines of a file. Owned ("" when unreadable). */
+static char *tail_lines(const char *path, int lines)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	const char *p;
+	kvb_buf_read_file(&b, path);
+	if (!b.data)
+		return kvb_xstrdup("");
+	while (b.len && b.data[b.len - 1] == '\n')
+		b.data[--b.len] = '\0';
+	p = b.data + b.len;
+	while (p > b.data && lines > 0) {
+		p--;
+		if (*p == '\n')
+			lines--;
+	}
+	if (*p == '\n')
+		p++;
+	char *out = kvb_xstrdup(p);
+	kvb_buf_release(&b);
+	return out;
+}
+
+/*
+ * Runs one build step; stdout and stderr are appended to the step's logs.
+ * Returns KVB_OK with *exit_code set, or an error (cannot start, timeout,
+ * interrupted) with the process group killed.
+ */
+static int run_step(struct step *st, const char *const *argv, const char *const *env, const char *cwd, int *exit_code,
+		    struct kvb_error *err)
+{
+	struct kvb_spawn_opts so = { 0 };
+	struct kvb_bgproc p;
+	char *tmp_out = kvb_xasprintf("%s.step", st->log), *tmp_err = kvb_xasprintf("%s.step", st->errlog);
+	int rc, status = 0, tty = isatty(2) && !st->o->quiet;
+	uint64_t last_print = 0;
+	so.argv = argv;
+	so.env = env;
+	so.cwd = cwd;
+	so.stdout_path = tmp_out;
+	so.stderr_path = tmp_err;
+	if ((rc = kvb_spawn_bg(&so, &p, err)))
+		goto out;
+	for (;;) {
+		pid_t w = waitpid(p.pid, &status, WNOHANG);
+		uint64_t now = kvb_mono_ns();
+		if (w == p.pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			rc = kvb_error_set(err, KVB_ETARGET, "waiting for %s: %s", argv[0], strerror(errno));
+			goto out;
+		}
+		if ((st->o->cancel && *st->o->cancel) || now > st->deadline_ns) {
+			int cancelled = st->o->cancel && *st->o->cancel;
+			kvb_spawn_stop(&p, SIGTERM, 5000);
+			if (tty)
+				fputs("\r\033[K", stderr);
+			rc = cancelled ? kvb_error_set(err, KVB_EINTR, "%s: interrupted", st->title) /* as a run */
+				       : kvb_error_set(err, KVB_ETARGET, "%s: timed out after %llu s", st->title,
+						       (unsigned long long)((now - st->t0_ns) / 1000000000ull));
+			goto out;
+		}
+		if (!tty && !st->o->quiet && now - last_print > 60000000000ull && now - st->t0_ns > 30000000000ull) {
+			/* not on a terminal (a log, CI): a line a minute says which build and how long so far */
+			char *l = last_line(tmp_out);
+			kvb_info("%s: %llu s  %s", st->title, (unsigned long long)((now - st->t0_ns) / 1000000000ull),
+				 l ? l : argv[0]);
+			free(l);
+			last_print = now;
+		}
+		if (tty && now - last_print > 1000000000ull) {
+			char *l = last_line(tmp_out);
+			fprintf(stderr, "\r\033[K%s: %llu s  %s", st->title, (unsigned long long)((now - st->t0_ns) / 1000000000ull),
+				l ? l : argv[0]);
+			free(l);
+			last_print = now;
+		}
+		kvb_sleep_ms(200);
+	}
+	if (tty)
+		fputs("\r\033[K", stderr);
+	*exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+out:
+	/* append this step's output to the build's logs */
+	{
+		struct kvb_buf b = KVB_BUF_INIT;
+		FILE *f;
+		if (!kvb_buf_read_file(&b, tmp_out) && b.len && (f = fopen(st->log, "a"))) {
+			fwrite(b.data, 1, b.len, f);
+			fclose(f);
+		}
+		kvb_buf_reset(&b);
+		if (!kvb_buf_read_file(&b, tmp_err) && b.len && (f = fopen(st->errlog, "a"))) {
+			fwrite(b.data, 1, b.len, f);
+			fclose(f);
+		}
+		kvb_buf_release(&b);
+	}
+	unlink(tmp_out);
+	unlink(tmp_err);
+	free(tmp_out);
+	free(tmp_err);
+	return rc;
+}
+
+/* Appends a line to the log saying what runs next (the log reads like a shell transcript). */
+static void log_cmd(const char *log, const char *const *argv)
+{
+	FILE *f = fopen(log, "a");
+	if (!f)
+		return;
+	fputs("$", f);
+	for (size_t i = 0; argv[i]; i++)
+		fprintf(f, " %s", argv[i]);
+	fputc('\n', f);
+	fclose(f);
+}
+
+/* The symbol a fragment line sets ("CONFIG_X=..." or "# CONFIG_X is not set") into sym; 0 when none. */
+static int fragment_symbol(const char *l, char sym[256])
+{
+	int off = 0;
+	if (!strncmp(l, "CONFIG_", 7)) {
+		size_t n = strcspn(l + 7, "=");
+		if (!l[7 + n] || n >= 256)
+			return 0;
+		memcpy(sym, l + 7, n);
+		sym[n] = '\0';
+		return 1;
+	}
+	return sscanf(l, "# CONFIG_%255s is not set%n", sym, &off) == 1 && off;
+}
+
+/*
+ * Every CONFIG_ line of the fragments must hold in the final .config (Kconfig drops what it
+ * cannot set). A symbol a later fragment sets again is checked at its last value only: a
+ * variant's fragment (`build: {config}` of a variant) overrides the agenda's, as
+ * merge_config.sh merges it.
+ */
+static char *config_mismatches(const struct kvb_build_spec *s, const char *dotconfig)
+{
+	struct kvb_buf final = KVB_BUF_INIT, bad = KVB_BUF_INIT;
+	struct kvb_strv later = KVB_STRV_INIT;  /* symbols the fragments after this one set */
+	int nbad = 0;
+	kvb_buf_read_file(&final, dotconfig);
+	for (size_t i = s->config.n; i-- > 0;) {
+		struct kvb_buf f = KVB_BUF_INIT;
+		size_t nlater = later.n;
+		if (!kvb_build_is_fragment(s->config.v[i]))
+			continue;
+		kvb_buf_read_file(&f, s->config.v[i]);
+		for (char *save = NULL, *l = strtok_r(f.data, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+			char want[512], sym[256];
+			int off = 0, overridden = 0;
+			if (fragment_symbol(l, sym)) {
+				for (size_t j = 0; j < nlater && !overridden; j++)
+					overridden = !strcmp(later.v[j], sym);
+				if (overridden)
+					continue;
+				kvb_strv_push(&later, sym);
+			}
+			if (!strncmp(l, "CONFIG_", 7)) {
+				snprintf(want, sizeof(want), "\n%s\n", l);
+			} else if (sscanf(l, "# CONFIG_%255s is not set%n", sym, &off) == 1 && off) {
+				/* "not set" holds when the symbol is absent or says so */
+				char *has = kvb_xasprintf("\nCONFIG_%s=", sym);
+				int set = final.data && strstr(final.data, has);
+				free(has);
+				if (set && nbad++ < 8)
+					kvb_buf_addf(&bad, "%s%s", bad.len ? ", " : "", l);
+				continue;
+			} else {
+				continue;
+			}
+			/* the first line of .config is a comment, so every entry is preceded by '\n' */
+			if ((!final.data || !strstr(final.data, want)) && nbad++ < 8)
+				kvb_buf_addf(&bad, "%s%s", bad.len ? ", " : "", l);
+		}
+		kvb_buf_release(&f);
+	}
+	kvb_strv_release(&later);
+	kvb_buf_release(&final);
+	if (!nbad) {
+		kvb_buf_release(&bad);
+		return NULL;
+	}
+	if (nbad > 8)
+		kvb_buf_addf(&bad, " and %d more", nbad - 8);
+	return kvb_buf_detach(&bad);
+}
+
+void rm_rf(const char *dir)
+{
+	const char *argv[] = { "rm", "-rf", "--", dir, NULL };
+	struct kvb_spawn_opts o = { .argv = argv, .timeout_ms = 600000 };
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	kvb_exec_result_init(&r);
+	kvb_spawn_run(&o, &r, &e);
+	kvb_exec_result_release(&r);
+}
+
+/* The source checkout of the pair at sha: cloned once (--shared: objects stay in repo), then checkout. */
+int checkout(const char *repo, const char *src, const char *sha, struct kvb_error *err)
+{
+	struct kvb_exec_result r;
+	int rc;
+	if (!kvb_is_dir(src)) {
+		char *tmp = kvb_xasprintf("%s.tmp", src);
+		const char *argv2[] = { "clone", "--quiet", "--shared", "--no-checkout", repo, tmp, NULL };
+		rm_rf(tmp);
+		kvb_exec_result_init(&r);
+		rc = kvb_git(repo, argv2, &r, NULL, err);
+		kvb_exec_result_release(&r);
+		if (!rc && rename(tmp, src))
+			rc = kvb_error_set(err, KVB_EINPUT, "cannot rename %s: %s", tmp, strerror(errno));
+		free(tmp);
+		if (rc)
+			return rc;
+	}
+	{
+		const char *argv[] = { "-c", "advice.detachedHead=false", "checkout", "--quiet", "--force", "--detach", sha,
+				       NULL };
+		kvb_exec_result_init(&r);
+		rc = kvb_git(src, argv, &r, NULL, err);
+		kvb_exec_result_release(&r);
+	}
+	if (rc) {
+		/* a commit made after the clone: the objects are shared, but fetch the ref to be sure */
+		const char *fa[] = { "fetch", "--quiet", "--no-tags", repo, sha, NULL };
+		const char *ca[] = { "checkout", "--quiet", "--force", "--detach", sha, NULL };
+		kvb_exec_result_init(&r);
+		rc = kvb_git(src, fa, &r, NULL, err);
+		kvb_exec_result_release(&r);
+		kvb_exec_result_init(&r);
+		if (!rc)
+			rc = kvb_git(src, ca, &r, NULL, err);
+		kvb_exec_result_release(&r);
+	}
+	return rc;
+}
+
+/* The make command line every make step starts with (b->base); ccache wraps cc unless make_args set CC. */
+static void make_base(struct build *b, const char *cc, int ccache)
+{
+	const struct kvb_build_spec *s = b->s;
+	long jobs = s->jobs > 0 ? s->jobs : sysconf(_SC_NPROCESSORS_ONLN);
+	kvb_strv_push(&b->base, "make");
+	kvb_strv_push(&b->base, "-C");
+	kvb_strv_push(&b->base, b->src);
+	kvb_strv_pushf(&b->base, "O=%s", b->out);
+	kvb_strv_pushf(&b->base, "-j%ld", jobs > 0 ? jobs : 1);
+	for (size_t i = 0; i < s->make_args.n; i++)
+		kvb_strv_push(&b->base, s->make_args.v[i]);
+	if (ccache) {
+		int has_cc = 0;
+		for (size_t i = 0; i < s->make_args.n; i++)
+			has_cc |= !strncmp(s->make_args.v[i], "CC=", 3);
+		if (!has_cc)
+			kvb_strv_pushf(&b->base, "CC=ccache %s", cc);
+	}
+}
+
+/*
+ * One config item: a fragment merged into .config (merge_config.sh) then make olddefconfig,
+ * or a make target (defconfig). A step that exits non-zero sets *code and *fail.
+ */
+static int config_step(struct build *b, const char *item, int *code, char **fail, struct kvb_error *err)
+{
+	struct kvb_strv a = KVB_STRV_INIT;
+	int rc;
+	if (kvb_build_is_fragment(item)) {
+		char *merge = kvb_xasprintf("%s/scripts/kconfig/merge_config.sh", b->src);
+		kvb_strv_push(&a, merge);
+		kvb_strv_push(&a, "-m");
+		kvb_strv_push(&a, "-O");
+		kvb_strv_push(&a, b->out);
+		kvb_strv_push(&a, b->dotconfig);
+		kvb_strv_push(&a, item);
+		free(merge);
+		log_cmd(b->st.log, kvb_strv_argv(&a));
+		rc = run_step(&b->st, kvb_strv_argv(&a), kvb_strv_argv(&b->env), b->src, code, err);
+		kvb_strv_release(&a);
+		if (rc)
+			return rc;
+		if (*code) {
+			*fail = kvb_xasprintf("merging %s failed (exit status %d)", item, *code);
+			return KVB_OK;
+		}
+		for (size_t j = 0; j < b->base.n; j++)
+			kvb_strv_push(&a, b->base.v[j]);
+		kvb_strv_push(&a, "olddefconfig");
+	} else {
+		for (size_t j = 0; j < b->base.n; j++)
+			kvb_strv_push(&a, b->base.v[j]);
+		kvb_strv_push(&a, item);
+	}
+	log_cmd(b->st.log, kvb_strv_argv(&a));
+	rc = run_step(&b->st, kvb_strv_argv(&a), kvb_strv_argv(&b->env), b->src, code, err);
+	if (!rc && *code)
+		*fail = kvb_xasprintf("make %s failed (exit status %d)", a.v[a.n - 1], *code);
+	kvb_strv_release(&a);
+	return rc;
+}
+
+/*
+ * The .config, made once per pair (the key covers every input of the configuration): every
+ * config item, then the check that it holds the fragments' options; stamped with r->key.
+ */
+static int configure(struct build *b, const struct kvb_build_result *r, int *code, char **fail, struct kvb_error *err)
+{
+	const struct kvb_build_spec *s = b->s;
+	struct kvb_buf sb = KVB_BUF_INIT;
+	char *bad;
+	FILE *f;
+	int rc, done;
+	kvb_buf_read_file(&sb, b->stamp);
+	done = kvb_is_file(b->dotconfig) && sb.data && !strncmp(sb.data, r->key, 16);
+	kvb_buf_release(&sb);
+	if (done)
+		return KVB_OK;
+	for (size_t i = 0; i < s->config.n && !*code; i++)
+		if ((rc = config_step(b, s->config.v[i], code, fail, err)) || *code)
+			return rc;
+	if (!kvb_is_file(b->dotconfig))
+		return kvb_error_set(err, KVB_EINPUT, "build: no .config after the config steps (config: give a "
+						      "make target such as defconfig or tinyconfig first)");
+	if ((bad = config_mismatches(s, b->dotconfig))) {
+		rc = kvb_error_set(err, KVB_EINPUT,
+				   "build: the kernel's Kconfig did not take these fragment options (unmet "
+				   "dependencies?): %s (see %s)",
+				   bad, b->dotconfig);
+		free(bad);
+		return rc;
+	}
+	if ((f = fopen(b->stamp, "w"))) {
+		fprintf(f, "%s\n", r->key);
+		fclose(f);
+	}
+	return KVB_OK;
+}
+
+/* One log: stdout, then stderr (where the compiler's errors are); *fail, if set, gains the time and the log's end. */
+static void join_logs(const char *log, const char *errlog, const struct kvb_build_result *r, char **fail)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	FILE *f;
+	if (!kvb_buf_read_file(&b, errlog) && b.len && (f = fopen(log, "a"))) {
+		fputs("---- stderr ----\n", f);
+		fwrite(b.data, 1, b.len, f);
+		fclose(f);
+	}
+	kvb_buf_release(&b);
+	if (*fail) {
+		char *t = tail_lines(kvb_is_file(errlog) ? errlog : log, 12);
+		char *m = kvb_xasprintf("build of %.12s (%s) failed after %.0f s: %s; end of the log:\n%s", r->sha,
+					r->subject, r->build_s, *fail, t);
+		free(*fail);
+		*fail = m;
+		free(t);
+	}
+	unlink(errlog);
+}
+
+int do_build(const struct kvb_build_spec *s, const char *repo, const char *cc, const char *pair,
+	     const char *tmpdir, const struct kvb_build_opts *o, struct kvb_build_result *r, char **fail,
+	     struct kvb_error *err)
+{
+	char *log = kvb_xasprintf("%s/build.log", tmpdir), *errlog = kvb_xasprintf("%s/build.stderr", tmpdir);
+	char title[64];
+	struct build b = { .s = s, .st = { .title = title, .log = log, .errlog = errlog, .o = o } };
+	int rc, code = 0, ccache = have_program("ccache");
+	char *root = kvb_build_cache_root(o->cache_root);
+
+	b.src = kvb_xasprintf("%s/src", pair);
+	b.out = kvb_xasprintf("%s/out", pair);
+	b.stamp = kvb_xasprintf("%s/.kvb-config-key", b.out);
+	b.dotconfig = kvb_xasprintf("%s/.config", b.out);
+	snprintf(title, sizeof(title), "build %.12s (%.40s)", r->sha, r->describe ? r->describe : "");
+	b.st.t0_ns = kvb_mono_ns();
+	b.st.deadline_ns = b.st.t0_ns + (uint64_t)s->timeout_s * 1000000000ull;
+	*fail = NULL;
+	if ((rc = checkout(repo, b.src, r->sha, err)))
+		goto out;
+	if (kvb_mkdir_p(b.out, 0755)) {
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot create %s: %s", b.out, strerror(errno));
+		goto out;
+	}
+	kvb_strv_pushf(&b.env, "KBUILD_BUILD_VERSION=%.12s", r->sha);
+	if (ccache) {
+		kvb_strv_pushf(&b.env, "CCACHE_DIR=%s/ccache", root);
+		kvb_strv_pushf(&b.env, "CCACHE_BASEDIR=%s", b.src);
+	}
+	kvb_strv_pushf(&b.env, "KVB_SRC=%s", b.src);
+	kvb_strv_pushf(&b.env, "KVB_OUT=%s", b.out);
+	if (s->command) {
+		const char *argv[] = { s->command, NULL };
+		log_cmd(log, argv);
+		if ((rc = run_step(&b.st, argv, kvb_strv_argv(&b.env), b.src, &code, err)))
+			goto out;
+		if (code)
+			*fail = kvb_xasprintf("%s failed (exit status %d)", s->command, code);
+		goto out;
+	}
+	make_base(&b, cc, ccache);
+	if ((rc = configure(&b, r, &code, fail, err)) || code)
+		goto out;
+	log_cmd(log, kvb_strv_argv(&b.base));
+	if ((rc = run_step(&b.st, kvb_strv_argv(&b.base), kvb_strv_argv(&b.env), b.src, &code, err)))
+		goto out;
+	if (code)
+		*fail = kvb_xasprintf("make failed (exit status %d)", code);
+out:
+	r->build_s = (double)(kvb_mono_ns() - b.st.t0_ns) / 1e9;
+	join_logs(log, errlog, r, fail);
+	r->log = kvb_xstrdup(log);
+	kvb_strv_release(&b.env);
+	kvb_strv_release(&b.base);
+	free(b.src);
+	free(b.out);
+	free(log);
+	free(errlog);
+	free(b.stamp);
+	free(b.dotconfig);
+	free(root);
+	return rc;
+}

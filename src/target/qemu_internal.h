@@ -1,0 +1,81 @@
+/*
+ * The qemu target's own header, shared by target/qemu*.c and by nothing else: the board's state,
+ * its time limits, and what one of these files calls in another.
+ */
+#ifndef KVB_TARGET_QEMU_INTERNAL_H
+#define KVB_TARGET_QEMU_INTERNAL_H
+
+#include "target/qemu.h"
+#include "config/platform.h"
+#include "core/buf.h"
+#include "core/datadir.h"
+#include "core/log.h"
+#include "core/util.h"
+
+#define BASE_CMDLINE "console=ttyS0 loglevel=4 panic=-1 root=/dev/vda"
+#define PANIC_TEXT "Kernel panic - not syncing"
+
+/* The first build of the board runs mmdebstrap: about 30 s, far more on a slow mirror. */
+#define BOARD_BUILD_TIMEOUT_MS (30u * 60 * 1000)
+#define SCRIPT_TIMEOUT_MS (120u * 1000)
+
+/* One ssh readiness attempt: QEMU's user network can swallow an early connection. A probe
+ * that times out doubles the next one's wait, up to PROBE_MAX_MS: on a slow guest (an
+ * instruction clock on a loaded host) every probe left waiting is one more unauthenticated
+ * connection, and past sshd's MaxStartups (10) sshd drops new ones, so probing every 300 ms
+ * with 3 s each kept it from ever sending a banner (seen: 900 s, "past MaxStartups"). */
+#define PROBE_TIMEOUT_MS 3000u
+#define PROBE_MAX_MS 30000u
+#define SSH_CHECK_TIMEOUT_MS 15000u
+#define POWEROFF_WAIT_MS 15000u
+
+/* sshd answers but logins keep failing (wrong key, refused host key): give up after this. */
+#define LOGIN_GRACE_MS 30000u
+
+struct qemu_priv {
+	char *board_dir;
+	char *script;
+	char *qemu_bin;
+	char *accel, *cpu, *machine, *user;
+	long long smp, memory_mb, conf_port;
+	int icount;             /* clock: instructions */
+	struct kvb_strv extra;
+	char *run_dir;          /* private mkdtemp directory: known_hosts, qemu.log, default console */
+	int board_checked;      /* board script `build` succeeded once */
+
+	struct kvb_bgproc proc; /* pid 0 when no QEMU runs */
+	int port;
+	uint64_t marker_ms, ready_ms;
+	char *kernel, *initrd, *cmdline, *console; /* last boot, owned */
+
+	cJSON *ssh_conn;              /* synthesised connection mapping for the ssh target */
+	struct kvb_platform ssh_plat; /* shallow copy of the platform with conn replaced; never released */
+	struct kvb_target ssh;
+	int ssh_open;
+};
+
+/* qemu_vm.c */
+int ensure_board(struct qemu_priv *p, struct kvb_error *err);
+int free_port(struct kvb_error *err);
+int sshd_answers(int port, int timeout_ms);
+int qemu_exited(struct qemu_priv *p, int *status);
+/* After `poweroff -f`: waits up to wait_ms (ms) for QEMU to exit, stopping it as soon as the console says the
+ * kernel halted or powered down; 1 when it had to be killed while the guest had not said so (qemu_vm.c). */
+int qemu_stop_halted(struct qemu_priv *p, uint64_t wait_ms);
+void ssh_detach(struct qemu_priv *p);
+int qemu_stop(struct qemu_priv *p, uint64_t wait_ms);
+int write_known_hosts(struct qemu_priv *p, const char *path, struct kvb_error *err);
+int ssh_attach(struct kvb_target *t, struct qemu_priv *p, struct kvb_error *err);
+char *console_line(const struct kvb_buf *c, const char *needle);
+void set_last(char **slot, const char *v);
+int qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *initrd, const char *cmdline,
+	       const char *console, struct kvb_error *err);
+char *exit_reason(struct qemu_priv *p, const struct kvb_buf *console);
+int resolve_boot_files(struct qemu_priv *p, const char *kernel, const char *initrd, char **vmlinuz,
+		       char **initrd_path, struct kvb_error *err);
+
+/* qemu.c */
+struct qemu_priv *priv_of(const struct kvb_target *t);
+char *qemu_escape(const char *s);
+
+#endif

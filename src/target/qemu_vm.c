@@ -1,0 +1,435 @@
+/* Implements the qemu target's VM: the board image built, QEMU started and stopped, its console read, and its sshd reached over a forwarded port. */
+#include "target/qemu_internal.h"
+
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Runs the board script with args; on success *out (if non-NULL) gets its last stdout line. */
+static int run_script(struct qemu_priv *p, const char *const *args, uint64_t timeout_ms, char **out,
+		      struct kvb_error *err)
+{
+	struct kvb_strv argv = KVB_STRV_INIT;
+	struct kvb_exec_result r;
+	struct kvb_spawn_opts o = { 0 };
+	int rc;
+
+	kvb_strv_push(&argv, p->script);
+	kvb_strv_push(&argv, "-d");
+	kvb_strv_push(&argv, p->board_dir);
+	for (size_t i = 0; args[i]; i++)
+		kvb_strv_push(&argv, args[i]);
+	o.argv = kvb_strv_argv(&argv);
+	o.timeout_ms = timeout_ms;
+	kvb_exec_result_init(&r);
+	rc = kvb_spawn_run(&o, &r, err);
+	if (!rc && r.exit_code != 0) {
+		char how[64];
+		const char *e = r.err.len ? r.err.data : r.out.data;
+		/* The script's own message is its last stderr line. */
+		size_t n = strlen(e);
+		while (n && e[n - 1] == '\n')
+			n--;
+		size_t s = n;
+		while (s && e[s - 1] != '\n')
+			s--;
+		rc = kvb_error_set(err, KVB_EINPUT, "'%s %s' failed (%s): %.*s", p->script, args[0],
+				   kvb_exec_describe(&r, how, sizeof(how)), (int)(n - s > 500 ? 500 : n - s), e + s);
+	} else if (rc) {
+		kvb_error_prefix(err, "board script");
+	}
+	if (!rc && out) {
+		size_t n = r.out.len;
+		while (n && (r.out.data[n - 1] == '\n' || r.out.data[n - 1] == '\r'))
+			n--;
+		size_t s = n;
+		while (s && r.out.data[s - 1] != '\n')
+			s--;
+		*out = kvb_xstrndup(r.out.data + s, n - s);
+		if (!**out) {
+			free(*out);
+			*out = NULL;
+			rc = kvb_error_set(err, KVB_EINPUT, "'%s %s' printed nothing", p->script, args[0]);
+		}
+	}
+	kvb_exec_result_release(&r);
+	kvb_strv_release(&argv);
+	return rc;
+}
+
+int ensure_board(struct qemu_priv *p, struct kvb_error *err)
+{
+	const char *args[] = { "build", NULL };
+	char *img;
+	int rc;
+	if (p->board_checked)
+		return KVB_OK;
+	rc = run_script(p, args, BOARD_BUILD_TIMEOUT_MS, NULL, err);
+	if (rc)
+		return rc;
+	img = kvb_xasprintf("%s/rootfs.ext4", p->board_dir);
+	if (!kvb_is_file(img))
+		rc = kvb_error_set(err, KVB_EINPUT, "board script left no '%s'", img);
+	free(img);
+	p->board_checked = !rc;
+	return rc;
+}
+
+/* A port on 127.0.0.1 that nobody listens on right now (the kernel picks it). */
+int free_port(struct kvb_error *err)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = 0 };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) && !getsockname(fd, (struct sockaddr *)&a, &len))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	if (port <= 0)
+		return -kvb_error_set(err, KVB_ETARGET, "cannot find a free port on 127.0.0.1: %s", strerror(errno));
+	return port;
+}
+
+/*
+ * One bounded readiness probe: connects to the forwarded port and waits for
+ * the "SSH-" identification line (RFC 4253 §4.2). QEMU accepts the TCP
+ * connection itself before the guest listens, so only the banner proves sshd.
+ */
+int sshd_answers(int port, int timeout_ms)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	struct pollfd pf;
+	char buf[64];
+	int fd, ok = 0, soerr = 0;
+	socklen_t sl = sizeof(soerr);
+	uint64_t t0 = kvb_mono_ns();
+	size_t got = 0;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return 0;
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) && errno != EINPROGRESS)
+		goto out;
+	pf.fd = fd;
+	pf.events = POLLOUT;
+	if (poll(&pf, 1, timeout_ms) != 1 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) || soerr)
+		goto out;
+	while (got < 4) {
+		int left = timeout_ms - (int)((kvb_mono_ns() - t0) / 1000000);
+		ssize_t n;
+		pf.events = POLLIN;
+		if (left <= 0 || poll(&pf, 1, left) != 1)
+			goto out;
+		n = read(fd, buf + got, sizeof(buf) - got);
+		if (n <= 0)
+			goto out;
+		got += (size_t)n;
+	}
+	ok = !memcmp(buf, "SSH-", 4);
+out:
+	close(fd);
+	return ok;
+}
+
+/* Reaps QEMU if it exited; returns 1 (and fills *status) when it is gone. */
+int qemu_exited(struct qemu_priv *p, int *status)
+{
+	pid_t w;
+	if (!p->proc.pid)
+		return 1;
+	do
+		w = waitpid(p->proc.pid, status, WNOHANG);
+	while (w == -1 && errno == EINTR);
+	if (w == p->proc.pid || (w == -1 && errno == ECHILD)) {
+		if (p->proc.out_fd >= 0)
+			close(p->proc.out_fd);
+		p->proc.out_fd = -1;
+		p->proc.pid = 0;
+		return 1;
+	}
+	return 0;
+}
+
+void ssh_detach(struct qemu_priv *p)
+{
+	if (p->ssh_open)
+		kvb_target_close(&p->ssh);
+	p->ssh_open = 0;
+}
+
+/* Waits up to wait_ms for QEMU to exit by itself, then stops it. Returns 1 if it had to be killed. */
+int qemu_stop(struct qemu_priv *p, uint64_t wait_ms)
+{
+	uint64_t t0 = kvb_mono_ns();
+	int status;
+	ssh_detach(p);
+	while (!qemu_exited(p, &status)) {
+		if (kvb_mono_ns() - t0 >= wait_ms * 1000000ull) {
+			kvb_spawn_stop(&p->proc, SIGTERM, 3000);
+			return 1;
+		}
+		kvb_sleep_ms(50);
+	}
+	return 0;
+}
+
+/*
+ * The kernel's last words before it stops for good (kernel/reboot.c, pr_fmt "reboot: "): a
+ * kernel that cannot power the machine off (no ACPI: tinyconfig and most built kernels) halts
+ * instead, and QEMU keeps running a stopped guest. Waiting out POWEROFF_WAIT_MS for it to exit
+ * cost every boot after a run's first one 15 s (issue 39: boots ready 16 s after start in a
+ * kernel's first round, 40-52 s in later ones).
+ */
+static const char *const halted_text[] = { "reboot: System halted", "reboot: Power down", NULL };
+
+/*
+ * After `poweroff -f`: waits up to wait_ms for QEMU to exit, but stops it as soon as the
+ * console says the kernel halted or powered down (nothing more can happen in the guest).
+ * Returns 1 when it had to be killed while the guest had not said so.
+ */
+int qemu_stop_halted(struct qemu_priv *p, uint64_t wait_ms)
+{
+	uint64_t t0 = kvb_mono_ns();
+	struct kvb_buf con = KVB_BUF_INIT;
+	int status, halted = 0;
+	ssh_detach(p);
+	while (!qemu_exited(p, &status)) {
+		if (!halted && p->console) {
+			kvb_buf_reset(&con);
+			kvb_buf_read_file(&con, p->console);
+			for (size_t i = 0; con.data && halted_text[i] && !halted; i++)
+				halted = strstr(con.data, halted_text[i]) != NULL;
+		}
+		if (halted || kvb_mono_ns() - t0 >= wait_ms * 1000000ull) {
+			kvb_spawn_stop(&p->proc, SIGTERM, 3000);
+			kvb_buf_release(&con);
+			return !halted;
+		}
+		kvb_sleep_ms(50);
+	}
+	kvb_buf_release(&con);
+	return 0;
+}
+
+/* Writes the per-boot known_hosts: the board's host key for [127.0.0.1]:port only. */
+int write_known_hosts(struct qemu_priv *p, const char *path, struct kvb_error *err)
+{
+	struct kvb_buf key = KVB_BUF_INIT;
+	char *pub = kvb_xasprintf("%s/ssh_host_ed25519_key.pub", p->board_dir);
+	FILE *f;
+	int rc = KVB_OK;
+	if (kvb_buf_read_file(&key, pub)) {
+		rc = kvb_error_set(err, KVB_EINPUT, "cannot read the board's host key '%s': %s", pub, strerror(errno));
+		goto out;
+	}
+	/* "ssh-ed25519 AAAA... comment": keep type and key. */
+	char *sp = strchr(key.data, ' ');
+	size_t n = sp ? (size_t)(sp + 1 - key.data) + strcspn(sp + 1, " \n") : 0;
+	if (!n) {
+		rc = kvb_error_set(err, KVB_EINPUT, "'%s' holds no public key", pub);
+		goto out;
+	}
+	f = fopen(path, "w");
+	if (!f)
+		rc = kvb_error_set(err, KVB_ETARGET, "cannot write '%s': %s", path, strerror(errno));
+	else if ((fprintf(f, "[127.0.0.1]:%d %.*s\n", p->port, (int)n, key.data) < 0) | fclose(f))
+		rc = kvb_error_set(err, KVB_ETARGET, "cannot write '%s'", path);
+out:
+	kvb_buf_release(&key);
+	free(pub);
+	return rc;
+}
+
+/* Opens the inner ssh target on the synthesised connection to the forwarded port. */
+int ssh_attach(struct kvb_target *t, struct qemu_priv *p, struct kvb_error *err)
+{
+	char *key = kvb_xasprintf("%s/id_ed25519", p->board_dir), *kh = kvb_xasprintf("%s/known_hosts", p->run_dir);
+	int rc;
+
+	ssh_detach(p);
+	if (!kvb_target_find("ssh")) {
+		rc = kvb_error_set(err, KVB_ETARGET, "the qemu target needs the ssh target, which this build lacks");
+		goto out;
+	}
+	cJSON_Delete(p->ssh_conn);
+	p->ssh_conn = cJSON_CreateObject();
+	cJSON_AddStringToObject(p->ssh_conn, "type", "ssh");
+	cJSON_AddStringToObject(p->ssh_conn, "host", "127.0.0.1");
+	cJSON_AddNumberToObject(p->ssh_conn, "port", p->port);
+	cJSON_AddStringToObject(p->ssh_conn, "user", p->user);
+	cJSON_AddStringToObject(p->ssh_conn, "key", key);
+	cJSON_AddStringToObject(p->ssh_conn, "known_hosts", kh);
+	cJSON_AddStringToObject(p->ssh_conn, "host_key", "strict");
+	/* Bounds each attempt; the boot loop retries until its own deadline. */
+	cJSON_AddNumberToObject(p->ssh_conn, "connect_timeout_s", 10);
+	/* A guest that dropped the connection has usually died with QEMU: fail soon. */
+	cJSON_AddNumberToObject(p->ssh_conn, "reconnect_deadline_s", 20);
+	/* With an instruction clock every packet lands at some guest instant the host chose: none
+	 * flows while a command runs (its request goes before, its output after), so no keepalive.
+	 * QEMU is ours: a dead guest is seen by QEMU exiting, not by a silent connection. */
+	if (p->icount)
+		cJSON_AddNumberToObject(p->ssh_conn, "keepalive_s", 0);
+	if (t->plat)
+		p->ssh_plat = *t->plat;
+	else
+		memset(&p->ssh_plat, 0, sizeof(p->ssh_plat));
+	p->ssh_plat.conn = p->ssh_conn;
+	p->ssh_plat.conn_type = "ssh";
+	if (!p->ssh_plat.name)
+		p->ssh_plat.name = "qemu";
+	if (!p->ssh_plat.file)
+		p->ssh_plat.file = "(qemu target)";
+	if (!p->ssh_plat.workdir)
+		p->ssh_plat.workdir = "/tmp/kvbench";
+	rc = kvb_target_open(&p->ssh, &p->ssh_plat, err);
+	p->ssh.cancel = t->cancel;
+	p->ssh_open = !rc;
+out:
+	free(key);
+	free(kh);
+	return rc;
+}
+
+/* The console line holding needle (or the last non-empty line if needle is NULL), for messages. Owned. */
+char *console_line(const struct kvb_buf *c, const char *needle)
+{
+	const char *s = NULL, *e;
+	if (needle)
+		s = strstr(c->data, needle);
+	if (!s) {
+		size_t n = c->len;
+		while (n && (c->data[n - 1] == '\n' || c->data[n - 1] == '\r'))
+			n--;
+		size_t b = n;
+		while (b && c->data[b - 1] != '\n')
+			b--;
+		return kvb_xstrndup(c->data + b, n - b > 300 ? 300 : n - b);
+	}
+	while (s > c->data && s[-1] != '\n')
+		s--;
+	e = s + strcspn(s, "\r\n");
+	return kvb_xstrndup(s, (size_t)(e - s) > 300 ? 300 : (size_t)(e - s));
+}
+
+void set_last(char **slot, const char *v)
+{
+	char *c = v ? kvb_xstrdup(v) : NULL;
+	free(*slot);
+	*slot = c;
+}
+
+/* Starts QEMU for one boot attempt. */
+int qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *initrd, const char *cmdline,
+	       const char *console, struct kvb_error *err)
+{
+	struct kvb_strv a = KVB_STRV_INIT;
+	char *img = kvb_xasprintf("%s/rootfs.ext4", p->board_dir);
+	char *eimg = qemu_escape(img), *econs = qemu_escape(console);
+	char *log = kvb_xasprintf("%s/qemu.log", p->run_dir);
+	struct kvb_spawn_opts o = { 0 };
+	int rc;
+
+	kvb_strv_push(&a, p->qemu_bin);
+	kvb_strv_push(&a, "-accel");
+	kvb_strv_push(&a, p->accel);
+	if (p->icount) {
+		/* guest time advances 2^0 ns per instruction; sleep=off: an idle guest jumps to its next
+		 * timer instead of waiting for the host's clock (docs/system/qemu-manpage: -icount) */
+		kvb_strv_push(&a, "-icount");
+		kvb_strv_push(&a, "shift=0,sleep=off");
+	}
+	kvb_strv_push(&a, "-cpu");
+	kvb_strv_push(&a, p->cpu);
+	kvb_strv_push(&a, "-smp");
+	kvb_strv_pushf(&a, "%lld", p->smp);
+	kvb_strv_push(&a, "-m");
+	kvb_strv_pushf(&a, "%lld", p->memory_mb);
+	kvb_strv_push(&a, "-machine");
+	kvb_strv_push(&a, p->machine);
+	kvb_strv_push(&a, "-kernel");
+	kvb_strv_push(&a, vmlinuz);
+	kvb_strv_push(&a, "-initrd");
+	kvb_strv_push(&a, initrd);
+	kvb_strv_push(&a, "-append");
+	kvb_strv_pushf(&a, "%s%s%s", BASE_CMDLINE, cmdline && *cmdline ? " " : "", cmdline ? cmdline : "");
+	kvb_strv_push(&a, "-drive");
+	kvb_strv_pushf(&a, "file=%s,if=virtio,format=raw,snapshot=on", eimg);
+	kvb_strv_push(&a, "-netdev");
+	kvb_strv_pushf(&a, "user,id=n0,hostfwd=tcp:127.0.0.1:%d-:22", p->port);
+	kvb_strv_push(&a, "-device");
+	kvb_strv_push(&a, "virtio-net-pci,netdev=n0,romfile=");
+	kvb_strv_push(&a, "-serial");
+	kvb_strv_pushf(&a, "file:%s", econs);
+	kvb_strv_push(&a, "-display");
+	kvb_strv_push(&a, "none");
+	kvb_strv_push(&a, "-monitor");
+	kvb_strv_push(&a, "none");
+	kvb_strv_push(&a, "-no-reboot");
+	for (size_t i = 0; i < p->extra.n; i++)
+		kvb_strv_push(&a, p->extra.v[i]);
+
+	unlink(console);
+	unlink(log);
+	o.argv = kvb_strv_argv(&a);
+	/* QEMU says why it failed on stderr; stdout has nothing with -display none. */
+	o.stdout_path = "/dev/null";
+	o.stderr_path = log;
+	rc = kvb_spawn_bg(&o, &p->proc, err);
+	if (!rc)
+		kvb_debug("qemu: started pid %d, ssh on 127.0.0.1:%d, console %s", (int)p->proc.pid, p->port, console);
+	kvb_strv_release(&a);
+	free(img);
+	free(eimg);
+	free(econs);
+	free(log);
+	return rc;
+}
+
+/* Why QEMU exited early: its own last message (qemu.log), else the console's. Owned. */
+char *exit_reason(struct qemu_priv *p, const struct kvb_buf *console)
+{
+	struct kvb_buf l = KVB_BUF_INIT;
+	char *log = kvb_xasprintf("%s/qemu.log", p->run_dir), *why;
+	kvb_buf_read_file(&l, log);
+	why = console_line(l.len ? &l : console, NULL);
+	kvb_buf_release(&l);
+	free(log);
+	return why;
+}
+
+/* The kernel to boot (a Debian kernel directory's vmlinuz, found by the board script) and its initrd. */
+int resolve_boot_files(struct qemu_priv *p, const char *kernel, const char *initrd, char **vmlinuz,
+		       char **initrd_path, struct kvb_error *err)
+{
+	int rc;
+	if (kvb_is_dir(kernel)) {
+		const char *args[] = { "kernel", kernel, NULL };
+		char *line = NULL;
+		rc = run_script(p, args, SCRIPT_TIMEOUT_MS, &line, err);
+		if (rc)
+			return rc;
+		*vmlinuz = kvb_xstrndup(line, strcspn(line, "\t"));
+		free(line);
+	} else {
+		*vmlinuz = kvb_xstrdup(kernel);
+	}
+	if (initrd) {
+		*initrd_path = kvb_xstrdup(initrd);
+		return KVB_OK;
+	}
+	const char *args[] = { "initrd", kernel, NULL };
+	return run_script(p, args, SCRIPT_TIMEOUT_MS, initrd_path, err);
+}
