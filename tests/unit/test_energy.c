@@ -494,6 +494,62 @@ static void test_util__snapshots_give_min_mean_max_per_cpu(void)
 	kvb_metrics_release(&m);
 }
 
+/* issue 40: NO_HZ iowait going back (sysstat #14, proc(5)) is held, not the interval thrown away. */
+static void test_util__iowait_going_back_is_held_per_field(void)
+{
+	/* cpu0: busy 10 of 20 ticks, then an idle interval whose iowait fell 3 while idle rose 20 (0 %),
+	 * then busy 10 of 18 (iowait from the held 5 to 6): min 0; before, the idle interval
+	 * vanished (min 47.6).  */
+	const char *text = "uptime 1.00\ncpu0 100 0 0 100 5 0 0 0\n---\n"
+			   "uptime 1.20\ncpu0 110 0 0 110 5 0 0 0\n---\n"
+			   "uptime 1.40\ncpu0 110 0 0 130 2 0 0 0\n---\n"
+			   "uptime 1.60\ncpu0 120 0 0 137 6 0 0 0\n---\n";
+	struct kvb_metrics m;
+	char why[128];
+	kvb_metrics_init(&m);
+	CHECK(kvb_util_from_snapshots(text, &m, why, sizeof(why)) == 0);
+	CHECK(m.n == 3);
+	CHECK_NEAR(m.v[0].value, 0, 1e-12);
+	CHECK_NEAR(m.v[1].value, (50.0 + 0 + 10.0 / 18 * 100) / 3, 1e-9);
+	CHECK_NEAR(m.v[2].value, 100.0 * 10 / 18, 1e-9);
+	CHECK(m.witnesses.n == 1);
+	CHECK_STR(m.witnesses.v[0].subject, "cpu0 iowait");
+	CHECK(m.witnesses.v[0].verdict == KVB_WIT_OK);
+	CHECK_CONTAINS(m.witnesses.v[0].detail, "below its previous value in 1 of 3 intervals");
+	kvb_metrics_release(&m);
+}
+
+/* issue 40 item 2: a CPU offline for part of the job and back by its end is seen in the samples. */
+static void test_util__cpu_missing_from_a_sample_is_hotplug(void)
+{
+	const char *text = "uptime 5.00\ncpu0 100 0 0 100 0 0 0 0\ncpu1 100 0 0 100 0 0 0 0\n---\n"
+			   "uptime 5.10\ncpu0 105 0 0 105 0 0 0 0\n---\n"
+			   "uptime 5.20\ncpu0 110 0 0 110 0 0 0 0\ncpu1 101 0 0 10 0 0 0 0\n---\n"
+			   "uptime 5.30\ncpu0 115 0 0 115 0 0 0 0\ncpu1 106 0 0 15 0 0 0 0\n---\n";
+	struct kvb_metrics m;
+	char why[128];
+	kvb_metrics_init(&m);
+	CHECK(kvb_util_from_snapshots(text, &m, why, sizeof(why)) == 0);
+	CHECK(m.n == 6);
+	CHECK_NEAR(m.v[4].value, 50, 1e-12); /* cpu1 mean: the one interval after it came back */
+	CHECK(kvb_witnesses_count(&m.witnesses, KVB_WIT_CHANGED) == 1);
+	CHECK_STR(m.witnesses.v[0].kind, "hotplug");
+	CHECK_STR(m.witnesses.v[0].subject, "cpu1 /proc/stat");
+	CHECK_CONTAINS(m.witnesses.v[0].detail, "missing from 1 of the 4 /proc/stat samples (uptime 5.10 to 5.10 s)");
+	kvb_metrics_release(&m);
+	/* no line missing, but idle restarted (pcp #1507: 1180890 -> 1400 ms after offline/online) */
+	kvb_metrics_init(&m);
+	CHECK(kvb_util_from_snapshots("uptime 7.00\ncpu0 500 0 100 118089 0 0 0 0\n---\n"
+				      "uptime 7.50\ncpu0 520 0 105 140 0 0 0 0\n---\n"
+				      "uptime 8.00\ncpu0 540 0 105 160 0 0 0 0\n---\n",
+				      &m, why, sizeof(why)) == 0);
+	CHECK(m.n == 3);
+	CHECK_NEAR(m.v[1].value, 50, 1e-12);
+	CHECK(kvb_witnesses_count(&m.witnesses, KVB_WIT_CHANGED) == 1);
+	CHECK_CONTAINS(m.witnesses.v[0].detail, "restarted between the samples at uptime 7.00 and 7.50 s");
+	kvb_metrics_release(&m);
+}
+
 static void test_cpulist__ranges_and_errors(void)
 {
 	unsigned char set[16];
@@ -518,6 +574,8 @@ static void test_cpulist__ranges_and_errors(void)
 	T(test_metrics__channels_and_platform_sums)                                                                   \
 	T(test_store__job_commit_keeps_every_sample_and_exports_them)                                                 \
 	T(test_import__attaches_csv_to_job_and_replaces_on_reimport)                                                  \
+	T(test_util__iowait_going_back_is_held_per_field)                                                              \
+	T(test_util__cpu_missing_from_a_sample_is_hotplug)                                                             \
 	T(test_util__snapshots_give_min_mean_max_per_cpu)                                                             \
 	T(test_cpulist__ranges_and_errors)
 #include "test_main.h"
