@@ -83,5 +83,55 @@ check "a changed hotplug witness for cpu1, missing from a sample" test "$(cnt ho
 check "an event of the job says so" test "$(cnt hotplug "event where job_id is not null and message like '%cpu1 went offline during the job%'")" = 1
 check "cpu1 util_mean from the interval it was back: 50 %" test "$(val hotplug util_mean "json_extract(classifiers,'\$.cpu')='1'")" = 50
 
+# 3. cpufreq stats/reset written during the job (as kernel-manager apps do; FK Kernel Manager
+# #103): before the reset the board ran 300 ticks at 500 MHz, after it 300 at 500 and 100 at
+# 1000, then 300 more at 500: 900 at 500 MHz, 100 at 1 GHz, mean 550 MHz. The rows at the end
+# (600, 100) are below the start's at 500 MHz (10000): before, that row counted 0 and the job was
+# stored as 1000 MHz, 100 % at 1 GHz.
+rm -rf "$R"
+tis() { put "$cpu/cpu$1/cpufreq/stats/time_in_state" "$2"; }
+tis 0 $'500000 10000\n1000000 20'
+cat >"$T/states.sh" <<'SH'
+tis() { put "$cpu/cpu$1/cpufreq/stats/time_in_state" "$2"; }
+S="$W/run-*/cpufreq-tis.txt"
+tis 0 $'500000 10300\n1000000 20'; seen "$S" "500000 10300"
+tis 0 $'500000 0\n1000000 0'       # what a write to stats/reset does
+tis 0 $'500000 300\n1000000 100'; seen "$S" "500000 300"
+tis 0 $'500000 600\n1000000 100'
+SH
+platform "{cpufreq: {type: cpufreq}}" 'topology: {clusters: [{name: little, cpus: "0-1"}]}'
+run reset cpufreq
+check "reset: job ok ($(status reset))" test "$(status reset)" = "0:ok"
+check "freq_mean 550 MHz, not 1000 (got $(val reset freq_mean 1))" test "$(val reset freq_mean 1)" = 550
+check "90 % at 500 MHz" test "$(val reset freq_residency "json_extract(classifiers,'\$.freq_mhz')='500'")" = 90
+check "a changed counter witness says time_in_state restarted" test "$(cnt reset "witness where kind='counter' and subject='little time_in_state' and verdict='changed' and detail like '%restarted between the readings at uptime % and uptime %rows went back to 0: stats/reset%'")" = 1
+check "and an event of the job" test "$(cnt reset "event where job_id is not null and message like '%time_in_state restarted%'")" = 1
+
+# 4. The big cluster hotplugged off and back within the job: the kernel frees its cpufreq stats
+# with the policy and recreates them when a CPU comes back (cpufreq-stats.rst; collectd #1823).
+# Big ran 100 ticks at 1 GHz and 200 at 2 GHz, went out (stats gone, online 0-1), came back with
+# a new table (150 at 500 MHz, 300 at 1 GHz, 400 at 2 GHz), then 200 more at 1 GHz and 400 at 2:
+# 150/600/1000 ticks, mean 1528.57 MHz. Before: every row but 500 MHz was below its start value,
+# stored as 500 MHz. The online list is 0-3 at both ends.
+rm -rf "$R"
+put "$cpu/online" "0-3"
+tis 0 $'500000 100\n1000000 100'
+tis 2 $'500000 100\n1000000 5000\n2000000 5000'
+cat >"$T/states.sh" <<'SH'
+tis() { put "$cpu/cpu$1/cpufreq/stats/time_in_state" "$2"; }
+S="$W/run-*/cpufreq-tis.txt"
+tis 0 $'500000 200\n1000000 100'; tis 2 $'500000 100\n1000000 5100\n2000000 5200'; seen "$S" "2000000 5200"
+put "$cpu/online" "0-1"; rm -f "$cpu/cpu2/cpufreq/stats/time_in_state"; seen "$S" "online 0-1"
+tis 2 $'500000 150\n1000000 300\n2000000 400'; put "$cpu/online" "0-3"; seen "$S" "2000000 400"
+tis 2 $'500000 150\n1000000 500\n2000000 800'; tis 0 $'500000 300\n1000000 100'
+SH
+platform "{cpufreq: {type: cpufreq}}" 'topology: {clusters: [{name: little, cpus: "0-1"}, {name: big, cpus: "2-3"}]}'
+run replug cpufreq
+check "replug: job ok ($(status replug))" test "$(status replug)" = "0:ok"
+check "big freq_mean 1528.57 MHz, not 500 (got $(val replug freq_mean "json_extract(classifiers,'\$.cluster')='big'"))" test "$(val replug freq_mean "json_extract(classifiers,'\$.cluster')='big'")" = 1528.57
+check "little kept: 500 MHz" test "$(val replug freq_mean "json_extract(classifiers,'\$.cluster')='little'")" = 500
+check "big's restart is a changed witness naming the offline cluster" test "$(cnt replug "witness where subject='big time_in_state' and verdict='changed' and detail like '%the cluster was offline between them: its stats were freed%'")" = 1
+check "the online list sampled: a hotplug witness though both ends say 0-3" test "$(cnt replug "witness where kind='hotplug' and verdict='changed' and expected='0-3' and observed='0-1' and detail like '%back to 0-3%'")" = 1
+
 [ "$fail" -eq 0 ] || cat "$T"/*.err >&2
 finish
