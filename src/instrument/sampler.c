@@ -25,8 +25,6 @@ static const char loop_fmt[] =
 	"while :; do read u x </proc/uptime; echo \"uptime $u\"; snap \"$@\"; echo ---; "
 	"case $how in sleep) sleep \"$i\";; usleep) usleep \"$us\";; *) sleep \"$w\";; esac; done";
 
-static const char once_fmt[] = "snap() { %s\n}; read u x </proc/uptime; echo \"uptime $u\"; snap \"$@\"; echo ---";
-
 static void push_args(struct kvb_strv *a, const char *const *args)
 {
 	for (size_t i = 0; args && args[i]; i++)
@@ -88,27 +86,6 @@ void kvb_sampler_release(struct kvb_sampler *s, struct kvb_target *t)
 		kvb_target_bg_kill(t, &s->pid);
 	free(s->remote);
 	memset(s, 0, sizeof(*s));
-}
-
-int kvb_sampler_once(struct kvb_target *t, const char *body, const char *const *args, char **text,
-		     struct kvb_error *err)
-{
-	struct kvb_strv a = KVB_STRV_INIT;
-	char *script = kvb_xasprintf(once_fmt, body);
-	struct kvb_exec_result r;
-	int rc;
-	kvb_strv_push(&a, "sh");
-	kvb_strv_push(&a, "-c");
-	kvb_strv_push(&a, script);
-	kvb_strv_push(&a, "sh");
-	push_args(&a, args);
-	kvb_exec_result_init(&r);
-	rc = kvb_target_exec(t, kvb_strv_argv(&a), 30000, &r, err);
-	*text = rc ? NULL : kvb_buf_detach(&r.out);
-	kvb_exec_result_release(&r);
-	kvb_strv_release(&a);
-	free(script);
-	return rc;
 }
 
 int kvb_snapshots_next(const char **cursor, double *uptime_s, char **body)

@@ -38,10 +38,6 @@ int kvb_sampler_text(const struct kvb_sampler *s, struct kvb_target *t, char **t
 /* Kills a loop still running (cleanup paths) and frees s's strings. */
 void kvb_sampler_release(struct kvb_sampler *s, struct kvb_target *t);
 
-/* One snapshot now, in the loop's format ("uptime S\n" BODY's output "---\n"): the end readings. */
-int kvb_sampler_once(struct kvb_target *t, const char *body, const char *const *args, char **text,
-		     struct kvb_error *err);
-
 /*
  * Splits sampler output: from *cursor, the next whole snapshot. *uptime_s its uptime line (-1
  * when it had none), *body (owned by the caller) what the body printed. Returns 0, or -1 at

@@ -550,6 +550,34 @@ static void test_util__cpu_missing_from_a_sample_is_hotplug(void)
 	kvb_metrics_release(&m);
 }
 
+/* prometheus/procfs #84: /proc/stat lists online CPUs only, numbered with gaps (cpu0, cpu1, cpu8,
+ * cpu9 of a machine with most CPUs offline, real lines); sysstat #327: a CPU hot-added during the
+ * interval (cpu16 here) appears in a later sample. Each CPU is its own number; the gaps are no
+ * hotplug; the one that appeared is. */
+static void test_util__cpu_numbering_gaps_and_a_cpu_that_appears(void)
+{
+	const char *text = "uptime 10.00\ncpu  8955653 5338 10313729 6891866013 1194210 0 38962 0 0 0\n"
+			   "cpu0 138803 9 56167 172504763 16187 0 1296 0 0 0\ncpu1 322651 754 427280 171926334 25235 0 1291 0 0 0\n"
+			   "cpu8 199865 3 91024 172386730 20071 0 646 0 0 0\ncpu9 326453 474 412719 171934902 24410 0 723 0 0 0\n---\n"
+			   "uptime 11.00\ncpu0 138853 9 56167 172504813 16187 0 1296 0 0 0\ncpu1 322651 754 427280 171926434 25235 0 1291 0 0 0\n"
+			   "cpu8 199965 3 91024 172386730 20071 0 646 0 0 0\ncpu9 326453 474 412719 171935002 24410 0 723 0 0 0\n---\n"
+			   "uptime 12.00\ncpu0 138903 9 56167 172504863 16187 0 1296 0 0 0\ncpu1 322651 754 427280 171926534 25235 0 1291 0 0 0\n"
+			   "cpu8 200065 3 91024 172386730 20071 0 646 0 0 0\ncpu9 326453 474 412719 171935102 24410 0 723 0 0 0\n"
+			   "cpu16 181309 2 66982 172442461 21437 0 788 0 0 0\n---\n";
+	struct kvb_metrics m;
+	char why[128];
+	kvb_metrics_init(&m);
+	CHECK(kvb_util_from_snapshots(text, &m, why, sizeof(why)) == 0);
+	CHECK(m.n == 12); /* cpu0, 1, 8, 9: cpu16 has no interval yet */
+	CHECK_STR(cJSON_GetObjectItem(m.v[6].classifiers, "cpu")->valuestring, "8");
+	CHECK_NEAR(m.v[7].value, 100, 1e-12); /* cpu8 busy throughout */
+	CHECK_NEAR(m.v[1].value, 50, 1e-12);  /* cpu0 */
+	CHECK(m.witnesses.n == 1);
+	CHECK_STR(m.witnesses.v[0].subject, "cpu16 /proc/stat");
+	CHECK_CONTAINS(m.witnesses.v[0].detail, "cpu16 came online during the job");
+	kvb_metrics_release(&m);
+}
+
 static void test_cpulist__ranges_and_errors(void)
 {
 	unsigned char set[16];
@@ -576,6 +604,7 @@ static void test_cpulist__ranges_and_errors(void)
 	T(test_import__attaches_csv_to_job_and_replaces_on_reimport)                                                  \
 	T(test_util__iowait_going_back_is_held_per_field)                                                              \
 	T(test_util__cpu_missing_from_a_sample_is_hotplug)                                                             \
+	T(test_util__cpu_numbering_gaps_and_a_cpu_that_appears)                                                        \
 	T(test_util__snapshots_give_min_mean_max_per_cpu)                                                             \
 	T(test_cpulist__ranges_and_errors)
 #include "test_main.h"
