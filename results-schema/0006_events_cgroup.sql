@@ -1,4 +1,4 @@
--- Nothing silent (DESIGN.md §5): every warning or error printed during a run is an event
+-- Nothing silent (docs/design.md#backends-and-capabilities): every warning or error printed during a run is an event
 -- row; events raised while a job ran name that job, so `diff` can footnote the cells
 -- whose jobs had them.
 ALTER TABLE event ADD COLUMN job_id INTEGER REFERENCES job(id);

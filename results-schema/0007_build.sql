@@ -1,4 +1,4 @@
--- Kernels built from git (DESIGN.md §10): what each variant of a run was built from,
+-- Kernels built from git (docs/design.md#kernels-from-git): what each variant of a run was built from,
 -- and `kvbench bisect` sessions with their steps (each step is a run of its own).
 
 -- One row per variant that names a git revision (`git:` in the agenda, `run --series`,

@@ -1,4 +1,4 @@
--- `kvbench run --until-decided` (DESIGN.md §11): the stopping rule a run was started with, so
+-- `kvbench run --until-decided` (docs/design.md#verdicts-and-deciding): the stopping rule a run was started with, so
 -- --resume goes on with the same rule, and where it stopped.
 CREATE TABLE run_decide (
   run_id        INTEGER PRIMARY KEY REFERENCES run(id),

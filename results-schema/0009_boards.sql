@@ -1,4 +1,4 @@
--- Board pools and LAVA (DESIGN.md §13).
+-- Board pools and LAVA (docs/design.md#pools-and-lava).
 -- The board a boot ran on: a pool's board name (platform boards:, or each -p), or NULL
 -- for a run on one board. Jobs carry the same name as their `board` classifier.
 ALTER TABLE boot ADD COLUMN board TEXT;

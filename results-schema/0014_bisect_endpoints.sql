@@ -1,4 +1,4 @@
--- kvbench bisect: the good and bad endpoints' extra runs (DESIGN.md §10). Endpoints that
+-- kvbench bisect: the good and bad endpoints' extra runs (docs/design.md#kernels-from-git). Endpoints that
 -- are not decided against each other after their first run (bisect.good_run_id /
 -- bad_run_id, --rounds boots) get one more boot each, a run of its own, up to --max-rounds.
 CREATE TABLE bisect_endpoint_run (

@@ -1,4 +1,4 @@
--- Witnesses (DESIGN.md §14): what kvbench checked to believe each stored number. One row
+-- Witnesses (docs/design.md#witnesses): what kvbench checked to believe each stored number. One row
 -- per check: a knob read back after its write, a meter's coverage of the job window, a
 -- thermal zone before and after, the kernel log's sequence, the host's pressure, pLoad at
 -- the end of a round. A job's witnesses are written in the job's transaction, whatever its

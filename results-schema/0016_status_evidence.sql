@@ -20,7 +20,7 @@ SELECT j.id AS job_id, j.run_id, v.name AS variant, j.seq, j.round AS boot, j.sp
        j.params_json, j.runtime_json
   FROM job j JOIN variant v ON v.id = j.variant_id;
 
--- Status is never upgraded without evidence (DESIGN.md §14): a variant is ok only when every
+-- Status is never upgraded without evidence (docs/design.md#witnesses): a variant is ok only when every
 -- planned job of it is ok (jobs --until-decided skipped as not needed, in rounds after the
 -- decided one, are not planned any more), a run only when every variant is. Runs stored
 -- before this migration could say ok with failed or never-run jobs (a --resume that ran

@@ -1,4 +1,4 @@
--- Warm-up (DESIGN.md §15): the first jobs of a spec after each boot run and are stored
+-- Warm-up (docs/design.md#noise): the first jobs of a spec after each boot run and are stored
 -- but never compared (lkp and mmtests discard a warm-up too). A warm-up job is planned
 -- like any other (iteration 0, before the spec's first job of its round) and stored with
 -- status 'warmup': the results view (ok and instrument-failed jobs only) and so diff,

@@ -1,4 +1,4 @@
--- LAVA as a lab uses it (issue 28, DESIGN.md §13).
+-- LAVA as a lab uses it (issue 28, docs/design.md#pools-and-lava).
 --
 -- Every LAVA job kvbench submits, stored the moment LAVA answers with its id (before kvbench
 -- follows it), so that a kvbench killed mid-run leaves no job it does not know about:

@@ -63,7 +63,7 @@ const struct kvb_cmd kvb_commands[] = {
 	  "                        above PCT % of its time is stored as disturbed (default 10)\n"
 	  "      --quiet-host[=DUR]  before the run, refuse (exit 4) when the host's CPU pressure (avg10)\n"
 	  "                        is above --host-limit, or wait up to DUR (90s, 30m) for it to drop\n"
-	  "      --series A..B     one variant per commit A, then A..B (built from git; DESIGN.md 10)\n"
+	  "      --series A..B     one variant per commit A, then A..B (built from git)\n"
 	  "      --series-file F   the same from a file with one revision a line\n"
 	  "      --repo DIR        repository of --series and of git variants without repo:\n"
 	  "      --allow-dirty     build although the repository has uncommitted changes\n" },

@@ -1,5 +1,5 @@
 /*
- * `kvbench bisect` as library code (DESIGN.md §10): git's own bisect (start --no-checkout,
+ * `kvbench bisect` as library code (docs/design.md#kernels-from-git): git's own bisect (start --no-checkout,
  * good, bad, skip, log, reset: all argv spawns) driven by measured runs.
  *
  * The good and bad endpoints are measured first (one run each, of --rounds boots, else the

@@ -12,7 +12,7 @@
 
 /*
  * A difference bisect may act on: significant by the boot-aware test. A verdict from one boot a
- * side (the naive test over runs, DESIGN.md §8) cannot tell a change from boot-to-boot noise:
+ * side (the naive test over runs, docs/design.md#statistics) cannot tell a change from boot-to-boot noise:
  * the commit gets another boot.
  */
 static int decided(const struct kvb_cell_stats *c)

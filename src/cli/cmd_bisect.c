@@ -1,7 +1,7 @@
 /*
  * Implements `kvbench bisect`: the options read into a request (or the session to resume), the
  * platform loaded and the agenda checked; the bisect itself is src/bisect (bisect.h says how it
- * goes, DESIGN.md §10).
+ * goes, docs/design.md#kernels-from-git).
  */
 #include "bisect/bisect.h"
 #include "cli/cli.h"

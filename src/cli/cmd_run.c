@@ -213,7 +213,7 @@ int cmd_run(struct kvb_cli *cli, int argc, char **argv)
 		kvb_warn("--series is ignored with --resume: the run keeps the commits it was planned with");
 	if (r.resume)
 		r.prep.series = r.prep.series_file = NULL;
-	/* git variants (and --series) are built before the engine sees them: DESIGN.md §10 */
+	/* git variants (and --series) are built before the engine sees them: docs/design.md#kernels-from-git */
 	r.prep.platform_build = s.p.doc.root ? cJSON_GetObjectItemCaseSensitive(s.p.doc.root, "build") : NULL;
 	r.prep.platform_file = s.p.file;
 	if (!r.dry && (rc = kvb_build_prepare(&s.a, &r.prep, &s.builds, &err)))

@@ -43,7 +43,7 @@ static const struct {
 	  "SELECT j.job_id AS job, j.run_id AS run, j.variant,"
 	  " CASE WHEN r.status <> 'imported' AND r.boots_each_round = 0 THEN 1 ELSE j.boot END AS boot,"
 	  " j.spec_id AS spec, j.iteration, j.status, j.attempts, j.duration_s,"
-	  /* what was checked to believe the job's numbers (DESIGN.md §14): "5 ok, 1 changed" */
+	  /* what was checked to believe the job's numbers (docs/design.md#witnesses): "5 ok, 1 changed" */
 	  " (SELECT group_concat(n || ' ' || verdict, ', ') FROM (SELECT verdict, count(*) AS n FROM witness w"
 	  "  WHERE w.job_id = j.job_id GROUP BY verdict ORDER BY verdict <> 'ok', verdict)) AS witnesses, j.error"
 	  " FROM jobs j JOIN run r ON r.id = j.run_id WHERE ?1 = 0 OR j.run_id = ?1 ORDER BY j.run_id, j.seq",

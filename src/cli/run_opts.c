@@ -53,7 +53,7 @@ int kvb_run_parse_options(struct run_args *r, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "p:V:", opts, NULL)) != -1) {
 		int64_t v;
 		switch (c) {
-		case 'p': /* more than once: a pool of boards of one kind (DESIGN.md §13) */
+		case 'p': /* more than once: a pool of boards of one kind (docs/design.md#pools-and-lava) */
 			if (r->plat_name)
 				kvb_strv_push(&r->plats, optarg);
 			else

@@ -1,5 +1,5 @@
 /*
- * The agenda: what to run (WA3 format, DESIGN.md §1, notes/formats.md), plus
+ * The agenda: what to run (WA3 format, docs/design.md#words, notes/formats.md), plus
  * our `variants:` and per-workload `sweep:`.
  *
  *   config|global: iterations, execution_order, max_retries, runtime_params,

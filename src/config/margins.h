@@ -1,5 +1,5 @@
 /*
- * Per-metric margins of the "same" verdict (DESIGN.md §11), from the agenda:
+ * Per-metric margins of the "same" verdict (docs/design.md#verdicts-and-deciding), from the agenda:
  *
  *   config:
  *     margins: {default: 1, time: 2, sched_pipe/usecs_per_op: 0.5}   # percent

@@ -1,4 +1,4 @@
-/* Implements platform.yaml loading and validation (DESIGN.md §4). */
+/* Implements platform.yaml loading and validation (docs/design.md#platforms). */
 #include "config/platform.h"
 #include "core/datadir.h"
 #include "core/suggest.h"
@@ -19,7 +19,7 @@ static const struct kvb_keydef platform_keys[] = {
 	{ "name", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "platform name (matches its directory)" },
 	{ "description", KVB_T_STR, NULL, NULL, 0, "one line shown by `platform list`" },
 	{ "connection", KVB_T_MAP, NULL, NULL, 0, "how to reach the board: {type: TYPE, ...} (required unless boards: gives one per board); `kvbench help TYPE` lists a type's keys" },
-	{ "boards", KVB_T_LIST, NULL, NULL, 0, "a pool of boards of this kind: [{name, connection}], each connection laid over `connection` (DESIGN.md §13)" },
+	{ "boards", KVB_T_LIST, NULL, NULL, 0, "a pool of boards of this kind: [{name, connection}], each connection laid over `connection` (docs/design.md#pools-and-lava)" },
 	{ "flash", KVB_T_MAP, NULL, NULL, 0, "how to install a variant: {method: METHOD, ...}; `kvbench help METHOD` lists a method's keys" },
 	{ "boot", KVB_T_MAP, NULL, NULL, 0, "{timeout_s, ready, expect}" },
 	{ "topology", KVB_T_MAP, NULL, NULL, 0, "{clusters: [{name, cpus}]}" },
@@ -410,7 +410,7 @@ static const struct kvb_keydef board_keys[] = {
 };
 
 /*
- * boards: [{name, connection}] (DESIGN.md §13): every board's connection is the
+ * boards: [{name, connection}] (docs/design.md#pools-and-lava): every board's connection is the
  * platform's `connection` with the board's keys laid over it, checked as a
  * whole. Boards are of one kind: one connection type for all.
  */

@@ -1,6 +1,6 @@
 /*
  * A platform: one board kind and how to reach, flash, set up and measure it,
- * loaded from platforms/<name>/platform.yaml (JSON accepted) — DESIGN.md §4.
+ * loaded from platforms/<name>/platform.yaml (JSON accepted) — docs/design.md#platforms.
  */
 #ifndef KVB_PLATFORM_H
 #define KVB_PLATFORM_H
@@ -14,7 +14,7 @@ struct kvb_cluster {
 	char *core;  /* core type "cortex-a53", or NULL */
 };
 
-/* One board of a pool (`boards:`, DESIGN.md §13). */
+/* One board of a pool (`boards:`, docs/design.md#pools-and-lava). */
 struct kvb_board {
 	char *name;            /* boards[i].name, or "<platform>#<i+1>"; owned */
 	cJSON *conn;           /* owned: the platform's connection with the board's keys laid over it */

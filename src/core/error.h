@@ -11,7 +11,7 @@
  * maps CURLcode to its exit).
  *
  * The codes 0..KVB_EXIT_LAST are also the exit statuses, stable for scripts
- * (DESIGN.md §2, README "Exit status"): new statuses are only ever added at the
+ * (docs/design.md#commands, README "Exit status"): new statuses are only ever added at the
  * end. The internal codes are negative (so enum kvb_err is an int) and each
  * maps onto one of those statuses.
  */

@@ -13,7 +13,7 @@ extern int kvb_log_level;
 /*
  * A hook that also receives every error and warning (whatever kvb_log_level
  * says), formatted without the "kvbench: " prefix: the run engine records
- * them as event rows (nothing silent, DESIGN.md §5). NULL removes it. The
+ * them as event rows (nothing silent, docs/design.md#backends-and-capabilities). NULL removes it. The
  * hook must not log (a nested call is dropped, not recursed into).
  */
 void kvb_log_set_hook(void (*hook)(void *arg, enum kvb_log_level lvl, const char *msg), void *arg);

@@ -1,5 +1,5 @@
 /*
- * Metrics and artifacts a job produces (DESIGN.md §6). Metric names are an
+ * Metrics and artifacts a job produces (docs/design.md#metrics). Metric names are an
  * interface: reports and tests depend on them.
  */
 #ifndef KVB_METRIC_H

@@ -1,4 +1,4 @@
-/* Implements the witness list a job fills (DESIGN.md §14). */
+/* Implements the witness list a job fills (docs/design.md#witnesses). */
 #include "core/witness.h"
 #include "core/util.h"
 

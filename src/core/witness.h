@@ -1,5 +1,5 @@
 /*
- * Witnesses (DESIGN.md §14): what kvbench checked to believe a number it stores.
+ * Witnesses (docs/design.md#witnesses): what kvbench checked to believe a number it stores.
  *
  * A backend that writes a knob, reads a meter, samples on the board or prepares a
  * workload adds one witness per check to the job's list (struct kvb_metrics.witnesses):

@@ -1,5 +1,5 @@
 /*
- * `kvbench run --until-decided` (DESIGN.md §11): after every round, re-judge
+ * `kvbench run --until-decided` (docs/design.md#verdicts-and-deciding): after every round, re-judge
  * the chosen metrics with a group-sequential rule and stop the run when each
  * comparison (every variant against the baseline) is decided or the budget is
  * spent.

@@ -1,5 +1,5 @@
 /*
- * The engine: runs a plan on a platform and stores every step (DESIGN.md §3).
+ * The engine: runs a plan on a platform and stores every step (docs/design.md#the-job-lifecycle).
  *
  * For each round, for each variant: flash (platform's flasher), wait for the
  * target, verify and record the running kernel's identity, then run the
@@ -56,7 +56,7 @@ struct kvb_run_opts {
  */
 enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struct kvb_error *err);
 
-/* Default number of rounds for a platform and agenda (DESIGN.md §3): the agenda's rounds:, else the
+/* Default number of rounds for a platform and agenda (docs/design.md#the-job-lifecycle): the agenda's rounds:, else the
  * flasher's, else 1 for kernel variants and 2 for knob variants, never more than the most iterations a
  * spec has (the rounds split them: a further round would be empty). */
 int kvb_engine_default_rounds(const struct kvb_platform *plat, const struct kvb_agenda *a);

@@ -1,5 +1,5 @@
 /*
- * The host interference witness (DESIGN.md §14, §15): for a board that runs on this host
+ * The host interference witness (docs/design.md#witnesses, docs/design.md#noise): for a board that runs on this host
  * (a QEMU process kvbench owns, or the host itself), what else the host was doing while a
  * job ran, read from procfs before and after the job:
  *

@@ -1,5 +1,5 @@
 /*
- * The plan: every job of a run, in the order it will execute (DESIGN.md §3).
+ * The plan: every job of a run, in the order it will execute (docs/design.md#the-job-lifecycle).
  *
  * Rounds: each variant's iterations are split into `rounds` contiguous
  * blocks; round r of every variant runs before round r+1 (A B A B ...), and
@@ -8,7 +8,7 @@
  * The plan is deterministic (random order uses a fixed seed), so --resume
  * rebuilds the same plan and matches jobs by seq.
  *
- * Warm-up (DESIGN.md §15): a spec with warmup N gets N more jobs in every
+ * Warm-up (docs/design.md#noise): a spec with warmup N gets N more jobs in every
  * (variant, round), placed just before its first job there (the first runs after a
  * boot: page cache, first-run work); they are stored with status "warmup", shown
  * but never compared, and have iteration 0.

@@ -1,5 +1,5 @@
 /*
- * Board pools (DESIGN.md §13): one run spread over several boards of one kind.
+ * Board pools (docs/design.md#pools-and-lava): one run spread over several boards of one kind.
  *
  * The unit of work is a whole (variant, round): one flash + boot + that
  * round's jobs, on one board. Every board has a worker thread with its own

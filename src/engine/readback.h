@@ -1,5 +1,5 @@
 /*
- * Reading a knob back (DESIGN.md §14): a write the kernel accepted is not a value it took.
+ * Reading a knob back (docs/design.md#witnesses): a write the kernel accepted is not a value it took.
  * cpufreq clamps scaling_max_freq to cpuinfo_max_freq (WA3 #897: "max_freq: asked 2800000,
  * kernel has 2362000"), ms sysctls round to jiffies (net.ipv4.icmp_ratelimit 1 reads 4 at
  * HZ=250), cgroup v1 cpu.shares clamps to [2, 262144], a bool module parameter written 1

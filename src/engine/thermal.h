@@ -1,5 +1,5 @@
 /*
- * The thermal witness (DESIGN.md §14): before and after every job, the board's thermal
+ * The thermal witness (docs/design.md#witnesses): before and after every job, the board's thermal
  * zones, cooling devices and cpufreq caps, read in one command (Linux
  * Documentation/driver-api/thermal/sysfs-api.rst):
  *   /sys/class/thermal/thermal_zoneN/{type,temp}              temp in millidegrees C

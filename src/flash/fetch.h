@@ -1,6 +1,6 @@
 /*
  * Variant artifacts (kernel, dtb, initrd, boot image, modules) from a path or
- * a URL (http, https, file) to a verified local file (DESIGN.md §3):
+ * a URL (http, https, file) to a verified local file (docs/design.md#the-job-lifecycle):
  *
  *  - URLs are fetched with libcurl (redirects followed, 3 retries with
  *    backoff, an interrupted download resumed from the partial file) into

@@ -1,5 +1,5 @@
 /*
- * Flashers: put a variant on the board and bring it up (DESIGN.md §3, §5).
+ * Flashers: put a variant on the board and bring it up (docs/design.md#the-job-lifecycle, docs/design.md#backends-and-capabilities).
  * One backend per file, chosen by the platform's flash.method, listed in
  * kvb_flashers[] (flash.c). The engine verifies the running kernel's
  * identity after flash() returns (engine/identity.c), whatever the flasher.
@@ -23,7 +23,7 @@ struct kvb_flash_ctx {
 
 /*
  * What a flasher can do. The engine and commands ask these, never the
- * flasher's name (DESIGN.md §5), so a new flasher is one file plus one
+ * flasher's name (docs/design.md#backends-and-capabilities), so a new flasher is one file plus one
  * registry line.
  */
 enum kvb_flash_caps {
@@ -49,7 +49,7 @@ struct kvb_flasher_ops {
 	 * platform loads, so `platform check` says it before a run boots anything */
 	unsigned target_caps;
 	/* Boots per variant when neither the agenda nor --rounds says (each round is a
-	 * boot, DESIGN.md §8); 0: 2 when no variant gives a kernel, else 1. */
+	 * boot, docs/design.md#statistics); 0: 2 when no variant gives a kernel, else 1. */
 	int default_rounds;
 	/* Checks beyond the key table (a hook that must be executable ...), errors to d;
 	 * p->flash holds the flash: map. May be NULL. */
@@ -78,7 +78,7 @@ const struct kvb_flasher_ops *kvb_flasher_find(const char *name);
  * 1 when every round is a fresh boot of the board: a flasher that installs the variant's
  * kernel boots it each round; one that installs nothing (none), or NULL, leaves the board in
  * the one boot for every round. Stored with the run (run.boots_each_round): the results
- * view's boot unit (DESIGN.md §8).
+ * view's boot unit (docs/design.md#statistics).
  */
 int kvb_flasher_boots_each_round(const struct kvb_flasher_ops *f);
 

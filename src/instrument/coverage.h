@@ -1,5 +1,5 @@
 /*
- * A meter's proof that its samples cover the job window (DESIGN.md §14, issue 25 item 2).
+ * A meter's proof that its samples cover the job window (docs/design.md#witnesses, issue 25 item 2).
  *
  * Energy is integrated over the samples kept in [start_ns, stop_ns] (core/samples.h): a
  * meter that stopped writing early (killed before it flushed, devlib #47/#48), started late,

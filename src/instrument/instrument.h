@@ -1,5 +1,5 @@
 /*
- * Instruments: collect data around every job (DESIGN.md §5): energy meters,
+ * Instruments: collect data around every job (docs/design.md#backends-and-capabilities): energy meters,
  * cpufreq residency, utilisation, ftrace, dmesg. One backend per file,
  * listed in kvb_instruments[] (instrument.c).
  *

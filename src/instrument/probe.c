@@ -14,14 +14,17 @@
 
 static void metric_pair(struct kvb_metrics *m, const struct kvb_chan_energy *c)
 {
-	struct kvb_metric *e = kvb_metrics_add(m, "energy", c->energy_j, "J", 1);
-	struct kvb_metric *p = kvb_metrics_add(m, "power_mean", c->power_mw, "mW", 1);
+	/* each classified before the next add: an add may move m->v (realloc), and a pointer kept across
+	 * it wrote into freed memory (the energy of the channel added at the 16th, 32nd... metric lost
+	 * its chan_name on a board with util + cpufreq + juno-hwmon) */
+	struct kvb_metric *e = kvb_metrics_add(m, "energy", c->energy_j, "J", 1), *p;
 	kvb_metric_classify(e, "chan_name", c->name);
-	kvb_metric_classify(p, "chan_name", c->name);
-	if (c->estimated) {
+	if (c->estimated)
 		kvb_metric_classify(e, "estimated", "true");
+	p = kvb_metrics_add(m, "power_mean", c->power_mw, "mW", 1);
+	kvb_metric_classify(p, "chan_name", c->name);
+	if (c->estimated)
 		kvb_metric_classify(p, "estimated", "true");
-	}
 }
 
 int kvb_sums_check(const cJSON *sums, struct kvb_error *err)

@@ -1,6 +1,6 @@
 /*
  * The instruments of a run and their calls around each job (what the engine
- * uses; DESIGN.md §3: instruments.start -> workload.run -> instruments.stop).
+ * uses; docs/design.md#the-job-lifecycle: instruments.start -> workload.run -> instruments.stop).
  *
  * Which instruments run: every instance in the platform's `instruments:`
  * mapping (name -> {type: BACKEND, ...}), then the agenda's

@@ -1,5 +1,5 @@
 /*
- * Building one kernel revision (DESIGN.md §10): a `build:` block (agenda or
+ * Building one kernel revision (docs/design.md#kernels-from-git): a `build:` block (agenda or
  * platform) applied to a commit of a git repository, the finished files kept
  * in a cache keyed by (commit, config hash, toolchain, make args).
  *

@@ -1,5 +1,5 @@
 /*
- * Git variants of a run (DESIGN.md §10): turns `git: {repo, rev}` variants,
+ * Git variants of a run (docs/design.md#kernels-from-git): turns `git: {repo, rev}` variants,
  * or the commits of `run --series A..B` / `--series-file`, into variants
  * with a built kernel, before the engine runs; then records what each was
  * built from (table variant_build, build log artifacts) once the run exists.

@@ -1,6 +1,6 @@
 /*
- * What the numbers of a run on a board with an instruction clock mean (issue 27, DESIGN.md
- * §15): on a QEMU board with `connection.clock: instructions` (-icount shift=0) guest time
+ * What the numbers of a run on a board with an instruction clock mean (issue 27,
+ * docs/design.md#noise): on a QEMU board with `connection.clock: instructions` (-icount shift=0) guest time
  * counts instructions, so a time is a path length, it repeats between boots, and a
  * difference of a few instructions per operation is real. diff and report say so above
  * the table, with the unit of the comparison and what such a board cannot see.

@@ -1,7 +1,7 @@
 /*
  * `kvbench diff`: per (metric, classifier group) and variant, the statistics
  * and the comparison against the baseline variant, rendered as mailing-list
- * tables (DESIGN.md §8).
+ * tables (docs/design.md#statistics).
  *
  * The statistics and the verdict of each cell: results/cell_stats.h.
  */

@@ -1,6 +1,6 @@
 /*
  * The registry of output formats shared by `diff`, `show`, `query` and
- * `report` (DESIGN.md §8, §12): table, markdown, csv, json, html, each
+ * `report` (docs/design.md#statistics, docs/design.md#outputs-and-the-report): table, markdown, csv, json, html, each
  * {name, summary, render, caps, table}. A command builds a kvb_out (titled sections, each
  * a paragraph, a table and/or a plot) and hands it to the renderer the user
  * named; an unknown name is rejected with the list (kvb_format_find).

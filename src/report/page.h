@@ -1,6 +1,6 @@
 /*
  * `kvbench report`: everything about one or more runs on one page
- * (DESIGN.md §12): run metadata (platform, agenda, each variant's kernel
+ * (docs/design.md#outputs-and-the-report): run metadata (platform, agenda, each variant's kernel
  * with sha256, the identity seen after each boot, cmdline, knobs), failures
  * and events, the diff table with verdicts, and plots: per metric every
  * sample as dots over a box coloured by boot; Jankbench frame-duration CDFs

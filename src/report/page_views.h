@@ -1,5 +1,5 @@
 /*
- * The report page's summary and the anchors' views (issue 30, DESIGN.md §12),
+ * The report page's summary and the anchors' views (issue 30, docs/design.md#outputs-and-the-report),
  * each built from the loaded comparison (results/groups.h) or the DB:
  *   plot_forest.c   the summary forest plot: diff's JSON per compared cell
  *   page_quantiles.c  mmtests compare-kernels table: quantile rows, variants as columns

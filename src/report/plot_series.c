@@ -1,5 +1,5 @@
 /*
- * Implements the report's per-commit plots (DESIGN.md §10, §12; issue 30 item
+ * Implements the report's per-commit plots (docs/design.md#kernels-from-git, docs/design.md#outputs-and-the-report; issue 30 item
  * 3): for a run made with `run --series` (variant_build rows), each metric
  * group along the commits -- every run's value as a dot at its commit -- with
  * the commits where E-Divisive finds a shift (report/series.h, the same

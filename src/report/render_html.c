@@ -1,5 +1,5 @@
 /*
- * Implements the "html" format: one self-contained page (DESIGN.md §12).
+ * Implements the "html" format: one self-contained page (docs/design.md#outputs-and-the-report).
  * Everything is inline (style, d3, the plot script, the data), and a
  * Content-Security-Policy of default-src 'none' makes the browser refuse any
  * request the page might still try, so it opens from file:// with no network.

@@ -48,7 +48,7 @@ size_t kvb_series_changepoints(const struct kvb_report *r, const struct kvb_grou
 	size_t *grp = NULL;
 	struct kvb_cp cps[8];
 	struct kvb_error err;
-	/* one observation per (commit, boot): the mean of the boot's runs (boots are the unit, DESIGN.md §8) */
+	/* one observation per (commit, boot): the mean of the boot's runs (boots are the unit, docs/design.md#statistics) */
 	for (size_t v = 0; v < r->variants.n; v++) {
 		const struct kvb_cell *c = &g->cells[v];
 		for (size_t i = 0; i < c->n; i++) {

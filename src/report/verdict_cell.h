@@ -1,5 +1,5 @@
 /*
- * The three-way verdict in reports (DESIGN.md §11): margins per group, the
+ * The three-way verdict in reports (docs/design.md#verdicts-and-deciding): margins per group, the
  * verdict cell text, its JSON fields, the legend and the multimodality
  * footnote. The statistics are in stats/verdict.h; kvb_cell_compute fills
  * struct kvb_cell_stats.v3, .cliffs and .modes.

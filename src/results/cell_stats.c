@@ -40,7 +40,7 @@ static size_t boot_ids(const struct kvb_cell *c, int *ids)
 }
 
 /*
- * The three-way verdict of a compared cell (DESIGN.md §11), from the relative
+ * The three-way verdict of a compared cell (docs/design.md#verdicts-and-deciding), from the relative
  * change (variant - baseline) / |baseline| and its sign. "same" is judged on
  * the wider of the bootstrap CI and the CI on the boot values (the bootstrap's
  * alone is too narrow with few boots, stats.h), or with one boot on the CI of
@@ -154,7 +154,7 @@ void kvb_cell_compute(const struct kvb_report *r, const struct kvb_group *g, siz
 	/* both sides in one and the same boot (knob-only variants): no boot confound to warn about */
 	int same_boot = bboots == 1 && out->boots == 1 && b->boot[0] == c->boot[0];
 	if (out->test == KVB_TEST_MEAN) {
-		/* boots as the unit, each boot its robust level, boots resampled within their board (§13;
+		/* boots as the unit, each boot its robust level, boots resampled within their board (docs/design.md#pools-and-lava;
 		 * stats.h kvb_stats_boot_robust): one wild run in a boot cannot move the verdict */
 		if (bboots >= 2 && out->boots >= 2)
 			out->boot_ok = !kvb_stats_boot_robust(b->v, ib, b->board, b->n, c->v, iv, c->board, c->n,

@@ -1,7 +1,7 @@
 /*
  * The statistics of one cell of a comparison (a variant's values in one metric group,
  * results/groups.h) and of its comparison with the baseline cell, as `kvbench diff`,
- * `diff --series` and bisect judge them (DESIGN.md §8, §11).
+ * `diff --series` and bisect judge them (docs/design.md#statistics, docs/design.md#verdicts-and-deciding).
  *
  * Verdict: with >= 2 boots on both sides, boots are the unit, each reduced to
  * its robust level (20 % trimmed mean of its runs, median of 3-4 runs:

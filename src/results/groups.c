@@ -19,7 +19,7 @@
  * one job (Jankbench runs EXTRA_RUN_COUNT reps per app start; WA3 names it
  * rep too). Values differing only in these pool into one cell.
  */
-/* Keys that tell samples apart, not groups; board (a pool's, DESIGN.md §13) is a level of the samples too. */
+/* Keys that tell samples apart, not groups; board (a pool's, docs/design.md#pools-and-lava) is a level of the samples too. */
 static const char *const sample_keys[] = { "variant", "iteration", "rep", "board", "pload_ns" /* diff warns on a mismatch */ };
 
 static size_t variant_index(struct kvb_report *r, const char *name)

@@ -1,7 +1,7 @@
 /*
  * The comparison model behind `kvbench diff`: results of one or more runs
  * grouped per (workload, metric, units, classifiers except variant,
- * iteration and rep), with each variant's values and boots (DESIGN.md §8).
+ * iteration and rep), with each variant's values and boots (docs/design.md#statistics).
  * iteration and rep (a repetition inside one job, e.g. Jankbench's) are
  * samples of the same cell.
  */
@@ -61,7 +61,7 @@ struct kvb_report {
 	size_t ngroups;
 	int64_t *runs;
 	size_t nruns;
-	struct kvb_strv boards;    /* names of a pool's boards seen in the results (DESIGN.md §13) */
+	struct kvb_strv boards;    /* names of a pool's boards seen in the results (docs/design.md#pools-and-lava) */
 	/* classifier keys of the knobs a variant of these runs sets (variant.runtime_json): what
 	 * is compared, so not grouped by, else each variant's jobs would fall in cells of their own */
 	struct kvb_strv variant_knobs;

@@ -1,5 +1,5 @@
 /*
- * The board level of the hierarchical bootstrap (DESIGN.md §13): with a pool,
+ * The board level of the hierarchical bootstrap (docs/design.md#pools-and-lava): with a pool,
  * boards are the blocks of a balanced design (every board runs every variant),
  * so a resample keeps every board's share of boots: each boot of board B is
  * replaced by a boot drawn from board B's boots (a bootstrap stratified by

@@ -22,7 +22,7 @@
  * end (as ecp's default), every part needs >= min_size observations, and the
  * permutations come from gsl_rng_mt19937 seeded with `seed` (reproducible).
  * Callers pass one observation per (commit, boot) so that boots are the unit
- * (DESIGN.md §8): runs inside one boot are not independent.
+ * (docs/design.md#statistics): runs inside one boot are not independent.
  */
 #ifndef KVB_CHANGEPOINT_H
 #define KVB_CHANGEPOINT_H

@@ -1,5 +1,5 @@
 /*
- * Statistics behind `kvbench diff` (DESIGN.md §8): per-sample summaries, the
+ * Statistics behind `kvbench diff` (docs/design.md#statistics): per-sample summaries, the
  * naive two-sample comparison (Welch t-test + Mann-Whitney U) and the
  * hierarchical bootstrap in which boots, not runs, are the unit.
  *
@@ -172,7 +172,7 @@ int kvb_stats_mannwhitney(const double *b, size_t nb, const double *v, size_t nv
  *  welch_*, ci_lo, ci_hi  as struct kvb_welch (CI of mean_v - mean_b)
  *  mw_u, mw_p, mw_exact   as struct kvb_mannwhitney (U of the variant)
  *  significant  1 when welch_p < alpha AND mw_p < alpha (both tests agree,
- *            DESIGN.md §8), whatever the signs of the means. Note the exact
+ *            docs/design.md#statistics), whatever the signs of the means. Note the exact
  *            Mann-Whitney p can never go below 2/C(n_b+n_v, n_b): with 3 runs
  *            each the minimum is 0.1, so tiny samples are never significant at 0.05.
  */
@@ -218,7 +218,7 @@ int kvb_stats_compare(const double *b, size_t nb, const double *v, size_t nv, do
  * Input: b[i] is a run value and b_boot[i] the boot (round) it ran in; boot
  * ids are arbitrary ints, runs of one boot need not be adjacent. Same for v.
  * A side with a single boot degrades to a run-level bootstrap (boots_b/_v
- * tell the caller; DESIGN.md §8 labels such verdicts `1 boot`).
+ * tell the caller; docs/design.md#statistics labels such verdicts `1 boot`).
  *
  * Random numbers: gsl_rng_mt19937 seeded with `seed`, so the same input and
  * seed give bit-identical results. resamples == 0 means KVB_STATS_RESAMPLES.
@@ -365,7 +365,7 @@ int kvb_stats_boot_robust(const double *b, const int *b_boot, const int *b_board
 size_t kvb_stats_dense_ids(const int64_t *ids, size_t n, int *out);
 
 /*
-* The same with boards above boots (DESIGN.md §13, stats/board.h): b_board[i]
+* The same with boards above boots (docs/design.md#pools-and-lava, stats/board.h): b_board[i]
  * is the board run i ran on (any ints; NULL: one board). Boots are resampled
  * within their board (stratified), runs within their boot. With one board
  * (NULL, or every value equal) the result is bit-identical to

@@ -1,5 +1,5 @@
 /*
- * The three-way verdict of DESIGN.md §11 and what it rests on: effect size
+ * The three-way verdict of docs/design.md#verdicts-and-deciding and what it rests on: effect size
  * (Cliff's delta), sample shape (mode count), repeated looks (alpha spending)
  * and planning (variance components, Kalibera & Jones runs per boot, boots for
  * a given power).

@@ -1,6 +1,6 @@
 /*
  * The stored state of `kvbench bisect` (results-schema/0007_build.sql, 0014_bisect_endpoints.sql;
- * DESIGN.md §10): the session, its endpoints' runs and its steps, written as the bisect goes so
+ * docs/design.md#kernels-from-git): the session, its endpoints' runs and its steps, written as the bisect goes so
  * that --resume replays them through git's own bisect. Every function returns KVB_OK or
  * KVB_ESTORE with SQLite's message and the DB path, unless it says otherwise.
  */

@@ -1,6 +1,6 @@
 /*
  * The stopping rule of a run started with --until-decided (results-schema: run_decide) and the
- * rounds the host disturbed, which the rule does not count (DESIGN.md §8, §15). KVB_OK or
+ * rounds the host disturbed, which the rule does not count (docs/design.md#statistics, docs/design.md#noise). KVB_OK or
  * KVB_ESTORE.
  */
 #ifndef KVB_STORE_DECIDE_H

@@ -256,7 +256,7 @@ static void export_job(struct kvb_store *s, const struct kcidb_run *k, sqlite3_s
 	cJSON *t = cJSON_CreateObject(), *env, *misc;
 	snprintf(j.build, sizeof(j.build), "%s/v%d", k->prefix, sqlite3_column_int(st, 10));
 	snprintf(j.jid, sizeof(j.jid), "%s/job%d", k->prefix, sqlite3_column_int(st, 1));
-	/* a warm-up job that ran passes; its metrics are never compared (DESIGN.md §15): none exported */
+	/* a warm-up job that ran passes; its metrics are never compared (docs/design.md#noise): none exported */
 	int warmup = !strcmp(status, "warmup");
 	kstatus = !strcmp(status, "ok") || warmup ? "PASS" : !strcmp(status, "instrument-failed") ? "DONE"
 		  : !strcmp(status, "skipped")                                                   ? "SKIP"

@@ -1,6 +1,6 @@
 /*
  * The LAVA jobs of a run (results-schema/0023_lava_jobs.sql): stored when
- * submitted, marked when they end, found again by --resume (DESIGN.md §13: no
+ * submitted, marked when they end, found again by --resume (docs/design.md#pools-and-lava: no
  * orphans). Plus what the batch seam of the engine reads and writes for a job
  * that ran inside one: its metrics as JSON (for LAVA test cases) and its times
  * on the board.

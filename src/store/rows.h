@@ -1,7 +1,7 @@
 /*
  * Read-only queries of the results DB for the commands that read it (report, diff, show,
  * query, plan): a cursor over one statement that cannot write. The SQL text is the caller's
- * (the results view and tables are the documented interface, DESIGN.md §7, results-schema/);
+ * (the results view and tables are the documented interface, docs/design.md#the-store-boundary, results-schema/);
  * the connection, its errors and what a statement may do are the store's. A statement that
  * would write is refused when prepared, whatever the store's open mode.
  *

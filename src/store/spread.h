@@ -1,5 +1,5 @@
 /*
- * Is the board crossed with the kernel? (DESIGN.md §13: a variant's rounds spread
+ * Is the board crossed with the kernel? (docs/design.md#pools-and-lava: a variant's rounds spread
  * over the boards, so a board effect cancels instead of passing for a kernel
  * effect.) When a run's boots used two boards or more, a variant whose boots
  * (two or more) all ran on one board is confounded with that board: LAVA ran

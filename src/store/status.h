@@ -1,5 +1,5 @@
 /*
- * Run and variant status from the evidence in the store (DESIGN.md §14: status
+ * Run and variant status from the evidence in the store (docs/design.md#witnesses: status
  * is never upgraded without evidence).
  *
  * A variant is `ok` only when every planned job of it is `ok`; a run is `ok`

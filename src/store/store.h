@@ -1,6 +1,6 @@
 /*
  * The results database (SQLite, WAL): schema in results-schema/, applied in
- * order and tracked by PRAGMA user_version (DESIGN.md §7).
+ * order and tracked by PRAGMA user_version (docs/design.md#the-store-boundary).
  *
  * Every state change of a run is written before the engine moves on, and a
  * finished job is committed in one transaction with its metrics, classifiers

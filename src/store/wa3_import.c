@@ -264,7 +264,7 @@ static int store_jobs(struct kvb_store *s, const char *source, const char *comma
 	sqlite3_finalize(q.att);
 	sqlite3_finalize(q.art);
 	q.job = q.att = q.art = NULL;
-	/* DESIGN §14: a variant is ok only when every job of it is (WA3 marks the run OK beside a
+	/* docs/design.md#witnesses: a variant is ok only when every job of it is (WA3 marks the run OK beside a
 	 * FAILED job; a reader of `show runs` must not see the variant ok) */
 	if (not_ok) {
 		char why[256];

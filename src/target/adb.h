@@ -1,5 +1,5 @@
 /*
- * The adb target (DESIGN.md §5): an Android board reached through Debian's
+ * The adb target (docs/design.md#backends-and-capabilities): an Android board reached through Debian's
  * `adb` client, driven with argv arrays only. The target ops are in
  * kvb_target_adb (registered in target.c); the functions below are the
  * adb-only extras that workloads use.

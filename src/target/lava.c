@@ -1,5 +1,5 @@
 /*
- * Implements the lava target (DESIGN.md §13): a (variant, round) becomes one LAVA
+ * Implements the lava target (docs/design.md#pools-and-lava): a (variant, round) becomes one LAVA
  * job. The engine runs the unit once with this target recording its commands;
  * run() writes them into the job definition's inline test shell (between the
  * markers of lava_markers.h), submits the job through LAVA's REST API, follows
@@ -1274,7 +1274,7 @@ static void lava_report(struct kvb_target *t, const char *key, const char *statu
 {
 	struct lava_state *st = t->priv;
 	char *label = label_of(key);
-	/* a warm-up job that ran is a pass; its numbers are never compared (DESIGN.md §15), so none goes to LAVA */
+	/* a warm-up job that ran is a pass; its numbers are never compared (docs/design.md#noise), so none goes to LAVA */
 	int warmup = !strcmp(status, "warmup");
 	const char *res = !strcmp(status, "ok") || warmup ? "pass" : !strcmp(status, "skipped") ? "skip" : "fail";
 	const cJSON *m, *measured = warmup ? NULL : metrics;

@@ -1,5 +1,5 @@
 /*
- * LAVA job definitions from the platform's `lava:` block (DESIGN.md §13):
+ * LAVA job definitions from the platform's `lava:` block (docs/design.md#pools-and-lava):
  * the deploy and boot actions are data, one template per LAVA device type,
  * so a board kvbench has no C for (hi960-hikey by fastboot, juno-uboot by
  * TFTP/NFS and u-boot, a lab's own type) is one platform file:

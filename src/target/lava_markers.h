@@ -1,6 +1,6 @@
 /*
  * The console protocol between the test shell kvbench writes into a LAVA job
- * and the reader of that job's log (DESIGN.md §13, §14: a number read off a
+ * and the reader of that job's log (docs/design.md#pools-and-lava, docs/design.md#witnesses: a number read off a
  * console must prove it was not garbled on the way).
  *
  * On the board, command k of the unit runs as one test-shell step

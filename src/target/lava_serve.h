@@ -1,5 +1,5 @@
 /*
- * kvbench's HTTP server for the files of the LAVA jobs in flight (DESIGN.md §13):
+ * kvbench's HTTP server for the files of the LAVA jobs in flight (docs/design.md#pools-and-lava):
  * a LAVA worker downloads a variant's kernel, initrd and the root filesystem from
  * this host over HTTP, so it need not share this host's filesystem. Built on
  * libmicrohttpd (Debian libmicrohttpd-dev).

@@ -1,5 +1,5 @@
 /*
- * Targets: a live connection to one board (DESIGN.md §5). One backend per
+ * Targets: a live connection to one board (docs/design.md#backends-and-capabilities). One backend per
  * file (local.c, ssh.c, adb.c, qemu.c), listed in kvb_targets[] (target.c).
  *
  * Contract for every backend:
@@ -29,7 +29,7 @@ struct kvb_target;
 
 /*
  * What a target can do. Commands, flashers and workloads ask these, never the
- * backend's name (DESIGN.md §5). Rebooting is the presence of ops->reboot.
+ * backend's name (docs/design.md#backends-and-capabilities). Rebooting is the presence of ops->reboot.
  */
 enum kvb_target_caps {
 	/* kvbench starts the board itself (a QEMU process): there is nothing to reach
@@ -43,7 +43,7 @@ struct kvb_variant;
 
 /*
  * A target whose commands do not run one by one but as one batch per boot
- * (LAVA: a job definition per (variant, round), DESIGN.md §13). The engine
+ * (LAVA: a job definition per (variant, round), docs/design.md#pools-and-lava). The engine
  * asks for this capability (ops->batch != NULL): it runs the unit once with
  * the target recording (exec answers exit 0 and no output), runs the batch,
  * then runs the unit again with exec answering from the batch's output, so
@@ -56,7 +56,7 @@ struct kvb_batch_unit {
 	const char *artifact_dir;  /* where the batch's log is kept (and files it builds, a boot image) */
 	volatile sig_atomic_t *stop; /* set when the run is interrupted: the batch is cancelled */
 	/*
-	 * No orphans (DESIGN.md §13): submitted() is called the moment a batch is
+	 * No orphans (docs/design.md#pools-and-lava): submitted() is called the moment a batch is
 	 * submitted, before anything else, with what the backend needs to find it
 	 * again (state: text, owned by the engine's store); ended() once it is known
 	 * to be over. On --resume the engine gives back a batch of this unit that

@@ -1,7 +1,7 @@
 /*
  * Implements the cyclictest workload (rt-tests cyclictest): timer wake-up
  * latency of T real-time threads; per thread and overall latency_min,
- * latency_avg, latency_max and latency_p99 (us, lower is better; DESIGN.md §6).
+ * latency_avg, latency_max and latency_p99 (us, lower is better; docs/design.md#metrics).
  *
  * Run as `cyclictest -m -q -D Ns -h H -t T -i I -p P --policy=POL`. With -q and
  * -h, cyclictest prints only, at the end (rt-tests cyclictest.c print_hist;
@@ -347,7 +347,7 @@ static int cyclictest_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 
 static const char *const cyclictest_needs[] = { "cyclictest", NULL };
 
-/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+/* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl cyclictest_metrics[] = {
 	{ "latency_min", "us", 1, "smallest wake-up latency, per thread (classifier thread; 'all' over threads)" },
 	{ "latency_avg", "us", 1, "mean wake-up latency, per thread" },

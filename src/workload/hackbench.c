@@ -61,7 +61,7 @@ static int hackbench_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 
 static const char *const hackbench_needs[] = { "hackbench", NULL };
 
-/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+/* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl hackbench_metrics[] = {
 	{ "time", "s", 1, "wall time of all groups' messages, as hackbench prints it" },
 	{ NULL, NULL, 0, NULL },

@@ -2,7 +2,7 @@
  * Implements the Jankbench workload: runs the com.android.benchmark app's
  * tests on an adb target, waits for "BenchmarkDone!" in logcat, pulls the
  * app's results DB and turns its frames into per (test_name, rep) metrics
- * (DESIGN.md §6; app facts in notes/formats.md; DB reader in jankbench_db.c).
+ * (docs/design.md#metrics; app facts in notes/formats.md; DB reader in jankbench_db.c).
  *
  * Parameters:
  *   test_ids     tests to run: names (list_view, ...) or app ids 0-6, a list
@@ -670,7 +670,7 @@ out:
 
 static const char *const jank_needs[] = { "am", "pm", "logcat", "dumpsys", NULL };
 
-/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+/* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl jank_metrics[] = {
 	{ "frames", "count", 0, "frames rendered, per test" },
 	{ "frame_duration_mean", "ms", 1, "mean frame duration, per test" },

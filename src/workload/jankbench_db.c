@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* Metric-level classifier keys (DESIGN.md §6). */
+/* Metric-level classifier keys (docs/design.md#metrics). */
 #define JANK_CLS_TEST "test_name"
 #define JANK_CLS_ITER "rep" /* not "iteration": that is the job-level classifier */
 

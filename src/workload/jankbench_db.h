@@ -1,7 +1,7 @@
 /*
  * Jankbench results reader: the SQLite database the Jankbench app
  * (com.android.benchmark) writes, turned into per-test, per-iteration frame
- * statistics (DESIGN.md §6; format in notes/formats.md). No adb needed: it
+ * statistics (docs/design.md#metrics; format in notes/formats.md). No adb needed: it
  * reads a local copy of the file.
  *
  * Table `ui_results`, one row per rendered frame, columns `_id, name, run_id,

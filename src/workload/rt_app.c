@@ -2,7 +2,7 @@
  * Implements the rt-app workload: writes an rt-app JSON use case (generated
  * from `tasks:` or taken from `config: FILE`), runs `rt-app FILE` on the
  * target, pulls every per-thread log and turns them into per-task metrics
- * (DESIGN.md §6; log parser in rt_app_log.c, JSON keys in notes/formats.md
+ * (docs/design.md#metrics; log parser in rt_app_log.c, JSON keys in notes/formats.md
  * and rt-app's doc/tutorial.txt).
  *
  * Parameters:
@@ -739,7 +739,7 @@ out:
 
 static const char *const rtapp_needs[] = { "rt-app", "find", NULL };
 
-/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+/* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl rtapp_metrics[] = {
 	{ "slack_mean", "us", 0, "mean slack (period left after the run phase), per task" },
 	{ "slack_min", "us", 0, "smallest slack, per task" },

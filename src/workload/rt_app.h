@@ -1,6 +1,6 @@
 /*
  * rt-app: per-thread log parser, per-task statistics and config generation
- * (DESIGN.md §6; log format in notes/formats.md). Public for tests, fuzzers
+ * (docs/design.md#metrics; log format in notes/formats.md). Public for tests, fuzzers
  * and anyone importing rt-app logs taken outside kvbench.
  *
  * Log format (one file per thread, `<logdir>/<log_basename>-<thread>-<index>.log`):

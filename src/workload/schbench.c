@@ -187,7 +187,7 @@ static int schbench_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 
 static const char *const schbench_needs[] = { "schbench", NULL };
 
-/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+/* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl schbench_metrics[] = {
 	{ "wakeup_p50", "us", 1, "median wakeup latency of the worker threads" },
 	{ "wakeup_p90", "us", 1, "90th percentile wakeup latency" },

@@ -61,7 +61,7 @@ static int sched_messaging_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 
 static const char *const sched_messaging_needs[] = { "perf", NULL };
 
-/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+/* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl messaging_metrics[] = {
 	{ "time", "s", 1, "Total time perf bench sched messaging prints" },
 	{ NULL, NULL, 0, NULL },

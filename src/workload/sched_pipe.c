@@ -56,7 +56,7 @@ static int sched_pipe_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 
 static const char *const sched_pipe_needs[] = { "perf", NULL };
 
-/* What it stores (DESIGN.md §6: metric names are an interface); checked after every job. */
+/* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl pipe_metrics[] = {
 	{ "ops_per_sec", "ops/s", 0, "pipe round trips per second" },
 	{ "usecs_per_op", "us", 1, "time per round trip" },

@@ -1,6 +1,6 @@
 /*
  * Workloads: a benchmark, its parameters and the parser of its output
- * (DESIGN.md §5, metric names in §6). One backend per file, listed in
+ * (docs/design.md#backends-and-capabilities, metric names in docs/design.md#metrics). One backend per file, listed in
  * kvb_workloads[] (workload.c), perf-bench style.
  *
  * Flow per job: the agenda loader validates params against ops->params (and
@@ -48,7 +48,7 @@ struct kvb_job_ctx {
 };
 
 /* What a workload needs of its target besides the tools in needs[]: asked by `platform
- * check` and by the workload itself, never by a target's name (DESIGN.md §5). */
+ * check` and by the workload itself, never by a target's name (docs/design.md#backends-and-capabilities). */
 enum kvb_workload_caps {
 	/* real-time priorities and mlockall: root (or CAP_SYS_NICE and CAP_IPC_LOCK) on the target */
 	KVB_WORKLOAD_NEEDS_ROOT = 1u << 0,
@@ -57,7 +57,7 @@ enum kvb_workload_caps {
 	KVB_WORKLOAD_REALTIME = 1u << 1,
 };
 
-/* A metric a workload stores (DESIGN.md §6: metric names are an interface). */
+/* A metric a workload stores (docs/design.md#metrics: metric names are an interface). */
 struct kvb_metric_decl {
 	const char *name;        /* as stored: "usecs_per_op" */
 	const char *units;       /* as stored: "s", "us", "ms", "ops/s", "%", "count" */

@@ -3,7 +3,7 @@
 # command writes an image with the banner a build of the commit would carry): the
 # build, its cache, the variant_build rows and build-log artifacts, the identity check
 # refusing a board that does not run the built commit, and every bad input of
-# DESIGN.md §10 with its exit code. Nothing may be left in the repository.
+# docs/design.md#kernels-from-git with its exit code. Nothing may be left in the repository.
 . "$(dirname "$0")/lib.sh"
 F=$SRC/tests/kbuild/fake
 export XDG_CACHE_HOME=$T/cache

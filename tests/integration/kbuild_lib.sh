@@ -1,6 +1,6 @@
 # Shared by the kbuild tests: the series repository (tests/kbuild/make-series, cached under
 # ~/.cache/kvbench), its two marked commits, the agenda, a phase clock, and the checks that
-# nothing is left behind after bisect (DESIGN.md §10: only the caches stay).
+# nothing is left behind after bisect (docs/design.md#kernels-from-git: only the caches stay).
 . "$(dirname "$0")/lib.sh"
 t0=$(date +%s)
 stamp() { echo "kbuild: $1 after $(( $(date +%s) - t0 )) s" >&2; }

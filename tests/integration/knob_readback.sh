@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Knobs are read back (DESIGN.md §14, engine/readback.h), against kernels that really clamp:
+# Knobs are read back (docs/design.md#witnesses, engine/readback.h), against kernels that really clamp:
 #  1. this machine's kernel, in a private network namespace (nothing host-wide is written):
 #     net.ipv4.icmp_ratelimit is in ms and kept in jiffies, so 1 reads back 4 at HZ=250
 #     (proc_dointvec_ms_jiffies); the job fails naming asked and found, or with

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# kvbench through a real LAVA lab (DESIGN.md §13): Debian's lava-server and lava-dispatcher
+# kvbench through a real LAVA lab (docs/design.md#pools-and-lava): Debian's lava-server and lava-dispatcher
 # 2023.01 with PostgreSQL on loopback, one worker, two devices of LAVA's qemu device type each
 # with a tag of its own, and device types without hardware (hi960-hikey, juno-uboot) whose
 # dictionaries LAVA validates against (scripts/lava-lab up). Checks, in order:

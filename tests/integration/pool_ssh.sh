@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Board pools (DESIGN.md §13) over two real sshd boards on loopback:
+# Board pools (docs/design.md#pools-and-lava) over two real sshd boards on loopback:
 #  1. a platform with boards: runs (variant, round) units on both boards in parallel, every
 #     board runs every variant, the board is stored per boot and as the jobs' classifier, the
 #     plain table keeps its one-board shape and `diff --by board` spreads the boards;

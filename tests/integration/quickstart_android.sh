@@ -10,9 +10,12 @@
 ART=${KVB_BUILD_DIR:-build}/test-artifacts/report
 command -v chromium >/dev/null || { echo "quickstart_android: chromium is not installed (scripts/setup)" >&2; exit 1; }
 db=$T/android.db
+export KVB_SIM_DIR=$T/sim XDG_CONFIG_HOME=$T/config # the kept board (scripts/sim-board) lives in $T
+trap '"$SRC/scripts/sim-board" stop hikey960 >/dev/null 2>&1; adb -P "$ANDROID_ADB_SERVER_PORT" kill-server >/dev/null 2>&1; rm -rf "$T"' EXIT
 KVB_BUILD_DIR=$(realpath "${KVB_BUILD_DIR:-build}") "$SRC/scripts/android-sim" "$db" "$T/android.html" >"$T/out" 2>"$T/err"; rc=$?
 check "scripts/android-sim exits 0 (rc $rc)" test "$rc" -eq 0
 [ "$rc" -eq 0 ] || tail -40 "$T/err" >&2
+check "the board it started is stopped after a finished run" sh -c "! '$SRC/scripts/sim-board' status hikey960 >/dev/null"
 cat "$T/out" >&2
 for t in "Max frame durations" "Mean frame duration" "Jank percentage" "Power usage \[mW\]" "Energy per job \[J\]"; do
   check "prints the table: $t (labelled simulated)" grep -q "== $t.*SIMULATED" "$T/out"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Status is never upgraded without evidence (issue 26, DESIGN.md §14): a variant or run is
+# Status is never upgraded without evidence (issue 26, docs/design.md#witnesses): a variant or run is
 # ok only when every planned job of it is ok; `run --resume` plans failed and skipped jobs
 # again and never clears an error it did not fix; no negative durations. The field case:
 # a LAVA device failed (here: a flash hook that fails, the same engine path), `--resume` ran

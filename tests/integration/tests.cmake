@@ -107,7 +107,7 @@ kvb_script_test(it_kbuild_bisect integration/kbuild_bisect.sh kbuild-ci 3600)
 kvb_script_test(it_kbuild_qemu integration/kbuild_qemu.sh kbuild 7200)
 kvb_script_test(it_series_diff integration/series_diff.sh integration 120)
 
-# Board pools (DESIGN.md §13) over two real sshd boards on loopback, one killed mid-run.
+# Board pools (docs/design.md#pools-and-lava) over two real sshd boards on loopback, one killed mid-run.
 kvb_script_test(it_pool_ssh integration/pool_ssh.sh integration 300)
 # Duet runs (execution_order: duet) on two boards of this host, real hackbench, lockstep read back.
 kvb_script_test(it_duet_local integration/duet_local.sh integration 900)
@@ -147,3 +147,5 @@ kvb_script_test(it_counters integration/counters.sh integration 300)
 kvb_script_test(it_schbench_local integration/schbench_local.sh integration 120)
 kvb_script_test(it_cgroup_rt integration/cgroup_rt.sh integration 180)
 kvb_script_test(it_interrupt integration/interrupt.sh integration 120)
+# scripts/sim-board's kept boards (hikey960-sim, juno-sim): Ctrl-C and --resume, per-CPU util and cpufreq, ssh-copy, hwmon energy.
+kvb_script_test(it_sim_boards integration/sim_boards.sh integration 900)

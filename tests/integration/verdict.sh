@@ -1,4 +1,4 @@
-# The three-way verdict of `kvbench diff` (DESIGN.md §11) on an imported CSV whose numbers
+# The three-way verdict of `kvbench diff` (docs/design.md#verdicts-and-deciding) on an imported CSV whose numbers
 # are written out below, 4 boots x 5 runs per variant:
 #   m_same   both variants' boots at 99.97/99.99/100.01/100.03, runs +-0.1 around them: ratio 1,
 #            CI well inside +-1 %  -> same (the boots must differ: with boots the unit, identical

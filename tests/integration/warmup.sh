@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Warm-up jobs (issue 27, DESIGN.md §15): `warmup: N` runs and stores the first N jobs of a
+# Warm-up jobs (issue 27, docs/design.md#noise): `warmup: N` runs and stores the first N jobs of a
 # spec after each boot with status warmup; diff, the results view and the until-decided
 # looks leave them out, `show jobs` shows them, --resume rebuilds the same plan.
 . "$(dirname "$0")/lib.sh"

@@ -1,6 +1,6 @@
 /*
  * Unit tests: behaviour chosen by what a backend can do (its ops table), never
- * by its name (DESIGN.md §5): default rounds, per-flasher key tables, the
+ * by its name (docs/design.md#backends-and-capabilities): default rounds, per-flasher key tables, the
  * flash method choices listed from the registry, target capabilities.
  */
 #include "test.h"

@@ -331,6 +331,30 @@ static void test_metrics__channels_and_platform_sums(void)
 	cJSON_Delete(bad);
 }
 
+/*
+ * A channel's energy added where the metrics array is full (the 16th metric: util's per-CPU rows
+ * came first) keeps its chan_name: the pair's second add moves the array, and a pointer to the
+ * first kept across it lost the classifier (the Juno's big channel, stored with no chan_name).
+ */
+static void test_metrics__channel_pair_at_a_full_array_keeps_its_classifier(void)
+{
+	struct kvb_metrics m;
+	struct kvb_error err;
+	struct kvb_chan_energy v[2] = { { .name = "big", .energy_j = 2, .power_mw = 1500 },
+					{ .name = "little", .energy_j = 0.1, .power_mw = 60 } };
+	kvb_metrics_init(&m);
+	for (int i = 0; i < 15; i++)
+		kvb_metrics_add(&m, "util_mean", i, "%", 0);
+	CHECK(kvb_energy_emit(&m, v, 2, NULL, &err) == KVB_OK);
+	CHECK(m.n == 19);
+	for (size_t i = 15; i < m.n; i++) {
+		const cJSON *c = cJSON_GetObjectItem(m.v[i].classifiers, "chan_name");
+		CHECK(c != NULL);
+		CHECK_STR(c ? c->valuestring : "(none)", i < 17 ? "big" : "little");
+	}
+	kvb_metrics_release(&m);
+}
+
 /* A store with one run, variant and job. */
 static struct kvb_store *store_with_job(const char *name, int64_t *job_id)
 {
@@ -600,6 +624,7 @@ static void test_cpulist__ranges_and_errors(void)
 	T(test_parse__real_monsoon_capture_both_forms) \
 	T(test_parse__real_energy_probe_devlib_csv_keeps_power_only) \
 	T(test_metrics__channels_and_platform_sums)                                                                   \
+	T(test_metrics__channel_pair_at_a_full_array_keeps_its_classifier)                                            \
 	T(test_store__job_commit_keeps_every_sample_and_exports_them)                                                 \
 	T(test_import__attaches_csv_to_job_and_replaces_on_reimport)                                                  \
 	T(test_util__iowait_going_back_is_held_per_field)                                                              \

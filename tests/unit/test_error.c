@@ -16,7 +16,7 @@
 
 static void test_error__codes_are_the_documented_exit_statuses(void)
 {
-	/* DESIGN.md §2 and README: scripts test these numbers */
+	/* docs/design.md#commands and README: scripts test these numbers */
 	CHECK(KVB_OK == 0 && KVB_EJOBS == 1 && KVB_EUSAGE == 2 && KVB_EINPUT == 3 && KVB_ETARGET == 4 &&
 	      KVB_ESTORE == 5 && KVB_EOUTPUT == 6 && KVB_EINTR == 7 && KVB_EBUG == 8 && KVB_EXIT_LAST == KVB_EBUG);
 	CHECK_STR(kvb_strerror(KVB_EINPUT), "bad input file (or what it names does not exist)");

@@ -156,7 +156,7 @@ static void test_sched_messaging__reads_total_time(void)
 }
 
 /* Every metric a parser stores from a real output is declared by its workload (units and direction too),
- * and the check refuses one that is not (DESIGN.md §6, §14). */
+ * and the check refuses one that is not (docs/design.md#metrics, docs/design.md#witnesses). */
 static void test_metrics__parsers_store_only_declared_metrics(void)
 {
 	static const struct {

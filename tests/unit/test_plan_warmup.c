@@ -1,4 +1,4 @@
-/* Warm-up jobs and spare rounds in the plan (issue 27, DESIGN.md §15). */
+/* Warm-up jobs and spare rounds in the plan (issue 27, docs/design.md#noise). */
 #include "config/agenda.h"
 #include "config/doc.h"
 #include "engine/plan.h"

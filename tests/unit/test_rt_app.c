@@ -120,7 +120,7 @@ static void test_rtapp__pools_the_instances_of_a_task(void)
 	CHECK_NEAR(metric(&m, "run_mean", "heavy"), 10502.7065868263, 1e-9);
 	CHECK_NEAR(metric(&m, "period_mean", "heavy"), 11976.7125748503, 1e-9);
 	CHECK_NEAR(metric(&m, "activations", "light"), 100, 0);
-	/* units and direction are an interface (DESIGN.md §6) */
+	/* units and direction are an interface (docs/design.md#metrics) */
 	mt = find_metric(&m, "slack_min", "light");
 	CHECK(mt && !strcmp(mt->units, "us") && mt->lower_is_better == 0);
 	mt = find_metric(&m, "negative_slack_pct", "light");

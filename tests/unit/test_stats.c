@@ -362,7 +362,7 @@ static size_t boots(gsl_rng *rng, const double *level, int nboots, int runs, dou
 
 /*
  * Same kernel, three boots each; boot levels differ by a few % (the QEMU pipe
- * numbers of DESIGN.md §8: 69.8 vs 67.5 us/op) and runs within a boot barely
+ * numbers of docs/design.md#statistics: 69.8 vs 67.5 us/op) and runs within a boot barely
  * move. Runs-as-units calls that significant; boots-as-units must not.
  */
 static void test_bootstrap__boot_level_noise_is_not_a_difference(void)

@@ -1,4 +1,4 @@
-/* Witnesses (DESIGN.md §14) are stored with their job, failed or not, and replaced when the job is redone. */
+/* Witnesses (docs/design.md#witnesses) are stored with their job, failed or not, and replaced when the job is redone. */
 #include "core/witness.h"
 #include "store/store.h"
 #include "test.h"

@@ -1,0 +1,229 @@
+/* Implements a board session: flash, boot and identity for (variant, round), knobs a crashed run left, a variant failed or skipped. */
+#include "engine/run_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+int target_alive(struct engine *e)
+{
+	static const char *const argv[] = { "true", NULL };
+	struct kvb_exec_result r;
+	struct kvb_error err;
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = kvb_target_exec(&e->target, argv, 20000, &r, &err);
+	kvb_exec_result_release(&r);
+	return rc == KVB_OK && r.exit_code == 0;
+}
+
+void knob_saved_cb(void *arg, const char *path, const char *original)
+{
+	struct engine *e = arg;
+	struct kvb_error err;
+	if (!e->st) /* --dry-run recording a batch: nothing is stored */
+		return;
+	if (kvb_store_knob_save(e->st, e->run_id, e->plat->name, path, original, &err))
+		kvb_warn("%s", err.msg);
+}
+
+void knob_restored_cb(void *arg, const char *path)
+{
+	struct engine *e = arg;
+	struct kvb_error err;
+	if (!e->st)
+		return;
+	if (kvb_store_knob_done(e->st, e->run_id, path, &err))
+		kvb_warn("%s", err.msg);
+}
+
+/* Puts back knob values a crashed earlier run on this platform left changed (0004_knobs.sql). */
+static void restore_leftover_knobs(struct engine *e)
+{
+	struct kvb_strv paths = KVB_STRV_INIT, vals = KVB_STRV_INIT;
+	struct kvb_error err;
+	if (kvb_store_knob_leftovers(e->st, e->plat->name, &paths, &vals, &err)) {
+		kvb_warn("%s", err.msg);
+	} else if (paths.n) {
+		for (size_t i = 0; i < paths.n; i++)
+			kvb_warn("restoring %s to '%s' (left changed by an interrupted run)", paths.v[i], vals.v[i]);
+		if (kvb_knobs_write_back(&e->target, &paths, &vals, &err))
+			kvb_warn("cannot restore every knob: %s", err.msg);
+		else if (kvb_store_knob_clear(e->st, e->plat->name, &err))
+			kvb_warn("%s", err.msg);
+		kvb_store_event(e->st, e->run_id, "warning", "restored %zu knob(s) left changed by an interrupted run", paths.n);
+	}
+	kvb_strv_release(&paths);
+	kvb_strv_release(&vals);
+}
+
+/*
+ * What keeps two kvbench processes apart in a board's work directory: this host's pid.
+ * A batch target's board is its job's alone, and a LAVA job left in flight is recognised
+ * on --resume by its commands being the ones recorded again: 0 there.
+ */
+long board_session(const struct engine *e)
+{
+	return e->target.ops && e->target.ops->batch ? 0 : (long)getpid();
+}
+
+/* Marks every not-final job of variant v in round (or all rounds if round 0) as skipped. */
+void skip_jobs(struct engine *e, size_t v, int round, const char *why)
+{
+	for (size_t i = 0; i < e->plan.n; i++) {
+		const struct kvb_plan_job *j = &e->plan.jobs[i];
+		struct kvb_error err;
+		if (j->variant != v || (round && j->round != round))
+			continue;
+		if (strcmp(e->rows[i].status, "pending") && strcmp(e->rows[i].status, "running"))
+			continue;
+		struct kvb_job_outcome o = { .status = "skipped", .error = why, .attempts = e->rows[i].attempts };
+		cJSON *c = job_classifiers(e, j);
+		if (kvb_store_job_commit(e->st, e->run_id, e->rows[i].id, &o, NULL, c, &err))
+			kvb_err("%s", err.msg);
+		snprintf(e->rows[i].status, sizeof(e->rows[i].status), "skipped");
+		cJSON_Delete(c);
+	}
+}
+
+/* --until-decided: the look after round r; when it says stop, the rest of the plan is skipped. */
+int until_decided_stop(struct engine *e, int r)
+{
+	struct kvb_error err;
+	int stop = 0;
+	char why[96];
+	if (kvb_decide_look(e->st, e->run_id, e->o->decide, r, e->a->order == KVB_ORDER_DUET,
+			    (double)(kvb_mono_ns() - e->t0_ns) / 1e9, &stop, &err))
+		kvb_err("%s", err.msg);
+	if (!stop)
+		return 0;
+	snprintf(why, sizeof(why), "not needed: decided after round %d (--until-decided)", r);
+	for (size_t v = 0; v < e->a->nvariants; v++)
+		skip_jobs(e, v, 0, why);
+	return 1;
+}
+
+void fail_variant(struct engine *e, size_t v, const char *why)
+{
+	struct kvb_error err;
+	e->variant_failed[v] = 1;
+	e->failures++;
+	kvb_err("variant %s failed: %s", e->a->variants[v].name, why); /* an event via log_to_events */
+	if (kvb_store_variant_status(e->st, e->variant_ids[v], "failed", why, &err))
+		kvb_err("%s", err.msg);
+	skip_jobs(e, v, 0, why);
+}
+
+/*
+ * "<artdir>/boot-<variant>-r<round>". A variant name is agenda text: it only
+ * enters the path as one sanitised component (no '/', no leading '.'), with
+ * the variant's index when sanitising changed it, so two names cannot share
+ * a directory and none can leave the run's directory.
+ */
+char *boot_dir(struct engine *e, size_t v, int round)
+{
+	const char *name = e->a->variants[v].name;
+	char *safe = kvb_path_component(name), *d;
+	if (strcmp(safe, name))
+		d = kvb_xasprintf("%s/boot-%s-%zu-r%d", e->artdir, safe, v, round);
+	else
+		d = kvb_xasprintf("%s/boot-%s-r%d", e->artdir, safe, round);
+	free(safe);
+	return d;
+}
+
+/* Flash + boot + identity for (variant, round). */
+int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err)
+{
+	g_thread_engine = e;
+	const struct kvb_flasher_ops *fl = kvb_flasher_find(e->plat->flash_method);
+	struct kvb_flash_ctx fc;
+	struct kvb_boot_row b;
+	struct kvb_identity id;
+	int rc;
+	char *bdir = boot_dir(e, v, round);
+
+	memset(&b, 0, sizeof(b));
+	memset(&id, 0, sizeof(id));
+	e->boot_id = 0;
+	b.round = round;
+	b.started_ns = kvb_wall_ns();
+	if (kvb_mkdir_nofollow(bdir, 0755)) {
+		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", bdir, strerror(errno));
+		goto out;
+	}
+	if (!fl) {
+		rc = kvb_error_set(err, KVB_EINPUT, "%s: flash.method '%s' is not available", e->plat->file,
+				   e->plat->flash_method);
+		goto out;
+	}
+	if (!e->target_open) {
+		rc = kvb_target_open(&e->target, e->plat, err);
+		if (rc)
+			goto out;
+		e->target.cancel = &g_cancel;
+		e->target_open = 1;
+	}
+	memset(&fc, 0, sizeof(fc));
+	fc.target = &e->target;
+	fc.plat = e->plat;
+	fc.variant = &e->a->variants[v];
+	fc.artifact_dir = bdir;
+	fc.round = round;
+	fc.timeout_ms = (uint64_t)e->plat->boot_timeout_s * 1000;
+	rc = fl->flash(&fc, err);
+	if (fc.console_log) {
+		/* the boot's console is kept whatever happened (a kernel that does not boot explains itself there) */
+		struct kvb_error e2;
+		if (!access(fc.console_log, R_OK) && kvb_store_run_artifact(e->st, e->run_id, "console", fc.console_log, &e2))
+			kvb_warn("%s", e2.msg);
+		free(fc.console_log);
+	}
+	if (rc)
+		goto out;
+	rc = kvb_identity_check(&e->target, &e->a->variants[v], &id, err);
+	if (!rc)
+		restore_leftover_knobs(e);
+out:
+	b.ready_ns = kvb_wall_ns();
+	b.status = rc ? "failed" : "ok";
+	b.error = rc ? err->msg : NULL;
+	b.running_release = id.release;
+	b.running_version = id.version;
+	b.running_cmdline = id.cmdline;
+	b.board = e->device[0] ? e->device : e->board;
+	b.lava_job_id = e->lava_job_id;
+	b.lava_url = e->lava_url[0] ? e->lava_url : NULL;
+	{
+		struct kvb_error e2;
+		/* a new row for every boot, so a resumed round's boot never replaces the killed one (issue 38) */
+		if (kvb_store_boot_record(e->st, e->variant_ids[v], &b, &e->boot_id, &e2))
+			kvb_err("%s", e2.msg);
+	}
+	if (!rc)
+		kvb_store_event(e->st, e->run_id, "info", "variant %s round %d: running %s (%s)", e->a->variants[v].name,
+				round, id.release ? id.release : "?", id.cmdline ? id.cmdline : "");
+	kvb_identity_release(&id);
+	free(bdir);
+	return rc;
+}
+
+/* After a failed attempt the board does not answer: its boot timeout to come back. 1 when it did, 0: lost. */
+int board_came_back(struct engine *e)
+{
+	/* The board stopped answering: give it its boot timeout to come back. */
+	struct kvb_error e3;
+	kvb_warn("target not answering; waiting up to %d s", e->plat->boot_timeout_s);
+	if (e->pool_ctl) /* meanwhile no unit of the pool waits for this board */
+		kvb_pool_board_trouble(e->pool_ctl, 1);
+	if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) || !target_alive(e))
+		return 0;
+	if (e->pool_ctl)
+		kvb_pool_board_trouble(e->pool_ctl, 0);
+	return 1;
+}

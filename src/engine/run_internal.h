@@ -1,0 +1,154 @@
+/*
+ * The run loop's own header, shared by engine/run*.c and by nothing else: the engine of a run (one
+ * per board in a pool), its signal state, and the functions one room of the run calls in another.
+ */
+#ifndef KVB_ENGINE_RUN_INTERNAL_H
+#define KVB_ENGINE_RUN_INTERNAL_H
+
+#include "engine/engine.h"
+#include "engine/decide.h"
+#include "core/buf.h"
+#include "core/log.h"
+#include "core/sha256.h"
+#include "core/util.h"
+#include "engine/hostwatch.h"
+#include "engine/identity.h"
+#include "engine/knobs.h"
+#include "engine/plan.h"
+#include "engine/duet.h"
+#include "engine/pool.h"
+#include "engine/thermal.h"
+#include "flash/fetch.h"
+#include "flash/flash.h"
+#include "flash/bootimg.h"
+#include "flash/kimage.h"
+#include "instrument/session.h"
+#include "store/disturbance.h"
+#include "store/lava_jobs.h"
+#include "store/spread.h"
+#include "store/status.h"
+#include "workload/workload.h"
+
+#include <signal.h>
+#include <stdatomic.h>
+
+/* A run's engine: the run's state, or in a pool one board's worker (pool_worker_new) sharing the plan and rows. */
+struct engine {
+	struct kvb_instr_set instr;  /* instruments around every job */
+	int host_busy;               /* a disturbed job waited KVB_HOST_QUIET_WAIT_MS for a quiet second in vain:
+				      * until a job comes out clean, disturbed jobs are left out at once */
+	char *instr_err;             /* failures of the last attempt's instruments, or NULL */
+	const struct kvb_run_opts *o;
+	struct kvb_agenda *a;
+	struct kvb_platform *plat;
+	struct kvb_store *st;
+	int64_t run_id;
+	char *artdir;
+	struct kvb_plan plan;
+	struct kvb_job_row *rows;
+	int64_t *variant_ids;
+	int *variant_failed;
+	char **variant_why;   /* per variant: why its files could not be had, or NULL */
+	int knob_failed;      /* the last attempt failed applying knobs, or a thermal limit refused it
+			       * (deterministic: not retried) */
+	struct kvb_target target;
+	int target_open;
+	int failures;
+	size_t todo, done;
+	uint64_t t0_ns;
+	int tty;
+	char tag[32];
+	char store_err[KVB_ERRMSG_MAX / 2]; /* why the last job could not be stored */
+	int64_t cur_job_id;   /* the job running now (events name it), 0 between jobs */
+	char *job_cgroup;     /* cgroup_depth: the leaf the last attempt's workload ran in */
+	cJSON *knob_recorded; /* `readback: record` knobs of the last attempt: classifier -> value found (owned) */
+	const char *board;    /* board of a pool (pool.c), or NULL on one board */
+	struct engine *parent;/* the run's engine when this is a pool worker */
+	char *lost_why;       /* pool worker: why the board was lost in the last job (owned) */
+	int64_t boot_id;      /* the boot row of the boot this engine's jobs run in now (job.boot_id), or 0 */
+	int64_t lava_job_id;  /* batch target (LAVA): the job of the current boot, or 0 */
+	char lava_url[512];
+	char device[128];     /* batch target: the device the boot ran on (its board), or "" */
+	struct batch_unit *bu;/* batch target: the unit in flight (batch_bring_up .. batch_unit_end), or NULL */
+	struct kvb_pool_board_ctl *pool_ctl; /* pool worker: its board's handle in the pool, or NULL */
+	struct kvb_workload_states wstates;  /* this board's workload state (rt-app's pLoad); a worker has its own */
+	struct kvb_run_memory resumed;       /* --resume: what resume hooks read, through this engine's store */
+};
+
+/* A batch target's unit in flight: what its run() was given, kept until finish(). */
+struct batch_unit {
+	struct kvb_batch_unit u;
+	struct engine *w;
+	size_t v;
+	char name[256];
+	char *dir;
+	char *reattach_state;
+};
+
+/* A job being run (run_job): what its attempts leave for the steps that store it. */
+struct job_run {
+	const struct kvb_plan_job *j;
+	struct kvb_job_row *row;
+	int64_t start;        /* wall ns: when this invocation started the job */
+	int64_t a0;           /* wall ns: when the last attempt started */
+	int attempt;          /* attempts made, earlier invocations' and lost boards' included */
+	int rc;               /* the last attempt's result */
+	int left_out;         /* the last attempt was disturbed by the host and no re-run is left: status disturbed */
+	char left_out_why[KVB_ERRMSG_MAX]; /* the job's error then: what disturbed it */
+	int reruns;           /* attempts run again because the host disturbed them */
+	struct kvb_error err; /* why the last attempt failed */
+	struct kvb_metrics m; /* the last attempt's metrics (owned) */
+	cJSON *cls;           /* the job's classifiers (owned) */
+};
+
+/* How the loop over rounds ended. */
+struct run_outcome {
+	int interrupted;   /* Ctrl-C/SIGTERM or --max-jobs, with jobs left */
+	int store_failed;  /* results could not be stored: the run stopped (e->store_err says why) */
+};
+
+/* run.c */
+extern volatile sig_atomic_t g_signals, g_last_signal;
+extern volatile int g_cancel;
+extern atomic_int g_in_workload;
+int max_iterations(const struct kvb_agenda *a);
+extern _Thread_local struct engine *g_thread_engine;
+
+/* run_setup.c */
+void resume_workloads(struct engine *e);
+struct kvb_plan_opts plan_opts(struct engine *e);
+int setup_run(struct engine *e, struct kvb_error *err);
+void release_engine(struct engine *e);
+
+/* run_attempt.c */
+void progress(struct engine *e, const struct kvb_plan_job *j, const char *what);
+cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j);
+void job_runtime(struct engine *e, const struct kvb_plan_job *j, struct kvb_runtime *rt);
+int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
+		struct kvb_error *err);
+
+/* run_board.c */
+int target_alive(struct engine *e);
+void knob_saved_cb(void *arg, const char *path, const char *original);
+void knob_restored_cb(void *arg, const char *path);
+long board_session(const struct engine *e);
+void skip_jobs(struct engine *e, size_t v, int round, const char *why);
+int until_decided_stop(struct engine *e, int r);
+void fail_variant(struct engine *e, size_t v, const char *why);
+char *boot_dir(struct engine *e, size_t v, int round);
+int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err);
+int board_came_back(struct engine *e);
+
+/* run_job.c */
+enum kvb_err run_job(struct engine *e, size_t idx);
+
+/* run_pool.c */
+int is_final(const char *status);
+void batch_record(struct engine *w, size_t v, int round, const struct kvb_job_row *rows);
+int pool_run(struct engine *e, const struct kvb_pool_list *l, int *interrupted, int *store_failed,
+	     struct kvb_error *err);
+
+/* run_dry.c */
+int print_plan(struct engine *e, struct kvb_error *err);
+
+#endif
