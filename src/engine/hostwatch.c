@@ -199,7 +199,17 @@ int kvb_host_witness(const struct kvb_host_sample *a, const struct kvb_host_samp
 		kvb_witness_add(w, "host", "cpu pressure", expected, NULL, KVB_WIT_OK,
 				"/proc/pressure/cpu unreadable (kernel without PSI, or psi=0): host pressure not measured");
 	}
-	if (a->have_stat && b->have_stat && b->ticks_total > a->ticks_total) {
+	if (a->have_stat && b->have_stat && b->ticks_total > a->ticks_total && b->ticks_steal < a->ticks_steal) {
+		/* steal is a counter that only grows; one that went back (a kernel bug: node_exporter #742,
+		 * steal jumping by -8e8 ticks a second) says nothing of the job: unsigned, it read as
+		 * 100 % steal and a disturbed job */
+		char a_s[32], b_s[32];
+		snprintf(a_s, sizeof(a_s), "%" PRIu64 " ticks", a->ticks_steal);
+		snprintf(b_s, sizeof(b_s), "%" PRIu64 " ticks", b->ticks_steal);
+		kvb_witness_add(w, "host", "steal", a_s, b_s, KVB_WIT_OK,
+				"/proc/stat steal went back during the job (%s -> %s): not a counter here (a kernel that "
+				"reports steal wrongly), recorded, not judged", a_s, b_s);
+	} else if (a->have_stat && b->have_stat && b->ticks_total > a->ticks_total) {
 		uint64_t ticks = b->ticks_total - a->ticks_total, steal = b->ticks_steal - a->ticks_steal;
 		double pct = (double)steal / (double)ticks * 100;
 		snprintf(obs, sizeof(obs), "%.1f %%", pct);

@@ -1,13 +1,20 @@
 /*
  * Implements the util instrument: per-CPU utilisation sampled at an
- * interval. A shell loop on the target appends /proc/stat snapshots
+ * interval. A shell loop on the target (sampler.h) appends /proc/stat snapshots
  * (separated by "---" lines) to a file in the job's remote directory from
  * start to stop; one snapshot is also read directly at start and at stop, so
  * even a job shorter than the interval gets one utilisation sample. Each pair of
  * consecutive snapshots gives, per CPU, util = delta busy / delta total x
  * 100 (busy = user + nice + system + irq + softirq + steal; total adds idle
- * and iowait; each a sum of the fields' non-negative deltas, kvb_procstat_delta). Metrics: util_min, util_mean, util_max (%) with classifier cpu.
- * `root:` prefixes /proc (tests).
+ * and iowait). Metrics: util_min, util_mean, util_max (%) with classifier cpu.
+ * The platform's `sysfs_root:` prefixes /proc (tests).
+ *
+ * Each field is a declared counter (counter.h, kvb_procstat_step): one that reads below its
+ * previous value (NO_HZ iowait) is held there and its interval kept, as sysstat does (a
+ * `counter` witness, ok, says how often); a CPU missing from a sample (offline: /proc/stat lists
+ * online CPUs only), first seen after the start, or whose idle restarted (offline and back
+ * between two samples) is a `hotplug` witness, `changed`, even when it is back by the end; the
+ * interval across a restart is not used.
  *
  * The loop does not trust `sleep`: on boards whose sleep has no fractions
  * (AOSP toolbox's sleep, Android <= 5: strtoul, so "0.100" sleeps 0 s and
@@ -25,6 +32,7 @@
  */
 #include "instrument/instrument.h"
 #include "instrument/probe.h"
+#include "instrument/sampler.h"
 #include "core/util.h"
 
 #include <stdio.h>
@@ -37,7 +45,7 @@ static const struct kvb_keydef keys[] = {
 };
 
 struct priv {
-	long pid;
+	struct kvb_sampler loop;
 	char *remote;
 	char *first, *last;  /* snapshots taken at start and stop: two at least, however short the job */
 };
@@ -51,51 +59,29 @@ static int cpu_util_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return KVB_OK;
 }
 
-/*
- * The sampler (sh, POSIX + `read` of /proc/uptime): $1 the interval in seconds ("0.100"), $2 in
- * microseconds, $3 the /proc/stat to read, $4 whole seconds (>= 1). cs() is /proc/uptime in
- * centiseconds ("12.05" -> 1205; 1${f} - 100 keeps "05" from reading as octal).
- */
-static const char sampler[] =
-	"cs() { read u x </proc/uptime; f=${u#*.}; echo $(( ${u%.*} * 100 + 1$f - 100 )); }; "
-	"ok() { [ $((b - a)) -ge 15 ] && [ $((b - a)) -le 60 ]; }; "
-	"a=$(cs); sleep 0.2 2>/dev/null; b=$(cs); how=whole; "
-	"if ok; then how=sleep; else a=$(cs); usleep 200000 2>/dev/null; b=$(cs); ok && how=usleep; fi; "
-	"case $how in sleep) echo \"# sampler sleep $1\";; usleep) echo \"# sampler usleep $2\";; "
-	"*) echo \"# sampler sleep $4 (neither sleep 0.2 nor usleep 200000 slept 0.2 s: no fractional sleep)\";; "
-	"esac; "
-	"while :; do read u x </proc/uptime; echo \"uptime $u\"; cat \"$3\"; echo ---; "
-	"case $how in sleep) sleep \"$1\";; usleep) usleep \"$2\";; *) sleep \"$4\";; esac; done";
-
 static int cpu_util_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
-	long long ms = kvb_get_int(c->conf, "interval_ms", 100);
-	char interval[32], us[32], whole[32], *stat = kvb_xasprintf("%s/proc/stat", kvb_instr_sysfs_root(c->plat));
-	char *errf = kvb_xasprintf("%s.err", p->remote);
-	const char *argv[] = { "sh", "-c", sampler, "sh", interval, us, stat, whole, NULL };
-	int rc;
-	snprintf(interval, sizeof(interval), "%.3f", (double)ms / 1000.0);
-	snprintf(us, sizeof(us), "%lld", ms * 1000);
-	snprintf(whole, sizeof(whole), "%lld", (ms + 999) / 1000);
-	rc = kvb_target_read_rooted(c->target, kvb_instr_sysfs_root(c->plat), "/proc/stat", &p->first, err);
+	char *stat = kvb_xasprintf("%s/proc/stat", kvb_instr_sysfs_root(c->plat));
+	const char *args[] = { stat, NULL };
+	int rc = kvb_target_read_rooted(c->target, kvb_instr_sysfs_root(c->plat), "/proc/stat", &p->first, err);
 	if (!rc)
-		rc = kvb_target_bg_start(c->target, argv, p->remote, errf, &p->pid, err);
+		rc = kvb_sampler_start(&p->loop, c->target, p->remote,
+				       (unsigned)kvb_get_int(c->conf, "interval_ms", 100), "cat \"$1\"", args, err);
 	free(stat);
-	free(errf);
 	return rc;
 }
 
+/* The loop stops first: a sample taken after the last reading would be placed before it. */
 static int cpu_util_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
-	int rc = kvb_target_read_rooted(c->target, kvb_instr_sysfs_root(c->plat), "/proc/stat", &p->last, err);
 	struct kvb_error e2;
-	if (kvb_target_bg_stop(c->target, p->pid, "TERM", 2000, NULL, &e2) && !rc) {
+	int rc = kvb_sampler_stop(&p->loop, c->target, err);
+	if (kvb_target_read_rooted(c->target, kvb_instr_sysfs_root(c->plat), "/proc/stat", &p->last, &e2) && !rc) {
 		rc = e2.code;
 		*err = e2;
 	}
-	p->pid = 0;
 	return rc;
 }
 
@@ -107,15 +93,72 @@ static const struct kvb_metric_decl util_metrics[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
+/* What the snapshots showed of one CPU besides its utilisation: hotplug and held fields. */
+struct cpu_seen {
+	struct kvb_procstat_base base;
+	int present;          /* in the previous snapshot */
+	int missing;          /* snapshots it was missing from after it was seen */
+	double miss_from, miss_to;  /* uptimes of the first and last of them (-1: unknown) */
+	int appeared;         /* first seen after the first snapshot: came online during the job */
+	double app_at;
+	int restarts;         /* intervals whose idle restarted */
+	double rs_from, rs_to;      /* uptimes around the first restart */
+	int held[8];          /* intervals in which field f went back and was held */
+	int intervals;
+};
+
+static void hotplug_witnesses(struct kvb_metrics *out, const struct cpu_seen *cs, int ncpu, int snaps)
+{
+	static const char *const names[8] = { "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal" };
+	for (int i = 0; i < ncpu; i++) {
+		char subject[32], obs[160];
+		snprintf(subject, sizeof(subject), "cpu%d /proc/stat", i);
+		if (cs[i].appeared) {
+			kvb_witness_add(&out->witnesses, "hotplug", subject, "in every sample", "appeared during the job",
+					KVB_WIT_CHANGED,
+					"cpu%d came online during the job: its line was first in the /proc/stat sample at uptime "
+					"%.2f s; its utilisation is of the intervals it was online", i, cs[i].app_at);
+		}
+		if (cs[i].missing) {
+			snprintf(obs, sizeof(obs), "missing from %d of %d samples", cs[i].missing, snaps);
+			kvb_witness_add(&out->witnesses, "hotplug", subject, "in every sample", obs, KVB_WIT_CHANGED,
+					"cpu%d went offline during the job: its line was missing from %d of the %d /proc/stat "
+					"samples (uptime %.2f to %.2f s); its utilisation is of the intervals it was online",
+					i, cs[i].missing, snaps, cs[i].miss_from, cs[i].miss_to);
+		}
+		if (cs[i].restarts) {
+			snprintf(obs, sizeof(obs), "idle went back in %d interval%s", cs[i].restarts,
+				 cs[i].restarts == 1 ? "" : "s");
+			kvb_witness_add(&out->witnesses, "hotplug", subject, "idle only grows", obs, KVB_WIT_CHANGED,
+					"cpu%d's idle counter restarted between the samples at uptime %.2f and %.2f s: it went "
+					"offline and came back between them, for a time not known, so that interval is not "
+					"used",
+					i, cs[i].rs_from, cs[i].rs_to);
+		}
+		for (int f = 0; f < 8; f++) {
+			if (!cs[i].held[f])
+				continue;
+			snprintf(subject, sizeof(subject), "cpu%d %s", i, names[f]);
+			snprintf(obs, sizeof(obs), "below its previous value in %d of %d intervals", cs[i].held[f],
+				 cs[i].intervals);
+			kvb_witness_add(&out->witnesses, "counter", subject, "only grows, or dips and is held", obs, KVB_WIT_OK,
+					"/proc/stat %s of cpu%d read below its previous value in %d of %d intervals%s: held "
+					"there (counted 0) and those intervals kept, as sysstat does",
+					names[f], i, cs[i].held[f], cs[i].intervals,
+					f == 4 ? " (NO_HZ iowait accounting, proc(5))" : "");
+		}
+	}
+}
+
 enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len)
 {
-	struct kvb_procstat prev, cur;
-	double *mn = NULL, *mx = NULL, *sum = NULL;
-	int *cnt = NULL, ncpu = 0, snaps = 0, have_prev = 0;
+	struct kvb_procstat cur;
+	struct cpu_seen *cs = NULL;
+	double *mn = NULL, *mx = NULL, *sum = NULL, up = -1, prev_up = -1;
+	int *cnt = NULL, ncpu = 0, snaps = 0;
 	const char *s = text;
-	memset(&prev, 0, sizeof(prev));
 	while (s && *s) {
-		const char *sep = strstr(s, "\n---\n");
+		const char *sep = strstr(s, "\n---\n"), *u;
 		char *snap;
 		if (!sep)
 			sep = !strncmp(s, "---\n", 4) ? s - 1 : NULL;
@@ -123,44 +166,67 @@ enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, 
 			break;
 		snap = kvb_xstrndup(s, (size_t)(sep + 1 - s));
 		s = sep + 5;
+		u = !strncmp(snap, "uptime ", 7) ? snap : strstr(snap, "\nuptime ");
 		if (kvb_procstat_parse(snap, &cur)) {
 			free(snap);
 			continue;
 		}
+		prev_up = up;
+		up = u ? strtod(u + (*u == '\n' ? 8 : 7), NULL) : -1;
 		free(snap);
 		snaps++;
-		if (have_prev) {
-			if (cur.n > ncpu) {
-				mn = kvb_xrealloc(mn, (size_t)cur.n * sizeof(*mn));
-				mx = kvb_xrealloc(mx, (size_t)cur.n * sizeof(*mx));
-				sum = kvb_xrealloc(sum, (size_t)cur.n * sizeof(*sum));
-				cnt = kvb_xrealloc(cnt, (size_t)cur.n * sizeof(*cnt));
-				for (int i = ncpu; i < cur.n; i++) {
-					mn[i] = 1e300;
-					mx[i] = -1;
-					sum[i] = 0;
-					cnt[i] = 0;
-				}
-				ncpu = cur.n;
+		if (cur.n > ncpu) {
+			mn = kvb_xrealloc(mn, (size_t)cur.n * sizeof(*mn));
+			mx = kvb_xrealloc(mx, (size_t)cur.n * sizeof(*mx));
+			sum = kvb_xrealloc(sum, (size_t)cur.n * sizeof(*sum));
+			cnt = kvb_xrealloc(cnt, (size_t)cur.n * sizeof(*cnt));
+			cs = kvb_xrealloc(cs, (size_t)cur.n * sizeof(*cs));
+			for (int i = ncpu; i < cur.n; i++) {
+				mn[i] = 1e300;
+				mx[i] = -1;
+				sum[i] = 0;
+				cnt[i] = 0;
+				memset(&cs[i], 0, sizeof(cs[i]));
 			}
-			for (int i = 0; i < cur.n && i < prev.n; i++) {
-				double db, dt, u;
-				if (kvb_procstat_delta(&prev, &cur, i, &db, &dt))
-					continue;
-				u = db / dt * 100.0;
-				if (u > 100)
-					u = 100;
-				mn[i] = u < mn[i] ? u : mn[i];
-				mx[i] = u > mx[i] ? u : mx[i];
-				sum[i] += u;
-				cnt[i]++;
-			}
-			kvb_procstat_release(&prev);
+			ncpu = cur.n;
 		}
-		prev = cur;
-		have_prev = 1;
+		for (int i = 0; i < ncpu; i++) {
+			struct kvb_procstat_step st;
+			double u;
+			if (i >= cur.n || !cur.seen[i]) {
+				/* /proc/stat lists online CPUs only (show_stat(): for_each_online_cpu) */
+				if (cs[i].present || cs[i].missing) {
+					if (!cs[i].missing++)
+						cs[i].miss_from = up;
+					cs[i].miss_to = up;
+				}
+				cs[i].present = 0;
+				cs[i].base.have = 0; /* back online, it starts afresh */
+				continue;
+			}
+			if (!cs[i].present && !cs[i].missing && snaps > 1 && !cs[i].appeared) {
+				cs[i].appeared = 1;
+				cs[i].app_at = up;
+			}
+			cs[i].present = 1;
+			if (kvb_procstat_step(&cs[i].base, cur.field[i], &st)) {
+				if (st.restarted && !cs[i].restarts++) {
+					cs[i].rs_from = prev_up;
+					cs[i].rs_to = up;
+				}
+				continue;
+			}
+			cs[i].intervals++;
+			for (int f = 0; f < 8; f++)
+				cs[i].held[f] += (st.held >> f) & 1;
+			u = st.busy / st.total * 100.0;
+			mn[i] = u < mn[i] ? u : mn[i];
+			mx[i] = u > mx[i] ? u : mx[i];
+			sum[i] += u;
+			cnt[i]++;
+		}
+		kvb_procstat_release(&cur);
 	}
-	kvb_procstat_release(&prev);
 	for (int i = 0; i < ncpu; i++) {
 		char cpu[16];
 		struct kvb_metric *m;
@@ -174,10 +240,12 @@ enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, 
 		m = kvb_metrics_add_decl(out, &util_metrics[2], mx[i]);
 		kvb_metric_classify(m, "cpu", cpu);
 	}
+	hotplug_witnesses(out, cs, ncpu, snaps);
 	free(mn);
 	free(mx);
 	free(sum);
 	free(cnt);
+	free(cs);
 	if (snaps < 2) {
 		snprintf(why, why_len, "%d usable /proc/stat snapshot%s, need 2", snaps, snaps == 1 ? "" : "s");
 		return KVB_EINPUT;
@@ -262,18 +330,10 @@ static int cpu_util_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	struct priv *p = c->priv;
 	char *text = NULL, why[128];
 	struct kvb_buf b = KVB_BUF_INIT;
-	const char *argv[] = { "cat", p->remote, NULL };
-	struct kvb_exec_result r;
 	int rc;
 	/* A job shorter than the loop's start-up leaves no file: then only the two direct snapshots count. */
-	kvb_exec_result_init(&r);
-	rc = kvb_target_exec(c->target, argv, 30000, &r, err);
-	text = kvb_buf_detach(&r.out);
-	kvb_exec_result_release(&r);
-	if (rc) {
-		free(text);
+	if ((rc = kvb_sampler_text(&p->loop, c->target, &text, err)))
 		return rc;
-	}
 	/* start snapshot, the loop's whole snapshots (its last may be cut by the kill), stop snapshot */
 	kvb_buf_addf(&b, "%s\n---\n", p->first);
 	{
@@ -296,7 +356,7 @@ static void cpu_util_teardown(struct kvb_instr_ctx *c)
 	struct priv *p = c->priv;
 	if (!p)
 		return;
-	kvb_target_bg_kill(c->target, &p->pid);
+	kvb_sampler_release(&p->loop, c->target);
 	free(p->remote);
 	free(p->first);
 	free(p->last);

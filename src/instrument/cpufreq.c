@@ -12,10 +12,23 @@
  * job) and the online clusters' metrics are kept. Offline is known from
  * /sys/devices/system/cpu/online when readable (the cluster's policy is then read through its
  * first online CPU: WA3 #1217, the first CPU of a cluster hotplugged out), else from a read
- * failing with EBUSY or ENODEV; a cluster going offline during the job is skipped the same way.
+ * failing with EBUSY or ENODEV; a cluster offline at the end of the job is skipped the same way.
+ *
+ * Between the two end readings a sampler (sampler.h, every `interval_ms`) reads each cluster's
+ * time_in_state and total_trans and the online list, so what happens during the job is seen
+ * even when it is undone by its end (issue 40). The table's rows are counters that restart
+ * together (kvb_residency_feed): a `stats/reset`, or the stats freed with the policy when the
+ * cluster went offline and recreated when it came back, restart them at 0. The residency is
+ * then summed over the readings, counting a restarted table from 0, with a `counter` witness,
+ * `changed`, saying where it restarted and that the time between the reading before and the
+ * restart is not in freq_mean. Before, a restart read as rows going back, turned into 0, and the
+ * rows that had passed their old values made the whole job (a board that ran mostly at 500 MHz
+ * stored at 1000 MHz). An online list that changed during the job, even if back by its end, is a
+ * `hotplug` witness, `changed`.
  */
 #include "instrument/instrument.h"
 #include "instrument/probe.h"
+#include "instrument/sampler.h"
 #include "core/log.h"
 #include "core/util.h"
 
@@ -24,6 +37,8 @@
 #include <string.h>
 
 static const struct kvb_keydef keys[] = {
+	{ "interval_ms", KVB_T_INT, "100", NULL, KVB_KEY_POSITIVE,
+	  "how often time_in_state is read during the job (a reset or a hotplug is seen between two reads)" },
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
@@ -33,12 +48,25 @@ static const struct kvb_metric_decl freq_metrics[] = {
 	{ "freq_residency", "%", KVB_NO_DIRECTION, "share of the job's time at each frequency (classifier freq_mhz)" },
 	{ NULL, NULL, 0, NULL },
 };
+/*
+ * One sample: "online LIST" when readable, then per CPU "cpu N" and its time_in_state rows, or
+ * "unreadable MESSAGE" (EBUSY, ENOENT: freed), and "total_trans N" when readable. $1 the root,
+ * then the CPUs.
+ */
+static const char snap_body[] =
+	"r=$1; shift; o=$r/sys/devices/system/cpu/online; [ -r \"$o\" ] && echo \"online $(cat \"$o\")\"; "
+	"for c; do s=$r/sys/devices/system/cpu/cpu$c/cpufreq/stats; echo \"cpu $c\"; "
+	"if t=$(cat \"$s/time_in_state\" 2>&1); then echo \"$t\"; else echo \"unreadable $t\"; fi; "
+	"t=$(cat \"$s/total_trans\" 2>/dev/null) && echo \"total_trans $t\"; done; true";
 
 struct priv {
 	struct kvb_cluster_set cs;
 	struct kvb_tis *a, *b;
 	int *cpu;      /* per cluster: the CPU whose cpufreq directory is read */
 	int *skip;     /* per cluster: offline, no metrics (its witness is in the job) */
+	char *online;  /* /sys/devices/system/cpu/online at the start, or NULL */
+	struct kvb_sampler loop;
+	char *remote;
 };
 
 static int cpufreq_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
@@ -51,6 +79,7 @@ static int cpufreq_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	p->b = kvb_xcalloc(p->cs.n, sizeof(*p->b));
 	p->cpu = kvb_xcalloc(p->cs.n, sizeof(*p->cpu));
 	p->skip = kvb_xcalloc(p->cs.n, sizeof(*p->skip));
+	p->remote = kvb_xasprintf("%s/%s-tis.txt", c->remote_dir, c->name);
 	return KVB_OK;
 }
 
@@ -91,6 +120,7 @@ static void pick_cpus(struct kvb_instr_ctx *c)
 	if (known) {
 		txt[strcspn(txt, " \r\n")] = '\0';
 		known = kvb_cpulist_parse(txt, online, 1024) > 0;
+		p->online = kvb_xstrdup(txt);
 	}
 	for (size_t i = 0; i < p->cs.n; i++) {
 		p->cpu[i] = p->cs.first[i];
@@ -125,39 +155,163 @@ static int read_all(struct kvb_instr_ctx *c, struct kvb_tis *out, const char *wh
 
 static int cpufreq_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
+	struct priv *p = c->priv;
+	struct kvb_strv args = KVB_STRV_INIT;
+	int rc;
 	pick_cpus(c);
-	return read_all(c, ((struct priv *)c->priv)->a, "at the start of the job", err);
+	if ((rc = read_all(c, p->a, "at the start of the job", err)))
+		return rc;
+	kvb_strv_push(&args, kvb_instr_sysfs_root(c->plat));
+	for (size_t i = 0; i < p->cs.n; i++)
+		if (!p->skip[i])
+			kvb_strv_pushf(&args, "%d", p->cpu[i]);
+	rc = kvb_sampler_start(&p->loop, c->target, p->remote, (unsigned)kvb_get_int(c->conf, "interval_ms", 100),
+			       snap_body, (const char *const *)kvb_strv_argv(&args), err);
+	kvb_strv_release(&args);
+	return rc;
 }
 
+/* The sampler stops first: a sample taken after the end reading would be placed before it. */
 static int cpufreq_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	return read_all(c, ((struct priv *)c->priv)->b, "at the end of the job", err);
+	struct priv *p = c->priv;
+	int rc = kvb_sampler_stop(&p->loop, c->target, err);
+	struct kvb_error e2;
+	if (read_all(c, p->b, "at the end of the job", &e2) && !rc) {
+		*err = e2;
+		rc = e2.code;
+	}
+	return rc;
 }
 
-/* Time at freq in a, or 0 (a frequency may appear only after a hotplug). */
-static uint64_t tis_at(const struct kvb_tis *a, uint64_t khz)
+/* CPU cpu's table in one sample body into t (0), or -1 when it was unreadable or absent. */
+static int sample_table(const char *body, int cpu, struct kvb_tis *t)
 {
-	for (size_t i = 0; i < a->n; i++)
-		if (a->khz[i] == khz)
-			return a->t[i];
-	return 0;
+	char head[32];
+	const char *blk, *end;
+	char *txt;
+	int rc;
+	memset(t, 0, sizeof(*t));
+	snprintf(head, sizeof(head), "cpu %d\n", cpu);
+	blk = !strncmp(body, head, strlen(head)) ? body : strstr(body, head + 0);
+	while (blk && blk != body && blk[-1] != '\n')
+		blk = strstr(blk + 1, head);
+	if (!blk)
+		return -1;
+	blk += strlen(head);
+	end = strstr(blk, "\ncpu ");
+	txt = kvb_xstrndup(blk, end ? (size_t)(end + 1 - blk) : strlen(blk));
+	rc = strstr(txt, "unreadable") == txt ? -1 : kvb_tis_parse(txt, t);
+	if (!rc) {
+		const char *tt = !strncmp(txt, "total_trans ", 12) ? txt : strstr(txt, "\ntotal_trans ");
+		if (tt) {
+			t->has_trans = 1;
+			t->trans = strtoull(tt + (*tt == '\n' ? 13 : 12), NULL, 10);
+		}
+	}
+	free(txt);
+	return rc;
+}
+
+/* The online list of a sample body, or NULL. Owned by the caller. */
+static char *sample_online(const char *body)
+{
+	const char *o = !strncmp(body, "online ", 7) ? body : strstr(body, "\nonline ");
+	if (!o)
+		return NULL;
+	o += *o == '\n' ? 8 : 7;
+	return kvb_xstrndup(o, strcspn(o, "\r\n"));
+}
+
+/* Feeds every sample of the loop to each cluster's residency; the hotplug witness from the online lists. */
+static void feed_samples(struct kvb_instr_ctx *c, const char *text, struct kvb_residency *res)
+{
+	struct priv *p = c->priv;
+	const char *cur = text;
+	double up, first_up = -1;
+	char *body, *changed = NULL, *last = NULL;
+	while (!kvb_snapshots_next(&cur, &up, &body)) {
+		char *on = sample_online(body);
+		for (size_t i = 0; i < p->cs.n; i++) {
+			struct kvb_tis t;
+			if (p->skip[i])
+				continue;
+			if (sample_table(body, p->cpu[i], &t)) {
+				kvb_residency_feed(&res[i], NULL, up);
+			} else {
+				kvb_residency_feed(&res[i], &t, up);
+				kvb_tis_release(&t);
+			}
+		}
+		if (on && p->online && strcmp(on, p->online) && !changed) {
+			changed = kvb_xstrdup(on);
+			first_up = up;
+		}
+		free(last);
+		last = on;
+		free(body);
+	}
+	if (changed)
+		kvb_witness_add(&c->out->witnesses, "hotplug", c->name, p->online, changed, KVB_WIT_CHANGED,
+				"CPUs online changed during the job: %s at its start, %s at uptime %.2f s (sampled "
+				"/sys/devices/system/cpu/online)%s%s",
+				p->online, changed, first_up, last && !strcmp(last, p->online) ? ", back to " : "",
+				last && !strcmp(last, p->online) ? last : "");
+	free(changed);
+	free(last);
+}
+
+static void restart_witness(struct kvb_instr_ctx *c, size_t i, const struct kvb_residency *r)
+{
+	struct priv *p = c->priv;
+	char subject[160], obs[64], from[48], to[48];
+	snprintf(subject, sizeof(subject), "%s time_in_state", p->cs.name[i]);
+	snprintf(obs, sizeof(obs), "restarted %d time%s", r->restarts, r->restarts == 1 ? "" : "s");
+	if (r->rs_from < 0)
+		snprintf(from, sizeof(from), "the start of the job");
+	else
+		snprintf(from, sizeof(from), "uptime %.2f s", r->rs_from);
+	if (r->rs_to < 0)
+		snprintf(to, sizeof(to), "the end of the job");
+	else
+		snprintf(to, sizeof(to), "uptime %.2f s", r->rs_to);
+	kvb_witness_add(&c->out->witnesses, "counter", subject, "rows only grow", obs, KVB_WIT_CHANGED,
+			"cluster '%s' (CPUs %s): time_in_state restarted between the readings at %s and %s (%s): "
+			"freq_mean and freq_residency count it from the restart; the time between the reading "
+			"before and the restart is not in them",
+			p->cs.name[i], cluster_cpus(c, i), from, to,
+			r->restart_after_gap ? "the cluster was offline between them: its stats were freed with the "
+					       "policy and recreated"
+					     : "rows went back to 0: stats/reset was written, or the table was recreated");
 }
 
 static int cpufreq_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
-	(void)err;
+	struct kvb_residency *res = kvb_xcalloc(p->cs.n, sizeof(*res));
+	char *text = NULL;
+	int rc = kvb_sampler_text(&p->loop, c->target, &text, err);
+	if (rc) {
+		free(res);
+		return rc;
+	}
+	for (size_t i = 0; i < p->cs.n; i++)
+		if (!p->skip[i])
+			kvb_residency_feed(&res[i], &p->a[i], -1);
+	feed_samples(c, text, res);
 	for (size_t i = 0; i < p->cs.n; i++) {
-		const struct kvb_tis *a = &p->a[i], *b = &p->b[i];
+		struct kvb_residency *r = &res[i];
 		double total = 0, wsum = 0;
 		struct kvb_metric *mt;
 		if (p->skip[i])
 			continue;
-		for (size_t k = 0; k < b->n; k++) {
-			uint64_t t0 = tis_at(a, b->khz[k]), d = b->t[k] > t0 ? b->t[k] - t0 : 0;
-			total += (double)d;
-			wsum += (double)d * (double)b->khz[k];
+		kvb_residency_feed(r, &p->b[i], -1);
+		for (size_t k = 0; k < r->n; k++) {
+			total += r->t[k];
+			wsum += r->t[k] * (double)r->khz[k];
 		}
+		if (r->restarts)
+			restart_witness(c, i, r);
 		if (total <= 0) {
 			/* time_in_state counts in 10 ms: a shorter job has nothing to report. */
 			kvb_warn("instrument '%s': cluster '%s': no cpufreq residency accounted during the job", c->name,
@@ -166,15 +320,18 @@ static int cpufreq_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		}
 		mt = kvb_metrics_add_decl(c->out, &freq_metrics[0], wsum / total / 1000.0);
 		kvb_metric_classify(mt, "cluster", p->cs.name[i]);
-		for (size_t k = 0; k < b->n; k++) {
+		for (size_t k = 0; k < r->n; k++) {
 			char mhz[32];
-			uint64_t t0 = tis_at(a, b->khz[k]), d = b->t[k] > t0 ? b->t[k] - t0 : 0;
-			snprintf(mhz, sizeof(mhz), "%g", (double)b->khz[k] / 1000.0);
-			mt = kvb_metrics_add_decl(c->out, &freq_metrics[1], (double)d / total * 100.0);
+			snprintf(mhz, sizeof(mhz), "%g", (double)r->khz[k] / 1000.0);
+			mt = kvb_metrics_add_decl(c->out, &freq_metrics[1], r->t[k] / total * 100.0);
 			kvb_metric_classify(mt, "cluster", p->cs.name[i]);
 			kvb_metric_classify(mt, "freq_mhz", mhz);
 		}
 	}
+	for (size_t i = 0; i < p->cs.n; i++)
+		kvb_residency_release(&res[i]);
+	free(res);
+	free(text);
 	return KVB_OK;
 }
 
@@ -191,6 +348,9 @@ static void cpufreq_teardown(struct kvb_instr_ctx *c)
 	free(p->b);
 	free(p->cpu);
 	free(p->skip);
+	free(p->online);
+	kvb_sampler_release(&p->loop, c->target);
+	free(p->remote);
 	kvb_clusters_release(&p->cs);
 	free(p);
 	c->priv = NULL;

@@ -1,5 +1,6 @@
 /* Implements parsing of /proc/stat, cpufreq time_in_state and the platform's cluster list for the CPU instruments. */
 #include "instrument/probe.h"
+#include "instrument/counter.h"
 #include "core/util.h"
 
 #include <stdio.h>
@@ -40,24 +41,42 @@ int kvb_procstat_parse(const char *text, struct kvb_procstat *ps)
 	return ps->n ? 0 : -1;
 }
 
-int kvb_procstat_delta(const struct kvb_procstat *a, const struct kvb_procstat *b, int cpu, double *busy, double *total)
+/* The /proc/stat fields as counters (counter.h). */
+static const struct kvb_ctr_decl idle_decl = {
+	"/proc/stat idle", KVB_CTR_RESETS | KVB_CTR_VANISHES,
+	"sysstat get_per_cpu_interval(): idle going back is a CPU back online"
+};
+static const struct kvb_ctr_decl field_decl = {
+	"/proc/stat field", KVB_CTR_DIPS | KVB_CTR_VANISHES,
+	"sysstat ll_sp_value(): a field that went back counts 0 in its interval (NO_HZ iowait, proc(5))"
+};
+
+int kvb_procstat_step(struct kvb_procstat_base *base, const uint64_t cur[8], struct kvb_procstat_step *st)
 {
-	double idle = 0;
-	*busy = *total = 0;
-	if (cpu < 0 || cpu >= a->n || cpu >= b->n || !a->seen[cpu] || !b->seen[cpu])
+	uint64_t d[8];
+	memset(st, 0, sizeof(*st));
+	if (base->have && kvb_ctr_step(&idle_decl, base->f[3], cur[3], 0, &d[3]) == KVB_CTR_RESTARTED)
+		st->restarted = 1;
+	if (!base->have || st->restarted) {
+		/* the first reading; or idle restarted: the CPU went offline and came back between the two
+		 * readings, and how long it was out is not known (sysstat counts idle from 0, which over-counts
+		 * when the restart was not to 0: sysstat #433), so the interval is not used */
+		memcpy(base->f, cur, sizeof(base->f));
+		base->have = 1;
 		return -1;
-	for (int f = 0; f < 8; f++) {
-		uint64_t x = a->field[cpu][f], y = b->field[cpu][f];
-		double d = (double)(y - x);
-		if (y < x)
-			return -1;
-		if (f == 3 || f == 4)
-			idle += d;
-		else
-			*busy += d;
 	}
-	*total = *busy + idle;
-	return *total > 0 ? 0 : -1;
+	for (int f = 0; f < 8; f++) {
+		if (kvb_ctr_step(&field_decl, base->f[f], cur[f], 0, &d[f]) == KVB_CTR_HELD)
+			st->held |= 1u << f;
+		else
+			base->f[f] = cur[f];
+		if (f == 3 || f == 4)
+			st->total += (double)d[f];
+		else
+			st->busy += (double)d[f];
+	}
+	st->total += st->busy;
+	return st->total > 0 ? 0 : -1;
 }
 
 void kvb_procstat_release(struct kvb_procstat *ps)

@@ -277,25 +277,64 @@ int kvb_procstat_parse(const char *text, struct kvb_procstat *ps);
 void kvb_procstat_release(struct kvb_procstat *ps);
 
 /*
- * CPU cpu's busy and total ticks from snapshot a to b, field by field. A CPU taken offline and back
- * can read some fields lower than before (its idle comes from the nohz clock while online, from the
- * tick counters while not: sysstat/sysstat#433), and subtracting sums turned that into busy time
- * (util over 100 %, clamped) or a negative interval; sysstat counts the fields that did not go
- * back, but what the CPU did in such an interval is unknown, so it is refused instead.
- * Returns 0, or -1 when cpu is not in both snapshots, a field went back, or no tick passed.
+ * One CPU's /proc/stat fields from the previous reading (base) to cur (user nice system idle
+ * iowait irq softirq steal, USER_HZ ticks), each field a declared counter (counter.h), handled
+ * as sysstat does: a field that went back (NO_HZ iowait: proc(5), sysstat #14) counts 0 in this
+ * interval and is held at its previous value, so the interval is kept; idle going back is the
+ * CPU gone offline and back (its idle restarts: sysstat #433, pcp #1507): st->restarted is set
+ * and that interval is not used (how long the CPU was out is unknown; sysstat counts idle from
+ * 0, which over-counts when it did not restart at 0). The first reading (base->have 0) only sets
+ * the base. Returns 0 with st->busy and st->total (ticks), or -1 when there is no interval
+ * (first reading, a restart, or no tick passed). base is updated.
  */
-int kvb_procstat_delta(const struct kvb_procstat *a, const struct kvb_procstat *b, int cpu, double *busy, double *total);
+struct kvb_procstat_base {
+	uint64_t f[8];
+	int have;
+};
+struct kvb_procstat_step {
+	double busy, total;  /* ticks: user+nice+system+irq+softirq+steal; that + idle + iowait */
+	int restarted;       /* idle went back: the CPU was offline between the readings (no interval) */
+	unsigned held;       /* bit f: field f went back and was held */
+};
+int kvb_procstat_step(struct kvb_procstat_base *base, const uint64_t cur[8], struct kvb_procstat_step *st);
 
-/* cpufreq stats/time_in_state: n rows of frequency (kHz) and time (10 ms units). */
+/* cpufreq stats/time_in_state: n rows of frequency (kHz) and time (10 ms units); total_trans when read. */
 struct kvb_tis {
 	size_t n;
 	uint64_t *khz;
 	uint64_t *t;
+	int has_trans;
+	uint64_t trans;
 };
 int kvb_tis_parse(const char *text, struct kvb_tis *t);
 void kvb_tis_release(struct kvb_tis *t);
 /* Reads ROOT/sys/devices/system/cpu/cpuN/cpufreq/stats/time_in_state. */
 int kvb_tis_read(struct kvb_target *t, const char *root, int cpu, struct kvb_tis *out, struct kvb_error *err);
+
+/*
+ * One cluster's residency over a job from its time_in_state readings in order (residency.c):
+ * the rows of a table are counters that restart together (counter.h, kvb_ctr_group_step):
+ * `stats/reset`, or the table freed with its policy when the cluster's CPUs all went offline
+ * and recreated when one came back (Documentation/cpu-freq/cpufreq-stats.rst), zero every row;
+ * a table whose rows went back, whose frequencies changed or whose total_trans went back
+ * restarted, and is counted from 0: what it counted since the restart is kept, the time between
+ * the reading before and the restart is lost (restarts says how often, rs_* where).
+ */
+struct kvb_residency {
+	size_t n;
+	uint64_t *khz;        /* frequencies in order of first appearance */
+	double *t;            /* summed time at each (10 ms units) */
+	struct kvb_tis base;  /* the last readable table */
+	double base_up;       /* its uptime */
+	int have_base;
+	int gap;              /* unreadable readings since base (offline, EBUSY, freed) */
+	int restarts, restart_after_gap;
+	double rs_from, rs_to;   /* uptimes of the readings around the first restart (-1: an end read) */
+	double gap_from, gap_to; /* uptimes of the first unreadable reading and the last */
+};
+/* Feeds the next reading: t NULL when the table could not be read; uptime_s -1 when unknown. */
+void kvb_residency_feed(struct kvb_residency *r, const struct kvb_tis *t, double uptime_s);
+void kvb_residency_release(struct kvb_residency *r);
 
 /* The platform's clusters (topology.clusters), or one cluster "cpu0" of CPU 0 when none are declared. */
 struct kvb_cluster_set {

@@ -558,6 +558,90 @@ static void test_util__snapshots_give_min_mean_max_per_cpu(void)
 	kvb_metrics_release(&m);
 }
 
+/* issue 40: NO_HZ iowait going back (sysstat #14, proc(5)) is held, not the interval thrown away. */
+static void test_util__iowait_going_back_is_held_per_field(void)
+{
+	/* cpu0: busy 10 of 20 ticks, then an idle interval whose iowait fell 3 while idle rose 20 (0 %),
+	 * then busy 10 of 18 (iowait from the held 5 to 6): min 0; before, the idle interval
+	 * vanished (min 47.6).  */
+	const char *text = "uptime 1.00\ncpu0 100 0 0 100 5 0 0 0\n---\n"
+			   "uptime 1.20\ncpu0 110 0 0 110 5 0 0 0\n---\n"
+			   "uptime 1.40\ncpu0 110 0 0 130 2 0 0 0\n---\n"
+			   "uptime 1.60\ncpu0 120 0 0 137 6 0 0 0\n---\n";
+	struct kvb_metrics m;
+	char why[128];
+	kvb_metrics_init(&m);
+	CHECK(kvb_util_from_snapshots(text, &m, why, sizeof(why)) == 0);
+	CHECK(m.n == 3);
+	CHECK_NEAR(m.v[0].value, 0, 1e-12);
+	CHECK_NEAR(m.v[1].value, (50.0 + 0 + 10.0 / 18 * 100) / 3, 1e-9);
+	CHECK_NEAR(m.v[2].value, 100.0 * 10 / 18, 1e-9);
+	CHECK(m.witnesses.n == 1);
+	CHECK_STR(m.witnesses.v[0].subject, "cpu0 iowait");
+	CHECK(m.witnesses.v[0].verdict == KVB_WIT_OK);
+	CHECK_CONTAINS(m.witnesses.v[0].detail, "below its previous value in 1 of 3 intervals");
+	kvb_metrics_release(&m);
+}
+
+/* issue 40 item 2: a CPU offline for part of the job and back by its end is seen in the samples. */
+static void test_util__cpu_missing_from_a_sample_is_hotplug(void)
+{
+	const char *text = "uptime 5.00\ncpu0 100 0 0 100 0 0 0 0\ncpu1 100 0 0 100 0 0 0 0\n---\n"
+			   "uptime 5.10\ncpu0 105 0 0 105 0 0 0 0\n---\n"
+			   "uptime 5.20\ncpu0 110 0 0 110 0 0 0 0\ncpu1 101 0 0 10 0 0 0 0\n---\n"
+			   "uptime 5.30\ncpu0 115 0 0 115 0 0 0 0\ncpu1 106 0 0 15 0 0 0 0\n---\n";
+	struct kvb_metrics m;
+	char why[128];
+	kvb_metrics_init(&m);
+	CHECK(kvb_util_from_snapshots(text, &m, why, sizeof(why)) == 0);
+	CHECK(m.n == 6);
+	CHECK_NEAR(m.v[4].value, 50, 1e-12); /* cpu1 mean: the one interval after it came back */
+	CHECK(kvb_witnesses_count(&m.witnesses, KVB_WIT_CHANGED) == 1);
+	CHECK_STR(m.witnesses.v[0].kind, "hotplug");
+	CHECK_STR(m.witnesses.v[0].subject, "cpu1 /proc/stat");
+	CHECK_CONTAINS(m.witnesses.v[0].detail, "missing from 1 of the 4 /proc/stat samples (uptime 5.10 to 5.10 s)");
+	kvb_metrics_release(&m);
+	/* no line missing, but idle restarted (pcp #1507: 1180890 -> 1400 ms after offline/online) */
+	kvb_metrics_init(&m);
+	CHECK(kvb_util_from_snapshots("uptime 7.00\ncpu0 500 0 100 118089 0 0 0 0\n---\n"
+				      "uptime 7.50\ncpu0 520 0 105 140 0 0 0 0\n---\n"
+				      "uptime 8.00\ncpu0 540 0 105 160 0 0 0 0\n---\n",
+				      &m, why, sizeof(why)) == 0);
+	CHECK(m.n == 3);
+	CHECK_NEAR(m.v[1].value, 50, 1e-12);
+	CHECK(kvb_witnesses_count(&m.witnesses, KVB_WIT_CHANGED) == 1);
+	CHECK_CONTAINS(m.witnesses.v[0].detail, "restarted between the samples at uptime 7.00 and 7.50 s");
+	kvb_metrics_release(&m);
+}
+
+/* prometheus/procfs #84: /proc/stat lists online CPUs only, numbered with gaps (cpu0, cpu1, cpu8,
+ * cpu9 of a machine with most CPUs offline, real lines); sysstat #327: a CPU hot-added during the
+ * interval (cpu16 here) appears in a later sample. Each CPU is its own number; the gaps are no
+ * hotplug; the one that appeared is. */
+static void test_util__cpu_numbering_gaps_and_a_cpu_that_appears(void)
+{
+	const char *text = "uptime 10.00\ncpu  8955653 5338 10313729 6891866013 1194210 0 38962 0 0 0\n"
+			   "cpu0 138803 9 56167 172504763 16187 0 1296 0 0 0\ncpu1 322651 754 427280 171926334 25235 0 1291 0 0 0\n"
+			   "cpu8 199865 3 91024 172386730 20071 0 646 0 0 0\ncpu9 326453 474 412719 171934902 24410 0 723 0 0 0\n---\n"
+			   "uptime 11.00\ncpu0 138853 9 56167 172504813 16187 0 1296 0 0 0\ncpu1 322651 754 427280 171926434 25235 0 1291 0 0 0\n"
+			   "cpu8 199965 3 91024 172386730 20071 0 646 0 0 0\ncpu9 326453 474 412719 171935002 24410 0 723 0 0 0\n---\n"
+			   "uptime 12.00\ncpu0 138903 9 56167 172504863 16187 0 1296 0 0 0\ncpu1 322651 754 427280 171926534 25235 0 1291 0 0 0\n"
+			   "cpu8 200065 3 91024 172386730 20071 0 646 0 0 0\ncpu9 326453 474 412719 171935102 24410 0 723 0 0 0\n"
+			   "cpu16 181309 2 66982 172442461 21437 0 788 0 0 0\n---\n";
+	struct kvb_metrics m;
+	char why[128];
+	kvb_metrics_init(&m);
+	CHECK(kvb_util_from_snapshots(text, &m, why, sizeof(why)) == 0);
+	CHECK(m.n == 12); /* cpu0, 1, 8, 9: cpu16 has no interval yet */
+	CHECK_STR(cJSON_GetObjectItem(m.v[6].classifiers, "cpu")->valuestring, "8");
+	CHECK_NEAR(m.v[7].value, 100, 1e-12); /* cpu8 busy throughout */
+	CHECK_NEAR(m.v[1].value, 50, 1e-12);  /* cpu0 */
+	CHECK(m.witnesses.n == 1);
+	CHECK_STR(m.witnesses.v[0].subject, "cpu16 /proc/stat");
+	CHECK_CONTAINS(m.witnesses.v[0].detail, "cpu16 came online during the job");
+	kvb_metrics_release(&m);
+}
+
 static void test_cpulist__ranges_and_errors(void)
 {
 	unsigned char set[16];
@@ -585,6 +669,9 @@ static void test_cpulist__ranges_and_errors(void)
 	T(test_store__energy_view_says_status_and_leaves_warmups_out_of_compared)                                      \
 	T(test_probe_formats__registry_names_and_rate_rule)                                                            \
 	T(test_import__attaches_csv_to_job_and_replaces_on_reimport)                                                  \
+	T(test_util__iowait_going_back_is_held_per_field)                                                              \
+	T(test_util__cpu_missing_from_a_sample_is_hotplug)                                                             \
+	T(test_util__cpu_numbering_gaps_and_a_cpu_that_appears)                                                        \
 	T(test_util__snapshots_give_min_mean_max_per_cpu)                                                             \
 	T(test_cpulist__ranges_and_errors)
 #include "test_main.h"

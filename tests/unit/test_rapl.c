@@ -102,6 +102,17 @@ static void test_rapl__zones_are_named_from_their_name_files(void)
 			     "grep: intel-rapl:0/energy_uj: Permission denied\n", &z, &err) == KVB_OK);
 	CHECK(z.n == 1 && !z.v[0].has_energy);
 	CHECK_STR(z.v[0].unreadable, "energy_uj: Permission denied");
+	/* codecarbon #1309: only energy_uj readable (a chmod scoped to it): no range to undo a wrap by,
+	 * so the zone is unreadable (refused), never a negative delta */
+	CHECK(kvb_rapl_parse("intel-rapl:0/name:package-0\nintel-rapl:0/energy_uj:4000000000\n",
+			     "grep: intel-rapl:0/max_energy_range_uj: Permission denied\n", &z, &err) == KVB_OK);
+	CHECK(z.n == 1 && z.v[0].has_energy && !z.v[0].has_range);
+	CHECK_STR(z.v[0].unreadable, "max_energy_range_uj: Permission denied");
+	{
+		uint64_t d = 0;
+		/* and a range of 0 (what codecarbon put in its place) bounds nothing: no wrap is undone */
+		CHECK(kvb_rapl_delta(4000000000ull, 10000, 0, 10.0, 500, &d) == KVB_RAPL_NO_RANGE);
+	}
 	CHECK(kvb_rapl_parse("intel-rapl:0/energy_uj:-5\n", "", &z, &err) == KVB_EINPUT);
 	CHECK_CONTAINS(err.msg, "intel-rapl:0/energy_uj:-5: '-5' is not a counter in uJ");
 	kvb_rapl_zones_release(&z);
