@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for verdict_sim.
-# This may be replaced when dependencies are built.

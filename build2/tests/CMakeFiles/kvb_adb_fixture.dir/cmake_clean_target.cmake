@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libkvb_adb_fixture.a"
-)

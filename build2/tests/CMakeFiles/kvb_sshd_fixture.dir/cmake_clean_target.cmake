@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libkvb_sshd_fixture.a"
-)

@@ -1,2 +1,0 @@
-# Empty dependencies file for test_paths_secrets.
-# This may be replaced when dependencies are built.

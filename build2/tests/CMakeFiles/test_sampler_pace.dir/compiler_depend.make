@@ -1,2 +1,0 @@
-# Empty compiler generated dependencies file for test_sampler_pace.
-# This may be replaced when dependencies are built.

@@ -1,2 +1,0 @@
-# Empty dependencies file for trace_cmd_sim.
-# This may be replaced when dependencies are built.
