@@ -125,7 +125,8 @@ int kvb_bisect_measure(struct kvb_bisect *b, const char *sha, int rounds, int64_
 	}
 	rc = run_agenda(b, &a, &set, sha, rounds, run_id, err);
 	/* failed jobs or an interrupted run: the stored run and its variant say which */
-	if (!rc || rc == KVB_EJOBS || rc == KVB_EINTR)
+	/* KVB_ETARGET with a run: it ran and no board answered for its variant (exit 4); the variant's error says why */
+	if (!rc || rc == KVB_EJOBS || rc == KVB_EINTR || (rc == KVB_ETARGET && *run_id))
 		rc = *run_id ? read_outcome(b, *run_id, rc, why, booted, err)
 			     : kvb_error_set(err, KVB_EINTR, "interrupted before the run of %.12s began", sha);
 out:

@@ -179,7 +179,7 @@ static void run_variant_round(struct engine *e, size_t v, int r, struct run_outc
 	if (rc) {
 		char why[KVB_ERRMSG_MAX];
 		snprintf(why, sizeof(why), "%s", err->msg);
-		fail_variant(e, v, why, rc);
+		fail_variant(e, v, why, e->identity_failed ? KVB_EJOBS : rc);
 		return;
 	}
 	for (size_t i = 0; i < e->plan.n && !out->store_failed; i++) {

@@ -118,6 +118,7 @@ int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err)
 	struct kvb_identity id;
 	int rc;
 	char *bdir = boot_dir(e, v, round);
+	e->identity_failed = 0;
 
 	memset(&b, 0, sizeof(b));
 	memset(&id, 0, sizeof(id));
@@ -158,6 +159,7 @@ int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err)
 	if (rc)
 		goto out;
 	rc = kvb_identity_check(&e->target, &e->a->variants[v], &id, err);
+	e->identity_failed = rc != KVB_OK && id.cmdline; /* read whole, then compared: another kernel ran */
 	if (!rc)
 		restore_leftover_knobs(e);
 out:

@@ -54,6 +54,8 @@ struct engine {
 	struct kvb_target target;
 	int target_open;
 	int failures;
+	int identity_failed;   /* the last bring_up failed its identity check: the board answered and ran
+				  another kernel, a variant's failure (exit 1), not the target's */
 	int target_failures;  /* of failures: variants failed because the target could not be reached or was
 				 lost (KVB_ETARGET, KVB_EBOARD): a run with only these and no job ok exits 4 */
 	size_t todo, done;

@@ -157,4 +157,6 @@ kvb_script_test(it_interrupt integration/interrupt.sh integration 120)
 # on the deterministic board): label thread, on request (ctest -L thread); hours when cold.
 kvb_script_test(it_thread integration/thread.sh thread 10800)
 # scripts/sim-board's kept boards (hikey960-sim, juno-sim): Ctrl-C and --resume, per-CPU util and cpufreq, ssh-copy, hwmon energy.
-kvb_script_test(it_sim_boards integration/sim_boards.sh integration 900)
+# label simboard: run on the release build only (like qemu): under ASan on a loaded host the simulated ACME
+# probe was stopped before it had written its file (instrument-failed jobs)
+kvb_script_test(it_sim_boards integration/sim_boards.sh simboard 900)
