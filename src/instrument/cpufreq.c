@@ -98,23 +98,15 @@ static void skip_cluster(struct kvb_instr_ctx *c, size_t i, const char *when, co
 static void pick_cpus(struct kvb_instr_ctx *c)
 {
 	struct priv *p = c->priv;
-	unsigned char *online = kvb_xcalloc(1024, 1);
-	int known;
 	kvb_online_watch_start(&p->online, c->target, kvb_instr_sysfs_root(c->plat));
-	known = p->online.start && kvb_cpulist_parse(p->online.start, online, 1024) > 0;
 	for (size_t i = 0; i < p->cs.n; i++) {
-		p->cpu[i] = p->cs.first[i];
-		if (!known)
-			continue;
-		for (p->cpu[i] = 0; p->cpu[i] < 1024 && !(p->cs.cpus[i][p->cpu[i]] && online[p->cpu[i]]); p->cpu[i]++)
-			;
-		if (p->cpu[i] == 1024) {
+		p->cpu[i] = kvb_cluster_read_cpu(&p->cs, i, p->online.start);
+		if (p->cpu[i] < 0) {
 			char *why = kvb_xasprintf("/sys/devices/system/cpu/online is %s", p->online.start);
 			skip_cluster(c, i, "at the start of the job", why);
 			free(why);
 		}
 	}
-	free(online);
 }
 
 static int read_all(struct kvb_instr_ctx *c, struct kvb_tis *out, const char *when, struct kvb_error *err)

@@ -54,6 +54,7 @@ struct priv {
 	size_t *nopp;
 	struct kvb_tis *ta, *tb;
 	int *ta_ok, *tb_ok; /* per cluster: its table was read at the start / end */
+	int *cpu;           /* per cluster: the CPU whose cpufreq directory is read (kvb_cluster_read_cpu) */
 	char *stat_a, *stat_b; /* /proc/stat at the start and the end */
 	int64_t t_a, t_b;
 	struct kvb_online_watch online;
@@ -97,6 +98,7 @@ static int energy_model_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	p->tb = kvb_xcalloc(p->cs.n, sizeof(*p->tb));
 	p->ta_ok = kvb_xcalloc(p->cs.n, sizeof(*p->ta_ok));
 	p->tb_ok = kvb_xcalloc(p->cs.n, sizeof(*p->tb_ok));
+	p->cpu = kvb_xcalloc(p->cs.n, sizeof(*p->cpu));
 	p->remote = kvb_xasprintf("%s/%s-model.txt", c->remote_dir, c->name);
 	for (size_t i = 0; i < p->cs.n; i++) {
 		const cJSON *cl = cJSON_GetObjectItemCaseSensitive(em, p->cs.name[i]);
@@ -135,7 +137,7 @@ static int snapshot(struct kvb_instr_ctx *c, char **stat, struct kvb_tis *tis, i
 	for (size_t i = 0; !rc && i < p->cs.n; i++) {
 		if (p->nopp[i] == 1)
 			continue;
-		rc = kvb_tis_read(c->target, root, p->cs.first[i], &tis[i], err);
+		rc = kvb_tis_read(c->target, root, p->cpu[i], &tis[i], err);
 		ok[i] = !rc;
 		if (rc && kvb_tis_offline_error(err->msg))
 			rc = KVB_OK;
@@ -151,12 +153,17 @@ static int energy_model_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	struct kvb_strv args = KVB_STRV_INIT;
 	int rc;
 	kvb_online_watch_start(&p->online, c->target, kvb_instr_sysfs_root(c->plat));
+	for (size_t i = 0; i < p->cs.n; i++) {
+		/* a cluster all offline: read through its first CPU (EBUSY until one comes back) */
+		p->cpu[i] = kvb_cluster_read_cpu(&p->cs, i, p->online.start);
+		p->cpu[i] = p->cpu[i] < 0 ? p->cs.first[i] : p->cpu[i];
+	}
 	if ((rc = snapshot(c, &p->stat_a, p->ta, p->ta_ok, &p->t_a, err)))
 		return rc;
 	kvb_strv_push(&args, kvb_instr_sysfs_root(c->plat));
 	for (size_t i = 0; i < p->cs.n; i++)
 		if (p->nopp[i] > 1)
-			kvb_strv_pushf(&args, "%d", p->cs.first[i]);
+			kvb_strv_pushf(&args, "%d", p->cpu[i]);
 	rc = kvb_sampler_start(&p->loop, c->target, p->remote, (unsigned)kvb_get_int(c->conf, "interval_ms", 100),
 			       snap_body, (const char *const *)kvb_strv_argv(&args), err);
 	kvb_strv_release(&args);
@@ -218,7 +225,7 @@ static void feed_samples(struct kvb_instr_ctx *c, const char *text, struct busy 
 			struct kvb_tis t;
 			if (p->nopp[i] == 1)
 				continue;
-			if (kvb_tis_from_sample(body, p->cs.first[i], &t)) {
+			if (kvb_tis_from_sample(body, p->cpu[i], &t)) {
 				kvb_residency_feed(&res[i], NULL, up);
 			} else {
 				kvb_residency_feed(&res[i], &t, up);
@@ -324,6 +331,7 @@ static void energy_model_teardown(struct kvb_instr_ctx *c)
 	free(p->tb);
 	free(p->ta_ok);
 	free(p->tb_ok);
+	free(p->cpu);
 	free(p->stat_a);
 	free(p->stat_b);
 	kvb_online_watch_release(&p->online);

@@ -141,6 +141,17 @@ int kvb_tis_offline_error(const char *msg)
 	return strstr(msg, "Device or resource busy") || strstr(msg, "No such device");
 }
 
+int kvb_cluster_read_cpu(const struct kvb_cluster_set *cs, size_t i, const char *online)
+{
+	unsigned char *on = kvb_xcalloc(1024, 1);
+	int cpu = cs->first[i];
+	if (online && kvb_cpulist_parse(online, on, 1024) > 0)
+		for (cpu = 0; cpu < 1024 && !(cs->cpus[i][cpu] && on[cpu]); cpu++)
+			;
+	free(on);
+	return cpu == 1024 ? -1 : cpu;
+}
+
 /* The online list of a sample body, or NULL. Owned by the caller. */
 static char *sample_online(const char *body)
 {

@@ -30,6 +30,13 @@ int kvb_tis_from_sample(const char *body, int cpu, struct kvb_tis *t);
  * offline, drivers/cpufreq/cpufreq.c show()) or ENODEV ("No such device"). */
 int kvb_tis_offline_error(const char *msg);
 
+/*
+ * The CPU through which cluster i's policy is read: its lowest CPU in online (a CPU list as in
+ * /sys/devices/system/cpu/online; WA3 #1217: the first CPU of a cluster may be the one hotplugged
+ * out), or its lowest CPU when online is NULL or not a list; -1 when none of its CPUs is online.
+ */
+int kvb_cluster_read_cpu(const struct kvb_cluster_set *cs, size_t i, const char *online);
+
 /* The online list at the start of a job and what the samples said of it afterwards. */
 struct kvb_online_watch {
 	char *start;      /* /sys/devices/system/cpu/online at the start, or NULL (unknown: no watch) */
