@@ -93,67 +93,10 @@ static const struct kvb_metric_decl util_metrics[] = {
 	{ NULL, NULL, 0, NULL },
 };
 
-/* What the snapshots showed of one CPU besides its utilisation: hotplug and held fields. */
-struct cpu_seen {
-	struct kvb_procstat_base base;
-	int present;          /* in the previous snapshot */
-	int missing;          /* snapshots it was missing from after it was seen */
-	double miss_from, miss_to;  /* uptimes of the first and last of them (-1: unknown) */
-	int appeared;         /* first seen after the first snapshot: came online during the job */
-	double app_at;
-	int restarts;         /* intervals whose idle restarted */
-	double rs_from, rs_to;      /* uptimes around the first restart */
-	int held[8];          /* intervals in which field f went back and was held */
-	int intervals;
-};
-
-static void hotplug_witnesses(struct kvb_metrics *out, const struct cpu_seen *cs, int ncpu, int snaps)
-{
-	static const char *const names[8] = { "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal" };
-	for (int i = 0; i < ncpu; i++) {
-		char subject[32], obs[160];
-		snprintf(subject, sizeof(subject), "cpu%d /proc/stat", i);
-		if (cs[i].appeared) {
-			kvb_witness_add(&out->witnesses, "hotplug", subject, "in every sample", "appeared during the job",
-					KVB_WIT_CHANGED,
-					"cpu%d came online during the job: its line was first in the /proc/stat sample at uptime "
-					"%.2f s; its utilisation is of the intervals it was online", i, cs[i].app_at);
-		}
-		if (cs[i].missing) {
-			snprintf(obs, sizeof(obs), "missing from %d of %d samples", cs[i].missing, snaps);
-			kvb_witness_add(&out->witnesses, "hotplug", subject, "in every sample", obs, KVB_WIT_CHANGED,
-					"cpu%d went offline during the job: its line was missing from %d of the %d /proc/stat "
-					"samples (uptime %.2f to %.2f s); its utilisation is of the intervals it was online",
-					i, cs[i].missing, snaps, cs[i].miss_from, cs[i].miss_to);
-		}
-		if (cs[i].restarts) {
-			snprintf(obs, sizeof(obs), "idle went back in %d interval%s", cs[i].restarts,
-				 cs[i].restarts == 1 ? "" : "s");
-			kvb_witness_add(&out->witnesses, "hotplug", subject, "idle only grows", obs, KVB_WIT_CHANGED,
-					"cpu%d's idle counter restarted between the samples at uptime %.2f and %.2f s: it went "
-					"offline and came back between them, for a time not known, so that interval is not "
-					"used",
-					i, cs[i].rs_from, cs[i].rs_to);
-		}
-		for (int f = 0; f < 8; f++) {
-			if (!cs[i].held[f])
-				continue;
-			snprintf(subject, sizeof(subject), "cpu%d %s", i, names[f]);
-			snprintf(obs, sizeof(obs), "below its previous value in %d of %d intervals", cs[i].held[f],
-				 cs[i].intervals);
-			kvb_witness_add(&out->witnesses, "counter", subject, "only grows, or dips and is held", obs, KVB_WIT_OK,
-					"/proc/stat %s of cpu%d read below its previous value in %d of %d intervals%s: held "
-					"there (counted 0) and those intervals kept, as sysstat does",
-					names[f], i, cs[i].held[f], cs[i].intervals,
-					f == 4 ? " (NO_HZ iowait accounting, proc(5))" : "");
-		}
-	}
-}
-
 enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len)
 {
 	struct kvb_procstat cur;
-	struct cpu_seen *cs = NULL;
+	struct kvb_cpu_seen *cs = NULL;
 	double *mn = NULL, *mx = NULL, *sum = NULL, up = -1, prev_up = -1;
 	int *cnt = NULL, ncpu = 0, snaps = 0;
 	const char *s = text;
@@ -193,32 +136,8 @@ enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, 
 		for (int i = 0; i < ncpu; i++) {
 			struct kvb_procstat_step st;
 			double u;
-			if (i >= cur.n || !cur.seen[i]) {
-				/* /proc/stat lists online CPUs only (show_stat(): for_each_online_cpu) */
-				if (cs[i].present || cs[i].missing) {
-					if (!cs[i].missing++)
-						cs[i].miss_from = up;
-					cs[i].miss_to = up;
-				}
-				cs[i].present = 0;
-				cs[i].base.have = 0; /* back online, it starts afresh */
+			if (kvb_cpu_seen_step(&cs[i], &cur, i, snaps, up, prev_up, &st))
 				continue;
-			}
-			if (!cs[i].present && !cs[i].missing && snaps > 1 && !cs[i].appeared) {
-				cs[i].appeared = 1;
-				cs[i].app_at = up;
-			}
-			cs[i].present = 1;
-			if (kvb_procstat_step(&cs[i].base, cur.field[i], &st)) {
-				if (st.restarted && !cs[i].restarts++) {
-					cs[i].rs_from = prev_up;
-					cs[i].rs_to = up;
-				}
-				continue;
-			}
-			cs[i].intervals++;
-			for (int f = 0; f < 8; f++)
-				cs[i].held[f] += (st.held >> f) & 1;
 			u = st.busy / st.total * 100.0;
 			mn[i] = u < mn[i] ? u : mn[i];
 			mx[i] = u > mx[i] ? u : mx[i];
@@ -240,7 +159,7 @@ enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, 
 		m = kvb_metrics_add_decl(out, &util_metrics[2], mx[i]);
 		kvb_metric_classify(m, "cpu", cpu);
 	}
-	hotplug_witnesses(out, cs, ncpu, snaps);
+	kvb_cpu_seen_witnesses(out, cs, ncpu, snaps, "its utilisation");
 	free(mn);
 	free(mx);
 	free(sum);

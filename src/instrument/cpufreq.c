@@ -27,7 +27,7 @@
  * `hotplug` witness, `changed`.
  */
 #include "instrument/instrument.h"
-#include "instrument/probe.h"
+#include "instrument/residency.h"
 #include "instrument/sampler.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -48,23 +48,15 @@ static const struct kvb_metric_decl freq_metrics[] = {
 	{ "freq_residency", "%", KVB_NO_DIRECTION, "share of the job's time at each frequency (classifier freq_mhz)" },
 	{ NULL, NULL, 0, NULL },
 };
-/*
- * One sample: "online LIST" when readable, then per CPU "cpu N" and its time_in_state rows, or
- * "unreadable MESSAGE" (EBUSY, ENOENT: freed), and "total_trans N" when readable. $1 the root,
- * then the CPUs.
- */
-static const char snap_body[] =
-	"r=$1; shift; o=$r/sys/devices/system/cpu/online; [ -r \"$o\" ] && echo \"online $(cat \"$o\")\"; "
-	"for c; do s=$r/sys/devices/system/cpu/cpu$c/cpufreq/stats; echo \"cpu $c\"; "
-	"if t=$(cat \"$s/time_in_state\" 2>&1); then echo \"$t\"; else echo \"unreadable $t\"; fi; "
-	"t=$(cat \"$s/total_trans\" 2>/dev/null) && echo \"total_trans $t\"; done; true";
+/* One sample: the online list and each read CPU's time_in_state (residency.h). $1 the root, then the CPUs. */
+static const char snap_body[] = KVB_TIS_SNAP_BODY("");
 
 struct priv {
 	struct kvb_cluster_set cs;
 	struct kvb_tis *a, *b;
 	int *cpu;      /* per cluster: the CPU whose cpufreq directory is read */
 	int *skip;     /* per cluster: offline, no metrics (its witness is in the job) */
-	char *online;  /* /sys/devices/system/cpu/online at the start, or NULL */
+	struct kvb_online_watch online; /* the online list at the start and in the samples */
 	struct kvb_sampler loop;
 	char *remote;
 };
@@ -81,12 +73,6 @@ static int cpufreq_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	p->skip = kvb_xcalloc(p->cs.n, sizeof(*p->skip));
 	p->remote = kvb_xasprintf("%s/%s-tis.txt", c->remote_dir, c->name);
 	return KVB_OK;
-}
-
-/* "cat: ...: Device or resource busy" (EBUSY: an inactive policy), "No such device" (ENODEV). */
-static int offline_error(const char *msg)
-{
-	return strstr(msg, "Device or resource busy") || strstr(msg, "No such device");
 }
 
 /* The cluster's CPU list as text ("2-3"), for messages. */
@@ -112,30 +98,15 @@ static void skip_cluster(struct kvb_instr_ctx *c, size_t i, const char *when, co
 static void pick_cpus(struct kvb_instr_ctx *c)
 {
 	struct priv *p = c->priv;
-	char *txt = NULL;
-	struct kvb_error ignore;
-	unsigned char *online = kvb_xcalloc(1024, 1);
-	int known = !kvb_target_read_rooted(c->target, kvb_instr_sysfs_root(c->plat), "/sys/devices/system/cpu/online",
-					    &txt, &ignore) && txt;
-	if (known) {
-		txt[strcspn(txt, " \r\n")] = '\0';
-		known = kvb_cpulist_parse(txt, online, 1024) > 0;
-		p->online = kvb_xstrdup(txt);
-	}
+	kvb_online_watch_start(&p->online, c->target, kvb_instr_sysfs_root(c->plat));
 	for (size_t i = 0; i < p->cs.n; i++) {
-		p->cpu[i] = p->cs.first[i];
-		if (!known)
-			continue;
-		for (p->cpu[i] = 0; p->cpu[i] < 1024 && !(p->cs.cpus[i][p->cpu[i]] && online[p->cpu[i]]); p->cpu[i]++)
-			;
-		if (p->cpu[i] == 1024) {
-			char *why = kvb_xasprintf("/sys/devices/system/cpu/online is %s", txt);
+		p->cpu[i] = kvb_cluster_read_cpu(&p->cs, i, p->online.start);
+		if (p->cpu[i] < 0) {
+			char *why = kvb_xasprintf("/sys/devices/system/cpu/online is %s", p->online.start);
 			skip_cluster(c, i, "at the start of the job", why);
 			free(why);
 		}
 	}
-	free(txt);
-	free(online);
 }
 
 static int read_all(struct kvb_instr_ctx *c, struct kvb_tis *out, const char *when, struct kvb_error *err)
@@ -145,7 +116,7 @@ static int read_all(struct kvb_instr_ctx *c, struct kvb_tis *out, const char *wh
 		if (p->skip[i])
 			continue;
 		if (kvb_tis_read(c->target, kvb_instr_sysfs_root(c->plat), p->cpu[i], &out[i], err)) {
-			if (!offline_error(err->msg))
+			if (!kvb_tis_offline_error(err->msg))
 				return kvb_error_prefix(err, "cluster '%s'", p->cs.name[i]);
 			skip_cluster(c, i, when, err->msg);
 		}
@@ -184,105 +155,29 @@ static int cpufreq_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc;
 }
 
-/* CPU cpu's table in one sample body into t (0), or -1 when it was unreadable or absent. */
-static int sample_table(const char *body, int cpu, struct kvb_tis *t)
-{
-	char head[32];
-	const char *blk, *end;
-	char *txt;
-	int rc;
-	memset(t, 0, sizeof(*t));
-	snprintf(head, sizeof(head), "cpu %d\n", cpu);
-	blk = !strncmp(body, head, strlen(head)) ? body : strstr(body, head + 0);
-	while (blk && blk != body && blk[-1] != '\n')
-		blk = strstr(blk + 1, head);
-	if (!blk)
-		return -1;
-	blk += strlen(head);
-	end = strstr(blk, "\ncpu ");
-	txt = kvb_xstrndup(blk, end ? (size_t)(end + 1 - blk) : strlen(blk));
-	rc = strstr(txt, "unreadable") == txt ? -1 : kvb_tis_parse(txt, t);
-	if (!rc) {
-		const char *tt = !strncmp(txt, "total_trans ", 12) ? txt : strstr(txt, "\ntotal_trans ");
-		if (tt) {
-			t->has_trans = 1;
-			t->trans = strtoull(tt + (*tt == '\n' ? 13 : 12), NULL, 10);
-		}
-	}
-	free(txt);
-	return rc;
-}
-
-/* The online list of a sample body, or NULL. Owned by the caller. */
-static char *sample_online(const char *body)
-{
-	const char *o = !strncmp(body, "online ", 7) ? body : strstr(body, "\nonline ");
-	if (!o)
-		return NULL;
-	o += *o == '\n' ? 8 : 7;
-	return kvb_xstrndup(o, strcspn(o, "\r\n"));
-}
-
-/* Feeds every sample of the loop to each cluster's residency; the hotplug witness from the online lists. */
+/* Feeds every sample of the loop to each cluster's residency, and the online lists to the watch. */
 static void feed_samples(struct kvb_instr_ctx *c, const char *text, struct kvb_residency *res)
 {
 	struct priv *p = c->priv;
 	const char *cur = text;
-	double up, first_up = -1;
-	char *body, *changed = NULL, *last = NULL;
+	double up;
+	char *body;
 	while (!kvb_snapshots_next(&cur, &up, &body)) {
-		char *on = sample_online(body);
 		for (size_t i = 0; i < p->cs.n; i++) {
 			struct kvb_tis t;
 			if (p->skip[i])
 				continue;
-			if (sample_table(body, p->cpu[i], &t)) {
+			if (kvb_tis_from_sample(body, p->cpu[i], &t)) {
 				kvb_residency_feed(&res[i], NULL, up);
 			} else {
 				kvb_residency_feed(&res[i], &t, up);
 				kvb_tis_release(&t);
 			}
 		}
-		if (on && p->online && strcmp(on, p->online) && !changed) {
-			changed = kvb_xstrdup(on);
-			first_up = up;
-		}
-		free(last);
-		last = on;
+		kvb_online_watch_feed(&p->online, body, up);
 		free(body);
 	}
-	if (changed)
-		kvb_witness_add(&c->out->witnesses, "hotplug", c->name, p->online, changed, KVB_WIT_CHANGED,
-				"CPUs online changed during the job: %s at its start, %s at uptime %.2f s (sampled "
-				"/sys/devices/system/cpu/online)%s%s",
-				p->online, changed, first_up, last && !strcmp(last, p->online) ? ", back to " : "",
-				last && !strcmp(last, p->online) ? last : "");
-	free(changed);
-	free(last);
-}
-
-static void restart_witness(struct kvb_instr_ctx *c, size_t i, const struct kvb_residency *r)
-{
-	struct priv *p = c->priv;
-	char subject[160], obs[64], from[48], to[48];
-	snprintf(subject, sizeof(subject), "%s time_in_state", p->cs.name[i]);
-	snprintf(obs, sizeof(obs), "restarted %d time%s", r->restarts, r->restarts == 1 ? "" : "s");
-	if (r->rs_from < 0)
-		snprintf(from, sizeof(from), "the start of the job");
-	else
-		snprintf(from, sizeof(from), "uptime %.2f s", r->rs_from);
-	if (r->rs_to < 0)
-		snprintf(to, sizeof(to), "the end of the job");
-	else
-		snprintf(to, sizeof(to), "uptime %.2f s", r->rs_to);
-	kvb_witness_add(&c->out->witnesses, "counter", subject, "rows only grow", obs, KVB_WIT_CHANGED,
-			"cluster '%s' (CPUs %s): time_in_state restarted between the readings at %s and %s (%s): "
-			"freq_mean and freq_residency count it from the restart; the time between the reading "
-			"before and the restart is not in them",
-			p->cs.name[i], cluster_cpus(c, i), from, to,
-			r->restart_after_gap ? "the cluster was offline between them: its stats were freed with the "
-					       "policy and recreated"
-					     : "rows went back to 0: stats/reset was written, or the table was recreated");
+	kvb_online_watch_witness(&p->online, c->out, c->name);
 }
 
 static int cpufreq_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
@@ -311,7 +206,7 @@ static int cpufreq_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 			wsum += r->t[k] * (double)r->khz[k];
 		}
 		if (r->restarts)
-			restart_witness(c, i, r);
+			kvb_residency_witness(c->out, p->cs.name[i], cluster_cpus(c, i), r, "freq_mean and freq_residency");
 		if (total <= 0) {
 			/* time_in_state counts in 10 ms: a shorter job has nothing to report. */
 			kvb_warn("instrument '%s': cluster '%s': no cpufreq residency accounted during the job", c->name,
@@ -348,7 +243,7 @@ static void cpufreq_teardown(struct kvb_instr_ctx *c)
 	free(p->b);
 	free(p->cpu);
 	free(p->skip);
-	free(p->online);
+	kvb_online_watch_release(&p->online);
 	kvb_sampler_release(&p->loop, c->target);
 	free(p->remote);
 	kvb_clusters_release(&p->cs);

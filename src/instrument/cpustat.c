@@ -1,4 +1,5 @@
-/* Implements parsing of /proc/stat, cpufreq time_in_state and the platform's cluster list for the CPU instruments. */
+/* Implements parsing of /proc/stat (and the hotplug and held fields a run of its snapshots shows), cpufreq
+ * time_in_state and the platform's cluster list for the CPU instruments. */
 #include "instrument/probe.h"
 #include "instrument/counter.h"
 #include "core/util.h"
@@ -78,6 +79,84 @@ int kvb_procstat_step(struct kvb_procstat_base *base, const uint64_t cur[8], str
 	st->total += st->busy;
 	return st->total > 0 ? 0 : -1;
 }
+
+int kvb_cpu_seen_step(struct kvb_cpu_seen *cs, const struct kvb_procstat *cur, int cpu, int snaps, double up,
+		      double prev_up, struct kvb_procstat_step *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (cpu >= cur->n || !cur->seen[cpu]) {
+		/* /proc/stat lists online CPUs only (show_stat(): for_each_online_cpu) */
+		if (cs->present || cs->missing) {
+			if (!cs->missing++)
+				cs->miss_from = up;
+			cs->miss_to = up;
+		}
+		cs->present = 0;
+		cs->base.have = 0; /* back online, it starts afresh */
+		return -1;
+	}
+	if (!cs->present && !cs->missing && snaps > 1 && !cs->appeared) {
+		cs->appeared = 1;
+		cs->app_at = up;
+	}
+	cs->present = 1;
+	if (kvb_procstat_step(&cs->base, cur->field[cpu], st)) {
+		if (st->restarted && !cs->restarts++) {
+			cs->rs_from = prev_up;
+			cs->rs_to = up;
+		}
+		return -1;
+	}
+	cs->intervals++;
+	for (int f = 0; f < 8; f++)
+		cs->held[f] += (st->held >> f) & 1;
+	return 0;
+}
+
+void kvb_cpu_seen_witnesses(struct kvb_metrics *out, const struct kvb_cpu_seen *cs, int ncpu, int snaps,
+			    const char *what)
+{
+	static const char *const names[8] = { "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal" };
+	for (int i = 0; i < ncpu; i++) {
+		char subject[32], obs[160];
+		snprintf(subject, sizeof(subject), "cpu%d /proc/stat", i);
+		if (cs[i].appeared) {
+			kvb_witness_add(&out->witnesses, "hotplug", subject, "in every sample", "appeared during the job",
+					KVB_WIT_CHANGED,
+					"cpu%d came online during the job: its line was first in the /proc/stat sample at uptime "
+					"%.2f s; %s is of the intervals it was online", i, cs[i].app_at, what);
+		}
+		if (cs[i].missing) {
+			snprintf(obs, sizeof(obs), "missing from %d of %d samples", cs[i].missing, snaps);
+			kvb_witness_add(&out->witnesses, "hotplug", subject, "in every sample", obs, KVB_WIT_CHANGED,
+					"cpu%d went offline during the job: its line was missing from %d of the %d /proc/stat "
+					"samples (uptime %.2f to %.2f s); %s is of the intervals it was online",
+					i, cs[i].missing, snaps, cs[i].miss_from, cs[i].miss_to, what);
+		}
+		if (cs[i].restarts) {
+			snprintf(obs, sizeof(obs), "idle went back in %d interval%s", cs[i].restarts,
+				 cs[i].restarts == 1 ? "" : "s");
+			kvb_witness_add(&out->witnesses, "hotplug", subject, "idle only grows", obs, KVB_WIT_CHANGED,
+					"cpu%d's idle counter restarted between the samples at uptime %.2f and %.2f s: it went "
+					"offline and came back between them, for a time not known, so that interval is not "
+					"used",
+					i, cs[i].rs_from, cs[i].rs_to);
+		}
+		for (int f = 0; f < 8; f++) {
+			if (!cs[i].held[f])
+				continue;
+			snprintf(subject, sizeof(subject), "cpu%d %s", i, names[f]);
+			snprintf(obs, sizeof(obs), "below its previous value in %d of %d intervals", cs[i].held[f],
+				 cs[i].intervals);
+			kvb_witness_add(&out->witnesses, "counter", subject, "only grows, or dips and is held", obs, KVB_WIT_OK,
+					"/proc/stat %s of cpu%d read below its previous value in %d of %d intervals%s: held "
+					"there (counted 0) and those intervals kept, as sysstat does",
+					names[f], i, cs[i].held[f], cs[i].intervals,
+					f == 4 ? " (NO_HZ iowait accounting, proc(5))" : "");
+		}
+	}
+}
+
 
 void kvb_procstat_release(struct kvb_procstat *ps)
 {

@@ -298,6 +298,38 @@ struct kvb_procstat_step {
 };
 int kvb_procstat_step(struct kvb_procstat_base *base, const uint64_t cur[8], struct kvb_procstat_step *st);
 
+/*
+ * What a run of /proc/stat snapshots showed of one CPU besides its movement (cpu_util.c, model.c):
+ * hotplug (missing from a snapshot: /proc/stat lists online CPUs only; first seen after the first
+ * snapshot; idle restarted) and fields held (kvb_procstat_step). Zero it before the first snapshot.
+ */
+struct kvb_cpu_seen {
+	struct kvb_procstat_base base;
+	int present;          /* in the previous snapshot */
+	int missing;          /* snapshots it was missing from after it was seen */
+	double miss_from, miss_to;  /* uptimes of the first and last of them (-1: unknown) */
+	int appeared;         /* first seen after the first snapshot: came online during the job */
+	double app_at;
+	int restarts;         /* intervals whose idle restarted */
+	double rs_from, rs_to;      /* uptimes around the first restart */
+	int held[8];          /* intervals in which field f went back and was held */
+	int intervals;        /* intervals used */
+};
+/*
+ * Steps CPU cpu of snapshot cur (the snaps-th, 1 = first, taken at uptime up, the one before at
+ * prev_up; -1 unknown) in cs. Returns 0 with st (ticks) when the interval since the previous
+ * snapshot is used, -1 when there is none (first reading, CPU absent, idle restarted, no tick).
+ */
+int kvb_cpu_seen_step(struct kvb_cpu_seen *cs, const struct kvb_procstat *cur, int cpu, int snaps, double up,
+		      double prev_up, struct kvb_procstat_step *st);
+/*
+ * The witnesses of cs[ncpu] over snaps snapshots into out: `hotplug`, `changed`, per CPU that
+ * appeared, went missing or whose idle restarted; `counter`, `ok`, per field held. what: what the
+ * CPU's intervals make ("its utilisation"), said to be "of the intervals it was online".
+ */
+void kvb_cpu_seen_witnesses(struct kvb_metrics *out, const struct kvb_cpu_seen *cs, int ncpu, int snaps,
+			    const char *what);
+
 /* cpufreq stats/time_in_state: n rows of frequency (kHz) and time (10 ms units); total_trans when read. */
 struct kvb_tis {
 	size_t n;

@@ -178,5 +178,60 @@ check "rapl: job ok ($(status rapl))" test "$(status rapl)" = "0:ok"
 check "package-0 energy 0.2 J, not refused (got '$(val rapl energy 1)')" test "$(val rapl energy 1)" = 0.2
 check "its witness: wrapped once" test "$(cnt rapl "witness where subject='cpu channel package-0' and verdict='ok' and detail like 'wrapped once at max_energy_range_uj: counted 200000 uJ'")" = 1
 
+# 7. The model instrument (an energy estimate from /proc/stat busy time x time_in_state residency x
+# the energy_model) with the same stats/reset as case 3: cpu0 is busy 300 ticks (3 s at USER_HZ
+# 100) while the cluster runs 900 ticks at 500 MHz (100 mW) and 100 at 1 GHz (500 mW): 140 mW,
+# 0.42 J. Before (the two end readings only): the 500 MHz row ended below its start and counted 0,
+# the job weighted all at 1 GHz: 1.5 J.
+rm -rf "$R"
+put "$R/proc/stat" "cpu0 1000 0 0 1000 0 0 0 0"
+tis 0 $'500000 10000\n1000000 20'
+cat >"$T/states.sh" <<'SH'
+tis() { put "$cpu/cpu$1/cpufreq/stats/time_in_state" "$2"; }
+S="$W/run-*/model-model.txt"
+put "$R/proc/stat" "cpu0 1100 0 0 1000 0 0 0 0"; tis 0 $'500000 10300\n1000000 20'; seen "$S" "500000 10300"
+tis 0 $'500000 0\n1000000 0'       # stats/reset
+put "$R/proc/stat" "cpu0 1200 0 0 1000 0 0 0 0"; tis 0 $'500000 300\n1000000 100'; seen "$S" "500000 300"
+put "$R/proc/stat" "cpu0 1300 0 0 1000 0 0 0 0"; tis 0 $'500000 600\n1000000 100'
+SH
+platform "{model: {type: model, interval_ms: 100}}" \
+  $'topology: {clusters: [{name: little, cpus: "0-1"}]}\nenergy_model: {little: {500000: 100, 1000000: 500}}'
+run model model
+little="json_extract(classifiers,'\$.chan_name')='little'"
+check "model: job ok ($(status model))" test "$(status model)" = "0:ok"
+check "little energy 0.42 J, not 1.5 (got $(val model energy "$little"))" test "$(val model energy "$little")" = 0.42
+check "a changed counter witness says time_in_state restarted" test "$(cnt model "witness where kind='counter' and subject='little time_in_state' and verdict='changed' and detail like '%rows went back to 0: stats/reset%the energy estimate''s frequency weights count it from the restart%'")" = 1
+
+# 8. The model with the big cluster hotplugged off and back within the job, as case 4: its stats
+# freed and recreated, cpu2's /proc/stat line missing from a sample. cpu2 is busy 300 ticks (3 s);
+# big's residency over the readings is 150/600/1000 ticks at 0.5/1/2 GHz (200/600/1800 mW):
+# 1251.43 mW, 3.75 J. Before: every row but 500 MHz ended below its start: all at 200 mW, 0.6 J.
+rm -rf "$R"
+put "$cpu/online" "0-3"
+put "$R/proc/stat" $'cpu0 1000 0 0 1000 0 0 0 0\ncpu2 1000 0 0 1000 0 0 0 0'
+tis 0 $'500000 100\n1000000 100'
+tis 2 $'500000 100\n1000000 5000\n2000000 5000'
+cat >"$T/states.sh" <<'SH'
+tis() { put "$cpu/cpu$1/cpufreq/stats/time_in_state" "$2"; }
+S="$W/run-*/model-model.txt"
+put "$R/proc/stat" $'cpu0 1000 0 0 1000 0 0 0 0\ncpu2 1100 0 0 1000 0 0 0 0'
+tis 2 $'500000 100\n1000000 5100\n2000000 5200'; seen "$S" "2000000 5200"
+put "$cpu/online" "0-1"; rm -f "$cpu/cpu2/cpufreq/stats/time_in_state"
+put "$R/proc/stat" "cpu0 1000 0 0 1001 0 0 0 0"; seen "$S" "cpu0 1000 0 0 1001 0 0 0 0"
+tis 2 $'500000 150\n1000000 300\n2000000 400'; put "$cpu/online" "0-3"
+put "$R/proc/stat" $'cpu0 1000 0 0 1002 0 0 0 0\ncpu2 1100 0 0 1000 0 0 0 0'; seen "$S" "2000000 400"
+tis 2 $'500000 150\n1000000 500\n2000000 800'
+put "$R/proc/stat" $'cpu0 1000 0 0 1003 0 0 0 0\ncpu2 1300 0 0 1000 0 0 0 0'
+SH
+platform "{model: {type: model, interval_ms: 100}}" \
+  $'topology: {clusters: [{name: little, cpus: "0-1"}, {name: big, cpus: "2-3"}]}\nenergy_model: {little: {500000: 100, 1000000: 500}, big: {500000: 200, 1000000: 600, 2000000: 1800}}'
+run model_replug model
+big="json_extract(classifiers,'\$.chan_name')='big'"
+check "model replug: job ok ($(status model_replug))" test "$(status model_replug)" = "0:ok"
+check "big energy 3.75 J, not 0.6 (got $(val model_replug energy "$big"))" test "$(val model_replug energy "$big")" = 3.75
+check "big's restart is a changed counter witness naming the offline cluster" test "$(cnt model_replug "witness where kind='counter' and subject='big time_in_state' and verdict='changed' and detail like '%the cluster was offline between them%'")" = 1
+check "cpu2 missing from a sample: a changed hotplug witness" test "$(cnt model_replug "witness where kind='hotplug' and subject='cpu2 /proc/stat' and verdict='changed' and detail like '%its busy time in the energy estimate is of the intervals it was online%'")" = 1
+check "the online list sampled: a hotplug witness though both ends say 0-3" test "$(cnt model_replug "witness where kind='hotplug' and subject='model' and expected='0-3' and observed='0-1'")" = 1
+
 [ "$fail" -eq 0 ] || cat "$T"/*.err >&2
 finish
