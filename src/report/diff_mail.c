@@ -207,8 +207,11 @@ static void print_table(FILE *out, const struct kvb_table *t, const struct mail_
 		}
 	}
 	n_text(ntxt, sizeof(ntxt), t, mt);
-	fprintf(out, "%s %s%s%s%s, %s is better; %s (\u00b1cov), %s\n", g0->workload, g0->metric, *g0->units ? " (" : "",
-		g0->units, *g0->units ? ")" : "", g0->lower_is_better ? "lower" : "higher", kvb_stat_name(t->stat), ntxt);
+	/* utilisation and frequency have no better or worse (lower_is_better -1: docs/outputs.md, Directions) */
+	fprintf(out, "%s %s%s%s%s, %s; %s (\u00b1cov), %s\n", g0->workload, g0->metric, *g0->units ? " (" : "",
+		g0->units, *g0->units ? ")" : "",
+		g0->lower_is_better < 0 ? "neither is better" : g0->lower_is_better ? "lower is better" : "higher is better",
+		kvb_stat_name(t->stat), ntxt);
 	if (!labels)
 		lw = 0;
 	pad(out, "", lw, 1);

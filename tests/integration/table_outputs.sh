@@ -43,6 +43,15 @@ check "mail: the legend once, at the end" sh -c "test \$(grep -c '^better/worse:
 check "mail: two variants within 80 columns" python3 -c "import sys; sys.exit(max(len(l.rstrip('\n')) for l in open('$T/m2', encoding='utf-8')) > 80)"
 check "mail: a long label whole, on its own line" grep -qx "test_name=$long" "$T/m2"
 check "mail: no trailing blanks" sh -c "! grep -q ' \$' '$T/m2'"
+# a metric with no direction (utilisation: lower_is_better -1) is not titled "lower is better"
+{
+  echo "variant,workload,metric,value,units,lower_is_better,iteration"
+  for v in base patch; do i=0; for x in 40 42 44 46 48; do i=$((i+1)); echo "$v,sched_pipe,util_mean,$x,%,-1,$i"; done; done
+} >"$T/util.csv"
+"$KVB" import csv "$T/util.csv" -d "$T/u.db" >/dev/null 2>&1
+"$KVB" diff -d "$T/u.db" --layout mail >"$T/m4" 2>/dev/null
+check "mail: utilisation has no direction: $(head -1 "$T/m4")" \
+  grep -qx "sched_pipe util_mean (%), neither is better; mean (±cov), n=5" "$T/m4"
 check "mail: tables in the order of what changed (ops_per_sec, slack, frames)" \
   test "$(grep ' is better; ' "$T/m2" | cut -d' ' -f2 | tr '\n' ' ')" = "ops_per_sec slack frames "
 "$KVB" diff -d "$T/s.db" --layout mail --format markdown >"$T/m3" 2>/dev/null
