@@ -164,15 +164,8 @@ static void feed_samples(struct kvb_instr_ctx *c, const char *text, struct kvb_r
 	char *body;
 	while (!kvb_snapshots_next(&cur, &up, &body)) {
 		for (size_t i = 0; i < p->cs.n; i++) {
-			struct kvb_tis t;
-			if (p->skip[i])
-				continue;
-			if (kvb_tis_from_sample(body, p->cpu[i], &t)) {
-				kvb_residency_feed(&res[i], NULL, up);
-			} else {
-				kvb_residency_feed(&res[i], &t, up);
-				kvb_tis_release(&t);
-			}
+			if (!(p->skip[i]))
+				kvb_residency_feed_sample(&res[i], body, p->cpu[i], up);
 		}
 		kvb_online_watch_feed(&p->online, body, up);
 		free(body);

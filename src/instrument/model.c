@@ -222,15 +222,8 @@ static void feed_samples(struct kvb_instr_ctx *c, const char *text, struct busy 
 	while (!kvb_snapshots_next(&cur, &up, &body)) {
 		busy_feed(b, body, up);
 		for (size_t i = 0; i < p->cs.n; i++) {
-			struct kvb_tis t;
-			if (p->nopp[i] == 1)
-				continue;
-			if (kvb_tis_from_sample(body, p->cpu[i], &t)) {
-				kvb_residency_feed(&res[i], NULL, up);
-			} else {
-				kvb_residency_feed(&res[i], &t, up);
-				kvb_tis_release(&t);
-			}
+			if (!(p->nopp[i] == 1))
+				kvb_residency_feed_sample(&res[i], body, p->cpu[i], up);
 		}
 		kvb_online_watch_feed(&p->online, body, up);
 		free(body);

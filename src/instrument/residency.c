@@ -228,3 +228,14 @@ void kvb_residency_witness(struct kvb_metrics *out, const char *cluster, const c
 					     : "rows went back to 0: stats/reset was written, or the table was recreated",
 			counted_in);
 }
+
+void kvb_residency_feed_sample(struct kvb_residency *r, const char *body, int cpu, double uptime_s)
+{
+	struct kvb_tis t;
+	if (kvb_tis_from_sample(body, cpu, &t)) {
+		kvb_residency_feed(r, NULL, uptime_s);
+		return;
+	}
+	kvb_residency_feed(r, &t, uptime_s);
+	kvb_tis_release(&t);
+}

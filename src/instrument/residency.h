@@ -26,6 +26,10 @@
  * when it was unreadable or absent (t empty). */
 int kvb_tis_from_sample(const char *body, int cpu, struct kvb_tis *t);
 
+/* Feeds r with CPU cpu's table in one sample body taken at uptime_s (s): the table, or a gap when it
+ * was unreadable or absent (kvb_residency_feed). cpufreq.c and model.c. */
+void kvb_residency_feed_sample(struct kvb_residency *r, const char *body, int cpu, double uptime_s);
+
 /* A read error that says the policy is inactive: EBUSY ("Device or resource busy": all its CPUs
  * offline, drivers/cpufreq/cpufreq.c show()) or ENODEV ("No such device"). */
 int kvb_tis_offline_error(const char *msg);

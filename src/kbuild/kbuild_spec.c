@@ -56,7 +56,7 @@ int kvb_build_is_fragment(const char *item)
 	return strchr(item, '/') || (n > 7 && !strcmp(item + n - 7, ".config"));
 }
 
-static void push_strlist(struct kvb_strv *out, const cJSON *v)
+void kvb_build_push_strlist(struct kvb_strv *out, const cJSON *v)
 {
 	if (cJSON_IsString(v)) {
 		kvb_strv_push(out, v->valuestring);
@@ -83,7 +83,7 @@ int kvb_build_spec_load(struct kvb_build_spec *s, const cJSON *obj, const char *
 		return KVB_EINPUT;
 	if (kvb_get_str(obj, "repo", NULL))
 		s->repo = kvb_build_resolve(base_dir, kvb_get_str(obj, "repo", NULL));
-	push_strlist(&cfg, cJSON_GetObjectItemCaseSensitive(obj, "config"));
+	kvb_build_push_strlist(&cfg, cJSON_GetObjectItemCaseSensitive(obj, "config"));
 	for (size_t i = 0; i < cfg.n; i++) {
 		if (!kvb_build_is_fragment(cfg.v[i])) {
 			kvb_strv_push(&s->config, cfg.v[i]);
@@ -99,7 +99,7 @@ int kvb_build_spec_load(struct kvb_build_spec *s, const cJSON *obj, const char *
 		free(f);
 	}
 	kvb_strv_release(&cfg);
-	push_strlist(&s->make_args, cJSON_GetObjectItemCaseSensitive(obj, "make_args"));
+	kvb_build_push_strlist(&s->make_args, cJSON_GetObjectItemCaseSensitive(obj, "make_args"));
 	for (size_t i = 0; i < s->make_args.n; i++)
 		if (!strchr(s->make_args.v[i], '=') || s->make_args.v[i][0] == '-') {
 			char *p = kvb_xasprintf("%s.make_args[%zu]", path, i);

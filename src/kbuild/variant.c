@@ -21,21 +21,6 @@ static void copy_strv(struct kvb_strv *dst, const struct kvb_strv *src)
 		kvb_strv_push(dst, src->v[i]);
 }
 
-/* The strings of a scalar or list node into out (no check: kvb_keys_check did it). */
-static void push_list(struct kvb_strv *out, const cJSON *v)
-{
-	if (cJSON_IsString(v)) {
-		kvb_strv_push(out, v->valuestring);
-		return;
-	}
-	for (const cJSON *c = v ? v->child : NULL; c; c = c->next) {
-		char *s = kvb_node_str(c);
-		if (s)
-			kvb_strv_push(out, s);
-		free(s);
-	}
-}
-
 int kvb_build_spec_extend(struct kvb_build_spec *dst, const struct kvb_build_spec *base, const cJSON *obj,
 			  const char *path, const char *base_dir, struct kvb_diag *d)
 {
@@ -54,7 +39,7 @@ int kvb_build_spec_extend(struct kvb_build_spec *dst, const struct kvb_build_spe
 		return KVB_OK;
 	if (kvb_keys_check(obj, path, kvb_variant_build_keys, d))
 		return KVB_EINPUT;
-	push_list(&cfg, cJSON_GetObjectItemCaseSensitive(obj, "config"));
+	kvb_build_push_strlist(&cfg, cJSON_GetObjectItemCaseSensitive(obj, "config"));
 	if (cfg.n && base->command) {
 		char *p = kvb_xasprintf("%s.config", path);
 		kvb_diag_at(d, p, "the agenda's build: runs a vendor command, which configures itself: no config here");
@@ -75,7 +60,7 @@ int kvb_build_spec_extend(struct kvb_build_spec *dst, const struct kvb_build_spe
 		kvb_strv_push(&dst->config, f);
 		free(f);
 	}
-	push_list(&args, cJSON_GetObjectItemCaseSensitive(obj, "make_args"));
+	kvb_build_push_strlist(&args, cJSON_GetObjectItemCaseSensitive(obj, "make_args"));
 	for (size_t i = 0; i < args.n; i++) {
 		if (!strchr(args.v[i], '=') || args.v[i][0] == '-') {
 			char *p = kvb_xasprintf("%s.make_args[%zu]", path, i);

@@ -24,6 +24,9 @@
 
 extern const struct kvb_keydef kvb_variant_build_keys[];
 
+/* The strings of a scalar or list YAML node into out (appended; no check: kvb_keys_check did it). kbuild_spec.c. */
+void kvb_build_push_strlist(struct kvb_strv *out, const cJSON *v);
+
 /*
  * dst = a deep copy of base with the variant's `build:` mapping obj appended (obj may be
  * NULL: a plain copy). path names obj in messages ("agenda.yaml: variants[2].build");
