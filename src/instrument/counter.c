@@ -1,5 +1,8 @@
 /* Implements the steps of declared counters (counter.h): moved, wrapped, restarted, held, bad. */
 #include "instrument/counter.h"
+#include "core/util.h"
+
+#include <stdlib.h>
 
 enum kvb_ctr_step kvb_ctr_step(const struct kvb_ctr_decl *d, uint64_t prev, uint64_t cur, uint64_t max,
 			       uint64_t *delta)
@@ -56,4 +59,21 @@ const char *kvb_ctr_step_name(enum kvb_ctr_step s)
 		return "absent";
 	}
 	return "?";
+}
+
+void kvb_ctr_series_push(struct kvb_ctr_series *s, uint64_t v, double up)
+{
+	s->v = kvb_xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
+	s->up = kvb_xrealloc(s->up, (s->n + 1) * sizeof(*s->up));
+	s->v[s->n] = v;
+	s->up[s->n++] = up;
+}
+
+void kvb_ctr_series_release(struct kvb_ctr_series *s)
+{
+	free(s->v);
+	free(s->up);
+	s->v = NULL;
+	s->up = NULL;
+	s->n = 0;
 }

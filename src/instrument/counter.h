@@ -77,4 +77,18 @@ enum kvb_ctr_step kvb_ctr_group_step(const struct kvb_ctr_decl *d, const uint64_
 /* "moved", "wrapped", "restarted", "held", "went back", "absent". */
 const char *kvb_ctr_step_name(enum kvb_ctr_step s);
 
+/* One counter's readings in order (the start, every sample that has it, the end): v in the counter's
+ * unit (uJ for energy), up the board's uptime of each (s; -1: an end reading, time unknown). Owned
+ * arrays; kvb_ctr_series_release frees them. juno_hwmon.c and rapl.c. */
+struct kvb_ctr_series {
+	uint64_t *v;
+	double *up;
+	size_t n;
+};
+
+/* Appends one reading (v, up) to s. */
+void kvb_ctr_series_push(struct kvb_ctr_series *s, uint64_t v, double up);
+/* Frees s's arrays and zeroes it. */
+void kvb_ctr_series_release(struct kvb_ctr_series *s);
+
 #endif

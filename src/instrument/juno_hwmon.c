@@ -206,21 +206,6 @@ static int juno_hwmon_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc;
 }
 
-/* A channel's readings in order: the start, every sample that has it, the end. */
-struct series {
-	uint64_t *v;
-	double *up;   /* uptime of each (-1: an end reading) */
-	size_t n;
-};
-
-static void series_push(struct series *s, uint64_t v, double up)
-{
-	s->v = kvb_xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-	s->up = kvb_xrealloc(s->up, (s->n + 1) * sizeof(*s->up));
-	s->v[s->n] = v;
-	s->up[s->n++] = up;
-}
-
 static void where(char *buf, size_t n, double up, const char *end)
 {
 	if (up < 0)
@@ -237,7 +222,7 @@ static void where(char *buf, size_t n, double up, const char *end)
  * (firmware updating it less often than the job lasted, or stuck) is refused too: a short job
  * would otherwise be stored as 0 J, as pyJoules #17 reports for its counters.
  */
-static int judge_series(struct kvb_instr_ctx *c, struct kvb_chan_energy *e, const char *key, const struct series *s,
+static int judge_series(struct kvb_instr_ctx *c, struct kvb_chan_energy *e, const char *key, const struct kvb_ctr_series *s,
 			double dt_s)
 {
 	uint64_t wrap = (uint64_t)kvb_get_int(c->conf, "wrap_uj", 0), sum = 0, d;
@@ -279,24 +264,24 @@ static int judge_series(struct kvb_instr_ctx *c, struct kvb_chan_energy *e, cons
 }
 
 /* The channel key's readings: the start (k in a), each sample of text that has it, the end (i in b). */
-static void build_series(const struct priv *p, size_t k, size_t i, const char *text, struct series *s)
+static void build_series(const struct priv *p, size_t k, size_t i, const char *text, struct kvb_ctr_series *s)
 {
 	const char *cur = text;
 	double up;
 	char *body;
 	memset(s, 0, sizeof(*s));
-	series_push(s, p->a.uj[k], -1);
+	kvb_ctr_series_push(s, p->a.uj[k], -1);
 	while (!kvb_snapshots_next(&cur, &up, &body)) {
 		struct counters m;
 		struct kvb_error ignore;
 		if (!parse_counters(body, "", &m, &ignore))
 			for (size_t j = 0; j < m.n; j++)
 				if (!strcmp(m.key[j], p->b.key[i]) && m.has_input[j])
-					series_push(s, m.uj[j], up);
+					kvb_ctr_series_push(s, m.uj[j], up);
 		counters_release(&m);
 		free(body);
 	}
-	series_push(s, p->b.uj[i], -1);
+	kvb_ctr_series_push(s, p->b.uj[i], -1);
 }
 
 static int juno_hwmon_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
@@ -330,11 +315,10 @@ static int juno_hwmon_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		}
 		v[n].name = name;
 		{
-			struct series sr;
+			struct kvb_ctr_series sr;
 			build_series(p, k, i, text, &sr);
 			refused[n] = judge_series(c, &v[n], p->b.key[i], &sr, dt_s);
-			free(sr.v);
-			free(sr.up);
+			kvb_ctr_series_release(&sr);
 		}
 		n++;
 	}

@@ -16,6 +16,7 @@
  *
  * The platform's `sysfs_root:` prefixes /sys (tests point it at a fake tree).
  */
+#include "instrument/counter.h"
 #include "instrument/instrument.h"
 #include "instrument/probe.h"
 #include "instrument/rapl.h"
@@ -131,29 +132,14 @@ static int rapl_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return rc;
 }
 
-/* A zone's readings in order: the start, each sample that has its counter, the end. */
-struct series {
-	uint64_t *v;
-	double *up;   /* the board's uptime of each (s; -1 unknown) */
-	size_t n;
-};
-
-static void series_push(struct series *s, uint64_t v, double up)
-{
-	s->v = kvb_xrealloc(s->v, (s->n + 1) * sizeof(*s->v));
-	s->up = kvb_xrealloc(s->up, (s->n + 1) * sizeof(*s->up));
-	s->v[s->n] = v;
-	s->up[s->n++] = up;
-}
-
 static void build_series(const struct priv *p, const struct kvb_rapl_zone *za, const struct kvb_rapl_zone *zb,
-			 const char *text, struct series *s)
+			 const char *text, struct kvb_ctr_series *s)
 {
 	const char *cur = text;
 	double up;
 	char *body;
 	memset(s, 0, sizeof(*s));
-	series_push(s, za->energy_uj, p->up_a);
+	kvb_ctr_series_push(s, za->energy_uj, p->up_a);
 	while (text && !kvb_snapshots_next(&cur, &up, &body)) {
 		struct kvb_rapl_zones z;
 		struct kvb_error ignore;
@@ -161,11 +147,11 @@ static void build_series(const struct priv *p, const struct kvb_rapl_zone *za, c
 		memset(&z, 0, sizeof(z));
 		if (!kvb_rapl_parse(body, NULL, &z, &ignore) && (k = kvb_rapl_zone_find(&z, za->dir)) >= 0 &&
 		    z.v[k].has_energy)
-			series_push(s, z.v[k].energy_uj, up);
+			kvb_ctr_series_push(s, z.v[k].energy_uj, up);
 		kvb_rapl_zones_release(&z);
 		free(body);
 	}
-	series_push(s, zb->energy_uj, p->up_b);
+	kvb_ctr_series_push(s, zb->energy_uj, p->up_b);
 }
 
 /*
@@ -179,7 +165,7 @@ static void build_series(const struct priv *p, const struct kvb_rapl_zone *za, c
  * longer than one wrap period at max_power_w was refused).
  */
 static int zone_energy(struct kvb_instr_ctx *c, const struct kvb_rapl_zone *za, const struct kvb_rapl_zone *zb,
-		       const struct series *s, double window_s, double outer_s, struct kvb_chan_energy *e)
+		       const struct kvb_ctr_series *s, double window_s, double outer_s, struct kvb_chan_energy *e)
 {
 	struct priv *p = c->priv;
 	char subject[256], expected[128], observed[256];
@@ -263,11 +249,10 @@ static int rapl_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 		}
 		v[i].name = p->sel.chan[i];
 		{
-			struct series sr;
+			struct kvb_ctr_series sr;
 			build_series(p, za, &p->b.v[k], text, &sr);
 			refused[i] = zone_energy(c, za, &p->b.v[k], &sr, window_s, outer_s, &v[i]);
-			free(sr.v);
-			free(sr.up);
+			kvb_ctr_series_release(&sr);
 		}
 	}
 	if (!rc)
