@@ -50,9 +50,14 @@ void kvb_help_metrics(FILE *f, const struct kvb_metric_decl *d)
 		return;
 	fprintf(f, "\nmetrics (units, lower or higher is better; neither: no better or worse, a real change is "
 		   "\"changed\"):\n");
-	for (; d->name; d++)
-		fprintf(f, "  %-20s %-6s %-7s %s\n", d->name, d->units, kvb_direction_word(d->lower_is_better),
+	for (; d->name; d++) {
+		fprintf(f, "  %-20s %-6s %-7s %s", d->name, d->units, kvb_direction_word(d->lower_is_better),
 			d->description);
+		if (d->resolution > 0) /* why a small change of it stays undecided (results/cell_stats.c) */
+			fprintf(f, " (printed in %g %s steps%s%s)", d->resolution, d->units, d->finer ? "; finer: " : "",
+				d->finer ? d->finer : "");
+		fputc('\n', f);
+	}
 }
 
 enum kvb_err kvb_help_topic(const char *what, FILE *f)
@@ -152,8 +157,11 @@ static void roff_metrics(FILE *f, const struct kvb_metric_decl *d)
 		return;
 	fputs(".PP\nMetrics:\n", f);
 	for (; d->name; d++) {
-		char *line = kvb_xasprintf("%s, %s is better: %s", d->units, kvb_direction_word(d->lower_is_better),
-					   d->description);
+		char step[64] = "";
+		if (d->resolution > 0)
+			snprintf(step, sizeof(step), " (printed in %g %s steps)", d->resolution, d->units);
+		char *line = kvb_xasprintf("%s, %s is better: %s%s", d->units, kvb_direction_word(d->lower_is_better),
+					   d->description, step);
 		fprintf(f, ".TP\n.B %s\n", d->name);
 		roff(f, line);
 		fputs("\n", f);

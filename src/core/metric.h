@@ -36,6 +36,14 @@ struct kvb_metric_decl {
 	const char *units;       /* as stored: "s", "us", "ms", "ops/s", "%", "count" */
 	int lower_is_better;     /* KVB_LOWER_IS_BETTER, KVB_HIGHER_IS_BETTER or KVB_NO_DIRECTION, as stored */
 	const char *description; /* one line for `help NAME` and the man page */
+	/*
+	 * The smallest step the tool prints this metric in, in its units (perf bench's "Total
+	 * time: 0.230 [sec]" and hackbench's "Time: 0.055": 0.001 s; cyclictest's latencies:
+	 * 1 us); 0: finer than any difference kvbench judges. A difference within a few such
+	 * steps cannot be resolved by more boots, and an undecided cell says so (results/cell_stats.h).
+	 */
+	double resolution;
+	const char *finer;       /* a metric of the same job that resolves what this one cannot, or NULL */
 };
 
 struct kvb_metric {

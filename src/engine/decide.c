@@ -5,6 +5,7 @@
 #include "store/decide.h"
 #include "stats/stats.h"
 #include "stats/verdict.h"
+#include "workload/workload.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -67,8 +68,12 @@ int kvb_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide_opts 
 static int chosen(const struct kvb_decide_opts *d, const struct kvb_group *g)
 {
 	char wm[512];
-	if (!d->metrics.n)
-		return 1;
+	if (!d->metrics.n) {
+		/* a metric printed too coarsely to decide, beside a finer one of the same job
+		 * (total_time beside usecs_per_op), is not waited for: the finer one decides */
+		const struct kvb_metric_decl *decl = kvb_workload_metric_decl(g->workload, g->metric);
+		return !(decl && decl->finer);
+	}
 	snprintf(wm, sizeof(wm), "%s/%s", g->workload, g->metric);
 	for (size_t i = 0; i < d->metrics.n; i++)
 		if (!strcmp(d->metrics.v[i], wm) || !strcmp(d->metrics.v[i], g->metric))

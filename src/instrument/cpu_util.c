@@ -87,10 +87,10 @@ static int cpu_util_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 
 /* Utilisation has no better or worse: a busier CPU is no improvement by itself (docs/outputs.md, "Directions"). */
 static const struct kvb_metric_decl util_metrics[] = {
-	{ "util_min", "%", KVB_NO_DIRECTION, "least busy sample of the job, per CPU (classifier cpu)" },
-	{ "util_mean", "%", KVB_NO_DIRECTION, "mean busy share of the job's samples, per CPU" },
-	{ "util_max", "%", KVB_NO_DIRECTION, "busiest sample of the job, per CPU" },
-	{ NULL, NULL, 0, NULL },
+	{ "util_min", "%", KVB_NO_DIRECTION, "least busy sample of the job, per CPU (classifier cpu)", 0, NULL },
+	{ "util_mean", "%", KVB_NO_DIRECTION, "mean busy share of the job's samples, per CPU", 0, NULL },
+	{ "util_max", "%", KVB_NO_DIRECTION, "busiest sample of the job, per CPU", 0, NULL },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 
 enum kvb_err kvb_util_from_snapshots(const char *text, struct kvb_metrics *out, char *why, size_t why_len)

@@ -44,9 +44,9 @@ static const struct kvb_keydef keys[] = {
 
 /* Frequency has no better or worse: a higher one is more speed and more power (docs/outputs.md, "Directions"). */
 static const struct kvb_metric_decl freq_metrics[] = {
-	{ "freq_mean", "MHz", KVB_NO_DIRECTION, "time-weighted mean frequency of the job, per cluster (classifier cluster)" },
-	{ "freq_residency", "%", KVB_NO_DIRECTION, "share of the job's time at each frequency (classifier freq_mhz)" },
-	{ NULL, NULL, 0, NULL },
+	{ "freq_mean", "MHz", KVB_NO_DIRECTION, "time-weighted mean frequency of the job, per cluster (classifier cluster)", 0, NULL },
+	{ "freq_residency", "%", KVB_NO_DIRECTION, "share of the job's time at each frequency (classifier freq_mhz)", 0, NULL },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 /* One sample: the online list and each read CPU's time_in_state (residency.h). $1 the root, then the CPUs. */
 static const char snap_body[] = KVB_TIS_SNAP_BODY("");

@@ -38,8 +38,8 @@ static const struct kvb_keydef keys[] = {
 };
 
 static const struct kvb_metric_decl dmesg_metrics[] = {
-	{ "dmesg_warnings", "", KVB_LOWER_IS_BETTER, "kernel log records of level warning or worse during the job" },
-	{ NULL, NULL, 0, NULL },
+	{ "dmesg_warnings", "", KVB_LOWER_IS_BETTER, "kernel log records of level warning or worse during the job", 0, NULL },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 
 /* The reader: `cat /dev/kmsg` until TERM, started over (from the oldest record) when it ends on EPIPE. */

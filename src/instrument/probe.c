@@ -13,9 +13,9 @@
 #include <sys/wait.h>
 
 const struct kvb_metric_decl kvb_energy_metric_decls[] = {
-	{ "energy", "J", KVB_LOWER_IS_BETTER, "energy over the job, per channel (classifier chan_name)" },
-	{ "power_mean", "mW", KVB_LOWER_IS_BETTER, "mean power over the job, per channel" },
-	{ NULL, NULL, 0, NULL },
+	{ "energy", "J", KVB_LOWER_IS_BETTER, "energy over the job, per channel (classifier chan_name)", 0, NULL },
+	{ "power_mean", "mW", KVB_LOWER_IS_BETTER, "mean power over the job, per channel", 0, NULL },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 
 static void metric_pair(struct kvb_metrics *m, const struct kvb_chan_energy *c)

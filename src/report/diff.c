@@ -1,6 +1,7 @@
 /* Implements `kvbench diff`: the long, wide and --by tables of each cell's statistics (results/cell_stats.h). */
 #include "report/clocknote.h"
 #include "report/diff.h"
+#include "workload/workload.h"
 #include "report/event_notes.h"
 #include "store/disturbance.h"
 #include "core/log.h"
@@ -663,6 +664,7 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		kvb_report_release(&r);
 		return rc;
 	}
+	kvb_report_set_steps(&r, kvb_workload_metric_decl);
 	kvb_event_notes_load(s, r.runs, r.nruns, &notes, err);
 	notes.by = o->sel.by;
 	/* every cell computed once; each layout and format renders these */

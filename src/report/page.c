@@ -285,6 +285,7 @@ static int comparison_sections(struct kvb_store *s, const struct kvb_page_opts *
 		kvb_report_release(&w->r);
 		return rc;
 	}
+	kvb_report_set_steps(&w->r, kvb_workload_metric_decl);
 	w->loaded = 1;
 	kvb_table_compute(&w->r, w->d.stat, w->d.alpha, NULL, &w->cells);
 	kvb_event_notes_load(s, w->r.runs, w->r.nruns, &w->notes, err);

@@ -57,7 +57,7 @@ int kvb_verdict_left_out(char *buf, size_t n, const struct kvb_cell_stats *cs)
 
 void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 {
-	char v[96];
+	char v[160];
 	const char *mm = multimodal(cs) ? " \u2020" : "";
 	if (kvb_verdict_left_out(buf, n, cs))
 		return;
@@ -66,7 +66,9 @@ void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 		return;
 	}
 	/* "n<2" (too few values to compare) reads the same in the table as in json, not "undecided" */
-	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && (cs->naive_ok || cs->boot_ok || cs->paired_ok) && cs->v3.why &&
+	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && cs->coarse[0])
+		snprintf(v, sizeof(v), "undecided (%s)", cs->coarse); /* more boots would not decide it */
+	else if (cs->v3.kind == KVB_VERDICT_UNDECIDED && (cs->naive_ok || cs->boot_ok || cs->paired_ok) && cs->v3.why &&
 	    isnan(kvb_verdict_ci_halfwidth_pct(cs->same_lo, cs->same_hi)))
 		snprintf(v, sizeof(v), "undecided (%s)", cs->v3.why); /* no CI to state: say why */
 	else if (cs->v3.kind == KVB_VERDICT_UNDECIDED && (cs->naive_ok || cs->boot_ok || cs->paired_ok))
@@ -92,7 +94,9 @@ void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cel
 	/* the smallest change this data could have shown: half the ratio CI's width, % */
 	cJSON_AddItemToObject(jv, "ci_halfwidth_pct", num_or_null(kvb_verdict_ci_halfwidth_pct(cs->same_lo, cs->same_hi)));
 	/* an undecided cell without that CI says why there is none */
-	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && cs->v3.why &&
+	if (cs->v3.kind == KVB_VERDICT_UNDECIDED && cs->coarse[0])
+		cJSON_AddStringToObject(jv, "undecided_reason", cs->coarse);
+	else if (cs->v3.kind == KVB_VERDICT_UNDECIDED && cs->v3.why &&
 	    isnan(kvb_verdict_ci_halfwidth_pct(cs->same_lo, cs->same_hi)))
 		cJSON_AddStringToObject(jv, "undecided_reason", cs->v3.why);
 	else

@@ -2,6 +2,7 @@
 #include "results/cell_stats.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,27 @@ static double pick(const struct kvb_summary *s, enum kvb_stat st)
 static size_t boot_ids(const struct kvb_cell *c, int *ids)
 {
 	return kvb_stats_dense_ids(c->boot, c->n, ids);
+}
+
+/*
+ * An undecided cell of a metric the tool prints in steps of g->resolution (perf bench's "Total
+ * time: 0.230 [sec]"): when the difference is within KVB_COARSE_STEPS such steps, or one step is
+ * half the "same" margin or more, the values cannot show the difference however many boots run:
+ * out->coarse says so, with the step as a share of the baseline and the finer sibling (issue 39:
+ * total_time read "undecided" beside its decided usecs_per_op).
+ */
+#define KVB_COARSE_STEPS 2
+static void kvb_cell_coarse(const struct kvb_group *g, struct kvb_cell_stats *out)
+{
+	double base = out->value - out->diff, step, margin = g->margin > 0 ? g->margin : KVB_VERDICT_MARGIN;
+	out->coarse[0] = '\0';
+	if (!(g->resolution > 0) || out->v3.kind != KVB_VERDICT_UNDECIDED || !isfinite(base) || base == 0)
+		return;
+	step = g->resolution / fabs(base);
+	if (fabs(out->diff) >= KVB_COARSE_STEPS * g->resolution && step < margin / 2)
+		return;
+	snprintf(out->coarse, sizeof(out->coarse), "printed in %g %s steps (%.2g %%): too coarse%s%s", g->resolution,
+		 g->units ? g->units : "", step * 100, g->finer ? "; see " : "", g->finer ? g->finer : "");
 }
 
 /*
@@ -103,6 +125,7 @@ static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kv
 	out->same_hi = in.ci_hi;
 	kvb_verdict_judge(&in, &out->v3);
 	out->verdict = out->naive_ok || out->boot_ok || out->paired_ok ? out->v3.name : "n<2";
+	kvb_cell_coarse(g, out);
 }
 
 /* The test --stat gets (cell_stats.h): min and max never, p95 only from KVB_P95_TEST_MIN runs a side. */

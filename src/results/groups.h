@@ -52,6 +52,8 @@ struct kvb_group {
 	char *cls_json;   /* all group classifiers as a JSON object string */
 	struct kvb_cell *cells;  /* one per variant, index as in kvb_report.variants */
 	double margin;    /* "same" verdict margin, fraction (0: KVB_VERDICT_MARGIN); see report/verdict_cell.h */
+	double resolution;/* the step the tool prints this metric in, in its units (0: finer; kvb_report_set_steps) */
+	const char *finer;/* a metric of the same job that resolves what this one cannot (static), or NULL */
 };
 
 struct kvb_report {

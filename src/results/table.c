@@ -73,6 +73,16 @@ enum kvb_table_rank kvb_table_rank(const struct kvb_table *t, size_t g)
 	return best;
 }
 
+void kvb_report_set_steps(struct kvb_report *r, kvb_metric_decl_fn decl)
+{
+	for (size_t i = 0; decl && i < r->ngroups; i++) {
+		struct kvb_group *g = &r->groups[i];
+		const struct kvb_metric_decl *d = decl(g->workload, g->metric);
+		g->resolution = d && d->resolution > 0 ? d->resolution : 0;
+		g->finer = d ? d->finer : NULL;
+	}
+}
+
 int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double override, struct kvb_error *err)
 {
 	cJSON *agenda = NULL;

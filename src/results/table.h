@@ -16,6 +16,7 @@
 
 #include "results/cell_stats.h"
 #include "results/groups.h"
+#include "core/metric.h"
 
 #include <stddef.h>
 
@@ -39,6 +40,17 @@ struct kvb_table {
  * run.agenda_json), else KVB_VERDICT_MARGIN. Errors: KVB_ESTORE.
  */
 int kvb_report_set_margins(struct kvb_store *s, struct kvb_report *r, double override, struct kvb_error *err);
+
+/*
+ * The metric declaration of (workload, metric), or NULL for one kvbench does not know (an
+ * imported WA3 metric): the caller's registry (workload/ and instrument/), handed in.
+ */
+typedef const struct kvb_metric_decl *(*kvb_metric_decl_fn)(const char *workload, const char *metric);
+/*
+ * Sets every group's resolution and finer sibling from its metric's declaration (core/metric.h):
+ * a cell the tool's printed step cannot resolve then says so instead of asking for boots.
+ */
+void kvb_report_set_steps(struct kvb_report *r, kvb_metric_decl_fn decl);
 
 /* Computes every cell of r once (kvb_cell_compute with stat and alpha; by: the --by key r was loaded
  * with, or NULL). Call after kvb_report_set_margins. Never fails; release with kvb_table_release. */

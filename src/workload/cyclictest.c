@@ -349,11 +349,11 @@ static const char *const cyclictest_needs[] = { "cyclictest", NULL };
 
 /* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl cyclictest_metrics[] = {
-	{ "latency_min", "us", 1, "smallest wake-up latency, per thread (classifier thread; 'all' over threads)" },
-	{ "latency_avg", "us", 1, "mean wake-up latency, per thread" },
-	{ "latency_max", "us", 1, "largest wake-up latency, per thread" },
-	{ "latency_p99", "us", 1, "99th percentile from the histogram, per thread" },
-	{ NULL, NULL, 0, NULL },
+	{ "latency_min", "us", 1, "smallest wake-up latency, per thread (classifier thread; 'all' over threads)", .resolution = 1 },
+	{ "latency_avg", "us", 1, "mean wake-up latency, per thread", .resolution = 1 },
+	{ "latency_max", "us", 1, "largest wake-up latency, per thread", .resolution = 1 },
+	{ "latency_p99", "us", 1, "99th percentile from the histogram, per thread", 0, NULL },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 
 const struct kvb_workload_ops kvb_workload_cyclictest = {

@@ -63,8 +63,8 @@ static const char *const hackbench_needs[] = { "hackbench", NULL };
 
 /* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl hackbench_metrics[] = {
-	{ "time", "s", 1, "wall time of all groups' messages, as hackbench prints it" },
-	{ NULL, NULL, 0, NULL },
+	{ "time", "s", 1, "wall time of all groups' messages, as hackbench prints it", .resolution = 0.001 },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 
 /* WA3's hackbench (wa/workloads/hackbench/__init__.py) runs `hackbench -s -g -l` only, though it declares fds. */

@@ -672,14 +672,14 @@ static const char *const jank_needs[] = { "am", "pm", "logcat", "dumpsys", NULL 
 
 /* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl jank_metrics[] = {
-	{ "frames", "count", 0, "frames rendered, per test" },
-	{ "frame_duration_mean", "ms", 1, "mean frame duration, per test" },
-	{ "frame_duration_max", "ms", 1, "longest frame, per test" },
-	{ "frame_duration_p90", "ms", 1, "90th percentile frame duration, per test" },
-	{ "frame_duration_p95", "ms", 1, "95th percentile frame duration, per test" },
-	{ "frame_duration_p99", "ms", 1, "99th percentile frame duration, per test" },
-	{ "jank_pct", "%", 1, "frames over the deadline (jank_frame), per test" },
-	{ NULL, NULL, 0, NULL },
+	{ "frames", "count", 0, "frames rendered, per test", 0, NULL },
+	{ "frame_duration_mean", "ms", 1, "mean frame duration, per test", 0, NULL },
+	{ "frame_duration_max", "ms", 1, "longest frame, per test", 0, NULL },
+	{ "frame_duration_p90", "ms", 1, "90th percentile frame duration, per test", 0, NULL },
+	{ "frame_duration_p95", "ms", 1, "95th percentile frame duration, per test", 0, NULL },
+	{ "frame_duration_p99", "ms", 1, "99th percentile frame duration, per test", 0, NULL },
+	{ "jank_pct", "%", 1, "frames over the deadline (jank_frame), per test", 0, NULL },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 
 /* The report's frame-duration CDFs (keep_frames) show the 60 Hz frame budget. */

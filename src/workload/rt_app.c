@@ -741,15 +741,15 @@ static const char *const rtapp_needs[] = { "rt-app", "find", NULL };
 
 /* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl rtapp_metrics[] = {
-	{ "slack_mean", "us", 0, "mean slack (period left after the run phase), per task" },
-	{ "slack_min", "us", 0, "smallest slack, per task" },
-	{ "negative_slack_pct", "%", 1, "activations that missed their period, per task" },
-	{ "wu_lat_mean", "us", 1, "mean wake-up latency, per task" },
-	{ "wu_lat_p99", "us", 1, "99th percentile wake-up latency, per task" },
-	{ "run_mean", "us", 1, "mean run-phase duration, per task" },
-	{ "period_mean", "us", KVB_NO_DIRECTION, "mean measured period, per task (its configured period is the aim: neither lower nor higher is better)" },
-	{ "activations", "count", 0, "activations logged, per task (0: the task never ran)" },
-	{ NULL, NULL, 0, NULL },
+	{ "slack_mean", "us", 0, "mean slack (period left after the run phase), per task", 0, NULL },
+	{ "slack_min", "us", 0, "smallest slack, per task", 0, NULL },
+	{ "negative_slack_pct", "%", 1, "activations that missed their period, per task", 0, NULL },
+	{ "wu_lat_mean", "us", 1, "mean wake-up latency, per task", 0, NULL },
+	{ "wu_lat_p99", "us", 1, "99th percentile wake-up latency, per task", 0, NULL },
+	{ "run_mean", "us", 1, "mean run-phase duration, per task", 0, NULL },
+	{ "period_mean", "us", KVB_NO_DIRECTION, "mean measured period, per task (its configured period is the aim: neither lower nor higher is better)", 0, NULL },
+	{ "activations", "count", 0, "activations logged, per task (0: the task never ran)", 0, NULL },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 
 /* The report's wake-up latency CDFs (from its logs) on a log x axis: their tails span decades. */

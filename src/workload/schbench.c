@@ -218,21 +218,21 @@ static const char *const schbench_needs[] = { "schbench", NULL };
 
 /* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl schbench_metrics[] = {
-	{ "wakeup_p50", "us", 1, "median wakeup latency of the worker threads" },
-	{ "wakeup_p90", "us", 1, "90th percentile wakeup latency" },
-	{ "wakeup_p99", "us", 1, "99th percentile wakeup latency (schbench's starred line)" },
-	{ "wakeup_p999", "us", 1, "99.9th percentile wakeup latency" },
-	{ "wakeup_max", "us", 1, "largest wakeup latency" },
-	{ "request_p50", "us", 1, "median request latency (a request: wakeup plus the worker's work)" },
-	{ "request_p90", "us", 1, "90th percentile request latency" },
-	{ "request_p99", "us", 1, "99th percentile request latency" },
-	{ "request_p999", "us", 1, "99.9th percentile request latency" },
-	{ "request_max", "us", 1, "largest request latency" },
-	{ "rps_p20", "req/s", 0, "20th percentile of requests per second over the run's seconds" },
-	{ "rps_p50", "req/s", 0, "median requests per second" },
-	{ "rps_p90", "req/s", 0, "90th percentile requests per second" },
-	{ "average_rps", "req/s", 0, "requests per second over the whole run" },
-	{ NULL, NULL, 0, NULL },
+	{ "wakeup_p50", "us", 1, "median wakeup latency of the worker threads", 0, NULL },
+	{ "wakeup_p90", "us", 1, "90th percentile wakeup latency", 0, NULL },
+	{ "wakeup_p99", "us", 1, "99th percentile wakeup latency (schbench's starred line)", 0, NULL },
+	{ "wakeup_p999", "us", 1, "99.9th percentile wakeup latency", 0, NULL },
+	{ "wakeup_max", "us", 1, "largest wakeup latency", 0, NULL },
+	{ "request_p50", "us", 1, "median request latency (a request: wakeup plus the worker's work)", 0, NULL },
+	{ "request_p90", "us", 1, "90th percentile request latency", 0, NULL },
+	{ "request_p99", "us", 1, "99th percentile request latency", 0, NULL },
+	{ "request_p999", "us", 1, "99.9th percentile request latency", 0, NULL },
+	{ "request_max", "us", 1, "largest request latency", 0, NULL },
+	{ "rps_p20", "req/s", 0, "20th percentile of requests per second over the run's seconds", 0, NULL },
+	{ "rps_p50", "req/s", 0, "median requests per second", 0, NULL },
+	{ "rps_p90", "req/s", 0, "90th percentile requests per second", 0, NULL },
+	{ "average_rps", "req/s", 0, "requests per second over the whole run", 0, NULL },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 
 const struct kvb_workload_ops kvb_workload_schbench = {

@@ -63,8 +63,8 @@ static const char *const sched_messaging_needs[] = { "perf", NULL };
 
 /* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl messaging_metrics[] = {
-	{ "time", "s", 1, "Total time perf bench sched messaging prints" },
-	{ NULL, NULL, 0, NULL },
+	{ "time", "s", 1, "Total time perf bench sched messaging prints", .resolution = 0.001 },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 
 const struct kvb_workload_ops kvb_workload_sched_messaging = {

@@ -58,10 +58,10 @@ static const char *const sched_pipe_needs[] = { "perf", NULL };
 
 /* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
 static const struct kvb_metric_decl pipe_metrics[] = {
-	{ "ops_per_sec", "ops/s", 0, "pipe round trips per second" },
-	{ "usecs_per_op", "us", 1, "time per round trip" },
-	{ "total_time", "s", 1, "Total time of all round trips" },
-	{ NULL, NULL, 0, NULL },
+	{ "ops_per_sec", "ops/s", 0, "pipe round trips per second", 0, NULL },
+	{ "usecs_per_op", "us", 1, "time per round trip", 0, NULL },
+	{ "total_time", "s", 1, "Total time of all round trips", .resolution = 0.001, .finer = "usecs_per_op" },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 
 const struct kvb_workload_ops kvb_workload_sched_pipe = {

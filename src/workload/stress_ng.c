@@ -39,10 +39,10 @@ static const struct kvb_keydef sng_params[] = {
 
 static const struct kvb_metric_decl sng_metrics[] = {
 	{ "bogo_ops_per_sec", "ops/s", KVB_HIGHER_IS_BETTER,
-	  "bogo operations per second of wall-clock time, per stressor (classifier stressor)" },
+	  "bogo operations per second of wall-clock time, per stressor (classifier stressor)", 0, NULL },
 	{ "bogo_ops_per_sec_cpu", "ops/s", KVB_HIGHER_IS_BETTER,
-	  "bogo operations per second of the stressor's user + system CPU time, per stressor" },
-	{ NULL, NULL, 0, NULL },
+	  "bogo operations per second of the stressor's user + system CPU time, per stressor", 0, NULL },
+	{ NULL, NULL, 0, NULL, 0, NULL },
 };
 
 /* One stressor's row of the report. */

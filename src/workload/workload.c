@@ -147,6 +147,12 @@ const struct kvb_metric_decl *kvb_workload_metric(const struct kvb_workload_ops 
 	return NULL;
 }
 
+const struct kvb_metric_decl *kvb_workload_metric_decl(const char *workload, const char *metric)
+{
+	const struct kvb_workload_ops *w = workload ? kvb_workload_find(workload) : NULL;
+	return w && metric ? kvb_workload_metric(w, metric) : NULL;
+}
+
 int kvb_workload_check_metrics(const struct kvb_workload_ops *w, const struct kvb_metrics *m, size_t from,
 			       struct kvb_error *err)
 {

@@ -164,6 +164,8 @@ const struct kvb_workload_ops *kvb_workload_find(const char *name);
 
 /* The declaration of metric `name` in w->metrics, or NULL. */
 const struct kvb_metric_decl *kvb_workload_metric(const struct kvb_workload_ops *w, const char *name);
+/* The declaration of metric of the registered workload named workload, or NULL (either unknown). */
+const struct kvb_metric_decl *kvb_workload_metric_decl(const char *workload, const char *metric);
 /*
  * The metrics m->v[from..m->n) a job of w stored agree with w->metrics (name declared, same units
  * and lower_is_better): KVB_OK, or KVB_EINTERNAL naming the first that does not (a workload that

@@ -250,10 +250,54 @@ static void test_cell_verdict__aa_with_cold_first_runs_is_not_a_change(void)
 	CHECK(fabs(cs.b.diff / cs.b.level_b - 0.005) < 1e-9);
 }
 
+/* Two cells of 2 boots x 2 runs (the thread agenda's shape) from 8 values, baseline first. */
+static void two_boot_cells(struct kvb_cell *cells, double *x, int64_t *boot, const double *v8)
+{
+	for (int i = 0; i < 8; i++) {
+		x[i] = v8[i];
+		boot[i] = 10 + i / 2;
+	}
+	cells[0] = (struct kvb_cell){ .n = 4, .v = x, .boot = boot };
+	cells[1] = (struct kvb_cell){ .n = 4, .v = x + 4, .boot = boot + 4 };
+}
+
+/*
+ * Issue 39: perf prints total_time to the millisecond (0.100 s: steps of 1 %); a +0.75 % change is under a step,
+ * so the cell stays undecided whatever the boots, and says so (the step as a share of the
+ * baseline, the finer metric) instead of asking for boots; the same data with no declared
+ * resolution, and a noisy 10 % change of a finely printed metric, ask for boots as before.
+ */
+static void test_cell_verdict__coarse_metric_says_more_boots_cannot_decide(void)
+{
+	static const double quantised[] = { 0.100, 0.102, 0.099, 0.101, 0.101, 0.102, 0.100, 0.102 };
+	static const double noisy[] = { 1.0, 1.3, 0.8, 1.1, 1.1, 1.4, 0.9, 1.0 };
+	double x[8];
+	int64_t b[8];
+	struct kvb_cell cells[2];
+	struct kvb_report r = { 0 };
+	struct kvb_group g = { .lower_is_better = 1, .cells = cells, .units = "s", .resolution = 0.001,
+			       .finer = "usecs_per_op" };
+	struct kvb_cell_stats cs;
+	two_boot_cells(cells, x, b, quantised);
+	kvb_cell_compute(&r, &g, 1, KVB_STAT_MEAN, 0.05, &cs);
+	CHECK_STR(cs.verdict, "undecided");
+	CHECK_STR(cs.coarse, "printed in 0.001 s steps (1 %): too coarse; see usecs_per_op");
+	g.resolution = 0;
+	kvb_cell_compute(&r, &g, 1, KVB_STAT_MEAN, 0.05, &cs);
+	CHECK_STR(cs.verdict, "undecided");
+	CHECK_STR(cs.coarse, "");
+	g.resolution = 0.001;
+	two_boot_cells(cells, x, b, noisy);
+	kvb_cell_compute(&r, &g, 1, KVB_STAT_MEAN, 0.05, &cs);
+	CHECK_STR(cs.verdict, "undecided");
+	CHECK_STR(cs.coarse, ""); /* 50 steps apart: more boots could decide it */
+}
+
 #define TESTS                                                                                                          \
 	T(test_cliffs__hand_counted_pairs)                                                                             \
 	T(test_cell_verdict__cold_first_runs_do_not_hide_a_twenty_pct_change)                                          \
 	T(test_cell_verdict__aa_with_cold_first_runs_is_not_a_change)                                                  \
+	T(test_cell_verdict__coarse_metric_says_more_boots_cannot_decide)                                              \
 	T(test_modes__one_normal_two_separated_normals_any_units)                                                      \
 	T(test_verdict__better_worse_same_undecided_with_boots_estimate)                                               \
 	T(test_verdict__exact_zero_difference_is_same_and_no_ci_says_why)                                              \
