@@ -39,6 +39,23 @@ int64_t kvb_perf_lost_chunks(const char *err_text)
 	return m;
 }
 
+double kvb_perf_lost_pct(const char *err_text)
+{
+	const char *s = err_text ? strstr(err_text, " samples and lost ") : NULL;
+	char num[32];
+	size_t k = 0;
+	if (!s)
+		return 0;
+	s += strlen(" samples and lost ");
+	/* perf prints it with the locale's decimal mark: "lost 15,96%!" */
+	while (k + 1 < sizeof(num) && (isdigit((unsigned char)*s) || *s == '.' || *s == ',')) {
+		num[k++] = *s == ',' ? '.' : *s;
+		s++;
+	}
+	num[k] = '\0';
+	return k && *s == '%' ? strtod(num, NULL) : 0;
+}
+
 /* The columns of one report: where each starts and how wide its rule is (padded form). */
 enum { COL_MAX = 16 };
 struct cols {

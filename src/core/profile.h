@@ -34,6 +34,7 @@ struct kvb_profile {
 	uint64_t event_count;     /* perf's "# Event count (approx.)": samples x period for a fixed period; 0: absent */
 	int64_t lost;             /* samples perf says it lost ("# Total Lost Samples"), -1: not printed */
 	int64_t lost_chunks;      /* PERF_RECORD_LOST records (ring buffer overflows, "lost M chunks"), 0: none */
+	double lost_pct;          /* perf's "samples and lost X%" warning, 0: none */
 	uint64_t kernel_samples;  /* samples of mode 'k' */
 	uint64_t kernel_resolved; /* of those, samples resolved to a symbol */
 	double ops;               /* the workload's operations in the job (sched_pipe loops), 0: unknown */
@@ -64,5 +65,10 @@ struct kvb_profile *kvb_perf_report_parse(const char *text, char *why, size_t n)
  * 0 when it did not say so.
  */
 int64_t kvb_perf_lost_chunks(const char *err_text);
+/*
+ * perf's other loss warning (PERF_RECORD_LOST_SAMPLES, tools/perf/util/session.c): "Processed N
+ * samples and lost 15,96%!" (the locale's decimal mark): the percentage, 0 when not said.
+ */
+double kvb_perf_lost_pct(const char *err_text);
 
 #endif

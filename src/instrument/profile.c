@@ -214,6 +214,7 @@ static int profile_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 			rc = kvb_error_set(err, KVB_ETARGET, "perf report's output: %s", why);
 		} else {
 			prof->lost_chunks = kvb_perf_lost_chunks(r.err.data);
+			prof->lost_pct = kvb_perf_lost_pct(r.err.data);
 			prof->period = (uint64_t)kvb_get_int(c->conf, "period_ns", 100003);
 			prof->unit = c->instruction_clock ? "instructions" : "ns";
 			lim.max_lost_pct = kvb_get_num(c->conf, "max_lost_pct", 0.1);

@@ -12,6 +12,8 @@ int kvb_profile_judge(const struct kvb_profile *p, const struct kvb_profile_limi
 	uint64_t want = p->samples * p->period;
 	int64_t lost = p->lost > 0 ? p->lost : 0;
 	double lost_pct = p->samples ? 100.0 * (double)lost / (double)p->samples : 0;
+	if (p->lost_pct > lost_pct)
+		lost_pct = p->lost_pct;
 	double res_pct = p->kernel_samples ? 100.0 * (double)p->kernel_resolved / (double)p->kernel_samples : 100;
 	const char *kp = lim->kptr_restrict && lim->kptr_restrict[0] ? lim->kptr_restrict : NULL;
 	struct kvb_witness *x;
