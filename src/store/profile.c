@@ -19,7 +19,7 @@ int kvb_store_profile_replace(struct kvb_store *s, int64_t job_id, const struct 
 	rc = kvb_store_write(s, err, &pid,
 			     "INSERT INTO profile(job_id, event, period, unit, samples, lost, lost_chunks, kernel_samples,"
 			     " kernel_resolved, ops, op_name) VALUES(?,?,?,?,?,NULLIF(?, -1),?,?,?,NULLIF(?, 0),?)",
-			     "itititiiidt", job_id, p->event, (int64_t)p->period, p->unit, (int64_t)p->samples, p->lost,
+			     "ititiiiiidt", job_id, p->event, (int64_t)p->period, p->unit, (int64_t)p->samples, p->lost,
 			     p->lost_chunks, (int64_t)p->kernel_samples, (int64_t)p->kernel_resolved, p->ops, p->op_name);
 	for (size_t i = 0; !rc && i < p->n; i++) {
 		char mode[2] = { p->v[i].mode, '\0' };
