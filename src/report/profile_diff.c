@@ -151,7 +151,7 @@ static void print_spec(FILE *out, const char *spec, const char *workload, const 
 	}
 	fputc('\n', out);
 	if (shown < n)
-		fprintf(out, "  (%zu of %zu functions shown, by |B - A|; --top N)\n", shown, n);
+		fprintf(out, "  (%zu of %zu functions shown, by %s; --top N)\n", shown, n, b ? "|B - A|" : "A");
 	if (b)
 		fputs("  * the difference is beyond two standard deviations of its sample counts (Poisson)\n", out);
 	fputc('\n', out);
