@@ -289,6 +289,11 @@ static int help(const char *what)
 			char *u = kvb_help_usage(c);
 			printf("kvbench %s: %s\n\n%s", c->name, c->summary, u);
 			free(u);
+			/* a command and an instrument of one name (profile): both, as qemu's type and method */
+			if (kvb_instrument_find(what)) {
+				putchar('\n');
+				kvb_help_topic(what, stdout);
+			}
 			return KVB_OK;
 		}
 	const struct kvb_workload_ops *w = kvb_workload_find(what);
