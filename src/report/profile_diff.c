@@ -174,7 +174,8 @@ int kvb_profile_diff_print(struct kvb_store *s, const struct kvb_profile_diff_op
 		goto out;
 	if (!names.n) {
 		rc = kvb_error_set(err, KVB_ENOTFOUND,
-				   "run %lld has no profile (run the agenda with the profile instrument: config: {instruments: [profile]})",
+				   "run %lld has no profile in a compared job (status ok or instrument-failed; run the agenda with "
+				   "the profile instrument: config: {instruments: [profile]})",
 				   (long long)run);
 		goto out;
 	}
