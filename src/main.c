@@ -146,6 +146,19 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  the boot and job times measured in the DB, Kalibera & Jones' optimal runs per boot and the\n"
 	  "  boots per variant that detect a --detect PCT change (default 5) with 80% power.\n"
 	  "  --boot-cost/--run-cost give the costs in seconds where the DB has none (imported results).\n" },
+	{ "profile", cmd_profile, KVB_CMD_DB_RO, "where the instructions go: two variants' sampling profiles by function, per operation",
+	  "usage: kvbench profile [-d DB] [--run ID] [--workload NAME] [--top N] [A [B]]\n\n"
+	  "  The jobs' profiles of the profile instrument (perf record -a -e cpu-clock:I -c PERIOD around\n"
+	  "  each job; docs/profile.md) summed per variant and workload spec: per function, samples x\n"
+	  "  period / operations (instructions per op on a board whose clock counts instructions, e.g.\n"
+	  "  qemu-x86_64-icount; ns of CPU time per op elsewhere), for A, B, B - A and two standard\n"
+	  "  deviations of the difference from the sample counts (* beyond them), rows by |B - A|.\n"
+	  "  Operations come from the workload (sched_pipe: loops; hackbench: groups x fds x fds x loops);\n"
+	  "  a workload that does not say gives values per job.\n"
+	  "  A, B: variants of the run (default: its first two with a profile; A alone lists A's profile).\n"
+	  "  --run ID       the run (default: the latest)\n"
+	  "  --workload W   only that workload's specs\n"
+	  "  --top N        rows per spec (default 20; 0: every function)\n" },
 	{ "show", cmd_show, KVB_CMD_DB_RO, "list runs, variants, jobs, metrics, witnesses or events",
 	  "usage: kvbench show runs|variants|jobs|metrics|witnesses|events [-d DB] [--run ID] [--status S] [--format F]\n\n"
 	  "  witnesses    what was checked to believe each job's numbers (knobs read back, meter coverage, ...)\n"
@@ -276,6 +289,11 @@ static int help(const char *what)
 			char *u = kvb_help_usage(c);
 			printf("kvbench %s: %s\n\n%s", c->name, c->summary, u);
 			free(u);
+			/* a command and an instrument of one name (profile): both, as qemu's type and method */
+			if (kvb_instrument_find(what)) {
+				putchar('\n');
+				kvb_help_topic(what, stdout);
+			}
 			return KVB_OK;
 		}
 	const struct kvb_workload_ops *w = kvb_workload_find(what);

@@ -58,6 +58,7 @@ int cmd_import(struct kvb_cli *cli, int argc, char **argv);
 int cmd_export(struct kvb_cli *cli, int argc, char **argv);
 int cmd_report(struct kvb_cli *cli, int argc, char **argv);
 int cmd_plan(struct kvb_cli *cli, int argc, char **argv);
+int cmd_profile(struct kvb_cli *cli, int argc, char **argv);
 
 /* The results DB path: -d value, else $KVB_DB, else ./kvbench.db. */
 const char *kvb_cli_db(const char *opt);

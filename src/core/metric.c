@@ -1,5 +1,6 @@
 /* Implements the metric and artifact lists a job fills. */
 #include "core/metric.h"
+#include "core/profile.h"
 #include "core/samples.h"
 #include "core/sha256.h"
 #include "core/util.h"
@@ -52,6 +53,7 @@ void kvb_metrics_release(struct kvb_metrics *m)
 	free(m->notes);
 	cJSON_Delete(m->job_classifiers);
 	kvb_samples_free(m->samples);
+	kvb_profile_free(m->profile);
 	kvb_witnesses_release(&m->witnesses);
 	kvb_metrics_init(m);
 }

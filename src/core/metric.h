@@ -62,6 +62,7 @@ struct kvb_artifact {
 };
 
 struct kvb_samples;
+struct kvb_profile;
 
 struct kvb_metrics {
 	struct kvb_metric *v;
@@ -76,6 +77,8 @@ struct kvb_metrics {
 					 only the run can tell (rt-app's pload_ns); the engine adds them */
 	struct kvb_witnesses witnesses; /* what was checked to believe the numbers (core/witness.h); stored
 					   with the job whatever its status */
+	struct kvb_profile *profile;  /* owned sampling profile of the job (core/profile.h) or NULL; stored
+					 with the job (results-schema/0029_profile.sql) */
 };
 
 void kvb_metrics_init(struct kvb_metrics *m);

@@ -1,5 +1,6 @@
 /* Implements one attempt of a job: knobs, instruments and witnesses around the workload. */
 #include "engine/run_internal.h"
+#include "core/profile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -222,6 +223,21 @@ static void host_witness_after(struct engine *e, const struct kvb_target_host *t
 	kvb_host_witness(h0, &h1, &lim, &hb, &m->witnesses);
 }
 
+/* The job's profile (an instrument's, core/profile.h) per operation: the workload says how many it ran. */
+static void profile_ops(const struct kvb_plan_job *j, const struct kvb_job_ctx *ctx, struct kvb_metrics *m)
+{
+	const char *what = NULL;
+	double ops;
+	if (!m->profile || !j->spec->ops->op_count)
+		return;
+	ops = j->spec->ops->op_count(j->spec->ops, ctx->params, &what);
+	if (ops > 0 && what) {
+		m->profile->ops = ops;
+		free(m->profile->op_name);
+		m->profile->op_name = kvb_xstrdup(what);
+	}
+}
+
 /*
  * The workload's run with what watches it: the instruments, the host and thermal witnesses, and the
  * knobs' recheck after it. A thermal: limit that refuses the job fails it (e->knob_failed: not retried).
@@ -244,6 +260,7 @@ static int measure_job(struct engine *e, const struct kvb_plan_job *j, struct kv
 	if (on_host)
 		host_witness_after(e, &th, &h0, m);
 	kvb_instr_job_stop(&ij);
+	profile_ops(j, ctx, m);
 	free(e->instr_err);
 	e->instr_err = kvb_instr_job_error(&ij) ? kvb_xstrdup(kvb_instr_job_error(&ij)) : NULL;
 	kvb_instr_job_release(&ij);

@@ -26,6 +26,8 @@ struct kvb_instr_ctx {
 	const char *artifact_dir;       /* local dir for this job's files (exists) */
 	const char *remote_dir;         /* dir on the target for this job (exists) */
 	int64_t start_ns, stop_ns;      /* CLOCK_REALTIME ns of start/stop, set by the engine */
+	int instruction_clock;          /* 1: the instrument asked for KVB_INSTR_INSTRUCTION_CLOCK and the board's
+					   clock counts instructions (kvb_target_host.virtual_clock); set by the session */
 	struct kvb_metrics *out;        /* metrics, artifacts (and samples) go here */
 	void *priv;                     /* backend state between calls */
 };
@@ -51,6 +53,13 @@ struct kvb_instr_probe {
 	struct kvb_strv *found;
 };
 
+/* What an instrument needs of the board, asked by the session and `platform check`, never by name. */
+enum kvb_instr_caps {
+	/* its numbers count instructions where the board's clock counts instructions (QEMU -icount: the
+	 * profile's samples x period); elsewhere the same numbers are time, and it says so */
+	KVB_INSTR_INSTRUCTION_CLOCK = 1u << 0,
+};
+
 struct kvb_instrument_ops {
 	const char *name;                    /* `type:` in the platform's instruments mapping */
 	const char *summary;
@@ -63,7 +72,11 @@ struct kvb_instrument_ops {
 	void (*probe)(struct kvb_instr_probe *p);  /* checks for `platform check`; NULL: nothing to check */
 	const struct kvb_metric_decl *metrics;     /* what collect() stores, ended by a NULL name; NULL: none
 						      (shown by `help NAME`; directions checked by test_metric_directions) */
+	unsigned caps;                             /* enum kvb_instr_caps */
 };
+
+/* 1 when board t's clock counts instructions (its host() says virtual_clock), else 0. */
+int kvb_instr_board_counts_instructions(struct kvb_target *t);
 
 /* The metrics every energy meter stores per channel (classifier chan_name): energy (J) and power_mean (mW). */
 extern const struct kvb_metric_decl kvb_energy_metric_decls[];

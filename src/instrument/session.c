@@ -135,6 +135,7 @@ void kvb_instr_job_start(struct kvb_instr_job *j, const struct kvb_instr_set *se
 		c->artifact_dir = artifact_dir;
 		c->remote_dir = remote_dir;
 		c->out = out;
+		c->instruction_clock = (ops->caps & KVB_INSTR_INSTRUCTION_CLOCK) && kvb_instr_board_counts_instructions(t);
 		kvb_error_clear(&e);
 		if (ops->setup && ops->setup(c, &e)) {
 			record(j, i, "setup", &e);

@@ -3,6 +3,7 @@
 #include "core/log.h"
 #include "core/util.h"
 #include "store/energy.h"
+#include "store/profile.h"
 #include "store/schema.h"
 #include "store/stmt.h"
 #include "store/build.h"
@@ -372,6 +373,8 @@ int kvb_store_job_write(struct kvb_store *s, int64_t run_id, int64_t job_id, con
 			      m->art[i].sha256, m->art[i].bytes);
 	if (!rc)
 		rc = kvb_store_samples_replace(s, job_id, m ? m->samples : NULL, err);
+	if (!rc)
+		rc = kvb_store_profile_replace(s, job_id, m ? m->profile : NULL, err);
 	if (!rc)
 		/* the final attempt's witnesses are replaced; earlier attempts' evidence stays */
 		rc = kvb_store_write(s, err, NULL, "DELETE FROM witness WHERE job_id = ? AND attempt IS NULL", "i", job_id);

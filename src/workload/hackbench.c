@@ -80,6 +80,15 @@ static const struct kvb_wa3_param hackbench_wa3[] = {
 	{ NULL, 0, NULL, NULL },
 };
 
+/* rt-tests hackbench: each of a group's fds senders writes loops messages to each of its fds receivers
+ * (hackbench.c sender()): groups x fds x fds x loops messages a run */
+static double hackbench_ops(const struct kvb_workload_ops *w, const cJSON *params, const char **what)
+{
+	double fds = (double)kvb_param_int(w, params, "fds");
+	*what = "message";
+	return (double)kvb_param_int(w, params, "groups") * fds * fds * (double)kvb_param_int(w, params, "loops");
+}
+
 const struct kvb_workload_ops kvb_workload_hackbench = {
 	.metrics = hackbench_metrics,
 	.name = "hackbench",
@@ -89,4 +98,5 @@ const struct kvb_workload_ops kvb_workload_hackbench = {
 	.default_timeout_s = 600,
 	.run = hackbench_run,
 	.wa3_params = hackbench_wa3,
+	.op_count = hackbench_ops,
 };

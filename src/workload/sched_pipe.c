@@ -54,6 +54,14 @@ static int sched_pipe_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 	return rc;
 }
 
+/* perf bench sched pipe's usecs/op is the run's time over --loop (bench/sched-pipe.c): one op is one loop,
+ * a round trip of a token through the two pipes */
+static double sched_pipe_ops(const struct kvb_workload_ops *w, const cJSON *params, const char **what)
+{
+	*what = "loop";
+	return (double)kvb_param_int(w, params, "loops");
+}
+
 static const char *const sched_pipe_needs[] = { "perf", NULL };
 
 /* What it stores (docs/design.md#metrics: metric names are an interface); checked after every job. */
@@ -72,4 +80,5 @@ const struct kvb_workload_ops kvb_workload_sched_pipe = {
 	.needs = sched_pipe_needs,
 	.default_timeout_s = 600,
 	.run = sched_pipe_run,
+	.op_count = sched_pipe_ops,
 };

@@ -157,6 +157,13 @@ struct kvb_workload_ops {
 	 * applied in table order (wa3_keys.c). NULL: parameters pass as they are.
 	 */
 	const struct kvb_wa3_param *wa3_params;
+	/*
+	 * The operations one job performs, from its parameters (params: the spec's, defaults not filled
+	 * in): what the workload's own per-operation metric divides by (sched_pipe: loops, as perf bench
+	 * prints usecs/op), so a job's profile reads per operation (docs/profile.md). *what names one
+	 * operation ("loop", "message"; static). Returns 0 when it cannot tell. May be NULL.
+	 */
+	double (*op_count)(const struct kvb_workload_ops *w, const cJSON *params, const char **what);
 };
 
 extern const struct kvb_workload_ops *const kvb_workloads[];

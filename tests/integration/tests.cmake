@@ -68,6 +68,8 @@ kvb_script_test(it_qemu_ab integration/qemu_ab.sh qemu 900)
 kvb_script_test(it_cyclictest_qemu integration/cyclictest_qemu.sh qemu 600)
 # The deterministic board (issue 27): one boot with an instruction clock, about 60-200 s.
 kvb_script_test(it_qemu_icount integration/qemu_icount.sh qemu 900)
+# The profile instrument on it (issue 39 item 3): two boots (a lossy ring buffer in the second), perf report in the guest.
+kvb_script_test(it_qemu_profile integration/qemu_profile.sh qemu 2400)
 
 # Jankbench workload against adbd_sim with a simulated com.android.benchmark app, and the
 # agenda -> DB -> diff loop through the real kvbench binary.
