@@ -53,10 +53,11 @@ int kvb_qemu_boot(struct kvb_target *t, const char *kernel, const char *initrd, 
 		  uint64_t timeout_ms, const char *console_log_path, struct kvb_error *err);
 
 /*
- * Powers the guest off (`busybox poweroff -f` over ssh; QEMU exits because
- * of -no-reboot) and waits for QEMU to exit, killing it after 15 s. A target
- * with no guest running is fine. Returns KVB_OK, or KVB_ETARGET when QEMU had
- * to be killed (it is gone either way).
+ * Powers the guest off: closes the ssh session and stops QEMU (SIGTERM, SIGKILL
+ * after 5 s). The guest's state is disposable (snapshot=on disk, or a root in
+ * memory), so the guest is not asked to shut down. A target with no guest
+ * running is fine. Returns KVB_OK, or KVB_ETARGET when QEMU had to be killed
+ * (it is gone either way).
  */
 int kvb_qemu_poweroff(struct kvb_target *t, struct kvb_error *err);
 

@@ -27,7 +27,8 @@
 #define PROBE_TIMEOUT_MS 3000u
 #define PROBE_MAX_MS 30000u
 #define SSH_CHECK_TIMEOUT_MS 15000u
-#define POWEROFF_WAIT_MS 15000u
+/* QEMU's exit after SIGTERM (it exits at once; SIGKILL after this) */
+#define POWEROFF_WAIT_MS 5000u
 
 /* sshd answers but logins keep failing (wrong key, refused host key): give up after this. */
 #define LOGIN_GRACE_MS 30000u
@@ -59,9 +60,6 @@ int ensure_board(struct qemu_priv *p, struct kvb_error *err);
 int free_port(struct kvb_error *err);
 int sshd_answers(int port, int timeout_ms);
 int qemu_exited(struct qemu_priv *p, int *status);
-/* After `poweroff -f`: waits up to wait_ms (ms) for QEMU to exit, stopping it as soon as the console says the
- * kernel halted or powered down; 1 when it had to be killed while the guest had not said so (qemu_vm.c). */
-int qemu_stop_halted(struct qemu_priv *p, uint64_t wait_ms);
 void ssh_detach(struct qemu_priv *p);
 int qemu_stop(struct qemu_priv *p, uint64_t wait_ms);
 int write_known_hosts(struct qemu_priv *p, const char *path, struct kvb_error *err);
