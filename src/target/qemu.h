@@ -61,6 +61,13 @@ int kvb_qemu_boot(struct kvb_target *t, const char *kernel, const char *initrd, 
  */
 int kvb_qemu_poweroff(struct kvb_target *t, struct kvb_error *err);
 
+/*
+ * Names what the next boots are of for their progress line ("variant 'k', round 2"), printed
+ * with the elapsed time while a boot takes more than 30 s (core/progress.h); NULL: the kernel's
+ * file name. label is copied.
+ */
+void kvb_qemu_set_label(struct kvb_target *t, const char *label);
+
 /* What the last boot did; pointers borrowed from t, valid until the next boot or close. */
 struct kvb_qemu_status {
 	int running;             /* 1 while a QEMU process is alive */

@@ -48,6 +48,7 @@ struct qemu_priv {
 	int port;
 	uint64_t marker_ms, ready_ms;
 	char *kernel, *initrd, *cmdline, *console; /* last boot, owned */
+	char *label;            /* what the next boots are of, for the progress line (kvb_qemu_set_label); owned */
 
 	cJSON *ssh_conn;              /* synthesised connection mapping for the ssh target */
 	struct kvb_platform ssh_plat; /* shallow copy of the platform with conn replaced; never released */
