@@ -36,7 +36,7 @@ void kvb_qemu_check(const struct kvb_platform *p, struct kvb_diag *d);
  *
  *  kernel   a vmlinuz, or a directory from scripts/get-kernels
  *  initrd   NULL: the board script builds (or reuses) the kernel's initrd
- *  cmdline  appended to "console=ttyS0 loglevel=4 panic=-1 root=/dev/vda"
+ *  cmdline  appended to "console=ttyS0 loglevel=4 panic=-1 random.trust_cpu=on root=/dev/vda"
  *           (a later root= wins); NULL or "" for none
  *  timeout_ms  for the whole boot, board build excepted (the first build of
  *           the board, about 30 s, gets its own 30 min bound)
