@@ -20,6 +20,11 @@ static int qemu_flash(struct kvb_flash_ctx *ctx, struct kvb_error *err)
 	/* the console is always kept beside the boot's other files, so a kernel that does not
 	 * boot leaves its log as an artifact */
 	console = kvb_xasprintf("%s/console.log", ctx->artifact_dir);
+	{
+		char *label = kvb_xasprintf("variant '%s', round %d", v->name, ctx->round);
+		kvb_qemu_set_label(ctx->target, label);
+		free(label);
+	}
 	free(ctx->console_log);
 	ctx->console_log = kvb_xstrdup(console);
 	rc = kvb_qemu_boot(ctx->target, v->local[KVB_VF_KERNEL], v->local[KVB_VF_INITRD], v->cmdline, ctx->timeout_ms,

@@ -1,5 +1,6 @@
 /* Implements the steps of one kernel build: checkout, configure (a base config and fragments, checked for options the kernel dropped), make, each a logged command. */
 #include "kbuild/kbuild_internal.h"
+#include "core/progress.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -71,8 +72,8 @@ static int run_step(struct step *st, const char *const *argv, const char *const 
 	struct kvb_spawn_opts so = { 0 };
 	struct kvb_bgproc p;
 	char *tmp_out = kvb_xasprintf("%s.step", st->log), *tmp_err = kvb_xasprintf("%s.step", st->errlog);
-	int rc, status = 0, tty = isatty(2) && !st->o->quiet;
-	uint64_t last_print = 0;
+	int rc, status = 0;
+	struct kvb_progress pr;
 	so.argv = argv;
 	so.env = env;
 	so.cwd = cwd;
@@ -80,6 +81,9 @@ static int run_step(struct step *st, const char *const *argv, const char *const 
 	so.stderr_path = tmp_err;
 	if ((rc = kvb_spawn_bg(&so, &p, err)))
 		goto out;
+	/* on a terminal a line rewritten every second; in a log (CI) a line a minute: which build, how long */
+	kvb_progress_start(&pr, st->title, 60, st->o->quiet);
+	pr.t0_ns = st->t0_ns;
 	for (;;) {
 		pid_t w = waitpid(p.pid, &status, WNOHANG);
 		uint64_t now = kvb_mono_ns();
@@ -92,32 +96,20 @@ static int run_step(struct step *st, const char *const *argv, const char *const 
 		if ((st->o->cancel && *st->o->cancel) || now > st->deadline_ns) {
 			int cancelled = st->o->cancel && *st->o->cancel;
 			kvb_spawn_stop(&p, SIGTERM, 5000);
-			if (tty)
-				fputs("\r\033[K", stderr);
+			kvb_progress_end(&pr);
 			rc = cancelled ? kvb_error_set(err, KVB_EINTR, "%s: interrupted", st->title) /* as a run */
 				       : kvb_error_set(err, KVB_ETARGET, "%s: timed out after %llu s", st->title,
 						       (unsigned long long)((now - st->t0_ns) / 1000000000ull));
 			goto out;
 		}
-		if (!tty && !st->o->quiet && now - last_print > 60000000000ull && now - st->t0_ns > 30000000000ull) {
-			/* not on a terminal (a log, CI): a line a minute says which build and how long so far */
+		if (kvb_progress_due(&pr)) {
 			char *l = last_line(tmp_out);
-			kvb_info("%s: %llu s  %s", st->title, (unsigned long long)((now - st->t0_ns) / 1000000000ull),
-				 l ? l : argv[0]);
+			kvb_progress_tick(&pr, l ? l : argv[0]);
 			free(l);
-			last_print = now;
-		}
-		if (tty && now - last_print > 1000000000ull) {
-			char *l = last_line(tmp_out);
-			fprintf(stderr, "\r\033[K%s: %llu s  %s", st->title, (unsigned long long)((now - st->t0_ns) / 1000000000ull),
-				l ? l : argv[0]);
-			free(l);
-			last_print = now;
 		}
 		kvb_sleep_ms(200);
 	}
-	if (tty)
-		fputs("\r\033[K", stderr);
+	kvb_progress_end(&pr);
 	*exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 out:
 	/* append this step's output to the build's logs */

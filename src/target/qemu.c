@@ -91,6 +91,7 @@ static void priv_free(struct qemu_priv *p)
 	free(p->initrd);
 	free(p->cmdline);
 	free(p->console);
+	free(p->label);
 	cJSON_Delete(p->ssh_conn);
 	free(p->run_dir);
 	free(p);

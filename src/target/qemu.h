@@ -36,7 +36,7 @@ void kvb_qemu_check(const struct kvb_platform *p, struct kvb_diag *d);
  *
  *  kernel   a vmlinuz, or a directory from scripts/get-kernels
  *  initrd   NULL: the board script builds (or reuses) the kernel's initrd
- *  cmdline  appended to "console=ttyS0 loglevel=4 panic=-1 root=/dev/vda"
+ *  cmdline  appended to "console=ttyS0 loglevel=4 panic=-1 random.trust_cpu=on root=/dev/vda"
  *           (a later root= wins); NULL or "" for none
  *  timeout_ms  for the whole boot, board build excepted (the first build of
  *           the board, about 30 s, gets its own 30 min bound)
@@ -53,12 +53,20 @@ int kvb_qemu_boot(struct kvb_target *t, const char *kernel, const char *initrd, 
 		  uint64_t timeout_ms, const char *console_log_path, struct kvb_error *err);
 
 /*
- * Powers the guest off (`busybox poweroff -f` over ssh; QEMU exits because
- * of -no-reboot) and waits for QEMU to exit, killing it after 15 s. A target
- * with no guest running is fine. Returns KVB_OK, or KVB_ETARGET when QEMU had
- * to be killed (it is gone either way).
+ * Powers the guest off: closes the ssh session and stops QEMU (SIGTERM, SIGKILL
+ * after 5 s). The guest's state is disposable (snapshot=on disk, or a root in
+ * memory), so the guest is not asked to shut down. A target with no guest
+ * running is fine. Returns KVB_OK, or KVB_ETARGET when QEMU had to be killed
+ * (it is gone either way).
  */
 int kvb_qemu_poweroff(struct kvb_target *t, struct kvb_error *err);
+
+/*
+ * Names what the next boots are of for their progress line ("variant 'k', round 2"), printed
+ * with the elapsed time while a boot takes more than 30 s (core/progress.h); NULL: the kernel's
+ * file name. label is copied.
+ */
+void kvb_qemu_set_label(struct kvb_target *t, const char *label);
 
 /* What the last boot did; pointers borrowed from t, valid until the next boot or close. */
 struct kvb_qemu_status {

@@ -186,44 +186,6 @@ int qemu_stop(struct qemu_priv *p, uint64_t wait_ms)
 	return 0;
 }
 
-/*
- * The kernel's last words before it stops for good (kernel/reboot.c, pr_fmt "reboot: "): a
- * kernel that cannot power the machine off (no ACPI: tinyconfig and most built kernels) halts
- * instead, and QEMU keeps running a stopped guest. Waiting out POWEROFF_WAIT_MS for it to exit
- * cost every boot after a run's first one 15 s (issue 39: boots ready 16 s after start in a
- * kernel's first round, 40-52 s in later ones).
- */
-static const char *const halted_text[] = { "reboot: System halted", "reboot: Power down", NULL };
-
-/*
- * After `poweroff -f`: waits up to wait_ms for QEMU to exit, but stops it as soon as the
- * console says the kernel halted or powered down (nothing more can happen in the guest).
- * Returns 1 when it had to be killed while the guest had not said so.
- */
-int qemu_stop_halted(struct qemu_priv *p, uint64_t wait_ms)
-{
-	uint64_t t0 = kvb_mono_ns();
-	struct kvb_buf con = KVB_BUF_INIT;
-	int status, halted = 0;
-	ssh_detach(p);
-	while (!qemu_exited(p, &status)) {
-		if (!halted && p->console) {
-			kvb_buf_reset(&con);
-			kvb_buf_read_file(&con, p->console);
-			for (size_t i = 0; con.data && halted_text[i] && !halted; i++)
-				halted = strstr(con.data, halted_text[i]) != NULL;
-		}
-		if (halted || kvb_mono_ns() - t0 >= wait_ms * 1000000ull) {
-			kvb_spawn_stop(&p->proc, SIGTERM, 3000);
-			kvb_buf_release(&con);
-			return !halted;
-		}
-		kvb_sleep_ms(50);
-	}
-	kvb_buf_release(&con);
-	return 0;
-}
-
 /* Writes the per-boot known_hosts: the board's host key for [127.0.0.1]:port only. */
 int write_known_hosts(struct qemu_priv *p, const char *path, struct kvb_error *err)
 {
@@ -274,7 +236,12 @@ int ssh_attach(struct kvb_target *t, struct qemu_priv *p, struct kvb_error *err)
 	cJSON_AddStringToObject(p->ssh_conn, "known_hosts", kh);
 	cJSON_AddStringToObject(p->ssh_conn, "host_key", "strict");
 	/* Bounds each attempt; the boot loop retries until its own deadline. */
-	cJSON_AddNumberToObject(p->ssh_conn, "connect_timeout_s", 10);
+	cJSON_AddNumberToObject(p->ssh_conn, "connect_timeout_s", 30);
+	/* sshd answered a banner probe before this attempt (check_ssh): it runs, and on a slow guest
+	 * (an instruction clock at 15 % of a loaded host's CPU) a connection's banner comes after
+	 * sshd forked for it, seconds later; dropping it after 3 s and trying again only added
+	 * connections for the guest to serve (issue 39: a boot failed so after 4 attempts). */
+	cJSON_AddNumberToObject(p->ssh_conn, "banner_timeout_s", 20);
 	/* A guest that dropped the connection has usually died with QEMU: fail soon. */
 	cJSON_AddNumberToObject(p->ssh_conn, "reconnect_deadline_s", 20);
 	/* With an instruction clock every packet lands at some guest instant the host chose: none

@@ -41,7 +41,7 @@
 
 #define SSH_MAX_BACKOFF_MS 5000u
 #define SSH_MIN_ATTEMPT_MS 100u    /* wait_ready makes no attempt with less time left */
-#define SSH_BANNER_MS 3000u        /* an attempt that hears nothing this long is dropped and made again */
+#define SSH_BANNER_MS 3000u        /* default banner_timeout_s: an attempt that hears nothing this long is dropped and made again */
 
 static const struct kvb_keydef ssh_conn_keys[] = {
 	{ "host", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "board address: name or IP" },
@@ -57,6 +57,9 @@ static const struct kvb_keydef ssh_conn_keys[] = {
 	{ "connect_timeout_s", KVB_T_INT, "10", NULL, KVB_KEY_POSITIVE,
 	  "bound on connecting (TCP, handshake, login), s: the first connection is retried until then while the board "
 	  "refuses, resets or closes before its banner (booting); a reconnect's every attempt has this bound" },
+	{ "banner_timeout_s", KVB_T_INT, "3", NULL, KVB_KEY_POSITIVE,
+	  "an attempt that hears no ssh banner this long is dropped and made again, s (a booting board may accept TCP "
+	  "and never speak); a slow board whose sshd is known to run wants more" },
 	{ "keepalive_s", KVB_T_INT, "15", NULL, KVB_KEY_NONNEG,
 	  "keepalive interval, s; the connection counts as lost after 3 unanswered intervals; 0 disables" },
 	{ "reconnect_deadline_s", KVB_T_INT, "180", NULL, KVB_KEY_NONNEG,
@@ -272,6 +275,8 @@ static int conf_load(struct ssh_conf *c, const struct kvb_platform *plat, struct
 	c->accept_new = !strcmp(s, "accept-new");
 	v = kvb_get_int(m, "connect_timeout_s", 10);
 	c->connect_timeout_ms = (uint64_t)(v > 0 ? v : 10) * 1000;
+	v = kvb_get_int(m, "banner_timeout_s", SSH_BANNER_MS / 1000);
+	c->banner_ms = v > 0 ? (uint64_t)v * 1000 : SSH_BANNER_MS;
 	v = kvb_get_int(m, "keepalive_s", 15);
 	c->keepalive_s = (unsigned)(v >= 0 ? v : 15);
 	v = kvb_get_int(m, "reconnect_deadline_s", 180);
@@ -465,10 +470,10 @@ static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanen
 	/*
 	 * A board that accepts TCP before its sshd runs (a boot in progress, QEMU's user network)
 	 * may never send a banner on this connection: an attempt that hears nothing within
-	 * SSH_BANNER_MS ends so that the caller can try a fresh one; once the server speaks the
+	 * banner_timeout_s ends so that the caller can try a fresh one; once the server speaks the
 	 * handshake has the whole timeout.
 	 */
-	banner_dl = min_u64(dl, deadline_after(SSH_BANNER_MS));
+	banner_dl = min_u64(dl, deadline_after(st->c.banner_ms));
 	while ((rc = libssh2_session_handshake(st->s, st->fd)) == LIBSSH2_ERROR_EAGAIN &&
 	       (w = ssh_wait(st, st->rx_ns > st->op_ns ? dl : banner_dl)) == W_RETRY)
 		;

@@ -33,6 +33,7 @@ struct ssh_conf {
 	char *known_hosts;  /* absolute path */
 	int accept_new;
 	uint64_t connect_timeout_ms;
+	uint64_t banner_ms;          /* banner_timeout_s, ms */
 	unsigned keepalive_s;
 	uint64_t reconnect_deadline_ms;
 	const char *ready;  /* borrowed from the platform document */
