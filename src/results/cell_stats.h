@@ -66,6 +66,9 @@ struct kvb_cell_stats {
 	size_t base_left_out;      /* the baseline cell's (a compared cell's; 0 for the baseline itself) */
 };
 
+/* --stat's names in enum kvb_stat's order, NULL-terminated: parse, name, usage and completion read them. */
+extern const char *const kvb_stat_names[];
+/* name -> *out; KVB_EINPUT when it is none of kvb_stat_names. */
 enum kvb_err kvb_stat_parse(const char *s, enum kvb_stat *out);
 const char *kvb_stat_name(enum kvb_stat s);
 
