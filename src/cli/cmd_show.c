@@ -1,5 +1,6 @@
 /* Implements `kvbench show runs|variants|jobs|metrics|witnesses|events`: human listings of the store. */
 #include "cli/cli.h"
+#include "core/buf.h"
 #include "core/suggest.h"
 #include "core/util.h"
 #include "report/format.h"
@@ -66,7 +67,7 @@ static const struct kvb_option options[] = {
 	KVB_OPT_VALUE('s', "status", "status", "jobs, variants or runs with this status (ok, failed, skipped,\n"
 					       "instrument-failed, ...)"),
 	KVB_OPT_SHORT_CHOICE('f', "format", "format", kvb_values_formats,
-			     "output format: @values@ (default table; json: rows as objects)"),
+			     "output format: @values@\n(default table; json: rows as objects)"),
 	KVB_OPT_END(),
 };
 
@@ -97,16 +98,26 @@ int cmd_show(struct kvb_cli *cli, int argc, char **argv)
 		} else
 			return kvb_getopt_bad(&g, argv);
 	}
-	if (optind != argc - 1)
-		return kvb_cli_usage("show", "expected one of runs, variants, jobs, metrics, witnesses, events");
-	for (i = 0; i < KVB_ARRAY_SIZE(listings); i++)
+	for (i = 0; optind == argc - 1 && i < KVB_ARRAY_SIZE(listings); i++)
 		if (!strcmp(listings[i].what, argv[optind]))
 			break;
-	if (i == KVB_ARRAY_SIZE(listings)) {
-		char *near = kvb_suggest_choices(argv[optind], "runs|variants|jobs|metrics|witnesses|events");
-		rc = kvb_cli_usage("show", "'%s': expected one of runs, variants, jobs, metrics, witnesses, events%s%s%s", argv[optind],
-				   near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+	if (optind != argc - 1 || i == KVB_ARRAY_SIZE(listings)) {
+		/* the listings' names from their table, for the message and the suggestion */
+		struct kvb_buf names = KVB_BUF_INIT, bar = KVB_BUF_INIT;
+		char *near;
+		for (size_t k = 0; k < KVB_ARRAY_SIZE(listings); k++) {
+			kvb_buf_addf(&names, "%s%s", k ? ", " : "", listings[k].what);
+			kvb_buf_addf(&bar, "%s%s", k ? "|" : "", listings[k].what);
+		}
+		near = optind == argc - 1 ? kvb_suggest_choices(argv[optind], bar.data) : NULL;
+		if (optind != argc - 1)
+			rc = kvb_cli_usage("show", "expected one of %s", names.data);
+		else
+			rc = kvb_cli_usage("show", "'%s': expected one of %s%s%s%s", argv[optind], names.data,
+					   near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 		free(near);
+		kvb_buf_release(&names);
+		kvb_buf_release(&bar);
 		return rc;
 	}
 	if (!kvb_format_find(format, &err))
