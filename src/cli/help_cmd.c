@@ -14,7 +14,7 @@
 
 void kvb_help_list(FILE *f)
 {
-	fprintf(f, "usage: kvbench <command> [options]\n\n"
+	fprintf(f, "usage: kvbench <command> [<options>]\n\n"
 		   "Is kernel B better or worse than kernel A, on this board, in performance and energy,\n"
 		   "and is the difference real?\n\ncommands:\n");
 	for (const struct kvb_cmd *c = kvb_commands; c->name; c++)
