@@ -27,7 +27,7 @@ static const struct kvb_option options[] = {
 					    "(default the agenda's config.margins, else 1)"),
 	KVB_OPT_CHOICE('f', "format", "format", kvb_values_formats, "output format: @values@ (default table)"),
 	KVB_OPT_CHOICE('l', "layout", "layout", kvb_values_layouts, "table layout: @values@ (default long)"),
-	KVB_OPT_FLAG('S', "series", "a run made with `run --series`: each commit against the first and its parent"),
+	KVB_OPT_FLAG('S', "series", "a run made with `run --series`: each commit against the first and\nagainst its parent"),
 	KVB_OPT_END(),
 };
 
