@@ -101,22 +101,33 @@ int kvb_getopt_bad(const struct kvb_getopt *g, char **argv)
 								 : usage_error(g, "option '%s' needs a value", arg);
 	}
 	if (optopt) {
-		/* a short option: one of ours without its value, or unknown; a long-only option's val may be
-		 * a letter (--baseline's is 'b'), which makes `diff -b` worth a suggestion */
+		/* a short option: one of ours without its value, or unknown; a long-only option's val is
+		 * often its initial (--baseline's is 'b'), which makes `diff -b` worth a suggestion */
 		if (optopt != ':' && strchr(g->shortopts, optopt))
 			return usage_error(g, "option '-%c' needs a value", optopt);
 		for (const struct option *o = g->longopts; o->name; o++)
-			if (o->val == optopt)
+			if (o->val == optopt && o->name[0] == optopt)
 				return usage_error(g, "unknown option '-%c' (did you mean '--%s'?)", optopt, o->name);
 		return usage_error(g, "unknown option '-%c'", optopt);
 	}
-	for (const struct option *o = g->longopts; o->name; o++)
-		kvb_strv_pushf(&names, "--%s", o->name);
 	{
-		/* "--metrics=x": suggest on the name alone */
+		/* "--metrics=x": suggest on the name alone; getopt_long takes a unique abbreviation, so a
+		 * name that begins two options was ambiguous, not unknown */
 		char *name = kvb_xstrndup(arg, strcspn(arg, "="));
-		rc = usage_error(g, "unknown option '%s'%s", name,
-				 kvb_did_you_mean(dym, sizeof(dym), name, (const char *const *)names.v, names.n));
+		struct kvb_buf amb = KVB_BUF_INIT;
+		size_t nprefix = 0;
+		for (const struct option *o = g->longopts; o->name; o++) {
+			kvb_strv_pushf(&names, "--%s", o->name);
+			if (strlen(name) > 2 && !strncmp(o->name, name + 2, strlen(name) - 2)) {
+				kvb_buf_addf(&amb, "%s--%s", nprefix++ ? ", " : "", o->name);
+			}
+		}
+		if (nprefix > 1)
+			rc = usage_error(g, "option '%s' is ambiguous (%s)", name, amb.data);
+		else
+			rc = usage_error(g, "unknown option '%s'%s", name,
+					 kvb_did_you_mean(dym, sizeof(dym), name, (const char *const *)names.v, names.n));
+		kvb_buf_release(&amb);
 		free(name);
 	}
 	kvb_strv_release(&names);

@@ -179,6 +179,18 @@ static void test_cli_options__a_bad_option_names_the_command_and_prints_its_usag
 	out = bad_option_text(kvb_cmd_find("run"), a3, 3, &rc);
 	CHECK_CONTAINS(out, "kvbench run: option '-p' needs a value");
 	free(out);
+	/* getopt_long takes --max-j for --max-jobs; --max begins four options */
+	char *a4[] = { "run", "--max", "3", NULL }, *a5[] = { "run", "-x", NULL }, *a6[] = { "run", "--dry-run=1", NULL };
+	out = bad_option_text(kvb_cmd_find("run"), a4, 3, &rc);
+	CHECK_CONTAINS(out, "kvbench run: option '--max' is ambiguous (--max-jobs, --max-rounds, --max-time, --max-disturbed)");
+	free(out);
+	/* -x is --max-rounds' getopt val, not a spelling anyone meant */
+	out = bad_option_text(kvb_cmd_find("run"), a5, 2, &rc);
+	CHECK(!strncmp(out, "kvbench run: unknown option '-x'\n", 33));
+	free(out);
+	out = bad_option_text(kvb_cmd_find("run"), a6, 2, &rc);
+	CHECK_CONTAINS(out, "kvbench run: option '--dry-run' takes no value");
+	free(out);
 }
 
 /* Each value set is its owner's list: every name it shows is one the owner accepts, in its order. */
