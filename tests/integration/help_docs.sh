@@ -15,7 +15,7 @@ check "help INSTRUMENT: the WA3 spelling" grep -q "augmentations:" "$T/o2"
 check "help rapl: its keys from its table, max_power_w's default (rc $rc)" grep -q "^  max_power_w .*\[500\]" "$T/o4"
 "$KVB" help variant >"$T/o3"
 check "help variant: the variant keys" grep -q "^  sha256 " "$T/o3"
-check "help show: the --format values, from the registry" grep -q -- "-f, --format <format> *output format: table|markdown|csv|tsv|json|html (default table" <("$KVB" help show)
+check "help show: the --format values, from the registry" grep -q -- "-f, --format <format> *output format: table|markdown|csv|tsv|json|html$" <("$KVB" help show)
 check "help query: the --format values, from the registry" grep -q -- "--format <format> .*table|markdown|csv|tsv|json|html" <("$KVB" help query)
 bad=""
 for t in $("$KVB" help --topics); do "$KVB" help "$t" >/dev/null 2>&1 || bad="$bad $t"; done
