@@ -75,6 +75,8 @@ check "completes an option's values from its table" test "$(comp kvbench diff --
 check "completes --stat from the stats registry" test "$(comp kvbench diff --stat med)" = median
 check "completes import's probe formats" test "$(comp kvbench import --format mon)" = monsoon
 check "completes a short option's values" test "$(comp kvbench show -f cs)" = csv
+check "completes a sub-command from the synopsis" test "$(comp kvbench export kc)" = kcidb
+check "completes show's listings from its synopsis" test "$(comp kvbench show wit)" = witnesses
 check "completes help topics" test "$(comp kvbench help cpufr)" = cpufreq
 check "completes an instrument added by its registry line" test "$(comp kvbench help rap)" = rapl
 check "completes platform names" grep -qw qemu-x86_64 <(comp kvbench run a.yaml -p qemu)
