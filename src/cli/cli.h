@@ -1,12 +1,14 @@
 /*
  * Command-line layer: one cmd_<verb>() per command, registered in the
- * commands[] table of main.c, which also prints `kvbench --help` and
- * `kvbench help <command>`. Commands return an enum kvb_err (the exit status);
+ * kvb_commands[] table (cli/commands.c); its usage is made from its option
+ * table (cli/options.h) for `kvbench help <command>`, `kvbench <command> -h`,
+ * the man page and the completion. Commands return an enum kvb_err (the exit status);
  * only main() exits. Results go to stdout, diagnostics to stderr.
  */
 #ifndef KVB_CLI_H
 #define KVB_CLI_H
 
+#include "cli/options.h"
 #include "core/error.h"
 
 struct kvb_store;
@@ -42,10 +44,13 @@ struct kvb_cmd {
 	int (*fn)(struct kvb_cli *cli, int argc, char **argv);
 	unsigned flags;     /* enum kvb_cmd_flags */
 	const char *summary;
-	const char *usage;  /* full option text for `kvbench help NAME` */
+	const struct kvb_cmd_usage *usage;  /* synopsis, option table and text (cmd_NAME.c) */
 };
 
+/* Every command, in the order `kvbench --help` lists them; ends with a NULL name. */
 extern const struct kvb_cmd kvb_commands[];
+/* The command called name, or NULL. */
+const struct kvb_cmd *kvb_cmd_find(const char *name);
 
 int cmd_run(struct kvb_cli *cli, int argc, char **argv);
 int cmd_diff(struct kvb_cli *cli, int argc, char **argv);
@@ -59,6 +64,11 @@ int cmd_export(struct kvb_cli *cli, int argc, char **argv);
 int cmd_report(struct kvb_cli *cli, int argc, char **argv);
 int cmd_plan(struct kvb_cli *cli, int argc, char **argv);
 int cmd_profile(struct kvb_cli *cli, int argc, char **argv);
+
+/* Each command's usage, beside its parser in cmd_NAME.c (run's in run_opts.c). */
+extern const struct kvb_cmd_usage kvb_usage_run, kvb_usage_bisect, kvb_usage_diff, kvb_usage_report, kvb_usage_plan,
+	kvb_usage_show, kvb_usage_query, kvb_usage_platform, kvb_usage_agenda, kvb_usage_import, kvb_usage_export,
+	kvb_usage_profile;
 
 /* The results DB path: -d value, else $KVB_DB, else ./kvbench.db. */
 const char *kvb_cli_db(const char *opt);
@@ -76,10 +86,6 @@ enum kvb_err kvb_cli_take_db(struct kvb_cli *cli, int *argc);
 enum kvb_err kvb_cli_store(struct kvb_cli *cli, struct kvb_store **st, struct kvb_error *err);
 /* Closes what kvb_cli_store() opened and frees cli->argv. */
 void kvb_cli_release(struct kvb_cli *cli);
-struct option;
-/* After getopt_long returned '?' (main sets opterr = 0): "unknown option '--metrics' (did you mean
- * '--metric'?)" or "option '--db' needs a value", as a usage error (KVB_EUSAGE). */
-int kvb_cli_bad_option(const char *cmd, const struct option *opts, char **argv);
 /* Prints "kvbench: error: msg" and returns code. */
 int kvb_cli_fail(const struct kvb_error *err);
 /* Usage error for a command: prints the message and a pointer to `kvbench help NAME`. */

@@ -8,7 +8,6 @@
 #include "flash/flash.h"
 #include "report/box.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,31 +123,43 @@ static int unset_warmup(const struct kvb_agenda *a)
 	return 0;
 }
 
+static const char *const synopsis[] = { "agenda check <file> [<options>]", NULL };
+
+static const struct kvb_option options[] = {
+	KVB_OPT_SHORT('p', "platform", "platform", "plan as `run -p NAME` would (its default rounds) and run the\n"
+						   "preflight: variant files, the platform's files, the tools on\n"
+						   "the board and its online CPUs against the cpus knobs (exit 3\n"
+						   "on a problem)"),
+	KVB_OPT_SHORT('V', "variant", "spec", "add a variant as `run -V` does (repeatable)"),
+	KVB_OPT_VALUE('r', "rounds", "n", "plan with N rounds"),
+	KVB_OPT_END(),
+};
+
+const struct kvb_cmd_usage kvb_usage_agenda = { synopsis, options, NULL };
+
 int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 {
 	(void)cli; /* flags 0: no DB */
-	static const struct option opts[] = {
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "platform", required_argument, NULL, 'p' },
-		{ "variant", required_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct kvb_getopt g;
 	struct kvb_agenda a;
 	struct kvb_plan plan;
 	int c, rc, rounds = 0, pre_rc = KVB_OK, warmup = 0;
 	char planned[96];
 	const char *plat_name = NULL;
 	struct kvb_strv variants = KVB_STRV_INIT;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:V:", opts, NULL)) != -1) {
+	if (kvb_getopt_init(&g, "agenda", &kvb_usage_agenda, NULL))
+		return KVB_EINTERNAL;
+	while ((c = kvb_getopt_next(&g, argc, argv)) != -1) {
 		if (c == 'V')
 			kvb_strv_push(&variants, optarg);
 		else if (c == 'r')
 			rounds = atoi(optarg) > 0 ? atoi(optarg) : 1;
 		else if (c == 'p')
 			plat_name = optarg;
-		else
-			return kvb_cli_bad_option("agenda", opts, argv);
+		else {
+			kvb_strv_release(&variants);
+			return kvb_getopt_bad(&g, argv);
+		}
 	}
 	if (optind + 2 != argc || strcmp(argv[optind], "check"))
 		return kvb_cli_usage("agenda", "expected `agenda check FILE`");

@@ -10,7 +10,6 @@
 #include "core/log.h"
 #include "core/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,21 +21,50 @@ struct bisect_args {
 	int64_t resume_id;             /* 0: the latest bisect */
 };
 
+static const char *const synopsis[] = {
+	"bisect <agenda> -p <platform> --repo <dir> --good <rev> --bad <rev> --metric <workload/metric>\n"
+	"                      [<options>]",
+	"bisect --resume [<id>] [-d <db>]", NULL
+};
+
+static const struct kvb_option options[] = {
+	KVB_OPT_DB(),
+	KVB_OPT_SHORT('p', "platform", "platform", "platform name or path to platform.yaml"),
+	KVB_OPT_VALUE('G', "repo", "dir", "the kernel repository bisected (left as it was: git bisect reset)"),
+	KVB_OPT_VALUE('g', "good", "rev", "a commit without the regression"),
+	KVB_OPT_VALUE('b', "bad", "rev", "a commit with it"),
+	KVB_OPT_VALUE('m', "metric", "workload/metric", "the metric that got worse"),
+	KVB_OPT_VALUE('t', "threshold", "pct", "bad must be worse than good by at least PCT % (default 5)"),
+	KVB_OPT_VALUE('r', "rounds", "n", "boots of a commit's first run (default 2: two boots a side that\n"
+					  "decide are enough)"),
+	KVB_OPT_VALUE('M', "max-rounds", "n", "an undecided step or endpoint gets more boots up to N (default 6)"),
+	KVB_OPT_FLAG('D', "allow-dirty", "build although the repository has uncommitted changes"),
+	KVB_OPT_FLAG('R', "resume", "go on with an interrupted bisect (default the latest)"),
+	KVB_OPT_END(),
+};
+
+const struct kvb_cmd_usage kvb_usage_bisect = {
+	synopsis, options,
+	"Measures good and bad (an undecided endpoint gets one more boot up to --max-rounds; a good\n"
+	"worse than bad: exit 3), then lets git bisect pick commits; each is built (the agenda's build:\n"
+	"block), booted and measured (a stored run) and judged against both endpoints with the\n"
+	"boot-aware verdict: good, bad, skip (build/flash/boot/identity failed) or abort (board\n"
+	"unusable). Jobs the host disturbed in every attempt are never judged; a step whose runs keep\n"
+	"losing jobs to the host stops the bisect after 3 spare runs (exit 1: the host was too busy to\n"
+	"decide it). The end prints the first bad commit, its change against good and the steps;\n"
+	"`git bisect log` is stored. The repository is left as it was (git bisect reset), also after\n"
+	"Ctrl-C; --resume goes on.\n",
+};
+
 /* Reads the options and operands into a. Returns KVB_OK, or KVB_EUSAGE
  * with the message printed. */
 static int parse_args(int argc, char **argv, struct bisect_args *a)
 {
-	static const struct option opts[] = {
-		{ "platform", required_argument, NULL, 'p' },
-		{ "repo", required_argument, NULL, 'G' },     { "good", required_argument, NULL, 'g' },
-		{ "bad", required_argument, NULL, 'b' },      { "metric", required_argument, NULL, 'm' },
-		{ "threshold", required_argument, NULL, 't' }, { "rounds", required_argument, NULL, 'r' },
-		{ "max-rounds", required_argument, NULL, 'M' }, { "allow-dirty", no_argument, NULL, 'D' },
-		{ "resume", no_argument, NULL, 'R' },          { NULL, 0, NULL, 0 },
-	};
+	struct kvb_getopt g;
 	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:", opts, NULL)) != -1) {
+	if (kvb_getopt_init(&g, "bisect", &kvb_usage_bisect, NULL))
+		return KVB_EINTERNAL;
+	while ((c = kvb_getopt_next(&g, argc, argv)) != -1) {
 		int64_t v;
 		switch (c) {
 		case 'p': a->req.platform = optarg; break;
@@ -60,7 +88,7 @@ static int parse_args(int argc, char **argv, struct bisect_args *a)
 			break;
 		case 'D': a->req.allow_dirty = 1; break;
 		case 'R': a->resume = 1; break;
-		default: return kvb_cli_bad_option("bisect", opts, argv);
+		default: return kvb_getopt_bad(&g, argv);
 		}
 	}
 	for (int i = optind; i < argc; i++) {

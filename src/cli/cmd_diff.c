@@ -7,37 +7,60 @@
 #include "report/format.h"
 #include "report/series.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* --layout's names, in enum kvb_layout's order (report/diff.h). */
-static const char *const layouts[] = { "long", "wide", "mail" };
+static const char *const synopsis[] = { "diff [<options>]", "diff --series [<options>]", NULL };
 
-/* name -> *out; KVB_EUSAGE naming the layouts. */
-static int parse_layout(const char *name, enum kvb_layout *out)
-{
-	for (size_t i = 0; i < KVB_ARRAY_SIZE(layouts); i++)
-		if (!strcmp(name, layouts[i])) {
-			*out = (enum kvb_layout)i;
-			return KVB_OK;
-		}
-	return kvb_cli_usage("diff", "--layout '%s': expected long, wide or mail", name);
-}
+static const struct kvb_option options[] = {
+	KVB_OPT_DB(),
+	KVB_OPT_VALUE('r', "run", "id", "the run to compare (repeatable: runs side by side; default the latest)"),
+	KVB_OPT_VALUE('b', "baseline", "variant", "the variant the others are compared with (default the first)"),
+	KVB_OPT_VALUE('B', "by", "key", "spread a classifier into columns (cgroup_depth -> root, level1, ...)"),
+	KVB_OPT_VALUE('m', "metric", "glob", "only metrics matching the fnmatch glob (repeatable:\n"
+					     "--metric ops_per_sec --metric time is pipe and hackbench together)"),
+	KVB_OPT_VALUE('w', "workload", "name", "only this workload"),
+	KVB_OPT_CHOICE('s', "stat", "stat", kvb_values_stats, "the statistic compared: @values@ (default mean)"),
+	KVB_OPT_VALUE('a', "alpha", "a", "significance level (default 0.05)"),
+	KVB_OPT_VALUE('M', "margin", "pct", "\"same\" when the change's 95% CI is within +-PCT %\n"
+					    "(default the agenda's config.margins, else 1)"),
+	KVB_OPT_CHOICE('f', "format", "format", kvb_values_formats, "output format: @values@ (default table)"),
+	KVB_OPT_CHOICE('l', "layout", "layout", kvb_values_layouts, "table layout: @values@ (default long)"),
+	KVB_OPT_FLAG('S', "series", "a run made with `run --series`: each commit against the first and\nagainst its parent"),
+	KVB_OPT_END(),
+};
+
+const struct kvb_cmd_usage kvb_usage_diff = {
+	synopsis, options,
+	"Columns: n values, boots they came from, the statistic (--stat), stdev (n-1), CoV,\n"
+	"perc_diff = (variant - baseline) / |baseline| x 100 (its sign is the direction, also for a\n"
+	"negative baseline), p and verdict. With >= 2 boots per variant, p is Welch's on the boot\n"
+	"means and a change is significant (*) when that p < alpha AND the hierarchical-bootstrap\n"
+	"95% CI of the change excludes none (of the ratio where both sides stay positive, else of the\n"
+	"difference). With one boot, p is the larger of Welch's and Mann-Whitney's (both must be\n"
+	"< alpha); \"(1 boot)\" marks it when the variants ran in different boots. verdict: better /\n"
+	"worse (significant; the direction from the difference's sign and lower_is_better), same (the\n"
+	"95% CI of the change within +-margin), undecided (~N boots: the boots per variant estimated\n"
+	"to decide it). cliff: Cliff's delta; a dagger marks multimodal runs.\n"
+	"--stat median|p95: p and verdict test that statistic (a bootstrap of it over boots, then runs,\n"
+	"and Welch on each boot's value; p95 from 20 runs a side); --stat min|max: untested, no p\n"
+	"and no verdict (a bootstrap cannot test an extreme).\n"
+	"--layout wide --by KEY: the mailing-list table, one per metric: rows are KEY's values (root,\n"
+	"level1, ...), columns `mean(±cov%)` per variant and the diff per variant (* significant).\n"
+	"--layout mail: a table to paste into a mail, one per metric: n once in its title, per variant\n"
+	"`mean (±cov%)`, per compared variant the % diff (* significant) and the verdict word, the\n"
+	"legend once at the end; two variants fit 80 columns (--format table or markdown).\n"
+	"For people (table, markdown) rows come in the order of what changed: decided changes first,\n"
+	"then undecided, then same; csv, tsv and json keep the order of the results.\n"
+	"--format json carries every statistic, p-value, CI and the raw values.\n"
+	"--series: each commit against the first and against its parent with the same verdict, and the\n"
+	"commits where a metric shifts (E-Divisive, Matteson & James 2014; a permutation test at\n"
+	"--alpha, default 0.05); --format table or json; --run, --metric, --workload, --stat, --alpha.\n",
+};
 
 int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "baseline", required_argument, NULL, 'b' }, { "by", required_argument, NULL, 'B' },
-		{ "metric", required_argument, NULL, 'm' },   { "workload", required_argument, NULL, 'w' },
-		{ "stat", required_argument, NULL, 's' },     { "alpha", required_argument, NULL, 'a' },
-		{ "format", required_argument, NULL, 'f' },   { "layout", required_argument, NULL, 'l' },
-		{ "margin", required_argument, NULL, 'M' },
-		{ "series", no_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct kvb_diff_opts o;
 	int64_t runs[64];
 	const char *metrics[64]; /* --metric is repeatable: pipe and hackbench in one table */
@@ -51,8 +74,10 @@ int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.layout = KVB_LAYOUT_LONG;
 	o.alpha = KVB_STATS_ALPHA;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	struct kvb_getopt g;
+	if (kvb_getopt_init(&g, "diff", &kvb_usage_diff, NULL))
+		return KVB_EINTERNAL;
+	while ((c = kvb_getopt_next(&g, argc, argv)) != -1) {
 		int64_t v;
 		switch (c) {
 		case 'r':
@@ -70,7 +95,7 @@ int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 		case 'w': o.sel.workload = optarg; break;
 		case 's':
 			if (kvb_stat_parse(optarg, &o.stat))
-				return kvb_cli_usage("diff", "--stat '%s': expected mean, median, max, min or p95", optarg);
+				return kvb_getopt_bad_value(&g, c, optarg);
 			break;
 		case 'a':
 			if (kvb_parse_double(optarg, &o.alpha) || !(o.alpha > 0 && o.alpha < 1))
@@ -83,11 +108,11 @@ int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 			break;
 		case 'f': format = optarg; break;
 		case 'l':
-			if ((rc = parse_layout(optarg, &o.layout)))
-				return rc;
+			if (kvb_layout_parse(optarg, &o.layout))
+				return kvb_getopt_bad_value(&g, c, optarg);
 			break;
 		case 'S': series = 1; break;
-		default: return kvb_cli_bad_option("diff", opts, argv);
+		default: return kvb_getopt_bad(&g, argv);
 		}
 	}
 	if (optind < argc)

@@ -5,21 +5,56 @@
 #include "store/csvio.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The option groups: `import csv`/`import wa3` parse one, `import energy` the other. */
+static const char csv_group[] = "import csv and import wa3:", energy_group[] = "import energy:";
+
+static const char *const synopsis[] = { "import csv <file> [-d <db>]",
+					 "import csv <results.csv> --variant <name> [<options>]",
+					 "import wa3 <dir> --variant <name> [<options>]",
+					 "import energy <file> --job <id> [<options>]", NULL };
+
+static const struct kvb_option options[] = {
+	KVB_OPT_DB(),
+	KVB_OPT_GROUP(csv_group),
+	KVB_OPT_VALUE('V', "variant", "name", "the variant WA3 results are stored as (they name no kernel)"),
+	KVB_OPT_VALUE('L', "lower-is-better", "glob", "the metrics whose name matches GLOB (sqlite GLOB: *, ?, [...]) are\n"
+						   "lower is better (results.csv does not say; a result.json may say\n"
+						   "it wrong: WA3's hackbench test_time); repeatable"),
+	KVB_OPT_GROUP(energy_group),
+	KVB_OPT_VALUE('j', "job", "id", "the stored job the recording belongs to"),
+	KVB_OPT_CHOICE('f', "format", "format", kvb_values_probe_formats, "the recording's format: @values@ (default csv)"),
+	KVB_OPT_VALUE('u', "units", "units", "value columns without units are in W, mW or uW (default W)"),
+	KVB_OPT_VALUE('r', "rate", "hz", "samples per second, for formats without time (monsoon, devlib)"),
+	KVB_OPT_VALUE('c', "channel", "name", "the channel's name"),
+	KVB_OPT_FLAG('x', "cut", "keep only the samples within the job"),
+	KVB_OPT_END(),
+};
+
+const struct kvb_cmd_usage kvb_usage_import = {
+	synopsis, options,
+	"csv: columns variant, workload, metric, value [, units, lower_is_better, iteration, boot|round,\n"
+	"section, warmup]; any other column is a classifier. A row with iteration 0 or warmup 1/true is\n"
+	"a warm-up run: stored (status warmup, `show jobs`), never compared. Bad rows are reported with\n"
+	"their line; nothing is imported then.\n"
+	"wa3 (or csv of WA3's results.csv): WA3's results.csv or output directory (which name no kernel)\n"
+	"as variant NAME: one job per WA3 job id and iteration with all its metrics; the directory also\n"
+	"gives status, retries, classifiers and lower_is_better.\n"
+	"energy: attaches a probe recording to a stored job (streamed; any size). csv: a header naming a\n"
+	"time column (time, time_ms/_us/_ns, timestamp...) in s unless named, values in W unless the\n"
+	"column says name(mW); acme: iio-capture's own CSV or devlib's post-processed one. monsoon:\n"
+	"monsoon.py's stdout; devlib: a devlib CSV without time (its monsoon and energy probe CSVs, power\n"
+	"columns kept); both need --rate. Relative times start at the job's start. Channels of the same\n"
+	"name are replaced.\n",
+};
+
 /* `import energy FILE --job ID ...` (options anywhere: getopt moves the words to the end). */
 static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = { { "job", required_argument, NULL, 'j' },
-					      { "format", required_argument, NULL, 'f' },
-					      { "units", required_argument, NULL, 'u' },
-					      { "rate", required_argument, NULL, 'r' },
-					      { "channel", required_argument, NULL, 'c' },
-					      { "cut", no_argument, NULL, 'x' },
-					      { NULL, 0, NULL, 0 } };
+	struct kvb_getopt g;
 	struct kvb_energy_import_opts io;
 	struct kvb_probe_stats ps;
 	struct kvb_store *st = NULL;
@@ -28,19 +63,16 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 	const struct kvb_probe_format_info *fmt = NULL;
 	int c, rc;
 	memset(&io, 0, sizeof(io));
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	if (kvb_getopt_init(&g, "import", &kvb_usage_import, energy_group))
+		return KVB_EINTERNAL;
+	while ((c = kvb_getopt_next(&g, argc, argv)) != -1) {
 		if (c == 'j') {
 			if (kvb_parse_i64(optarg, &job) || job < 1)
 				return kvb_cli_usage("import", "--job '%s': expected a job id", optarg);
 		} else if (c == 'f') {
 			/* the formats' registry (probe.h kvb_probe_formats) */
-			if (!(fmt = kvb_probe_format_find(optarg))) {
-				char *names = kvb_probe_format_names();
-				rc = kvb_cli_usage("import", "--format '%s': expected %s", optarg, names);
-				free(names);
-				return rc;
-			}
+			if (!(fmt = kvb_probe_format_find(optarg)))
+				return kvb_getopt_bad_value(&g, c, optarg);
 			io.format = fmt->format;
 		} else if (c == 'u') {
 			if (!kvb_power_units_to_mw(optarg))
@@ -54,7 +86,7 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 		} else if (c == 'x') {
 			io.cut_to_job = 1;
 		} else {
-			return kvb_cli_bad_option("import", opts, argv);
+			return kvb_getopt_bad(&g, argv);
 		}
 	}
 	if (optind + 2 != argc || strcmp(argv[optind], "energy"))
@@ -109,9 +141,7 @@ static enum kvb_err sniff_csv(const char *file, enum csv_kind *kind, struct kvb_
 
 int cmd_import(struct kvb_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = { { "variant", required_argument, NULL, 'V' },
-					      { "lower-is-better", required_argument, NULL, 'L' },
-					      { NULL, 0, NULL, 0 } };
+	struct kvb_getopt g;
 	const char *variant = NULL, *lower[16];
 	size_t nlower = 0;
 	size_t skipped = 0;
@@ -126,8 +156,9 @@ int cmd_import(struct kvb_cli *cli, int argc, char **argv)
 			return import_energy(cli, argc, argv);
 		break;
 	}
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	if (kvb_getopt_init(&g, "import", &kvb_usage_import, csv_group))
+		return KVB_EINTERNAL;
+	while ((c = kvb_getopt_next(&g, argc, argv)) != -1) {
 		if (c == 'V')
 			variant = optarg;
 		else if (c == 'L' && nlower < KVB_ARRAY_SIZE(lower) && *optarg)
@@ -136,7 +167,7 @@ int cmd_import(struct kvb_cli *cli, int argc, char **argv)
 			return kvb_cli_usage("import", "--lower-is-better '%s': give a metric name or glob (at most %zu)",
 					     optarg, KVB_ARRAY_SIZE(lower));
 		else
-			return kvb_cli_bad_option("import", opts, argv);
+			return kvb_getopt_bad(&g, argv);
 	}
 	if (nlower && optind < argc && !strcmp(argv[optind], "energy"))
 		return kvb_cli_usage("import", "--lower-is-better is for `import csv` and `import wa3`");

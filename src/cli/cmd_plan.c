@@ -5,19 +5,33 @@
 #include "report/sizing.h"
 #include "stats/stats.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+static const char *const synopsis[] = { "plan [<options>]", NULL };
+
+static const struct kvb_option options[] = {
+	KVB_OPT_DB(),
+	KVB_OPT_VALUE('r', "run", "id", "the run whose variance is used (default the latest)"),
+	KVB_OPT_VALUE('m', "metric", "glob", "only metrics matching the fnmatch glob"),
+	KVB_OPT_VALUE('w', "workload", "name", "only this workload"),
+	KVB_OPT_VALUE('D', "detect", "pct", "the change to detect with 80% power, in % (default 5)"),
+	KVB_OPT_VALUE('a', "alpha", "a", "significance level (default 0.05)"),
+	KVB_OPT_VALUE('B', "boot-cost", "s", "seconds a boot costs, where the DB has none (imported results)"),
+	KVB_OPT_VALUE('R', "run-cost", "s", "seconds a run costs, where the DB has none"),
+	KVB_OPT_END(),
+};
+
+const struct kvb_cmd_usage kvb_usage_plan = {
+	synopsis, options,
+	"Per metric and variant with >= 2 boots: boot-to-boot and run-to-run variance components,\n"
+	"the boot and job times measured in the DB, Kalibera & Jones' optimal runs per boot and the\n"
+	"boots per variant that detect a --detect PCT change with 80% power.\n",
+};
+
 int cmd_plan(struct kvb_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "metric", required_argument, NULL, 'm' },    { "workload", required_argument, NULL, 'w' },
-		{ "detect", required_argument, NULL, 'D' },    { "alpha", required_argument, NULL, 'a' },
-		{ "boot-cost", required_argument, NULL, 'B' }, { "run-cost", required_argument, NULL, 'R' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct kvb_getopt g;
 	struct kvb_plan_opts o;
 	int64_t run = 0;
 	struct kvb_store *st = NULL;
@@ -28,8 +42,9 @@ int cmd_plan(struct kvb_cli *cli, int argc, char **argv)
 	o.detect = 0.05;
 	o.alpha = KVB_STATS_ALPHA;
 	o.power = 0.8;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	if (kvb_getopt_init(&g, "plan", &kvb_usage_plan, NULL))
+		return KVB_EINTERNAL;
+	while ((c = kvb_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'r':
 			if (kvb_parse_i64(optarg, &run) || run < 1)
@@ -55,7 +70,7 @@ int cmd_plan(struct kvb_cli *cli, int argc, char **argv)
 			*(c == 'B' ? &o.boot_cost_s : &o.run_cost_s) = x;
 			break;
 		}
-		default: return kvb_cli_usage("plan", "unknown option");
+		default: return kvb_getopt_bad(&g, argv);
 		}
 	}
 	if (optind < argc)

@@ -242,6 +242,28 @@ report:
 	return rc;
 }
 
+static const char *const synopsis[] = { "platform list", "platform show <name>|<path>", "platform check <name>|<path>",
+					 "platform new <name> --from <base> [--dir <dir>]", NULL };
+
+static const struct kvb_option options[] = {
+	KVB_OPT_GROUP(KVB_PLATFORM_NEW_GROUP),
+	KVB_OPT_VALUE('F', "from", "base", "the platform copied (a name or a path)"),
+	KVB_OPT_VALUE('D', "dir", "dir", "write DIR/NAME/platform.yaml (default: the first $KVB_PLATFORM_PATH\n"
+					 "entry, else ~/.config/kvbench/platforms, searched from any directory)"),
+	KVB_OPT_END(),
+};
+
+const struct kvb_cmd_usage kvb_usage_platform = {
+	synopsis, options,
+	"NAME is looked up in $KVB_PLATFORM_PATH, ./platforms, ~/.config/kvbench/platforms\n"
+	"($XDG_CONFIG_HOME/kvbench/platforms) and the source tree's platforms/; a PATH (with '/')\n"
+	"names a platform.yaml or its directory anywhere.\n"
+	"check: the file, its instruments' programs on this host and, when the board answers, its\n"
+	"       kernel, CPUs, tools and the instruments' files there; exit 3 for a problem, 4 when\n"
+	"       the board does not answer.\n"
+	"new:   writes the base's platform.yaml with the name replaced and says how to name it.\n",
+};
+
 int cmd_platform(struct kvb_cli *cli, int argc, char **argv)
 {
 	(void)cli; /* flags 0: no DB */

@@ -3,18 +3,34 @@
 #include "core/util.h"
 #include "report/profile_diff.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+static const char *const synopsis[] = { "profile [<options>] [<A> [<B>]]", NULL };
+
+static const struct kvb_option options[] = {
+	KVB_OPT_DB(),
+	KVB_OPT_VALUE('r', "run", "id", "the run (default: the latest)"),
+	KVB_OPT_VALUE('w', "workload", "name", "only that workload's specs"),
+	KVB_OPT_VALUE('n', "top", "n", "rows per spec (default 20; 0: every function)"),
+	KVB_OPT_END(),
+};
+
+const struct kvb_cmd_usage kvb_usage_profile = {
+	synopsis, options,
+	"The jobs' profiles of the profile instrument (perf record -a -e cpu-clock:I -c PERIOD around\n"
+	"each job; docs/profile.md) summed per variant and workload spec: per function, samples x\n"
+	"period / operations (instructions per op on a board whose clock counts instructions, e.g.\n"
+	"qemu-x86_64-icount; ns of CPU time per op elsewhere), for A, B, B - A and two standard\n"
+	"deviations of the difference from the sample counts (* beyond them), rows by |B - A|.\n"
+	"Operations come from the workload (sched_pipe: loops; hackbench: groups x fds x fds x loops);\n"
+	"a workload that does not say gives values per job.\n"
+	"A, B: variants of the run (default: its first two with a profile; A alone lists A's profile).\n",
+};
+
 int cmd_profile(struct kvb_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "workload", required_argument, NULL, 'w' },
-		{ "top", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct kvb_getopt g;
 	struct kvb_profile_diff_opts o;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
@@ -23,8 +39,9 @@ int cmd_profile(struct kvb_cli *cli, int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.top = 20;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "n:", opts, NULL)) != -1) {
+	if (kvb_getopt_init(&g, "profile", &kvb_usage_profile, NULL))
+		return KVB_EINTERNAL;
+	while ((c = kvb_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'r':
 			if (kvb_parse_i64(optarg, &o.run_id) || o.run_id < 1)
@@ -36,7 +53,7 @@ int cmd_profile(struct kvb_cli *cli, int argc, char **argv)
 				return kvb_cli_usage("profile", "--top '%s': expected a number of rows (0: all)", optarg);
 			o.top = (size_t)x;
 			break;
-		default: return kvb_cli_bad_option("profile", opts, argv);
+		default: return kvb_getopt_bad(&g, argv);
 		}
 	}
 	if (argc - optind > 2)

@@ -5,20 +5,50 @@
 #include "report/format.h"
 #include "report/page.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+static const char *const synopsis[] = { "report [<options>] -o <file.html>",
+					 "report [<options>] --format <format> [-o <file>]", NULL };
+
+static const struct kvb_option options[] = {
+	KVB_OPT_DB(),
+	KVB_OPT_VALUE('r', "run", "id", "a run to show (repeatable; default the latest)"),
+	KVB_OPT_VALUE('b', "baseline", "variant", "the variant the others are compared with (default the first)"),
+	KVB_OPT_SHORT('o', "output", "file", "where the page goes (- for stdout); required for html, the text\n"
+					     "formats go to stdout without it, with no plot and no text about plots"),
+	KVB_OPT_CHOICE('f', "format", "format", kvb_values_formats,
+		       "@values@ (default html; the same sections, without plots in text)"),
+	KVB_OPT_VALUE('P', "max-points", "n", "power over time decimated to N points per channel (default 1000)"),
+	KVB_OPT_VALUE('m', "metric", "glob", "show only metrics matching the fnmatch glob (repeatable)"),
+	KVB_OPT_VALUE('w', "workload", "glob", "show only workloads matching (repeatable)"),
+	KVB_OPT_VALUE('V', "variant", "glob", "show only variants matching (repeatable; the baseline always shows)"),
+	KVB_OPT_END(),
+};
+
+const struct kvb_cmd_usage kvb_usage_report = {
+	synopsis, options,
+	"A name passing any pattern of --metric, --workload or --variant passes.\n"
+	"The page opens with a summary: every compared cell's change against the baseline with the\n"
+	"95 % CI of that change (the numbers of diff --format json), coloured by verdict, the \"same\"\n"
+	"margin shaded; a row links to its samples. Then the diff table, mmtests-style quantile rows per\n"
+	"variant, a metric against a swept classifier, energy against performance, and for --series\n"
+	"and bisect DBs the metric along the commits with its change points; per-job plots are folded.\n"
+	"Run metadata (platform, agenda, kernels with sha256, the identity seen after each boot, cmdline,\n"
+	"knobs), failures and events, the diff table with verdicts, and plots drawn with d3 (Debian\n"
+	"node-d3, inlined): samples per metric as dots over a box coloured by boot, Jankbench\n"
+	"frame-duration CDFs (keep_frames), power over time per channel per job and energy per job,\n"
+	"rt-app slack and wake-up latency CDFs per task, per-CPU utilisation and frequency residency\n"
+	"where the util and cpufreq instruments ran.\n"
+	"The page needs no network. It is written to a temporary file renamed to FILE. -o - writes stdout.\n"
+	"FILE must be new or a regular file (renamed over) or a FIFO (written into); the results DB\n"
+	"itself (same device and inode), a symlink, a directory or a device is refused (exit 3).\n"
+	"Exit 1 (page still written) when the runs have no result at all.\n",
+};
+
 int cmd_report(struct kvb_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "baseline", required_argument, NULL, 'b' }, { "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },   { "max-points", required_argument, NULL, 'P' },
-		{ "metric", required_argument, NULL, 'm' },   { "workload", required_argument, NULL, 'w' },
-		{ "variant", required_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct kvb_getopt g;
 	struct kvb_page_opts o;
 	int64_t runs[64];
 	const char *metrics[64], *workloads[64], *variants[64];
@@ -32,8 +62,9 @@ int cmd_report(struct kvb_cli *cli, int argc, char **argv)
 	o.metrics = metrics;
 	o.workloads = workloads;
 	o.variants = variants;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+	if (kvb_getopt_init(&g, "report", &kvb_usage_report, NULL))
+		return KVB_EINTERNAL;
+	while ((c = kvb_getopt_next(&g, argc, argv)) != -1) {
 		int64_t v;
 		switch (c) {
 		case 'r':
@@ -59,7 +90,7 @@ int cmd_report(struct kvb_cli *cli, int argc, char **argv)
 				return kvb_cli_usage("report", "--max-points '%s': expected 2..100000", optarg);
 			o.max_points = (size_t)v;
 			break;
-		default: return kvb_cli_usage("report", "unknown option");
+		default: return kvb_getopt_bad(&g, argv);
 		}
 	}
 	kvb_metric_alias_resolve(metrics, o.nmetrics);

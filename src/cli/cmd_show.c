@@ -1,11 +1,11 @@
 /* Implements `kvbench show runs|variants|jobs|metrics|witnesses|events`: human listings of the store. */
 #include "cli/cli.h"
+#include "core/buf.h"
 #include "core/suggest.h"
 #include "core/util.h"
 #include "report/format.h"
 #include "report/sqltable.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,22 +59,35 @@ static const struct {
 	  " WHERE ?1 = 0 OR run_id = ?1 ORDER BY id", NULL },
 };
 
+static const char *const synopsis[] = { "show runs|variants|jobs|metrics|witnesses|events [<options>]", NULL };
+
+static const struct kvb_option options[] = {
+	KVB_OPT_DB(),
+	KVB_OPT_VALUE('r', "run", "id", "only this run (default every run)"),
+	KVB_OPT_VALUE('s', "status", "status", "jobs, variants or runs with this status (ok, failed, skipped,\n"
+					       "instrument-failed, ...)"),
+	KVB_OPT_SHORT_CHOICE('f', "format", "format", kvb_values_formats,
+			     "output format: @values@\n(default table; json: rows as objects)"),
+	KVB_OPT_END(),
+};
+
+const struct kvb_cmd_usage kvb_usage_show = {
+	synopsis, options,
+	"witnesses: what was checked to believe each job's numbers (knobs read back, meter coverage, ...)\n",
+};
+
 int cmd_show(struct kvb_cli *cli, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "run", required_argument, NULL, 'r' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "status", required_argument, NULL, 's' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct kvb_getopt g;
 	const char *format = "table", *status = NULL;
 	int64_t run = 0;
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	size_t rows, i;
 	int c, rc;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "f:", opts, NULL)) != -1) {
+	if (kvb_getopt_init(&g, "show", &kvb_usage_show, NULL))
+		return KVB_EINTERNAL;
+	while ((c = kvb_getopt_next(&g, argc, argv)) != -1) {
 		if (c == 'f')
 			format = optarg;
 		else if (c == 's')
@@ -83,18 +96,28 @@ int cmd_show(struct kvb_cli *cli, int argc, char **argv)
 			if (kvb_parse_i64(optarg, &run) || run < 1)
 				return kvb_cli_usage("show", "--run '%s': expected a run id", optarg);
 		} else
-			return kvb_cli_bad_option("show", opts, argv);
+			return kvb_getopt_bad(&g, argv);
 	}
-	if (optind != argc - 1)
-		return kvb_cli_usage("show", "expected one of runs, variants, jobs, metrics, witnesses, events");
-	for (i = 0; i < KVB_ARRAY_SIZE(listings); i++)
+	for (i = 0; optind == argc - 1 && i < KVB_ARRAY_SIZE(listings); i++)
 		if (!strcmp(listings[i].what, argv[optind]))
 			break;
-	if (i == KVB_ARRAY_SIZE(listings)) {
-		char *near = kvb_suggest_choices(argv[optind], "runs|variants|jobs|metrics|witnesses|events");
-		rc = kvb_cli_usage("show", "'%s': expected one of runs, variants, jobs, metrics, witnesses, events%s%s%s", argv[optind],
-				   near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
+	if (optind != argc - 1 || i == KVB_ARRAY_SIZE(listings)) {
+		/* the listings' names from their table, for the message and the suggestion */
+		struct kvb_buf names = KVB_BUF_INIT, bar = KVB_BUF_INIT;
+		char *near;
+		for (size_t k = 0; k < KVB_ARRAY_SIZE(listings); k++) {
+			kvb_buf_addf(&names, "%s%s", k ? ", " : "", listings[k].what);
+			kvb_buf_addf(&bar, "%s%s", k ? "|" : "", listings[k].what);
+		}
+		near = optind == argc - 1 ? kvb_suggest_choices(argv[optind], bar.data) : NULL;
+		if (optind != argc - 1)
+			rc = kvb_cli_usage("show", "expected one of %s", names.data);
+		else
+			rc = kvb_cli_usage("show", "'%s': expected one of %s%s%s%s", argv[optind], names.data,
+					   near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 		free(near);
+		kvb_buf_release(&names);
+		kvb_buf_release(&bar);
 		return rc;
 	}
 	if (!kvb_format_find(format, &err))

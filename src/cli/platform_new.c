@@ -30,18 +30,25 @@ int kvb_cli_platform_load(struct kvb_platform *p, const char *name)
 	return rc;
 }
 
-/* `platform new`'s arguments (argv[2...]): NAME, --from BASE, --dir DIR; kvb_cli_usage's status when they are wrong. */
+/* `platform new`'s arguments (argv[1] "new"): NAME, --from BASE, --dir DIR; KVB_EUSAGE (printed) when they are wrong. */
 static int new_args(int argc, char **argv, const char **name, const char **from, const char **dir)
 {
-	for (int i = 2; i < argc; i++) {
-		if (!strcmp(argv[i], "--from") && i + 1 < argc)
-			*from = argv[++i];
-		else if (!strcmp(argv[i], "--dir") && i + 1 < argc)
-			*dir = argv[++i];
-		else if (!*name && argv[i][0] != '-')
-			*name = argv[i];
+	struct kvb_getopt g;
+	int c;
+	if (kvb_getopt_init(&g, "platform", &kvb_usage_platform, KVB_PLATFORM_NEW_GROUP))
+		return KVB_EINTERNAL;
+	while ((c = kvb_getopt_next(&g, argc - 1, argv + 1)) != -1) {
+		if (c == 'F')
+			*from = optarg;
+		else if (c == 'D')
+			*dir = optarg;
 		else
+			return kvb_getopt_bad(&g, argv + 1);
+	}
+	for (int i = optind + 1; i < argc; i++) {
+		if (*name)
 			return kvb_cli_usage("platform", "unexpected argument '%s'", argv[i]);
+		*name = argv[i];
 	}
 	if (!*name || !*from)
 		return kvb_cli_usage("platform", "expected `platform new NAME --from BASE [--dir DIR]`");

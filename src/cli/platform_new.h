@@ -9,6 +9,8 @@
  * base that does not load or a platform that exists, KVB_EOUTPUT when it cannot be written.
  */
 int kvb_platform_new_cmd(int argc, char **argv);
+/* The heading of `platform new`'s options in the platform command's table (cmd_platform.c). */
+#define KVB_PLATFORM_NEW_GROUP "platform new:"
 
 struct kvb_platform;
 /* Loads platform `name` (a name or a path) into *p, its warnings and errors printed to stderr; KVB_EINPUT on an error. */

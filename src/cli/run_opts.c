@@ -5,7 +5,6 @@
 #include "engine/hostwatch.h"
 #include "stats/verdict.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,27 +29,68 @@ void kvb_run_setup_release(struct run_setup *s)
 	free(s->more);
 }
 
+static const char *const synopsis[] = { "run <agenda> -p <platform> [-V <name>=<kernel>[,<key>=<value>...]]... [<options>]",
+					 "run --resume [<run>] [-d <db>] [-p <platform>] [-V <name>=<kernel>[,...]]...", NULL };
+
+static const struct kvb_option options[] = {
+	KVB_OPT_SHORT('p', "platform", "platform", "platform name or path to platform.yaml (again: a pool of boards\n"
+						   "of one kind)"),
+	KVB_OPT_SHORT('V', "variant", "spec", "add a variant (repeatable; keys: cmdline, dtb, initrd, sha256,\n"
+					      "`kvbench help variant`); overrides an agenda variant of that name"),
+	KVB_OPT_DB(),
+	KVB_OPT_VALUE('r', "rounds", "n", "split iterations into N rounds run A B A B (each round is a boot)"),
+	KVB_OPT_FLAG('R', "resume", "continue an interrupted or incomplete run (default: the latest):\n"
+				    "jobs left, failed or skipped run again; with -V NAME=KERNEL a\n"
+				    "variant that failed gets new files first (refused for a variant\n"
+				    "that has results); -p when the platform moved. A run or variant is\n"
+				    "ok only when every planned job is ok (exit 1 otherwise)"),
+	KVB_OPT_FLAG('n', "dry-run", "check and print the plan, run nothing"),
+	KVB_OPT_FLAG('N', "no-diff", "do not print the diff table at the end"),
+	KVB_OPT_VALUE('M', "max-jobs", "n", "stop after N jobs as if interrupted (for testing resume)"),
+	KVB_OPT_FLAG('U', "allow-unverified", "accept artifact URLs that come without a sha256"),
+	KVB_OPT_FLAG('K', "keep-going", "run even when the preflight found problems (missing kernel file,\n"
+					"tool not on the board ...): the variants that can run, run"),
+	KVB_OPT_GROUP("until decided (alpha spending: Lan-DeMets O'Brien-Fleming type):"),
+	KVB_OPT_FLAG('u', "until-decided", "after every round re-judge and stop when every comparison is\n"
+					   "better, worse or same"),
+	KVB_OPT_VALUE('x', "max-rounds", "n", "iterations are split over N rounds (default 10)"),
+	KVB_OPT_VALUE('g', "margin", "pct", "\"same\" within +-PCT % (default 1)"),
+	KVB_OPT_VALUE('t', "max-time", "dur", "stop deciding after DUR (90s, 30m, 2h)"),
+	KVB_OPT_VALUE('m', "metric", "workload/metric", "decide on this metric (repeatable; default every metric)"),
+	KVB_OPT_VALUE('X', "max-disturbed", "n", "a round with a job the host disturbed is not counted: up to N\n"
+						 "(default 3) spare rounds run in its place"),
+	KVB_OPT_GROUP("the host (a board on this host: QEMU, local):"),
+	KVB_OPT_VALUE('H', "host-limit", "pct", "a job during which the host's CPU pressure (PSI some), steal or\n"
+						"the board process's wait for a CPU was above PCT % of its time\n"
+						"is stored as disturbed (default 10)"),
+	KVB_OPT_OPTARG('Q', "quiet-host", "dur", "before the run, refuse (exit 4) when the host's CPU pressure\n"
+						 "(avg10) is above --host-limit, or wait up to DUR (90s, 30m) for\n"
+						 "it to drop"),
+	KVB_OPT_GROUP("kernels from git:"),
+	KVB_OPT_VALUE('S', "series", "a..b", "one variant per commit A, then A..B (built from git)"),
+	KVB_OPT_VALUE('F', "series-file", "file", "the same from a file with one revision a line"),
+	KVB_OPT_VALUE('G', "repo", "dir", "repository of --series and of git variants without repo:"),
+	KVB_OPT_FLAG('D', "allow-dirty", "build although the repository has uncommitted changes"),
+	KVB_OPT_END(),
+};
+
+const struct kvb_cmd_usage kvb_usage_run = {
+	synopsis, options,
+	"<agenda> is a file, or a shipped agenda's name (quickstart-local): ./agendas, then the installed\n"
+	"share/kvbench/agendas (the source tree's from a build).\n"
+	"Before the first flash (and with --dry-run) every variant file is checked (exists, readable,\n"
+	"sha256, URL answers), the platform's files (connection.key ...) and, when the board answers,\n"
+	"the tools the agenda's workloads need. A problem stops the run (exit 3) unless --keep-going.\n",
+};
+
 /* The options, into r. Returns KVB_EUSAGE (printed) on a bad one. */
 int kvb_run_parse_options(struct run_args *r, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "platform", required_argument, NULL, 'p' }, { "variant", required_argument, NULL, 'V' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "resume", no_argument, NULL, 'R' },         { "dry-run", no_argument, NULL, 'n' },
-		{ "no-diff", no_argument, NULL, 'N' },        { "max-jobs", required_argument, NULL, 'M' },
-		{ "allow-unverified", no_argument, NULL, 'U' }, { "keep-going", no_argument, NULL, 'K' },
-		{ "until-decided", no_argument, NULL, 'u' },  { "margin", required_argument, NULL, 'g' },
-		{ "max-rounds", required_argument, NULL, 'x' }, { "max-time", required_argument, NULL, 't' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "series", required_argument, NULL, 'S' },   { "series-file", required_argument, NULL, 'F' },
-		{ "repo", required_argument, NULL, 'G' },     { "allow-dirty", no_argument, NULL, 'D' },
-		{ "host-limit", required_argument, NULL, 'H' }, { "quiet-host", optional_argument, NULL, 'Q' },
-		{ "max-disturbed", required_argument, NULL, 'X' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct kvb_getopt g;
 	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "p:V:", opts, NULL)) != -1) {
+	if (kvb_getopt_init(&g, "run", &kvb_usage_run, NULL))
+		return KVB_EINTERNAL;
+	while ((c = kvb_getopt_next(&g, argc, argv)) != -1) {
 		int64_t v;
 		switch (c) {
 		case 'p': /* more than once: a pool of boards of one kind (docs/design.md#pools-and-lava) */
@@ -109,7 +149,7 @@ int kvb_run_parse_options(struct run_args *r, int argc, char **argv)
 				return kvb_cli_usage("run", "--max-disturbed '%s': expected a number from 0 to 1000", optarg);
 			r->dec.spare_rounds = (int)v;
 			break;
-		default: return kvb_cli_bad_option("run", opts, argv);
+		default: return kvb_getopt_bad(&g, argv);
 		}
 	}
 	return KVB_OK;

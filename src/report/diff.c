@@ -17,6 +17,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const kvb_layout_names[] = { "long", "wide", "mail", NULL };
+
+enum kvb_err kvb_layout_parse(const char *name, enum kvb_layout *out)
+{
+	for (size_t i = 0; kvb_layout_names[i]; i++)
+		if (!strcmp(name, kvb_layout_names[i])) {
+			*out = (enum kvb_layout)i;
+			return KVB_OK;
+		}
+	return KVB_EINPUT;
+}
+
 const struct kvb_format *kvb_diff_format(const struct kvb_diff_opts *o)
 {
 	return o->fmt ? o->fmt : &kvb_format_table;

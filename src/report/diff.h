@@ -24,6 +24,10 @@
  * --by KEY with long is the by-key table, with wide the mailing-list table (mailtable.h).
  */
 enum kvb_layout { KVB_LAYOUT_LONG, KVB_LAYOUT_WIDE, KVB_LAYOUT_MAIL };
+/* --layout's names in enum kvb_layout's order, NULL-terminated (usage and completion read them). */
+extern const char *const kvb_layout_names[];
+/* name -> *out; KVB_EINPUT when it is none of kvb_layout_names. */
+enum kvb_err kvb_layout_parse(const char *name, enum kvb_layout *out);
 
 struct kvb_diff_opts {
 	struct kvb_report_opts sel;

@@ -26,16 +26,6 @@ const struct kvb_box *kvb_out_one_table(const struct kvb_out *d, const char *for
 	return t;
 }
 
-const char *kvb_format_names(void)
-{
-	static char names[128];
-	size_t len = 0;
-	if (!names[0])
-		for (size_t i = 0; kvb_formats[i]; i++)
-			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? "|" : "", kvb_formats[i]->name);
-	return names;
-}
-
 const struct kvb_format *kvb_format_find(const char *name, struct kvb_error *err)
 {
 	char list[128];

@@ -98,10 +98,6 @@ const struct kvb_format *kvb_format_find(const char *name, struct kvb_error *err
  * the format) when d has none or several. */
 const struct kvb_box *kvb_out_one_table(const struct kvb_out *d, const char *format, struct kvb_error *err);
 
-/* "table|markdown|csv|tsv|json|html": every format's name, '|'-separated, in registry order (usage
- * texts, the man page and bash completion are generated from it). Static storage. */
-const char *kvb_format_names(void);
-
 /* Renderers (one file each: render_<name>.c). */
 extern const struct kvb_format kvb_format_table, kvb_format_markdown, kvb_format_csv, kvb_format_tsv,
 	kvb_format_json, kvb_format_html;

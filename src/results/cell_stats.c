@@ -6,11 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *const kvb_stat_names[] = { "mean", "median", "max", "min", "p95", NULL };
+
 enum kvb_err kvb_stat_parse(const char *s, enum kvb_stat *out)
 {
-	static const char *const names[] = { "mean", "median", "max", "min", "p95" };
-	for (int i = 0; i < 5; i++)
-		if (!strcmp(s, names[i])) {
+	for (int i = 0; kvb_stat_names[i]; i++)
+		if (!strcmp(s, kvb_stat_names[i])) {
 			*out = (enum kvb_stat)i;
 			return KVB_OK;
 		}
@@ -19,8 +20,7 @@ enum kvb_err kvb_stat_parse(const char *s, enum kvb_stat *out)
 
 const char *kvb_stat_name(enum kvb_stat s)
 {
-	static const char *const names[] = { "mean", "median", "max", "min", "p95" };
-	return names[s];
+	return kvb_stat_names[s];
 }
 
 static double pick(const struct kvb_summary *s, enum kvb_stat st)

@@ -69,6 +69,9 @@ struct kvb_cell_stats {
 	char coarse[128];
 };
 
+/* --stat's names in enum kvb_stat's order, NULL-terminated: parse, name, usage and completion read them. */
+extern const char *const kvb_stat_names[];
+/* name -> *out; KVB_EINPUT when it is none of kvb_stat_names. */
 enum kvb_err kvb_stat_parse(const char *s, enum kvb_stat *out);
 const char *kvb_stat_name(enum kvb_stat s);
 
