@@ -28,7 +28,7 @@ static const struct kvb_keydef platform_keys[] = {
 	{ "instruments", KVB_T_MAP, NULL, NULL, 0, "instruments available on this board" },
 	{ "workdir", KVB_T_STR, "/tmp/kvbench", NULL, 0, "directory on the target for pushed files" },
 	{ "sysfs_root", KVB_T_STR, "", NULL, 0,
-	  "path prefix of /sys and /proc on the target for every instrument and the thermal witness (tests point it "
+	  "path prefix of /sys and /proc on the target for every reader of them and sysctl knobs (tests point it "
 	  "at a fake tree)" },
 	{ "energy_model", KVB_T_MAP, NULL, NULL, 0, "per cluster frequency (kHz) -> active power (mW)" },
 	{ "lava", KVB_T_MAP, NULL, NULL, 0,

@@ -183,9 +183,6 @@ int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned
 /* Cleanup path: SIGKILLs *pid when it is > 0 (no wait, errors ignored) and sets *pid to 0. */
 void kvb_target_bg_kill(struct kvb_target *t, long *pid);
 
-/* Reads ROOT/path on the target (cat); root "" or NULL for the real root. Caller frees *out. */
-int kvb_target_read_rooted(struct kvb_target *t, const char *root, const char *path, char **out,
-			   struct kvb_error *err);
 
 
 /*
