@@ -189,12 +189,10 @@ const struct kvb_cmd kvb_commands[] = {
 	  "      --lower-is-better GLOB  the metrics whose name matches GLOB (sqlite GLOB: *, ?, [...]) are\n"
 	  "                        lower is better (results.csv does not say; a result.json may say it wrong:\n"
 	  "                        WA3's hackbench test_time); repeatable, for csv and wa3\n"
-	  "usage: kvbench import energy FILE --job ID [-d DB] [--format csv|aep|acme|monsoon|devlib] [--units W|mW|uW]\n"
+	  "usage: kvbench import energy FILE --job ID [-d DB] [--format @probe-formats@] [--units W|mW|uW]\n"
 	  "                             [--rate HZ] [--channel NAME] [--cut]\n\n"
-	  "  Attaches a probe recording to a stored job (streamed; any size). csv: a header naming a time column\n"
-	  "  (time, time_ms/_us/_ns, timestamp...) in s unless named, values in W unless the column says name(mW);\n"
-	  "  acme: iio-capture's own CSV or devlib's post-processed one. monsoon: monsoon.py's stdout; devlib:\n"
-	  "  a devlib CSV without time (its monsoon and energy probe CSVs, power columns kept); both need --rate.\n"
+	  "  Attaches a probe recording to a stored job (streamed; any size). --format (default csv):\n"
+	  "@probe-format-help@"
 	  "  Relative times start at the\n"
 	  "  job's start; --cut keeps only samples within the job. Channels of the same name are replaced.\n" },
 	{ "export", cmd_export, KVB_CMD_DB_RO, "take results out (long-format CSV, the import format; KCIDB JSON)",

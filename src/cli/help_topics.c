@@ -11,6 +11,7 @@
 #include "core/util.h"
 #include "core/buf.h"
 #include "instrument/instrument.h"
+#include "instrument/probe.h"
 #include "report/format.h"
 #include "workload/workload.h"
 
@@ -121,15 +122,41 @@ static void roff(FILE *f, const char *s)
 	}
 }
 
+/* What a usage token stands for, from its registry; owned. */
+static char *usage_token(const char *tok)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	if (!strcmp(tok, "@formats@"))
+		return kvb_xstrdup(kvb_format_names());
+	if (!strcmp(tok, "@probe-formats@"))
+		return kvb_probe_format_names("|", "|");
+	for (const struct kvb_probe_format *f = kvb_probe_formats; f->name; f++) /* @probe-format-help@ */
+		kvb_buf_addf(&b, "    %-8s %s\n", f->name, f->summary);
+	return kvb_buf_detach(&b);
+}
+
 char *kvb_help_usage(const struct kvb_cmd *c)
 {
-	static const char tok[] = "@formats@";
+	static const char *const toks[] = { "@formats@", "@probe-formats@", "@probe-format-help@" };
 	struct kvb_buf b = KVB_BUF_INIT;
-	const char *s = c->usage, *at;
-	while ((at = strstr(s, tok))) {
+	const char *s = c->usage;
+	for (;;) {
+		const char *at = NULL;
+		size_t k = 0;
+		for (size_t i = 0; i < KVB_ARRAY_SIZE(toks); i++) {
+			const char *x = strstr(s, toks[i]);
+			if (x && (!at || x < at)) {
+				at = x;
+				k = i;
+			}
+		}
+		if (!at)
+			break;
 		kvb_buf_add(&b, s, (size_t)(at - s));
-		kvb_buf_addf(&b, "%s", kvb_format_names());
-		s = at + strlen(tok);
+		char *v = usage_token(toks[k]);
+		kvb_buf_addf(&b, "%s", v);
+		free(v);
+		s = at + strlen(toks[k]);
 	}
 	kvb_buf_addf(&b, "%s", s);
 	return kvb_buf_detach(&b);
