@@ -353,6 +353,12 @@ void kvb_tis_release(struct kvb_tis *t);
 /* Reads ROOT/sys/devices/system/cpu/cpuN/cpufreq/stats/time_in_state. */
 int kvb_tis_read(struct kvb_target *t, const char *root, int cpu, struct kvb_tis *out, struct kvb_error *err);
 
+struct kvb_instr_probe;
+/* `platform check` (instrument.h kvb_instr_probe): the time_in_state of each cluster's first CPU
+ * (p->plat's topology) must be a readable file under the platform's sysfs_root on the board;
+ * a topology that does not resolve is a problem of p. (cpufreq and model probe the same files.) */
+void kvb_instr_probe_tis(struct kvb_instr_probe *p);
+
 /*
  * One cluster's residency over a job from its time_in_state readings in order (residency.c):
  * the rows of a table are counters that restart together (counter.h, kvb_ctr_group_step):
