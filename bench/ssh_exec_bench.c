@@ -11,6 +11,7 @@
  * Exit status 0, or 1 with the error on stderr.
  */
 #include "config/platform.h"
+#include "engine/catalog.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "target/target.h"
@@ -38,7 +39,7 @@ int main(int argc, char **argv)
 	if (getenv("KVB_BENCH_DEBUG"))
 		kvb_log_level = KVB_LOG_DEBUG;
 	kvb_diag_init(&d, NULL);
-	if (kvb_platform_load(&p, argv[1], &d)) {
+	if (kvb_platform_load(&p, argv[1], &kvb_catalog, &d)) {
 		for (size_t i = 0; i < d.msgs.n; i++)
 			fprintf(stderr, "%s\n", d.msgs.v[i]);
 		return 1;

@@ -7,6 +7,7 @@
 #define KVB_TEST_PLATFORM_H
 
 #include "config/platform.h"
+#include "engine/catalog.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@ static inline int load_text(struct kvb_platform *p, struct kvb_diag *d, const ch
 		abort();
 	close(fd);
 	kvb_diag_init(d, NULL);
-	rc = kvb_platform_load(p, path, d);
+	rc = kvb_platform_load(p, path, &kvb_catalog, d);
 	unlink(path);
 	return rc;
 }

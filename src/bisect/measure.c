@@ -1,5 +1,6 @@
 /* Implements a bisect's measurements (steps.h): one commit built and run as a stored run. */
 #include "bisect/steps.h"
+#include "engine/catalog.h"
 #include "config/agenda.h"
 #include "core/log.h"
 #include "core/util.h"
@@ -107,7 +108,7 @@ int kvb_bisect_measure(struct kvb_bisect *b, const char *sha, int rounds, int64_
 	memset(&a, 0, sizeof(a));
 	memset(&set, 0, sizeof(set));
 	kvb_diag_init(&d, NULL);
-	if (kvb_agenda_load(&a, b->row.agenda_path, &d)) {
+	if (kvb_agenda_load(&a, b->row.agenda_path, &kvb_catalog, &d)) {
 		rc = kvb_error_set(err, KVB_EINPUT, "%s", d.msgs.n ? d.msgs.v[0] : "cannot load the agenda");
 		goto out;
 	}

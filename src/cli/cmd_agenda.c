@@ -1,5 +1,6 @@
 /* Implements `kvbench agenda check`: validate an agenda and print the expanded jobs. */
 #include "cli/cli.h"
+#include "engine/catalog.h"
 #include "config/agenda.h"
 #include "config/platform.h"
 #include "engine/engine.h"
@@ -18,7 +19,7 @@ static int load_agenda(struct kvb_agenda *a, const char *path)
 	struct kvb_diag d;
 	int rc;
 	kvb_diag_init(&d, NULL);
-	rc = kvb_agenda_load(a, path, &d);
+	rc = kvb_agenda_load(a, path, &kvb_catalog, &d);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "%s\n", d.msgs.v[i]);
 	for (size_t i = 0; i < d.warnings.n; i++)
@@ -56,7 +57,7 @@ static int check_on_platform(const struct kvb_agenda *a, const char *plat_name, 
 	struct kvb_diag pd;
 	struct kvb_preflight pf = { KVB_STRV_INIT, KVB_STRV_INIT };
 	kvb_diag_init(&pd, NULL);
-	if (kvb_platform_load(&p, plat_name, &pd)) {
+	if (kvb_platform_load(&p, plat_name, &kvb_catalog, &pd)) {
 		for (size_t i = 0; i < pd.msgs.n; i++)
 			fprintf(stderr, "%s\n", pd.msgs.v[i]);
 		kvb_diag_release(&pd);

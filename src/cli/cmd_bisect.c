@@ -4,6 +4,7 @@
  * goes, docs/design.md#kernels-from-git).
  */
 #include "bisect/bisect.h"
+#include "engine/catalog.h"
 #include "cli/cli.h"
 #include "config/agenda.h"
 #include "core/buf.h"
@@ -112,11 +113,11 @@ static int load_platform_and_check_agenda(struct kvb_bisect *b)
 	struct kvb_diag d;
 	int rc;
 	kvb_diag_init(&d, NULL);
-	rc = kvb_platform_load(&b->plat, b->row.platform, &d);
+	rc = kvb_platform_load(&b->plat, b->row.platform, &kvb_catalog, &d);
 	if (!rc) {
 		struct kvb_agenda a;
 		memset(&a, 0, sizeof(a));
-		rc = kvb_agenda_load(&a, b->row.agenda_path, &d);
+		rc = kvb_agenda_load(&a, b->row.agenda_path, &kvb_catalog, &d);
 		kvb_agenda_release(&a);
 	}
 	for (size_t i = 0; i < d.msgs.n; i++)

@@ -60,7 +60,7 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 	struct kvb_store *st = NULL;
 	struct kvb_error err;
 	int64_t job = 0;
-	const struct kvb_probe_format_info *fmt = NULL;
+	const struct kvb_probe_format *fmt = NULL;
 	int c, rc;
 	memset(&io, 0, sizeof(io));
 	if (kvb_getopt_init(&g, "import", &kvb_usage_import, energy_group))
@@ -73,7 +73,7 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 			/* the formats' registry (probe.h kvb_probe_formats) */
 			if (!(fmt = kvb_probe_format_find(optarg)))
 				return kvb_getopt_bad_value(&g, c, optarg);
-			io.format = fmt->format;
+			io.format = fmt;
 		} else if (c == 'u') {
 			if (!kvb_power_units_to_mw(optarg))
 				return kvb_cli_usage("import", "--units '%s': expected W, mW or uW", optarg);
@@ -93,7 +93,7 @@ static int import_energy(struct kvb_cli *cli, int argc, char **argv)
 		return kvb_cli_usage("import", "expected `import energy FILE --job ID`");
 	if (!job)
 		return kvb_cli_usage("import", "import energy needs --job ID");
-	if (fmt && fmt->needs_rate && io.rate_hz <= 0)
+	if (fmt && (fmt->caps & KVB_PROBE_NEEDS_RATE) && io.rate_hz <= 0)
 		return kvb_cli_usage("import", "%s files have no timestamps: give --rate HZ", fmt->name);
 	if ((rc = kvb_cli_store(cli, &st, &err)) ||
 	    (rc = kvb_energy_import_csv(st, job, argv[optind + 1], &io, &ps, &err)))

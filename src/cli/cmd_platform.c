@@ -1,5 +1,6 @@
 /* Implements `kvbench platform list|show|check|new`. */
 #include "cli/cli.h"
+#include "engine/catalog.h"
 #include "cli/platform_new.h"
 #include "config/platform.h"
 #include "config/platform_check.h"
@@ -26,7 +27,7 @@ static void list_one(const char *name, const char *dir, void *arg)
 	struct kvb_diag d;
 	(void)arg;
 	kvb_diag_init(&d, NULL);
-	if (kvb_platform_load(&p, dir, &d))
+	if (kvb_platform_load(&p, dir, &kvb_catalog, &d))
 		printf("%-18s (invalid: %s)\n", name, d.msgs.n ? d.msgs.v[0] : "?");
 	else
 		printf("%-18s %-6s %-9s %s\n", name, p.conn_type, p.flash_method,

@@ -1,5 +1,6 @@
 /* Implements `kvbench run`: load agenda and platform, run (or resume), print the diff. */
 #include "cli/run.h"
+#include "engine/catalog.h"
 #include "engine/decide.h"
 #include "stats/verdict.h"
 #include "config/agenda.h"
@@ -26,9 +27,9 @@ static int load_agenda_and_platform(struct run_args *r, struct run_setup *s)
 	struct kvb_diag d, pd;
 	int rc, prc;
 	kvb_diag_init(&d, NULL);
-	rc = kvb_agenda_load(&s->a, r->agenda_file, &d);
+	rc = kvb_agenda_load(&s->a, r->agenda_file, &kvb_catalog, &d);
 	kvb_diag_init(&pd, NULL);
-	prc = kvb_platform_load(&s->p, r->plat_name, &pd);
+	prc = kvb_platform_load(&s->p, r->plat_name, &kvb_catalog, &pd);
 	for (size_t i = 0; i < pd.msgs.n; i++)
 		kvb_strv_push(&d.msgs, pd.msgs.v[i]);
 	for (size_t i = 0; i < pd.warnings.n; i++)
@@ -101,7 +102,7 @@ static int load_pool(struct run_args *r, struct run_setup *s)
 	s->more = kvb_xcalloc(r->plats.n, sizeof(*s->more));
 	for (size_t i = 0; i < r->plats.n && !rc; i++) {
 		s->more[s->nmore] = kvb_xcalloc(1, sizeof(**s->more));
-		rc = kvb_platform_load(s->more[s->nmore++], r->plats.v[i], &d);
+		rc = kvb_platform_load(s->more[s->nmore++], r->plats.v[i], &kvb_catalog, &d);
 	}
 	kvb_run_print_diag(&d);
 	kvb_diag_release(&d);

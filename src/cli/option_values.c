@@ -30,6 +30,6 @@ void kvb_values_layouts(struct kvb_strv *out)
 /* `import energy --format`: the probe formats' registry (probe.h). */
 void kvb_values_probe_formats(struct kvb_strv *out)
 {
-	for (const struct kvb_probe_format_info *f = kvb_probe_formats; f->name; f++)
+	for (const struct kvb_probe_format *f = kvb_probe_formats; f->name; f++)
 		kvb_strv_push(out, f->name);
 }

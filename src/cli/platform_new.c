@@ -1,5 +1,6 @@
 /* Implements `kvbench platform new` and the platform loading `platform` shares (platform_new.h). */
 #include "cli/platform_new.h"
+#include "engine/catalog.h"
 #include "instrument/instrument.h"
 #include "cli/cli.h"
 #include "config/platform.h"
@@ -19,7 +20,7 @@ int kvb_cli_platform_load(struct kvb_platform *p, const char *name)
 	struct kvb_diag d;
 	int rc;
 	kvb_diag_init(&d, NULL);
-	rc = kvb_platform_load(p, name, &d);
+	rc = kvb_platform_load(p, name, &kvb_catalog, &d);
 	for (size_t i = 0; i < d.warnings.n; i++)
 		fprintf(stderr, "%s (warning)\n", d.warnings.v[i]);
 	for (size_t i = 0; i < d.msgs.n; i++)

@@ -1,5 +1,6 @@
 /* Implements `kvbench run --resume` (cli/run.h): the stored run reloaded, -V repairs, the stored stopping rule. */
 #include "cli/run.h"
+#include "engine/catalog.h"
 #include "core/log.h"
 #include "core/util.h"
 #include "engine/repair.h"
@@ -44,7 +45,7 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 	char *name = kvb_xasprintf("%s (stored in run %lld)", r.agenda_path, (long long)run);
 	rc = kvb_doc_parse(&doc, name, r.agenda_json, strlen(r.agenda_json), &d);
 	if (!rc)
-		rc = kvb_agenda_from_doc(a, &doc, &d);
+		rc = kvb_agenda_from_doc(a, &doc, &kvb_catalog, &d);
 	kvb_doc_release(&doc);
 	d.doc = NULL;
 	/* the file the run was started with, when it is still there: a platform given as a path
@@ -52,7 +53,7 @@ static int load_stored(struct kvb_store *st, int64_t run, const char *plat_overr
 	if (!rc)
 		rc = kvb_platform_load(p, plat_override ? plat_override
 						       : r.platform_path && kvb_is_file(r.platform_path) ? r.platform_path
-						       : r.platform, &d);
+						       : r.platform, &kvb_catalog, &d);
 	if (rc && !plat_override && p->name == NULL && d.msgs.n)
 		kvb_strv_pushf(&d.msgs, "run %lld was made on platform '%s': give its name or path with `--resume -p`",
 			       (long long)run, r.platform);

@@ -210,7 +210,7 @@ void spec_release(struct kvb_spec *s)
 }
 
 /* Validates workload params against the workload's table; errors to d. */
-void check_params(const struct kvb_workload_ops *ops, const cJSON *params, const char *path, struct kvb_diag *d)
+void check_params(const struct kvb_catalog_workload *ops, const cJSON *params, const char *path, struct kvb_diag *d)
 {
 	if (!params)
 		return;
@@ -327,7 +327,8 @@ static void check_job_count(const struct kvb_agenda *a, const cJSON *root, struc
 			    KVB_MAX_JOBS);
 }
 
-int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct kvb_diag *d)
+int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, const struct kvb_catalog *cat,
+			struct kvb_diag *d)
 {
 	cJSON *wa3;
 	const cJSON *root, *v;
@@ -337,7 +338,8 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct 
 
 	memset(a, 0, sizeof(*a));
 	a->warmup = -1;
-	root = wa3 = kvb_wa3_normalize(doc->root, doc->file, d);  /* WA3 spellings -> kvbench's (wa3_keys.c) */
+	a->catalog = cat;
+	root = wa3 = kvb_wa3_normalize(doc->root, doc->file, cat, d);  /* WA3 spellings -> kvbench's (wa3_keys.c) */
 	a->file = kvb_xstrdup(doc->file);
 	a->max_retries = 2;
 	a->retry_disturbed = -1;
@@ -393,14 +395,14 @@ static char *agenda_find(const char *file)
 	return found;
 }
 
-int kvb_agenda_load(struct kvb_agenda *a, const char *file, struct kvb_diag *d)
+int kvb_agenda_load(struct kvb_agenda *a, const char *file, const struct kvb_catalog *cat, struct kvb_diag *d)
 {
 	struct kvb_doc doc;
 	char *shipped = agenda_find(file);
 	int rc = kvb_doc_load(&doc, shipped ? shipped : file, d);
 	free(shipped);
 	if (!rc)
-		rc = kvb_agenda_from_doc(a, &doc, d);
+		rc = kvb_agenda_from_doc(a, &doc, cat, d);
 	else
 		memset(a, 0, sizeof(*a));
 	d->doc = NULL; /* messages are already formatted */

@@ -21,6 +21,7 @@
 #include "core/error.h"
 
 struct kvb_workload_ops;
+struct kvb_catalog;
 
 /* KVB_ORDER_DUET: by_iteration within a round, the two variants at once on two boards (engine/duet.h). */
 enum kvb_exec_order { KVB_ORDER_BY_ITERATION, KVB_ORDER_BY_SECTION, KVB_ORDER_BY_WORKLOAD, KVB_ORDER_RANDOM, KVB_ORDER_DUET };
@@ -83,6 +84,7 @@ struct kvb_agenda {
 	size_t nvariants;
 	cJSON *instruments;     /* owned list of instrument names ("~x" disables), or NULL */
 	cJSON *raw;             /* owned copy of the whole document (stored with the run) */
+	const struct kvb_catalog *catalog; /* borrowed: the workloads the agenda was read against */
 };
 
 /* Variant field table (also used by -V NAME=KERNEL,key=value on the command line). */
@@ -91,11 +93,13 @@ extern const struct kvb_keydef kvb_variant_keys[];
 /*
  * Loads the agenda in file, or, for a bare name that is not a file, the shipped one of that name
  * (./agendas/NAME, then the installed or source tree's agendas/: NAME, NAME.yaml, .yml, .json).
- * a->file is the file read. KVB_EINPUT with d's messages.
+ * a->file is the file read. Workload entries are resolved in cat (config/catalog.h; kvbench's own
+ * is engine/catalog.h's kvb_catalog, borrowed by a). KVB_EINPUT with d's messages.
  */
-int kvb_agenda_load(struct kvb_agenda *a, const char *file, struct kvb_diag *d);
+int kvb_agenda_load(struct kvb_agenda *a, const char *file, const struct kvb_catalog *cat, struct kvb_diag *d);
 /* From an already parsed document (used by tests and fuzzers). */
-int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, struct kvb_diag *d);
+int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, const struct kvb_catalog *cat,
+			struct kvb_diag *d);
 void kvb_agenda_release(struct kvb_agenda *a);
 
 /* Adds or replaces a variant from "NAME=KERNEL[,cmdline=..,dtb=..,initrd=..,sha256=..]". */

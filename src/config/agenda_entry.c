@@ -4,48 +4,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The workload an entry names (a string, or an object's name:); NULL, with a message for an unknown one. */
-static const struct kvb_workload_ops *entry_workload(const cJSON *e, const char *path, struct kvb_diag *d)
+/* The workload an entry names (a string, or an object's name:) into *ops: 0; -1, with a message for an unknown one. */
+static int entry_workload(const struct kvb_agenda *a, const cJSON *e, const char *path, struct kvb_catalog_workload *ops,
+			  struct kvb_diag *d)
 {
-	const struct kvb_workload_ops *ops;
 	const cJSON *name;
 	if (cJSON_IsString(e)) {
 		name = e;
 	} else {
 		if (kvb_keys_check(e, path, workload_keys, d) && !cJSON_IsObject(e))
-			return NULL;
+			return -1;
 		if (!cJSON_IsObject(e))
-			return NULL;
+			return -1;
 		name = cJSON_GetObjectItemCaseSensitive(e, "name");
 	}
 	if (!cJSON_IsString(name))
-		return NULL;
-	ops = kvb_workload_find(name->valuestring);
-	if (!ops) {
-		struct kvb_buf known = KVB_BUF_INIT;
+		return -1;
+	if (kvb_catalog_find_workload(a->catalog, name->valuestring, ops)) {
+		char *known = kvb_catalog_names(a->catalog, 'w', ", ");
 		char *np = cJSON_IsString(e) ? kvb_xstrdup(path) : kvb_path_key(path, "name");
-		for (size_t i = 0; kvb_workloads[i]; i++)
-			kvb_buf_addf(&known, "%s%s", i ? ", " : "", kvb_workloads[i]->name);
-		char *near = kvb_suggest_workload(name->valuestring);
-		kvb_diag_at(d, np, "unknown workload \"%s\" (known: %s)%s", name->valuestring, known.data,
-			    near ? near : "");
+		char *near = kvb_suggest_workload(a->catalog, name->valuestring);
+		kvb_diag_at(d, np, "unknown workload \"%s\" (known: %s)%s", name->valuestring, known, near ? near : "");
 		free(near);
-		kvb_buf_release(&known);
+		free(known);
 		free(np);
+		return -1;
 	}
-	return ops;
+	return 0;
 }
 
 /* The spec's id, label, section, iterations and timeout: agenda < section < entry. */
 static void entry_identity(struct kvb_spec *base, const struct kvb_agenda *a, const cJSON *e,
-			   const struct xsection *sec, const struct kvb_workload_ops *ops, int giter)
+			   const struct xsection *sec, const struct kvb_catalog_workload *ops, int giter)
 {
 	base->workload = kvb_xstrdup(ops->name);
-	base->ops = ops;
+	base->ops = ops->ops;
 	{
 		const char *id = cJSON_IsObject(e) ? kvb_get_str(e, "id", NULL) : NULL;
 		char *own = id ? kvb_xstrdup(id)
-			       : kvb_spec_default_id(e, cJSON_GetObjectItemCaseSensitive(a->raw, "workloads"),
+			       : kvb_spec_default_id(a->catalog, e, cJSON_GetObjectItemCaseSensitive(a->raw, "workloads"),
 						     sec && sec->nwl ? sec->wl[0].node : NULL);
 		base->id = sec ? kvb_xasprintf("%s-%s", sec->id, own) : kvb_xstrdup(own);
 		free(own);
@@ -66,10 +63,9 @@ static void entry_identity(struct kvb_spec *base, const struct kvb_agenda *a, co
 }
 
 /* params: global (known keys only) < section < entry (checked against the workload's table). */
-static void entry_params(struct kvb_spec *base, const cJSON *e, const char *path, const struct xsection *sec,
-			 const cJSON *gparams, struct kvb_diag *d)
+static void entry_params(struct kvb_spec *base, const struct kvb_catalog_workload *ops, const cJSON *e, const char *path,
+			 const struct xsection *sec, const cJSON *gparams, struct kvb_diag *d)
 {
-	const struct kvb_workload_ops *ops = base->ops;
 	const cJSON *params;
 	base->params = cJSON_CreateObject();
 	if (cJSON_IsObject(gparams))
@@ -129,7 +125,7 @@ static void entry_runtime_and_classifiers(struct kvb_spec *base, const cJSON *e,
 }
 
 /* Checks each value of a sweep key: as a knob value, or against the parameter's keydef. */
-static void check_sweep_values(const cJSON *kv, const char *kp, const struct kvb_workload_ops *ops,
+static void check_sweep_values(const cJSON *kv, const char *kp, const struct kvb_catalog_workload *ops,
 			       struct kvb_diag *d)
 {
 	int i = 0;
@@ -156,7 +152,7 @@ static void check_sweep_values(const cJSON *kv, const char *kp, const struct kvb
 }
 
 /* sweep: the keys whose lists are crossed (a bad key is reported and left out); combos = 0 past 10000. */
-static void read_sweep(struct sweep *sw, const cJSON *e, const char *path, const struct kvb_workload_ops *ops,
+static void read_sweep(struct sweep *sw, const cJSON *e, const char *path, const struct kvb_catalog_workload *ops,
 		       struct kvb_diag *d)
 {
 	const cJSON *sweep = cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "sweep") : NULL;
@@ -259,14 +255,14 @@ static void add_combination(struct kvb_agenda *a, const struct kvb_spec *base, s
 void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path, const struct xsection *sec,
 		  const struct agenda_globals *g, struct kvb_diag *d)
 {
-	const struct kvb_workload_ops *ops = entry_workload(e, path, d);
+	struct kvb_catalog_workload wl, *ops = &wl;
 	struct kvb_spec base;
 	struct sweep sw;
-	if (!ops)
+	if (entry_workload(a, e, path, ops, d))
 		return;
 	memset(&base, 0, sizeof(base));
 	entry_identity(&base, a, e, sec, ops, g->iterations);
-	entry_params(&base, e, path, sec, g->wparams, d);
+	entry_params(&base, ops, e, path, sec, g->wparams, d);
 	entry_runtime_and_classifiers(&base, e, path, sec, g, d);
 	read_iterations(e, path, d);
 	read_sweep(&sw, e, path, ops, d);

@@ -7,13 +7,14 @@
 #define KVB_CONFIG_AGENDA_INTERNAL_H
 
 #include "config/agenda.h"
+#include "config/catalog.h"
 #include "config/wa3.h"
 #include "config/specid.h"
 #include "config/margins.h"
+#include "core/buf.h"
 #include "core/datadir.h"
 #include "core/error.h"
 #include "core/util.h"
-#include "workload/workload.h"
 
 /* A section after group cross-product: merged knobs/classifiers/params, own workloads. */
 struct xsection {
@@ -66,6 +67,6 @@ int read_iterations(const cJSON *obj, const char *path, struct kvb_diag *d);
 void check_classifiers(const cJSON *c, const char *path, struct kvb_diag *d);
 void add_spec(struct kvb_agenda *a, struct kvb_spec *s);
 void spec_release(struct kvb_spec *s);
-void check_params(const struct kvb_workload_ops *ops, const cJSON *params, const char *path, struct kvb_diag *d);
+void check_params(const struct kvb_catalog_workload *ops, const cJSON *params, const char *path, struct kvb_diag *d);
 
 #endif

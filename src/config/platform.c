@@ -1,13 +1,11 @@
 /* Implements platform.yaml loading and validation (docs/design.md#platforms). */
 #include "config/platform.h"
+#include "config/catalog.h"
 #include "config/platform_check.h"
 #include "core/datadir.h"
 #include "core/suggest.h"
 #include "core/error.h"
 #include "core/util.h"
-#include "flash/flash.h"
-#include "instrument/instrument.h"
-#include "target/target.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -30,7 +28,7 @@ static const struct kvb_keydef platform_keys[] = {
 	{ "instruments", KVB_T_MAP, NULL, NULL, 0, "instruments available on this board" },
 	{ "workdir", KVB_T_STR, "/tmp/kvbench", NULL, 0, "directory on the target for pushed files" },
 	{ "sysfs_root", KVB_T_STR, "", NULL, 0,
-	  "path prefix of /sys and /proc on the target for every instrument and the thermal witness (tests point it "
+	  "path prefix of /sys and /proc on the target for every reader of them and sysctl knobs (tests point it "
 	  "at a fake tree)" },
 	{ "energy_model", KVB_T_MAP, NULL, NULL, 0, "per cluster frequency (kHz) -> active power (mW)" },
 	{ "lava", KVB_T_MAP, NULL, NULL, 0,
@@ -217,10 +215,11 @@ static void check_backend_keys(const cJSON *map, const char *section, const char
 }
 
 /* Checks one connection mapping found at `where` ("connection", "boards[1].connection"); *type_out gets its backend name. */
-static void check_connection(const cJSON *conn, const char *where, const char **type_out, struct kvb_diag *d)
+static void check_connection(const struct kvb_catalog *cat, const cJSON *conn, const char *where, const char **type_out,
+			     struct kvb_diag *d)
 {
 	const cJSON *type;
-	const struct kvb_target_ops *ops;
+	struct kvb_catalog_backend be;
 	char *tname, *tpath;
 	if (!cJSON_IsObject(conn))
 		return;
@@ -236,60 +235,56 @@ static void check_connection(const cJSON *conn, const char *where, const char **
 	}
 	/* a string-typed key also accepts a YAML number (`type: 3`): compare its text */
 	tname = kvb_node_str(type);
-	ops = kvb_target_find(tname);
-	if (!ops) {
-		struct kvb_buf names = KVB_BUF_INIT;
-		for (size_t i = 0; kvb_targets[i]; i++)
-			kvb_buf_addf(&names, "%s%s", i ? "|" : "", kvb_targets[i]->name);
-		char *near = kvb_suggest_choices(tname, names.data);
-		kvb_diag_at(d, tpath, "unknown target type \"%s\" (known: %s)%s%s%s", tname, names.data,
+	if (kvb_catalog_find_target(cat, tname, &be)) {
+		char *names = kvb_catalog_names(cat, 't', "|");
+		char *near = kvb_suggest_choices(tname, names);
+		kvb_diag_at(d, tpath, "unknown target type \"%s\" (known: %s)%s%s%s", tname, names,
 			    near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
 		free(near);
-		kvb_buf_release(&names);
+		free(names);
 		free(tname);
 		free(tpath);
 		return;
 	}
 	free(tname);
 	free(tpath);
-	*type_out = ops->name;
-	check_backend_keys(conn, where, "type", ops->conn_keys, "connection type", ops->name, d);
+	*type_out = be.name;
+	check_backend_keys(conn, where, "type", be.keys, "connection type", be.name, d);
 }
 
-/* flash: {method, ...}: the method is one of kvb_flashers[] (the choices listed from that
- * registry), the other keys are that flasher's own, then its own checks. */
+/* flash: {method, ...}: the method is one of the catalog's flash methods (the choices listed from
+ * that registry), the other keys are that flasher's own, then its own checks. */
 static void check_flash(struct kvb_platform *p, struct kvb_diag *d)
 {
 	struct kvb_keydef method = { "method", KVB_T_STR, "none", NULL, 0, "flasher backend" };
-	struct kvb_buf names = KVB_BUF_INIT;
-	const struct kvb_flasher_ops *ops;
+	struct kvb_catalog_backend fl, tg;
 	const cJSON *m;
-	char *mname;
+	char *mname, *names;
 	if (!cJSON_IsObject(p->flash)) {
 		kvb_keys_check(p->flash, "flash", NULL, d); /* says "expected mapping" */
 		return;
 	}
-	for (size_t i = 0; kvb_flashers[i]; i++)
-		kvb_buf_addf(&names, "%s%s", i ? "|" : "", kvb_flashers[i]->name);
-	method.choices = names.data;
+	names = kvb_catalog_names(p->catalog, 'f', "|");
+	method.choices = names;
 	m = cJSON_GetObjectItemCaseSensitive(p->flash, "method");
 	if (m && kvb_value_check(m, "flash.method", &method, d)) {
-		kvb_buf_release(&names);
+		free(names);
 		return;
 	}
-	kvb_buf_release(&names);
+	free(names);
 	mname = m ? kvb_node_str(m) : kvb_xstrdup("none");
-	ops = kvb_flasher_find(mname);
-	free(mname);
-	if (!ops)
+	if (kvb_catalog_find_flasher(p->catalog, mname, &fl)) {
+		free(mname);
 		return;
-	p->flash_method = ops->name;
-	if ((kvb_target_find(p->conn_type)->caps & ops->target_caps) != ops->target_caps)
+	}
+	free(mname);
+	p->flash_method = fl.name;
+	if (!kvb_catalog_find_target(p->catalog, p->conn_type, &tg) && (tg.caps & fl.caps) != fl.caps)
 		kvb_diag_at(d, "flash.method", "method %s needs a connection that %s; connection type %s does not",
-			    ops->name, kvb_target_caps_describe(ops->target_caps), p->conn_type);
-	check_backend_keys(p->flash, "flash", "method", ops->keys, "flash method", ops->name, d);
-	if (ops->check)
-		ops->check(p, d);
+			    fl.name, p->catalog->target_caps_describe(fl.caps), p->conn_type);
+	check_backend_keys(p->flash, "flash", "method", fl.keys, "flash method", fl.name, d);
+	if (fl.check)
+		fl.check(p, d);
 }
 
 static void load_topology(struct kvb_platform *p, const cJSON *topo, struct kvb_diag *d)
@@ -450,7 +445,7 @@ static void load_boards(struct kvb_platform *p, struct kvb_diag *d)
 		}
 		cwhere = kvb_path_key(where, "connection");
 		bd->conn_type = "local";
-		check_connection(bd->conn, cwhere, &bd->conn_type, d);
+		check_connection(p->catalog, bd->conn, cwhere, &bd->conn_type, d);
 		if (p->nboards > 1 && strcmp(bd->conn_type, p->boards[0].conn_type))
 			kvb_diag_at(d, cwhere, "type %s differs from boards[0]'s %s: a pool holds boards of one kind",
 				    bd->conn_type, p->boards[0].conn_type);
@@ -504,7 +499,8 @@ static void sort_msgs(struct kvb_diag *d, size_t first, const char *file)
 	}
 }
 
-int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d)
+int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, const struct kvb_catalog *cat,
+		      struct kvb_diag *d)
 {
 	char *dir = NULL, *file = NULL;
 	const cJSON *root, *v;
@@ -512,6 +508,7 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	int rc;
 
 	memset(p, 0, sizeof(*p));
+	p->catalog = cat;
 	kvb_runtime_init(&p->setup);
 	if (kvb_is_file(name_or_path)) {
 		file = kvb_xstrdup(name_or_path);
@@ -566,16 +563,16 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	else if (!p->conn)
 		kvb_diag_at(d, "", "missing required key 'connection'");
 	else
-		check_connection(p->conn, "connection", &p->conn_type, d);
+		check_connection(p->catalog, p->conn, "connection", &p->conn_type, d);
 	p->flash = cJSON_GetObjectItemCaseSensitive(root, "flash");
 	p->flash_method = "none";
 	if (p->flash)
 		check_flash(p, d);
 	{
 		/* the connection backend's own checks (the blocks it reads beyond connection:) */
-		const struct kvb_target_ops *tops = kvb_target_find(p->conn_type);
-		if (tops && tops->check)
-			tops->check(p, d);
+		struct kvb_catalog_backend tg;
+		if (!kvb_catalog_find_target(p->catalog, p->conn_type, &tg) && tg.check)
+			tg.check(p, d);
 	}
 	v = cJSON_GetObjectItemCaseSensitive(root, "boot");
 	p->boot_timeout_s = 180;
@@ -594,7 +591,7 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct k
 	if (v && !kvb_keys_check(v, "cgroup", cgroup_keys, d))
 		p->cgroup_rt_runtime_us = kvb_get_int(v, "rt_runtime_us", 0);
 	p->instruments = cJSON_GetObjectItemCaseSensitive(root, "instruments");
-	kvb_instr_check_platform(p, d);
+	p->catalog->check_instruments(p, d);
 	p->workdir = kvb_get_str(root, "workdir", "/tmp/kvbench");
 	p->sysfs_root = kvb_get_str(root, "sysfs_root", "");
 	if (p->workdir[0] != '/')

@@ -10,6 +10,8 @@
 
 #include <stdio.h>
 
+struct kvb_catalog;
+
 struct kvb_cluster {
 	char *name;  /* "little", "big" */
 	char *cpus;  /* CPU list "0-3" */
@@ -46,15 +48,19 @@ struct kvb_platform {
 	const char *sysfs_root;    /* sysfs_root: prefix of /sys and /proc for every reader of them, "" = none */
 	struct kvb_board *boards;  /* `boards:` (owned), or NULL: one board, reached by conn */
 	size_t nboards;            /* with boards, conn/conn_type are boards[0]'s */
+	const struct kvb_catalog *catalog; /* borrowed: the backends the file was checked against */
 };
 
 /* Directory searched for platforms: $KVB_PLATFORM_PATH (colon list), then ./platforms, then the shipped ones
  * (the installed share directory, or the source tree's from a build tree: core/datadir.h). */
 /*
  * Loads a platform by name (searched in the platform path) or by path to a
- * .yaml/.json file or directory. All errors go to d; returns KVB_EINPUT on any.
+ * .yaml/.json file or directory, checked against the backends of cat (config/catalog.h;
+ * kvbench's own is engine/catalog.h's kvb_catalog, borrowed by p). All errors go to d;
+ * returns KVB_EINPUT on any.
  */
-int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, struct kvb_diag *d);
+int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, const struct kvb_catalog *cat,
+		      struct kvb_diag *d);
 void kvb_platform_release(struct kvb_platform *p);
 
 /* Prints the key tables kvb_platform_load checks a platform file against (top level, boot,

@@ -10,16 +10,20 @@
 
 #include <cjson/cJSON.h>
 
+struct kvb_catalog;
+
 /*
  * entry: a workload entry (string or mapping) inside its list; global_list:
  * the agenda's `workloads:` array (may be NULL, or a copy of it: entries are
  * compared by workload); section_entry: any entry of the section's own
  * `workloads:` when the spec is expanded in a section that has some, else
- * NULL. Owned string; NULL when entry names no known workload.
+ * NULL; cat: the known workloads (config/catalog.h). Owned string; NULL when
+ * entry names no workload of cat.
  */
-char *kvb_spec_default_id(const cJSON *entry, const cJSON *global_list, const cJSON *section_entry);
+char *kvb_spec_default_id(const struct kvb_catalog *cat, const cJSON *entry, const cJSON *global_list,
+			  const cJSON *section_entry);
 
-/* " (did you mean 'hackbench'?)" for a workload name one or two typos off, else NULL. Owned. */
-char *kvb_suggest_workload(const char *name);
+/* " (did you mean 'hackbench'?)" for a name one or two typos off a workload of cat, else NULL. Owned. */
+char *kvb_suggest_workload(const struct kvb_catalog *cat, const char *name);
 
 #endif

@@ -7,14 +7,15 @@
 
 #include "config/wa3.h"
 #include "config/agenda.h"
+#include "config/catalog.h"
 #include "config/keys.h"
 #include "config/runtime.h"
 #include "core/buf.h"
 #include "core/util.h"
-#include "workload/workload.h"
 
 struct wa3 {
 	struct kvb_diag *d;
+	const struct kvb_catalog *catalog; /* the workloads WA3 plugin names resolve to */
 	struct kvb_strv warned;  /* "what\tkey" already warned about */
 	int wa3_spelled;         /* 1 once a WA3-only spelling (a renamed or dropped key, include#) was seen */
 };

@@ -511,7 +511,7 @@ static void wa3_param(struct wa3 *w, cJSON *e, cJSON *p, const char *pp, const c
 }
 
 /* Workload parameters of WA3's version of workload wl, translated by its ops' wa3_params table, in order. */
-static void workload_params(struct wa3 *w, cJSON *e, const struct kvb_workload_ops *wl, const char *path)
+static void workload_params(struct wa3 *w, cJSON *e, const struct kvb_catalog_workload *wl, const char *path)
 {
 	cJSON *p = wa3_get(e, "params");
 	char *pp, *what;
@@ -528,35 +528,33 @@ static void workload_params(struct wa3 *w, cJSON *e, const struct kvb_workload_o
 	free(pp);
 }
 
-/* Resolves a WA3 plugin name to kvbench's workload of that name (case, '-' and '_' ignored). */
-static const struct kvb_workload_ops *workload_of(const char *n)
+/* Resolves a WA3 plugin name to kvbench's workload of that name (case, '-' and '_' ignored) into *wl: 0, or -1. */
+static int workload_of(const struct wa3 *w, const char *n, struct kvb_catalog_workload *wl)
 {
-	for (size_t i = 0; kvb_workloads[i]; i++)
-		if (kvb_wa3_name_eq(n, kvb_workloads[i]->name))
-			return kvb_workloads[i];
-	return NULL;
+	for (size_t i = 0; !w->catalog->workload(i, wl); i++)
+		if (kvb_wa3_name_eq(n, wl->name))
+			return 0;
+	return -1;
 }
 
 static void entry(struct wa3 *w, cJSON *list, cJSON *e, const char *path)
 {
 	cJSON *n;
-	const struct kvb_workload_ops *wl;
+	struct kvb_catalog_workload wl;
 	if (cJSON_IsString(e)) {
-		wl = workload_of(e->valuestring);
-		if (wl && strcmp(wl->name, e->valuestring))
-			cJSON_ReplaceItemViaPointer(list, e, cJSON_CreateString(wl->name));
+		if (!workload_of(w, e->valuestring, &wl) && strcmp(wl.name, e->valuestring))
+			cJSON_ReplaceItemViaPointer(list, e, cJSON_CreateString(wl.name));
 		return;
 	}
 	if (!cJSON_IsObject(e))
 		return;
 	jobspec(w, e, path, L_ENTRY);
 	n = wa3_get(e, "name");
-	wl = cJSON_IsString(n) ? workload_of(n->valuestring) : NULL;
-	if (!wl)
+	if (!cJSON_IsString(n) || workload_of(w, n->valuestring, &wl))
 		return;
-	if (strcmp(wl->name, n->valuestring))
-		cJSON_ReplaceItemInObjectCaseSensitive(e, "name", cJSON_CreateString(wl->name));
-	workload_params(w, e, wl, path);
+	if (strcmp(wl.name, n->valuestring))
+		cJSON_ReplaceItemInObjectCaseSensitive(e, "name", cJSON_CreateString(wl.name));
+	workload_params(w, e, &wl, path);
 }
 
 static void entries(struct wa3 *w, cJSON *list, const char *path)
@@ -620,9 +618,9 @@ static void boot_params_to_variants(struct wa3 *w, cJSON *r, const char *cfgname
 	cJSON_DeleteItemFromObjectCaseSensitive(cfg, key);
 }
 
-cJSON *kvb_wa3_normalize(const cJSON *root, const char *file, struct kvb_diag *d)
+cJSON *kvb_wa3_normalize(const cJSON *root, const char *file, const struct kvb_catalog *cat, struct kvb_diag *d)
 {
-	struct wa3 w = { .d = d };
+	struct wa3 w = { .d = d, .catalog = cat };
 	cJSON *r = cJSON_Duplicate(root, 1), *s;
 	includes(&w, r, file ? file : "", "", 0);
 	boot_params_to_variants(&w, r, "config");

@@ -159,13 +159,14 @@ char *kvb_cgroup_proc_path(const char *proc_cgroup, const struct kvb_cgroup_hier
 
 struct probe_arg {
 	struct kvb_target *t;
+	const char *root; /* the platform's sysfs_root */
 };
 
 static int target_v2_has_cpu(void *arg, const char *mount)
 {
 	struct probe_arg *pa = arg;
 	struct kvb_error ignore;
-	char *path = kvb_xasprintf("%s/cgroup.controllers", mount), *txt = NULL;
+	char *path = kvb_xasprintf("%s%s/cgroup.controllers", pa->root, mount), *txt = NULL;
 	int yes = 0;
 	if (!kvb_target_read(pa->t, path, &txt, &ignore) && txt) {
 		/* space-separated words */
@@ -179,15 +180,22 @@ static int target_v2_has_cpu(void *arg, const char *mount)
 
 int kvb_cgroup_find(struct kvb_target *t, struct kvb_cgroup_hier *h, struct kvb_error *err)
 {
-	struct probe_arg pa = { t };
+	/* under the platform's sysfs_root, as every reader of the board's /proc and /sys: the mount
+	 * table, the cgroup2 roots' controllers, and the hierarchy kvbench then makes its groups in */
+	struct probe_arg pa = { t, kvb_target_sysfs_root(t) };
 	char *mounts = NULL;
-	int rc = kvb_target_read(t, "/proc/mounts", &mounts, err);
+	int rc = kvb_target_read_rooted(t, pa.root, "/proc/mounts", &mounts, err);
 	if (rc) {
 		memset(h, 0, sizeof(*h));
-		return kvb_error_prefix(err, "cgroup_depth: reading /proc/mounts");
+		return kvb_error_prefix(err, "cgroup_depth: reading %s/proc/mounts", pa.root);
 	}
 	rc = kvb_cgroup_pick(mounts, target_v2_has_cpu, &pa, h, err);
 	free(mounts);
+	if (!rc && *pa.root) {
+		char *m = kvb_xasprintf("%s%s", pa.root, h->mount);
+		free(h->mount);
+		h->mount = m;
+	}
 	return rc;
 }
 

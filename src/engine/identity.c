@@ -25,13 +25,47 @@ static int read_cmd(struct kvb_target *t, const char *const *argv, char **out, i
 }
 
 /*
+ * The board's /proc file proc under the platform's sysfs_root, trimmed, into *out: 1 when the
+ * root is set and holds it (a simulated board's tree), else 0 and nothing read: the running
+ * kernel answers (a fake tree that lays out only /sys keeps the board's own identity).
+ */
+static int read_rooted(struct kvb_target *t, const char *proc, char **out)
+{
+	const char *root = kvb_target_sysfs_root(t);
+	char *full, *text = NULL;
+	const char *test[] = { "test", "-r", NULL, NULL };
+	struct kvb_exec_result r;
+	struct kvb_error ignore;
+	int have;
+	if (!*root)
+		return 0;
+	full = kvb_xasprintf("%s%s", root, proc);
+	test[2] = full;
+	kvb_exec_result_init(&r);
+	have = !kvb_target_exec(t, test, 30000, &r, &ignore) && r.exit_code == 0 &&
+	       !kvb_target_read(t, full, &text, &ignore);
+	kvb_exec_result_release(&r);
+	free(full);
+	if (!have) {
+		free(text);
+		return 0;
+	}
+	*out = text;
+	return 1;
+}
+
+/*
  * `uname FLAG`, or, on a board without uname (exit 127: Android 4.4 and 5.x toolbox has none,
- * devlib PR #23), the /proc/sys/kernel file the kernel fills from the same utsname.
+ * devlib PR #23), the /proc/sys/kernel file the kernel fills from the same utsname; that file
+ * first when the platform's sysfs_root holds it.
  */
 static int read_uname(struct kvb_target *t, const char *flag, const char *proc, char **out, struct kvb_error *err)
 {
 	const char *uname[] = { "uname", flag, NULL }, *cat[] = { "cat", proc, NULL };
-	int ran = -1, rc = read_cmd(t, uname, out, &ran, err);
+	int ran = -1, rc;
+	if (read_rooted(t, proc, out))
+		return KVB_OK;
+	rc = read_cmd(t, uname, out, &ran, err);
 	if (rc && ran == 127)
 		rc = read_cmd(t, cat, out, NULL, err);
 	return rc;
@@ -92,7 +126,7 @@ int kvb_identity_check(struct kvb_target *t, const struct kvb_variant *v, struct
 	memset(id, 0, sizeof(*id));
 	if ((rc = read_uname(t, "-r", "/proc/sys/kernel/osrelease", &id->release, err)) ||
 	    (rc = read_uname(t, "-v", "/proc/sys/kernel/version", &id->version, err)) ||
-	    (rc = read_cmd(t, cmd, &id->cmdline, NULL, err)))
+	    (!read_rooted(t, "/proc/cmdline", &id->cmdline) && (rc = read_cmd(t, cmd, &id->cmdline, NULL, err))))
 		return kvb_error_prefix(err, "reading the running kernel's identity");
 	return kvb_identity_compare(id, v->expected_release, v->expected_version, v->cmdline, err);
 }

@@ -496,8 +496,10 @@ int kvb_knobs_apply(struct kvb_target *t, const struct kvb_runtime *rt, const ch
 
 	k->readback = rt->readback;
 	for (const cJSON *kv = rt->sysctl ? rt->sysctl->child : NULL; kv && !rc; kv = kv->next) {
-		char *path = kvb_xasprintf("/proc/sys/%s", kv->string), *val = kvb_node_str(kv);
-		for (char *p = path + 10; *p; p++)
+		/* under the platform's sysfs_root, as every reader of the board's /proc (a fake tree in tests) */
+		const char *root = kvb_target_sysfs_root(t);
+		char *path = kvb_xasprintf("%s/proc/sys/%s", root, kv->string), *val = kvb_node_str(kv);
+		for (char *p = path + strlen(root) + 10; *p; p++)
 			if (*p == '.')
 				*p = '/';
 		if (strstr(kv->string, ".."))

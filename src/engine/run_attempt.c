@@ -41,7 +41,7 @@ long board_session(const struct engine *e)
 	return e->target.ops && e->target.ops->batch ? 0 : (long)getpid();
 }
 
-void progress(struct engine *e, const struct kvb_plan_job *j, const char *what)
+void kvb_run_progress(struct engine *e, const struct kvb_plan_job *j, const char *what)
 {
 	const char *vname = e->a->variants[j->variant].name;
 	char eta[32] = "";

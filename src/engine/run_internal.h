@@ -127,7 +127,7 @@ void release_engine(struct engine *e);
 void knob_saved_cb(void *arg, const char *path, const char *original);
 void knob_restored_cb(void *arg, const char *path);
 long board_session(const struct engine *e);
-void progress(struct engine *e, const struct kvb_plan_job *j, const char *what);
+void kvb_run_progress(struct engine *e, const struct kvb_plan_job *j, const char *what);
 cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j);
 void job_runtime(struct engine *e, const struct kvb_plan_job *j, struct kvb_runtime *rt);
 int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,

@@ -297,7 +297,7 @@ enum kvb_err run_job(struct engine *e, size_t idx)
 		kvb_metrics_init(&jr.m);
 		free(e->instr_err);
 		e->instr_err = NULL;
-		progress(e, j, jr.attempt > 1 ? "retry" : "");
+		kvb_run_progress(e, j, jr.attempt > 1 ? "retry" : "");
 		jr.rc = attempt_job(e, j, jr.attempt, &jr.m, &jr.err);
 		if (!jr.rc) {
 			int disturbed = host_disturbed(&jr.m.witnesses) > 0;

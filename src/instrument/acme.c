@@ -32,7 +32,7 @@ static const struct kvb_keydef keys[] = {
 
 static int acme_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_ACME, SIGTERM);
+	struct kvb_meter *m = kvb_meter_new(c, "acme", SIGTERM);
 	const cJSON *chans = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
 	const char *host = kvb_get_str(c->conf, "host", NULL);
 	const char *prog = kvb_get_str(c->conf, "iio_capture", "iio-capture");

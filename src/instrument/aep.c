@@ -22,7 +22,7 @@ static const struct kvb_keydef keys[] = {
 
 static int aep_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_AEP, SIGINT);
+	struct kvb_meter *m = kvb_meter_new(c, "aep", SIGINT);
 	struct kvb_meter_cmd *mc = kvb_meter_add(c, NULL, NULL);
 	const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(c->conf, "command");
 	const char *cfg = kvb_get_str(c->conf, "config", NULL);

@@ -2,6 +2,7 @@
  * time_in_state and the platform's cluster list for the CPU instruments. */
 #include "instrument/probe.h"
 #include "instrument/counter.h"
+#include "instrument/instrument.h"
 #include "core/util.h"
 
 #include <stdio.h>
@@ -231,4 +232,20 @@ void kvb_clusters_release(struct kvb_cluster_set *cs)
 	free(cs->cpus);
 	free(cs->first);
 	memset(cs, 0, sizeof(*cs));
+}
+
+void kvb_instr_probe_tis(struct kvb_instr_probe *p)
+{
+	struct kvb_cluster_set cs;
+	struct kvb_error err;
+	if (kvb_clusters_get(p->plat, &cs, &err)) {
+		kvb_instr_probe_problem(p, "%s", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < cs.n; i++) {
+		char path[128];
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/stats/time_in_state", cs.first[i]);
+		kvb_instr_probe_board_file(p, path);
+	}
+	kvb_clusters_release(&cs);
 }

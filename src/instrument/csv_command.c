@@ -19,7 +19,7 @@ static const struct kvb_keydef keys[] = {
 
 static int csv_command_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_CSV, SIGTERM);
+	struct kvb_meter *m = kvb_meter_new(c, "csv", SIGTERM);
 	struct kvb_meter_cmd *mc = kvb_meter_add(c, NULL, NULL);
 	m->default_units = kvb_get_str(c->conf, "units", "W");
 	m->channels = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");

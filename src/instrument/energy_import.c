@@ -53,12 +53,14 @@ int kvb_energy_import_csv(struct kvb_store *s, int64_t job_id, const char *path,
 	struct kvb_samples *smp = kvb_samples_new();
 	struct sink k;
 	int64_t start_ns = 0, end_ns = 0;
+	const struct kvb_probe_format *fmt;
 	int rc;
 
 	if (!o) {
 		memset(&def, 0, sizeof(def));
 		o = &def;
 	}
+	fmt = o->format ? o->format : kvb_probe_format_find("csv");
 	memset(&k, 0, sizeof(k));
 	k.s = s;
 	k.job_id = job_id;
@@ -74,7 +76,7 @@ int kvb_energy_import_csv(struct kvb_store *s, int64_t job_id, const char *path,
 	}
 	{
 		struct kvb_probe_parse p = {
-			.format = o->format,
+			.format = fmt,
 			.path = path,
 			.instrument = "import",
 			.chan_name = o->chan_name ? o->chan_name : "power",
@@ -103,7 +105,7 @@ int kvb_energy_import_csv(struct kvb_store *s, int64_t job_id, const char *path,
 		 * --cut, else of its own span (its gaps); a channel that fails is not imported */
 		struct kvb_coverage_rule rule = KVB_COVERAGE_RULE_DEFAULT;
 		struct kvb_coverage cv;
-		rule.rate_hz = o->format == KVB_PROBE_MONSOON ? o->rate_hz : 0;
+		rule.rate_hz = fmt->caps & KVB_PROBE_NEEDS_RATE ? o->rate_hz : 0;
 		kvb_coverage_check(&smp->ch[i], o->cut_to_job ? start_ns : 0, o->cut_to_job ? end_ns : 0, &rule, &cv);
 		if (!cv.ok)
 			rc = kvb_error_set(err, KVB_EINPUT, "%s: channel '%s' refused, nothing imported: %s (%s)", path,

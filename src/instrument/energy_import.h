@@ -12,7 +12,7 @@
 #include "store/store.h"
 
 struct kvb_energy_import_opts {
-	enum kvb_probe_format format; /* KVB_PROBE_CSV (default 0) or another meter's raw output */
+	const struct kvb_probe_format *format; /* a row of kvb_probe_formats[]; NULL: csv */
 	const char *default_units;    /* CSV value columns without units: "W" (default), "mW", "uW" */
 	const char *chan_name;        /* ACME files: the channel name (default "power") */
 	double rate_hz;               /* Monsoon files */

@@ -8,11 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct kvb_meter *kvb_meter_new(struct kvb_instr_ctx *c, enum kvb_probe_format format, int def_stop_signal)
+struct kvb_meter *kvb_meter_new(struct kvb_instr_ctx *c, const char *format, int def_stop_signal)
 {
 	struct kvb_meter *m = kvb_xcalloc(1, sizeof(*m));
 	const char *sig = kvb_get_str(c->conf, "stop_signal", NULL);
-	m->format = format;
+	m->format = kvb_probe_format_find(format);
+	if (!m->format)
+		abort(); /* a meter names a format of the registry: a programming error */
 	m->sums = cJSON_GetObjectItemCaseSensitive(c->conf, "sums");
 	m->ready_timeout_ms = (unsigned)kvb_get_int(c->conf, "ready_timeout_ms", 0);
 	/* the key table allows INT|TERM only (KVB_METER_STOP_KEYS) */
@@ -117,7 +119,7 @@ int kvb_meter_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 			.path = mc->data_path,
 			.instrument = c->name,
 			.chan_name = mc->chan_name,
-			.channels = m->format == KVB_PROBE_ACME ? NULL : m->channels,
+			.channels = m->format->caps & KVB_PROBE_FILE_PER_CHANNEL ? NULL : m->channels,
 			.default_units = m->default_units,
 			.rate_hz = m->rate_hz,
 			.time_mode = m->time_mode,

@@ -338,19 +338,8 @@ static void energy_model_teardown(struct kvb_instr_ctx *c)
 /* `platform check` (instrument.h kvb_instr_probe): /proc/stat and the cpufreq stats it estimates from, under ROOT on the board. */
 static void model_probe(struct kvb_instr_probe *p)
 {
-	struct kvb_cluster_set cs;
-	struct kvb_error err;
-	if (kvb_clusters_get(p->plat, &cs, &err)) {
-		kvb_instr_probe_problem(p, "%s", err.msg);
-		return;
-	}
 	kvb_instr_probe_board_file(p, "/proc/stat");
-	for (size_t i = 0; i < cs.n; i++) {
-		char path[128];
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/stats/time_in_state", cs.first[i]);
-		kvb_instr_probe_board_file(p, path);
-	}
-	kvb_clusters_release(&cs);
+	kvb_instr_probe_tis(p);
 }
 
 const struct kvb_instrument_ops kvb_instrument_model = {

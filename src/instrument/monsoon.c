@@ -23,7 +23,7 @@ static const struct kvb_keydef keys[] = {
 
 static int monsoon_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	struct kvb_meter *m = kvb_meter_new(c, KVB_PROBE_MONSOON, SIGINT);
+	struct kvb_meter *m = kvb_meter_new(c, "monsoon", SIGINT);
 	struct kvb_meter_cmd *mc = kvb_meter_add(c, NULL, NULL);
 	m->channels = cJSON_GetObjectItemCaseSensitive(c->conf, "channels");
 	m->rate_hz = kvb_get_num(c->conf, "rate_hz", 0);

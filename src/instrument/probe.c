@@ -349,18 +349,3 @@ void kvb_target_bg_kill(struct kvb_target *t, long *pid)
 	*pid = 0;
 }
 
-int kvb_target_read_rooted(struct kvb_target *t, const char *root, const char *path, char **out,
-			   struct kvb_error *err)
-{
-	char *full = kvb_xasprintf("%s%s", root ? root : "", path);
-	const char *argv[] = { "cat", full, NULL };
-	struct kvb_exec_result r;
-	int rc;
-	kvb_exec_result_init(&r);
-	rc = kvb_target_run_ok(t, argv, 30000, &r, err);
-	*out = rc ? NULL : kvb_buf_detach(&r.out);
-	kvb_exec_result_release(&r);
-	free(full);
-	return rc;
-}
-

@@ -6,19 +6,19 @@
  * /proc and /sys under a configurable root.
  *
  * Formats parsed (one streaming parser, 1 MiB buffer, any file size):
- *  - KVB_PROBE_CSV: header then rows. The time column is found by name (time,
+ *  - csv: header then rows. The time column is found by name (time,
  *    time_<unit>, time(<unit>), timestamp...; never by position; none is an
  *    error naming the columns) and its name gives its units by suffix (_s or
  *    none = s, _ms, _us, _ns); header names may be CSV-quoted; a value column
  *    may carry units as "name(W)", "name[mW]" or "name_uW" (else default_units).
- *  - KVB_PROBE_ACME: iio-capture -c CSV, columns found by name with the unit
+ *  - acme: iio-capture -c CSV, columns found by name with the unit
  *    in the quoted name ("power mW", "timestamp ms"), or devlib's
  *    post-processed CSV (device_power in W, timestamp_time_ms); one channel
  *    per file. tests/fixtures/field/acme holds real captures.
- *  - KVB_PROBE_AEP: arm-probe output: '#' lines skipped, then a whitespace
+ *  - aep: arm-probe output: '#' lines skipped, then a whitespace
  *    separated label line "time NAME(V) NAME(A) NAME(W) ...", time in s;
  *    only the "(W)" columns are kept.
- *  - KVB_PROBE_MONSOON: whitespace or comma separated W values, no time:
+ *  - monsoon, devlib: whitespace or comma separated W values, no time:
  *    sample i is at i / rate_hz; an optional first non-numeric line names the
  *    columns (default names output_power, usb_power, col3, ...). This is
  *    monsoon.py --includeusb stdout and every devlib MeasurementsCsv without a
@@ -53,29 +53,41 @@
 #include <cjson/cJSON.h>
 #include <stdint.h>
 
-enum kvb_probe_format { KVB_PROBE_CSV, KVB_PROBE_ACME, KVB_PROBE_AEP, KVB_PROBE_MONSOON };
 enum kvb_time_mode { KVB_TIME_AUTO, KVB_TIME_RELATIVE, KVB_TIME_ABSOLUTE };
 
-/*
- * The raw formats `kvbench import energy --format NAME` reads, by name (probe_parse.c): the import
- * command and its error text take the names from here, so a meter with its own raw format adds a
- * row, not a branch in the CLI. needs_rate: its files carry no time (give --rate HZ). A table ends
- * with a NULL name.
- */
-struct kvb_probe_format_info {
-	const char *name;             /* "monsoon" */
-	enum kvb_probe_format format;
-	int needs_rate;
-	const char *summary;          /* one line: "Monsoon's `-d` output (samples at --rate, no time)" */
+/* What a raw format is, for its readers (enum kvb_probe_format_caps in struct kvb_probe_format). */
+enum kvb_probe_format_caps {
+	KVB_PROBE_NEEDS_RATE = 1u << 0,       /* no time in the file: samples at rate_hz (import --rate) */
+	KVB_PROBE_HASH_COMMENTS = 1u << 1,    /* every '#' line is a comment (else only those before the header) */
+	KVB_PROBE_FILE_PER_CHANNEL = 1u << 2, /* one file per channel (chan_name): a channels map does not apply */
 };
-extern const struct kvb_probe_format_info kvb_probe_formats[];
+
+struct kvb_probe_state;   /* probe_parse.c: one parse in progress */
+struct kvb_probe_columns; /* probe_parse.c: the channels a header names */
+
+/*
+ * One raw format `kvbench import energy --format NAME` and the command meters read, a row of
+ * kvb_probe_formats[] (probe_parse.c): the import command, its --format option's value list
+ * (cli/option_values.c: usage, help, completion, the bad-value message) take the names from there, so a meter with its own
+ * raw format adds a row and its header reader, not a branch in the CLI or the parser.
+ */
+struct kvb_probe_format {
+	const char *name;    /* "monsoon" */
+	const char *summary; /* one line for usage and help */
+	char sep;            /* fields split at ',' (CSV), ' ' (whitespace) or 'm' (whitespace or comma) */
+	unsigned caps;       /* enum kvb_probe_format_caps */
+	/* Reads the header line (ps's fields) into the time column and channels; errors "FILE:LINE: ...". */
+	int (*header)(struct kvb_probe_state *ps, struct kvb_probe_columns *c, struct kvb_error *err);
+};
+/* NULL-name-terminated; static. */
+extern const struct kvb_probe_format kvb_probe_formats[];
 /* The row named name, or NULL. */
-const struct kvb_probe_format_info *kvb_probe_format_find(const char *name);
-/* "csv, aep, acme, monsoon or devlib": the names, for messages. Owned by the caller. */
-char *kvb_probe_format_names(void);
+const struct kvb_probe_format *kvb_probe_format_find(const char *name);
+/* The names joined: kvb_probe_format_names(", ", " or ") "csv, aep, ... or devlib". Owned by the caller. */
+char *kvb_probe_format_names(const char *sep, const char *last);
 
 struct kvb_probe_parse {
-	enum kvb_probe_format format;
+	const struct kvb_probe_format *format; /* a row of kvb_probe_formats[] */
 	const char *path;            /* file to read */
 	const char *instrument;      /* instance name recorded on the channels */
 	const char *chan_name;       /* ACME: the channel this file is; others: unused */
@@ -183,9 +195,6 @@ int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned
 /* Cleanup path: SIGKILLs *pid when it is > 0 (no wait, errors ignored) and sets *pid to 0. */
 void kvb_target_bg_kill(struct kvb_target *t, long *pid);
 
-/* Reads ROOT/path on the target (cat); root "" or NULL for the real root. Caller frees *out. */
-int kvb_target_read_rooted(struct kvb_target *t, const char *root, const char *path, char **out,
-			   struct kvb_error *err);
 
 
 /*
@@ -206,7 +215,7 @@ struct kvb_meter_cmd {
 	struct kvb_probe_cmd cmd;
 };
 struct kvb_meter {
-	enum kvb_probe_format format;
+	const struct kvb_probe_format *format;
 	enum kvb_time_mode time_mode;
 	const char *default_units;
 	double rate_hz;
@@ -244,9 +253,10 @@ struct kvb_meter {
 	  "samples must start and end within max(one interval, edge_ms) of the job, else the energy is refused" }
 /*
  * Allocates c->priv as a meter: reads ready_timeout_ms and the KVB_METER_STOP_KEYS from c->conf,
- * def_stop_signal (SIGINT or SIGTERM) when stop_signal is not given. Returns it.
+ * def_stop_signal (SIGINT or SIGTERM) when stop_signal is not given; format: a kvb_probe_formats[] name
+ * (one the registry lacks aborts: a meter names its own). Returns it.
  */
-struct kvb_meter *kvb_meter_new(struct kvb_instr_ctx *c, enum kvb_probe_format format, int def_stop_signal);
+struct kvb_meter *kvb_meter_new(struct kvb_instr_ctx *c, const char *format, int def_stop_signal);
 /* Adds a command whose stdout goes to ARTIFACT_DIR/NAME[-chan].out; data_path NULL = parse stdout. */
 struct kvb_meter_cmd *kvb_meter_add(struct kvb_instr_ctx *c, const char *chan_name, const char *data_suffix);
 /* Reads `time:` (auto|relative|absolute) into the meter. */
@@ -342,6 +352,12 @@ int kvb_tis_parse(const char *text, struct kvb_tis *t);
 void kvb_tis_release(struct kvb_tis *t);
 /* Reads ROOT/sys/devices/system/cpu/cpuN/cpufreq/stats/time_in_state. */
 int kvb_tis_read(struct kvb_target *t, const char *root, int cpu, struct kvb_tis *out, struct kvb_error *err);
+
+struct kvb_instr_probe;
+/* `platform check` (instrument.h kvb_instr_probe): the time_in_state of each cluster's first CPU
+ * (p->plat's topology) must be a readable file under the platform's sysfs_root on the board;
+ * a topology that does not resolve is a problem of p. (cpufreq and model probe the same files.) */
+void kvb_instr_probe_tis(struct kvb_instr_probe *p);
 
 /*
  * One cluster's residency over a job from its time_in_state readings in order (residency.c):

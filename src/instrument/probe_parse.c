@@ -21,7 +21,7 @@ struct col {
 	double scale;  /* value -> mW */
 };
 
-struct pstate {
+struct kvb_probe_state {
 	const struct kvb_probe_parse *p;
 	struct kvb_samples *out;
 	struct kvb_probe_stats *st;
@@ -142,7 +142,7 @@ slow: {
 }
 
 /* Splits [s, e) into fields. sep ',' = commas (fields trimmed), ' ' = runs of blanks, 'm' = either. */
-static int split(struct pstate *ps, char *s, char *e, char sep)
+static int split(struct kvb_probe_state *ps, char *s, char *e, char sep)
 {
 	ps->nf = 0;
 	if (sep == ',') {
@@ -180,13 +180,8 @@ static int split(struct pstate *ps, char *s, char *e, char sep)
 	return 0;
 }
 
-static char sep_of(enum kvb_probe_format f)
-{
-	return f == KVB_PROBE_AEP ? ' ' : f == KVB_PROBE_MONSOON ? 'm' : ',';
-}
-
 /* Field i as a new string; a CSV-quoted field ("power mW", "a ""b""") is unquoted. */
-static char *field_dup(struct pstate *ps, int i)
+static char *field_dup(struct kvb_probe_state *ps, int i)
 {
 	const char *a = ps->fs[i], *b = ps->fe[i];
 	char *s, *o;
@@ -270,7 +265,7 @@ static int not_power(const char *name)
 }
 
 /* Applies `channels:` (select + rename) and creates the sample channels. names[i] NULL = not a value column. */
-static int bind_columns(struct pstate *ps, char **names, double *scale, int n, struct kvb_error *err)
+static int bind_columns(struct kvb_probe_state *ps, char **names, double *scale, int n, struct kvb_error *err)
 {
 	const struct kvb_probe_parse *p = ps->p;
 	int rc = KVB_OK;
@@ -311,7 +306,7 @@ static int bind_columns(struct pstate *ps, char **names, double *scale, int n, s
 	return KVB_OK;
 }
 
-static int is_numeric(struct pstate *ps, int i)
+static int is_numeric(struct kvb_probe_state *ps, int i)
 {
 	double d;
 	return !parse_value(ps->fs[i], ps->fe[i], &d);
@@ -325,7 +320,7 @@ static int is_time_name(const char *h)
 }
 
 /* "FILE:LINE: no WHAT column (expected NAMES; columns: a, b, ...)". */
-static int no_column(struct pstate *ps, const char *what, const char *expected, struct kvb_error *err)
+static int no_column(struct kvb_probe_state *ps, const char *what, const char *expected, struct kvb_error *err)
 {
 	struct kvb_buf have = KVB_BUF_INIT;
 	int rc;
@@ -346,7 +341,7 @@ static int no_column(struct pstate *ps, const char *what, const char *expected, 
  * post-processed `shunt_voltage,bus_voltage,device_power,device_current,timestamp_time_ms`
  * (devlib acmecape.py get_data: values divided by 1000, so power in W, time left in ms).
  */
-static int acme_header(struct pstate *ps, struct kvb_error *err)
+static int acme_header(struct kvb_probe_state *ps, struct kvb_error *err)
 {
 	const struct kvb_probe_parse *p = ps->p;
 	int power = -1;
@@ -395,99 +390,116 @@ static int acme_header(struct pstate *ps, struct kvb_error *err)
 	return KVB_OK;
 }
 
-static int header(struct pstate *ps, struct kvb_error *err)
-{
-	const struct kvb_probe_parse *p = ps->p;
+/* The columns a format's header names: per field, its channel name (NULL: not a channel) and factor to mW. */
+struct kvb_probe_columns {
 	char *names[MAX_FIELDS];
 	double scale[MAX_FIELDS];
-	int n = ps->nf, rc = KVB_OK, data_line = 0;
-	double def = kvb_power_units_to_mw(p->default_units ? p->default_units : "W");
+	int data_line; /* 1: the line read as a header is data too (a header-less format) */
+	int bound;     /* 1: the format bound its columns itself (ACME) */
+};
 
-	memset(names, 0, sizeof(names));
+/* csv: the time column found by its name, never by its position; units from the names. */
+static int csv_header(struct kvb_probe_state *ps, struct kvb_probe_columns *c, struct kvb_error *err)
+{
+	const struct kvb_probe_parse *p = ps->p;
+	int n = ps->nf;
+	double def = kvb_power_units_to_mw(p->default_units ? p->default_units : "W");
+	for (int i = 0; i < n; i++) {
+		char *h = field_dup(ps, i);
+		normalize(h);
+		if (ps->time_col < 0 && is_time_name(h)) {
+			ps->time_col = i;
+			ps->time_scale = time_scale_of(h);
+			free(h);
+			continue;
+		}
+		free(h);
+		c->names[i] = field_dup(ps, i);
+		c->scale[i] = split_units(c->names[i]);
+		if (c->scale[i] == 0)
+			c->scale[i] = def;
+	}
+	if (ps->time_col < 0)
+		return no_column(ps, "time", "time, time_s, time_ms, time_us, time_ns or timestamp*", err);
+	if (n < 2)
+		return kvb_error_set(err, KVB_EINPUT, "%s:%llu: header has a time column but no channel", p->path,
+				     (unsigned long long)ps->line);
+	return KVB_OK;
+}
+
+static int acme_columns(struct kvb_probe_state *ps, struct kvb_probe_columns *c, struct kvb_error *err)
+{
+	c->bound = 1;
+	return acme_header(ps, err);
+}
+
+/* aep: arm-probe's label line, "time" and one "NAME(W)" column per channel in W. */
+static int aep_header(struct kvb_probe_state *ps, struct kvb_probe_columns *c, struct kvb_error *err)
+{
+	const struct kvb_probe_parse *p = ps->p;
+	for (int i = 0; i < ps->nf; i++) {
+		char *h = field_dup(ps, i);
+		if (!strcmp(h, "time") || !strcmp(h, "time(S)") || !strcmp(h, "time(s)")) {
+			ps->time_col = i;
+			free(h);
+		} else if (ends_with(h, "(W)")) {
+			h[strlen(h) - 3] = '\0';
+			c->names[i] = h;
+			c->scale[i] = 1000;
+		} else {
+			free(h);
+		}
+	}
+	if (ps->time_col < 0)
+		return kvb_error_set(err, KVB_EINPUT, "%s:%llu: arm-probe label line has no 'time' column", p->path,
+				     (unsigned long long)ps->line);
+	return KVB_OK;
+}
+
+/* monsoon, devlib: W values without time, a header of names or none (the first line is data). */
+static int monsoon_header(struct kvb_probe_state *ps, struct kvb_probe_columns *c, struct kvb_error *err)
+{
+	const struct kvb_probe_parse *p = ps->p;
+	if (p->rate_hz <= 0)
+		return kvb_error_set(err, KVB_EINPUT, "%s: %s needs a positive rate_hz", p->path, p->format->name);
+	c->data_line = is_numeric(ps, 0);
+	for (int i = 0; i < ps->nf; i++) {
+		if (c->data_line)
+			c->names[i] = i == 0 ? kvb_xstrdup("output_power") : i == 1 ? kvb_xstrdup("usb_power")
+				    : kvb_xasprintf("col%d", i + 1);
+		else
+			c->names[i] = field_dup(ps, i);
+		c->scale[i] = 1000;
+		if (!c->data_line && not_power(c->names[i])) {
+			free(c->names[i]);
+			c->names[i] = NULL;
+		}
+	}
+	return KVB_OK;
+}
+
+/* The header line, read by the format's own reader; 1 when the line is data too. */
+static int header(struct kvb_probe_state *ps, struct kvb_error *err)
+{
+	struct kvb_probe_columns *c = kvb_xcalloc(1, sizeof(*c));
+	int n = ps->nf, rc;
+
 	ps->ncols = n;
 	ps->time_col = -1;
 	ps->time_scale = 1000000000;
-	switch (p->format) {
-	case KVB_PROBE_CSV:
-		/* The time column is found by its name, never by its position. */
-		for (int i = 0; i < n; i++) {
-			char *h = field_dup(ps, i);
-			normalize(h);
-			if (ps->time_col < 0 && is_time_name(h)) {
-				ps->time_col = i;
-				ps->time_scale = time_scale_of(h);
-				free(h);
-				continue;
-			}
-			free(h);
-			names[i] = field_dup(ps, i);
-			scale[i] = split_units(names[i]);
-			if (scale[i] == 0)
-				scale[i] = def;
-		}
-		if (ps->time_col < 0) {
-			rc = no_column(ps, "time", "time, time_s, time_ms, time_us, time_ns or timestamp*", err);
-			goto out;
-		}
-		if (n < 2) {
-			rc = kvb_error_set(err, KVB_EINPUT, "%s:%llu: header has a time column but no channel", p->path,
-					   (unsigned long long)ps->line);
-			goto out;
-		}
-		break;
-	case KVB_PROBE_ACME:
-		rc = acme_header(ps, err);
-		if (!rc)
-			ps->header_done = 1;
-		return rc;
-	case KVB_PROBE_AEP:
-		for (int i = 0; i < n; i++) {
-			char *h = field_dup(ps, i);
-			if (!strcmp(h, "time") || !strcmp(h, "time(S)") || !strcmp(h, "time(s)")) {
-				ps->time_col = i;
-				free(h);
-			} else if (ends_with(h, "(W)")) {
-				h[strlen(h) - 3] = '\0';
-				names[i] = h;
-				scale[i] = 1000;
-			} else {
-				free(h);
-			}
-		}
-		if (ps->time_col < 0) {
-			rc = kvb_error_set(err, KVB_EINPUT, "%s:%llu: arm-probe label line has no 'time' column", p->path,
-					   (unsigned long long)ps->line);
-			goto out;
-		}
-		break;
-	case KVB_PROBE_MONSOON:
-		if (p->rate_hz <= 0)
-			return kvb_error_set(err, KVB_EINPUT, "%s: monsoon needs a positive rate_hz", p->path);
-		data_line = is_numeric(ps, 0);
-		for (int i = 0; i < n; i++) {
-			if (data_line)
-				names[i] = i == 0 ? kvb_xstrdup("output_power") : i == 1 ? kvb_xstrdup("usb_power")
-					 : kvb_xasprintf("col%d", i + 1);
-			else
-				names[i] = field_dup(ps, i);
-			scale[i] = 1000;
-			if (!data_line && not_power(names[i])) {
-				free(names[i]);
-				names[i] = NULL;
-			}
-		}
-		break;
-	}
-	rc = bind_columns(ps, names, scale, n, err);
-	if (!rc)
+	rc = ps->p->format->header(ps, c, err);
+	if (!rc && c->bound)
 		ps->header_done = 1;
-out:
+	else if (!rc && !(rc = bind_columns(ps, c->names, c->scale, n, err)))
+		ps->header_done = 1;
 	for (int i = 0; i < n; i++)
-		free(names[i]);
-	return rc ? rc : data_line ? 1 : KVB_OK;
+		free(c->names[i]);
+	n = c->data_line;
+	free(c);
+	return rc ? rc : n ? 1 : KVB_OK;
 }
 
-static int data(struct pstate *ps, struct kvb_error *err)
+static int data(struct kvb_probe_state *ps, struct kvb_error *err)
 {
 	const struct kvb_probe_parse *p = ps->p;
 	int64_t t;
@@ -543,7 +555,7 @@ static int data(struct pstate *ps, struct kvb_error *err)
 	return KVB_OK;
 }
 
-static int line(struct pstate *ps, char *s, char *e, struct kvb_error *err)
+static int line(struct kvb_probe_state *ps, char *s, char *e, struct kvb_error *err)
 {
 	const struct kvb_probe_parse *p = ps->p;
 	int rc;
@@ -555,10 +567,10 @@ static int line(struct pstate *ps, char *s, char *e, struct kvb_error *err)
 			x++;
 		if (x == e)
 			return KVB_OK;
-		if (*x == '#' && (p->format == KVB_PROBE_AEP || !ps->header_done))
+		if (*x == '#' && ((p->format->caps & KVB_PROBE_HASH_COMMENTS) || !ps->header_done))
 			return KVB_OK;
 	}
-	if (split(ps, s, e, sep_of(p->format)))
+	if (split(ps, s, e, p->format->sep))
 		return kvb_error_set(err, KVB_EINPUT, "%s:%llu: more than %d fields", p->path, (unsigned long long)ps->line,
 				     MAX_FIELDS);
 	if (!ps->header_done) {
@@ -572,7 +584,7 @@ static int line(struct pstate *ps, char *s, char *e, struct kvb_error *err)
 int kvb_probe_parse_file(const struct kvb_probe_parse *p, struct kvb_samples *out, struct kvb_probe_stats *st,
 			 struct kvb_error *err)
 {
-	struct pstate *ps = kvb_xcalloc(1, sizeof(*ps));
+	struct kvb_probe_state *ps = kvb_xcalloc(1, sizeof(*ps));
 	struct kvb_probe_stats local;
 	char *buf = NULL;
 	size_t have = 0;
@@ -653,27 +665,36 @@ out:
 	return rc;
 }
 
-const struct kvb_probe_format_info kvb_probe_formats[] = {
-	{ "csv", KVB_PROBE_CSV, 0, "time,channel... CSV with a header naming units (probe.h)" },
-	{ "aep", KVB_PROBE_AEP, 0, "ARM energy probe's (arm-probe / WA3 aep) space-separated output" },
-	{ "acme", KVB_PROBE_ACME, 0, "BayLibre ACME's iio-capture CSV" },
-	{ "monsoon", KVB_PROBE_MONSOON, 1, "Monsoon's samples, one line each, no time (give --rate)" },
-	{ "devlib", KVB_PROBE_MONSOON, 1, "devlib's Monsoon output: as monsoon" },
-	{ NULL, 0, 0, NULL },
+/*
+ * The registry: one row a format. A meter with its own raw format adds its row here and its
+ * header reader above (or in its own file); import, usage and help list the rows.
+ */
+const struct kvb_probe_format kvb_probe_formats[] = {
+	{ "csv", "a header naming a time column (time, time_ms/_us/_ns, timestamp...; s unless named), W unless name(mW)",
+	  ',', 0, csv_header },
+	{ "aep", "ARM energy probe's (arm-probe / WA3 aep) space-separated output", ' ', KVB_PROBE_HASH_COMMENTS,
+	  aep_header },
+	{ "acme", "BayLibre ACME: iio-capture's own CSV or devlib's post-processed one", ',',
+	  KVB_PROBE_FILE_PER_CHANNEL, acme_columns },
+	{ "monsoon", "monsoon.py's stdout: samples, one line each, no time (give --rate)", 'm', KVB_PROBE_NEEDS_RATE,
+	  monsoon_header },
+	{ "devlib", "a devlib CSV without time (its monsoon and energy probe CSVs, power columns kept; give --rate)",
+	  'm', KVB_PROBE_NEEDS_RATE, monsoon_header },
+	{ NULL, NULL, 0, 0, NULL },
 };
 
-const struct kvb_probe_format_info *kvb_probe_format_find(const char *name)
+const struct kvb_probe_format *kvb_probe_format_find(const char *name)
 {
-	for (const struct kvb_probe_format_info *f = kvb_probe_formats; f->name; f++)
+	for (const struct kvb_probe_format *f = kvb_probe_formats; f->name; f++)
 		if (!strcmp(f->name, name))
 			return f;
 	return NULL;
 }
 
-char *kvb_probe_format_names(void)
+char *kvb_probe_format_names(const char *sep, const char *last)
 {
 	struct kvb_buf b = KVB_BUF_INIT;
-	for (const struct kvb_probe_format_info *f = kvb_probe_formats; f->name; f++)
-		kvb_buf_addf(&b, "%s%s", b.len ? (f[1].name ? ", " : " or ") : "", f->name);
+	for (const struct kvb_probe_format *f = kvb_probe_formats; f->name; f++)
+		kvb_buf_addf(&b, "%s%s", b.len ? (f[1].name ? sep : last) : "", f->name);
 	return kvb_buf_detach(&b);
 }

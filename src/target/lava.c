@@ -109,7 +109,7 @@ void outputs_clear(struct lava_state *st)
 	st->ended[0] = '\0';
 }
 
-void sleep_ms(long ms)
+void kvb_lava_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 	while (nanosleep(&ts, &ts) && errno == EINTR)
@@ -140,7 +140,7 @@ void wait_finished(struct lava_state *st, int64_t id, long wait_s)
 	while (kvb_mono_ns() - t0 < (uint64_t)wait_s * 1000000000ull) {
 		if (!kvb_lava_job_get(&st->api, id, &st->j, &e2) && !strcmp(st->j.state, "Finished"))
 			return;
-		sleep_ms(poll_ms < 1000 ? poll_ms : 1000);
+		kvb_lava_sleep_ms(poll_ms < 1000 ? poll_ms : 1000);
 	}
 }
 
@@ -303,7 +303,7 @@ static void lava_mark(struct kvb_target *t, const char *key)
 }
 
 /* The LAVA test case name of a mark: "job 12 0013-hackbench" -> "0013-hackbench"; [A-Za-z0-9._-] only. */
-char *label_of(const char *key)
+char *kvb_lava_label_of(const char *key)
 {
 	const char *p = key;
 	char *s;
@@ -332,7 +332,7 @@ static int lava_exec(struct kvb_target *t, const char *const *argv, uint64_t tim
 		memset(c, 0, sizeof(*c));
 		c->timeout_ms = timeout_ms;
 		c->key = kvb_xstrdup(st->key ? st->key : "");
-		c->label = label_of(c->key);
+		c->label = kvb_lava_label_of(c->key);
 		c->argv_sh = kvb_buf_detach(&sh);
 		return KVB_OK;
 	}

@@ -103,7 +103,7 @@ static int follow(struct lava_state *st, const struct kvb_batch_unit *u, int unt
 						     why, (long long)st->job_id);
 			}
 			kvb_warn("%s (asking again, %d of %d)", err->msg, misses, FOLLOW_MISSES);
-			sleep_ms(poll_ms);
+			kvb_lava_sleep_ms(poll_ms);
 			continue;
 		}
 		misses = 0;
@@ -119,7 +119,7 @@ static int follow(struct lava_state *st, const struct kvb_batch_unit *u, int unt
 			cancel_job(st, st->job_id);
 		if (!until_end && !st->cancelled && commands_in(st))
 			return KVB_OK; /* still running: the test shell waits for kvbench's results */
-		sleep_ms(st->cancelled ? 500 : poll_ms);
+		kvb_lava_sleep_ms(st->cancelled ? 500 : poll_ms);
 	}
 }
 
@@ -472,7 +472,7 @@ static void add_word(struct kvb_buf *b, const char *s)
 void lava_report(struct kvb_target *t, const char *key, const char *status, const cJSON *metrics)
 {
 	struct lava_state *st = t->priv;
-	char *label = label_of(key);
+	char *label = kvb_lava_label_of(key);
 	/* a warm-up job that ran is a pass; its numbers are never compared (docs/design.md#noise), so none goes to LAVA */
 	int warmup = !strcmp(status, "warmup");
 	const char *res = !strcmp(status, "ok") || warmup ? "pass" : !strcmp(status, "skipped") ? "skip" : "fail";

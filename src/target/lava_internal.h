@@ -91,11 +91,11 @@ void lava_check(const struct kvb_platform *p, struct kvb_diag *d);
 
 /* lava.c */
 void outputs_clear(struct lava_state *st);
-void sleep_ms(long ms);
+void kvb_lava_sleep_ms(long ms);
 void withdraw_all(struct lava_state *st);
 void wait_finished(struct lava_state *st, int64_t id, long wait_s);
 void cancel_job(struct lava_state *st, int64_t id);
 int ensure_server(struct lava_state *st, long port, struct kvb_error *err);
-char *label_of(const char *key);
+char *kvb_lava_label_of(const char *key);
 
 #endif

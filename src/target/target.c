@@ -112,6 +112,26 @@ void kvb_target_close(struct kvb_target *t)
 		t->priv = NULL;
 }
 
+int kvb_target_read_rooted(struct kvb_target *t, const char *root, const char *path, char **out,
+			   struct kvb_error *err)
+{
+	char *full = kvb_xasprintf("%s%s", root ? root : "", path);
+	const char *argv[] = { "cat", full, NULL };
+	struct kvb_exec_result r;
+	int rc;
+	kvb_exec_result_init(&r);
+	rc = kvb_target_run_ok(t, argv, 30000, &r, err);
+	*out = rc ? NULL : kvb_buf_detach(&r.out);
+	kvb_exec_result_release(&r);
+	free(full);
+	return rc;
+}
+
+const char *kvb_target_sysfs_root(const struct kvb_target *t)
+{
+	return t->plat && t->plat->sysfs_root ? t->plat->sysfs_root : "";
+}
+
 int kvb_target_read(struct kvb_target *t, const char *path, char **out, struct kvb_error *err)
 {
 	const char *argv[] = { "cat", path, NULL };

@@ -173,6 +173,16 @@ void kvb_target_close(struct kvb_target *t);
 
 /* Reads a small remote file (cat); trailing newline stripped. Caller frees *out. */
 int kvb_target_read(struct kvb_target *t, const char *path, char **out, struct kvb_error *err);
+
+/* Reads ROOT/path on the target (cat), untrimmed; root "" or NULL for the real root. Caller frees *out. */
+int kvb_target_read_rooted(struct kvb_target *t, const char *root, const char *path, char **out,
+			   struct kvb_error *err);
+
+/*
+ * The platform's `sysfs_root:` for t: the prefix every reader of the board's /sys and /proc puts
+ * before its path ("" for the real ones; tests and simulated boards point it at a fake tree). Static.
+ */
+const char *kvb_target_sysfs_root(const struct kvb_target *t);
 /*
  * Writes value to a remote file (sysfs/procfs) via `sh -c 'printf %s "$1" > "$2"'` with argv
  * (`print -rn` on a shell without printf: Android 4.4/5.x mksh).

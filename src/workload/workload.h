@@ -16,6 +16,7 @@
 
 #include "config/keys.h"
 #include "config/runtime.h"
+#include "config/wa3.h"
 #include "core/metric.h"
 #include "target/target.h"
 
@@ -90,26 +91,6 @@ struct kvb_artifact_plot {
 	const char *xlabel[2];       /* per set: "total frame duration (ms)" */
 	int (*read)(const char *path, void (*add)(void *arg, size_t set, const char *key, double x), void *arg,
 		    char *why, size_t why_len);
-};
-
-/* What becomes of one parameter of WA3's version of a workload in a WA3 agenda (config/wa3_keys.c). */
-enum kvb_wa3_conv {
-	KVB_WA3_RENAME = 1,      /* kept under the workload's parameter `to` (a WA3 spelling: warned if `to` is given too) */
-	KVB_WA3_TO_ENTRY,        /* moved to the workload entry's key `to` (timeout_s) unless the entry has it; else kept */
-	KVB_WA3_CPU_MASK,        /* WA3's cpu_mask (an int bit mask, "0x3", "0-1" or [0, 1]) -> the entry's runtime
-				  * knob `to` as a CPU list (checked where the knob is read) */
-	KVB_WA3_DROP,            /* dropped with the warning "ignored: WA3 <workload> parameter 'KEY' <why>" */
-	KVB_WA3_REFUSE_UNLESS_EMPTY, /* "" is dropped ("is empty: nothing to apply"); anything else is the error `why` */
-	KVB_WA3_WARN_IF_WA3,     /* a kvbench parameter WA3's version ignores: the warning `why` when the agenda is
-				  * written for WA3 (a WA3 spelling seen, or another parameter of this table given) */
-};
-
-/* One row of a workload's WA3 translation; a table ends with a NULL wa3. */
-struct kvb_wa3_param {
-	const char *wa3;         /* the parameter as WA3's workload names it */
-	enum kvb_wa3_conv conv;
-	const char *to;          /* kvbench's key (RENAME, TO_ENTRY, CPU_MASK), else NULL */
-	const char *why;         /* DROP, REFUSE_UNLESS_EMPTY, WARN_IF_WA3: the text; else NULL */
 };
 
 struct kvb_workload_ops {

@@ -1,5 +1,6 @@
 /* Fuzzes the agenda loader: kvb_doc_parse (YAML or JSON), kvb_agenda_from_doc, then what `run` does next. */
 #include "config/agenda.h"
+#include "engine/catalog.h"
 #include "engine/engine.h"
 #include "engine/plan.h"
 #include "fuzz.h"
@@ -15,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&a, 0, sizeof(a));
 	kvb_diag_init(&d, NULL);
-	if (!kvb_doc_parse(&doc, name, text, size, &d) && !kvb_agenda_from_doc(&a, &doc, &d)) {
+	if (!kvb_doc_parse(&doc, name, text, size, &d) && !kvb_agenda_from_doc(&a, &doc, &kvb_catalog, &d)) {
 		struct kvb_plan plan;
 		kvb_agenda_default_variant(&a);
 		free(kvb_engine_agenda_json(&a));

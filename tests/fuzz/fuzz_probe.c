@@ -9,7 +9,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const enum kvb_probe_format formats[] = { KVB_PROBE_CSV, KVB_PROBE_ACME, KVB_PROBE_AEP, KVB_PROBE_MONSOON };
+	static const char *const formats[] = { "csv", "acme", "aep", "monsoon" };
 	struct kvb_probe_parse p;
 	struct kvb_samples *s;
 	struct kvb_error err;
@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	memset(&p, 0, sizeof(p));
-	p.format = formats[data[0] % 4];
+	p.format = kvb_probe_format_find(formats[data[0] % 4]);
 	p.path = kvb_fuzz_file("meter.txt", data + 1, size - 1);
 	p.instrument = "fuzz";
 	p.chan_name = "total";

@@ -1,5 +1,6 @@
 /* Implements adb_fixture.h: adbd_sim devices behind one private adb server per test process. */
 #include "adb_fixture.h"
+#include "engine/catalog.h"
 
 #include "core/buf.h"
 #include "core/util.h"
@@ -147,7 +148,7 @@ void kvb_adbsim_open(struct kvb_adbsim *d, const char *name, const char *extra_y
 	}
 	free(yaml);
 	kvb_diag_init(&diag, NULL);
-	if (kvb_platform_load(&d->plat, p, &diag)) {
+	if (kvb_platform_load(&d->plat, p, &kvb_catalog, &diag)) {
 		for (size_t i = 0; i < diag.msgs.n; i++)
 			fprintf(stderr, "%s\n", diag.msgs.v[i]);
 		abort();

@@ -7,7 +7,7 @@
  *   struct kvb_sshd s;
  *   if (kvb_sshd_start(&s)) ...;                  // sshd runs
  *   char *plat = kvb_sshd_platform_file(&s, "p", (const char *[]){ "keepalive_s", "1", NULL });
- *   ... kvb_platform_load(&p, plat, &d); kvb_target_open(&t, &p, &err) ...
+ *   ... kvb_platform_load(&p, plat, &kvb_catalog, &d); kvb_target_open(&t, &p, &err) ...
  *   kvb_sshd_release(&s);                          // stops sshd, removes the directory
  *
  * Link the kvb_sshd_fixture library (tests/integration/tests.cmake).

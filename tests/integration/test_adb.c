@@ -4,6 +4,7 @@
  * simulated device (tests/sim/adbd_sim.c), over loopback TCP.
  */
 #include "test.h"
+#include "engine/catalog.h"
 
 #include "adb_fixture.h"
 
@@ -392,7 +393,7 @@ static int open_with(struct kvb_adbsim *d, const char *conn, struct kvb_platform
 	int rc;
 	write_text(p, yaml);
 	kvb_diag_init(&diag, NULL);
-	CHECK(kvb_platform_load(plat, p, &diag) == KVB_OK);
+	CHECK(kvb_platform_load(plat, p, &kvb_catalog, &diag) == KVB_OK);
 	for (size_t i = 0; i < diag.msgs.n; i++)
 		fprintf(stderr, "  platform: %s\n", diag.msgs.v[i]);
 	kvb_diag_release(&diag);
@@ -633,7 +634,7 @@ static int open_with_root(struct kvb_adbsim *d, const char *root, struct kvb_pla
 	int rc;
 	write_text(p, yaml);
 	kvb_diag_init(&diag, NULL);
-	rc = kvb_platform_load(plat, p, &diag);
+	rc = kvb_platform_load(plat, p, &kvb_catalog, &diag);
 	if (rc != KVB_OK) /* a value the key table refuses: the platform's problem, at its file:line:col */
 		kvb_error_set(e, rc, "%s", diag.msgs.n ? diag.msgs.v[0] : "(no message)");
 	kvb_diag_release(&diag);
@@ -770,7 +771,7 @@ static void test_adb__open_fails_for_unreachable_device(void)
 	p = kvb_xasprintf("%s/nodev.yaml", d.dir);
 	write_text(p, yaml);
 	kvb_diag_init(&diag, NULL);
-	CHECK(kvb_platform_load(&plat, p, &diag) == KVB_OK);
+	CHECK(kvb_platform_load(&plat, p, &kvb_catalog, &diag) == KVB_OK);
 	CHECK(kvb_target_open(&t, &plat, &e) == KVB_ETARGET);
 	fprintf(stderr, "  message: %s\n", e.msg);
 	CHECK_CONTAINS(e.msg, "cannot connect to '127.0.0.1:");
@@ -785,7 +786,7 @@ static void test_adb__open_fails_for_unreachable_device(void)
 	p = kvb_xasprintf("%s/nousb.yaml", d.dir);
 	write_text(p, yaml);
 	kvb_diag_init(&diag, NULL);
-	CHECK(kvb_platform_load(&plat, p, &diag) == KVB_OK);
+	CHECK(kvb_platform_load(&plat, p, &kvb_catalog, &diag) == KVB_OK);
 	CHECK(kvb_target_open(&t, &plat, &e) == KVB_OK);
 	{
 		const char *argv[] = { "true", NULL };

@@ -7,6 +7,7 @@
  * / `uname -v` with synthetic kernel images.
  */
 #include "test.h"
+#include "engine/catalog.h"
 
 #include "config/platform.h"
 #include "core/sha256.h"
@@ -100,7 +101,7 @@ static int load_platform(struct kvb_platform *p, const char *file)
 	struct kvb_diag d;
 	int rc;
 	kvb_diag_init(&d, NULL);
-	rc = kvb_platform_load(p, file, &d);
+	rc = kvb_platform_load(p, file, &kvb_catalog, &d);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "%s\n", d.msgs.v[i]);
 	kvb_diag_release(&d);
@@ -291,7 +292,7 @@ static void test_flash__ssh_copy_names_missing_boot_path_in_platform_check(void)
 	put_file(file, "name: x\nconnection: {type: local}\n"
 		       "flash: {method: ssh-copy, partitions: {boot: bootimage}}\n", 0644);
 	kvb_diag_init(&d, NULL);
-	CHECK(kvb_platform_load(&p, file, &d) == KVB_EINPUT);
+	CHECK(kvb_platform_load(&p, file, &kvb_catalog, &d) == KVB_EINPUT);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		kvb_buf_addf(&all, "%s\n", d.msgs.v[i]);
 	CHECK_CONTAINS(all.data, "method ssh-copy needs boot_path");

@@ -9,6 +9,7 @@
  * changed key is still refused).
  */
 #include "config/platform.h"
+#include "engine/catalog.h"
 #include "core/buf.h"
 #include "core/util.h"
 #include "sshd_fixture.h"
@@ -66,7 +67,7 @@ static int try_one(const struct kvb_sshd *s, const cJSON *base, const char *key,
 	f = fopen(path, "w");
 	CHECK(f && fputs(text, f) >= 0 && !fclose(f));
 	kvb_diag_init(&d, NULL);
-	if (!kvb_platform_load(&p, path, &d)) {
+	if (!kvb_platform_load(&p, path, &kvb_catalog, &d)) {
 		int rc = kvb_target_open(&t, &p, &err);
 		if (!rc)
 			rc = kvb_target_wait_ready(&t, 5000, &err);

@@ -7,6 +7,7 @@
  * session: a failing instrument marks the job and keeps the workload metrics.
  */
 #include "config/platform.h"
+#include "engine/catalog.h"
 #include "core/samples.h"
 #include "core/spawn.h"
 #include "core/util.h"
@@ -81,7 +82,7 @@ static void setup_once(void)
 		   "energy_model:\n  little: {500000: 100, 1000000: 300}\n  big: {1000000: 500, 2000000: 1500}\n"
 		   "instruments:\n  energy: {type: csv-command, command: [probe_sim, csv]}\n  hw: {type: juno-hwmon}\n");
 	kvb_diag_init(&d, NULL);
-	if (kvb_platform_load(&plat, path_in("plat/platform.yaml"), &d))
+	if (kvb_platform_load(&plat, path_in("plat/platform.yaml"), &kvb_catalog, &d))
 		for (size_t i = 0; i < d.msgs.n; i++)
 			fprintf(stderr, "%s\n", d.msgs.v[i]);
 	kvb_diag_release(&d);
@@ -1378,7 +1379,7 @@ static void test_session__window_is_the_workload_time(void)
 		 sim, (long long)(now - 2000000000ll), path_in("done"));
 	write_file(path_in("p2/platform.yaml"), yaml);
 	kvb_diag_init(&d, NULL);
-	CHECK(kvb_platform_load(&p2, path_in("p2/platform.yaml"), &d) == KVB_OK);
+	CHECK(kvb_platform_load(&p2, path_in("p2/platform.yaml"), &kvb_catalog, &d) == KVB_OK);
 	kvb_diag_release(&d);
 	CHECK(kvb_instr_set_build(&set, &p2, NULL, &err) == KVB_OK);
 	kvb_metrics_init(&m);

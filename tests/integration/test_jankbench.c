@@ -14,6 +14,7 @@
  * STATE/fg exists. Every am/pm call is appended to STATE/calls.
  */
 #include "test.h"
+#include "engine/catalog.h"
 
 #include "adb_fixture.h"
 
@@ -568,7 +569,7 @@ static void test_jankbench__refuses_a_target_that_is_not_adb(void)
 	const struct kvb_workload_ops *ops = kvb_workload_find("jankbench");
 	CHECK(mkdtemp(dir) != NULL);
 	kvb_diag_init(&diag, NULL);
-	CHECK(kvb_platform_load(&plat, KVB_SOURCE_DIR "/platforms/local/platform.yaml", &diag) == KVB_OK);
+	CHECK(kvb_platform_load(&plat, KVB_SOURCE_DIR "/platforms/local/platform.yaml", &kvb_catalog, &diag) == KVB_OK);
 	kvb_diag_release(&diag);
 	CHECK(kvb_target_open(&t, &plat, &e) == KVB_OK);
 	kvb_metrics_init(&m);

@@ -1,5 +1,6 @@
 /* Tests the qemu target on real Debian kernels: boot, identity, cmdline, exec/push, panic and timeout handling. */
 #include "test.h"
+#include "engine/catalog.h"
 #include "config/platform.h"
 #include "core/buf.h"
 #include "core/util.h"
@@ -42,7 +43,7 @@ static int open_board(struct kvb_platform *plat, struct kvb_target *t)
 	struct kvb_error err = { 0 };
 	int rc;
 	kvb_diag_init(&d, NULL);
-	rc = kvb_platform_load(plat, KVB_SOURCE_DIR "/platforms/qemu-x86_64", &d);
+	rc = kvb_platform_load(plat, KVB_SOURCE_DIR "/platforms/qemu-x86_64", &kvb_catalog, &d);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "%s\n", d.msgs.v[i]);
 	kvb_diag_release(&d);
@@ -337,7 +338,7 @@ static void test_qemu__refused_login_fails_after_grace_not_timeout(void)
 	fprintf(f, "name: qemu-wrong-key\nconnection: {type: qemu, board_dir: %s}\nboot: {timeout_s: 120}\n", bd);
 	fclose(f);
 	kvb_diag_init(&d, NULL);
-	CHECK(kvb_platform_load(&plat, yaml, &d) == KVB_OK);
+	CHECK(kvb_platform_load(&plat, yaml, &kvb_catalog, &d) == KVB_OK);
 	kvb_diag_release(&d);
 	CHECK(kvb_target_open(&t, &plat, &err) == KVB_OK);
 	t0 = kvb_mono_ns();

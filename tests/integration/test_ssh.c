@@ -1,5 +1,6 @@
 /* Tests the ssh target against a real OpenSSH server on loopback (sshd_fixture). */
 #include "config/platform.h"
+#include "engine/catalog.h"
 #include "core/sha256.h"
 #include "core/util.h"
 #include "sshd_fixture.h"
@@ -34,7 +35,7 @@ static int env_open(struct env *e, const char *name, const char *const *kv, stru
 	if (e->loaded)
 		kvb_platform_release(&e->p);
 	kvb_diag_init(&d, NULL);
-	rc = kvb_platform_load(&e->p, file, &d);
+	rc = kvb_platform_load(&e->p, file, &kvb_catalog, &d);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "platform: %s\n", d.msgs.v[i]);
 	kvb_diag_release(&d);
@@ -842,7 +843,7 @@ static void test_ssh__platform_validates_connection_keys(void)
 	fputs("name: bad\nconnection:\n  type: ssh\n  hostname: board\n  host_key: no\n  port: twenty\n", f);
 	fclose(f);
 	kvb_diag_init(&d, NULL);
-	rc = kvb_platform_load(&p, file, &d);
+	rc = kvb_platform_load(&p, file, &kvb_catalog, &d);
 	CHECK(rc == KVB_EINPUT);
 	{
 		struct kvb_buf all = KVB_BUF_INIT;

@@ -1,5 +1,6 @@
 /* Unit tests: the shipped hikey960 platform and the adb target's connection keys. */
 #include "test.h"
+#include "engine/catalog.h"
 #include "test_platform.h"
 
 #include "config/platform.h"
@@ -30,7 +31,7 @@ static void test_adb_platform__hikey960_uses_adb_fastboot_and_two_clusters(void)
 	struct kvb_diag d;
 	char *path = platform_path("hikey960");
 	kvb_diag_init(&d, NULL);
-	CHECK(kvb_platform_load(&p, path, &d) == KVB_OK);
+	CHECK(kvb_platform_load(&p, path, &kvb_catalog, &d) == KVB_OK);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "%s\n", d.msgs.v[i]);
 	CHECK_STR(p.name, "hikey960");

@@ -1,5 +1,6 @@
 /* Tests agenda loading: WA3 keys and precedence, sweeps, sections, ordering, and error reporting. */
 #include "config/agenda.h"
+#include "engine/catalog.h"
 #include "engine/plan.h"
 #include "core/buf.h"
 #include "test.h"
@@ -13,7 +14,7 @@ static int load(struct kvb_agenda *a, struct kvb_diag *d, const char *name, cons
 	kvb_diag_init(d, NULL);
 	rc = kvb_doc_parse(&doc, name, text, strlen(text), d);
 	if (!rc)
-		rc = kvb_agenda_from_doc(a, &doc, d);
+		rc = kvb_agenda_from_doc(a, &doc, &kvb_catalog, d);
 	else
 		memset(a, 0, sizeof(*a));
 	d->doc = NULL;

@@ -5,6 +5,8 @@
 #include "core/utf8.h"
 #include "engine/affinity.h"
 #include "engine/cgroup.h"
+#include "engine/identity.h"
+#include "engine/knobs.h"
 #include "engine/cpufreq_plan.h"
 
 #include "test.h"
@@ -318,6 +320,153 @@ static void test_affinity__online_cpus_read_under_sysfs_root(void)
 	free(dir);
 }
 
+/* Writes text to root/rel, making its directories. */
+static void put(const char *root, const char *rel, const char *text)
+{
+	char *path = kvb_xasprintf("%s%s", root, rel), *slash = strrchr(path, '/');
+	FILE *f;
+	*slash = '\0';
+	CHECK(kvb_mkdir_p(path, 0755) == 0);
+	*slash = '/';
+	CHECK((f = fopen(path, "w")) != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(path);
+}
+
+/* Removes the fake tree root through the (local) target t. */
+static void rm_tree(struct kvb_target *t, const char *root)
+{
+	const char *argv[] = { "rm", "-rf", root, NULL };
+	struct kvb_exec_result r;
+	struct kvb_error err;
+	kvb_exec_result_init(&r);
+	CHECK(kvb_target_exec(t, argv, 30000, &r, &err) == KVB_OK);
+	kvb_exec_result_release(&r);
+}
+
+/*
+ * cgroup_depth finds its hierarchy in the board's /proc/mounts under the platform's sysfs_root:
+ * an Android board's table (opencontainers/runc#4513: cgroup2 at /sys/fs/cgroup without cpu, v1
+ * cpu at /dev/cpuctl; WA3#1199: the cgroups module of devlib failing on a Pixel 6) laid in a fake
+ * tree gives v1 ROOT/dev/cpuctl, not this host's hierarchy.
+ */
+static void test_cgroup__mounts_read_under_sysfs_root(void)
+{
+	char root[] = "/tmp/kvb-cgroot-XXXXXX", *m = fixture("mounts/android-proc-mounts.txt"), *want;
+	struct kvb_platform p;
+	struct kvb_diag d;
+	struct kvb_target t;
+	struct kvb_cgroup_hier h;
+	struct kvb_error err;
+	CHECK(mkdtemp(root) != NULL);
+	put(root, "/proc/mounts", m);
+	put(root, "/sys/fs/cgroup/cgroup.controllers", "memory\n"); /* Android's cgroup2: no cpu */
+	put(root, "/dev/cpuctl/cpu.shares", "1024\n");
+	CHECK(load_text(&p, &d, "name: t\nconnection: {type: local}\n") == KVB_OK);
+	p.sysfs_root = root;
+	CHECK(kvb_target_open(&t, &p, &err) == KVB_OK);
+	CHECK(kvb_cgroup_find(&t, &h, &err) == KVB_OK);
+	want = kvb_xasprintf("%s/dev/cpuctl", root);
+	CHECK(h.v2 == 0);
+	CHECK_STR(h.mount, want);
+	CHECK_STR(h.controllers, "cpu");
+	kvb_cgroup_hier_release(&h);
+	rm_tree(&t, root);
+	kvb_target_close(&t);
+	p.sysfs_root = NULL;
+	kvb_platform_release(&p);
+	kvb_diag_release(&d);
+	free(want);
+	free(m);
+}
+
+/*
+ * The identity check reads the running kernel's release, version and command line from the
+ * board's /proc under sysfs_root when the tree holds them (a simulated board; the files devlib
+ * PR #23 falls back to where uname is missing), not this host's uname.
+ */
+static void test_identity__read_under_sysfs_root(void)
+{
+	char root[] = "/tmp/kvb-ident-XXXXXX";
+	struct kvb_platform p;
+	struct kvb_diag d;
+	struct kvb_target t;
+	struct kvb_variant v;
+	struct kvb_identity id;
+	struct kvb_error err;
+	CHECK(mkdtemp(root) != NULL);
+	put(root, "/proc/sys/kernel/osrelease", "4.19.113-g820e6fb-ab6\n");
+	put(root, "/proc/sys/kernel/version", "#1 SMP PREEMPT Fri Oct 2 09:43:33 UTC 2020\n");
+	put(root, "/proc/cmdline", "console=ttyAMA6,115200 androidboot.hardware=hikey960 quiet\n");
+	CHECK(load_text(&p, &d, "name: t\nconnection: {type: local}\n") == KVB_OK);
+	p.sysfs_root = root;
+	CHECK(kvb_target_open(&t, &p, &err) == KVB_OK);
+	memset(&v, 0, sizeof(v));
+	v.expected_release = "4.19.113-g820e6fb-ab6";
+	v.cmdline = "quiet";
+	CHECK(kvb_identity_check(&t, &v, &id, &err) == KVB_OK);
+	CHECK_STR(id.release, "4.19.113-g820e6fb-ab6");
+	CHECK_STR(id.version, "#1 SMP PREEMPT Fri Oct 2 09:43:33 UTC 2020");
+	kvb_identity_release(&id);
+	v.cmdline = "isolcpus=1";
+	CHECK(kvb_identity_check(&t, &v, &id, &err) == KVB_ETARGET);
+	CHECK_CONTAINS(err.msg, "androidboot.hardware=hikey960");
+	kvb_identity_release(&id);
+	rm_tree(&t, root);
+	kvb_target_close(&t);
+	p.sysfs_root = NULL;
+	kvb_platform_release(&p);
+	kvb_diag_release(&d);
+}
+
+/*
+ * A sysctl knob is written, read back and restored under the platform's sysfs_root: a fake
+ * tree's proc/sys/kernel/sched_rr_timeslice_ms goes 100 -> 25 -> 100, and this host's is not
+ * touched (where the knob file lives in a tree a simulated board lays out, as its /sys does).
+ */
+static void test_knobs__sysctl_under_sysfs_root(void)
+{
+	char root[] = "/tmp/kvb-sysctl-XXXXXX", *file, *text = NULL;
+	struct kvb_platform p;
+	struct kvb_diag d, kd;
+	struct kvb_target t;
+	struct kvb_runtime rt;
+	struct kvb_knob_state k;
+	struct kvb_error err;
+	cJSON *obj = cJSON_Parse("{\"sysctl\": {\"kernel.sched_rr_timeslice_ms\": 25}}");
+	CHECK(mkdtemp(root) != NULL);
+	put(root, "/proc/sys/kernel/sched_rr_timeslice_ms", "100\n");
+	file = kvb_xasprintf("%s/proc/sys/kernel/sched_rr_timeslice_ms", root);
+	CHECK(load_text(&p, &d, "name: t\nconnection: {type: local}\n") == KVB_OK);
+	p.sysfs_root = root;
+	CHECK(kvb_target_open(&t, &p, &err) == KVB_OK);
+	kvb_runtime_init(&rt);
+	kvb_diag_init(&kd, NULL);
+	CHECK(kvb_runtime_merge_json(&rt, obj, "runtime_parameters", &kd) == 0);
+	kvb_knob_state_init(&k);
+	CHECK(kvb_knobs_apply(&t, &rt, "t1", &k, &err) == KVB_OK);
+	CHECK(kvb_target_read(&t, file, &text, &err) == KVB_OK);
+	CHECK_STR(text, "25");
+	free(text);
+	CHECK(kvb_knobs_restore(&t, &k, &err) == KVB_OK);
+	CHECK(kvb_target_read(&t, file, &text, &err) == KVB_OK);
+	CHECK_STR(text, "100");
+	free(text);
+	kvb_knob_state_release(&k);
+	kvb_runtime_release(&rt);
+	kvb_diag_release(&kd);
+	cJSON_Delete(obj);
+	rm_tree(&t, root);
+	kvb_target_close(&t);
+	p.sysfs_root = NULL;
+	kvb_platform_release(&p);
+	kvb_diag_release(&d);
+	free(file);
+}
+
 #define TESTS                                                                                          \
 	T(test_cgroup__android_uses_v1_cpuctl_not_cgroup2)                                             \
 	T(test_cgroup__debian_hybrid_uses_sys_fs_cgroup_cpu)                                           \
@@ -331,5 +480,8 @@ static void test_affinity__online_cpus_read_under_sysfs_root(void)
 	T(test_cpufreq__core_type_names_a_cluster)                                                     \
 	T(test_utf8__invalid_bytes_become_one_fffd_each)                                               \
 	T(test_affinity__cpu_list_to_toybox_hex_mask)                                                  \
-	T(test_affinity__online_cpus_read_under_sysfs_root)
+	T(test_affinity__online_cpus_read_under_sysfs_root)                                            \
+	T(test_cgroup__mounts_read_under_sysfs_root)                                                   \
+	T(test_identity__read_under_sysfs_root)                                                        \
+	T(test_knobs__sysctl_under_sysfs_root)
 #include "test_main.h"

@@ -102,7 +102,7 @@ static int parse_text(const char *text, struct kvb_probe_parse *p, struct kvb_sa
 
 static void test_parse__csv_units_from_header_and_time_suffix(void)
 {
-	struct kvb_probe_parse p = { .format = KVB_PROBE_CSV, .base_ns = 1000 };
+	struct kvb_probe_parse p = { .format = kvb_probe_format_find("csv"), .base_ns = 1000 };
 	struct kvb_samples *s;
 	struct kvb_error err;
 	/* time in ms; a(W) in W, b_mW in mW, c takes default units (mW here). */
@@ -123,7 +123,7 @@ static void test_parse__csv_units_from_header_and_time_suffix(void)
 
 static void test_parse__absolute_times_are_cut_to_the_window(void)
 {
-	struct kvb_probe_parse p = { .format = KVB_PROBE_CSV };
+	struct kvb_probe_parse p = { .format = kvb_probe_format_find("csv") };
 	struct kvb_samples *s;
 	struct kvb_error err;
 	struct kvb_buf b = KVB_BUF_INIT;
@@ -142,9 +142,9 @@ static void test_parse__absolute_times_are_cut_to_the_window(void)
 	kvb_buf_release(&b);
 }
 
-static void check_bad(enum kvb_probe_format f, const char *text, const cJSON *channels, const char *expect)
+static void check_bad(const char *f, const char *text, const cJSON *channels, const char *expect)
 {
-	struct kvb_probe_parse p = { .format = f, .channels = channels, .rate_hz = 10, .chan_name = "c" };
+	struct kvb_probe_parse p = { .format = kvb_probe_format_find(f), .channels = channels, .rate_hz = 10, .chan_name = "c" };
 	struct kvb_samples *s;
 	struct kvb_error err;
 	kvb_error_clear(&err);
@@ -156,20 +156,20 @@ static void check_bad(enum kvb_probe_format f, const char *text, const cJSON *ch
 static void test_parse__bad_data_names_file_and_line(void)
 {
 	cJSON *ch = cJSON_Parse("{\"big\": \"A57\"}");
-	check_bad(KVB_PROBE_CSV, "time,a,b\n0,1,2\n1,1\n2,1,2\n", NULL, "in.txt:3: truncated line: 2 fields, the header has 3");
-	check_bad(KVB_PROBE_CSV, "time,a\n0,1\n1,nan\n", NULL, "in.txt:3: column 2: 'nan' is not a finite number");
-	check_bad(KVB_PROBE_CSV, "time,a\n0,1\n1,1\n0.5,1\n", NULL, "in.txt:4: time goes backwards");
-	check_bad(KVB_PROBE_CSV, "time,A53\n0,1\n", ch, "in.txt:1: channel 'big' (column 'A57') is missing from the header");
-	check_bad(KVB_PROBE_CSV, "", NULL, "in.txt: no samples (empty file)");
-	check_bad(KVB_PROBE_CSV, "time,a\n", NULL, "in.txt: no samples (header only)");
-	check_bad(KVB_PROBE_ACME, "timestamp_time_ms,bus_voltage\n1,2\n", NULL, "in.txt:1: no power column");
-	check_bad(KVB_PROBE_ACME, "\"vbus mV\", \"power mW\"\n1.0, 2.0\n", NULL,
+	check_bad("csv", "time,a,b\n0,1,2\n1,1\n2,1,2\n", NULL, "in.txt:3: truncated line: 2 fields, the header has 3");
+	check_bad("csv", "time,a\n0,1\n1,nan\n", NULL, "in.txt:3: column 2: 'nan' is not a finite number");
+	check_bad("csv", "time,a\n0,1\n1,1\n0.5,1\n", NULL, "in.txt:4: time goes backwards");
+	check_bad("csv", "time,A53\n0,1\n", ch, "in.txt:1: channel 'big' (column 'A57') is missing from the header");
+	check_bad("csv", "", NULL, "in.txt: no samples (empty file)");
+	check_bad("csv", "time,a\n", NULL, "in.txt: no samples (header only)");
+	check_bad("acme", "timestamp_time_ms,bus_voltage\n1,2\n", NULL, "in.txt:1: no power column");
+	check_bad("acme", "\"vbus mV\", \"power mW\"\n1.0, 2.0\n", NULL,
 		  "in.txt:1: no time column (expected 'timestamp ms' (iio-capture) or 'timestamp_time_ms' (devlib); "
 		  "columns: 'vbus mV', 'power mW')");
-	check_bad(KVB_PROBE_ACME, "\"power kW\", \"timestamp ms\"\n1.0, 2.0\n", NULL, "power column 'power kW': unknown unit");
+	check_bad("acme", "\"power kW\", \"timestamp ms\"\n1.0, 2.0\n", NULL, "power column 'power kW': unknown unit");
 	/* The time column is found by name wherever it is, with its unit ("Time [ms]"). */
 	{
-		struct kvb_probe_parse p = { .format = KVB_PROBE_CSV };
+		struct kvb_probe_parse p = { .format = kvb_probe_format_find("csv") };
 		struct kvb_samples *s;
 		struct kvb_error e;
 		CHECK(parse_text("sys(W),\"Time [ms]\"\n1,0\n1,500\n3,1000\n", &p, &s, &e) == KVB_OK);
@@ -178,15 +178,15 @@ static void test_parse__bad_data_names_file_and_line(void)
 		kvb_samples_free(s);
 	}
 	/* No column named as time: said so, not "time goes backwards" from a power column read as time. */
-	check_bad(KVB_PROBE_CSV, "sys,gpu\n5,1\n3,1\n", NULL, "in.txt:1: no time column (expected time, time_s");
-	check_bad(KVB_PROBE_AEP, "# c\ntime\tX(V)\tX(W)\n0.0\t5\t1\n0.1\t5\tinf\n", NULL, "in.txt:4: column 3");
-	check_bad(KVB_PROBE_MONSOON, "1.0 0.2\n1.0\n", NULL, "in.txt:2: truncated line");
+	check_bad("csv", "sys,gpu\n5,1\n3,1\n", NULL, "in.txt:1: no time column (expected time, time_s");
+	check_bad("aep", "# c\ntime\tX(V)\tX(W)\n0.0\t5\t1\n0.1\t5\tinf\n", NULL, "in.txt:4: column 3");
+	check_bad("monsoon", "1.0 0.2\n1.0\n", NULL, "in.txt:2: truncated line");
 	cJSON_Delete(ch);
 }
 
 static void test_parse__last_line_cut_by_sigterm_is_dropped(void)
 {
-	struct kvb_probe_parse p = { .format = KVB_PROBE_CSV };
+	struct kvb_probe_parse p = { .format = kvb_probe_format_find("csv") };
 	struct kvb_samples *s;
 	struct kvb_error err;
 	struct kvb_probe_stats st;
@@ -215,7 +215,7 @@ static void test_parse__real_iio_capture_and_devlib_csv(void)
 {
 	const char *files[] = { FIELD "/acme/iio-capture-Device0.csv", FIELD "/acme/devlib-acmecape-Device0.csv" };
 	for (int f = 0; f < 2; f++) {
-		struct kvb_probe_parse p = { .format = KVB_PROBE_ACME, .path = files[f], .instrument = "acme",
+		struct kvb_probe_parse p = { .format = kvb_probe_format_find("acme"), .path = files[f], .instrument = "acme",
 					     .chan_name = "device0", .time_mode = KVB_TIME_RELATIVE, .base_ns = 5 };
 		struct kvb_samples *s = kvb_samples_new();
 		struct kvb_error err;
@@ -241,7 +241,7 @@ static void test_parse__real_iio_capture_and_devlib_csv(void)
 /* One rate-clocked parse (monsoon.py stdout, devlib CSVs without time) of a field file. */
 static struct kvb_samples *parse_clocked(const char *path, double rate_hz)
 {
-	struct kvb_probe_parse p = { .format = KVB_PROBE_MONSOON, .path = path, .instrument = "meter", .rate_hz = rate_hz,
+	struct kvb_probe_parse p = { .format = kvb_probe_format_find("monsoon"), .path = path, .instrument = "meter", .rate_hz = rate_hz,
 				     .time_mode = KVB_TIME_RELATIVE, .base_ns = 7 };
 	struct kvb_samples *s = kvb_samples_new();
 	struct kvb_error err;
@@ -390,12 +390,12 @@ static double query_double(struct kvb_store *st, const char *sql)
  * --rate rule read; a new raw format is a row there. */
 static void test_probe_formats__registry_names_and_rate_rule(void)
 {
-	char *names = kvb_probe_format_names();
+	char *names = kvb_probe_format_names(", ", " or ");
 	CHECK_STR(names, "csv, aep, acme, monsoon or devlib");
 	free(names);
-	CHECK(kvb_probe_format_find("devlib") && kvb_probe_format_find("devlib")->format == KVB_PROBE_MONSOON &&
-	      kvb_probe_format_find("devlib")->needs_rate);
-	CHECK(kvb_probe_format_find("aep") && !kvb_probe_format_find("aep")->needs_rate);
+	CHECK(kvb_probe_format_find("devlib") && kvb_probe_format_find("devlib")->header == kvb_probe_format_find("monsoon")->header &&
+	      (kvb_probe_format_find("devlib")->caps & KVB_PROBE_NEEDS_RATE));
+	CHECK(kvb_probe_format_find("aep") && !(kvb_probe_format_find("aep")->caps & KVB_PROBE_NEEDS_RATE));
 	CHECK(!kvb_probe_format_find("nope"));
 }
 
@@ -507,7 +507,7 @@ static void test_import__attaches_csv_to_job_and_replaces_on_reimport(void)
 	/* A truncated iio-capture file (the real capture's header and first sample, then cut mid-line):
 	 * one sample spans no time, so 0 J would be stored as measured. Bad input, nothing stored. */
 	{
-		struct kvb_energy_import_opts io = { .format = KVB_PROBE_ACME, .chan_name = "device0" };
+		struct kvb_energy_import_opts io = { .format = kvb_probe_format_find("acme"), .chan_name = "device0" };
 		write_file(tmp("iio-cut.csv"), "\"vshunt mV\", \"vbus mV\", \"power mW\", \"current mA\", \"timestamp ms\"\n"
 					       "35.0, 4387.5, 25.0, 4.0, 0.0\n-42.5, 4386.2, 2");
 		CHECK(kvb_energy_import_csv(st, job, tmp("iio-cut.csv"), &io, &ps, &err) == KVB_EINPUT);

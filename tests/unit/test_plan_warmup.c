@@ -1,5 +1,6 @@
 /* Warm-up jobs and spare rounds in the plan (issue 27, docs/design.md#noise). */
 #include "config/agenda.h"
+#include "engine/catalog.h"
 #include "config/doc.h"
 #include "engine/plan.h"
 #include "test.h"
@@ -13,7 +14,7 @@ static int load(struct kvb_agenda *a, struct kvb_diag *d, const char *text)
 	kvb_diag_init(d, NULL);
 	rc = kvb_doc_parse(&doc, "w.yaml", text, strlen(text), d);
 	if (!rc)
-		rc = kvb_agenda_from_doc(a, &doc, d);
+		rc = kvb_agenda_from_doc(a, &doc, &kvb_catalog, d);
 	else
 		memset(a, 0, sizeof(*a));
 	d->doc = NULL;

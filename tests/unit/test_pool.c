@@ -1,5 +1,6 @@
 /* Tests for board pools: boards: in a platform, the pool's board list, and the board level of the bootstrap. */
 #include "config/platform.h"
+#include "engine/catalog.h"
 #include "core/error.h"
 #include "core/util.h"
 #include "engine/pool.h"
@@ -36,7 +37,7 @@ static int load(struct kvb_platform *p, const char *name, const char *text, char
 	char *path = write_file(name, text);
 	int rc;
 	kvb_diag_init(&d, NULL);
-	rc = kvb_platform_load(p, path, &d);
+	rc = kvb_platform_load(p, path, &kvb_catalog, &d);
 	*msg = d.msgs.n ? kvb_xstrdup(d.msgs.v[0]) : NULL;
 	kvb_diag_release(&d);
 	free(path);

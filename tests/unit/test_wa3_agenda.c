@@ -3,6 +3,7 @@
  * PROVENANCE) and WA3 spellings of kvbench's own workloads.
  */
 #include "config/agenda.h"
+#include "engine/catalog.h"
 #include "config/margins.h"
 #include "config/platform.h"
 #include "config/wa3.h"
@@ -22,7 +23,7 @@ static int load_text(struct kvb_agenda *a, struct kvb_diag *d, const char *text)
 	kvb_diag_init(d, NULL);
 	rc = kvb_doc_parse(&doc, "wa3.yaml", text, strlen(text), d);
 	if (!rc)
-		rc = kvb_agenda_from_doc(a, &doc, d);
+		rc = kvb_agenda_from_doc(a, &doc, &kvb_catalog, d);
 	else
 		memset(a, 0, sizeof(*a));
 	d->doc = NULL;
@@ -49,7 +50,7 @@ static void test_wa3__include_merges_as_wa3_does(void)
 	kvb_diag_init(&d, NULL);
 	CHECK(kvb_doc_load(&doc, FIELD "/tests-data/includes/agenda.yaml", &d) == KVB_OK);
 	d.doc = &doc;
-	r = kvb_wa3_normalize(doc.root, doc.file, &d);
+	r = kvb_wa3_normalize(doc.root, doc.file, &kvb_catalog, &d);
 	CHECK(d.msgs.n == 0);
 	/* config: included [cpufreq, trace-cmd] then own [~execution_time]; trace-cmd is ftrace here,
 	   execution_time has no counterpart (a warning). */
@@ -83,7 +84,7 @@ static void test_wa3__test_agenda_fails_only_on_workloads_kvbench_lacks(void)
 	struct kvb_diag d;
 	const char *msgs, *warns;
 	kvb_diag_init(&d, NULL);
-	CHECK(kvb_agenda_load(&a, FIELD "/tests-data/test-agenda.yaml", &d) == KVB_EINPUT);
+	CHECK(kvb_agenda_load(&a, FIELD "/tests-data/test-agenda.yaml", &kvb_catalog, &d) == KVB_EINPUT);
 	msgs = joined(&d.msgs);
 	CHECK(d.msgs.n == 4);
 	CHECK_CONTAINS(msgs, "workloads[0].name: unknown workload \"exoplayer\" (known: hackbench");
@@ -247,7 +248,7 @@ static void test_wa3__unknown_cluster_is_named_before_the_run(void)
 			"                         A53_governor: powersave,\n"
 			"                         num_little_cores: 2}\n") == KVB_OK);
 	kvb_diag_init(&pd, NULL);
-	CHECK(kvb_platform_load(&p, KVB_SOURCE_DIR "/platforms/hikey960", &pd) == KVB_OK);
+	CHECK(kvb_platform_load(&p, KVB_SOURCE_DIR "/platforms/hikey960", &kvb_catalog, &pd) == KVB_OK);
 	kvb_preflight_run(&a, &p, 1, 0, 0, &pf);
 	probs = joined(&pf.problems);
 	CHECK_CONTAINS(probs, "job 'hackbench': runtime knob cpufreq.a15 (WA3 'a15_governor', 'a15_frequency'): 'a15' names "
@@ -286,7 +287,7 @@ static void test_wa3__field_agendas_fail_only_on_missing_workloads(void)
 		struct kvb_agenda a;
 		struct kvb_diag d;
 		kvb_diag_init(&d, NULL);
-		if (kvb_agenda_load(&a, path, &d) == KVB_OK)
+		if (kvb_agenda_load(&a, path, &kvb_catalog, &d) == KVB_OK)
 			clean++;
 		for (size_t k = 0; k < d.msgs.n; k++)
 			if (!strstr(d.msgs.v[k], "unknown workload \"")) {
@@ -353,7 +354,7 @@ static void test_wa3__config_and_global_merge_as_wa3_reads_them(void)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		char *path = kvb_xasprintf("%s/%s", FIELD, files[i]);
 		kvb_diag_init(&d, NULL);
-		kvb_agenda_load(&a, path, &d);
+		kvb_agenda_load(&a, path, &kvb_catalog, &d);
 		CHECK(!strstr(joined(&d.msgs), "both 'config' and its alias 'global'"));
 		/* the rest are workloads kvbench lacks: WA3's global aliases (antutu's trace_events,
 		   trace_buffer_size of trace-cmd) are warnings, as WA3 takes them */
@@ -396,7 +397,7 @@ static void test_wa3__rt_app_use_case_names_resolve(void)
 	int rc;
 	setenv("KVB_RTAPP_USE_CASES", KVB_SOURCE_DIR "/tests/fixtures/field/rt-app-config/wa3", 1);
 	kvb_diag_init(&d, NULL);
-	rc = kvb_agenda_load(&a, FIELD "/lisa-android/rtapp.yaml", &d);
+	rc = kvb_agenda_load(&a, FIELD "/lisa-android/rtapp.yaml", &kvb_catalog, &d);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "%s\n", d.msgs.v[i]);
 	CHECK(rc == KVB_OK);
@@ -470,7 +471,7 @@ static void test_wa3__errors_in_included_files_name_that_file_and_line(void)
 	struct kvb_agenda a;
 	struct kvb_diag d;
 	kvb_diag_init(&d, NULL);
-	CHECK(kvb_agenda_load(&a, FIELD "/tests-data/includes/agenda.yaml", &d) == KVB_EINPUT);
+	CHECK(kvb_agenda_load(&a, FIELD "/tests-data/includes/agenda.yaml", &kvb_catalog, &d) == KVB_EINPUT);
 	for (size_t i = 0; i < d.msgs.n; i++)
 		fprintf(stderr, "%s\n", d.msgs.v[i]);
 	CHECK(d.msgs.n == 2);
