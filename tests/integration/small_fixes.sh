@@ -9,7 +9,7 @@ check "header-only CSV: exit 3 (rc $rc)" test "$rc" -eq 3
 check "says nothing was imported" grep -q "h.csv: no rows after the header: nothing imported" "$T/e1"
 check "and no run was created" test "$(q "$T/h.db" "select count(*) from run")" = 0
 # an incomplete run (one variant's kernel is missing) has nothing a resume can run
-head -c 4096 /dev/urandom >"$T/Image"
+fake_kernel "$T/Image"
 mkdir -p "$T/plat" && printf '#!/bin/sh\nexit 0\n' >"$T/plat/flash" && chmod +x "$T/plat/flash"
 printf 'name: hooked\nconnection: {type: local}\nflash: {method: command, command: flash}\n' >"$T/plat/platform.yaml"
 printf 'config: {iterations: 1}\nworkloads: [{name: hackbench, params: {groups: 1, fds: 2, loops: 10}}]\n' >"$T/a.yaml"
