@@ -55,4 +55,11 @@ check "--max-jobs 3 with warm-ups: exit 7 (rc $rc)" test "$rc" = 7
 check "  the summary counts measured jobs and warm-ups apart" grep -q "run 1 finished: interrupted, 1 measured job(s) and 2 warm-up(s) run now" "$T/w.err"
 check "  says it was interrupted, 1 of 4 measured jobs, and how to go on" grep -qF "run 1 interrupted: 1 of 4 measured job(s) done (warm-ups not counted); go on with \`kvbench run --resume 1 -d $T/w.db\`" "$T/w.err"
 check "  and no error line" sh -c "! grep -q 'error' '$T/w.err'"
+# --resume boots b's first round afresh: its warm-up runs again before b's job, as in every boot
+"$KVB" run --resume -d "$T/w.db" --no-diff >/dev/null 2>"$T/w2.err"; rc=$?
+check "--resume: exit 0 (rc $rc)" test "$rc" = 0
+wq="select j.attempts || ':' || j.status from job j join variant v on v.id = j.variant_id where v.name = 'b' and j.round = 1 and j.iteration = 0"
+check "  b's round-1 warm-up ran again after the resume ($(q "$T/w.db" "$wq"))" test "$(q "$T/w.db" "$wq")" = "2:warmup"
+oq="select group_concat(j.iteration, ' ') from (select * from job order by end_ns) j join variant v on v.id = j.variant_id where v.name = 'b' and j.round = 1"
+check "  and before b's job of that round ($(q "$T/w.db" "$oq"))" test "$(q "$T/w.db" "$oq")" = "0 1"
 finish
