@@ -85,7 +85,7 @@ const struct kvb_cmd kvb_commands[] = {
 	{ "diff", cmd_diff, KVB_CMD_DB_RO, "compare variants: statistics, % diff and significance",
 	  "usage: kvbench diff [-d DB] [--run ID]... [--baseline VARIANT] [--by KEY] [--metric GLOB]\n"
 	  "                    [--workload NAME] [--stat mean|median|max|min|p95] [--alpha A] [--margin PCT]\n"
-	  "                    [--format @formats@] [--layout long|wide|mail]\n"
+	  "                    [--format @formats@] [--layout long|wide|mail] [--all]\n"
 	  "       kvbench diff --series [-d DB] [--run ID] [--metric GLOB]... [--workload NAME] [--stat S] [--alpha A]\n"
 	  "                             [--format F]\n\n"
 	  "  Columns: n values, boots they came from, the statistic (--stat), stdev (n-1), CoV,\n"
@@ -110,6 +110,8 @@ const struct kvb_cmd kvb_commands[] = {
 	  "  legend once at the end; two variants fit 80 columns (--format table or markdown).\n"
 	  "  For people (table, markdown) rows come in the order of what changed: decided changes first,\n"
 	  "  then undecided, then same; csv, tsv and json keep the order of the results.\n"
+	  "  For people, without --metric or --workload, the table is a front page: the workloads' own\n"
+	  "  metrics and energy, and one line counting the instruments' rows left out; --all shows them.\n"
 	  "  --metric GLOB is repeatable (`--metric ops_per_sec --metric time`: pipe and hackbench together).\n"
 	  "  --format json carries every statistic, p-value, CI and the raw values.\n"
 	  "  --series (a run made with run --series): each commit against the first and against its\n"

@@ -35,7 +35,7 @@ int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 		{ "stat", required_argument, NULL, 's' },     { "alpha", required_argument, NULL, 'a' },
 		{ "format", required_argument, NULL, 'f' },   { "layout", required_argument, NULL, 'l' },
 		{ "margin", required_argument, NULL, 'M' },
-		{ "series", no_argument, NULL, 'S' },
+		{ "series", no_argument, NULL, 'S' }, { "all", no_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kvb_diff_opts o;
@@ -87,6 +87,7 @@ int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 				return rc;
 			break;
 		case 'S': series = 1; break;
+		case 'A': o.all = 1; break;
 		default: return kvb_cli_bad_option("diff", opts, argv);
 		}
 	}
