@@ -12,9 +12,10 @@
 #include <stddef.h>
 
 /*
- * Leaves out of r the groups that are not on the front page: a metric its workload does not
- * declare (kvb_workload_ops.metrics) other than energy (units J). Groups of a workload kvbench
- * does not know (imported results) stay. When no group would stay, r is left whole. Returns
+ * Leaves out of r the groups that are not on the front page: a metric an instrument stores
+ * (kvb_instrument_ops.metrics: util_mean, freq_residency, power_mean ...) that its workload does
+ * not declare (kvb_workload_ops.metrics), other than energy (units J). A workload's own metrics
+ * and metrics nobody declares (imported results) stay. When no group would stay, r is left whole. Returns
  * the number of groups left out; left (n bytes) gets their metric names, comma-separated, cut.
  */
 size_t kvb_front_page(struct kvb_report *r, char *left, size_t n);

@@ -111,4 +111,25 @@ check "forest: rows better, undecided, undecided, same" test "$(cut -f2 "$T/fore
 check "forest: the unbounded cell's reason" grep -q "	undecided (the baseline is within its noise of 0: the % change could be any size)	" "$T/forest"
 check "forest: the undecided cell's CI" grep -q "	undecided (CI +-2.4 %)	" "$T/forest"
 check "forest: the whole label for the page to wrap" grep -q "	test_name=$long\$" "$T/forest"
+# --- the front page (a new user's try: 237 rows after a run on a simulated board): the workload's own
+# metric and energy, not the instruments' per-CPU rows, which one line counts and --all shows
+{
+  echo "variant,workload,metric,value,units,lower_is_better,iteration,cpu,chan_name"
+  for v in base patch; do for i in 1 2 3 4 5; do
+    echo "$v,sched_pipe,ops_per_sec,$((100 + i)),ops/s,0,$i,,"
+    echo "$v,sched_pipe,energy,$i.5,J,1,$i,,big"
+    echo "$v,sched_pipe,power_mean,$((300 + i)),mW,1,$i,,big"
+    for c in 0 1 2 3; do echo "$v,sched_pipe,util_mean,$((40 + i + c)),%,-1,$i,$c,"; done
+  done; done
+} >"$T/front.csv"
+"$KVB" import csv "$T/front.csv" -d "$T/f.db" >/dev/null 2>&1
+"$KVB" diff -d "$T/f.db" >"$T/f1" 2>&1; rc=$?
+check "front page: exit 0 (rc $rc)" test "$rc" -eq 0
+check "  the workload's metric and energy" sh -c "grep -q 'ops_per_sec' '$T/f1' && grep -q '| energy ' '$T/f1'"
+check "  no instrument rows" test "$(grep -c '| util_mean\|| power_mean' "$T/f1")" = 0
+check "  one line counting them and naming --all" grep -qx "5 more metric group(s) of the instruments (power_mean, util_mean): \`kvbench diff --all\` shows every one" "$T/f1"
+"$KVB" diff -d "$T/f.db" --all >"$T/f2" 2>&1
+check "--all: every group (4 util_mean rows a variant)" test "$(grep -c '| util_mean' "$T/f2")" = 8
+"$KVB" diff -d "$T/f.db" --format json >"$T/f3" 2>&1
+check "json: every group, front page or not" python3 -c "import json; d=json.load(open('$T/f3')); import sys; sys.exit(sum(1 for g in d['groups'] if g['metric']=='util_mean') != 4)"
 finish
