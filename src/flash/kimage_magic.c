@@ -49,7 +49,13 @@ static const char *elf_arch(const char *d)
 /* Fills t from libmagic's description d. */
 static void classify(const char *d, struct kvb_kimage_type *t)
 {
+	char *cut;
 	snprintf(t->what, sizeof(t->what), "%s", d);
+	/* the part that says what it is: not a program's build id, nor a bzImage's builder and flags */
+	if ((cut = strstr(t->what, ", BuildID")))
+		*cut = '\0';
+	if (!strncmp(d, "Linux kernel x86", 16) && (cut = strstr(t->what, ", version ")) && (cut = strstr(cut, " (")))
+		*cut = '\0';
 	t->kind = KVB_KIMAGE_OTHER;
 	t->arch = NULL;
 	if (!strncmp(d, "Linux kernel", 12)) {
