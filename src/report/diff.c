@@ -96,7 +96,7 @@ static void fmt_verdict(char *buf, size_t n, const struct kvb_cell_stats *cs)
 /* The verdict of a compared cell ("-" when the variant has no result or nothing to compare). */
 static void verdict_cell(struct kvb_box *b, const struct kvb_cell_stats *cs)
 {
-	char t[160];
+	char t[256];
 	if (!cs->has_cmp && !kvb_verdict_left_out(t, sizeof(t), cs)) {
 		kvb_box_cell_raw(b, "-", "", KVB_CELL_NULL);
 		return;

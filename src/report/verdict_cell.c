@@ -57,7 +57,7 @@ int kvb_verdict_left_out(char *buf, size_t n, const struct kvb_cell_stats *cs)
 
 void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 {
-	char v[96];
+	char v[192];
 	const char *mm = multimodal(cs) ? " \u2020" : "";
 	if (kvb_verdict_left_out(buf, n, cs))
 		return;
