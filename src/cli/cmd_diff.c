@@ -28,6 +28,7 @@ static const struct kvb_option options[] = {
 	KVB_OPT_CHOICE('f', "format", "format", kvb_values_formats, "output format: @values@ (default table)"),
 	KVB_OPT_CHOICE('l', "layout", "layout", kvb_values_layouts, "table layout: @values@ (default long)"),
 	KVB_OPT_FLAG('S', "series", "a run made with `run --series`: each commit against the first and\nagainst its parent"),
+	KVB_OPT_FLAG('A', "all", "every metric group, the instruments' too (table, markdown: without\n--metric or --workload the table is a front page of the workloads' metrics and energy)"),
 	KVB_OPT_END(),
 };
 
@@ -112,6 +113,7 @@ int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 				return kvb_getopt_bad_value(&g, c, optarg);
 			break;
 		case 'S': series = 1; break;
+		case 'A': o.all = 1; break;
 		default: return kvb_getopt_bad(&g, argv);
 		}
 	}

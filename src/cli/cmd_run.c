@@ -233,7 +233,7 @@ int cmd_run(struct kvb_cli *cli, int argc, char **argv)
 	}
 	if (rc && rc != KVB_EJOBS && rc != KVB_EINTR)
 		goto fail;
-	if (rc)
+	if (rc == KVB_EJOBS) /* an interrupt (exit 7) was said by the run's last lines, not as an error */
 		kvb_err("%s", err.msg);
 	if (!r.nodiff && run_id && s.a.nvariants > 0)
 		print_run_diff(&r, &s, run_id);

@@ -96,26 +96,28 @@ static int names_base(const char *line, const char *base)
 
 /*
  * The base's platform.yaml (text, changed in place) to f as platform name: the top-level
- * `name:` line replaced. Whole-line comments and the top-level `description:` describe the
- * base board (its hardware, how its files were made): they would be wrong here, so they stay
- * behind; a comment after a value explains that value and goes with it. A value named after
- * the base board (its address juno.local, its dtb juno-r2.dtb: issue 41) is kept but marked
- * "FILL IN" in the file, and listed in marked (line number and line) for the user.
+ * `name:` line replaced, the top-level `description:` (shown by `platform list`) left out. The
+ * base's comments are kept (its header says what to set up before the first run, and how its
+ * files were made; a comment above or after a key explains it), under a line that says they
+ * are the base's. A value named after the base board (its address juno.local, its dtb
+ * juno-r2.dtb: issue 41) is kept but marked "FILL IN" in the file, and listed in marked (line
+ * number and line) for the user.
  */
 static void copy_platform(FILE *f, char *text, const char *name, const char *from, const char *base,
 			  struct kvb_strv *marked)
 {
-	int out_line = 1;
+	int out_line = 2;
 	fprintf(f, "# Made by `kvbench platform new %s --from %s`; edit connection, flash and topology.\n", name, from);
+	fprintf(f, "# The comments below are %s's: they describe that board; make them this one's.\n", base);
 	for (char *line = text, *next; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		if (!strncmp(line, "name:", 5)) {
 			fprintf(f, "name: %s\n", name);
-		} else if (!strncmp(line, "description:", 12) || line[strspn(line, " \t")] == '#') {
+		} else if (!strncmp(line, "description:", 12)) {
 			continue;
-		} else if (names_base(line, base)) {
+		} else if (line[strspn(line, " \t")] != '#' && names_base(line, base)) {
 			fprintf(f, "%s  # FILL IN: %s's value; give this board's\n", line, base);
 			kvb_strv_pushf(marked, "line %d: %s", out_line + 1, line + strspn(line, " \t"));
 		} else {

@@ -27,6 +27,8 @@ static const struct kvb_keydef platform_keys[] = {
 	{ "build", KVB_T_MAP, NULL, NULL, 0, "how git variants are built when the agenda has no build: (src/kbuild/kbuild.h)" },
 	{ "instruments", KVB_T_MAP, NULL, NULL, 0, "instruments available on this board" },
 	{ "workdir", KVB_T_STR, "/tmp/kvbench", NULL, 0, "directory on the target for pushed files" },
+	{ "arch", KVB_T_STR, NULL, "x86|arm64|arm|riscv", 0,
+	  "the board's kernel architecture (make ARCH=): a variant's kernel of another one fails before it is flashed" },
 	{ "sysfs_root", KVB_T_STR, "", NULL, 0,
 	  "path prefix of /sys and /proc on the target for every reader of them and sysctl knobs (tests point it "
 	  "at a fake tree)" },
@@ -594,6 +596,7 @@ int kvb_platform_load(struct kvb_platform *p, const char *name_or_path, const st
 	p->catalog->check_instruments(p, d);
 	p->workdir = kvb_get_str(root, "workdir", "/tmp/kvbench");
 	p->sysfs_root = kvb_get_str(root, "sysfs_root", "");
+	p->arch = kvb_get_str(root, "arch", NULL);
 	if (p->workdir[0] != '/')
 		kvb_diag_at(d, "workdir", "must be an absolute path");
 	warn_readable_secret(p, d);

@@ -46,6 +46,7 @@ struct kvb_platform {
 					 * parent's free budget (engine/cgroup.h) */
 	const char *workdir;       /* directory on the target for kvbench's files, default /tmp/kvbench */
 	const char *sysfs_root;    /* sysfs_root: prefix of /sys and /proc for every reader of them, "" = none */
+	const char *arch;          /* arch: "x86", "arm64", "arm", "riscv" (make ARCH=), or NULL: not said */
 	struct kvb_board *boards;  /* `boards:` (owned), or NULL: one board, reached by conn */
 	size_t nboards;            /* with boards, conn/conn_type are boards[0]'s */
 	const struct kvb_catalog *catalog; /* borrowed: the backends the file was checked against */

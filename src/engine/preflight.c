@@ -109,21 +109,22 @@ static void check_kernel_given(const struct kvb_variant *v, const struct kvb_pla
 		       v->name, p->name, p->flash_method, image_ok ? " (or `boot_image:`)" : "", v->name);
 }
 
-/* A variant's kernel or boot image that is not one (issue 41: `-V patch=/etc/hostname` booted the other
- * variant first, then failed in the board script): why, owned, or NULL; a kernel whose release cannot
- * be read is a note. */
+/* A variant's kernel or boot image that is not one, or not for the platform's arch (issue 41: `-V
+ * patch=/etc/hostname` booted the other variant first, then failed in the board script): why, owned,
+ * or NULL; a kernel whose release cannot be read is a note. A flasher that boots the file itself
+ * (KVB_FLASH_READS_IMAGE) refuses the run; on the others (a hook, ssh-copy) the same check fails the
+ * variant before anything is copied (engine/run_board.c), and here it is a note. */
 static char *image_problem(const struct kvb_variant *v, const char *path, int boot_image, const struct kvb_platform *p,
 			   struct kvb_preflight *pf)
 {
 	struct kvb_error err;
 	char *note = NULL;
-	if (kvb_kimage_check(path, boot_image, &note, &err)) {
+	if (kvb_kimage_check(path, boot_image, p ? p->arch : NULL, &note, &err)) {
 		const struct kvb_flasher_ops *f = p ? kvb_flasher_find(p->flash_method) : NULL;
 		if (!f || (f->caps & KVB_FLASH_READS_IMAGE))
 			return kvb_xstrdup(err.msg);
-		/* a hook or the board's bootloader gets it as it is: it may take what kvbench does not know */
-		kvb_strv_pushf(&pf->notes, "variant '%s' %s: %s (flash method %s passes it on as it is)", v->name,
-			       boot_image ? "boot_image" : "kernel", err.msg, p->flash_method);
+		kvb_strv_pushf(&pf->notes, "variant '%s' %s: %s: the variant will fail before anything is flashed (flash "
+			       "method %s)", v->name, boot_image ? "boot_image" : "kernel", err.msg, p->flash_method);
 		return NULL;
 	}
 	if (note)

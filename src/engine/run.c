@@ -237,24 +237,30 @@ static void summary_line(struct engine *e, const char *status)
 	struct kvb_disturbance d;
 	struct kvb_error e2;
 	double lim = e->o->host_limit_pct > 0 ? e->o->host_limit_pct : KVB_HOST_LIMIT_PCT;
-	char *line;
+	char *line, ran[96];
 	if (kvb_store_disturbance(e->st, &e->run_id, 1, &d, &e2)) {
 		kvb_debug("%s", e2.msg); /* the summary line leaves the count out */
 		memset(&d, 0, sizeof(d));
 	}
+	/* the measured jobs: warm-ups are said apart (they are never compared) */
+	if (e->warmups_done)
+		snprintf(ran, sizeof(ran), "%zu measured job(s) and %zu warm-up(s) run now", e->done - e->warmups_done,
+			 e->warmups_done);
+	else
+		snprintf(ran, sizeof(ran), "%zu job(s) run now", e->done);
 	if (!d.on_host) {
-		kvb_info("run %lld finished: %s, %zu job(s) run now", (long long)e->run_id, status, e->done);
+		kvb_info("run %lld finished: %s, %s", (long long)e->run_id, status, ran);
 		return;
 	}
 	line = kvb_disturbance_line(&d);
 	if (!line) {
-		kvb_info("run %lld finished: %s, %zu job(s) run now; 0 of %lld job(s) disturbed by the host (CPU pressure, "
+		kvb_info("run %lld finished: %s, %s; 0 of %lld job(s) disturbed by the host (CPU pressure, "
 			 "steal or the board process's wait above %.3g %%)",
-			 (long long)e->run_id, status, e->done, (long long)d.on_host, lim);
+			 (long long)e->run_id, status, ran, (long long)d.on_host, lim);
 		return;
 	}
-	kvb_info("run %lld finished: %s, %zu job(s) run now; %s (limit %.3g %%: `kvbench show witnesses` lists them)",
-		 (long long)e->run_id, status, e->done, line, lim);
+	kvb_info("run %lld finished: %s, %s; %s (limit %.3g %%: `kvbench show witnesses` lists them)",
+		 (long long)e->run_id, status, ran, line, lim);
 	kvb_store_event(e->st, e->run_id, "warning", "%s (limit %.3g %%)", line, lim);
 	free(line);
 }
@@ -283,9 +289,12 @@ static void store_outcome(struct engine *e, struct run_outcome *out, struct kvb_
 	kvb_store_event(e->st, e->run_id, "info", "run finished: %s (%lld of %lld planned jobs ok)", t->status,
 			(long long)t->planned_ok, (long long)t->planned);
 	summary_line(e, t->status);
-	if (out->interrupted)
-		kvb_warn("run %lld interrupted after %zu of %zu jobs; continue with `kvbench run --resume %lld -d %s`",
-			 (long long)e->run_id, e->done, e->todo, (long long)e->run_id, e->st->path);
+	if (out->interrupted) /* intended (Ctrl-C, SIGTERM, --max-jobs): said as what it is, not as an error (shown
+				 * with -q too) */
+		kvb_warn("run %lld interrupted: %lld of %lld measured job(s) done (warm-ups not counted); go on with "
+			 "`kvbench run --resume %lld -d %s`",
+			 (long long)e->run_id, (long long)t->measured_ok, (long long)t->measured, (long long)e->run_id,
+			 e->st->path);
 	else if (strcmp(t->status, "ok") && !out->store_failed)
 		kvb_warn("run %lld is incomplete: %lld of %lld planned jobs ok, %d of %d variants ok; `kvbench run --resume "
 			 "%lld -d %s` runs what failed again (-V NAME=KERNEL gives a failed variant new files)",
@@ -310,11 +319,15 @@ static enum kvb_err outcome_code(const struct engine *e, const struct run_outcom
 				     "run %lld: no job ran: the target could not be reached for any variant (%d "
 				     "failure(s), see above); `kvbench run --resume %lld -d %s` when it answers",
 				     (long long)e->run_id, e->failures, (long long)e->run_id, e->st->path);
-	if (out->interrupted || e->failures || strcmp(t->status, "ok"))
-		return kvb_error_set(err, out->interrupted ? KVB_EINTR : KVB_EJOBS,
-				     "run %lld is incomplete: %lld of %lld planned jobs ok, %d failure(s)%s",
-				     (long long)e->run_id, (long long)t->planned_ok, (long long)t->planned, e->failures,
-				     out->interrupted ? ", interrupted" : "");
+	if (out->interrupted) /* the caller says nothing more: the lines above said it (cli/cmd_run.c) */
+		return kvb_error_set(err, KVB_EINTR,
+				     "run %lld interrupted: %lld of %lld measured job(s) done; `kvbench run --resume %lld -d %s` "
+				     "goes on", (long long)e->run_id, (long long)t->measured_ok, (long long)t->measured,
+				     (long long)e->run_id, e->st->path);
+	if (e->failures || strcmp(t->status, "ok"))
+		return kvb_error_set(err, KVB_EJOBS,
+				     "run %lld is incomplete: %lld of %lld planned jobs ok, %d failure(s)",
+				     (long long)e->run_id, (long long)t->planned_ok, (long long)t->planned, e->failures);
 	return KVB_OK;
 }
 

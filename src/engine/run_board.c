@@ -1,5 +1,6 @@
 /* Implements a board session: flash, boot and identity for (variant, round), knobs a crashed run left, a variant failed or skipped. */
 #include "engine/run_internal.h"
+#include "flash/kimage.h"
 
 #include <errno.h>
 #include <math.h>
@@ -108,6 +109,27 @@ char *boot_dir(struct engine *e, size_t v, int round)
 	return d;
 }
 
+/* The variant's kernel and boot_image are what they say and for the platform's arch (flash/kimage.h
+ * kvb_kimage_check, the preflight's check), before the flasher copies anything: KVB_EINPUT fails the
+ * variant, not the run (a text file given as kernel on an ssh-copy board was copied and the board
+ * rebooted into a timeout). */
+static int check_images(struct engine *e, const struct kvb_variant *vr, struct kvb_error *err)
+{
+	static const int fields[] = { KVB_VF_KERNEL, KVB_VF_BOOT_IMAGE };
+	for (size_t i = 0; i < KVB_ARRAY_SIZE(fields); i++) {
+		char *note = NULL;
+		const char *path = vr->local[fields[i]];
+		if (!path)
+			continue;
+		if (kvb_kimage_check(path, fields[i] == KVB_VF_BOOT_IMAGE, e->plat->arch, &note, err)) {
+			kvb_error_prefix(err, "%s: not flashed", fields[i] == KVB_VF_BOOT_IMAGE ? "boot_image" : "kernel");
+			return KVB_EINPUT;
+		}
+		free(note);
+	}
+	return KVB_OK;
+}
+
 /* Flash + boot + identity for (variant, round). */
 int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err)
 {
@@ -134,6 +156,8 @@ int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err)
 				   e->plat->flash_method);
 		goto out;
 	}
+	if ((fl->caps & KVB_FLASH_INSTALLS_KERNEL) && (rc = check_images(e, &e->a->variants[v], err)))
+		goto out;
 	if (!e->target_open) {
 		rc = kvb_target_open(&e->target, e->plat, err);
 		if (rc)

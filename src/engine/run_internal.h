@@ -59,6 +59,7 @@ struct engine {
 	int target_failures;  /* of failures: variants failed because the target could not be reached or was
 				 lost (KVB_ETARGET, KVB_EBOARD): a run with only these and no job ok exits 4 */
 	size_t todo, done;
+	size_t warmups_done;  /* of done: warm-up jobs (the run's summary counts the measured ones) */
 	uint64_t t0_ns;
 	int tty;
 	char tag[32];

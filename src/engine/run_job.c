@@ -74,9 +74,12 @@ static char *disturbed_text(const struct kvb_witnesses *w)
  * the "[job N/M]" lines: a pool's workers count on the run's engine, atomically, so
  * no number is printed twice and none is skipped.
  */
-static size_t count_job_done(struct engine *e)
+static size_t count_job_done(struct engine *e, int warmup)
 {
 	e->done++;
+	e->warmups_done += warmup != 0;
+	if (e->parent && warmup)
+		__atomic_add_fetch(&e->parent->warmups_done, 1, __ATOMIC_SEQ_CST);
 	if (e->parent)
 		return __atomic_add_fetch(&e->parent->done, 1, __ATOMIC_SEQ_CST);
 	return e->done;
@@ -355,7 +358,7 @@ enum kvb_err run_job(struct engine *e, size_t idx)
 		abandon = KVB_ESTORE;
 	if (jr.rc || e->instr_err)
 		e->failures++;
-	size_t nth = count_job_done(e);
+	size_t nth = count_job_done(e, j->warmup);
 	if (!e->tty && !jr.rc)
 		job_done_line(e, &jr, nth); /* one line with the headline metric */
 	job_run_release(&jr);

@@ -235,6 +235,38 @@ static void fill_rows(struct engine *e)
 }
 
 /* --resume: what failed or was skipped is planned again, the rows' states are loaded, the run is running again. */
+/*
+ * --resume boots every round with jobs left afresh: a spec's warm-up in such a (variant, round)
+ * that ran in the earlier boot runs again before the spec's first job left, so that job is not
+ * the first after a boot, as in every other boot (docs/design.md#noise). Its row goes back to
+ * pending; its earlier attempt stays in job_attempt.
+ */
+static int resume_rewarm(struct engine *e, struct kvb_error *err)
+{
+	int64_t n = 0;
+	for (size_t i = 0; i < e->plan.n; i++) {
+		const struct kvb_plan_job *w = &e->plan.jobs[i];
+		int left = 0;
+		if (!w->warmup || !is_final(e->rows[i].status) || !e->rows[i].id)
+			continue;
+		for (size_t k = 0; k < e->plan.n && !left; k++) {
+			const struct kvb_plan_job *j = &e->plan.jobs[k];
+			left = !j->warmup && j->variant == w->variant && j->round == w->round && j->spec == w->spec &&
+			       !is_final(e->rows[k].status);
+		}
+		if (!left)
+			continue;
+		if (kvb_store_job_pending(e->st, e->rows[i].id, err))
+			return KVB_ESTORE;
+		snprintf(e->rows[i].status, sizeof(e->rows[i].status), "pending");
+		n++;
+	}
+	if (n)
+		kvb_store_event(e->st, e->run_id, "info", "resume: %lld warm-up job%s run again in the boots to come",
+				(long long)n, n == 1 ? "" : "s");
+	return KVB_OK;
+}
+
 static int resume_plan(struct engine *e, struct kvb_error *err)
 {
 	int64_t replanned = 0;
@@ -256,6 +288,8 @@ static int resume_plan(struct engine *e, struct kvb_error *err)
 	}
 	if (!rc)
 		rc = kvb_store_plan_load(e->st, e->run_id, e->rows, e->plan.n, err);
+	if (!rc)
+		rc = resume_rewarm(e, err);
 	if (!rc)
 		rc = kvb_store_run_status(e->st, e->run_id, "running", 0, err);
 	if (!rc)

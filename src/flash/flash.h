@@ -40,8 +40,8 @@ enum kvb_flash_caps {
 	KVB_FLASH_NEEDS_KERNEL = 1u << 2,
 	/* kvbench itself boots the variant's kernel or boot_image as one (qemu -kernel, mkbootimg and
 	 * fastboot): a file that is not one (flash/kimage.h kvb_kimage_check) is refused before the run
-	 * starts. Flashers that pass it on to a hook or the board's bootloader (command, ssh-copy, lava)
-	 * get a note, as a hook may take other files. */
+	 * starts. On flashers that pass it on to a hook or the board's bootloader (command, ssh-copy,
+	 * lava) the preflight only notes it: the engine's same check before flash() fails that variant. */
 	KVB_FLASH_READS_IMAGE = 1u << 3,
 };
 

@@ -51,18 +51,33 @@ int kvb_kimage_parse_version(const char *s, struct kvb_kimage_id *id, struct kvb
 
 void kvb_kimage_id_release(struct kvb_kimage_id *id);
 
-/* The kind of file data (n bytes, its start: 4 KiB is enough) is from its magic ("x86 bzImage",
- * "arm64 Image", "gzip file", "Android boot image" ..., kimage_magic.c lists them and their sources),
- * with its article ("an x86 bzImage"), or NULL when none kvbench knows. Static string. */
-const char *kvb_kimage_magic(const unsigned char *data, size_t n);
+/* What a file is, in kvbench's terms, from Debian's libmagic (kimage_magic.c lists the
+ * descriptions read and where they come from). */
+enum kvb_kimage_kind { KVB_KIMAGE_OTHER, KVB_KIMAGE_KERNEL, KVB_KIMAGE_BOOT_IMAGE };
+struct kvb_kimage_type {
+	enum kvb_kimage_kind kind;
+	const char *arch; /* static, a kernel's: "x86", "arm64", "arm", "riscv" (make ARCH=), NULL when not said */
+	int text;         /* libmagic calls it text (and it is no kernel): never a kernel image */
+	char what[256];   /* libmagic's description ("Linux kernel ARM64 boot executable Image, ..."), cut */
+};
+
+/* t for the file at path (compressed files are described by their contents). KVB_EINPUT when the
+ * file cannot be read or libmagic cannot start (message says which). */
+int kvb_kimage_type_file(const char *path, struct kvb_kimage_type *t, struct kvb_error *err);
+/* The same for n bytes in memory (a boot image's kernel part). */
+int kvb_kimage_type_mem(const void *data, size_t n, struct kvb_kimage_type *t, struct kvb_error *err);
 
 /*
- * Is the file at path a variant's kernel (boot_image 0) or Android boot image (1), before any
- * boot: its magic, then its release string (kvb_kimage_identify / kvb_bootimg_identify).
- * KVB_EINPUT with a message in kvbench's words when it is not (a text file, a boot image given
- * as kernel, a 2 GiB disk image); KVB_OK otherwise, with *note (owned, else NULL) when it is a
- * kernel format whose release cannot be read (the identity check then compares the cmdline).
+ * Is the file at path a variant's kernel (boot_image 0) or Android boot image (1) for a board of
+ * arch ("x86", "arm64", "arm", "riscv"; NULL: any), before anything is flashed or copied: its
+ * type from libmagic, then its release string (kvb_kimage_identify / kvb_bootimg_identify). The
+ * one check every flasher's variant goes through (engine/run_board.c before flash, and the
+ * preflight). KVB_EINPUT with a message naming path and what it is when it is not (a text file, a
+ * program, a boot image given as kernel, a 2 GiB disk image, an arm64 Image for an x86 board);
+ * KVB_OK otherwise, with *note (owned, else NULL) when it is a kernel whose release cannot be read
+ * (the identity check then compares the cmdline). A file libmagic does not name (an EFI zboot
+ * image) is a kernel when it holds a "Linux version" banner; its architecture is not checked.
  */
-int kvb_kimage_check(const char *path, int boot_image, char **note, struct kvb_error *err);
+int kvb_kimage_check(const char *path, int boot_image, const char *arch, char **note, struct kvb_error *err);
 
 #endif

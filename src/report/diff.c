@@ -11,6 +11,7 @@
 #include "report/mailtable.h"
 #include "results/runstate.h"
 #include "report/format.h"
+#include "report/front.h"
 #include "report/verdict_cell.h"
 
 #include <math.h>
@@ -108,7 +109,7 @@ static void fmt_verdict(char *buf, size_t n, const struct kvb_cell_stats *cs)
 /* The verdict of a compared cell ("-" when the variant has no result or nothing to compare). */
 static void verdict_cell(struct kvb_box *b, const struct kvb_cell_stats *cs)
 {
-	char t[160];
+	char t[256];
 	if (!cs->has_cmp && !kvb_verdict_left_out(t, sizeof(t), cs)) {
 		kvb_box_cell_raw(b, "-", "", KVB_CELL_NULL);
 		return;
@@ -665,9 +666,14 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 	struct kvb_report r;
 	struct kvb_event_notes notes;
 	struct kvb_table t;
+	size_t more = 0;
+	char left[160];
 	int rc;
 	memset(&notes, 0, sizeof(notes));
 	rc = kvb_report_load(s, &o->sel, &r, err);
+	if (!rc && !o->all && (fmt->caps & KVB_FMT_PROSE) && !o->sel.nmetric_globs && !o->sel.metric_glob &&
+	    !o->sel.workload)
+		more = kvb_front_page(&r, left, sizeof(left));
 	if (!rc)
 		rc = diff_run_notes(s, &r, fmt, out, err);
 	if (!rc)
@@ -687,6 +693,9 @@ int kvb_diff_print(struct kvb_store *s, const struct kvb_diff_opts *o, FILE *out
 		rc = render(&t, o, &notes, out, err);
 	if (!rc)
 		one_boot_warning(&t);
+	if (!rc && more) /* the front page says what it left out and how to see it */
+		fprintf(out, "\n%zu more metric group(s) of the instruments (%s): `kvbench diff --all` shows every one\n",
+			more, left);
 	kvb_table_release(&t);
 	kvb_event_notes_release(&notes);
 	kvb_report_release(&r);

@@ -36,6 +36,8 @@ struct kvb_diff_opts {
 	enum kvb_stat stat;
 	double alpha;
 	double margin;       /* --margin as a fraction, for every group; 0 = the agenda's or KVB_VERDICT_MARGIN */
+	int all;             /* --all: every metric; else a table for people without --metric/--workload is the
+			      * front page (report/front.h) and says how many more there are */
 };
 
 /* Loads, computes and prints. Returns KVB_OK, KVB_EINPUT (nothing matches / bad option) or KVB_ESTORE. */

@@ -14,6 +14,7 @@
 #include "core/numfmt.h"
 #include "core/util.h"
 
+#include "results/verdict_words.h"
 #include "stats/verdict.h"
 
 #include <math.h>
@@ -130,7 +131,8 @@ static void legend(FILE *out, const struct kvb_table *t)
 	const struct kvb_report *r = t->r;
 	double m = r->ngroups ? r->groups[0].margin : KVB_VERDICT_MARGIN; /* --margin set every group's */
 	int same_margin = 1;
-	char *text;
+	char *text, undecided[512];
+	static const char *const words[] = { "undecided", NULL };
 	for (size_t i = 1; i < r->ngroups; i++)
 		same_margin &= r->groups[i].margin == r->groups[0].margin;
 	text = kvb_xasprintf("n: values per variant (runs x iterations), and the boots they came from when more "
@@ -139,14 +141,15 @@ static void legend(FILE *out, const struct kvb_table *t)
 			     kvb_stat_name(t->stat), r->variants.v[0], r->variants.v[0], t->alpha);
 	wrapped(out, text);
 	free(text);
+	kvb_verdict_words_legend(undecided, sizeof(undecided), words); /* as the other layouts say it */
 	if (same_margin)
 		text = kvb_xasprintf("better/worse: a real change; same: the 95 %% CI of the change lies within "
-				     "\u00b1%.3g %%; undecided: neither yet (`kvbench diff` without --layout mail "
-				     "shows its CI and the boots that would decide it).", m * 100);
+				     "\u00b1%.3g %%; %s (`kvbench diff` without --layout mail shows the CI and boots).",
+				     m * 100, undecided);
 	else
-		text = kvb_xstrdup("better/worse: a real change; same: the 95 % CI of the change lies within the "
-				   "metric's margin; undecided: neither yet (`kvbench diff` without --layout mail "
-				   "shows its CI and the boots that would decide it).");
+		text = kvb_xasprintf("better/worse: a real change; same: the 95 %% CI of the change lies within the "
+				     "metric's margin; %s (`kvbench diff` without --layout mail shows the CI and boots).",
+				     undecided);
 	wrapped(out, text);
 	free(text);
 }

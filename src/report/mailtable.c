@@ -51,7 +51,7 @@ static void cells(struct kvb_box *b, const struct kvb_table *t, const struct kvb
 {
 	size_t nv = t->r->variants.n;
 	const struct kvb_cell_stats *cs = kvb_table_cell(t, (size_t)(g - t->r->groups), 0);
-	char n1[64], vt[128];
+	char n1[64], vt[256];
 	for (size_t v = 0; v < nv; v++) {
 		if (!cs[v].ok)
 			kvb_box_cell(b, csv ? "" : "-");

@@ -24,7 +24,7 @@ static void copy(cJSON *to, const cJSON *from, const char *name)
 /*
  * What the row says beside its verdict, so no undecided, unbounded or untested cell is left without a
  * word of why: the verdict cell's own text (verdict_cell.h: "undecided (CI +-12 %, ~9 boots)",
- * "undecided (baseline not clear of 0: CI unbounded)"), or for a cell without a test what it lacks.
+ * "undecided (the baseline varies so much between boots that its CI reaches 0: the % change could be any size; more boots narrow it)"), or for a cell without a test what it lacks.
  */
 static void reason(char *buf, size_t n, const struct kvb_cell_stats *cs)
 {

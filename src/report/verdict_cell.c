@@ -25,7 +25,7 @@ void kvb_verdict_undecided_text(char *buf, size_t n, double ci_lo, double ci_hi,
 	if (!isnan(h))
 		snprintf(ci, sizeof(ci), h >= 10 ? "CI +-%.0f %%" : "CI +-%.2g %%", h); /* 120, 3.2, 0.048 */
 	if (!isnan(h) && (!isfinite(boots_needed) ? 0 : boots_needed > KVB_VERDICT_MAX_BOOTS))
-		snprintf(buf, n, "no difference this data can resolve (%s)", ci);
+		snprintf(buf, n, "undecided (%s, >%d %s)", ci, KVB_VERDICT_MAX_BOOTS, unit);
 	else if (!isnan(h) && !isnan(boots_needed))
 		snprintf(buf, n, "undecided (%s, ~%.0f %s)", ci, boots_needed, unit);
 	else if (!isnan(h))
@@ -57,7 +57,7 @@ int kvb_verdict_left_out(char *buf, size_t n, const struct kvb_cell_stats *cs)
 
 void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 {
-	char v[160];
+	char v[192];
 	const char *mm = multimodal(cs) ? " \u2020" : "";
 	if (kvb_verdict_left_out(buf, n, cs))
 		return;
@@ -121,7 +121,9 @@ void kvb_verdict_legend(FILE *out, const struct kvb_table *t, const struct kvb_f
 	int same_margin = 1;
 	for (size_t i = 1; i < r->ngroups; i++)
 		same_margin &= r->groups[i].margin == r->groups[0].margin;
-	char mtxt[64];
+	char mtxt[64], undecided[512];
+	static const char *const words[] = { "undecided", NULL };
+	kvb_verdict_words_legend(undecided, sizeof(undecided), words); /* as the mail layout says it */
 	if (same_margin)
 		snprintf(mtxt, sizeof(mtxt), "+-%.3g %%", m * 100);
 	else
@@ -129,17 +131,15 @@ void kvb_verdict_legend(FILE *out, const struct kvb_table *t, const struct kvb_f
 	fprintf(out,
 		"%sverdict: better/worse = a real change (* at alpha %g: with >= 2 boots the bootstrap CI excludes no "
 		"change and Welch on boot %s agrees, its p shown; with 1 boot %s, the larger p shown); same = the 95 %% CI "
-		"of the change lies within %s (or both sides hold one and the same value); undecided = neither yet: CI "
-		"+-X %% is half the CI's width, the smallest change this data could have shown, and ~N boots estimates "
-		"the boots per variant that would decide it (~N pairs: the rounds a duet needs), or why there is no CI; "
-		"past %d boots it reads \"no difference this data can resolve\"\n"
+		"of the change lies within %s (or both sides hold one and the same value); %s (~N pairs: the rounds a "
+		"duet needs), or why there is no CI\n"
 		"perc_diff = (variant - baseline) / |baseline|: its sign is the direction, better or worse by "
 		"lower_is_better; the CI of the change is of the ratio where both sides are positive, else of the "
 		"difference, in %% of |baseline|\n",
 		md ? "\n" : "", t->alpha,
 		t->stat == KVB_STAT_MEAN ? "trimmed means (20 %, one wild run a boot moves nothing)" : kvb_stat_name(t->stat),
 		t->stat == KVB_STAT_MEAN ? "Welch and Mann-Whitney agree" : "the bootstrap over runs decides", mtxt,
-		KVB_VERDICT_MAX_BOOTS);
+		undecided);
 	if (r->paired && t->stat == KVB_STAT_MEAN)
 		fprintf(out, "(paired): the runs are duets (execution_order: duet, both variants at once on two boards, "
 			     "job by job): the verdict is the paired t test on the per-round differences of the means, "

@@ -9,12 +9,10 @@
 
 #include "report/format.h"
 #include "results/table.h"
+#include "results/verdict_words.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
-
-/* Past this many boots per variant an undecided cell reads "no difference this data can resolve". */
-#define KVB_VERDICT_MAX_BOOTS 1000
 
 /* Half the width of the ratio CI [ci_lo, ci_hi], in % (0.03 wide -> 1.5): the smallest change the data
  * could have shown. NAN when the CI is unbounded or missing. */
@@ -22,8 +20,9 @@ double kvb_verdict_ci_halfwidth_pct(double ci_lo, double ci_hi);
 
 /*
  * The text of an undecided cell (issue 27): "undecided (CI +-1.5 %, ~12 boots)", without the
- * part that is unknown (NAN), or "no difference this data can resolve (CI +-1.5 %)" when more
- * than KVB_VERDICT_MAX_BOOTS would be needed. unit: what the estimate counts, "boots" (per
+ * part that is unknown (NAN), or "undecided (CI +-1.5 %, >1000 boots)" when more than
+ * KVB_VERDICT_MAX_BOOTS (results/verdict_words.h) would be needed: the word is the verdict's in
+ * every layout. unit: what the estimate counts, "boots" (per
  * variant) or "pairs" (a duet's rounds both variants finished: the paired test's unit).
  */
 void kvb_verdict_undecided_text(char *buf, size_t n, double ci_lo, double ci_hi, double boots_needed, const char *unit);

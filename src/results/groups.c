@@ -405,25 +405,28 @@ int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct
 	return KVB_OK;
 }
 
+void kvb_group_release(struct kvb_group *g, size_t nvariants)
+{
+	for (size_t v = 0; v < nvariants; v++) {
+		free(g->cells[v].v);
+		free(g->cells[v].boot);
+		free(g->cells[v].pair);
+		free(g->cells[v].board);
+	}
+	free(g->cells);
+	free(g->key);
+	free(g->workload);
+	free(g->metric);
+	free(g->units);
+	free(g->label);
+	free(g->by_value);
+	free(g->cls_json);
+}
+
 void kvb_report_release(struct kvb_report *r)
 {
-	for (size_t i = 0; i < r->ngroups; i++) {
-		struct kvb_group *g = &r->groups[i];
-		for (size_t v = 0; v < r->variants.n; v++) {
-			free(g->cells[v].v);
-			free(g->cells[v].boot);
-			free(g->cells[v].pair);
-			free(g->cells[v].board);
-		}
-		free(g->cells);
-		free(g->key);
-		free(g->workload);
-		free(g->metric);
-		free(g->units);
-		free(g->label);
-		free(g->by_value);
-		free(g->cls_json);
-	}
+	for (size_t i = 0; i < r->ngroups; i++)
+		kvb_group_release(&r->groups[i], r->variants.n);
 	free(r->groups);
 	free(r->runs);
 	kvb_strv_release(&r->variants);

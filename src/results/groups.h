@@ -82,6 +82,8 @@ int kvb_cell_paired(const struct kvb_cell *b, const struct kvb_cell *c, double a
 
 /* Loads and groups. KVB_EINPUT when the baseline is unknown or nothing matches. */
 int kvb_report_load(struct kvb_store *s, const struct kvb_report_opts *o, struct kvb_report *r, struct kvb_error *err);
+/* Frees what group g owns (its cells for nvariants variants, its strings), not g itself. */
+void kvb_group_release(struct kvb_group *g, size_t nvariants);
 void kvb_report_release(struct kvb_report *r);
 
 /* 1 when metric passes the --metric patterns (metric_glob or any of metric_globs; none given: all). */

@@ -96,7 +96,8 @@ struct kvb_verdict_in {
 
 /* Reasons an undecided verdict has no CI of the relative change (kvb_verdict_in.no_ci). */
 #define KVB_WHY_ZERO_BASE "baseline is 0: no % CI"
-#define KVB_WHY_UNBOUNDED "baseline not clear of 0: CI unbounded"
+/* (Fieller's ratio CI is unbounded when the baseline's mean is within its CI of 0) */
+#define KVB_WHY_UNBOUNDED "the baseline varies so much between boots that its CI reaches 0: the % change could be any size; more boots narrow it"
 #define KVB_WHY_NO_CI "no CI"
 
 /*

@@ -75,7 +75,11 @@ int kvb_store_settle_run(struct kvb_store *s, int64_t run_id, int interrupted, i
 	if ((rc = count_run(s, "SELECT count(*) FROM job WHERE run_id = ?1 AND NOT " KVB_SQL_JOB_NOT_NEEDED("job"),
 			    run_id, &t->planned, err)) ||
 	    (rc = count_run(s, "SELECT count(*) FROM job WHERE run_id = ?1 AND status IN ('ok', 'warmup', 'disturbed')", run_id, &t->planned_ok,
-			    err)))
+			    err)) ||
+	    (rc = count_run(s, "SELECT count(*) FROM job WHERE run_id = ?1 AND iteration > 0 AND NOT "
+			    KVB_SQL_JOB_NOT_NEEDED("job"), run_id, &t->measured, err)) ||
+	    (rc = count_run(s, "SELECT count(*) FROM job WHERE run_id = ?1 AND iteration > 0 AND status IN ('ok', "
+			    "'disturbed')", run_id, &t->measured_ok, err)))
 		goto fail;
 	t->status = interrupted ? "interrupted" : t->variants && t->variants_ok == t->variants ? "ok" : "incomplete";
 	{

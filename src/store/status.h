@@ -30,6 +30,7 @@
 struct kvb_run_tally {
 	int variants, variants_ok;
 	int64_t planned, planned_ok; /* planned jobs (not-needed ones excepted) and those ok */
+	int64_t measured, measured_ok; /* the same without the warm-ups (iteration 0): the jobs diff compares */
 	const char *status;          /* the run status written: ok | incomplete | interrupted (static) */
 };
 

@@ -26,8 +26,9 @@ for i in 0 1 2 3 4; do
   git -C "$R" tag "c$i"
 done
 reg=$(git -C "$R" rev-parse c2)
-# the image: a Linux banner with the version the build asks for (`uname -v` proves the commit) and the cost
-printf '#!/bin/sh\nprintf "Linux version 6.1.0-kvb (t@example.com) #%%s SMP\\ncost=%%s\\n" "$KBUILD_BUILD_VERSION" "$(cat "$KVB_SRC/cost")" >"$KVB_OUT/Image"\n' >"$T/build.sh"
+# the image: binary (a text file is no kernel image), then a Linux banner with the version the build
+# asks for (`uname -v` proves the commit) and the cost
+printf '#!/bin/sh\nhead -c 64 /dev/zero >"$KVB_OUT/Image"\nprintf "\\nLinux version 6.1.0-kvb (t@example.com) #%%s SMP\\ncost=%%s\\n" "$KBUILD_BUILD_VERSION" "$(cat "$KVB_SRC/cost")" >>"$KVB_OUT/Image"\n' >"$T/build.sh"
 mkdir -p "$T/plat" "$T/bin"
 printf '#!/bin/sh\ncp "$KVB_KERNEL" "%s/current"\n' "$T" >"$T/plat/flash"
 printf 'name: hooked\nconnection: {type: local}\nflash: {method: command, command: flash}\n' >"$T/plat/platform.yaml"

@@ -3,7 +3,7 @@
 # naming the choices (never a silent stand-in), failed or partial variants are stated
 # above the table, and "no results" says what exists and what happened to the variants.
 . "$(dirname "$0")/lib.sh"
-head -c 4096 /dev/urandom >"$T/Image"
+fake_kernel "$T/Image"
 mkdir -p "$T/plat"
 printf '#!/bin/sh\nexit 0\n' >"$T/plat/flash"
 chmod +x "$T/plat/flash"

@@ -4,7 +4,7 @@
 # (--keep-going: past the preflight, which would stop these runs first; see preflight.sh)
 . "$(dirname "$0")/lib.sh"
 export KVB_CACHE_DIR=$T/cache
-head -c 300000 /dev/urandom >"$T/Image"
+fake_kernel "$T/Image"
 sha=$(sha256sum "$T/Image" | cut -d' ' -f1)
 # this host, with a hook flasher that installs nothing (records the file it was given)
 mkdir -p "$T/plat"

@@ -25,7 +25,9 @@ check "  the instrument type juno-hwmon is kvbench's, not marked" sh -c "! grep 
 check "  and they are listed" sh -c "grep -q 'left to fill in (named after juno-r2' '$T/n1' && grep -q 'host: juno.local' '$T/n1'"
 
 # agenda check says what run says: 18 jobs + 9 warm-ups on the QEMU board (each round boots)
-printf 'Linux version 6.1.0-kvb (t@example.com) (gcc 12) #1 SMP PREEMPT\n' >"$T/K"
+# (a bzImage as libmagic reads it: 0xAA55 at 510, "HdrS" at 514; then the banner)
+{ head -c 510 /dev/zero; printf '\125\252\000\000HdrS'; head -c 500 /dev/zero
+  printf 'Linux version 6.1.0-kvb (t@example.com) (gcc 12) #1 SMP PREEMPT\n\0'; } >"$T/K"
 "$KVB" agenda check "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 -V "cloud=$T/K" -V "generic=$T/K" -V "generic-1cpu=$T/K" \
   >"$T/a1" 2>/dev/null; rc=$?
 check "agenda check -p qemu-x86_64 counts the warm-ups (rc $rc)" grep -q "18 jobs + 9 warm-ups" "$T/a1"

@@ -40,4 +40,26 @@ sqlite3 "$T/INT.db" "update run set agenda_json = replace(agenda_json, '30000000
 "$KVB" run --resume -d "$T/INT.db" --no-diff >/dev/null 2>"$T/r.err"; rc=$?
 check "--resume after the interrupt: exit 0 (rc $rc)" test "$rc" = 0
 check "every job ok, the interrupted one on its second attempt" test "$(q "$T/INT.db" "select group_concat(status || ':' || attempts, ' ') from (select * from job order by id)")" = "ok:2 ok:1"
+# The run's last words on an intended stop (--max-jobs stops as Ctrl-C does, at a known point):
+# the measured jobs counted apart from the warm-ups, the --resume line, and no "error" (a new
+# user's try: "6 of 8 planned jobs ok ... error: run incomplete" after 2 warm-ups and 1 job of 4)
+cat >"$T/w.yaml" <<'YAML'
+config: {iterations: 2, warmup: 1}
+workloads: [{name: sched_pipe, params: {loops: 2000}}]
+variants:
+  - {name: a, cpus: "0"}
+  - {name: b, cpus: "0-1"}
+YAML
+"$KVB" run "$T/w.yaml" -p local -d "$T/w.db" --max-jobs 3 --no-diff >/dev/null 2>"$T/w.err"; rc=$?
+check "--max-jobs 3 with warm-ups: exit 7 (rc $rc)" test "$rc" = 7
+check "  the summary counts measured jobs and warm-ups apart" grep -q "run 1 finished: interrupted, 1 measured job(s) and 2 warm-up(s) run now" "$T/w.err"
+check "  says it was interrupted, 1 of 4 measured jobs, and how to go on" grep -qF "run 1 interrupted: 1 of 4 measured job(s) done (warm-ups not counted); go on with \`kvbench run --resume 1 -d $T/w.db\`" "$T/w.err"
+check "  and no error line" sh -c "! grep -q 'error' '$T/w.err'"
+# --resume boots b's first round afresh: its warm-up runs again before b's job, as in every boot
+"$KVB" run --resume -d "$T/w.db" --no-diff >/dev/null 2>"$T/w2.err"; rc=$?
+check "--resume: exit 0 (rc $rc)" test "$rc" = 0
+wq="select j.attempts || ':' || j.status from job j join variant v on v.id = j.variant_id where v.name = 'b' and j.round = 1 and j.iteration = 0"
+check "  b's round-1 warm-up ran again after the resume ($(q "$T/w.db" "$wq"))" test "$(q "$T/w.db" "$wq")" = "2:warmup"
+oq="select group_concat(j.iteration, ' ') from (select * from job order by end_ns) j join variant v on v.id = j.variant_id where v.name = 'b' and j.round = 1"
+check "  and before b's job of that round ($(q "$T/w.db" "$oq"))" test "$(q "$T/w.db" "$oq")" = "0 1"
 finish

@@ -25,6 +25,13 @@ finish() {
   [ "$fail" -eq 0 ]
 }
 q() { "$KVB" query -d "$1" -f csv "$2" | tail -n +2; }
+# fake_kernel FILE: an arm64 Image as libmagic reads it (the 64-byte header of
+# Documentation/arch/arm64/booting.rst, magic "ARM\x64" at 56) followed by 4 KiB of noise, so every
+# call's file differs; no banner, so the identity check compares the cmdline (a kernel kvbench cannot
+# read the release of). Flashers refuse a file that is not a kernel (flash/kimage.h).
+fake_kernel() {
+  { head -c 56 /dev/zero; printf 'ARM\144\000\000\000\000'; head -c 4096 /dev/urandom; } >"$1"
+}
 
 # A procfs of our own for the host witness (KVB_HOST_PROC; engine/hostwatch.h) in $1: pressure
 # and loadavg as files, `stat` a FIFO that host_stat_feed writes one reading at a time.

@@ -4,7 +4,7 @@
 # and `run` before anything is flashed; `run` stops unless --keep-going.
 . "$(dirname "$0")/lib.sh"
 export KVB_CACHE_DIR=$T/cache
-head -c 4096 /dev/urandom >"$T/Image"
+fake_kernel "$T/Image"
 # noise around a kernel banner: what kvb_kimage_check takes for a kernel (qemu refuses anything else)
 { head -c 4096 /dev/urandom; printf 'Linux version 6.1.0-kvb (t@example.com) (gcc 12) #1 SMP PREEMPT\n'; } >"$T/Kimage"
 sha=$(sha256sum "$T/Image" | cut -d' ' -f1)
@@ -79,7 +79,27 @@ head -c 4096 /dev/urandom >"$T/noise"
   -V "generic-1cpu=$T/Kimage" >/dev/null 2>"$T/e16b"; rc=$?
 check "qemu: a kernel that is not one is a problem (rc $rc)" sh -c "[ $rc -eq 3 ] && grep -q \"variant 'cloud' kernel: '$T/noise' is not a kernel image\" '$T/e16b'"
 "$KVB" agenda check "$T/a.yaml" -p "$T/plat" -V "a=$T/noise" >/dev/null 2>"$T/e16c"; rc=$?
-check "hook flasher: only a note (rc $rc)" sh -c "[ $rc -eq 0 ] && grep -q \"variant 'a' kernel: '$T/noise' is not a kernel image.*(flash method command passes it on as it is)\" '$T/e16c'"
+check "hook flasher: a note at check time (rc $rc)" sh -c "[ $rc -eq 0 ] && grep -q \"variant 'a' kernel: '$T/noise' is not a kernel image: it is data.*the variant will fail before anything is flashed (flash method command)\" '$T/e16c'"
+# ... and in the run the variant fails before its hook runs; the other variant runs (issue 41's
+# new user: a text file was copied to a Juno, which rebooted into a timeout)
+printf 'my-hostname\n' >"$T/hostname"; rm -f "$T/flashed"
+"$KVB" run "$T/a.yaml" -p "$T/plat" -V "a=$T/hostname" -V "b=$T/Image" -d "$T/5.db" --no-diff >/dev/null 2>"$T/e16d"; rc=$?
+check "hook flasher: the text file's variant fails, not the run (rc $rc)" sh -c "[ $rc -eq 1 ] && [ \"\$(cat '$T/flashed')\" = b ]"
+check "  its failure names the file and what it is" grep -q "variant a failed: kernel: not flashed: '$T/hostname' is not a kernel image: it is ASCII text" "$T/e16d"
+check "  stored as the variant's failure" test "$(q "$T/5.db" "select status from variant where name='a'")" = failed
+rm -f "$T/flashed"
+# a kernel of another architecture than the platform's arch: refused the same way
+mkdir -p "$T/x86plat"; cp "$T/plat/flash" "$T/x86plat/"
+printf 'name: hooked-x86\narch: x86\nconnection: {type: local}\nflash: {method: command, command: flash}\n' >"$T/x86plat/platform.yaml"
+"$KVB" run "$T/a.yaml" -p "$T/x86plat" -V "a=$T/Image" -d "$T/6.db" --no-diff >/dev/null 2>"$T/e16e"; rc=$?
+check "arch: x86 and an arm64 Image: the variant fails unflashed (rc $rc)" sh -c "[ $rc -eq 1 ] && [ ! -e '$T/flashed' ]"
+check "  naming the file, its format and the platform's arch" grep -q "'$T/Image' is a kernel for arm64 (Linux kernel ARM64 boot executable Image.*), but the platform's arch is x86" "$T/e16e"
+# ssh-copy: nothing reaches the board's boot directory
+mkdir -p "$T/copy2" "$T/boot2"
+printf 'name: copier2\nconnection: {type: local}\nflash: {method: ssh-copy, boot_path: %s/boot2}\n' "$T" >"$T/copy2/platform.yaml"
+"$KVB" run "$T/a.yaml" -p "$T/copy2" -V "a=$T/hostname" -d "$T/7.db" --no-diff >/dev/null 2>"$T/e16f"; rc=$?
+check "ssh-copy: a text file is not copied (rc $rc)" sh -c "[ $rc -ne 0 ] && [ -z \"\$(ls -A '$T/boot2')\" ]"
+check "  and says why" grep -q "'$T/hostname' is not a kernel image: it is ASCII text" "$T/e16f"
 "$KVB" run "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 -V "cloud=$T/Kimage" --dry-run >/dev/null 2>"$T/e17"; rc=$?
 check "-V for one variant: the others are still named (rc $rc)" sh -c "[ $rc -eq 3 ] && grep -q \"variant 'generic' has no kernel\" '$T/e17' && ! grep -q \"variant 'cloud' has no kernel\" '$T/e17'"
 "$KVB" run "$SRC/agendas/quickstart.yaml" -p qemu-x86_64 --series a..b --repo "$T" --dry-run >/dev/null 2>"$T/e18"; rc=$?

@@ -7,8 +7,8 @@
 # in PATH that sleeps when told) until the test sends SIGINT, which it does once the DB shows
 # the round's first job stored and the second running (polled: no fixed sleeps, any load).
 . "$(dirname "$0")/lib.sh"
-head -c 4096 /dev/urandom >"$T/Image"
-head -c 4096 /dev/urandom >"$T/Image2"
+fake_kernel "$T/Image"
+fake_kernel "$T/Image2"
 mkdir -p "$T/plat" "$T/bin"
 # the flash hook: booting base's round 2 the first time arms the gate (content: jobs seen)
 cat >"$T/plat/flash" <<EOF

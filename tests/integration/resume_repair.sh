@@ -3,8 +3,8 @@
 # files (recorded with their sha256, identity checked by the engine as on any boot) and
 # runs its jobs; -V for a variant with results, or an unknown one, is refused with why.
 . "$(dirname "$0")/lib.sh"
-head -c 4096 /dev/urandom >"$T/Image"
-head -c 4096 /dev/urandom >"$T/Image2"
+fake_kernel "$T/Image"
+fake_kernel "$T/Image2"
 sha=$(sha256sum "$T/Image" | cut -d' ' -f1)
 mkdir -p "$T/plat"
 printf '#!/bin/sh\necho "$KVB_VARIANT $KVB_KERNEL" >> "%s/flashed"\n' "$T" >"$T/plat/flash"

@@ -6,8 +6,8 @@
 # 0 units, exited 0, marked the failed variant ok with its error cleared and the run ok with
 # half its jobs, and a later -V repair was refused as "nothing left to run".
 . "$(dirname "$0")/lib.sh"
-head -c 4096 /dev/urandom >"$T/Image"
-head -c 4096 /dev/urandom >"$T/Image2"
+fake_kernel "$T/Image"
+fake_kernel "$T/Image2"
 mkdir -p "$T/plat"
 # the "device" fails for a variant while $T/down-<variant> exists
 printf '#!/bin/sh\nif [ -e "%s/down-$KVB_VARIANT" ]; then echo "device lost power" >&2; exit 1; fi\nexit 0\n' "$T" >"$T/plat/flash"

@@ -226,16 +226,17 @@ static void test_kimage__check_refuses_what_is_not_a_kernel(void)
 	size_t n;
 
 	p = tmp_file(text, sizeof(text) - 1);
-	CHECK(kvb_kimage_check(p, 0, &note, &err) == KVB_EINPUT);
-	CHECK_CONTAINS(err.msg, "is not a kernel image");
+	CHECK(kvb_kimage_check(p, 0, NULL, &note, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "'");
+	CHECK_CONTAINS(err.msg, "is not a kernel image: it is ASCII text");
 	CHECK(!note);
-	CHECK(kvb_kimage_check(p, 1, &note, &err) == KVB_EINPUT);
-	CHECK_CONTAINS(err.msg, "is not an Android boot image");
+	CHECK(kvb_kimage_check(p, 1, NULL, &note, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "is not an Android boot image: it is ASCII text");
 	unlink(p);
 	free(p);
 
 	p = tmp_file(boot, sizeof(boot));
-	CHECK(kvb_kimage_check(p, 0, &note, &err) == KVB_EINPUT);
+	CHECK(kvb_kimage_check(p, 0, NULL, &note, &err) == KVB_EINPUT);
 	CHECK_CONTAINS(err.msg, "is an Android boot image, not a kernel: give it as boot_image:");
 	unlink(p);
 	free(p);
@@ -247,8 +248,9 @@ static void test_kimage__check_refuses_what_is_not_a_kernel(void)
 	zimage[0x26] = 0x6f;
 	zimage[0x27] = 0x01;
 	p = tmp_file(zimage, sizeof(zimage));
-	CHECK(kvb_kimage_check(p, 0, &note, &err) == KVB_OK);
-	CHECK_CONTAINS(note, "is an arm zImage whose release kvbench cannot read");
+	CHECK(kvb_kimage_check(p, 0, NULL, &note, &err) == KVB_OK);
+	CHECK_CONTAINS(note, "is a kernel (Linux kernel ARM boot executable zImage");
+	CHECK_CONTAINS(note, "whose release kvbench cannot read");
 	free(note);
 	note = NULL;
 	unlink(p);
@@ -257,16 +259,100 @@ static void test_kimage__check_refuses_what_is_not_a_kernel(void)
 	/* an image with the banner: fine, no note */
 	raw = raw_image(&n);
 	p = tmp_file(raw, n);
-	CHECK(kvb_kimage_check(p, 0, &note, &err) == KVB_OK);
+	CHECK(kvb_kimage_check(p, 0, NULL, &note, &err) == KVB_OK);
 	CHECK(!note);
-	CHECK(kvb_kimage_check(p, 1, &note, &err) == KVB_EINPUT);
+	CHECK(kvb_kimage_check(p, 1, NULL, &note, &err) == KVB_EINPUT);
 	unlink(p);
 	free(p);
 	free(raw);
 }
 
+/* An arm64 Image: its 64-byte header (Documentation/arch/arm64/booting.rst: code0/1, text_offset,
+ * image_size, flags, res2-4, magic "ARM\x64" at 56, res5), then the banner. Owned, *n bytes. */
+static unsigned char *arm64_image(size_t *n)
+{
+	size_t bl = strlen(synthetic_banner) + 1;
+	unsigned char *b = kvb_xmalloc(8192);
+	memset(b, 0, 8192);
+	b[3] = 0x14;                    /* code0: b stext */
+	b[9] = 0x00, b[10] = 0x08;      /* text_offset 0x80000 */
+	b[18] = 0x00, b[19] = 0x01;     /* image_size 0x1000000 */
+	b[24] = 0x0a;                   /* flags: little-endian, 4K pages */
+	memcpy(b + 56, "ARM\x64", 4);
+	memcpy(b + 4096, synthetic_banner, bl);
+	*n = 4096 + bl;
+	return b;
+}
+
+/* The new user's try (issue 41, left): a file that is not a kernel, or a kernel of another
+ * architecture, reached an ssh-copy board. libmagic names the format and its architecture; the check
+ * refuses the wrong one naming the file and what it is, also inside gzip and inside a boot image. */
+static void test_kimage__check_names_format_and_refuses_other_arch(void)
+{
+	static const char dmesg[] = "[    0.000000] Linux version 6.1.0-kvb (t@example.com) (gcc 12) #1 SMP PREEMPT\n"
+				    "[    0.000000] Command line: console=ttyS0\n";
+	unsigned char *img, *gz, boot[2048 + 8192];
+	struct kvb_kimage_type t;
+	struct kvb_error err = { 0 };
+	char *note = NULL, *p;
+	size_t n, gn;
+
+	img = arm64_image(&n);
+	p = tmp_file(img, n);
+	CHECK(kvb_kimage_type_file(p, &t, &err) == KVB_OK);
+	CHECK(t.kind == KVB_KIMAGE_KERNEL);
+	CHECK_STR(t.arch, "arm64");
+	CHECK(kvb_kimage_check(p, 0, "arm64", &note, &err) == KVB_OK);
+	CHECK(!note);
+	CHECK(kvb_kimage_check(p, 0, "x86", &note, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, p);
+	CHECK_CONTAINS(err.msg, "is a kernel for arm64 (Linux kernel ARM64 boot executable Image");
+	CHECK_CONTAINS(err.msg, "the platform's arch is x86");
+	unlink(p);
+	free(p);
+
+	/* Image.gz: libmagic looks inside (MAGIC_COMPRESS) */
+	gz = gzip_buf(img, n, &gn);
+	p = tmp_file(gz, gn);
+	CHECK(kvb_kimage_check(p, 0, "arm64", &note, &err) == KVB_OK);
+	CHECK(kvb_kimage_check(p, 0, "x86", &note, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "gzip compressed data");
+	unlink(p);
+	free(p);
+
+	/* a boot image (v0: header page, then the kernel) holding that arm64 Image.gz */
+	memset(boot, 0, sizeof(boot));
+	memcpy(boot, "ANDROID!", 8);
+	boot[8] = (unsigned char)gn, boot[9] = (unsigned char)(gn >> 8);
+	boot[36 + 1] = 0x08; /* page_size 2048 */
+	CHECK(gn <= 8192);
+	memcpy(boot + 2048, gz, gn);
+	p = tmp_file(boot, sizeof(boot));
+	CHECK(kvb_kimage_check(p, 1, "arm64", &note, &err) == KVB_OK);
+	CHECK(kvb_kimage_check(p, 1, "x86", &note, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "'s kernel is a kernel for arm64");
+	CHECK(kvb_kimage_check(p, 0, "arm64", &note, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "is an Android boot image, not a kernel");
+	unlink(p);
+	free(p);
+	free(gz);
+	free(img);
+
+	/* a kernel log holds the banner, but is text: not a kernel (the banner search alone took it) */
+	p = tmp_file(dmesg, sizeof(dmesg) - 1);
+	CHECK(kvb_kimage_check(p, 0, NULL, &note, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "is not a kernel image: it is ASCII text");
+	unlink(p);
+	free(p);
+
+	/* a program is an ELF file too, but no vmlinux */
+	CHECK(kvb_kimage_check("/bin/true", 0, NULL, &note, &err) == KVB_EINPUT);
+	CHECK_CONTAINS(err.msg, "'/bin/true' is not a kernel image: it is ELF 64-bit LSB pie executable");
+}
+
 #define TESTS                                                                                  \
 	T(test_kimage__check_refuses_what_is_not_a_kernel)                                     \
+	T(test_kimage__check_names_format_and_refuses_other_arch)                              \
 	T(test_kimage__reads_bzimage_setup_header)                                             \
 	T(test_kimage__finds_banner_skipping_builder_and_nested_compiler_parens)               \
 	T(test_kimage__inflates_gzip_image)                                                    \

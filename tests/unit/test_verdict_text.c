@@ -1,5 +1,6 @@
 /* The text of an undecided cell (issue 27): the smallest change the data could have shown, and "no difference
- * this data can resolve" past 1000 boots. */
+ * this data can resolve" past 1000 boots: the wide layout said that where the mail layout said
+ * "undecided" for the same verdict; now every layout says "undecided (CI +-9 %, >1000 boots)". */
 #include "report/verdict_cell.h"
 #include "test.h"
 
@@ -33,11 +34,11 @@ static void test_verdict_text__past_1000_boots_no_difference_this_data_can_resol
 	char b[128];
 	/* issue 27's "(~25743 boots)" for a 0.8 % difference */
 	kvb_verdict_undecided_text(b, sizeof(b), 0.91, 1.09, 25743, "boots");
-	CHECK_STR(b, "no difference this data can resolve (CI +-9 %)");
+	CHECK_STR(b, "undecided (CI +-9 %, >1000 boots)");
 	kvb_verdict_undecided_text(b, sizeof(b), 0.91, 1.09, 1000, "boots");
 	CHECK_STR(b, "undecided (CI +-9 %, ~1000 boots)");
 	kvb_verdict_undecided_text(b, sizeof(b), 0.91, 1.09, 1001, "boots");
-	CHECK_STR(b, "no difference this data can resolve (CI +-9 %)");
+	CHECK_STR(b, "undecided (CI +-9 %, >1000 boots)");
 	CHECK(fabs(kvb_verdict_ci_halfwidth_pct(0.98, 1.02) - 2) < 1e-9);
 	CHECK(isnan(kvb_verdict_ci_halfwidth_pct(1.02, 0.98)));
 }
