@@ -132,7 +132,7 @@ void kvb_verdict_legend(FILE *out, const struct kvb_table *t, const struct kvb_f
 		"%sverdict: better/worse = a real change (* at alpha %g: with >= 2 boots the bootstrap CI excludes no "
 		"change and Welch on boot %s agrees, its p shown; with 1 boot %s, the larger p shown); same = the 95 %% CI "
 		"of the change lies within %s (or both sides hold one and the same value); %s (~N pairs: the rounds a "
-		"duet needs), or why there is no CI\n"
+		"duet needs), or why there is no CI, or that the tool prints the metric in steps too coarse for it\n"
 		"perc_diff = (variant - baseline) / |baseline|: its sign is the direction, better or worse by "
 		"lower_is_better; the CI of the change is of the ratio where both sides are positive, else of the "
 		"difference, in %% of |baseline|\n",

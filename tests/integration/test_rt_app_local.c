@@ -109,9 +109,11 @@ static void test_rtapp_local__periodic_tasks_meet_their_period(void)
 		CHECK_NEAR(act * per / 1e6, 2.0, 0.35);
 	}
 	/* run = duty x period at 15 ns/loop: calibration error can shorten it a little; contention
-	 * stretches it without bound on a loaded host, so only the floor is asserted */
+	 * stretches it without bound on a loaded host (the light task's as much as the heavy one's:
+	 * their ratio is not asserted, it failed under scripts/test's ASan load), so only each
+	 * task's floor is */
 	CHECK(metric(&j.m, "run_mean", "light") > 0.5 * 2000);
-	CHECK(metric(&j.m, "run_mean", "heavy") > 2 * metric(&j.m, "run_mean", "light"));
+	CHECK(metric(&j.m, "run_mean", "heavy") > 0.5 * 6000);
 	CHECK(metric(&j.m, "negative_slack_pct", "light") >= 0 && metric(&j.m, "negative_slack_pct", "light") <= 100);
 	/* the config, rt-app's output and both thread logs are kept */
 	CHECK(count_artifacts(&j.m, "rt-app-config") == 1);

@@ -158,6 +158,8 @@ kvb_script_test(it_interrupt integration/interrupt.sh integration 120)
 # The uclamp thread reproduced (scripts/thread: four kernels built from linux-source-6.1, one run
 # on the deterministic board): label thread, on request (ctest -L thread); hours when cold.
 kvb_script_test(it_thread integration/thread.sh thread 10800)
+# Its table from one stored complete run (tests/fixtures/thread): in CI.
+kvb_script_test(it_thread_table integration/thread_table.sh integration 300)
 # scripts/sim-board's kept boards (hikey960-sim, juno-sim): Ctrl-C and --resume, per-CPU util and cpufreq, ssh-copy, hwmon energy.
 # label simboard: run on the release build only (like qemu): under ASan on a loaded host the simulated ACME
 # probe was stopped before it had written its file (instrument-failed jobs)
