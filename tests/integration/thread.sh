@@ -28,4 +28,18 @@ for lvl in root level1 level2 level3; do
   used=$(echo "$itab" | grep "^| $lvl " | awk -F'|' '{print $5}' | sed 's/.*(\([-+0-9]*\)).*/\1/')
   check "pipe $lvl: uclamp in use costs instructions ($used/op)" [ "${used:-0}" -gt 100 ]
 done
+# where the instructions go (agendas/thread-profile.yaml, the same cached images): the profile's
+# total per round trip agrees with the path length, and the cost lands where uclamp's
+# interrupts-off enqueue and dequeue end (docs/thread.md#where-the-instructions-go)
+pdb=$T/prof.db
+(cd "$SRC" && "$KVB" run agendas/thread-profile.yaml -p qemu-x86_64-icount --repo "$(tests/kbuild/make-series)" \
+  -d "$pdb" --no-diff) >"$T/prun" 2>&1
+check "the profile run exits 0" [ $? = 0 ]
+"$KVB" profile -d "$pdb" uclamp-off uclamp-used --top 4 >"$T/prof" 2>&1
+cat "$T/prof"
+tot=$(grep -m1 '^(all functions)' "$T/prof" | awk '{print $NF}' | tr -d '+')
+check "root: the profile's +$tot instructions per round trip is uclamp's +400..+800" \
+  awk -v t="$tot" 'BEGIN { exit !(t > 400 && t < 800) }'
+check "root: the wake-up's unlock and the switch's end carry the cost" \
+  sh -c "sed -n '5,6p' '$T/prof' | grep -q __wake_up_common_lock && sed -n '5,6p' '$T/prof' | grep -q finish_task_switch"
 finish
