@@ -9,6 +9,7 @@
 #include "core/sha256.h"
 #include "flash/fetch.h"
 #include "flash/flash.h"
+#include "instrument/session.h"
 #include "target/target.h"
 #include "workload/workload.h"
 
@@ -303,6 +304,109 @@ static void cpus_knobs(const struct kvb_agenda *a, const struct kvb_platform *p,
 		}
 }
 
+static int strv_has(const struct kvb_strv *v, const char *s);
+
+/* 1 when a sysctl or sysfs knob is set anywhere (platform setup, a variant, a job). */
+static int knob_files_any(const struct kvb_agenda *a, const struct kvb_platform *p)
+{
+	int any = p->setup.sysctl || p->setup.sysfs;
+	for (size_t v = 0; v < a->nvariants && !any; v++)
+		any = a->variants[v].rt.sysctl || a->variants[v].rt.sysfs;
+	for (size_t s = 0; s < a->nspecs && !any; s++)
+		any = a->specs[s].rt.sysctl || a->specs[s].rt.sysfs;
+	return any;
+}
+
+/*
+ * The instruments the agenda turns on (`instruments:`, WA3's `augmentations:`) that the platform
+ * does not declare, probed on the board as `platform check` probes the platform's own: a cpufreq
+ * instrument on a board without cpufreq stats would fail every job (instrument-failed).
+ */
+static void probe_agenda_instruments(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_target *t,
+				     struct kvb_preflight *pf)
+{
+	struct kvb_instr_set set;
+	struct kvb_strv found = KVB_STRV_INIT;
+	struct kvb_error err;
+	char *origin;
+	if (!a->instruments || kvb_instr_set_build(&set, p, a->instruments, &err))
+		return; /* a name that is no instrument: `run` refuses it when it builds the set */
+	origin = kvb_xasprintf("%s: instruments (augmentations)", a->file ? a->file : "agenda");
+	for (size_t i = 0; i < set.n; i++) {
+		struct kvb_instr_probe pr = { .name = set.v[i].name, .conf = set.v[i].conf, .plat = p, .target = t,
+					      .problems = &pf->problems, .found = &found, .origin = origin };
+		if (set.v[i].owned_conf && set.v[i].ops->probe)
+			set.v[i].ops->probe(&pr);
+	}
+	free(origin);
+	kvb_strv_release(&found);
+	kvb_instr_set_release(&set);
+}
+
+/* One file a sysctl or sysfs knob writes: missing on the board, every job with the knob fails. */
+static void probe_knob_file(struct kvb_target *t, const char *knob, const char *path,
+			    const char *who, const struct kvb_platform *p, struct kvb_strv *seen, struct kvb_preflight *pf)
+{
+	const char *argv[] = { "sh", "-c", "test -e \"$1\"", "kvb-check", path, NULL };
+	struct kvb_exec_result r;
+	struct kvb_error err;
+	char *body;
+	kvb_exec_result_init(&r);
+	if (!kvb_target_exec(t, argv, 10000, &r, &err) && r.exit_code) {
+		body = kvb_xasprintf("runtime knob %s: %s does not exist on %s, so every job with it would fail "
+				     "(a typo in the name, or a kernel without it)",
+				     knob, path, p->name);
+		if (!strv_has(seen, body)) {
+			kvb_strv_push(seen, body);
+			kvb_strv_pushf(&pf->problems, "%s: %s", who, body);
+		}
+		free(body);
+	}
+	kvb_exec_result_release(&r);
+}
+
+/*
+ * The sysctl and sysfs knobs' files, on a board whose running kernel is the one measured (a
+ * flasher that installs no kernel: `local`, knob variants); a variant's own kernel may have
+ * files the running one lacks, so a flashing board is not asked.
+ */
+static void probe_knob_files(const struct kvb_agenda *a, const struct kvb_platform *p, struct kvb_target *t,
+			     struct kvb_preflight *pf)
+{
+	const struct kvb_flasher_ops *fl = kvb_flasher_find(p->flash_method);
+	const char *root = kvb_target_sysfs_root(t);
+	struct kvb_strv seen = KVB_STRV_INIT;
+	size_t nrt = 1 + a->nvariants + a->nspecs;
+	if (!fl || (fl->caps & KVB_FLASH_INSTALLS_KERNEL))
+		return;
+	for (size_t i = 0; i < nrt; i++) {
+		const struct kvb_runtime *rt = i == 0 ? &p->setup
+					       : i <= a->nvariants ? &a->variants[i - 1].rt : &a->specs[i - 1 - a->nvariants].rt;
+		char *who = i == 0 ? kvb_xstrdup("platform setup")
+			    : i <= a->nvariants ? kvb_xasprintf("variant '%s'", a->variants[i - 1].name)
+						: kvb_xasprintf("job '%s'", a->specs[i - 1 - a->nvariants].id);
+		for (const cJSON *kv = rt->sysctl ? rt->sysctl->child : NULL; kv; kv = kv->next) {
+			char *path = kvb_xasprintf("%s/proc/sys/%s", root, kv->string), *knob;
+			for (char *c = path + strlen(root) + 10; *c; c++)
+				if (*c == '.')
+					*c = '/';
+			knob = kvb_xasprintf("sysctl.%s", kv->string);
+			if (!strstr(kv->string, ".."))
+				probe_knob_file(t, knob, path, who, p, &seen, pf);
+			free(knob);
+			free(path);
+		}
+		for (const cJSON *kv = rt->sysfs ? rt->sysfs->child : NULL; kv; kv = kv->next) {
+			char *path = kvb_xasprintf("%s%s", root, kv->string), *knob = kvb_xasprintf("sysfs.%s", kv->string);
+			probe_knob_file(t, knob, path, who, p, &seen, pf);
+			free(knob);
+			free(path);
+		}
+		free(who);
+	}
+	kvb_strv_release(&seen);
+}
+
 /*
  * On a board that answers now: the tools the workloads need are on its PATH, and every CPU a
  * `cpus` knob names is online there (taskset would otherwise run the job on the others, or
@@ -316,7 +420,7 @@ static void probe_board(const struct kvb_agenda *a, const struct kvb_platform *p
 	struct kvb_exec_result r;
 	needed_tools(a, &tools, &users);
 	cpus_knobs(a, p, &lists, &who);
-	if (!tools.n && !lists.n)
+	if (!tools.n && !lists.n && !a->instruments && !knob_files_any(a, p))
 		goto out;
 	/* a qemu board exists only once `run` boots a variant: nothing to ask before */
 	/* a batch target (LAVA) runs commands only inside its job: nothing to ask before either */
@@ -357,6 +461,8 @@ static void probe_board(const struct kvb_agenda *a, const struct kvb_platform *p
 				       err.msg);
 	}
 	probe_rt_budget(a, p, &t, pf);
+	probe_agenda_instruments(a, p, &t, pf);
+	probe_knob_files(a, p, &t, pf);
 	kvb_exec_result_release(&r);
 	kvb_target_close(&t);
 out:

@@ -25,7 +25,9 @@ void kvb_instr_probe_problem(struct kvb_instr_probe *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (p->plat && p->plat->doc.file) {
+	if (p->origin) {
+		kvb_strv_pushf(p->problems, "%s: instrument '%s': %s", p->origin, p->name, msg);
+	} else if (p->plat && p->plat->doc.file) {
 		/* where in the file the instance is, as every other problem of `platform check` */
 		char *path = kvb_xasprintf("instruments.%s", p->name);
 		int line, col;

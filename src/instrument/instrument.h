@@ -51,6 +51,9 @@ struct kvb_instr_probe {
 	struct kvb_target *target;      /* NULL: the host-side checks; the board: the board-side checks */
 	struct kvb_strv *problems;
 	struct kvb_strv *found;
+	/* where the instance was asked for when not in the platform file ("agenda.yaml: instruments"):
+	 * problems name it instead of the platform's file:line; NULL for the platform's instances */
+	const char *origin;
 };
 
 /* What an instrument needs of the board, asked by the session and `platform check`, never by name. */

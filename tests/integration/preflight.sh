@@ -145,4 +145,36 @@ XDG_CACHE_HOME=$T/nocache "$KVB" run "$T/smp2.yaml" -p qemu-x86_64-icount-smp2 -
 check "icount-smp2 without the backported QEMU: the run fails (rc $rc)" test "$rc" -eq 1
 check "it names the cache path and scripts/get-qemu-backports" \
   grep -q "connection.qemu $T/nocache/kvbench/qemu-backports/qemu-system-x86_64: No such file or directory (unpack it first: scripts/get-qemu-backports)" "$T/e24"
+# A WA3 user's agenda on a board that runs the measured kernel (flash: none): an instrument the
+# agenda turns on (augmentations: [cpufreq]) whose files the board lacks, and a sysctl/sysfs
+# knob whose file does not exist, are problems before the run (they used to pass the preflight
+# and then fail every job: 32 of 32 instrument-failed, or every job of the knob)
+mkdir -p "$T/kroot/sys/devices/system/cpu/cpu0/cpufreq" "$T/kroot/proc/sys/kernel" "$T/kplat"
+echo 100 >"$T/kroot/proc/sys/kernel/sched_rr_timeslice_ms"
+echo schedutil >"$T/kroot/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+printf 'name: knobby\nconnection: {type: local}\nflash: {method: none}\nsysfs_root: %s/kroot\n' "$T" >"$T/kplat/platform.yaml"
+cat >"$T/aug.yaml" <<'YAML'
+config:
+  iterations: 1
+  augmentations: [cpufreq]
+workloads:
+  - name: hackbench
+    params: {groups: 1, fds: 2, loops: 10}
+    runtime_params:
+      sysctl: {kernel.sched_rr_timeslice_msx: 10}
+      sysfile_values: {/sys/devices/system/cpu/cpu0/cpufreq/scaling_governors: performance}
+YAML
+"$KVB" agenda check "$T/aug.yaml" -p "$T/kplat" >/dev/null 2>"$T/e25"; rc=$?
+check "agenda check -p: augmentations' cpufreq without stats on the board is exit 3 (rc $rc)" test "$rc" -eq 3
+check "  names the agenda's key and the missing file" grep -qF "$T/aug.yaml: instruments (augmentations): instrument 'cpufreq': $T/kroot/sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state is not a readable file on the board" "$T/e25"
+check "  names the job, the sysctl knob and its missing file" grep -qF "job 'hackbench': runtime knob sysctl.kernel.sched_rr_timeslice_msx: $T/kroot/proc/sys/kernel/sched_rr_timeslice_msx does not exist on knobby" "$T/e25"
+check "  and the sysfs knob" grep -qF "runtime knob sysfs./sys/devices/system/cpu/cpu0/cpufreq/scaling_governors: $T/kroot/sys/devices/system/cpu/cpu0/cpufreq/scaling_governors does not exist on knobby" "$T/e25"
+"$KVB" run "$T/aug.yaml" -p "$T/kplat" -d "$T/aug.db" --no-diff >/dev/null 2>"$T/e26"; rc=$?
+check "run stops before any job (rc $rc)" sh -c "[ $rc -eq 3 ] && [ ! -e '$T/aug.db' ]"
+# the same agenda spelled right, on a board that has the files: no problem
+mkdir -p "$T/kroot/sys/devices/system/cpu/cpu0/cpufreq/stats"
+printf '1000000 5\n2000000 7\n' >"$T/kroot/sys/devices/system/cpu/cpu0/cpufreq/stats/time_in_state"
+sed 's/_msx:/_ms:/; s/scaling_governors:/scaling_governor:/' "$T/aug.yaml" >"$T/aug-ok.yaml"
+"$KVB" agenda check "$T/aug-ok.yaml" -p "$T/kplat" >/dev/null 2>"$T/e27"; rc=$?
+check "the files there: agenda check -p passes (rc $rc)" test "$rc" -eq 0
 finish
