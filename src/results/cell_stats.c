@@ -123,7 +123,9 @@ static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kv
 		in.boots = 1;
 	}
 	/* the CI of the change is relative to the baseline: none over a baseline of exactly 0 */
-	in.no_ci = (out->paired_ok ? out->pr.mean_b == 0 : isnan(out->diff_pct)) ? KVB_WHY_ZERO_BASE : KVB_WHY_UNBOUNDED;
+	in.no_ci = (out->paired_ok ? out->pr.mean_b == 0 : isnan(out->diff_pct)) ? KVB_WHY_ZERO_BASE
+		   : !out->paired_ok && in.boots <= 1			       ? KVB_WHY_UNBOUNDED_RUNS
+									       : KVB_WHY_UNBOUNDED;
 	out->same_lo = in.ci_lo;
 	out->same_hi = in.ci_hi;
 	kvb_verdict_judge(&in, &out->v3);

@@ -98,6 +98,8 @@ struct kvb_verdict_in {
 #define KVB_WHY_ZERO_BASE "baseline is 0: no % CI"
 /* (Fieller's ratio CI is unbounded when the baseline's mean is within its CI of 0) */
 #define KVB_WHY_UNBOUNDED "the baseline varies so much between boots that its CI reaches 0: the % change could be any size; more boots narrow it"
+/* the same with one boot a side, where the runs are the unit (a board that never reboots: `local`) */
+#define KVB_WHY_UNBOUNDED_RUNS "the baseline varies so much between runs that its CI reaches 0: the % change could be any size; more runs (iterations) narrow it"
 #define KVB_WHY_NO_CI "no CI"
 
 /*

@@ -70,7 +70,7 @@ check "--metric slak: exit 3 and did you mean 'slack' (rc $rc)" sh -c "test $rc 
 verdicts=$(grep '| patch ' "$T/d1" | awk -F'|' '{print $(NF-1)}' | awk '{print $1}' | tr '\n' ' ')
 check "table: better, then undecided, then same (got: $verdicts)" test "$verdicts" = "better undecided undecided same "
 check "table: frames (count), loaded first, is not the first row" sh -c "! grep -m1 '| base ' '$T/d1' | grep -q frames"
-check "table: an unbounded CI says why" grep -q "undecided (the baseline varies so much between boots that its CI reaches 0: the % change could be any size; more boots narrow it)" "$T/d1"
+check "table: an unbounded CI says why (one boot a side: the runs are the unit)" grep -q "undecided (the baseline varies so much between runs that its CI reaches 0: the % change could be any size; more runs (iterations) narrow it)" "$T/d1"
 "$KVB" diff -d "$T/s.db" --format csv >"$T/d2" 2>/dev/null
 check "csv: the order of the results (frames first)" test "$(sed -n 2p "$T/d2" | cut -d, -f2)" = "frames (count)"
 
@@ -108,7 +108,7 @@ for m in re.finditer(r'<script type="application/json">(.*?)</script>', page, re
             print("%s\t%s\t%s\t%s" % (r["metric"], r["verdict"], r["verdict_text"], r["cls_full"]))
 EOF
 check "forest: rows better, undecided, undecided, same" test "$(cut -f2 "$T/forest" | tr '\n' ' ')" = "better undecided undecided same "
-check "forest: the unbounded cell's reason" grep -q "	undecided (the baseline varies so much between boots that its CI reaches 0: the % change could be any size; more boots narrow it)	" "$T/forest"
+check "forest: the unbounded cell's reason" grep -q "	undecided (the baseline varies so much between runs that its CI reaches 0: the % change could be any size; more runs (iterations) narrow it)	" "$T/forest"
 check "forest: the undecided cell's CI" grep -q "	undecided (CI +-2.4 %)	" "$T/forest"
 check "forest: the whole label for the page to wrap" grep -q "	test_name=$long\$" "$T/forest"
 # --- the front page (a new user's try: 237 rows after a run on a simulated board): the workload's own
