@@ -254,9 +254,14 @@ static void summary_line(struct engine *e, const char *status)
 	}
 	line = kvb_disturbance_line(&d);
 	if (!line) {
-		kvb_info("run %lld finished: %s, %s; 0 of %lld job(s) disturbed by the host (CPU pressure, "
-			 "steal or the board process's wait above %.3g %%)",
-			 (long long)e->run_id, status, ran, (long long)d.on_host, lim);
+		if (e->workload_on_host) /* CPU pressure counts the job's own tasks here: steal alone is judged */
+			kvb_info("run %lld finished: %s, %s; 0 of %lld job(s) disturbed by the host (steal above %.3g %%; "
+				 "its CPU pressure counts the jobs' own tasks on this board: recorded, not judged)",
+				 (long long)e->run_id, status, ran, (long long)d.on_host, lim);
+		else
+			kvb_info("run %lld finished: %s, %s; 0 of %lld job(s) disturbed by the host (CPU pressure, "
+				 "steal or the board process's wait above %.3g %%)",
+				 (long long)e->run_id, status, ran, (long long)d.on_host, lim);
 		return;
 	}
 	kvb_info("run %lld finished: %s, %s; %s (limit %.3g %%: `kvbench show witnesses` lists them)",

@@ -256,6 +256,8 @@ static int measure_job(struct engine *e, const struct kvb_plan_job *j, struct kv
 	kvb_instr_job_start(&ij, &e->instr, &e->target, e->plat, ctx->artifact_dir, ctx->remote_dir, m);
 	if (on_host)
 		kvb_host_sample_read(kvb_host_proc_root(), th.pid, &h0);
+	if (on_host && th.workload_on_host)
+		e->workload_on_host = 1;
 	rc = run_workload(j, ctx, m, err);
 	if (on_host)
 		host_witness_after(e, &th, &h0, m);

@@ -35,6 +35,8 @@
 /* A run's engine: the run's state, or in a pool one board's worker (pool_worker_new) sharing the plan and rows. */
 struct engine {
 	struct kvb_instr_set instr;  /* instruments around every job */
+	int workload_on_host;        /* a job ran on a board whose workload tasks are host tasks (local):
+				      * CPU pressure was recorded, not judged (the run's last line says so) */
 	int host_busy;               /* a disturbed job waited KVB_HOST_QUIET_WAIT_MS for a quiet second in vain:
 				      * until a job comes out clean, disturbed jobs are left out at once */
 	char *instr_err;             /* failures of the last attempt's instruments, or NULL */

@@ -69,6 +69,9 @@ feed 2 & fp=$!
 KVB_HOST_PROC=$P timeout 120 "$KVB" run "$T/a.yaml" -p local -d "$T/h2.db" --host-limit 60 --no-diff >/dev/null 2>"$T/err2"; rc=$?
 kill $fp 2>/dev/null; wait $fp 2>/dev/null
 check "--host-limit 60: nothing disturbed" test "$(q "$T/h2.db" "select count(*) || ' ' || min(expected) from witness where subject = 'steal' and verdict = 'ok'")" = "4 <= 60 %"
+# on local the pressure counts the jobs' own tasks: the last line says it judged steal alone (it used
+# to name CPU pressure as a criterion while every job had 100 % pressure, recorded and never judged)
+check "local: the last line says CPU pressure is recorded, not judged" grep -qF "0 of 4 job(s) disturbed by the host (steal above 60 %; its CPU pressure counts the jobs' own tasks on this board: recorded, not judged)" "$T/err2"
 
 # --until-decided: round 1 (its first job) disturbed, so not counted; a spare round runs in its place
 cat >"$T/u.yaml" <<'YAML'
