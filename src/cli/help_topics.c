@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* Topics other than commands, each with the table its help comes from. */
-static const char *const extra_topics[] = { "variant", "platform.yaml" };
+static const char *const extra_topics[] = { "variant", "agenda.yaml", "platform.yaml" };
 
 /* Every topic name, in the order `kvbench help` lists them. */
 static void topics(struct kvb_strv *out)
@@ -79,6 +79,15 @@ enum kvb_err kvb_help_topic(const char *what, FILE *f)
 		kvb_platform_keys_print(f);
 		fprintf(f, "\n`kvbench help TYPE` lists a connection type's keys, `kvbench help METHOD` a flash "
 			   "method's,\n`kvbench help INSTRUMENT` an instrument type's.\n");
+		return KVB_OK;
+	}
+	if (!strcmp(what, "agenda.yaml") || !strcmp(what, "agenda-file")) {
+		fprintf(f, "agenda.yaml: what to run, WA3's agenda format (`kvbench agenda check FILE` checks a file "
+			   "against these tables)\n\n");
+		kvb_agenda_keys_print(f);
+		fprintf(f, "\n`kvbench help WORKLOAD` lists a workload's params, `kvbench help variant` the variant "
+			   "keys,\n`kvbench help INSTRUMENT` an instrument's; docs/agendas.md and docs/field-files.md "
+			   "(WA3 spellings).\n");
 		return KVB_OK;
 	}
 	if (!strcmp(what, "variant") || !strcmp(what, "variants")) {

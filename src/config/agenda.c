@@ -1,6 +1,7 @@
 /* Implements agenda loading: WA3 keys, precedence, sections x workloads x sweeps expansion. */
 #include "config/agenda_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,20 @@ static const struct kvb_keydef config_keys[] = {
 const struct kvb_keydef *kvb_agenda_config_keydefs(void)
 {
 	return config_keys;
+}
+
+void kvb_agenda_keys_print(FILE *f)
+{
+	fprintf(f, "keys (top level):\n");
+	kvb_keys_print(f, top_keys, "  ");
+	fprintf(f, "\nconfig: (alias global:)\n");
+	kvb_keys_print(f, config_keys, "  ");
+	fprintf(f, "\nsections[]:\n");
+	kvb_keys_print(f, section_keys, "  ");
+	fprintf(f, "\nworkloads[]:\n");
+	kvb_keys_print(f, workload_keys, "  ");
+	fprintf(f, "\nruntime_params: (in config, a section, a workload entry or a variant)\n");
+	kvb_keys_print(f, kvb_runtime_keys, "  ");
 }
 
 const struct kvb_keydef section_keys[] = {

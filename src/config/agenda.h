@@ -120,6 +120,8 @@ const char *kvb_exec_order_name(enum kvb_exec_order o);
 
 /* The keys `config:` (alias `global:`) takes, for readers that must tell kvbench's own keys from
  * WA3's (config/wa3_keys.c). Static; terminated by a NULL key. */
+/* `kvbench help agenda.yaml`: the key tables of the top level, config, sections[], workloads[] and the runtime knobs. */
+void kvb_agenda_keys_print(FILE *f);
 const struct kvb_keydef *kvb_agenda_config_keydefs(void);
 
 #endif

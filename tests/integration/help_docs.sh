@@ -15,6 +15,12 @@ check "help INSTRUMENT: the WA3 spelling" grep -q "augmentations:" "$T/o2"
 check "help rapl: its keys from its table, max_power_w's default (rc $rc)" grep -q "^  max_power_w .*\[500\]" "$T/o4"
 "$KVB" help variant >"$T/o3"
 check "help variant: the variant keys" grep -q "^  sha256 " "$T/o3"
+# a WA3 user's first question, the agenda's keys: `help agenda` is the check command, so the file's
+# keys are their own topic, as platform.yaml's are (there was none)
+"$KVB" help agenda.yaml >"$T/o5"; rc=$?
+check "help agenda.yaml: config's keys, WA3's augmentations among them (rc $rc)" grep -q "^  augmentations .*WA3 alias of instruments" "$T/o5"
+check "help agenda.yaml: the runtime knobs" grep -q "^  sysctl .*written before the job and restored after" "$T/o5"
+check "help agenda.yml: did you mean agenda.yaml" grep -q "did you mean 'agenda.yaml'" <("$KVB" help agenda.yml 2>&1)
 check "help show: the --format values, from the registry" grep -q -- "-f, --format <format> *output format: table|markdown|csv|tsv|json|html$" <("$KVB" help show)
 check "help query: the --format values, from the registry" grep -q -- "--format <format> .*table|markdown|csv|tsv|json|html" <("$KVB" help query)
 bad=""
