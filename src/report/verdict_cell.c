@@ -73,7 +73,7 @@ void kvb_verdict_cell(char *buf, size_t n, const struct kvb_cell_stats *cs)
 		snprintf(v, sizeof(v), "undecided (%s)", cs->v3.why); /* no CI to state: say why */
 	else if (cs->v3.kind == KVB_VERDICT_UNDECIDED && (cs->naive_ok || cs->boot_ok || cs->paired_ok))
 		kvb_verdict_undecided_text(v, sizeof(v), cs->same_lo, cs->same_hi, cs->v3.boots_needed,
-					   cs->paired_ok ? "pairs" : "boots");
+					   cs->paired_ok ? "pairs" : cs->runs_unit ? "runs" : "boots");
 	else
 		snprintf(v, sizeof(v), "%s", cs->verdict);
 	snprintf(buf, n, "%s%s%s", v, cs->paired_ok ? " (paired)" : cs->one_boot ? " (1 boot)" : "", mm);
@@ -90,7 +90,8 @@ void kvb_verdict_json(cJSON *jv, const struct kvb_group *g, const struct kvb_cel
 	cJSON_AddBoolToObject(jv, "multimodal", multimodal(cs));
 	if (!cs->has_cmp)
 		return;
-	cJSON_AddItemToObject(jv, "boots_needed", num_or_null(cs->v3.boots_needed));
+	/* boots: a one-boot cell's estimate counts runs, which the table says; the JSON key keeps its unit */
+	cJSON_AddItemToObject(jv, "boots_needed", num_or_null(cs->runs_unit ? NAN : cs->v3.boots_needed));
 	/* the smallest change this data could have shown: half the ratio CI's width, % */
 	cJSON_AddItemToObject(jv, "ci_halfwidth_pct", num_or_null(kvb_verdict_ci_halfwidth_pct(cs->same_lo, cs->same_hi)));
 	/* an undecided cell without that CI says why there is none */

@@ -120,11 +120,15 @@ static void kvb_cell_verdict(const struct kvb_group *g, size_t bboots, struct kv
 		in.ci_lo = out->c.rel_ci_lo;
 		in.ci_hi = out->c.rel_ci_hi;
 		in.diff_ci_zero = out->c.ci_lo == 0 && out->c.ci_hi == 0;
-		in.boots = 1;
+		/* one boot: the runs are the unit, and their count is what more of would narrow the CI */
+		in.boots = out->c.nb < out->c.nv ? out->c.nb : out->c.nv;
+		out->runs_unit = 1;
 	}
+	if (!out->paired_ok && out->boot_ok && in.boots <= 1)
+		out->runs_unit = 1;
 	/* the CI of the change is relative to the baseline: none over a baseline of exactly 0 */
 	in.no_ci = (out->paired_ok ? out->pr.mean_b == 0 : isnan(out->diff_pct)) ? KVB_WHY_ZERO_BASE
-		   : !out->paired_ok && in.boots <= 1			       ? KVB_WHY_UNBOUNDED_RUNS
+		   : out->runs_unit					       ? KVB_WHY_UNBOUNDED_RUNS
 									       : KVB_WHY_UNBOUNDED;
 	out->same_lo = in.ci_lo;
 	out->same_hi = in.ci_hi;

@@ -56,6 +56,8 @@ struct kvb_cell_stats {
 	int significant;
 	const char *verdict;       /* "better", "worse", "same", "undecided", "untested", "n<2", "" (baseline) */
 	int one_boot;              /* verdict came from the naive test with a single boot */
+	int runs_unit;             /* one boot a side: the runs were the unit, and v3.boots_needed counts runs
+				    * (the naive test: about that many runs a variant would decide it) */
 	struct kvb_verdict v3;     /* three-way verdict with the boots estimate (has_cmp) */
 	double same_lo, same_hi;   /* the CI of the relative change (fraction) "same" was judged on (NAN: none) */
 	double cliffs;             /* Cliff's delta of the runs, variant vs baseline (NAN: none) */

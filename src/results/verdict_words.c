@@ -10,8 +10,8 @@ const struct kvb_verdict_word kvb_verdict_words[] = {
 	{ "changed", "a real change of a metric that has no better direction (utilisation, frequency)" },
 	{ "same", "no change beyond the margin: the 95 % CI of the change lies within it" },
 	{ "undecided", "neither yet: more boots would tell (CI +-X % is the smallest change this data could show, "
-		       "~N boots the boots per variant that would decide it; >1000 boots: a difference too small "
-		       "for this board to resolve)" },
+		       "~N boots the boots per variant that would decide it, ~N runs where one boot a side made the runs "
+		       "the unit; >1000 boots: a difference too small for this board to resolve)" },
 	{ "untested", "no test could be made (a single value on one side)" },
 	{ "n<2", "fewer than 2 values on one side" },
 	{ NULL, NULL },
