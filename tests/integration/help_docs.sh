@@ -20,6 +20,7 @@ check "help variant: the variant keys" grep -q "^  sha256 " "$T/o3"
 "$KVB" help agenda.yaml >"$T/o5"; rc=$?
 check "help agenda.yaml: config's keys, WA3's augmentations among them (rc $rc)" grep -q "^  augmentations .*WA3 alias of instruments" "$T/o5"
 check "help agenda.yaml: the runtime knobs" grep -q "^  sysctl .*written before the job and restored after" "$T/o5"
+check "help agenda points to agenda.yaml" grep -q "kvbench help agenda.yaml" <("$KVB" help agenda)
 check "help agenda.yml: did you mean agenda.yaml" grep -q "did you mean 'agenda.yaml'" <("$KVB" help agenda.yml 2>&1)
 check "help show: the --format values, from the registry" grep -q -- "-f, --format <format> *output format: table|markdown|csv|tsv|json|html$" <("$KVB" help show)
 check "help query: the --format values, from the registry" grep -q -- "--format <format> .*table|markdown|csv|tsv|json|html" <("$KVB" help query)
