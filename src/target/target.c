@@ -64,6 +64,16 @@ int kvb_target_exec(struct kvb_target *t, const char *const *argv, uint64_t time
 	return t->ops->exec(t, argv, timeout_ms, r, err);
 }
 
+int kvb_target_insn_counter(struct kvb_target *t, const char *dump_path, struct kvb_insn_count *c,
+			    struct kvb_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	if (!t->ops || !t->ops->insn_counter)
+		return kvb_error_set(err, KVB_ETARGET, "the board counts no instructions (a %s target has no counter)",
+				     t->ops ? t->ops->name : "closed");
+	return t->ops->insn_counter(t, dump_path, c, err);
+}
+
 int kvb_target_run_ok(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
 		      struct kvb_error *err)
 {
