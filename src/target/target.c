@@ -43,9 +43,11 @@ const struct kvb_target_ops *kvb_target_find(const char *name)
 int kvb_target_open(struct kvb_target *t, const struct kvb_platform *plat, struct kvb_error *err)
 {
 	const struct kvb_target_ops *ops = kvb_target_find(plat->conn_type);
-	int offline = t->offline; /* the one setting a caller makes before open */
+	int offline = t->offline; /* the settings a caller makes before open */
+	unsigned wants = t->wants;
 	memset(t, 0, sizeof(*t));
 	t->offline = offline;
+	t->wants = wants;
 	if (!ops)
 		return kvb_error_set(err, KVB_EINPUT, "%s: unknown connection type '%s'", plat->file, plat->conn_type);
 	t->ops = ops;
