@@ -135,10 +135,23 @@ struct sym {
 	const char *dso;  /* "[kernel.kallsyms]" or "[MODULE]" */
 };
 
+/* A linker's marker ("__sched_text_start", "_stext", "__irqentry_text_end") shares its address
+ * with a function: the marker sorts first, so the function is the one found. */
+static int marker(const char *name)
+{
+	size_t n = strlen(name);
+	return (n > 6 && !strcmp(name + n - 6, "_start")) || (n > 4 && !strcmp(name + n - 4, "_end")) ||
+	       !strcmp(name, "_stext") || !strcmp(name, "_text");
+}
+
 static int by_addr(const void *x, const void *y)
 {
 	const struct sym *a = x, *b = y;
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (marker(a->name) != marker(b->name))
+		return marker(a->name) ? -1 : 1;
+	return strcmp(a->name, b->name);
 }
 
 /* Parses kallsyms text into s (names copied into *store, one NUL-separated buffer). */

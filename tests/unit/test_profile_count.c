@@ -18,6 +18,7 @@
 
 /* lines as the guest's /proc/kallsyms prints them (6.1, x86-64) */
 static const char kallsyms[] = "ffffffff81000000 T startup_64\n"
+			       "ffffffff810a1c30 T __sched_text_start\n"
 			       "ffffffff810a1c30 t uclamp_rq_inc_id\n"
 			       "ffffffff810a1d90 t uclamp_rq_dec_id\n"
 			       "ffffffff810a1f00 T enqueue_task\n"
