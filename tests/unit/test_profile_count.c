@@ -45,9 +45,10 @@ static void test_window__counts_blocks_by_function(void)
 	struct kvb_profile *p;
 	close(mkstemp(d0));
 	close(mkstemp(d1));
-	/* uclamp_rq_inc_id's block: 10 instructions, ran 5 then 105 times; a second translation of the
-	 * same block (after a flush) adds 20; enqueue_task's block runs past _raw_spin..? no: it ends
-	 * before; a block of startup_64 crossing into uclamp_rq_inc_id; an address below every symbol */
+	/* uclamp_rq_inc_id's block: 10 instructions, ran 5 then 105 times, and a second translation of
+	 * the same block (after a flush) ran 20; enqueue_task's block ran 7 times in both dumps (not in
+	 * the window); a block of startup_64 that runs into uclamp_rq_inc_id; a kernel address below
+	 * every symbol; a user-space block */
 	write_file(d0, "ffffffff810a1c30 ffffffff810a1c60 10 5\n"
 		       "ffffffff810a1f00 ffffffff810a1f20 4 7\n");
 	write_file(d1, "ffffffff810a1c30 ffffffff810a1c60 10 105\n"
