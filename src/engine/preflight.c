@@ -329,7 +329,7 @@ static void probe_agenda_instruments(const struct kvb_agenda *a, const struct kv
 	struct kvb_strv found = KVB_STRV_INIT;
 	struct kvb_error err;
 	char *origin;
-	if (!a->instruments || kvb_instr_set_build(&set, p, a->instruments, &err))
+	if (!a->instruments || kvb_instr_set_build(&set, p, a->instruments, a->instrument_settings, &err))
 		return; /* a name that is no instrument: `run` refuses it when it builds the set */
 	origin = kvb_xasprintf("%s: instruments (augmentations)", a->file ? a->file : "agenda");
 	for (size_t i = 0; i < set.n; i++) {
