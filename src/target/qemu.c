@@ -92,6 +92,9 @@ static void priv_free(struct qemu_priv *p)
 	free(p->cmdline);
 	free(p->console);
 	free(p->label);
+	free(p->res_kernel);
+	free(p->res_vmlinuz);
+	free(p->res_initrd);
 	cJSON_Delete(p->ssh_conn);
 	qemu_counter_free(p);
 	free(p->run_dir);

@@ -17,6 +17,14 @@
  * after /init ran, and the board's sshd waited for it (issue 39: 2.2 CPU-s between the ready
  * marker and "Server listening" on the instruction-clock board; rapido-linux/rapido#44). */
 #define BASE_CMDLINE "console=ttyS0 loglevel=4 panic=-1 random.trust_cpu=on root=/dev/vda"
+/* Added on the instruction-clock board with one vCPU: the kernel ticks from the PIT (or HPET)
+ * instead of calibrating the local APIC timer. That calibration busy-waits 2 x 100 ms of guest
+ * time on rdtsc and `pause`, and under -icount each of those ends QEMU's translated block, so
+ * the 200 ms cost 10-11 CPU-s of host time, 60 % of a boot of the thread's kernels (issue 39;
+ * docs/noise.md, "Boot times on the deterministic board"; firecracker-microvm/firecracker#1017
+ * saw the same 200 ms with KVM). sched_pipe's path length moved +0.03 %, within its spread.
+ * Not on -smp 2, whose second CPU would then tick by broadcast IPIs (not measured). */
+#define ICOUNT_UP_CMDLINE "nolapic_timer"
 #define PANIC_TEXT "Kernel panic - not syncing"
 
 /* The first build of the board runs mmdebstrap: about 30 s, far more on a slow mirror. */
@@ -53,6 +61,11 @@ struct qemu_priv {
 	uint64_t marker_ms, ready_ms;
 	char *kernel, *initrd, *cmdline, *console; /* last boot, owned */
 	char *label;            /* what the next boots are of, for the progress line (kvb_qemu_set_label); owned */
+	/* the board script's answer for the last kernel resolved (its vmlinuz and initramfs), reused
+	 * while that kernel's path, size and mtime stay the same: every round of a variant asked the
+	 * script again (~40 processes, 0.2-0.5 s a boot on a loaded host); owned */
+	char *res_kernel, *res_vmlinuz, *res_initrd;
+	long long res_size, res_mtime_ns;
 
 	cJSON *ssh_conn;              /* synthesised connection mapping for the ssh target */
 	struct kvb_platform ssh_plat; /* shallow copy of the platform with conn replaced; never released */

@@ -331,7 +331,8 @@ int qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *initrd, con
 	kvb_strv_push(&a, "-initrd");
 	kvb_strv_push(&a, initrd);
 	kvb_strv_push(&a, "-append");
-	kvb_strv_pushf(&a, "%s%s%s", BASE_CMDLINE, cmdline && *cmdline ? " " : "", cmdline ? cmdline : "");
+	kvb_strv_pushf(&a, "%s%s%s%s", BASE_CMDLINE, p->icount && p->smp == 1 ? " " ICOUNT_UP_CMDLINE : "",
+		       cmdline && *cmdline ? " " : "", cmdline ? cmdline : "");
 	kvb_strv_push(&a, "-drive");
 	kvb_strv_pushf(&a, "file=%s,if=virtio,format=raw,snapshot=on", eimg);
 	kvb_strv_push(&a, "-netdev");
@@ -378,26 +379,73 @@ char *exit_reason(struct qemu_priv *p, const struct kvb_buf *console)
 	return why;
 }
 
+/* KERNEL's size and mtime (ns), to tell whether a cached resolution still holds; 0 if unreadable. */
+static int kernel_stamp(const char *kernel, long long *size, long long *mtime_ns)
+{
+	struct stat st;
+	if (stat(kernel, &st))
+		return 0;
+	*size = (long long)st.st_size;
+	*mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	return 1;
+}
+
+/* The vmlinuz of kernel: itself, or a Debian kernel directory's, found by the board script. */
+static int find_vmlinuz(struct qemu_priv *p, const char *kernel, char **vmlinuz, struct kvb_error *err)
+{
+	const char *args[] = { "kernel", kernel, NULL };
+	char *line = NULL;
+	int rc;
+	if (!kvb_is_dir(kernel)) {
+		*vmlinuz = kvb_xstrdup(kernel);
+		return KVB_OK;
+	}
+	rc = run_script(p, args, SCRIPT_TIMEOUT_MS, &line, err);
+	if (rc)
+		return rc;
+	*vmlinuz = kvb_xstrndup(line, strcspn(line, "\t"));
+	free(line);
+	return KVB_OK;
+}
+
+/* The board script's vmlinuz and initramfs for kernel, asked once per kernel (see res_kernel). */
+static int resolve_by_script(struct qemu_priv *p, const char *kernel, char **vmlinuz, char **initrd_path,
+			     struct kvb_error *err)
+{
+	long long size = 0, mtime_ns = 0;
+	int stamped = kernel_stamp(kernel, &size, &mtime_ns), rc;
+	if (stamped && p->res_kernel && !strcmp(p->res_kernel, kernel) && p->res_size == size &&
+	    p->res_mtime_ns == mtime_ns && kvb_is_file(p->res_vmlinuz) && kvb_is_file(p->res_initrd)) {
+		*vmlinuz = kvb_xstrdup(p->res_vmlinuz);
+		*initrd_path = kvb_xstrdup(p->res_initrd);
+		return KVB_OK;
+	}
+	if ((rc = find_vmlinuz(p, kernel, vmlinuz, err)))
+		return rc;
+	const char *args[] = { "initrd", kernel, NULL };
+	rc = run_script(p, args, SCRIPT_TIMEOUT_MS, initrd_path, err);
+	if (rc) {
+		free(*vmlinuz);
+		*vmlinuz = NULL;
+		return rc;
+	}
+	set_last(&p->res_kernel, stamped ? kernel : NULL);
+	set_last(&p->res_vmlinuz, *vmlinuz);
+	set_last(&p->res_initrd, *initrd_path);
+	p->res_size = size;
+	p->res_mtime_ns = mtime_ns;
+	return KVB_OK;
+}
+
 /* The kernel to boot (a Debian kernel directory's vmlinuz, found by the board script) and its initrd. */
 int resolve_boot_files(struct qemu_priv *p, const char *kernel, const char *initrd, char **vmlinuz,
 		       char **initrd_path, struct kvb_error *err)
 {
 	int rc;
-	if (kvb_is_dir(kernel)) {
-		const char *args[] = { "kernel", kernel, NULL };
-		char *line = NULL;
-		rc = run_script(p, args, SCRIPT_TIMEOUT_MS, &line, err);
-		if (rc)
-			return rc;
-		*vmlinuz = kvb_xstrndup(line, strcspn(line, "\t"));
-		free(line);
-	} else {
-		*vmlinuz = kvb_xstrdup(kernel);
-	}
-	if (initrd) {
-		*initrd_path = kvb_xstrdup(initrd);
-		return KVB_OK;
-	}
-	const char *args[] = { "initrd", kernel, NULL };
-	return run_script(p, args, SCRIPT_TIMEOUT_MS, initrd_path, err);
+	if (!initrd)
+		return resolve_by_script(p, kernel, vmlinuz, initrd_path, err);
+	if ((rc = find_vmlinuz(p, kernel, vmlinuz, err)))
+		return rc;
+	*initrd_path = kvb_xstrdup(initrd);
+	return KVB_OK;
 }
