@@ -601,14 +601,22 @@ static int ssh_open(struct kvb_target *t, struct kvb_error *err)
 static int ssh_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err)
 {
 	struct ssh_state *st = t->priv;
-	static const char *const boot_id[] = { "cat", "/proc/sys/kernel/random/boot_id", NULL };
+	static const char proc_boot_id[] = "/proc/sys/kernel/random/boot_id";
 	static const char *const reboot[] = { "sh", "-c", "(sleep 1; reboot) </dev/null >/dev/null 2>&1 &", NULL };
+	const char *root = kvb_target_sysfs_root(t), *boot_id[] = { "cat", st->boot_id_path, NULL };
 	struct kvb_error ignored;
 	int rc;
 	st->cancel = t->cancel;
 	if (mode)
 		return kvb_error_set(err, KVB_ETARGET, "the ssh target cannot reboot into '%s'", mode);
-	if (run_check(st, "cat boot_id", boot_id, 15000, st->boot_id, sizeof(st->boot_id), 1, &ignored))
+	/* under the platform's sysfs_root when its tree holds it (a simulated board's), else the kernel's */
+	snprintf(st->boot_id_path, sizeof(st->boot_id_path), "%s%s", root, proc_boot_id);
+	rc = run_check(st, "cat boot_id", boot_id, 15000, st->boot_id, sizeof(st->boot_id), 1, &ignored);
+	if (rc && *root) {
+		snprintf(st->boot_id_path, sizeof(st->boot_id_path), "%s", proc_boot_id);
+		rc = run_check(st, "cat boot_id", boot_id, 15000, st->boot_id, sizeof(st->boot_id), 1, &ignored);
+	}
+	if (rc)
 		st->boot_id[0] = '\0';
 	rc = run_check(st, "reboot", reboot, 15000, NULL, 0, 1, err);
 	if (rc)
@@ -623,7 +631,7 @@ static int ssh_reboot(struct kvb_target *t, const char *mode, struct kvb_error *
 static int probe_ready(struct ssh_state *st, uint64_t dl, int *permanent, struct kvb_error *err)
 {
 	uint64_t now = kvb_mono_ns(), left_ms = now >= dl ? 1 : (dl - now) / SSH_NS_PER_MS + 1;
-	static const char *const boot_id[] = { "cat", "/proc/sys/kernel/random/boot_id", NULL };
+	const char *const boot_id[] = { "cat", st->boot_id_path, NULL }; /* as reboot() read it */
 	char out[4096];
 	int rc;
 	int fresh = 0;

@@ -51,6 +51,7 @@ struct ssh_state {
 	uint64_t rx_ns;           /* when bytes last arrived (recv callback) */
 	uint64_t op_ns;           /* when the current operation started (silence is counted from here) */
 	char boot_id[64];         /* boot_id before reboot(); wait_ready() waits for another */
+	char boot_id_path[512];   /* where boot_id was read: under the platform's sysfs_root when it holds it */
 	volatile int *cancel;
 };
 
