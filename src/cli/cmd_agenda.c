@@ -138,7 +138,7 @@ static const struct kvb_option options[] = {
 
 const struct kvb_cmd_usage kvb_usage_agenda = { synopsis, options, NULL };
 
-int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 {
 	(void)cli; /* flags 0: no DB */
 	struct kvb_getopt g;

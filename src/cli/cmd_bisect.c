@@ -126,7 +126,7 @@ static int load_platform_and_check_agenda(struct kvb_bisect *b)
 	return rc ? KVB_EINPUT : KVB_OK;
 }
 
-int cmd_bisect(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_bisect(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_bisect b;
 	struct bisect_args a = { .req = { .threshold_pct = 5.0, .max_rounds = 6 } };

@@ -60,7 +60,7 @@ const struct kvb_cmd_usage kvb_usage_diff = {
 	"--alpha, default 0.05); --format table or json; --run, --metric, --workload, --stat, --alpha.\n",
 };
 
-int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_diff_opts o;
 	int64_t runs[64];

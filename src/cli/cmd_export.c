@@ -33,7 +33,7 @@ const struct kvb_cmd_usage kvb_usage_export = {
 	"samples: every stored energy sample of the job as CSV t_ns,chan_name,value,units.\n",
 };
 
-int cmd_export(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_export(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	const char *channel = NULL, *origin = "kvbench";

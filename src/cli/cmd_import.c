@@ -139,7 +139,7 @@ static enum kvb_err sniff_csv(const char *file, enum csv_kind *kind, struct kvb_
 	return KVB_OK;
 }
 
-int cmd_import(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_import(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	const char *variant = NULL, *lower[16];

@@ -29,7 +29,7 @@ const struct kvb_cmd_usage kvb_usage_plan = {
 	"boots per variant that detect a --detect PCT change with 80% power.\n",
 };
 
-int cmd_plan(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_plan(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	struct kvb_plan_opts o;

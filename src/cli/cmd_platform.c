@@ -265,7 +265,7 @@ const struct kvb_cmd_usage kvb_usage_platform = {
 	"new:   writes the base's platform.yaml with the name replaced and says how to name it.\n",
 };
 
-int cmd_platform(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_platform(struct kvb_cli *cli, int argc, char **argv)
 {
 	(void)cli; /* flags 0: no DB */
 	struct kvb_platform p;

@@ -28,7 +28,7 @@ const struct kvb_cmd_usage kvb_usage_profile = {
 	"A, B: variants of the run (default: its first two with a profile; A alone lists A's profile).\n",
 };
 
-int cmd_profile(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_profile(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	struct kvb_profile_diff_opts o;

@@ -20,7 +20,7 @@ const struct kvb_cmd_usage kvb_usage_query = {
 	"The database is opened read-only: statements that write are refused.\n",
 };
 
-int cmd_query(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_query(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	const char *format = "table";

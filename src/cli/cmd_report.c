@@ -46,7 +46,7 @@ const struct kvb_cmd_usage kvb_usage_report = {
 	"Exit 1 (page still written) when the runs have no result at all.\n",
 };
 
-int cmd_report(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_report(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	struct kvb_page_opts o;

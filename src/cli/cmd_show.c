@@ -76,7 +76,7 @@ const struct kvb_cmd_usage kvb_usage_show = {
 	"witnesses: what was checked to believe each job's numbers (knobs read back, meter coverage, ...)\n",
 };
 
-int cmd_show(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_show(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	const char *format = "table", *status = NULL;
