@@ -136,7 +136,7 @@ static const struct kvb_option options[] = {
 	KVB_OPT_END(),
 };
 
-const struct kvb_cmd_usage kvb_usage_agenda = { synopsis, options, NULL };
+const struct kvb_cmd_usage kvb_usage_agenda = { synopsis, options, NULL, NULL };
 
 int kvb_cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 {

@@ -55,6 +55,7 @@ const struct kvb_cmd_usage kvb_usage_bisect = {
 	"decide it). The end prints the first bad commit, its change against good and the steps;\n"
 	"`git bisect log` is stored. The repository is left as it was (git bisect reset), also after\n"
 	"Ctrl-C; --resume goes on.\n",
+	NULL,
 };
 
 /* Reads the options and operands into a. Returns KVB_OK, or KVB_EUSAGE

@@ -31,6 +31,7 @@ const struct kvb_cmd_usage kvb_usage_export = {
 	"(kvbench.WORKLOAD: PASS, ERROR when it failed, SKIP) and per metric of a job that measured\n"
 	"(kvbench.WORKLOAD.METRIC: DONE with its value and unit).\n"
 	"samples: every stored energy sample of the job as CSV t_ns,chan_name,value,units.\n",
+	NULL,
 };
 
 int kvb_cmd_export(struct kvb_cli *cli, int argc, char **argv)
