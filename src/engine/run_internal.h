@@ -119,6 +119,8 @@ extern atomic_int kvb_run_in_workload;
 extern _Thread_local struct engine *kvb_run_thread_engine;
 
 /* run_setup.c */
+/* 1 when a job row's status is final (not pending or running). */
+int kvb_run_is_final(const char *status);
 void kvb_run_resume_workloads(struct engine *e);
 struct kvb_plan_opts kvb_run_plan_opts(struct engine *e);
 int kvb_run_setup(struct engine *e, struct kvb_error *err);
@@ -146,7 +148,6 @@ int kvb_run_board_came_back(struct engine *e);
 enum kvb_err kvb_run_job(struct engine *e, size_t idx);
 
 /* run_pool.c */
-int kvb_run_is_final(const char *status);
 void kvb_run_batch_record(struct engine *w, size_t v, int round, const struct kvb_job_row *rows);
 int kvb_run_pool(struct engine *e, const struct kvb_pool_list *l, int *interrupted, int *store_failed,
 	     struct kvb_error *err);

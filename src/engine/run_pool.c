@@ -10,11 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int kvb_run_is_final(const char *status)
-{
-	return strcmp(status, "pending") && strcmp(status, "running");
-}
-
 /*
  * The pool's seam (pool.h): a worker is a copy of the engine bound to one
  * board, with its own target, instruments and SQLite connection; the plan,

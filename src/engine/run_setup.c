@@ -100,6 +100,11 @@ static int run_classifier(void *arg, const char *key, char *buf, size_t size)
 	return kvb_store_run_classifier(e->st, e->run_id, key, buf, size) == 1;
 }
 
+int kvb_run_is_final(const char *status)
+{
+	return strcmp(status, "pending") && strcmp(status, "running");
+}
+
 /* A resumed run: each workload's state on e's board is filled by its resume hook when first made. */
 void kvb_run_resume_workloads(struct engine *e)
 {

@@ -25,23 +25,6 @@ char *kvb_build_cache_root(const char *override)
 	return kvb_xasprintf("%s/.cache/kvbench", h && *h ? h : "/tmp");
 }
 
-int kvb_kbuild_have_program(const char *name)
-{
-	const char *path = getenv("PATH");
-	char *copy, *save = NULL;
-	int found = 0;
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0;
-	copy = kvb_xstrdup(path ? path : "/usr/bin:/bin");
-	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *f = kvb_xasprintf("%s/%s", d, name);
-		found = access(f, X_OK) == 0;
-		free(f);
-	}
-	free(copy);
-	return found;
-}
-
 /* The C compiler the make args select (CC=, LLVM=1, CROSS_COMPILE=), as kbuild picks it. Owned. */
 static char *compiler_of(const struct kvb_build_spec *s)
 {

@@ -38,7 +38,4 @@ int kvb_kbuild_do_build(const struct kvb_build_spec *s, const char *repo, const 
 	     const char *tmpdir, const struct kvb_build_opts *o, struct kvb_build_result *r, char **fail,
 	     struct kvb_error *err);
 
-/* kbuild.c */
-int kvb_kbuild_have_program(const char *name);
-
 #endif

@@ -393,6 +393,25 @@ static void join_logs(const char *log, const char *errlog, const struct kvb_buil
 	unlink(errlog);
 }
 
+/* 1 when name is an executable: a path, or found in $PATH. */
+static int have_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL;
+	int found = 0;
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	copy = kvb_xstrdup(path ? path : "/usr/bin:/bin");
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *f = kvb_xasprintf("%s/%s", d, name);
+		found = access(f, X_OK) == 0;
+		free(f);
+	}
+	free(copy);
+	return found;
+}
+
+
 int kvb_kbuild_do_build(const struct kvb_build_spec *s, const char *repo, const char *cc, const char *pair,
 	     const char *tmpdir, const struct kvb_build_opts *o, struct kvb_build_result *r, char **fail,
 	     struct kvb_error *err)
@@ -400,7 +419,7 @@ int kvb_kbuild_do_build(const struct kvb_build_spec *s, const char *repo, const 
 	char *log = kvb_xasprintf("%s/build.log", tmpdir), *errlog = kvb_xasprintf("%s/build.stderr", tmpdir);
 	char title[64];
 	struct build b = { .s = s, .st = { .title = title, .log = log, .errlog = errlog, .o = o } };
-	int rc, code = 0, ccache = kvb_kbuild_have_program("ccache");
+	int rc, code = 0, ccache = have_program("ccache");
 	char *root = kvb_build_cache_root(o->cache_root);
 
 	b.src = kvb_xasprintf("%s/src", pair);
