@@ -190,6 +190,14 @@ int kvb_cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 	printf("%s: %zu specs, %zu variants, %s, execution_order %s, max_retries %d\n", argv[optind + 1], a.nspecs,
 	       a.nvariants, kvb_plan_describe(&plan, planned, sizeof(planned)), kvb_exec_order_name(a.order),
 	       a.max_retries);
+	if (a.instruments || a.instrument_settings) {
+		/* what the run turns on and the settings it gives them, compact JSON: the WA3 translation visible */
+		char *list = a.instruments ? cJSON_PrintUnformatted(a.instruments) : NULL;
+		char *set = a.instrument_settings ? cJSON_PrintUnformatted(a.instrument_settings) : NULL;
+		printf("instruments: %s%s%s\n", list ? list : "[] (the platform's)", set ? ", settings " : "", set ? set : "");
+		free(list);
+		free(set);
+	}
 	if (!plat_name && unset_warmup(&a))
 		printf("(a platform that boots each round adds a warm-up job per spec, variant and round: `agenda check "
 		       "-p PLATFORM` counts them as `run` does)\n");

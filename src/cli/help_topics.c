@@ -68,8 +68,9 @@ enum kvb_err kvb_help_topic(const char *what, FILE *f)
 		else
 			fprintf(f, "  (none besides type)\n");
 		fprintf(f, "\nAn agenda turns it on or off with `instruments: [%s]` or `[~%s]` under config:\n"
-			   "(WA3's `augmentations:` is the same list).\n",
-			in->name, in->name);
+			   "(WA3's `augmentations:` is the same list), and sets its keys for the run with\n"
+			   "`%s: {KEY: VALUE}` under config: (over the platform's, for every instance of the type).\n",
+			in->name, in->name, in->name);
 		kvb_help_metrics(f, in->metrics);
 		return KVB_OK;
 	}

@@ -225,6 +225,41 @@ void kvb_agenda_check_params(const struct kvb_catalog_workload *ops, const cJSON
  * rounds, order, iterations and the agenda-wide knobs, classifiers, workload parameters and
  * instruments every entry starts from. Only the keys the block has change anything.
  */
+/*
+ * The blocks of cfg named for an instrument type (`ftrace: {buffer_kb: 8192}`, as WA3 configures a
+ * plugin under config:) checked against that type's keys and merged into a->instrument_settings;
+ * every other key is checked against config_keys. Settings apply to every instance of the type the
+ * run enables (instrument/session.c).
+ */
+static void read_instrument_settings(struct kvb_agenda *a, const cJSON *cfg, const char *cfgname, struct kvb_diag *d)
+{
+	cJSON *rest = cJSON_Duplicate(cfg, 1);
+	struct kvb_catalog_backend be;
+	for (const cJSON *kv = cfg->child; kv; kv = kv->next) {
+		char *path;
+		cJSON *dst;
+		if (kvb_keydef_find(config_keys, kv->string) || kvb_catalog_find_instrument(a->catalog, kv->string, &be))
+			continue;
+		cJSON_DeleteItemFromObjectCaseSensitive(rest, kv->string);
+		path = kvb_path_key(cfgname, kv->string);
+		if (kvb_keys_check(kv, path, be.keys, d)) {
+			free(path);
+			continue;
+		}
+		free(path);
+		if (!a->instrument_settings)
+			a->instrument_settings = cJSON_CreateObject();
+		if (!(dst = cJSON_GetObjectItemCaseSensitive(a->instrument_settings, kv->string)))
+			dst = cJSON_AddObjectToObject(a->instrument_settings, kv->string);
+		for (const cJSON *s = kv->child; s; s = s->next) {
+			cJSON_DeleteItemFromObjectCaseSensitive(dst, s->string);
+			cJSON_AddItemToObject(dst, s->string, cJSON_Duplicate(s, 1));
+		}
+	}
+	kvb_keys_check(rest, cfgname, config_keys, d);
+	cJSON_Delete(rest);
+}
+
 static void read_config_block(struct kvb_agenda *a, const cJSON *cfg, const char *cfgname, struct agenda_globals *g,
 			      struct kvb_diag *d)
 {
@@ -232,7 +267,7 @@ static void read_config_block(struct kvb_agenda *a, const cJSON *cfg, const char
 	int it;
 	if (!cJSON_IsObject(cfg))
 		return;
-	kvb_keys_check(cfg, cfgname, config_keys, d);
+	read_instrument_settings(a, cfg, cfgname, d);
 	{
 		char *mp = kvb_path_key(cfgname, "margins");
 		kvb_margins_check(cJSON_GetObjectItemCaseSensitive(cfg, "margins"), mp, d);
@@ -419,6 +454,7 @@ void kvb_agenda_release(struct kvb_agenda *a)
 		kvb_agenda_variant_release(&a->variants[i]);
 	free(a->variants);
 	cJSON_Delete(a->instruments);
+	cJSON_Delete(a->instrument_settings);
 	cJSON_Delete(a->raw);
 	free(a->file);
 	memset(a, 0, sizeof(*a));

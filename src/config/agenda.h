@@ -83,6 +83,9 @@ struct kvb_agenda {
 	struct kvb_variant *variants;
 	size_t nvariants;
 	cJSON *instruments;     /* owned list of instrument names ("~x" disables), or NULL */
+	cJSON *instrument_settings; /* owned {TYPE: {key: value}}: config: blocks named for an instrument type
+				     * (WA3's plugin configuration, `ftrace: {events: [...]}`), checked against
+				     * that type's keys; later blocks replace key by key. NULL when none. */
 	cJSON *raw;             /* owned copy of the whole document (stored with the run) */
 	const struct kvb_catalog *catalog; /* borrowed: the workloads the agenda was read against */
 };

@@ -31,6 +31,11 @@ int kvb_catalog_find_flasher(const struct kvb_catalog *c, const char *name, stru
 	return find_backend(c->flasher, name, out);
 }
 
+int kvb_catalog_find_instrument(const struct kvb_catalog *c, const char *name, struct kvb_catalog_backend *out)
+{
+	return c && c->instrument ? find_backend(c->instrument, name, out) : -1;
+}
+
 char *kvb_catalog_names(const struct kvb_catalog *c, char kind, const char *sep)
 {
 	struct kvb_buf b = KVB_BUF_INIT;

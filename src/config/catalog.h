@@ -45,6 +45,8 @@ struct kvb_catalog {
 	int (*workload)(size_t i, struct kvb_catalog_workload *out);
 	int (*target)(size_t i, struct kvb_catalog_backend *out);
 	int (*flasher)(size_t i, struct kvb_catalog_backend *out);
+	/* Instrument backends (platform `instruments.X.type`); keys: the type's conf_keys, caps and check unused. */
+	int (*instrument)(size_t i, struct kvb_catalog_backend *out);
 	/* Words for a set of target caps in messages ("owns the board"); static. */
 	const char *(*target_caps_describe)(unsigned caps);
 	/* The platform's instruments: block checked against each instrument's table, errors to d. */
@@ -57,6 +59,8 @@ int kvb_catalog_find_workload(const struct kvb_catalog *c, const char *name, str
 /* Finds the connection type / flash method called name into *out: 0, or -1 when none is. */
 int kvb_catalog_find_target(const struct kvb_catalog *c, const char *name, struct kvb_catalog_backend *out);
 int kvb_catalog_find_flasher(const struct kvb_catalog *c, const char *name, struct kvb_catalog_backend *out);
+/* Finds the instrument backend (type) called name into *out: 0, or -1 when none is (or c has none). */
+int kvb_catalog_find_instrument(const struct kvb_catalog *c, const char *name, struct kvb_catalog_backend *out);
 
 /*
  * The names of one registry joined by sep ("hackbench, rt-app"), malloc'd. kind: 'w' workloads,

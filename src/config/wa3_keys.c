@@ -19,8 +19,9 @@
  *  - Run-wide boot_parameters: added to every declared variant's kernel
  *    command line (boot_params_to_variants).
  *  - Run settings with no meaning here (run_name, project, reboot_policy,
- *    device, ...), plugin configuration blocks (`trace-cmd: {...}`,
- *    `csv: {...}`), section/config `label`, per-job boot parameters and
+ *    device, ...), plugin configuration blocks (`csv: {...}`; trace-cmd's
+ *    events and buffer_size become kvbench's `ftrace: {...}` settings),
+ *    section/config `label`, per-job boot parameters and
  *    run-wide ones without declared variants: dropped with one warning
  *    naming each key.
  *  - Runtime parameters: cpuN_governor / cpuN_frequency / cpuN_min_frequency
@@ -411,8 +412,7 @@ static int is_known_config_key(const char *k)
  * unknown key: {alias, the plugin it configures}.
  */
 static const char *const global_aliases[][2] = {
-	{ "trace_events", "trace-cmd" }, { "trace_functions", "trace-cmd" }, { "trace_buffer_size", "trace-cmd" },
-	{ "trace_top_buffer_size", "trace-cmd" }, { "trace_buffer_size_step", "trace-cmd" },
+	{ "trace_functions", "trace-cmd" }, { "trace_top_buffer_size", "trace-cmd" }, { "trace_buffer_size_step", "trace-cmd" },
 	{ "perf_command", "perf" }, { "perf_events", "perf" }, { "perf_labels", "perf" }, { "perf_options", "perf" },
 	{ "perf_report_options", "perf" }, { "perf_type", "perf" },
 	{ "daq_channel_map", "energy_measurement" }, { "daq_device_id", "energy_measurement" },
@@ -430,26 +430,105 @@ static const char *const global_aliases[][2] = {
 	{ "remote_assets_url", "the resource getters" },
 };
 
+/*
+ * WA3 plugin parameters with a kvbench instrument key: {WA3 plugin, its parameter, its global
+ * alias, kvbench's instrument type, its key}. trace-cmd's (wa/instruments/trace_cmd.py, commit
+ * 251c263c): `events` (-e) and `buffer_size` (KB, -b) are what ftrace's events and buffer_kb take.
+ */
+static const char *const plugin_params[][5] = {
+	{ "trace-cmd", "events", "trace_events", "ftrace", "events" },
+	{ "trace-cmd", "buffer_size", "trace_buffer_size", "ftrace", "buffer_kb" },
+};
+
+/* o's settings block for kvbench instrument type kvb (`ftrace: {...}`), made when absent. */
+static cJSON *settings_block(cJSON *o, const char *kvb)
+{
+	cJSON *b = cJSON_GetObjectItemCaseSensitive(o, kvb);
+	return cJSON_IsObject(b) ? b : cJSON_AddObjectToObject(o, kvb);
+}
+
+/* Moves v to kvbench's key of WA3's plugin parameter (row i of plugin_params) in o's settings. */
+static void move_param(cJSON *o, size_t i, cJSON *v)
+{
+	cJSON *b;
+	if (cJSON_IsNull(v)) { /* WA3's `buffer_size: null` (its user guide's agenda): the default, i.e. unset */
+		cJSON_Delete(v);
+		return;
+	}
+	b = settings_block(o, plugin_params[i][3]);
+	cJSON_DeleteItemFromObjectCaseSensitive(b, plugin_params[i][4]);
+	cJSON_AddItemToObject(b, plugin_params[i][4], v);
+}
+
+/*
+ * A WA3 plugin configuration block (`trace-cmd: {events: [...], buffer_size: 8192}`) of an
+ * instrument with a kvbench counterpart: its parameters kvbench's instrument takes are moved to
+ * that instrument's settings (agenda.c reads `ftrace: {...}` under config:), the others warned
+ * about and dropped. Returns 1 when kv named such a plugin (kv is then consumed), else 0.
+ */
+static int plugin_block(struct wa3 *w, cJSON *o, cJSON *kv, const char *path)
+{
+	const char *plugin = NULL;
+	cJSON *p, *next;
+	for (size_t i = 0; i < sizeof(plugin_params) / sizeof(plugin_params[0]); i++)
+		if (kvb_wa3_name_eq(kv->string, plugin_params[i][0]))
+			plugin = plugin_params[i][0];
+	if (!plugin || !cJSON_IsObject(kv))
+		return 0;
+	w->wa3_spelled = 1;
+	cJSON_DetachItemViaPointer(o, kv);
+	for (p = kv->child; p; p = next) {
+		size_t i = 0, n = sizeof(plugin_params) / sizeof(plugin_params[0]);
+		next = p->next;
+		while (i < n && (strcmp(plugin_params[i][0], plugin) || !kvb_wa3_name_eq(p->string, plugin_params[i][1])))
+			i++;
+		if (i < n) {
+			move_param(o, i, cJSON_DetachItemViaPointer(kv, p));
+		} else if (!cJSON_IsNull(p)) { /* null is WA3's "the default": nothing is lost */
+			char *bp = kvb_path_key(path, kv->string), *kp = kvb_path_key(bp, p->string);
+			char *why = kvb_xasprintf("(a parameter of %s) has no counterpart in kvbench", plugin);
+			kvb_wa3_warn_once(w, kp, "parameter", p->string, why);
+			free(why);
+			free(kp);
+			free(bp);
+		}
+	}
+	cJSON_Delete(kv);
+	return 1;
+}
+
 static void config(struct wa3 *w, cJSON *o, const char *path)
 {
 	cJSON *kv, *next;
 	if (!cJSON_IsObject(o))
 		return;
+	for (size_t i = 0; i < sizeof(plugin_params) / sizeof(plugin_params[0]); i++) {
+		cJSON *v = cJSON_DetachItemFromObjectCaseSensitive(o, plugin_params[i][2]);
+		if (v) {
+			w->wa3_spelled = 1;
+			move_param(o, i, v);
+		}
+	}
 	for (int i = 0; kvb_wa3_run_settings[i]; i++)
 		drop(w, o, path, kvb_wa3_run_settings[i], "run setting", "has no meaning in kvbench");
 	for (size_t i = 0; i < sizeof(global_aliases) / sizeof(global_aliases[0]); i++) {
 		char *why = kvb_xasprintf("(a parameter of %s) has no meaning in kvbench%s", global_aliases[i][1],
 					  !strcmp(global_aliases[i][1], "trace-cmd")
-						  ? ": the platform's ftrace instrument takes events and buffer_kb"
+						  ? ": kvbench's ftrace instrument takes events and buffer_kb (trace_events, trace_buffer_size)"
 						  : "");
 		drop(w, o, path, global_aliases[i][0], "global alias", why);
 		free(why);
 	}
 	jobspec(w, o, path, L_CONFIG);
-	/* WA3 takes what is left as plugin configuration (`trace-cmd: {buffer_size: ...}`, `csv: {...}`). */
+	/* WA3 takes what is left as plugin configuration (`trace-cmd: {buffer_size: ...}`, `csv: {...}`);
+	   kvbench's own instrument settings (`ftrace: {...}`) stay for agenda.c */
 	for (kv = o->child; kv; kv = next) {
+		struct kvb_catalog_backend be;
 		next = kv->next;
-		if (!is_known_config_key(kv->string) && cJSON_IsObject(kv)) {
+		if (is_known_config_key(kv->string) || !kvb_catalog_find_instrument(w->catalog, kv->string, &be) ||
+		    plugin_block(w, o, kv, path))
+			continue;
+		if (cJSON_IsObject(kv)) {
 			char *p = kvb_path_key(path, kv->string);
 			kvb_wa3_warn_once(w, p, "plugin configuration", kv->string, "has no meaning in kvbench");
 			free(p);

@@ -38,10 +38,22 @@ static int flasher_at(size_t i, struct kvb_catalog_backend *out)
 	return 0;
 }
 
+static int instrument_at(size_t i, struct kvb_catalog_backend *out)
+{
+	const struct kvb_instrument_ops *in;
+	for (size_t j = 0; j <= i; j++) /* NULL-terminated: read no further than its end */
+		if (!kvb_instruments[j])
+			return -1;
+	in = kvb_instruments[i];
+	*out = (struct kvb_catalog_backend){ in->name, in->conf_keys, 0, NULL };
+	return 0;
+}
+
 const struct kvb_catalog kvb_catalog = {
 	.workload = workload_at,
 	.target = target_at,
 	.flasher = flasher_at,
+	.instrument = instrument_at,
 	.target_caps_describe = kvb_target_caps_describe,
 	.check_instruments = kvb_instr_check_platform,
 };

@@ -373,7 +373,7 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 	e.tty = isatty(2);
 	kvb_agenda_default_variant(e.a);
 	/* Instrument settings are checked before anything runs. */
-	if ((rc = kvb_instr_set_build(&e.instr, e.plat, e.a->instruments, err))) {
+	if ((rc = kvb_instr_set_build(&e.instr, e.plat, e.a->instruments, e.a->instrument_settings, err))) {
 		kvb_instr_set_release(&e.instr);
 		return rc;
 	}

@@ -37,7 +37,7 @@ static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct k
 	w->wstates = (struct kvb_workload_states)KVB_WORKLOAD_STATES_INIT; /* a board's own: nothing shared */
 	if (e->wstates.resumed)
 		kvb_run_resume_workloads(w);
-	if (kvb_instr_set_build(&w->instr, w->plat, w->a->instruments, err) ||
+	if (kvb_instr_set_build(&w->instr, w->plat, w->a->instruments, w->a->instrument_settings, err) ||
 	    kvb_store_open(&w->st, e->st->path, KVB_STORE_RW, err)) {
 		kvb_instr_set_release(&w->instr);
 		free(w);

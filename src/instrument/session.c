@@ -48,8 +48,35 @@ static int check_conf(const struct kvb_platform *plat, const char *name, const c
 	return bad ? KVB_EINPUT : KVB_OK;
 }
 
+/* The agenda's settings for one type over the conf of every enabled instance of it (session.h). */
+static void apply_settings(struct kvb_instr_set *set, const cJSON *settings)
+{
+	for (const cJSON *kv = cJSON_IsObject(settings) ? settings->child : NULL; kv; kv = kv->next) {
+		int used = 0;
+		for (size_t i = 0; i < set->n; i++) {
+			struct kvb_instr_inst *in = &set->v[i];
+			cJSON *c;
+			if (strcmp(in->ops->name, kv->string))
+				continue;
+			c = cJSON_Duplicate(in->conf, 1);
+			for (const cJSON *s = kv->child; s; s = s->next) {
+				cJSON_DeleteItemFromObjectCaseSensitive(c, s->string);
+				cJSON_AddItemToObject(c, s->string, cJSON_Duplicate(s, 1));
+			}
+			cJSON_Delete(in->owned_conf);
+			in->owned_conf = c;
+			in->conf = c;
+			used = 1;
+		}
+		if (!used)
+			kvb_warn("agenda: config: %s: settings for an instrument the run does not enable (add it to "
+				 "`instruments:`); ignored",
+				 kv->string);
+	}
+}
+
 int kvb_instr_set_build(struct kvb_instr_set *set, const struct kvb_platform *plat, const cJSON *list,
-			struct kvb_error *err)
+			const cJSON *settings, struct kvb_error *err)
 {
 	const cJSON *pi = plat ? plat->instruments : NULL;
 	memset(set, 0, sizeof(*set));
@@ -95,6 +122,7 @@ int kvb_instr_set_build(struct kvb_instr_set *set, const struct kvb_platform *pl
 			add_inst(set, s, ops, NULL, conf);
 		}
 	}
+	apply_settings(set, settings);
 	return KVB_OK;
 }
 

@@ -31,11 +31,15 @@ struct kvb_instr_set {
 
 /*
  * Resolves and validates (keys of each backend) the instruments of a run.
- * list may be NULL (agenda without instruments). Errors: KVB_EINPUT naming
- * the platform file and key, or the unknown name. set is always releasable.
+ * list may be NULL (agenda without instruments). settings (the agenda's
+ * instrument_settings, {TYPE: {key: value}}, may be NULL) replace, key by key,
+ * the platform's keys of every enabled instance of TYPE; settings for a type
+ * no enabled instance has are a warning (WA3 ignores them too). Errors:
+ * KVB_EINPUT naming the platform file and key, or the unknown name. set is
+ * always releasable.
  */
 int kvb_instr_set_build(struct kvb_instr_set *set, const struct kvb_platform *plat, const cJSON *list,
-			struct kvb_error *err);
+			const cJSON *settings, struct kvb_error *err);
 void kvb_instr_set_release(struct kvb_instr_set *set);
 
 /* One job's pass through the set. */

@@ -394,7 +394,7 @@ static void join_logs(const char *log, const char *errlog, const struct kvb_buil
 }
 
 /* 1 when name is an executable: a path, or found in $PATH. */
-static int have_program(const char *name)
+static int kvb_kbuild_have_program(const char *name)
 {
 	const char *path = getenv("PATH");
 	char *copy, *save = NULL;
@@ -419,7 +419,7 @@ int kvb_kbuild_do_build(const struct kvb_build_spec *s, const char *repo, const 
 	char *log = kvb_xasprintf("%s/build.log", tmpdir), *errlog = kvb_xasprintf("%s/build.stderr", tmpdir);
 	char title[64];
 	struct build b = { .s = s, .st = { .title = title, .log = log, .errlog = errlog, .o = o } };
-	int rc, code = 0, ccache = have_program("ccache");
+	int rc, code = 0, ccache = kvb_kbuild_have_program("ccache");
 	char *root = kvb_build_cache_root(o->cache_root);
 
 	b.src = kvb_xasprintf("%s/src", pair);

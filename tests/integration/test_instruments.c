@@ -1337,7 +1337,7 @@ static void test_session__failing_instrument_keeps_workload_metrics(void)
 	 * the agenda disables hw and adds dmesg by type. */
 	snprintf(list_json, sizeof(list_json), "[\"~hw\", \"dmesg\"]");
 	list = cJSON_Parse(list_json);
-	CHECK(kvb_instr_set_build(&set, &plat, list, &err) == KVB_OK);
+	CHECK(kvb_instr_set_build(&set, &plat, list, NULL, &err) == KVB_OK);
 	CHECK(set.n == 2);
 	CHECK_STR(set.v[0].name, "energy");
 	CHECK_STR(set.v[1].name, "dmesg");
@@ -1353,9 +1353,27 @@ static void test_session__failing_instrument_keeps_workload_metrics(void)
 	kvb_metrics_release(&m);
 	kvb_instr_set_release(&set);
 	cJSON_Delete(list);
+	/* The agenda's settings by type: over the platform's instance of it (energy is a csv-command)
+	   and over one the agenda enables by type (ftrace); a type the run does not enable is ignored */
+	{
+		cJSON *settings = cJSON_Parse("{\"csv-command\": {\"units\": \"mW\"}, \"ftrace\": {\"buffer_kb\": 4096},"
+					      " \"cpufreq\": {}}");
+		list = cJSON_Parse("[\"~hw\", \"ftrace\"]");
+		CHECK(kvb_instr_set_build(&set, &plat, list, settings, &err) == KVB_OK);
+		CHECK(set.n == 2);
+		CHECK_STR(set.v[0].name, "energy");
+		CHECK_STR(kvb_get_str(set.v[0].conf, "units", ""), "mW");
+		CHECK(cJSON_GetObjectItem(set.v[0].conf, "command") != NULL); /* the platform's other keys stay */
+		CHECK_STR(set.v[1].name, "ftrace");
+		CHECK(kvb_get_int(set.v[1].conf, "buffer_kb", 0) == 4096);
+		CHECK_STR(kvb_get_str(set.v[1].conf, "type", ""), "ftrace");
+		kvb_instr_set_release(&set);
+		cJSON_Delete(list);
+		cJSON_Delete(settings);
+	}
 	/* Unknown names and keys are input errors before anything runs. */
 	list = cJSON_Parse("[\"nosuch\"]");
-	CHECK(kvb_instr_set_build(&set, &plat, list, &err) == KVB_EINPUT);
+	CHECK(kvb_instr_set_build(&set, &plat, list, NULL, &err) == KVB_EINPUT);
 	CHECK_CONTAINS(err.msg, "unknown instrument 'nosuch'");
 	kvb_instr_set_release(&set);
 	cJSON_Delete(list);
@@ -1381,7 +1399,7 @@ static void test_session__window_is_the_workload_time(void)
 	kvb_diag_init(&d, NULL);
 	CHECK(kvb_platform_load(&p2, path_in("p2/platform.yaml"), &kvb_catalog, &d) == KVB_OK);
 	kvb_diag_release(&d);
-	CHECK(kvb_instr_set_build(&set, &p2, NULL, &err) == KVB_OK);
+	CHECK(kvb_instr_set_build(&set, &p2, NULL, NULL, &err) == KVB_OK);
 	kvb_metrics_init(&m);
 	kvb_instr_job_start(&ij, &set, &target, &p2, path_in("art"), path_in("remote"), &m);
 	wait_for(path_in("done"));

@@ -147,7 +147,8 @@ static void test_wa3__spellings_of_kvbench_workloads_are_honoured(void)
 	warns = joined(&d.warnings);
 	CHECK_CONTAINS(warns, "config.run_name: ignored: WA3 run setting 'run_name' has no meaning in kvbench");
 	CHECK_CONTAINS(warns, "ignored: WA3 run setting 'allow_phone_home'");
-	CHECK_CONTAINS(warns, "config.trace-cmd: ignored: WA3 plugin configuration 'trace-cmd'");
+	CHECK(!strstr(warns, "trace-cmd")); /* its buffer_size is ftrace's buffer_kb now */
+	CHECK(cJSON_GetObjectItem(cJSON_GetObjectItem(a.instrument_settings, "ftrace"), "buffer_kb")->valueint == 10000);
 	CHECK_CONTAINS(warns, "ignored: WA3 instrument 'csv'");
 	/* the section's big_governor is the per-cluster cpufreq knob (no warning) */
 	v = cJSON_GetObjectItem(cJSON_GetObjectItem(a.specs[0].rt.cpufreq, "big"), "governor");
@@ -514,8 +515,62 @@ static void test_wa3__workload_tables_translate_to_kvbench_keys(void)
 	CHECK(kvb_workload_find("jankbench")->wa3_params && !strcmp(kvb_workload_find("jankbench")->wa3_params[0].to, "reps"));
 }
 
+/*
+ * Instrument settings: kvbench's own `ftrace: {...}` under config: (config then global merged key
+ * by key), and WA3's trace-cmd plugin block and global aliases (wa/instruments/trace_cmd.py:
+ * events, buffer_size in KB; `null` its default, as in WA3's user guide's agenda,
+ * tests/fixtures/field/wa3-agenda/docs/userguide-l365.yaml) turned into the same settings.
+ */
+static void test_wa3__instrument_settings_from_config_and_trace_cmd(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	const cJSON *f;
+	CHECK(load_text(&a, &d,
+			"config: {instruments: [ftrace], ftrace: {buffer_kb: 4096, events: [sched:sched_switch]}}\n"
+			"global: {ftrace: {events: [irq:irq_handler_entry]}}\n"
+			"workloads: [hackbench]\n") == KVB_OK);
+	f = cJSON_GetObjectItem(a.instrument_settings, "ftrace");
+	CHECK(f && cJSON_GetObjectItem(f, "buffer_kb")->valueint == 4096);
+	CHECK(f && cJSON_GetArraySize(cJSON_GetObjectItem(f, "events")) == 1);
+	CHECK(f && !strcmp(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "events"), 0)->valuestring, "irq:irq_handler_entry"));
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	/* a misspelt key of the instrument is an error at its line, a type that is no instrument an unknown key */
+	CHECK(load_text(&a, &d, "config:\n  ftrace: {bufer_kb: 1}\n  ftrase: {buffer_kb: 1}\nworkloads: [hackbench]\n") != KVB_OK);
+	CHECK_CONTAINS(joined(&d.msgs), "wa3.yaml:2:12: config.ftrace.bufer_kb: unknown key 'bufer_kb' (did you mean 'buffer_kb'?)");
+	CHECK_CONTAINS(joined(&d.warnings), "config.ftrase: ignored: WA3 plugin configuration 'ftrase'");
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	/* WA3: augmentations [trace-cmd] -> ftrace; its block's events and buffer_size -> events, buffer_kb */
+	CHECK(load_text(&a, &d,
+			"config:\n"
+			"  augmentations: [trace-cmd]\n"
+			"  trace-cmd: {events: ['sched*', irq], buffer_size: 100000, buffer_size_step: 1000, functions: null}\n"
+			"workloads: [hackbench]\n") == KVB_OK);
+	CHECK(cJSON_GetArraySize(a.instruments) == 1 && !strcmp(cJSON_GetArrayItem(a.instruments, 0)->valuestring, "ftrace"));
+	f = cJSON_GetObjectItem(a.instrument_settings, "ftrace");
+	CHECK(f && cJSON_GetObjectItem(f, "buffer_kb")->valueint == 100000);
+	CHECK(f && !strcmp(cJSON_GetArrayItem(cJSON_GetObjectItem(f, "events"), 1)->valuestring, "irq"));
+	CHECK(f && cJSON_GetArraySize(f) == 2);
+	CHECK_CONTAINS(joined(&d.warnings), "config.trace-cmd.buffer_size_step: ignored: WA3 parameter 'buffer_size_step'");
+	CHECK(!strstr(joined(&d.warnings), "functions")); /* null: WA3's default, nothing lost */
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+	/* LISA's antutu agenda spells them as global aliases (trace_events, trace_buffer_size); null is unset */
+	CHECK(load_text(&a, &d,
+			"config:\n  instrumentation: [trace-cmd]\n  trace_events: ['sched_switch', 'cpu_idle']\n"
+			"  trace_buffer_size: 80000\n  trace-cmd: {buffer_size: null}\nworkloads: [hackbench]\n") == KVB_OK);
+	f = cJSON_GetObjectItem(a.instrument_settings, "ftrace");
+	CHECK(f && cJSON_GetObjectItem(f, "buffer_kb")->valueint == 80000);
+	CHECK(f && cJSON_GetArraySize(cJSON_GetObjectItem(f, "events")) == 2);
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
 #define TESTS                                                          \
 	T(test_wa3__config_and_global_merge_as_wa3_reads_them) \
+	T(test_wa3__instrument_settings_from_config_and_trace_cmd) \
 	T(test_wa3__rt_app_use_case_names_resolve) \
 	T(test_wa3__errors_in_included_files_name_that_file_and_line) \
 	T(test_wa3__hackbench_fds_warns_that_wa3_never_passed_it) \
