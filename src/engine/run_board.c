@@ -159,6 +159,7 @@ int kvb_run_bring_up(struct engine *e, size_t v, int round, struct kvb_error *er
 	if ((fl->caps & KVB_FLASH_INSTALLS_KERNEL) && (rc = check_images(e, &e->a->variants[v], err)))
 		goto out;
 	if (!e->target_open) {
+		e->target.wants = kvb_instr_set_wants(&e->instr);
 		rc = kvb_target_open(&e->target, e->plat, err);
 		if (rc)
 			goto out;

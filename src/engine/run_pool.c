@@ -49,6 +49,7 @@ static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct k
 static int pool_connect(void *wp, struct kvb_error *err)
 {
 	struct engine *w = wp;
+	w->target.wants = kvb_instr_set_wants(&w->instr);
 	if (kvb_target_open(&w->target, w->plat, err))
 		return err->code;
 	w->target.cancel = &kvb_run_cancel;

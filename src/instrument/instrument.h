@@ -73,6 +73,9 @@ struct kvb_instrument_ops {
 	const struct kvb_metric_decl *metrics;     /* what collect() stores, ended by a NULL name; NULL: none
 						      (shown by `help NAME`; directions checked by test_metric_directions) */
 	unsigned caps;                             /* enum kvb_instr_caps */
+	/* What this instance wants of a board kvbench starts (enum kvb_target_wants, target.h), asked
+	 * before the board boots; NULL: nothing. */
+	unsigned (*wants)(const cJSON *conf);
 };
 
 /* 1 when board t's clock counts instructions (its host() says virtual_clock), else 0. */

@@ -22,9 +22,11 @@
  */
 #include "instrument/instrument.h"
 #include "instrument/probe.h"
+#include "instrument/profile_count.h"
 #include "instrument/profile_judge.h"
 #include "core/profile.h"
 #include "core/spawn.h"
+#include "core/log.h"
 #include "core/util.h"
 
 #include <stdio.h>
@@ -34,6 +36,11 @@
 #define READY_MARK "kvb-profile-recording"
 
 static const struct kvb_keydef keys[] = {
+	{ "method", KVB_T_STR, "auto", "auto|count|sample", 0,
+	  "count: every instruction by block (the board's counter: QEMU with kvbench's plugin, instruction clock); "
+	  "sample: perf record of cpu-clock; auto: count where the board can, else sample" },
+	{ "max_clock_gap_pct", KVB_T_NUM, "5", NULL, KVB_KEY_NONNEG,
+	  "count: instructions against the guest's busy ns allowed to differ by this %, else refused" },
 	{ "period_ns", KVB_T_INT, "100003", NULL, KVB_KEY_POSITIVE,
 	  "sample period of cpu-clock (-c), ns of the board's clock (>= 10000; instructions on an instruction-clock board)" },
 	{ "perf", KVB_T_STR, "perf", NULL, 0, "perf on the target" },
@@ -49,7 +56,39 @@ struct priv {
 	long pid;
 	char *data, *out, *errlog;
 	char kptr[16]; /* kernel.kptr_restrict at setup, "" when unreadable */
+	int count;     /* 1: the board's instruction counter (profile_count.h), 0: perf sampling */
+	struct kvb_pcount pc;
 };
+
+/* auto and count want the board's counter; it is loaded when the board boots */
+static unsigned profile_wants(const cJSON *conf)
+{
+	return strcmp(kvb_get_str(conf, "method", "auto"), "sample") ? KVB_TARGET_WANT_INSN_COUNTER : 0;
+}
+
+/* method count/auto: does the board count? (sets p->count) */
+static int choose_method(struct kvb_instr_ctx *c, struct priv *p, struct kvb_error *err)
+{
+	static int said;
+	const char *m = kvb_get_str(c->conf, "method", "auto");
+	struct kvb_insn_count n;
+	struct kvb_error e;
+	if (!strcmp(m, "sample"))
+		return KVB_OK;
+	if (strcmp(m, "auto") && strcmp(m, "count"))
+		return kvb_error_set(err, KVB_EINPUT, "method '%s': expected auto, count or sample", m);
+	kvb_error_clear(&e);
+	if (!kvb_target_insn_counter(c->target, NULL, &n, &e)) {
+		p->count = 1;
+		return KVB_OK;
+	}
+	if (!strcmp(m, "count"))
+		return kvb_error_set(err, KVB_ETARGET, "method count: %s", e.msg);
+	if (!said++)
+		kvb_info("profile '%s': sampling with perf (interrupts-off code is charged where interrupts come back on): %s",
+			 c->name, e.msg);
+	return KVB_OK;
+}
 
 static int profile_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
@@ -58,6 +97,10 @@ static int profile_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	char *k = NULL;
 	struct kvb_error ignore;
 	c->priv = p;
+	if (choose_method(c, p, err))
+		return err->code;
+	if (p->count)
+		return KVB_OK;
 	if (period < 10000)
 		return kvb_error_set(err, KVB_EINPUT,
 				     "period_ns %lld: the kernel samples cpu-clock at most every 10000 ns (perf_swevent_start_hrtimer)",
@@ -102,6 +145,8 @@ static int profile_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	long long pages = kvb_get_int(c->conf, "mmap_pages", 0);
 	int rc;
 
+	if (p->count)
+		return kvb_pcount_start(c, &p->pc, err);
 	kvb_strv_push(&a, kvb_get_str(c->conf, "perf", "perf"));
 	kvb_strv_push(&a, "record");
 	kvb_strv_push(&a, "-a");
@@ -131,7 +176,10 @@ static int profile_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 static int profile_stop(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
 	struct priv *p = c->priv;
-	int killed = 0, rc = kvb_target_bg_stop(c->target, p->pid, "INT", 120000, &killed, err);
+	int killed = 0, rc;
+	if (p->count)
+		return kvb_pcount_stop(c, &p->pc, err);
+	rc = kvb_target_bg_stop(c->target, p->pid, "INT", 120000, &killed, err);
 	p->pid = 0;
 	if (!rc && killed)
 		rc = kvb_error_set(err, KVB_ETARGET, "perf record did not finish its file within 120 s of SIGINT (killed)");
@@ -161,6 +209,14 @@ static int profile_collect(struct kvb_instr_ctx *c, struct kvb_error *err)
 	char why[512];
 	int rc;
 
+	if (p->count) {
+		if (c->out->profile)
+			return kvb_error_set(err, KVB_EINPUT, "a second profile of the same job (one profile instrument per job)");
+		rc = kvb_pcount_collect(c, &p->pc, &prof, err);
+		if (!rc)
+			c->out->profile = prof;
+		return rc;
+	}
 	kvb_strv_push(&a, kvb_get_str(c->conf, "perf", "perf"));
 	kvb_strv_push(&a, "report");
 	kvb_strv_push(&a, "-i");
@@ -216,7 +272,9 @@ static void profile_teardown(struct kvb_instr_ctx *c)
 	struct priv *p = c->priv;
 	if (!p)
 		return;
-	kvb_target_bg_kill(c->target, &p->pid);
+	if (!p->count)
+		kvb_target_bg_kill(c->target, &p->pid);
+	kvb_pcount_release(&p->pc);
 	free(p->data);
 	free(p->out);
 	free(p->errlog);
@@ -248,4 +306,5 @@ const struct kvb_instrument_ops kvb_instrument_profile = {
 	.teardown = profile_teardown,
 	.probe = profile_probe,
 	.caps = KVB_INSTR_INSTRUCTION_CLOCK,
+	.wants = profile_wants,
 };

@@ -134,6 +134,15 @@ void kvb_instr_set_release(struct kvb_instr_set *set)
 	memset(set, 0, sizeof(*set));
 }
 
+unsigned kvb_instr_set_wants(const struct kvb_instr_set *set)
+{
+	unsigned w = 0;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->v[i].ops->wants)
+			w |= set->v[i].ops->wants(set->v[i].conf);
+	return w;
+}
+
 static void record(struct kvb_instr_job *j, size_t i, const char *phase, const struct kvb_error *e)
 {
 	const char *name = j->set->v[i].name;

@@ -41,6 +41,8 @@ struct kvb_instr_set {
 int kvb_instr_set_build(struct kvb_instr_set *set, const struct kvb_platform *plat, const cJSON *list,
 			const cJSON *settings, struct kvb_error *err);
 void kvb_instr_set_release(struct kvb_instr_set *set);
+/* What the set's instruments want of the board (enum kvb_target_wants): set it in kvb_target.wants before open. */
+unsigned kvb_instr_set_wants(const struct kvb_instr_set *set);
 
 /* One job's pass through the set. */
 struct kvb_instr_job {

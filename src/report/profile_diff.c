@@ -1,5 +1,6 @@
 /* Implements `kvbench profile`: two variants' profiles by function, per operation (profile_diff.h). */
 #include "report/profile_diff.h"
+#include "core/tbcount.h"
 #include "core/util.h"
 #include "store/profile.h"
 
@@ -84,6 +85,12 @@ struct kvb_profile_diff_row *kvb_profile_diff_rows(const struct kvb_profile *a, 
 	return r;
 }
 
+/* 1: every instruction was counted (the board's counter): no sampling error to print */
+static int counted(const struct kvb_profile *p)
+{
+	return p && p->event && !strcmp(p->event, KVB_TB_EVENT);
+}
+
 /* "3 jobs, 60000 loops, 5823 samples" */
 static void side_line(FILE *out, const char *tag, const char *variant, const struct kvb_profile *p, size_t jobs)
 {
@@ -92,7 +99,8 @@ static void side_line(FILE *out, const char *tag, const char *variant, const str
 		fprintf(out, "%.0f %s%s, ", p->ops, p->op_name ? p->op_name : "op", p->ops == 1 ? "" : "s");
 	else
 		fprintf(out, "operations unknown (per job), ");
-	fprintf(out, "%llu samples, kernel %llu (%.1f %% resolved)\n", (unsigned long long)p->samples,
+	fprintf(out, "%llu %s, kernel %llu (%.1f %% resolved)\n", (unsigned long long)p->samples,
+		counted(p) ? "instructions" : "samples",
 		(unsigned long long)p->kernel_samples,
 		p->kernel_samples ? 100.0 * (double)p->kernel_resolved / (double)p->kernel_samples : 100.0);
 }
@@ -114,6 +122,7 @@ static void print_spec(FILE *out, const char *spec, const char *workload, const 
 	const char *per = a->ops > 0 && (!b || b->ops > 0) ? (a->op_name ? a->op_name : "op") : "job";
 	double ta = 0, tb = 0;
 	size_t w = 8;
+	int exact = counted(a) && (!b || counted(b));
 	shown = o->top && o->top < n ? o->top : n;
 	for (size_t i = 0; i < n; i++) {
 		ta += r[i].a;
@@ -122,14 +131,20 @@ static void print_spec(FILE *out, const char *spec, const char *workload, const 
 	for (size_t i = 0; i < shown; i++)
 		w = strlen(r[i].name) > w ? strlen(r[i].name) : w;
 	w = w > 48 ? 48 : w;
-	fprintf(out, "%s (spec %s): %s per %s, %s every %llu ns\n", workload, spec, a->unit, per,
-		a->event ? a->event : "samples", (unsigned long long)a->period);
+	if (exact)
+		fprintf(out, "%s (spec %s): %s per %s, every instruction counted (QEMU plugin kvb-tbcount)\n", workload, spec,
+			a->unit, per);
+	else
+		fprintf(out, "%s (spec %s): %s per %s, %s every %llu ns\n", workload, spec, a->unit, per,
+			a->event ? a->event : "samples", (unsigned long long)a->period);
 	side_line(out, "A", va, a, ja);
 	if (b)
 		side_line(out, "B", vb, b, jb);
 	fprintf(out, "%-*s %12s", (int)w, "function", "A");
 	if (b)
-		fprintf(out, " %12s %12s %12s", "B", "B - A", "+-2 sigma");
+		fprintf(out, " %12s %12s", "B", "B - A");
+	if (b && !exact)
+		fprintf(out, " %12s", "+-2 sigma");
 	fputc('\n', out);
 	for (size_t i = 0; i < shown; i++) {
 		fprintf(out, "%-*.*s", (int)w, (int)w, r[i].name);
@@ -137,8 +152,9 @@ static void print_spec(FILE *out, const char *spec, const char *workload, const 
 		if (b) {
 			num(out, r[i].b, 0);
 			num(out, r[i].diff, 1);
-			num(out, r[i].err2, 0);
-			if (fabs(r[i].diff) > r[i].err2)
+			if (!exact)
+				num(out, r[i].err2, 0);
+			if (!exact && fabs(r[i].diff) > r[i].err2)
 				fputs(" *", out);
 		}
 		fputc('\n', out);
@@ -152,7 +168,7 @@ static void print_spec(FILE *out, const char *spec, const char *workload, const 
 	fputc('\n', out);
 	if (shown < n)
 		fprintf(out, "  (%zu of %zu functions shown, by %s; --top N)\n", shown, n, b ? "|B - A|" : "A");
-	if (b)
+	if (b && !exact)
 		fputs("  * the difference is beyond two standard deviations of its sample counts (Poisson)\n", out);
 	fputc('\n', out);
 	for (size_t i = 0; i < n; i++)

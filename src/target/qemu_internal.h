@@ -58,6 +58,8 @@ struct qemu_priv {
 	struct kvb_platform ssh_plat; /* shallow copy of the platform with conn replaced; never released */
 	struct kvb_target ssh;
 	int ssh_open;
+	char *counter_so, *counter_sock; /* the counting plugin and its socket when QEMU loads it, else NULL */
+	char *counter_why;               /* why QEMU does not load it; owned */
 };
 
 /* qemu_vm.c */
@@ -77,6 +79,11 @@ char *kvb_qemu_exit_reason(struct qemu_priv *p, const struct kvb_buf *console);
 int kvb_qemu_resolve_boot_files(struct qemu_priv *p, const char *kernel, const char *initrd, char **vmlinuz,
 		       char **initrd_path, struct kvb_error *err);
 
+/* qemu_counter.c: the instruction counter (target.h ops->insn_counter) */
+void qemu_counter_open(struct kvb_target *t, struct qemu_priv *p);
+void qemu_counter_args(struct qemu_priv *p, struct kvb_strv *a);
+void qemu_counter_free(struct qemu_priv *p);
+int qemu_insn_counter(struct kvb_target *t, const char *dump_path, struct kvb_insn_count *c, struct kvb_error *err);
 /* qemu.c */
 struct qemu_priv *kvb_qemu_priv_of(const struct kvb_target *t);
 char *kvb_qemu_escape(const char *s);

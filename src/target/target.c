@@ -43,9 +43,11 @@ const struct kvb_target_ops *kvb_target_find(const char *name)
 int kvb_target_open(struct kvb_target *t, const struct kvb_platform *plat, struct kvb_error *err)
 {
 	const struct kvb_target_ops *ops = kvb_target_find(plat->conn_type);
-	int offline = t->offline; /* the one setting a caller makes before open */
+	int offline = t->offline; /* the settings a caller makes before open */
+	unsigned wants = t->wants;
 	memset(t, 0, sizeof(*t));
 	t->offline = offline;
+	t->wants = wants;
 	if (!ops)
 		return kvb_error_set(err, KVB_EINPUT, "%s: unknown connection type '%s'", plat->file, plat->conn_type);
 	t->ops = ops;
@@ -62,6 +64,16 @@ int kvb_target_exec(struct kvb_target *t, const char *const *argv, uint64_t time
 	r->term_signal = 0;
 	r->timed_out = 0;
 	return t->ops->exec(t, argv, timeout_ms, r, err);
+}
+
+int kvb_target_insn_counter(struct kvb_target *t, const char *dump_path, struct kvb_insn_count *c,
+			    struct kvb_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	if (!t->ops || !t->ops->insn_counter)
+		return kvb_error_set(err, KVB_ETARGET, "the board counts no instructions (a %s target has no counter)",
+				     t->ops ? t->ops->name : "closed");
+	return t->ops->insn_counter(t, dump_path, c, err);
 }
 
 int kvb_target_run_ok(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,

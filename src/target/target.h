@@ -18,6 +18,7 @@
 #include "config/keys.h"
 #include "core/error.h"
 #include "core/spawn.h"
+#include "core/tbcount.h"
 
 #include <cjson/cJSON.h>
 #include <signal.h>
@@ -115,6 +116,17 @@ struct kvb_target_host {
 			       * threads; 1 on single-threaded TCG), 0: unknown */
 };
 
+/*
+ * What the run's instruments want of a board that kvbench starts itself, set in kvb_target.wants
+ * before open (engine: kvb_instr_set_wants); a backend that cannot give one ignores it and says
+ * why through the op that would have used it.
+ */
+enum kvb_target_wants {
+	/* count every guest instruction by code address (ops->insn_counter): a QEMU board loads
+	 * kvbench's TCG plugin (qemu-plugin/kvb_tbcount.c, docs/profile.md#counting-every-instruction) */
+	KVB_TARGET_WANT_INSN_COUNTER = 1u << 0,
+};
+
 struct kvb_target_ops {
 	const char *name;                  /* connection.type in platform.yaml */
 	const char *summary;               /* one line for --help */
@@ -139,6 +151,17 @@ struct kvb_target_ops {
 	/* Fills h and returns 1 when the board runs on this host's CPUs now (a QEMU guest is up, or
 	 * the host itself), else 0. NULL: the board is never on this host (ssh, adb, LAVA). */
 	int (*host)(struct kvb_target *t, struct kvb_target_host *h);
+	/*
+	 * The board's instruction counter (asked for with KVB_TARGET_WANT_INSN_COUNTER): every guest
+	 * instruction since the board started, by translated block. dump_path non-NULL: the counts
+	 * are written there on this host, one line per block that ran, "START END INSNS EXECS" (guest
+	 * virtual addresses in hex: the block's first instruction and the byte after its last;
+	 * instructions in the block; times it ran). Fills c. KVB_ETARGET with why when the board has
+	 * no counter (not asked for, not built, a clock that is not instructions) or it did not
+	 * answer. NULL: the board never counts instructions.
+	 */
+	int (*insn_counter)(struct kvb_target *t, const char *dump_path, struct kvb_insn_count *c,
+			    struct kvb_error *err);
 };
 
 struct kvb_target {
@@ -147,6 +170,7 @@ struct kvb_target {
 	void *priv;                       /* backend state */
 	volatile int *cancel;             /* set to 1 to abort a running exec (second Ctrl-C) */
 	int offline;                      /* set before open: nothing will run (--dry-run), reach nothing */
+	unsigned wants;                   /* enum kvb_target_wants, set before open */
 	int recording;                    /* a batch target writing down a unit's commands (engine): every exec
 					   * answers exit 0 and no output, so what is read back is not judged */
 };
@@ -170,6 +194,10 @@ int kvb_target_pull(struct kvb_target *t, const char *remote, const char *local,
 int kvb_target_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err);
 int kvb_target_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err);
 void kvb_target_close(struct kvb_target *t);
+
+/* ops->insn_counter, or KVB_ETARGET "the board counts no instructions" when the backend has none. */
+int kvb_target_insn_counter(struct kvb_target *t, const char *dump_path, struct kvb_insn_count *c,
+			    struct kvb_error *err);
 
 /* Reads a small remote file (cat); trailing newline stripped. Caller frees *out. */
 int kvb_target_read(struct kvb_target *t, const char *path, char **out, struct kvb_error *err);

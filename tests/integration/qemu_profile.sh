@@ -16,7 +16,14 @@ workloads:
   - {name: sched_pipe, params: {loops: 100000}}
   - {name: sched_pipe, id: hidden, params: {loops: 20000}, runtime_params: {sysctl: {kernel.kptr_restrict: 2}}}
 YAML
-"$KVB" run "$T/a.yaml" -p qemu-x86_64-icount -d "$T/p.db" --rounds 1 -V "a=$generic" >"$T/out" 2>"$T/err"; rc=$?
+# perf's sampling (method: sample): on this board the profile would otherwise count every
+# instruction with kvbench's QEMU plugin (tests/integration/test_tbcount.c, thread.sh)
+mkdir -p "$T/plat/qemu-x86_64-icount-perf"
+sed 's/^name: qemu-x86_64-icount$/name: qemu-x86_64-icount-perf/' "$SRC/platforms/qemu-x86_64-icount/platform.yaml" \
+  >"$T/plat/qemu-x86_64-icount-perf/platform.yaml"
+printf 'instruments:\n  profile: {type: profile, method: sample}\n' >>"$T/plat/qemu-x86_64-icount-perf/platform.yaml"
+KVB_PLATFORM_PATH="$T/plat" "$KVB" run "$T/a.yaml" -p qemu-x86_64-icount-perf -d "$T/p.db" --rounds 1 -V "a=$generic" \
+  >"$T/out" 2>"$T/err"; rc=$?
 check "run ends (rc $rc: 0, or 1 for the refused job)" test "$rc" -le 1 || cat "$T/err" >&2
 job=$(q "$T/p.db" "select job_id from jobs where spec_id <> 'hidden' and status = 'ok'")
 check "the profiled job is ok" test -n "$job"
@@ -49,7 +56,7 @@ check "and no profile of it is stored" test "$(q "$T/p.db" "select count(*) from
 mkdir -p "$T/plat/qemu-x86_64-icount-lossy"
 sed 's/^name: qemu-x86_64-icount$/name: qemu-x86_64-icount-lossy/' "$SRC/platforms/qemu-x86_64-icount/platform.yaml" \
   >"$T/plat/qemu-x86_64-icount-lossy/platform.yaml"
-printf 'instruments:\n  profile: {type: profile, period_ns: 10000, mmap_pages: 1}\n' >>"$T/plat/qemu-x86_64-icount-lossy/platform.yaml"
+printf 'instruments:\n  profile: {type: profile, method: sample, period_ns: 10000, mmap_pages: 1}\n' >>"$T/plat/qemu-x86_64-icount-lossy/platform.yaml"
 printf 'config: {iterations: 1, warmup: 0}\nworkloads:\n  - {name: sched_pipe, params: {loops: 20000}}\n' >"$T/l.yaml"
 KVB_PLATFORM_PATH="$T/plat" "$KVB" run "$T/l.yaml" -p qemu-x86_64-icount-lossy -d "$T/l.db" --rounds 1 -V "a=$generic" \
   >"$T/lout" 2>"$T/lerr"; rc=$?

@@ -165,3 +165,17 @@ kvb_script_test(it_thread_table integration/thread_table.sh integration 300)
 # label simboard: run on the release build only (like qemu): under ASan on a loaded host the simulated ACME
 # probe was stopped before it had written its file (instrument-failed jobs)
 kvb_script_test(it_sim_boards integration/sim_boards.sh simboard 900)
+
+# kvbench's QEMU counting plugin under a real qemu-x86_64 (user mode): dumps around a loop of a
+# known length, mapped by `nm` (docs/profile.md#counting-every-instruction); skipped without the
+# plugin or qemu-user. tbcount_spin is the program it runs.
+if(TARGET kvb-tbcount)
+  add_executable(tbcount_spin ${CMAKE_CURRENT_LIST_DIR}/tbcount_spin.c)
+  target_link_options(tbcount_spin PRIVATE -static)
+  set_target_properties(tbcount_spin PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
+endif()
+kvb_test(test_tbcount ${CMAKE_CURRENT_LIST_DIR}/test_tbcount.c integration 180)
+set_tests_properties(test_tbcount PROPERTIES SKIP_RETURN_CODE 77)
+if(TARGET kvb-tbcount)
+  add_dependencies(test_tbcount tbcount_spin kvb-tbcount)
+endif()
