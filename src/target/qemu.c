@@ -93,7 +93,7 @@ static void priv_free(struct qemu_priv *p)
 	free(p->console);
 	free(p->label);
 	cJSON_Delete(p->ssh_conn);
-	qemu_counter_free(p);
+	kvb_qemu_counter_free(p);
 	free(p->run_dir);
 	free(p);
 }
@@ -194,7 +194,7 @@ static int qemu_open(struct kvb_target *t, struct kvb_error *err)
 	p->run_dir = kvb_xstrdup(tmpl);
 	p->proc.out_fd = -1;
 	t->priv = p;
-	qemu_counter_open(t, p);
+	kvb_qemu_counter_open(t, p);
 
 	kernel = kvb_get_str(conn, "kernel", NULL);
 	if (kernel) {
@@ -327,5 +327,5 @@ const struct kvb_target_ops kvb_target_qemu = {
 	.close = qemu_close,
 	.host = qemu_host,
 	.check = kvb_qemu_check,
-	.insn_counter = qemu_insn_counter,
+	.insn_counter = kvb_qemu_insn_counter,
 };

@@ -80,10 +80,10 @@ int kvb_qemu_resolve_boot_files(struct qemu_priv *p, const char *kernel, const c
 		       char **initrd_path, struct kvb_error *err);
 
 /* qemu_counter.c: the instruction counter (target.h ops->insn_counter) */
-void qemu_counter_open(struct kvb_target *t, struct qemu_priv *p);
-void qemu_counter_args(struct qemu_priv *p, struct kvb_strv *a);
-void qemu_counter_free(struct qemu_priv *p);
-int qemu_insn_counter(struct kvb_target *t, const char *dump_path, struct kvb_insn_count *c, struct kvb_error *err);
+void kvb_qemu_counter_open(struct kvb_target *t, struct qemu_priv *p);
+void kvb_qemu_counter_args(struct qemu_priv *p, struct kvb_strv *a);
+void kvb_qemu_counter_free(struct qemu_priv *p);
+int kvb_qemu_insn_counter(struct kvb_target *t, const char *dump_path, struct kvb_insn_count *c, struct kvb_error *err);
 /* qemu.c */
 struct qemu_priv *kvb_qemu_priv_of(const struct kvb_target *t);
 char *kvb_qemu_escape(const char *s);

@@ -345,7 +345,7 @@ int kvb_qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *initrd,
 	kvb_strv_push(&a, "-monitor");
 	kvb_strv_push(&a, "none");
 	kvb_strv_push(&a, "-no-reboot");
-	qemu_counter_args(p, &a);
+	kvb_qemu_counter_args(p, &a);
 	for (size_t i = 0; i < p->extra.n; i++)
 		kvb_strv_push(&a, p->extra.v[i]);
 
