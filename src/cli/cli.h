@@ -52,18 +52,18 @@ extern const struct kvb_cmd kvb_commands[];
 /* The command called name, or NULL. */
 const struct kvb_cmd *kvb_cmd_find(const char *name);
 
-int cmd_run(struct kvb_cli *cli, int argc, char **argv);
-int cmd_diff(struct kvb_cli *cli, int argc, char **argv);
-int cmd_bisect(struct kvb_cli *cli, int argc, char **argv);
-int cmd_show(struct kvb_cli *cli, int argc, char **argv);
-int cmd_query(struct kvb_cli *cli, int argc, char **argv);
-int cmd_platform(struct kvb_cli *cli, int argc, char **argv);
-int cmd_agenda(struct kvb_cli *cli, int argc, char **argv);
-int cmd_import(struct kvb_cli *cli, int argc, char **argv);
-int cmd_export(struct kvb_cli *cli, int argc, char **argv);
-int cmd_report(struct kvb_cli *cli, int argc, char **argv);
-int cmd_plan(struct kvb_cli *cli, int argc, char **argv);
-int cmd_profile(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_run(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_diff(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_bisect(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_show(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_query(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_platform(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_agenda(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_import(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_export(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_report(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_plan(struct kvb_cli *cli, int argc, char **argv);
+int kvb_cmd_profile(struct kvb_cli *cli, int argc, char **argv);
 
 /* Each command's usage, beside its parser in cmd_NAME.c (run's in run_opts.c). */
 extern const struct kvb_cmd_usage kvb_usage_run, kvb_usage_bisect, kvb_usage_diff, kvb_usage_report, kvb_usage_plan,

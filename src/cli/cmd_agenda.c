@@ -139,9 +139,9 @@ static const struct kvb_option options[] = {
 /* where the agenda file's keys are (a WA3 user's `help agenda` looks for them here) */
 static const char agenda_text[] = "The agenda file's keys (config, sections, workloads, variants, runtime knobs): "
 				  "`kvbench help agenda.yaml`.\n";
-const struct kvb_cmd_usage kvb_usage_agenda = { synopsis, options, agenda_text };
+const struct kvb_cmd_usage kvb_usage_agenda = { synopsis, options, agenda_text, NULL };
 
-int cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_agenda(struct kvb_cli *cli, int argc, char **argv)
 {
 	(void)cli; /* flags 0: no DB */
 	struct kvb_getopt g;

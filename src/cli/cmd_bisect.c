@@ -55,6 +55,7 @@ const struct kvb_cmd_usage kvb_usage_bisect = {
 	"decide it). The end prints the first bad commit, its change against good and the steps;\n"
 	"`git bisect log` is stored. The repository is left as it was (git bisect reset), also after\n"
 	"Ctrl-C; --resume goes on.\n",
+	NULL,
 };
 
 /* Reads the options and operands into a. Returns KVB_OK, or KVB_EUSAGE
@@ -126,7 +127,7 @@ static int load_platform_and_check_agenda(struct kvb_bisect *b)
 	return rc ? KVB_EINPUT : KVB_OK;
 }
 
-int cmd_bisect(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_bisect(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_bisect b;
 	struct bisect_args a = { .req = { .threshold_pct = 5.0, .max_rounds = 6 } };

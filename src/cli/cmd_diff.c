@@ -58,9 +58,10 @@ const struct kvb_cmd_usage kvb_usage_diff = {
 	"--series: each commit against the first and against its parent with the same verdict, and the\n"
 	"commits where a metric shifts (E-Divisive, Matteson & James 2014; a permutation test at\n"
 	"--alpha, default 0.05); --format table or json; --run, --metric, --workload, --stat, --alpha.\n",
+	NULL,
 };
 
-int cmd_diff(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_diff(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_diff_opts o;
 	int64_t runs[64];

@@ -31,9 +31,10 @@ const struct kvb_cmd_usage kvb_usage_export = {
 	"(kvbench.WORKLOAD: PASS, ERROR when it failed, SKIP) and per metric of a job that measured\n"
 	"(kvbench.WORKLOAD.METRIC: DONE with its value and unit).\n"
 	"samples: every stored energy sample of the job as CSV t_ns,chan_name,value,units.\n",
+	NULL,
 };
 
-int cmd_export(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_export(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	const char *channel = NULL, *origin = "kvbench";

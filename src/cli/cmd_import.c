@@ -1,5 +1,6 @@
 /* Implements `kvbench import csv FILE` (long-format results, or WA3 results.csv with --variant), `import wa3 DIR --variant NAME` and `import energy FILE --job ID`. */
 #include "cli/cli.h"
+#include "core/buf.h"
 #include "core/util.h"
 #include "instrument/energy_import.h"
 #include "store/csvio.h"
@@ -28,11 +29,47 @@ static const struct kvb_option options[] = {
 	KVB_OPT_VALUE('j', "job", "id", "the stored job the recording belongs to"),
 	KVB_OPT_CHOICE('f', "format", "format", kvb_values_probe_formats, "the recording's format: @values@ (default csv)"),
 	KVB_OPT_VALUE('u', "units", "units", "value columns without units are in W, mW or uW (default W)"),
-	KVB_OPT_VALUE('r', "rate", "hz", "samples per second, for formats without time (monsoon, devlib)"),
+	KVB_OPT_VALUE('r', "rate", "hz", "samples per second, for a format without time (the formats below say which)"),
 	KVB_OPT_VALUE('c', "channel", "name", "the channel's name"),
 	KVB_OPT_FLAG('x', "cut", "keep only the samples within the job"),
 	KVB_OPT_END(),
 };
+
+/* Appends word-wrapped text to b at column indent, lines at most 100 wide; the first line goes on b's current line. */
+static void add_wrapped(struct kvb_buf *b, const char *text, int indent)
+{
+	int col = indent;
+	for (const char *w = text; *w;) {
+		size_t n = strcspn(w, " ");
+		if (col > indent && col + 1 + (int)n > 100) {
+			kvb_buf_addf(b, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			kvb_buf_addf(b, " ");
+			col++;
+		}
+		kvb_buf_addf(b, "%.*s", (int)n, w);
+		col += (int)n;
+		w += n + strspn(w + n, " ");
+	}
+	kvb_buf_addf(b, "\n");
+}
+
+/* The energy formats, one row of the registry (instrument/probe.h kvb_probe_formats[]) a paragraph. */
+static char *formats_text(void)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	kvb_buf_addf(&b, "\nenergy formats (--format; the first is the default):\n");
+	for (const struct kvb_probe_format *f = kvb_probe_formats; f->name; f++) {
+		char *line = kvb_xasprintf("%s%s%s", f->summary,
+					   f->caps & KVB_PROBE_NEEDS_RATE ? "; no time in the file: give --rate" : "",
+					   f->caps & KVB_PROBE_FILE_PER_CHANNEL ? "; one file a channel (--channel names it)" : "");
+		kvb_buf_addf(&b, "  %-9s", f->name);
+		add_wrapped(&b, line, 11);
+		free(line);
+	}
+	return kvb_buf_detach(&b);
+}
 
 const struct kvb_cmd_usage kvb_usage_import = {
 	synopsis, options,
@@ -43,12 +80,9 @@ const struct kvb_cmd_usage kvb_usage_import = {
 	"wa3 (or csv of WA3's results.csv): WA3's results.csv or output directory (which name no kernel)\n"
 	"as variant NAME: one job per WA3 job id and iteration with all its metrics; the directory also\n"
 	"gives status, retries, classifiers and lower_is_better.\n"
-	"energy: attaches a probe recording to a stored job (streamed; any size). csv: a header naming a\n"
-	"time column (time, time_ms/_us/_ns, timestamp...) in s unless named, values in W unless the\n"
-	"column says name(mW); acme: iio-capture's own CSV or devlib's post-processed one. monsoon:\n"
-	"monsoon.py's stdout; devlib: a devlib CSV without time (its monsoon and energy probe CSVs, power\n"
-	"columns kept); both need --rate. Relative times start at the job's start. Channels of the same\n"
-	"name are replaced.\n",
+	"energy: attaches a probe recording to a stored job (streamed; any size), in one of the formats\n"
+	"below. Relative times start at the job's start. Channels of the same name are replaced.\n",
+	formats_text,
 };
 
 /* `import energy FILE --job ID ...` (options anywhere: getopt moves the words to the end). */
@@ -139,7 +173,7 @@ static enum kvb_err sniff_csv(const char *file, enum csv_kind *kind, struct kvb_
 	return KVB_OK;
 }
 
-int cmd_import(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_import(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	const char *variant = NULL, *lower[16];

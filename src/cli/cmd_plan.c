@@ -27,9 +27,10 @@ const struct kvb_cmd_usage kvb_usage_plan = {
 	"Per metric and variant with >= 2 boots: boot-to-boot and run-to-run variance components,\n"
 	"the boot and job times measured in the DB, Kalibera & Jones' optimal runs per boot and the\n"
 	"boots per variant that detect a --detect PCT change with 80% power.\n",
+	NULL,
 };
 
-int cmd_plan(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_plan(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	struct kvb_plan_opts o;

@@ -263,9 +263,10 @@ const struct kvb_cmd_usage kvb_usage_platform = {
 	"       kernel, CPUs, tools and the instruments' files there; exit 3 for a problem, 4 when\n"
 	"       the board does not answer.\n"
 	"new:   writes the base's platform.yaml with the name replaced and says how to name it.\n",
+	NULL,
 };
 
-int cmd_platform(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_platform(struct kvb_cli *cli, int argc, char **argv)
 {
 	(void)cli; /* flags 0: no DB */
 	struct kvb_platform p;

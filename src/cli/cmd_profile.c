@@ -26,9 +26,10 @@ const struct kvb_cmd_usage kvb_usage_profile = {
 	"Operations come from the workload (sched_pipe: loops; hackbench: groups x fds x fds x loops);\n"
 	"a workload that does not say gives values per job.\n"
 	"A, B: variants of the run (default: its first two with a profile; A alone lists A's profile).\n",
+	NULL,
 };
 
-int cmd_profile(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_profile(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	struct kvb_profile_diff_opts o;

@@ -18,9 +18,10 @@ const struct kvb_cmd_usage kvb_usage_query = {
 	synopsis, options,
 	"Views: results (one row per metric, classifiers as JSON), jobs, comparison, witnesses.\n"
 	"The database is opened read-only: statements that write are refused.\n",
+	NULL,
 };
 
-int cmd_query(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_query(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	const char *format = "table";

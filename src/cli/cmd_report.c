@@ -44,9 +44,10 @@ const struct kvb_cmd_usage kvb_usage_report = {
 	"FILE must be new or a regular file (renamed over) or a FIFO (written into); the results DB\n"
 	"itself (same device and inode), a symlink, a directory or a device is refused (exit 3).\n"
 	"Exit 1 (page still written) when the runs have no result at all.\n",
+	NULL,
 };
 
-int cmd_report(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_report(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	struct kvb_page_opts o;

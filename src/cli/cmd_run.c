@@ -185,7 +185,7 @@ static void print_run_diff(struct run_args *r, struct run_setup *s, int64_t run_
  * `kvbench run`: parse, set up a new run or a resumed one, build git variants, add
  * pool boards, run the engine, print the diff. Each step prints its own failure.
  */
-int cmd_run(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_run(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct run_args r = { .variants = KVB_STRV_INIT, .plats = KVB_STRV_INIT,
 			      .dec = { .margin = KVB_VERDICT_MARGIN, .alpha = KVB_STATS_ALPHA, .max_rounds = 10,

@@ -74,9 +74,10 @@ static const struct kvb_option options[] = {
 const struct kvb_cmd_usage kvb_usage_show = {
 	synopsis, options,
 	"witnesses: what was checked to believe each job's numbers (knobs read back, meter coverage, ...)\n",
+	NULL,
 };
 
-int cmd_show(struct kvb_cli *cli, int argc, char **argv)
+int kvb_cmd_show(struct kvb_cli *cli, int argc, char **argv)
 {
 	struct kvb_getopt g;
 	const char *format = "table", *status = NULL;

@@ -70,10 +70,12 @@ static void roff_usage(FILE *f, const struct kvb_cmd_usage *u)
 		free(sp);
 		free(help);
 	}
-	if (u->text) {
+	char *text = kvb_usage_text(u);
+	if (text) {
 		fputs(".PP\n", f);
-		roff_pre(f, u->text);
+		roff_pre(f, text);
 	}
+	free(text);
 }
 
 /* Declared metrics as man page paragraphs: "UNITS, lower|higher|neither is better: DESCRIPTION". */

@@ -123,9 +123,11 @@ char *kvb_help_usage(const struct kvb_cmd *c)
 	FILE *m = open_memstream(&buf, &n);
 	if (!m)
 		return kvb_xstrdup("");
+	char *text = kvb_usage_text(c->usage);
 	kvb_usage_print_options(m, c->usage);
-	if (c->usage->text)
-		fprintf(m, "\n%s", c->usage->text);
+	if (text)
+		fprintf(m, "\n%s", text);
+	free(text);
 	fclose(m);
 	return buf;
 }

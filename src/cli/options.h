@@ -60,7 +60,13 @@ struct kvb_cmd_usage {
 	const char *const *synopsis;      /* NULL-terminated; each line follows "kvbench " */
 	const struct kvb_option *options; /* the command's table, or NULL (no options) */
 	const char *text;                 /* what rows cannot say (operands, how it decides, exits), or NULL */
+	/* text made from a registry, printed after text (owned by the caller: free()), or NULL: lists
+	 * that must not be typed a second time (import's probe formats) */
+	char *(*text_from_registry)(void);
 };
+
+/* u's text then its registry text (owned: free()), or NULL when it has neither. */
+char *kvb_usage_text(const struct kvb_cmd_usage *u);
 
 /* getopt_long's inputs built from a table (no allocation: lives on the caller's stack). */
 struct kvb_getopt {

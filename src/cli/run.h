@@ -25,7 +25,7 @@ struct run_args {
 	struct kvb_prepare_opts prep;
 };
 
-/* What the steps of a run load, released together at the end of cmd_run. */
+/* What the steps of a run load, released together at the end of kvb_cmd_run. */
 struct run_setup {
 	struct kvb_agenda a;
 	struct kvb_platform p;

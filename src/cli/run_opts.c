@@ -81,6 +81,7 @@ const struct kvb_cmd_usage kvb_usage_run = {
 	"Before the first flash (and with --dry-run) every variant file is checked (exists, readable,\n"
 	"sha256, URL answers), the platform's files (connection.key ...) and, when the board answers,\n"
 	"the tools the agenda's workloads need. A problem stops the run (exit 3) unless --keep-going.\n",
+	NULL,
 };
 
 /* The options, into r. Returns KVB_EUSAGE (printed) on a bad one. */

@@ -73,3 +73,13 @@ void kvb_usage_print_options(FILE *f, const struct kvb_cmd_usage *u)
 		}
 	}
 }
+
+char *kvb_usage_text(const struct kvb_cmd_usage *u)
+{
+	char *more = u->text_from_registry ? u->text_from_registry() : NULL, *s;
+	if (!more)
+		return u->text ? kvb_xstrdup(u->text) : NULL;
+	s = kvb_xasprintf("%s%s", u->text ? u->text : "", more);
+	free(more);
+	return s;
+}

@@ -49,14 +49,14 @@ void kvb_agenda_keys_print(FILE *f)
 	fprintf(f, "\nconfig: (alias global:)\n");
 	kvb_keys_print(f, config_keys, "  ");
 	fprintf(f, "\nsections[]:\n");
-	kvb_keys_print(f, section_keys, "  ");
+	kvb_keys_print(f, kvb_agenda_section_keys, "  ");
 	fprintf(f, "\nworkloads[]:\n");
-	kvb_keys_print(f, workload_keys, "  ");
+	kvb_keys_print(f, kvb_agenda_workload_keys, "  ");
 	fprintf(f, "\nruntime_params: (in config, a section, a workload entry or a variant)\n");
 	kvb_keys_print(f, kvb_runtime_keys, "  ");
 }
 
-const struct kvb_keydef section_keys[] = {
+const struct kvb_keydef kvb_agenda_section_keys[] = {
 	{ "id", KVB_T_STR, NULL, NULL, 0, "section id (default s1, s2, ...)" },
 	{ "classifiers", KVB_T_MAP, NULL, NULL, 0, "labels added to the section's jobs" },
 	{ "runtime_params", KVB_T_MAP, NULL, NULL, 0, "runtime knobs of the section" },
@@ -69,7 +69,7 @@ const struct kvb_keydef section_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, NULL },
 };
 
-const struct kvb_keydef workload_keys[] = {
+const struct kvb_keydef kvb_agenda_workload_keys[] = {
 	{ "name", KVB_T_STR, NULL, NULL, KVB_KEY_REQUIRED, "workload (kvbench --help lists them)" },
 	{ "id", KVB_T_STR, NULL, NULL, 0, "spec id (default: the workload name; hackbench1, hackbench2 when it repeats)" },
 	{ "label", KVB_T_STR, NULL, NULL, 0, "display label" },
@@ -126,14 +126,14 @@ const char *kvb_exec_order_name(enum kvb_exec_order o)
 	}
 }
 
-const cJSON *get2(const cJSON *o, const char *a, const char *b)
+const cJSON *kvb_agenda_get2(const cJSON *o, const char *a, const char *b)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
 	return v ? v : (b ? cJSON_GetObjectItemCaseSensitive(o, b) : NULL);
 }
 
 /* Merges src's members over *dst (object), creating it; scalar values stringified when str is set. */
-void merge_obj(cJSON **dst, const cJSON *src, int str)
+void kvb_agenda_merge_obj(cJSON **dst, const cJSON *src, int str)
 {
 	if (!cJSON_IsObject(src))
 		return;
@@ -175,7 +175,7 @@ static int reserved_classifier(const char *key)
  * an error at path.iterations (expanding it would hang `agenda check`) and
  * reads as 0.
  */
-int read_iterations(const cJSON *obj, const char *path, struct kvb_diag *d)
+int kvb_agenda_read_iterations(const cJSON *obj, const char *path, struct kvb_diag *d)
 {
 	long long n = cJSON_IsObject(obj) ? kvb_get_int(obj, "iterations", 0) : 0;
 	if (n > KVB_MAX_JOBS) {
@@ -187,7 +187,7 @@ int read_iterations(const cJSON *obj, const char *path, struct kvb_diag *d)
 	return n > 0 ? (int)n : 0;
 }
 
-void check_classifiers(const cJSON *c, const char *path, struct kvb_diag *d)
+void kvb_agenda_check_classifiers(const cJSON *c, const char *path, struct kvb_diag *d)
 {
 	if (!cJSON_IsObject(c))
 		return;
@@ -207,13 +207,13 @@ void check_classifiers(const cJSON *c, const char *path, struct kvb_diag *d)
 	}
 }
 
-void add_spec(struct kvb_agenda *a, struct kvb_spec *s)
+void kvb_agenda_add_spec(struct kvb_agenda *a, struct kvb_spec *s)
 {
 	a->specs = kvb_xrealloc(a->specs, (a->nspecs + 1) * sizeof(*a->specs));
 	a->specs[a->nspecs++] = *s;
 }
 
-void spec_release(struct kvb_spec *s)
+void kvb_agenda_spec_release(struct kvb_spec *s)
 {
 	free(s->id);
 	free(s->workload);
@@ -225,7 +225,7 @@ void spec_release(struct kvb_spec *s)
 }
 
 /* Validates workload params against the workload's table; errors to d. */
-void check_params(const struct kvb_catalog_workload *ops, const cJSON *params, const char *path, struct kvb_diag *d)
+void kvb_agenda_check_params(const struct kvb_catalog_workload *ops, const cJSON *params, const char *path, struct kvb_diag *d)
 {
 	if (!params)
 		return;
@@ -288,7 +288,7 @@ static void read_config_block(struct kvb_agenda *a, const cJSON *cfg, const char
 		kvb_margins_check(cJSON_GetObjectItemCaseSensitive(cfg, "margins"), mp, d);
 		free(mp);
 	}
-	if ((it = read_iterations(cfg, cfgname, d)) >= 1)
+	if ((it = kvb_agenda_read_iterations(cfg, cfgname, d)) >= 1)
 		g->iterations = it;
 	if (cJSON_GetObjectItemCaseSensitive(cfg, "max_retries")) {
 		a->max_retries = (int)kvb_get_int(cfg, "max_retries", 2);
@@ -323,10 +323,10 @@ static void read_config_block(struct kvb_agenda *a, const cJSON *cfg, const char
 		else if (!strcmp(v->valuestring, "by_iteration"))
 			a->order = KVB_ORDER_BY_ITERATION;
 	}
-	read_knobs_and_classifiers(cfg, get2(cfg, "runtime_params", "runtime_parameters"), cfgname, &g->rt,
+	kvb_agenda_read_knobs_and_classifiers(cfg, kvb_agenda_get2(cfg, "runtime_params", "runtime_parameters"), cfgname, &g->rt,
 				   &g->classifiers, d);
-	merge_obj(&g->wparams, get2(cfg, "workload_parameters", "workload_params"), 0);
-	v = get2(cfg, "instruments", "augmentations");
+	kvb_agenda_merge_obj(&g->wparams, kvb_agenda_get2(cfg, "workload_parameters", "workload_params"), 0);
+	v = kvb_agenda_get2(cfg, "instruments", "augmentations");
 	if (v) {
 		/* WA3's augmentations are a toggle_set merged by concatenation: a later "~name" turns off an
 		   earlier name (instrument.c reads the list in order) */
@@ -397,18 +397,18 @@ int kvb_agenda_from_doc(struct kvb_agenda *a, const struct kvb_doc *doc, const s
 	kvb_runtime_init(&g.rt);
 	kvb_keys_check(root, "", top_keys, d);
 	read_config(a, root, &g, d);
-	read_sections(root, &xs, &nxs, d);
-	if (!expand_workloads(a, root, xs, nxs, &g, d) && d->msgs.n == before)
+	kvb_agenda_read_sections(root, &xs, &nxs, d);
+	if (!kvb_agenda_expand_workloads(a, root, xs, nxs, &g, d) && d->msgs.n == before)
 		kvb_diag_at(d, "", "no workloads: add a 'workloads:' list (or workloads inside sections)");
 	check_spec_ids(a, d);
 
 	v = cJSON_GetObjectItemCaseSensitive(root, "variants");
 	if (cJSON_IsArray(v))
-		load_variants(a, v, d);
+		kvb_agenda_load_variants(a, v, d);
 	check_job_count(a, root, d);
 
 	for (size_t s = 0; s < nxs; s++)
-		xsection_release(&xs[s]);
+		kvb_agenda_xsection_release(&xs[s]);
 	free(xs);
 	cJSON_Delete(g.classifiers);
 	cJSON_Delete(g.wparams);
@@ -463,10 +463,10 @@ int kvb_agenda_load(struct kvb_agenda *a, const char *file, const struct kvb_cat
 void kvb_agenda_release(struct kvb_agenda *a)
 {
 	for (size_t i = 0; i < a->nspecs; i++)
-		spec_release(&a->specs[i]);
+		kvb_agenda_spec_release(&a->specs[i]);
 	free(a->specs);
 	for (size_t i = 0; i < a->nvariants; i++)
-		variant_release(&a->variants[i]);
+		kvb_agenda_variant_release(&a->variants[i]);
 	free(a->variants);
 	cJSON_Delete(a->instruments);
 	cJSON_Delete(a->instrument_settings);

@@ -12,7 +12,7 @@ static int entry_workload(const struct kvb_agenda *a, const cJSON *e, const char
 	if (cJSON_IsString(e)) {
 		name = e;
 	} else {
-		if (kvb_keys_check(e, path, workload_keys, d) && !cJSON_IsObject(e))
+		if (kvb_keys_check(e, path, kvb_agenda_workload_keys, d) && !cJSON_IsObject(e))
 			return -1;
 		if (!cJSON_IsObject(e))
 			return -1;
@@ -78,16 +78,16 @@ static void entry_params(struct kvb_spec *base, const struct kvb_catalog_workloa
 				cJSON_DeleteItemFromObjectCaseSensitive(base->params, kv->string);
 				cJSON_AddItemToObject(base->params, kv->string, cJSON_Duplicate(kv, 1));
 			}
-	params = cJSON_IsObject(e) ? get2(e, "params", "workload_parameters") : NULL;
+	params = cJSON_IsObject(e) ? kvb_agenda_get2(e, "params", "workload_parameters") : NULL;
 	if (!params && cJSON_IsObject(e))
 		params = cJSON_GetObjectItemCaseSensitive(e, "workload_params");
 	if (params) {
 		char *ppath = kvb_path_key(path, cJSON_GetObjectItemCaseSensitive(e, "params") ? "params"
 					    : cJSON_GetObjectItemCaseSensitive(e, "workload_parameters") ? "workload_parameters"
 													   : "workload_params");
-		check_params(ops, params, ppath, d);
+		kvb_agenda_check_params(ops, params, ppath, d);
 		free(ppath);
-		merge_obj(&base->params, params, 0);
+		kvb_agenda_merge_obj(&base->params, params, 0);
 	}
 }
 
@@ -101,24 +101,24 @@ static void entry_runtime_and_classifiers(struct kvb_spec *base, const cJSON *e,
 	if (sec)
 		kvb_runtime_merge(&base->rt, &sec->rt);
 	if (cJSON_IsObject(e)) {
-		const cJSON *rp = get2(e, "runtime_params", "runtime_parameters");
+		const cJSON *rp = kvb_agenda_get2(e, "runtime_params", "runtime_parameters");
 		if (rp) {
 			char *rpath = kvb_path_key(path, "runtime_params");
 			kvb_runtime_merge_json(&base->rt, rp, rpath, d);
 			free(rpath);
 		}
 	}
-	merge_obj(&base->classifiers, g->classifiers, 1);
+	kvb_agenda_merge_obj(&base->classifiers, g->classifiers, 1);
 	if (sec)
-		merge_obj(&base->classifiers, sec->classifiers, 1);
+		kvb_agenda_merge_obj(&base->classifiers, sec->classifiers, 1);
 	if (cJSON_IsObject(e)) {
 		const cJSON *cl = cJSON_GetObjectItemCaseSensitive(e, "classifiers");
 		if (cl) {
 			char *cp = kvb_path_key(path, "classifiers");
-			check_classifiers(cl, cp, d);
+			kvb_agenda_check_classifiers(cl, cp, d);
 			free(cp);
 		}
-		merge_obj(&base->classifiers, cl, 1);
+		kvb_agenda_merge_obj(&base->classifiers, cl, 1);
 	}
 	if (!base->classifiers)
 		base->classifiers = cJSON_CreateObject();
@@ -242,7 +242,7 @@ static void add_combination(struct kvb_agenda *a, const struct kvb_spec *base, s
 		free(vs);
 	}
 	s.id = kvb_buf_detach(&id);
-	add_spec(a, &s);
+	kvb_agenda_add_spec(a, &s);
 }
 
 /*
@@ -252,7 +252,7 @@ static void add_combination(struct kvb_agenda *a, const struct kvb_spec *base, s
  * Problems go to d; a caller expanding an entry it has already checked (the same
  * entry in a further section) passes a diag it discards.
  */
-void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path, const struct xsection *sec,
+void kvb_agenda_expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path, const struct xsection *sec,
 		  const struct agenda_globals *g, struct kvb_diag *d)
 {
 	struct kvb_catalog_workload wl, *ops = &wl;
@@ -264,11 +264,11 @@ void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path, const 
 	entry_identity(&base, a, e, sec, ops, g->iterations);
 	entry_params(&base, ops, e, path, sec, g->wparams, d);
 	entry_runtime_and_classifiers(&base, e, path, sec, g, d);
-	read_iterations(e, path, d);
+	kvb_agenda_read_iterations(e, path, d);
 	read_sweep(&sw, e, path, ops, d);
 	for (size_t c = 0; c < sw.combos; c++)
 		add_combination(a, &base, &sw, c, d);
 	free(sw.keys);
 	free(sw.idx);
-	spec_release(&base);
+	kvb_agenda_spec_release(&base);
 }

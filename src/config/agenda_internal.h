@@ -43,30 +43,30 @@ struct sweep {
 };
 
 /* agenda_entry.c */
-void expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path, const struct xsection *sec,
+void kvb_agenda_expand_entry(struct kvb_agenda *a, const cJSON *e, const char *path, const struct xsection *sec,
 		  const struct agenda_globals *g, struct kvb_diag *d);
 
 /* agenda_section.c */
-void xsection_release(struct xsection *x);
-void read_knobs_and_classifiers(const cJSON *obj, const cJSON *rp, const char *path, struct kvb_runtime *rt,
+void kvb_agenda_xsection_release(struct xsection *x);
+void kvb_agenda_read_knobs_and_classifiers(const cJSON *obj, const cJSON *rp, const char *path, struct kvb_runtime *rt,
 				cJSON **cls, struct kvb_diag *d);
-void read_sections(const cJSON *root, struct xsection **xs, size_t *nxs, struct kvb_diag *d);
-int expand_workloads(struct kvb_agenda *a, const cJSON *root, const struct xsection *xs, size_t nxs,
+void kvb_agenda_read_sections(const cJSON *root, struct xsection **xs, size_t *nxs, struct kvb_diag *d);
+int kvb_agenda_expand_workloads(struct kvb_agenda *a, const cJSON *root, const struct xsection *xs, size_t nxs,
 		     const struct agenda_globals *g, struct kvb_diag *d);
 
 /* agenda_variant.c */
-void load_variants(struct kvb_agenda *a, const cJSON *vs, struct kvb_diag *d);
-void variant_release(struct kvb_variant *v);
+void kvb_agenda_load_variants(struct kvb_agenda *a, const cJSON *vs, struct kvb_diag *d);
+void kvb_agenda_variant_release(struct kvb_variant *v);
 
 /* agenda.c */
-extern const struct kvb_keydef section_keys[];
-extern const struct kvb_keydef workload_keys[];
-const cJSON *get2(const cJSON *o, const char *a, const char *b);
-void merge_obj(cJSON **dst, const cJSON *src, int str);
-int read_iterations(const cJSON *obj, const char *path, struct kvb_diag *d);
-void check_classifiers(const cJSON *c, const char *path, struct kvb_diag *d);
-void add_spec(struct kvb_agenda *a, struct kvb_spec *s);
-void spec_release(struct kvb_spec *s);
-void check_params(const struct kvb_catalog_workload *ops, const cJSON *params, const char *path, struct kvb_diag *d);
+extern const struct kvb_keydef kvb_agenda_section_keys[];
+extern const struct kvb_keydef kvb_agenda_workload_keys[];
+const cJSON *kvb_agenda_get2(const cJSON *o, const char *a, const char *b);
+void kvb_agenda_merge_obj(cJSON **dst, const cJSON *src, int str);
+int kvb_agenda_read_iterations(const cJSON *obj, const char *path, struct kvb_diag *d);
+void kvb_agenda_check_classifiers(const cJSON *c, const char *path, struct kvb_diag *d);
+void kvb_agenda_add_spec(struct kvb_agenda *a, struct kvb_spec *s);
+void kvb_agenda_spec_release(struct kvb_spec *s);
+void kvb_agenda_check_params(const struct kvb_catalog_workload *ops, const cJSON *params, const char *path, struct kvb_diag *d);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void xsection_release(struct xsection *x)
+void kvb_agenda_xsection_release(struct xsection *x)
 {
 	free(x->id);
 	kvb_runtime_release(&x->rt);
@@ -16,7 +16,7 @@ void xsection_release(struct xsection *x)
 }
 
 /* The knobs node rp (NULL: none) of obj at path into rt; obj's classifiers, checked, merged into *cls. */
-void read_knobs_and_classifiers(const cJSON *obj, const cJSON *rp, const char *path, struct kvb_runtime *rt,
+void kvb_agenda_read_knobs_and_classifiers(const cJSON *obj, const cJSON *rp, const char *path, struct kvb_runtime *rt,
 				cJSON **cls, struct kvb_diag *d)
 {
 	const cJSON *v;
@@ -28,10 +28,10 @@ void read_knobs_and_classifiers(const cJSON *obj, const cJSON *rp, const char *p
 	v = cJSON_GetObjectItemCaseSensitive(obj, "classifiers");
 	if (v) {
 		char *p = kvb_path_key(path, "classifiers");
-		check_classifiers(v, p, d);
+		kvb_agenda_check_classifiers(v, p, d);
 		free(p);
 	}
-	merge_obj(cls, v, 1);
+	kvb_agenda_merge_obj(cls, v, 1);
 }
 
 /* Reads one raw section entry into x (validating when asked). */
@@ -40,19 +40,19 @@ static void read_section(struct xsection *x, const cJSON *s, const char *path, i
 	const cJSON *v;
 	memset(x, 0, sizeof(*x));
 	kvb_runtime_init(&x->rt);
-	kvb_keys_check(s, path, section_keys, d);
+	kvb_keys_check(s, path, kvb_agenda_section_keys, d);
 	if (!cJSON_IsObject(s)) {
 		x->id = kvb_xasprintf("s%d", idx + 1);
 		return;
 	}
 	v = cJSON_GetObjectItemCaseSensitive(s, "id");
 	x->id = cJSON_IsString(v) || cJSON_IsNumber(v) ? kvb_node_str(v) : kvb_xasprintf("s%d", idx + 1);
-	x->iterations = read_iterations(s, path, d);
-	v = get2(s, "runtime_params", "runtime_parameters");
+	x->iterations = kvb_agenda_read_iterations(s, path, d);
+	v = kvb_agenda_get2(s, "runtime_params", "runtime_parameters");
 	if (!v)
 		v = cJSON_GetObjectItemCaseSensitive(s, "params");
-	read_knobs_and_classifiers(s, v, path, &x->rt, &x->classifiers, d);
-	merge_obj(&x->wparams, cJSON_GetObjectItemCaseSensitive(s, "workload_parameters"), 0);
+	kvb_agenda_read_knobs_and_classifiers(s, v, path, &x->rt, &x->classifiers, d);
+	kvb_agenda_merge_obj(&x->wparams, cJSON_GetObjectItemCaseSensitive(s, "workload_parameters"), 0);
 	v = cJSON_GetObjectItemCaseSensitive(s, "workloads");
 	if (cJSON_IsArray(v)) {
 		int i = 0;
@@ -75,10 +75,10 @@ static void xsection_combine(struct xsection *out, const struct xsection *a, con
 	out->iterations = b->iterations ? b->iterations : a->iterations;
 	kvb_runtime_copy(&out->rt, &a->rt);
 	kvb_runtime_merge(&out->rt, &b->rt);
-	merge_obj(&out->classifiers, a->classifiers, 1);
-	merge_obj(&out->classifiers, b->classifiers, 1);
-	merge_obj(&out->wparams, a->wparams, 0);
-	merge_obj(&out->wparams, b->wparams, 0);
+	kvb_agenda_merge_obj(&out->classifiers, a->classifiers, 1);
+	kvb_agenda_merge_obj(&out->classifiers, b->classifiers, 1);
+	kvb_agenda_merge_obj(&out->wparams, a->wparams, 0);
+	kvb_agenda_merge_obj(&out->wparams, b->wparams, 0);
 	for (int k = 0; k < 2; k++) {
 		const struct xsection *src = k ? b : a;
 		for (size_t i = 0; i < src->nwl; i++) {
@@ -114,7 +114,7 @@ static size_t group_sections(struct section_group *groups, size_t max, const cJS
 		if (gi == ng) {
 			if (ng == max) {
 				kvb_diag_at(d, path, "more than %zu section groups", max);
-				xsection_release(&x);
+				kvb_agenda_xsection_release(&x);
 				free(path);
 				continue;
 			}
@@ -134,7 +134,7 @@ static size_t group_sections(struct section_group *groups, size_t max, const cJS
 }
 
 /* sections, with group cross-product (first group varies slowest) into *xs (owned). */
-void read_sections(const cJSON *root, struct xsection **xs, size_t *nxs, struct kvb_diag *d)
+void kvb_agenda_read_sections(const cJSON *root, struct xsection **xs, size_t *nxs, struct kvb_diag *d)
 {
 	const cJSON *sections = cJSON_GetObjectItemCaseSensitive(root, "sections");
 	struct section_group groups[16];
@@ -154,7 +154,7 @@ void read_sections(const cJSON *root, struct xsection **xs, size_t *nxs, struct 
 				for (size_t q = 0; q < groups[gi].n; q++)
 					xsection_combine(&nx[k++], &(*xs)[p], &groups[gi].s[q]);
 			for (size_t p = 0; p < *nxs; p++)
-				xsection_release(&(*xs)[p]);
+				kvb_agenda_xsection_release(&(*xs)[p]);
 			free(*xs);
 			*xs = nx;
 			*nxs = k;
@@ -162,7 +162,7 @@ void read_sections(const cJSON *root, struct xsection **xs, size_t *nxs, struct 
 	}
 	for (size_t gi = 0; gi < ng; gi++) {
 		for (size_t k = 0; groups[gi].s && k < groups[gi].n; k++)
-			xsection_release(&groups[gi].s[k]);
+			kvb_agenda_xsection_release(&groups[gi].s[k]);
 		free(groups[gi].s);
 		free(groups[gi].group);
 	}
@@ -183,7 +183,7 @@ static int seen_in_earlier_section(const struct xsection *xs, size_t s, size_t k
  * then each section's own entries. An entry is checked once: its later expansions report
  * into quiet, which is dropped. Returns 1 when there was any entry.
  */
-int expand_workloads(struct kvb_agenda *a, const cJSON *root, const struct xsection *xs, size_t nxs,
+int kvb_agenda_expand_workloads(struct kvb_agenda *a, const cJSON *root, const struct xsection *xs, size_t nxs,
 		     const struct agenda_globals *g, struct kvb_diag *d)
 {
 	const cJSON *workloads = cJSON_GetObjectItemCaseSensitive(root, "workloads");
@@ -194,10 +194,10 @@ int expand_workloads(struct kvb_agenda *a, const cJSON *root, const struct xsect
 		for (const cJSON *w = workloads->child; w; w = w->next, i++) {
 			char *path = kvb_path_idx("workloads", i);
 			if (nxs == 0) {
-				expand_entry(a, w, path, NULL, g, d);
+				kvb_agenda_expand_entry(a, w, path, NULL, g, d);
 			} else {
 				for (size_t s = 0; s < nxs; s++)
-					expand_entry(a, w, path, &xs[s], g, s == 0 ? d : &quiet);
+					kvb_agenda_expand_entry(a, w, path, &xs[s], g, s == 0 ? d : &quiet);
 			}
 			any = 1;
 			free(path);
@@ -206,7 +206,7 @@ int expand_workloads(struct kvb_agenda *a, const cJSON *root, const struct xsect
 	for (size_t s = 0; s < nxs; s++) {
 		for (size_t k = 0; k < xs[s].nwl; k++) {
 			/* section-only entries are validated once, in their first section */
-			expand_entry(a, xs[s].wl[k].node, xs[s].wl[k].path, &xs[s], g,
+			kvb_agenda_expand_entry(a, xs[s].wl[k].node, xs[s].wl[k].path, &xs[s], g,
 				     seen_in_earlier_section(xs, s, k) ? &quiet : d);
 			any = 1;
 		}

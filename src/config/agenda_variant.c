@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void load_variants(struct kvb_agenda *a, const cJSON *vs, struct kvb_diag *d)
+void kvb_agenda_load_variants(struct kvb_agenda *a, const cJSON *vs, struct kvb_diag *d)
 {
 	int i = 0;
 	for (const cJSON *v = vs->child; v; v = v->next, i++) {
@@ -38,7 +38,7 @@ void load_variants(struct kvb_agenda *a, const cJSON *vs, struct kvb_diag *d)
 		VSTR(boot_image);
 		VSTR(modules);
 #undef VSTR
-		rp = get2(v, "runtime_params", "runtime");
+		rp = kvb_agenda_get2(v, "runtime_params", "runtime");
 		if (rp) {
 			char *p = kvb_path_key(path, rp->string);
 			kvb_runtime_merge_json(&var.rt, rp, p, d);
@@ -92,7 +92,7 @@ int kvb_agenda_check_variant_knobs(const struct kvb_agenda *a, struct kvb_error 
 	return rc;
 }
 
-void variant_release(struct kvb_variant *v)
+void kvb_agenda_variant_release(struct kvb_variant *v)
 {
 	free(v->name);
 	free(v->kernel);
@@ -133,7 +133,7 @@ int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb
 		}
 		if (!kq) {
 			kvb_error_set(err, KVB_EUSAGE, "-V '%s': '%s' is not key=value", arg, tok);
-			variant_release(&var);
+			kvb_agenda_variant_release(&var);
 			free(rest);
 			return KVB_EUSAGE;
 		}
@@ -146,7 +146,7 @@ int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb
 			kvb_error_set(err, KVB_EUSAGE,
 				      "-V '%s': unknown key '%s' (kernel, sha256, dtb, initrd, cmdline, boot_image, modules, cpus)",
 				      arg, tok);
-			variant_release(&var);
+			kvb_agenda_variant_release(&var);
 			free(rest);
 			return KVB_EUSAGE;
 		}
@@ -171,7 +171,7 @@ int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb
 				      "-V '%s' and -V '%s' both name variant '%s': give each variant its own name "
 				      "(-V %s=... -V %s2=...)",
 				      old->arg, arg, var.name, var.name, var.name);
-			variant_release(&var);
+			kvb_agenda_variant_release(&var);
 			return KVB_EUSAGE;
 		}
 		old->arg = kvb_xstrdup(arg);
@@ -194,7 +194,7 @@ int kvb_agenda_add_variant_arg(struct kvb_agenda *a, const char *arg, struct kvb
 			cJSON_DeleteItemFromObjectCaseSensitive(old->raw, "cpus");
 			cJSON_AddStringToObject(old->raw, "cpus", old->rt.cpus);
 		}
-		variant_release(&var);
+		kvb_agenda_variant_release(&var);
 		return KVB_OK;
 	}
 	var.arg = kvb_xstrdup(arg);

@@ -21,12 +21,12 @@ struct wa3 {
 };
 
 /* wa3_runtime.c */
-void wa3_runtime(struct wa3 *w, cJSON *rp, const char *path);
-extern const char *const wa3_run_settings[];
-void cpu_mask_knob(cJSON *e, const cJSON *m, const char *knob);
+void kvb_wa3_runtime(struct wa3 *w, cJSON *rp, const char *path);
+extern const char *const kvb_wa3_run_settings[];
+void kvb_wa3_cpu_mask_knob(cJSON *e, const cJSON *m, const char *knob);
 
 /* wa3_keys.c */
-void warn_once(struct wa3 *w, const char *path, const char *what, const char *key, const char *why);
-cJSON *wa3_get(cJSON *o, const char *k);
+void kvb_wa3_warn_once(struct wa3 *w, const char *path, const char *what, const char *key, const char *why);
+cJSON *kvb_wa3_get(cJSON *o, const char *k);
 
 #endif

@@ -54,7 +54,7 @@
 #define MAX_INCLUDE_DEPTH 16
 
 /* Warns once per (what, key): "PATH: ignored: WA3 WHAT 'KEY' WHY". */
-void warn_once(struct wa3 *w, const char *path, const char *what, const char *key, const char *why)
+void kvb_wa3_warn_once(struct wa3 *w, const char *path, const char *what, const char *key, const char *why)
 {
 	char *tag = kvb_xasprintf("%s\t%s", what, key);
 	for (size_t i = 0; i < w->warned.n; i++)
@@ -80,7 +80,7 @@ int kvb_wa3_name_eq(const char *a, const char *b)
 	}
 }
 
-cJSON *wa3_get(cJSON *o, const char *k)
+cJSON *kvb_wa3_get(cJSON *o, const char *k)
 {
 	return cJSON_GetObjectItemCaseSensitive(o, k);
 }
@@ -92,9 +92,9 @@ static void rename_key(struct wa3 *w, cJSON *o, const char *path, const char *fr
 	if (!v)
 		return;
 	w->wa3_spelled = 1;
-	if (wa3_get(o, to)) {
+	if (kvb_wa3_get(o, to)) {
 		char *p = kvb_path_key(path, from), *why = kvb_xasprintf("is an alias of '%s', given too", to);
-		warn_once(w, p, "key", from, why);
+		kvb_wa3_warn_once(w, p, "key", from, why);
 		free(why);
 		free(p);
 		cJSON_Delete(v);
@@ -106,11 +106,11 @@ static void rename_key(struct wa3 *w, cJSON *o, const char *path, const char *fr
 static void drop(struct wa3 *w, cJSON *o, const char *path, const char *key, const char *what, const char *why)
 {
 	char *p;
-	if (!wa3_get(o, key))
+	if (!kvb_wa3_get(o, key))
 		return;
 	w->wa3_spelled = 1;
 	p = kvb_path_key(path, key);
-	warn_once(w, p, what, key, why);
+	kvb_wa3_warn_once(w, p, what, key, why);
 	free(p);
 	cJSON_DeleteItemFromObjectCaseSensitive(o, key);
 }
@@ -317,7 +317,7 @@ static void augmentations(struct wa3 *w, cJSON *o, const char *path, int allowed
 			continue;
 		kp = kvb_path_key(path, augment_keys[k]);
 		if (!allowed) {
-			warn_once(w, kp, "key", augment_keys[k], "has no meaning in a kvbench section (instruments are run-wide or per workload)");
+			kvb_wa3_warn_once(w, kp, "key", augment_keys[k], "has no meaning in a kvbench section (instruments are run-wide or per workload)");
 			cJSON_Delete(v);
 			free(kp);
 			continue;
@@ -343,7 +343,7 @@ static void augmentations(struct wa3 *w, cJSON *o, const char *path, int allowed
 					cJSON_AddItemToArray(out, cJSON_CreateString(n));
 					free(n);
 				} else {
-					warn_once(w, kp, "instrument", wa3_augs[i].wa3, wa3_augs[i].why);
+					kvb_wa3_warn_once(w, kp, "instrument", wa3_augs[i].wa3, wa3_augs[i].why);
 				}
 				break;
 			}
@@ -370,7 +370,7 @@ static void jobspec(struct wa3 *w, cJSON *o, const char *path, enum level lv)
 	for (int i = 0; wparams[i]; i++)
 		if (strcmp(wparams[i], pname))
 			rename_key(w, o, path, wparams[i], pname);
-	if (lv == L_ENTRY && wa3_get(o, "workload_parameters"))
+	if (lv == L_ENTRY && kvb_wa3_get(o, "workload_parameters"))
 		rename_key(w, o, path, "workload_parameters", "params");
 	drop(w, o, path, "boot_parameters", "key",
 	     "has no meaning in kvbench: give a kernel command line per variant (variants[].cmdline)");
@@ -383,12 +383,12 @@ static void jobspec(struct wa3 *w, cJSON *o, const char *path, enum level lv)
 	for (int i = 0; i < 2; i++) {
 		const char *k = i ? "runtime_params" : "runtime_parameters";
 		char *p = kvb_path_key(path, k);
-		wa3_runtime(w, wa3_get(o, k), p);
+		kvb_wa3_runtime(w, kvb_wa3_get(o, k), p);
 		free(p);
 	}
 	if (lv == L_SECTION) {
 		char *p = kvb_path_key(path, "params");
-		wa3_runtime(w, wa3_get(o, "params"), p);
+		kvb_wa3_runtime(w, kvb_wa3_get(o, "params"), p);
 		free(p);
 	}
 }
@@ -487,7 +487,7 @@ static int plugin_block(struct wa3 *w, cJSON *o, cJSON *kv, const char *path)
 		} else if (!cJSON_IsNull(p)) { /* null is WA3's "the default": nothing is lost */
 			char *bp = kvb_path_key(path, kv->string), *kp = kvb_path_key(bp, p->string);
 			char *why = kvb_xasprintf("(a parameter of %s) has no counterpart in kvbench", plugin);
-			warn_once(w, kp, "parameter", p->string, why);
+			kvb_wa3_warn_once(w, kp, "parameter", p->string, why);
 			free(why);
 			free(kp);
 			free(bp);
@@ -509,8 +509,8 @@ static void config(struct wa3 *w, cJSON *o, const char *path)
 			move_param(o, i, v);
 		}
 	}
-	for (int i = 0; wa3_run_settings[i]; i++)
-		drop(w, o, path, wa3_run_settings[i], "run setting", "has no meaning in kvbench");
+	for (int i = 0; kvb_wa3_run_settings[i]; i++)
+		drop(w, o, path, kvb_wa3_run_settings[i], "run setting", "has no meaning in kvbench");
 	for (size_t i = 0; i < sizeof(global_aliases) / sizeof(global_aliases[0]); i++) {
 		char *why = kvb_xasprintf("(a parameter of %s) has no meaning in kvbench%s", global_aliases[i][1],
 					  !strcmp(global_aliases[i][1], "trace-cmd")
@@ -530,7 +530,7 @@ static void config(struct wa3 *w, cJSON *o, const char *path)
 			continue;
 		if (cJSON_IsObject(kv)) {
 			char *p = kvb_path_key(path, kv->string);
-			warn_once(w, p, "plugin configuration", kv->string, "has no meaning in kvbench");
+			kvb_wa3_warn_once(w, p, "plugin configuration", kv->string, "has no meaning in kvbench");
 			free(p);
 			cJSON_Delete(cJSON_DetachItemViaPointer(o, kv));
 		}
@@ -541,7 +541,7 @@ static void config(struct wa3 *w, cJSON *o, const char *path)
 static int has_wa3_param(const struct kvb_wa3_param *t, cJSON *p)
 {
 	for (; t->wa3; t++)
-		if (t->conv != KVB_WA3_WARN_IF_WA3 && wa3_get(p, t->wa3))
+		if (t->conv != KVB_WA3_WARN_IF_WA3 && kvb_wa3_get(p, t->wa3))
 			return 1;
 	return 0;
 }
@@ -550,19 +550,19 @@ static int has_wa3_param(const struct kvb_wa3_param *t, cJSON *p)
 static void wa3_param(struct wa3 *w, cJSON *e, cJSON *p, const char *pp, const char *what,
 		      const struct kvb_wa3_param *t, int wa3_agenda)
 {
-	cJSON *v = wa3_get(p, t->wa3);
+	cJSON *v = kvb_wa3_get(p, t->wa3);
 	char *kp;
 	switch (t->conv) {
 	case KVB_WA3_RENAME:
 		rename_key(w, p, pp, t->wa3, t->to);
 		break;
 	case KVB_WA3_TO_ENTRY:
-		if (v && !wa3_get(e, t->to))
+		if (v && !kvb_wa3_get(e, t->to))
 			cJSON_AddItemToObject(e, t->to, cJSON_DetachItemViaPointer(p, v));
 		break;
 	case KVB_WA3_CPU_MASK:
 		if (v && (cJSON_IsNumber(v) || cJSON_IsString(v) || cJSON_IsArray(v))) {
-			cpu_mask_knob(e, v, t->to);
+			kvb_wa3_cpu_mask_knob(e, v, t->to);
 			cJSON_DeleteItemFromObjectCaseSensitive(p, t->wa3);
 		}
 		break;
@@ -592,7 +592,7 @@ static void wa3_param(struct wa3 *w, cJSON *e, cJSON *p, const char *pp, const c
 /* Workload parameters of WA3's version of workload wl, translated by its ops' wa3_params table, in order. */
 static void workload_params(struct wa3 *w, cJSON *e, const struct kvb_catalog_workload *wl, const char *path)
 {
-	cJSON *p = wa3_get(e, "params");
+	cJSON *p = kvb_wa3_get(e, "params");
 	char *pp, *what;
 	int wa3_agenda;
 	if (!cJSON_IsObject(p) || !wl->wa3_params)
@@ -628,7 +628,7 @@ static void entry(struct wa3 *w, cJSON *list, cJSON *e, const char *path)
 	if (!cJSON_IsObject(e))
 		return;
 	jobspec(w, e, path, L_ENTRY);
-	n = wa3_get(e, "name");
+	n = kvb_wa3_get(e, "name");
 	if (!cJSON_IsString(n) || workload_of(w, n->valuestring, &wl))
 		return;
 	if (strcmp(wl.name, n->valuestring))
@@ -658,16 +658,16 @@ static void entries(struct wa3 *w, cJSON *list, const char *path)
  */
 static void boot_params_to_variants(struct wa3 *w, cJSON *r, const char *cfgname)
 {
-	cJSON *cfg = wa3_get(r, cfgname), *bp, *vs = wa3_get(r, "variants");
+	cJSON *cfg = kvb_wa3_get(r, cfgname), *bp, *vs = kvb_wa3_get(r, "variants");
 	const char *key = "boot_parameters";
 	struct kvb_buf words = KVB_BUF_INIT;
 	char *p;
 	if (!cJSON_IsObject(cfg))
 		return;
-	bp = wa3_get(cfg, key);
+	bp = kvb_wa3_get(cfg, key);
 	if (!bp) {
 		key = "boot_params";
-		bp = wa3_get(cfg, key);
+		bp = kvb_wa3_get(cfg, key);
 	}
 	if (!cJSON_IsObject(bp) || !cJSON_IsArray(vs) || !vs->child)
 		return;
@@ -704,10 +704,10 @@ cJSON *kvb_wa3_normalize(const cJSON *root, const char *file, const struct kvb_c
 	includes(&w, r, file ? file : "", "", 0);
 	boot_params_to_variants(&w, r, "config");
 	boot_params_to_variants(&w, r, "global");
-	config(&w, wa3_get(r, "config"), "config");
-	config(&w, wa3_get(r, "global"), "global");
-	entries(&w, wa3_get(r, "workloads"), "workloads");
-	s = wa3_get(r, "sections");
+	config(&w, kvb_wa3_get(r, "config"), "config");
+	config(&w, kvb_wa3_get(r, "global"), "global");
+	entries(&w, kvb_wa3_get(r, "workloads"), "workloads");
+	s = kvb_wa3_get(r, "sections");
 	if (cJSON_IsArray(s)) {
 		int i = 0;
 		for (cJSON *x = s->child; x; x = x->next, i++) {
@@ -715,7 +715,7 @@ cJSON *kvb_wa3_normalize(const cJSON *root, const char *file, const struct kvb_c
 			if (cJSON_IsObject(x)) {
 				jobspec(&w, x, p, L_SECTION);
 				wp = kvb_path_key(p, "workloads");
-				entries(&w, wa3_get(x, "workloads"), wp);
+				entries(&w, kvb_wa3_get(x, "workloads"), wp);
 				free(wp);
 			}
 			free(p);

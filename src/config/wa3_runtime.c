@@ -39,7 +39,7 @@ static char *cpu_sysfs(const char *key)
 /* kv (detached by the caller) into rp[outer][inner] = kv, creating rp[outer] as needed; replaces. */
 static void put2(cJSON *rp, const char *outer, const char *inner, cJSON *kv)
 {
-	cJSON *o = wa3_get(rp, outer);
+	cJSON *o = kvb_wa3_get(rp, outer);
 	if (!cJSON_IsObject(o)) {
 		cJSON_DeleteItemFromObjectCaseSensitive(rp, outer);
 		o = cJSON_AddObjectToObject(rp, outer);
@@ -102,7 +102,7 @@ static int is_unapplied(const char *key)
 	return !strncmp(key, "cpu", 3) && isdigit((unsigned char)key[3]) && ends_with(key, "_gov_tunables", &stem);
 }
 
-void wa3_runtime(struct wa3 *w, cJSON *rp, const char *path)
+void kvb_wa3_runtime(struct wa3 *w, cJSON *rp, const char *path)
 {
 	cJSON *kv, *next;
 	if (!cJSON_IsObject(rp))
@@ -114,7 +114,7 @@ void wa3_runtime(struct wa3 *w, cJSON *rp, const char *path)
 		if (cJSON_IsNull(kv)) {
 			/* WA3 takes an empty value as "not set" (pop_aliased_param returns None). */
 			char *p = kvb_path_key(path, kv->string);
-			warn_once(w, p, "runtime parameter", kv->string, "has no value: not set");
+			kvb_wa3_warn_once(w, p, "runtime parameter", kv->string, "has no value: not set");
 			free(p);
 			cJSON_Delete(cJSON_DetachItemViaPointer(rp, kv));
 			continue;
@@ -123,9 +123,9 @@ void wa3_runtime(struct wa3 *w, cJSON *rp, const char *path)
 			continue;
 		sys = cpu_sysfs(kv->string);
 		if (sys) {
-			cJSON *sysfs = wa3_get(rp, "sysfs"), *val = cJSON_DetachItemViaPointer(rp, kv);
+			cJSON *sysfs = kvb_wa3_get(rp, "sysfs"), *val = cJSON_DetachItemViaPointer(rp, kv);
 			if (!sysfs)
-				sysfs = wa3_get(rp, "sysfile_values");
+				sysfs = kvb_wa3_get(rp, "sysfile_values");
 			if (!cJSON_IsObject(sysfs))
 				sysfs = cJSON_AddObjectToObject(rp, "sysfs");
 			cJSON_DeleteItemFromObjectCaseSensitive(sysfs, sys);
@@ -144,16 +144,16 @@ void wa3_runtime(struct wa3 *w, cJSON *rp, const char *path)
 		}
 		cl = cluster_knob(kv->string, &sub);
 		if (cl) {
-			cJSON *cf = wa3_get(rp, "cpufreq");
-			if (!cJSON_IsObject(wa3_get(cf, cl)))
+			cJSON *cf = kvb_wa3_get(rp, "cpufreq");
+			if (!cJSON_IsObject(kvb_wa3_get(cf, cl)))
 				put2(rp, "cpufreq", cl, cJSON_CreateObject());
-			put2(wa3_get(rp, "cpufreq"), cl, sub, cJSON_DetachItemViaPointer(rp, kv));
+			put2(kvb_wa3_get(rp, "cpufreq"), cl, sub, cJSON_DetachItemViaPointer(rp, kv));
 			free(cl);
 			continue;
 		}
 		{
 			char *p = kvb_path_key(path, kv->string);
-			warn_once(w, p, "runtime parameter", kv->string,
+			kvb_wa3_warn_once(w, p, "runtime parameter", kv->string,
 				  "has no kvbench knob (knobs: cpus, cgroup_depth, sysctl, sysfs, governor, cpufreq, "
 				  "cpuN_governor, cpuN_frequency, CLUSTER_governor, CLUSTER_frequency)");
 			free(p);
@@ -164,7 +164,7 @@ void wa3_runtime(struct wa3 *w, cJSON *rp, const char *path)
 
 /* ---- job specs (config, sections, workload entries) ---- */
 
-const char *const wa3_run_settings[] = {
+const char *const kvb_wa3_run_settings[] = {
 	"run_name", "project", "project_stage", "reboot_policy", "device", "device_config", "retry_on_status",
 	"bail_on_init_failure", "bail_on_job_failure", "allow_phone_home", "user_directory", "assets_repository",
 	"logging", "verbosity", "default_output_directory", "extra_plugin_paths", "resource_getters", NULL,
@@ -195,14 +195,14 @@ static void wa3_cpu_mask_list(const cJSON *m, struct kvb_buf *l)
 
 /* The entry's runtime knob `knob` set to WA3's cpu_mask m as a CPU list (in runtime_params, or the entry's
  * runtime_parameters), checked where the knob is read. */
-void cpu_mask_knob(cJSON *e, const cJSON *m, const char *knob)
+void kvb_wa3_cpu_mask_knob(cJSON *e, const cJSON *m, const char *knob)
 {
 	struct kvb_buf l = KVB_BUF_INIT;
 	wa3_cpu_mask_list(m, &l);
 	if (l.len) {
-		cJSON *rp = wa3_get(e, "runtime_params");
+		cJSON *rp = kvb_wa3_get(e, "runtime_params");
 		if (!rp)
-			rp = wa3_get(e, "runtime_parameters");
+			rp = kvb_wa3_get(e, "runtime_parameters");
 		if (!cJSON_IsObject(rp))
 			rp = cJSON_AddObjectToObject(e, "runtime_params");
 		cJSON_DeleteItemFromObjectCaseSensitive(rp, knob);

@@ -6,13 +6,21 @@
 #include <string.h>
 #include <strings.h>
 
-const char *const kvb_cpufreq_list_argv[] = {
-	"sh", "-c",
-	"for d in /sys/devices/system/cpu/cpufreq/policy*; do [ -e \"$d/scaling_governor\" ] || continue;"
+/* $1 is the platform's sysfs_root: the policies are looked for under it and printed without it */
+static const char cpufreq_list_script[] =
+	"for d in \"$1\"/sys/devices/system/cpu/cpufreq/policy*; do [ -e \"$d/scaling_governor\" ] || continue;"
 	" a=$(cat \"$d/affected_cpus\" 2>/dev/null); r=$(cat \"$d/related_cpus\" 2>/dev/null);"
-	" echo \"$d|$a|$r\"; done; true",
-	NULL
-};
+	" echo \"${d#\"$1\"}|$a|$r\"; done; true";
+
+void kvb_cpufreq_list_argv(const char *root, const char *argv[6])
+{
+	argv[0] = "sh";
+	argv[1] = "-c";
+	argv[2] = cpufreq_list_script;
+	argv[3] = "kvb-cpufreq";
+	argv[4] = root ? root : "";
+	argv[5] = NULL;
+}
 
 void kvb_write_plan_release(struct kvb_write_plan *p)
 {

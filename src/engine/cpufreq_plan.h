@@ -27,8 +27,13 @@ struct kvb_write_plan {
 	struct kvb_strv warnings;      /* skipped policies etc. (the caller logs them) */
 };
 
-/* The listing script run on the target; prints "POLICYDIR|affected_cpus|related_cpus" per policy. */
-extern const char *const kvb_cpufreq_list_argv[];
+/*
+ * Fills argv (6 slots, NULL-terminated; the strings are static or root's) with the listing run on
+ * the target: it prints "POLICYDIR|affected_cpus|related_cpus" per policy found under root (the
+ * platform's sysfs_root, "" or NULL for the real /sys), POLICYDIR without root, as the board names
+ * it. The plan's paths are the board's; the caller puts root before each one it writes.
+ */
+void kvb_cpufreq_list_argv(const char *root, const char *argv[6]);
 
 /*
  * Plans the sysfs, governor and per-cluster cpufreq writes of rt (sysctl is

@@ -514,18 +514,24 @@ int kvb_knobs_apply(struct kvb_target *t, const struct kvb_runtime *rt, const ch
 	}
 	if (!rc && (rt->sysfs || rt->governor || rt->cpufreq)) {
 		/* governors first, then frequencies, then the other sysfs values (engine/cpufreq_plan.h) */
+		/* the listing and every write under the platform's sysfs_root (a fake tree in tests) */
+		const char *root = kvb_target_sysfs_root(t), *list[6];
 		struct kvb_exec_result r;
 		struct kvb_write_plan wp;
 		kvb_exec_result_init(&r);
+		kvb_cpufreq_list_argv(root, list);
 		if (rt->governor || rt->cpufreq)
-			rc = kvb_target_run_ok(t, kvb_cpufreq_list_argv, 30000, &r, err);
+			rc = kvb_target_run_ok(t, list, 30000, &r, err);
 		if (!rc)
 			rc = kvb_cpufreq_plan(rt, r.out.data, k->clusters, k->nclusters, &wp, err);
 		if (!rc) {
 			for (size_t i = 0; i < wp.warnings.n; i++)
 				kvb_warn("%s", wp.warnings.v[i]);
-			for (size_t i = 0; i < wp.paths.n && !rc; i++)
-				rc = write_knob(t, k, wp.knobs.v[i], wp.paths.v[i], wp.values.v[i], err);
+			for (size_t i = 0; i < wp.paths.n && !rc; i++) {
+				char *path = kvb_xasprintf("%s%s", root, wp.paths.v[i]);
+				rc = write_knob(t, k, wp.knobs.v[i], path, wp.values.v[i], err);
+				free(path);
+			}
 			kvb_write_plan_release(&wp);
 		}
 		kvb_exec_result_release(&r);

@@ -12,10 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
-volatile sig_atomic_t g_signals, g_last_signal;
-volatile int g_cancel;
+volatile sig_atomic_t kvb_run_signals;
+static volatile sig_atomic_t g_last_signal; /* the signal that stops the run, raised again at its end */
+volatile int kvb_run_cancel;
 /* workloads running now (pool workers are threads): a signal while one runs kills it at once */
-atomic_int g_in_workload;
+atomic_int kvb_run_in_workload;
 
 /*
  * Ctrl-C or SIGTERM: the running workload is killed at once (its job goes back to pending, an
@@ -25,20 +26,20 @@ atomic_int g_in_workload;
 static void on_signal(int sig)
 {
 	g_last_signal = sig;
-	g_signals++;
-	if (g_signals >= 2 || atomic_load(&g_in_workload) > 0)
-		g_cancel = 1;
+	kvb_run_signals++;
+	if (kvb_run_signals >= 2 || atomic_load(&kvb_run_in_workload) > 0)
+		kvb_run_cancel = 1;
 }
 
 /* The engine working on this thread: a pool runs one per board (pool.c), each with its own store
- * connection and current job; set where a thread starts engine work (bring_up, run_job, pool events). */
-_Thread_local struct engine *g_thread_engine;
+ * connection and current job; set where a thread starts engine work (kvb_run_bring_up, kvb_run_job, pool events). */
+_Thread_local struct engine *kvb_run_thread_engine;
 
 /* Every error and warning printed during a run is an event row (docs/design.md#backends-and-capabilities), written through
  * the store connection of the engine of the thread that printed it. */
 static void log_to_events(void *arg, enum kvb_log_level lvl, const char *msg)
 {
-	struct engine *e = g_thread_engine ? g_thread_engine : arg;
+	struct engine *e = kvb_run_thread_engine ? kvb_run_thread_engine : arg;
 	if (e->st && e->run_id > 0)
 		kvb_store_event_job(e->st, e->run_id, e->cur_job_id, lvl == KVB_LOG_ERROR ? "error" : "warning", msg);
 }
@@ -90,7 +91,7 @@ static void recheck_workload(struct engine *e, size_t v, int r, size_t i)
 	const struct kvb_workload_ops *ops = j->spec->ops;
 	char *safe = kvb_path_component(e->a->variants[v].name);
 	char *adir = kvb_xasprintf("%s/recheck-%s-%zu-r%d-%s", e->artdir, safe, v, r, ops->name);
-	char *rdir = kvb_xasprintf("%s/run-%lld-%ld-recheck", e->plat->workdir, (long long)e->run_id, board_session(e));
+	char *rdir = kvb_xasprintf("%s/run-%lld-%ld-recheck", e->plat->workdir, (long long)e->run_id, kvb_run_board_session(e));
 	const char *mk[] = { "mkdir", "-p", rdir, NULL }, *rm[] = { "rm", "-rf", rdir, NULL };
 	struct kvb_witnesses w;
 	struct kvb_metrics m;
@@ -165,11 +166,11 @@ static void run_variant_round(struct engine *e, size_t v, int r, struct run_outc
 	size_t pending = 0;
 	int rc;
 	for (size_t i = 0; i < e->plan.n; i++)
-		if (e->plan.jobs[i].variant == v && e->plan.jobs[i].round == r && !is_final(e->rows[i].status))
+		if (e->plan.jobs[i].variant == v && e->plan.jobs[i].round == r && !kvb_run_is_final(e->rows[i].status))
 			pending++;
 	if (!pending || e->variant_failed[v])
 		return;
-	if ((rc = bring_up(e, v, r, err)) == KVB_ESTORE) {
+	if ((rc = kvb_run_bring_up(e, v, r, err)) == KVB_ESTORE) {
 		/* our disk, not the variant: stop, resume redoes the boot */
 		kvb_err("%s", err->msg);
 		snprintf(e->store_err, sizeof(e->store_err), "%.1000s", err->msg);
@@ -179,24 +180,24 @@ static void run_variant_round(struct engine *e, size_t v, int r, struct run_outc
 	if (rc) {
 		char why[KVB_ERRMSG_MAX];
 		snprintf(why, sizeof(why), "%s", err->msg);
-		fail_variant(e, v, why, e->identity_failed ? KVB_EJOBS : rc);
+		kvb_run_fail_variant(e, v, why, e->identity_failed ? KVB_EJOBS : rc);
 		return;
 	}
 	for (size_t i = 0; i < e->plan.n && !out->store_failed; i++) {
 		const struct kvb_plan_job *j = &e->plan.jobs[i];
-		if (j->variant != v || j->round != r || is_final(e->rows[i].status))
+		if (j->variant != v || j->round != r || kvb_run_is_final(e->rows[i].status))
 			continue;
-		if (g_signals || (e->o->max_jobs && (int)e->done >= e->o->max_jobs)) {
+		if (kvb_run_signals || (e->o->max_jobs && (int)e->done >= e->o->max_jobs)) {
 			out->interrupted = 1;
 			break;
 		}
-		enum kvb_err ab = run_job(e, i);
+		enum kvb_err ab = kvb_run_job(e, i);
 		if (ab == KVB_ESTORE)
 			out->store_failed = 1;
 		if (ab == KVB_EBOARD)
 			break;
 	}
-	if (g_signals)
+	if (kvb_run_signals)
 		out->interrupted = 1;
 	else if (!out->store_failed && !e->variant_failed[v])
 		recheck_round(e, v, r);
@@ -208,7 +209,7 @@ static void run_rounds(struct engine *e, struct run_outcome *out, struct kvb_err
 	for (int r = 1; r <= e->plan.rounds && !out->interrupted && !out->store_failed; r++) {
 		for (size_t v = 0; v < e->a->nvariants && !out->interrupted && !out->store_failed; v++)
 			run_variant_round(e, v, r, out, err);
-		if (e->o->decide && !out->interrupted && !out->store_failed && until_decided_stop(e, r))
+		if (e->o->decide && !out->interrupted && !out->store_failed && kvb_run_until_decided_stop(e, r))
 			break;
 	}
 }
@@ -222,7 +223,7 @@ static void run_rounds(struct engine *e, struct run_outcome *out, struct kvb_err
 static void pass_signal_on(const struct sigaction *old_int, const struct sigaction *old_term)
 {
 	const struct sigaction *old = g_last_signal == SIGTERM ? old_term : old_int;
-	if (!g_signals)
+	if (!kvb_run_signals)
 		return;
 	if ((old->sa_flags & SA_SIGINFO) || (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN))
 		raise(g_last_signal);
@@ -279,7 +280,7 @@ static void store_outcome(struct engine *e, struct run_outcome *out, struct kvb_
 	size_t left = 0;
 	struct kvb_error e2;
 	for (size_t i = 0; i < e->plan.n; i++)
-		left += !is_final(e->rows[i].status);
+		left += !kvb_run_is_final(e->rows[i].status);
 	if (!left)
 		out->interrupted = 0; /* a signal after the last job interrupted nothing */
 	/* the boot the run stopped in keeps its record, marked; --resume boots that round again as a
@@ -382,7 +383,7 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 		return rc;
 	}
 	if (o->dry_run) {
-		rc = print_plan(&e, err);
+		rc = kvb_run_print_plan(&e, err);
 		kvb_workload_states_release(&e.wstates); /* a batch's dry run records its jobs (rt-app's state) */
 		kvb_instr_set_release(&e.instr);
 		return rc;
@@ -397,12 +398,12 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 		kvb_pool_list_release(&pool);
 		return rc;
 	}
-	rc = setup_run(&e, err);
+	rc = kvb_run_setup(&e, err);
 	*run_id = e.run_id;
 	if (!rc)
 		kvb_log_set_hook(log_to_events, &e);
 	if (rc) {
-		release_engine(&e);
+		kvb_run_release_engine(&e);
 		kvb_pool_list_release(&pool);
 		return rc;
 	}
@@ -412,18 +413,18 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 			/* running it again will not help: say what will */
 			char *why = kvb_xasprintf("%s (new files: `kvbench run --resume %lld -d %s -V %s=KERNEL`)", e.variant_why[v],
 						  (long long)e.run_id, e.st->path, e.a->variants[v].name);
-			fail_variant(&e, v, why, KVB_EINPUT);
+			kvb_run_fail_variant(&e, v, why, KVB_EINPUT);
 			free(why);
 		}
 	if ((rc = make_artifact_dir(&e, err))) {
 		kvb_log_set_hook(NULL, NULL);
-		g_thread_engine = NULL;
-		release_engine(&e);
+		kvb_run_thread_engine = NULL;
+		kvb_run_release_engine(&e);
 		kvb_pool_list_release(&pool);
 		return rc;
 	}
 	for (size_t i = 0; i < e.plan.n; i++)
-		if (!is_final(e.rows[i].status))
+		if (!kvb_run_is_final(e.rows[i].status))
 			e.todo++;
 	{
 		char planned[96];
@@ -432,9 +433,9 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 			 e.st->path);
 	}
 
-	g_signals = 0;
+	kvb_run_signals = 0;
 	g_last_signal = 0;
-	g_cancel = 0;
+	kvb_run_cancel = 0;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -443,7 +444,7 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 	e.t0_ns = kvb_mono_ns();
 
 	if (pool.n > 1 || pool.batch) {
-		if ((rc = pool_run(&e, &pool, &out.interrupted, &out.store_failed, err))) /* pool.c */
+		if ((rc = kvb_run_pool(&e, &pool, &out.interrupted, &out.store_failed, err))) /* pool.c */
 			out.store_failed = 1, snprintf(e.store_err, sizeof(e.store_err), "%.1000s", err->msg);
 	} else {
 		run_rounds(&e, &out, err);
@@ -457,8 +458,8 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 	pass_signal_on(&old_int, &old_term);
 	rc = outcome_code(&e, &out, &tally, err);
 	kvb_log_set_hook(NULL, NULL);
-	g_thread_engine = NULL;
-	release_engine(&e);
+	kvb_run_thread_engine = NULL;
+	kvb_run_release_engine(&e);
 	kvb_pool_list_release(&pool);
 	return rc;
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-void knob_saved_cb(void *arg, const char *path, const char *original)
+static void knob_saved_cb(void *arg, const char *path, const char *original)
 {
 	struct engine *e = arg;
 	struct kvb_error err;
@@ -21,7 +21,7 @@ void knob_saved_cb(void *arg, const char *path, const char *original)
 		kvb_warn("%s", err.msg);
 }
 
-void knob_restored_cb(void *arg, const char *path)
+static void knob_restored_cb(void *arg, const char *path)
 {
 	struct engine *e = arg;
 	struct kvb_error err;
@@ -36,7 +36,7 @@ void knob_restored_cb(void *arg, const char *path)
  * A batch target's board is its job's alone, and a LAVA job left in flight is recognised
  * on --resume by its commands being the ones recorded again: 0 there.
  */
-long board_session(const struct engine *e)
+long kvb_run_board_session(const struct engine *e)
 {
 	return e->target.ops && e->target.ops->batch ? 0 : (long)getpid();
 }
@@ -51,14 +51,14 @@ void kvb_run_progress(struct engine *e, const struct kvb_plan_job *j, const char
 		snprintf(eta, sizeof(eta), " ETA %llum%02llus", (unsigned long long)(left_s / 60),
 			 (unsigned long long)(left_s % 60));
 	}
-	/* A terminal gets one live line; logs get one line per finished job (run_job). A pool draws its own. */
+	/* A terminal gets one live line; logs get one line per finished job (kvb_run_job). A pool draws its own. */
 	if (e->tty && !e->board)
 		fprintf(stderr, "\r\033[K[job %zu/%zu] %s %s #%d (round %d)%s %s", e->done + 1, e->todo, vname,
 			j->spec->id, j->iteration, j->round, eta, what);
 }
 
 /* Job classifiers: variant, section, iteration, workload parameters marked as classifiers, spec classifiers. */
-cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j)
+cJSON *kvb_run_job_classifiers(struct engine *e, const struct kvb_plan_job *j)
 {
 	cJSON *c = cJSON_CreateObject();
 	const struct kvb_spec *s = j->spec;
@@ -78,7 +78,7 @@ cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j)
 		cJSON_AddStringToObject(c, kv->string, v ? v : "");
 		free(v);
 	}
-	job_runtime(e, j, &rt);
+	kvb_run_job_runtime(e, j, &rt);
 	kvb_runtime_add_classifiers(&s->rt, &rt, c); /* knobs the job ran with: two settings never share a cell */
 	kvb_runtime_release(&rt);
 	cJSON_DeleteItemFromObjectCaseSensitive(c, "variant");
@@ -98,7 +98,7 @@ cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j)
 }
 
 /* Knobs of a job: platform setup < spec < variant (the variant is what is being compared). */
-void job_runtime(struct engine *e, const struct kvb_plan_job *j, struct kvb_runtime *rt)
+void kvb_run_job_runtime(struct engine *e, const struct kvb_plan_job *j, struct kvb_runtime *rt)
 {
 	kvb_runtime_copy(rt, &e->plat->setup);
 	kvb_runtime_merge(rt, &j->spec->rt);
@@ -158,7 +158,7 @@ static int make_job_dirs(struct engine *e, const struct kvb_plan_job *j, int att
 	 * per job, not a run directory with the jobs in it: the `rm -rf` after the job removes all
 	 * kvbench made, and no run directory is left behind (there were hundreds of empty run-N-PID in
 	 * /tmp/kvbench) */
-	*rdir = kvb_xasprintf("%s/run-%lld-%ld-job-%04d", e->plat->workdir, (long long)e->run_id, board_session(e),
+	*rdir = kvb_xasprintf("%s/run-%lld-%ld-job-%04d", e->plat->workdir, (long long)e->run_id, kvb_run_board_session(e),
 			      j->seq);
 	if (kvb_mkdir_nofollow(*adir, 0755)) {
 		rc = kvb_error_set(err, KVB_ESTORE, "cannot create artifact directory %s: %s", *adir, strerror(errno));
@@ -198,17 +198,17 @@ static int run_workload(const struct kvb_plan_job *j, struct kvb_job_ctx *ctx, s
 			struct kvb_error *err)
 {
 	int rc;
-	atomic_fetch_add(&g_in_workload, 1);
-	if (g_signals)
-		g_cancel = 1;
+	atomic_fetch_add(&kvb_run_in_workload, 1);
+	if (kvb_run_signals)
+		kvb_run_cancel = 1;
 	size_t n0 = m->n;
 	rc = j->spec->ops->run(ctx, err);
 	/* a number the workload does not declare, or in other units, is refused (docs/design.md#metrics) */
 	if (!rc)
 		rc = kvb_workload_check_metrics(j->spec->ops, m, n0, err);
 	/* the workload was what a first signal stops; the clean-up below runs (knobs put back) */
-	if (atomic_fetch_sub(&g_in_workload, 1) == 1 && g_signals < 2)
-		g_cancel = 0;
+	if (atomic_fetch_sub(&kvb_run_in_workload, 1) == 1 && kvb_run_signals < 2)
+		kvb_run_cancel = 0;
 	return rc;
 }
 
@@ -282,7 +282,7 @@ static int measure_job(struct engine *e, const struct kvb_plan_job *j, struct kv
 }
 
 /* One attempt of a job. Metrics go to m; returns KVB_OK or the failure. */
-int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
+int kvb_run_attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
 		struct kvb_error *err)
 {
 	struct kvb_runtime rt;
@@ -295,7 +295,7 @@ int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, str
 	if ((rc = make_job_dirs(e, j, attempt, &adir, &rdir, err)))
 		return rc;
 	kvb_exec_result_init(&r);
-	job_runtime(e, j, &rt);
+	kvb_run_job_runtime(e, j, &rt);
 	job_knob_state(e, j, rdir, m, &ks);
 	free(e->job_cgroup);
 	e->job_cgroup = NULL;

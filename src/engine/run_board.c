@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int target_alive(struct engine *e)
+int kvb_run_target_alive(struct engine *e)
 {
 	static const char *const argv[] = { "true", NULL };
 	struct kvb_exec_result r;
@@ -44,7 +44,7 @@ static void restore_leftover_knobs(struct engine *e)
 }
 
 /* Marks every not-final job of variant v in round (or all rounds if round 0) as skipped. */
-void skip_jobs(struct engine *e, size_t v, int round, const char *why)
+void kvb_run_skip_jobs(struct engine *e, size_t v, int round, const char *why)
 {
 	for (size_t i = 0; i < e->plan.n; i++) {
 		const struct kvb_plan_job *j = &e->plan.jobs[i];
@@ -54,7 +54,7 @@ void skip_jobs(struct engine *e, size_t v, int round, const char *why)
 		if (strcmp(e->rows[i].status, "pending") && strcmp(e->rows[i].status, "running"))
 			continue;
 		struct kvb_job_outcome o = { .status = "skipped", .error = why, .attempts = e->rows[i].attempts };
-		cJSON *c = job_classifiers(e, j);
+		cJSON *c = kvb_run_job_classifiers(e, j);
 		if (kvb_store_job_commit(e->st, e->run_id, e->rows[i].id, &o, NULL, c, &err))
 			kvb_err("%s", err.msg);
 		snprintf(e->rows[i].status, sizeof(e->rows[i].status), "skipped");
@@ -63,7 +63,7 @@ void skip_jobs(struct engine *e, size_t v, int round, const char *why)
 }
 
 /* --until-decided: the look after round r; when it says stop, the rest of the plan is skipped. */
-int until_decided_stop(struct engine *e, int r)
+int kvb_run_until_decided_stop(struct engine *e, int r)
 {
 	struct kvb_error err;
 	int stop = 0;
@@ -75,11 +75,11 @@ int until_decided_stop(struct engine *e, int r)
 		return 0;
 	snprintf(why, sizeof(why), "not needed: decided after round %d (--until-decided)", r);
 	for (size_t v = 0; v < e->a->nvariants; v++)
-		skip_jobs(e, v, 0, why);
+		kvb_run_skip_jobs(e, v, 0, why);
 	return 1;
 }
 
-void fail_variant(struct engine *e, size_t v, const char *why, int code)
+void kvb_run_fail_variant(struct engine *e, size_t v, const char *why, int code)
 {
 	struct kvb_error err;
 	e->variant_failed[v] = 1;
@@ -88,7 +88,7 @@ void fail_variant(struct engine *e, size_t v, const char *why, int code)
 	kvb_err("variant %s failed: %s", e->a->variants[v].name, why); /* an event via log_to_events */
 	if (kvb_store_variant_status(e->st, e->variant_ids[v], "failed", why, &err))
 		kvb_err("%s", err.msg);
-	skip_jobs(e, v, 0, why);
+	kvb_run_skip_jobs(e, v, 0, why);
 }
 
 /*
@@ -97,7 +97,7 @@ void fail_variant(struct engine *e, size_t v, const char *why, int code)
  * the variant's index when sanitising changed it, so two names cannot share
  * a directory and none can leave the run's directory.
  */
-char *boot_dir(struct engine *e, size_t v, int round)
+char *kvb_run_boot_dir(struct engine *e, size_t v, int round)
 {
 	const char *name = e->a->variants[v].name;
 	char *safe = kvb_path_component(name), *d;
@@ -131,15 +131,15 @@ static int check_images(struct engine *e, const struct kvb_variant *vr, struct k
 }
 
 /* Flash + boot + identity for (variant, round). */
-int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err)
+int kvb_run_bring_up(struct engine *e, size_t v, int round, struct kvb_error *err)
 {
-	g_thread_engine = e;
+	kvb_run_thread_engine = e;
 	const struct kvb_flasher_ops *fl = kvb_flasher_find(e->plat->flash_method);
 	struct kvb_flash_ctx fc;
 	struct kvb_boot_row b;
 	struct kvb_identity id;
 	int rc;
-	char *bdir = boot_dir(e, v, round);
+	char *bdir = kvb_run_boot_dir(e, v, round);
 	e->identity_failed = 0;
 
 	memset(&b, 0, sizeof(b));
@@ -163,7 +163,7 @@ int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err)
 		rc = kvb_target_open(&e->target, e->plat, err);
 		if (rc)
 			goto out;
-		e->target.cancel = &g_cancel;
+		e->target.cancel = &kvb_run_cancel;
 		e->target_open = 1;
 	}
 	memset(&fc, 0, sizeof(fc));
@@ -212,14 +212,14 @@ out:
 }
 
 /* After a failed attempt the board does not answer: its boot timeout to come back. 1 when it did, 0: lost. */
-int board_came_back(struct engine *e)
+int kvb_run_board_came_back(struct engine *e)
 {
 	/* The board stopped answering: give it its boot timeout to come back. */
 	struct kvb_error e3;
 	kvb_warn("target not answering; waiting up to %d s", e->plat->boot_timeout_s);
 	if (e->pool_ctl) /* meanwhile no unit of the pool waits for this board */
 		kvb_pool_board_trouble(e->pool_ctl, 1);
-	if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) || !target_alive(e))
+	if (kvb_target_wait_ready(&e->target, (uint64_t)e->plat->boot_timeout_s * 1000, &e3) || !kvb_run_target_alive(e))
 		return 0;
 	if (e->pool_ctl)
 		kvb_pool_board_trouble(e->pool_ctl, 0);

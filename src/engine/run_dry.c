@@ -53,7 +53,7 @@ static int dry_run_batch(struct engine *e, struct kvb_error *err)
 			char *path = kvb_xasprintf("%s.yaml", dir), name[256], *def;
 			struct kvb_batch_unit u = { .variant = &e->a->variants[v], .round = r, .name = name, .artifact_dir = dir };
 			snprintf(name, sizeof(name), "kvbench run (dry run) variant %s round %d", e->a->variants[v].name, r);
-			batch_record(e, v, r, NULL);
+			kvb_run_batch_record(e, v, r, NULL);
 			if (!(def = ops->batch->describe(&e->target, &u, err)))
 				rc = err->code ? err->code : KVB_EINPUT;
 			else if (write_definition(path, def))
@@ -84,10 +84,10 @@ out:
 }
 
 /* --dry-run: the plan, one line a job; on a batch target, each unit's definition written out. */
-int print_plan(struct engine *e, struct kvb_error *err)
+int kvb_run_print_plan(struct engine *e, struct kvb_error *err)
 {
 	int rc;
-	struct kvb_plan_opts po = plan_opts(e);
+	struct kvb_plan_opts po = kvb_run_plan_opts(e);
 	kvb_plan_build_opts(&e->plan, e->a, &po);
 	for (size_t i = 0; i < e->plan.n; i++) {
 		const struct kvb_plan_job *j = &e->plan.jobs[i];

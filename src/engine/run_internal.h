@@ -92,7 +92,7 @@ struct batch_unit {
 	char *reattach_state;
 };
 
-/* A job being run (run_job): what its attempts leave for the steps that store it. */
+/* A job being run (kvb_run_job): what its attempts leave for the steps that store it. */
 struct job_run {
 	const struct kvb_plan_job *j;
 	struct kvb_job_row *row;
@@ -115,47 +115,46 @@ struct run_outcome {
 };
 
 /* run.c */
-extern volatile sig_atomic_t g_signals, g_last_signal;
-extern volatile int g_cancel;
-extern atomic_int g_in_workload;
-extern _Thread_local struct engine *g_thread_engine;
+extern volatile sig_atomic_t kvb_run_signals;
+extern volatile int kvb_run_cancel;
+extern atomic_int kvb_run_in_workload;
+extern _Thread_local struct engine *kvb_run_thread_engine;
 
 /* run_setup.c */
-void resume_workloads(struct engine *e);
-struct kvb_plan_opts plan_opts(struct engine *e);
-int setup_run(struct engine *e, struct kvb_error *err);
-void release_engine(struct engine *e);
+/* 1 when a job row's status is final (not pending or running). */
+int kvb_run_is_final(const char *status);
+void kvb_run_resume_workloads(struct engine *e);
+struct kvb_plan_opts kvb_run_plan_opts(struct engine *e);
+int kvb_run_setup(struct engine *e, struct kvb_error *err);
+void kvb_run_release_engine(struct engine *e);
 
 /* run_attempt.c */
-void knob_saved_cb(void *arg, const char *path, const char *original);
-void knob_restored_cb(void *arg, const char *path);
-long board_session(const struct engine *e);
+long kvb_run_board_session(const struct engine *e);
 void kvb_run_progress(struct engine *e, const struct kvb_plan_job *j, const char *what);
-cJSON *job_classifiers(struct engine *e, const struct kvb_plan_job *j);
-void job_runtime(struct engine *e, const struct kvb_plan_job *j, struct kvb_runtime *rt);
-int attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
+cJSON *kvb_run_job_classifiers(struct engine *e, const struct kvb_plan_job *j);
+void kvb_run_job_runtime(struct engine *e, const struct kvb_plan_job *j, struct kvb_runtime *rt);
+int kvb_run_attempt_job(struct engine *e, const struct kvb_plan_job *j, int attempt, struct kvb_metrics *m,
 		struct kvb_error *err);
 
 /* run_board.c */
-int target_alive(struct engine *e);
-void skip_jobs(struct engine *e, size_t v, int round, const char *why);
-int until_decided_stop(struct engine *e, int r);
+int kvb_run_target_alive(struct engine *e);
+void kvb_run_skip_jobs(struct engine *e, size_t v, int round, const char *why);
+int kvb_run_until_decided_stop(struct engine *e, int r);
 /* Variant v failed for why; code is the error that failed it (KVB_ETARGET, KVB_EBOARD: the target's). */
-void fail_variant(struct engine *e, size_t v, const char *why, int code);
-char *boot_dir(struct engine *e, size_t v, int round);
-int bring_up(struct engine *e, size_t v, int round, struct kvb_error *err);
-int board_came_back(struct engine *e);
+void kvb_run_fail_variant(struct engine *e, size_t v, const char *why, int code);
+char *kvb_run_boot_dir(struct engine *e, size_t v, int round);
+int kvb_run_bring_up(struct engine *e, size_t v, int round, struct kvb_error *err);
+int kvb_run_board_came_back(struct engine *e);
 
 /* run_job.c */
-enum kvb_err run_job(struct engine *e, size_t idx);
+enum kvb_err kvb_run_job(struct engine *e, size_t idx);
 
 /* run_pool.c */
-int is_final(const char *status);
-void batch_record(struct engine *w, size_t v, int round, const struct kvb_job_row *rows);
-int pool_run(struct engine *e, const struct kvb_pool_list *l, int *interrupted, int *store_failed,
+void kvb_run_batch_record(struct engine *w, size_t v, int round, const struct kvb_job_row *rows);
+int kvb_run_pool(struct engine *e, const struct kvb_pool_list *l, int *interrupted, int *store_failed,
 	     struct kvb_error *err);
 
 /* run_dry.c */
-int print_plan(struct engine *e, struct kvb_error *err);
+int kvb_run_print_plan(struct engine *e, struct kvb_error *err);
 
 #endif

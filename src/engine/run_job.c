@@ -177,7 +177,7 @@ static void job_done_line(struct engine *e, const struct job_run *jr, size_t nth
 
 static int signalled(void)
 {
-	return g_signals != 0;
+	return kvb_run_signals != 0;
 }
 
 /*
@@ -200,7 +200,7 @@ static int wait_quiet_host(struct engine *e, const struct kvb_plan_job *j)
 				 j->spec->id, j->iteration, waited / 1000.0);
 		return 0;
 	}
-	if (g_signals)
+	if (kvb_run_signals)
 		return -1;
 	e->host_busy = 1;
 	if (th.pid > 0 && th.cpus > 0 && !isnan(others))
@@ -242,7 +242,7 @@ static int disturbed_attempt(struct engine *e, struct job_run *jr, int dlimit)
 	const struct kvb_plan_job *j = jr->j;
 	char *what = disturbed_text(&jr->m.witnesses);
 	struct kvb_error e2;
-	if (jr->reruns < dlimit && !g_signals && !e->host_busy && !wait_quiet_host(e, j)) {
+	if (jr->reruns < dlimit && !kvb_run_signals && !e->host_busy && !wait_quiet_host(e, j)) {
 		char *why = kvb_xasprintf("disturbed by the host: %s; run again", what);
 		if (e->tty)
 			fputc('\n', stderr);
@@ -273,9 +273,9 @@ static int disturbed_attempt(struct engine *e, struct job_run *jr, int dlimit)
  * KVB_ESTORE when results cannot be stored (the run stops; a job whose own
  * artifacts could not be written is not committed, so --resume redoes it).
  */
-enum kvb_err run_job(struct engine *e, size_t idx)
+enum kvb_err kvb_run_job(struct engine *e, size_t idx)
 {
-	g_thread_engine = e;
+	kvb_run_thread_engine = e;
 	const struct kvb_plan_job *j = &e->plan.jobs[idx];
 	struct kvb_job_row *row = &e->rows[idx];
 	/* max_retries + 1 attempts in this invocation: a job --resume planned again gets them afresh, and in a
@@ -285,7 +285,7 @@ enum kvb_err run_job(struct engine *e, size_t idx)
 	struct job_run jr = { .j = j, .row = row, .start = kvb_wall_ns(), .attempt = row->attempts, .rc = KVB_ETARGET };
 	int interrupted = 0, dlimit = retry_disturbed_limit(e);
 
-	jr.cls = job_classifiers(e, j);
+	jr.cls = kvb_run_job_classifiers(e, j);
 	jr.a0 = jr.start;
 	kvb_error_clear(&jr.err);
 	e->cur_job_id = row->id;
@@ -301,7 +301,7 @@ enum kvb_err run_job(struct engine *e, size_t idx)
 		free(e->instr_err);
 		e->instr_err = NULL;
 		kvb_run_progress(e, j, jr.attempt > 1 ? "retry" : "");
-		jr.rc = attempt_job(e, j, jr.attempt, &jr.m, &jr.err);
+		jr.rc = kvb_run_attempt_job(e, j, jr.attempt, &jr.m, &jr.err);
 		if (!jr.rc) {
 			int disturbed = host_disturbed(&jr.m.witnesses) > 0;
 			if (!disturbed)
@@ -322,18 +322,18 @@ enum kvb_err run_job(struct engine *e, size_t idx)
 		}
 		if (e->tty)
 			fputc('\n', stderr);
-		if (g_signals) {
+		if (kvb_run_signals) {
 			interrupted = 1; /* not the job's failure, nor the board's: left for --resume */
 			break;
 		}
 		kvb_warn("[job %zu/%zu] %s %s #%d attempt %d failed: %s", e->done + 1, e->todo,
 			 e->a->variants[j->variant].name, j->spec->id, j->iteration, jr.attempt, jr.err.msg);
 		int64_t a1 = kvb_wall_ns();
-		if (jr.rc == KVB_ETARGET && !target_alive(e) && !board_came_back(e)) {
+		if (jr.rc == KVB_ETARGET && !kvb_run_target_alive(e) && !kvb_run_board_came_back(e)) {
 			abandon = KVB_EBOARD;
 			break;
 		}
-		if (g_signals || e->knob_failed)
+		if (kvb_run_signals || e->knob_failed)
 			break;
 		/* a retry follows: this attempt gets its own row (the last one is written with the job) */
 		if (jr.attempt < max_attempts + jr.reruns) {
@@ -366,7 +366,7 @@ enum kvb_err run_job(struct engine *e, size_t idx)
 	if (abandon == KVB_EBOARD) {
 		char why[KVB_ERRMSG_MAX + 64];
 		snprintf(why, sizeof(why), "target stopped answering: %s", jr.err.msg);
-		fail_variant(e, j->variant, why, KVB_EBOARD);
+		kvb_run_fail_variant(e, j->variant, why, KVB_EBOARD);
 	}
 	return abandon;
 }

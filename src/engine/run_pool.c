@@ -10,11 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int is_final(const char *status)
-{
-	return strcmp(status, "pending") && strcmp(status, "running");
-}
-
 /*
  * The pool's seam (pool.h): a worker is a copy of the engine bound to one
  * board, with its own target, instruments and SQLite connection; the plan,
@@ -41,7 +36,7 @@ static void *pool_worker_new(void *eng, const struct kvb_pool_board *b, struct k
 	memset(&w->instr, 0, sizeof(w->instr));
 	w->wstates = (struct kvb_workload_states)KVB_WORKLOAD_STATES_INIT; /* a board's own: nothing shared */
 	if (e->wstates.resumed)
-		resume_workloads(w);
+		kvb_run_resume_workloads(w);
 	if (kvb_instr_set_build(&w->instr, w->plat, w->a->instruments, w->a->instrument_settings, err) ||
 	    kvb_store_open(&w->st, e->st->path, KVB_STORE_RW, err)) {
 		kvb_instr_set_release(&w->instr);
@@ -57,7 +52,7 @@ static int pool_connect(void *wp, struct kvb_error *err)
 	w->target.wants = kvb_instr_set_wants(&w->instr);
 	if (kvb_target_open(&w->target, w->plat, err))
 		return err->code;
-	w->target.cancel = &g_cancel;
+	w->target.cancel = &kvb_run_cancel;
 	w->target_open = 1;
 	if (w->target.ops->batch && w->instr.n)
 		return kvb_error_set(err, KVB_EINPUT, "%s: instruments cannot run inside a %s job (yet): run without them",
@@ -75,7 +70,7 @@ static void batch_key(const struct engine *e, size_t idx, char *buf, size_t n)
 }
 
 /* Records (variant v, round) on a batch target: the identity check, then each job not final (all, with rows NULL). */
-void batch_record(struct engine *w, size_t v, int round, const struct kvb_job_row *rows)
+void kvb_run_batch_record(struct engine *w, size_t v, int round, const struct kvb_job_row *rows)
 {
 	const struct kvb_target_batch_ops *b = w->target.ops->batch;
 	struct kvb_identity id;
@@ -89,12 +84,12 @@ void batch_record(struct engine *w, size_t v, int round, const struct kvb_job_ro
 	kvb_identity_release(&id);
 	for (size_t i = 0; i < w->plan.n; i++) {
 		struct kvb_metrics m;
-		if (w->plan.jobs[i].variant != v || w->plan.jobs[i].round != round || (rows && is_final(rows[i].status)))
+		if (w->plan.jobs[i].variant != v || w->plan.jobs[i].round != round || (rows && kvb_run_is_final(rows[i].status)))
 			continue;
 		batch_key(w, i, key, sizeof(key));
 		b->mark(&w->target, key);
 		kvb_metrics_init(&m);
-		attempt_job(w, &w->plan.jobs[i], rows ? rows[i].attempts + 1 : 1, &m, &ignore);
+		kvb_run_attempt_job(w, &w->plan.jobs[i], rows ? rows[i].attempts + 1 : 1, &m, &ignore);
 		kvb_metrics_release(&m);
 	}
 	w->target.recording = 0;
@@ -159,13 +154,13 @@ static int batch_bring_up(struct engine *w, size_t v, int round, struct kvb_erro
 	int64_t rid = 0;
 	int rc;
 
-	g_thread_engine = w;
+	kvb_run_thread_engine = w;
 	batch_unit_end(w); /* a unit given up without its end (cannot happen; cheap) */
-	batch_record(w, v, round, w->rows);
+	kvb_run_batch_record(w, v, round, w->rows);
 	bu = kvb_xcalloc(1, sizeof(*bu));
 	bu->w = w;
 	bu->v = v;
-	bu->dir = boot_dir(w, v, round);
+	bu->dir = kvb_run_boot_dir(w, v, round);
 	{
 		/* the run's identity in the job name (the DB's path and run id, hashed): a job LAVA holds under
 		 * this name is this unit's, whatever other kvbench shares the lab */
@@ -186,7 +181,7 @@ static int batch_bring_up(struct engine *w, size_t v, int round, struct kvb_erro
 	if (kvb_store_lava_job_in_flight(w->st, w->run_id, w->variant_ids[v], round, &rid, &bu->reattach_state, &ignore))
 		kvb_warn("%s", ignore.msg);
 	bu->u = (struct kvb_batch_unit){ .variant = &w->a->variants[v], .round = round, .name = bu->name,
-					 .artifact_dir = bu->dir, .stop = &g_signals, .reattach_id = rid,
+					 .artifact_dir = bu->dir, .stop = &kvb_run_signals, .reattach_id = rid,
 					 .reattach_state = bu->reattach_state, .submitted = batch_submitted,
 					 .ended = batch_ended, .arg = bu };
 	w->bu = bu;
@@ -207,7 +202,7 @@ static int batch_bring_up(struct engine *w, size_t v, int round, struct kvb_erro
 		return res.final ? KVB_EJOBS : rc;
 	}
 	b->mark(&w->target, "identity");
-	if ((rc = bring_up(w, v, round, err)))
+	if ((rc = kvb_run_bring_up(w, v, round, err)))
 		batch_unit_end(w); /* the wrong kernel: the job is told and ended */
 	return rc;
 }
@@ -217,7 +212,7 @@ static int pool_bring_up(void *wp, size_t v, int round, struct kvb_error *err)
 	struct engine *w = wp;
 	if (w->target.ops->batch)
 		return batch_bring_up(w, v, round, err);
-	return bring_up(wp, v, round, err);
+	return kvb_run_bring_up(wp, v, round, err);
 }
 
 /* Job idx was stored: its status and metrics go back into the batch, and its times are the board's. */
@@ -244,7 +239,7 @@ static int pool_job(void *wp, size_t idx, struct kvb_error *err)
 		batch_key(w, idx, key, sizeof(key));
 		w->target.ops->batch->mark(&w->target, key);
 	}
-	ab = run_job(w, idx);
+	ab = kvb_run_job(w, idx);
 	if (ab == KVB_OK && w->target.ops->batch)
 		batch_job_done(w, idx, key);
 	if (ab == KVB_EBOARD)
@@ -265,14 +260,14 @@ static void pool_unit_done(void *wp, size_t v, int round)
 
 static int pool_pending(void *eng, size_t idx)
 {
-	return !is_final(((struct engine *)eng)->rows[idx].status);
+	return !kvb_run_is_final(((struct engine *)eng)->rows[idx].status);
 }
 
 static void pool_unit_failed(void *wp, size_t v, int round, const char *why)
 {
 	struct engine *w = wp;
 	struct kvb_error err;
-	skip_jobs(w, v, round, why);
+	kvb_run_skip_jobs(w, v, round, why);
 	if (w->variant_failed[v])
 		return;
 	w->variant_failed[v] = 1;
@@ -284,10 +279,10 @@ static void pool_unit_failed(void *wp, size_t v, int round, const char *why)
 
 static void pool_event(void *wp, const char *level, const char *msg)
 {
-	struct engine *w = wp, *prev = g_thread_engine;
+	struct engine *w = wp, *prev = kvb_run_thread_engine;
 	/* errors and warnings become event rows through the run's log hook (log_to_events), under
 	 * the board's engine while this message is logged (any thread may say it, pool.c) */
-	g_thread_engine = w;
+	kvb_run_thread_engine = w;
 	if (!strcmp(level, "error")) {
 		kvb_err("%s", msg);
 	} else if (!strcmp(level, "warning")) {
@@ -296,15 +291,15 @@ static void pool_event(void *wp, const char *level, const char *msg)
 		kvb_info("%s", msg);
 		kvb_store_event(w->st, w->run_id, level, "%s", msg);
 	}
-	g_thread_engine = prev;
+	kvb_run_thread_engine = prev;
 }
 
 /* Duet: --until-decided's look after round r, made by one side while the other waits (duet.c). */
 static int pool_round_done(void *wp, int round)
 {
 	struct engine *w = wp;
-	g_thread_engine = w;
-	return w->o->decide ? until_decided_stop(w, round) : 0;
+	kvb_run_thread_engine = w;
+	return w->o->decide ? kvb_run_until_decided_stop(w, round) : 0;
 }
 
 static int pool_interrupted(void *eng)
@@ -312,15 +307,15 @@ static int pool_interrupted(void *eng)
 	struct engine *e = eng;
 	size_t done = 0;
 	for (size_t i = 0; e->o->max_jobs && i < e->plan.n; i++)
-		done += is_final(e->rows[i].status) && e->rows[i].attempts > 0;
-	return g_signals || (e->o->max_jobs && (int)done >= e->o->max_jobs);
+		done += kvb_run_is_final(e->rows[i].status) && e->rows[i].attempts > 0;
+	return kvb_run_signals || (e->o->max_jobs && (int)done >= e->o->max_jobs);
 }
 
 static void pool_worker_free(void *eng, void *wp)
 {
 	struct engine *e = eng, *w = wp;
-	if (g_thread_engine == w)
-		g_thread_engine = NULL; /* this thread logs for the run's engine again */
+	if (kvb_run_thread_engine == w)
+		kvb_run_thread_engine = NULL; /* this thread logs for the run's engine again */
 	e->failures += w->failures;
 	e->target_failures += w->target_failures;
 	if (w->store_err[0])
@@ -349,7 +344,7 @@ static void warn_unspread(struct engine *e)
 	kvb_strv_release(&msgs);
 }
 
-int pool_run(struct engine *e, const struct kvb_pool_list *l, int *interrupted, int *store_failed,
+int kvb_run_pool(struct engine *e, const struct kvb_pool_list *l, int *interrupted, int *store_failed,
 	     struct kvb_error *err)
 {
 	static const struct kvb_pool_hooks hooks = {

@@ -100,8 +100,13 @@ static int run_classifier(void *arg, const char *key, char *buf, size_t size)
 	return kvb_store_run_classifier(e->st, e->run_id, key, buf, size) == 1;
 }
 
+int kvb_run_is_final(const char *status)
+{
+	return strcmp(status, "pending") && strcmp(status, "running");
+}
+
 /* A resumed run: each workload's state on e's board is filled by its resume hook when first made. */
-void resume_workloads(struct engine *e)
+void kvb_run_resume_workloads(struct engine *e)
 {
 	e->resumed = (struct kvb_run_memory){ .classifier = run_classifier, .arg = e };
 	e->wstates.resumed = &e->resumed;
@@ -116,7 +121,7 @@ static int default_warmup(struct engine *e)
 
 /* The plan's options: the run's rounds (--rounds, else the default), the spare ones of --until-decided
  * apart, and the warm-up of a spec that sets none. */
-struct kvb_plan_opts plan_opts(struct engine *e)
+struct kvb_plan_opts kvb_run_plan_opts(struct engine *e)
 {
 	const struct kvb_run_opts *o = e->o;
 	int rounds = o->rounds > 0 ? o->rounds : kvb_engine_default_rounds(e->plat, e->a);
@@ -226,7 +231,7 @@ static void fill_rows(struct engine *e)
 		e->rows[i].label = j->spec->label;
 		e->rows[i].section = j->spec->section;
 		e->rows[i].params_json = cJSON_PrintUnformatted(j->spec->params);
-		job_runtime(e, j, &rt);
+		kvb_run_job_runtime(e, j, &rt);
 		rtj = kvb_runtime_to_json(&rt);
 		e->rows[i].runtime_json = cJSON_PrintUnformatted(rtj);
 		cJSON_Delete(rtj);
@@ -247,12 +252,12 @@ static int resume_rewarm(struct engine *e, struct kvb_error *err)
 	for (size_t i = 0; i < e->plan.n; i++) {
 		const struct kvb_plan_job *w = &e->plan.jobs[i];
 		int left = 0;
-		if (!w->warmup || !is_final(e->rows[i].status) || !e->rows[i].id)
+		if (!w->warmup || !kvb_run_is_final(e->rows[i].status) || !e->rows[i].id)
 			continue;
 		for (size_t k = 0; k < e->plan.n && !left; k++) {
 			const struct kvb_plan_job *j = &e->plan.jobs[k];
 			left = !j->warmup && j->variant == w->variant && j->round == w->round && j->spec == w->spec &&
-			       !is_final(e->rows[k].status);
+			       !kvb_run_is_final(e->rows[k].status);
 		}
 		if (!left)
 			continue;
@@ -298,10 +303,10 @@ static int resume_plan(struct engine *e, struct kvb_error *err)
 }
 
 /* The run's plan and rows, stored for a new run or reloaded from the store for --resume (e->run_id). */
-int setup_run(struct engine *e, struct kvb_error *err)
+int kvb_run_setup(struct engine *e, struct kvb_error *err)
 {
 	const struct kvb_run_opts *o = e->o;
-	struct kvb_plan_opts po = plan_opts(e);
+	struct kvb_plan_opts po = kvb_run_plan_opts(e);
 	int rc;
 	if (o->resume_run > 0 && (rc = kvb_store_run_get_warmup(e->st, o->resume_run, &po.default_warmup, err)))
 		return rc;
@@ -324,14 +329,14 @@ int setup_run(struct engine *e, struct kvb_error *err)
 	if (o->resume_run > 0) {
 		rc = resume_plan(e, err);
 		if (!rc)
-			resume_workloads(e); /* jobs still to run work as the earlier ones did (rt-app: their pLoad) */
+			kvb_run_resume_workloads(e); /* jobs still to run work as the earlier ones did (rt-app: their pLoad) */
 	} else {
 		rc = kvb_store_plan_add(e->st, e->run_id, e->rows, e->plan.n, err);
 	}
 	return rc;
 }
 
-void release_engine(struct engine *e)
+void kvb_run_release_engine(struct engine *e)
 {
 	kvb_workload_states_release(&e->wstates);
 	for (size_t i = 0; e->rows && i < e->plan.n; i++) {

@@ -43,9 +43,10 @@ static int ftrace_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return KVB_OK;
 }
 
-/* trace-cmd's complaint, for messages. */
-static char *remote_stderr(struct kvb_instr_ctx *c)
+/* trace-cmd's complaint, for messages; arg is the instrument's context. */
+static char *remote_stderr(void *arg)
 {
+	struct kvb_instr_ctx *c = arg;
 	struct priv *p = c->priv;
 	char *text = NULL;
 	struct kvb_error ignore;
@@ -65,21 +66,10 @@ static char *remote_stderr(struct kvb_instr_ctx *c)
 
 static int ftrace_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	/* Ready when trace-cmd prints its "Hit Ctrl^C to stop recording"; gone = failed. The wait is
-	 * timed on /proc/uptime ($3 centiseconds), not counted in sleeps: a toolbox `sleep 0.05`
-	 * returns at once, and the count ran out in a few ms on such a board. */
-	static const char wait_ready[] =
-		"cs() { read u x </proc/uptime; f=${u#*.}; echo $(( ${u%.*} * 100 + 1$f - 100 )); }; "
-		"end=$(( $(cs) + $3 )); while ! grep -q 'Ctrl' \"$1\" 2>/dev/null; do "
-		"kill -0 \"$2\" 2>/dev/null || exit 3; "
-		"case \"$(cat /proc/$2/stat 2>/dev/null)\" in *') Z '*) exit 3;; esac; "
-		"[ \"$(cs)\" -ge $end ] && exit 4; sleep 0.05; done";
 	struct priv *p = c->priv;
 	struct kvb_strv a = KVB_STRV_INIT;
 	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(c->conf, "events");
 	long long buf_kb = kvb_get_int(c->conf, "buffer_kb", 0), ready_ms = kvb_get_int(c->conf, "ready_timeout_ms", 10000);
-	struct kvb_exec_result r;
-	char pid[32], polls[32];
 	int rc;
 
 	kvb_strv_push(&a, kvb_get_str(c->conf, "trace_cmd", "trace-cmd"));
@@ -104,27 +94,10 @@ static int ftrace_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	}
 	kvb_strv_push(&a, "-o");
 	kvb_strv_push(&a, p->dat);
-	rc = kvb_target_bg_start(c->target, kvb_strv_argv(&a), p->log, p->errlog, &p->pid, err);
+	/* ready when trace-cmd prints its "Hit Ctrl^C to stop recording"; gone = failed */
+	rc = kvb_target_bg_start_ready(c->target, kvb_strv_argv(&a), p->log, p->errlog, "trace-cmd", "Ctrl",
+				       (unsigned)ready_ms, remote_stderr, c, &p->pid, err);
 	kvb_strv_release(&a);
-	if (rc)
-		return rc;
-	snprintf(pid, sizeof(pid), "%ld", p->pid);
-	snprintf(polls, sizeof(polls), "%lld", (ready_ms + 9) / 10);
-	{
-		const char *argv[] = { "sh", "-c", wait_ready, "sh", p->log, pid, polls, NULL };
-		kvb_exec_result_init(&r);
-		rc = kvb_target_exec(c->target, argv, (uint64_t)ready_ms + 30000, &r, err);
-		if (!rc && r.exit_code) {
-			char *why = remote_stderr(c);
-			rc = kvb_error_set(err, KVB_ETARGET, "trace-cmd %s%s%s",
-					   r.exit_code == 4 ? "did not start recording in time" : "exited at start",
-					   why[0] ? ": " : "", why);
-			free(why);
-		}
-		kvb_exec_result_release(&r);
-	}
-	if (rc)
-		kvb_target_bg_kill(c->target, &p->pid);
 	return rc;
 }
 

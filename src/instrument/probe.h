@@ -48,6 +48,7 @@
 #include "core/spawn.h"
 #include "instrument/coverage.h"
 #include "config/platform.h"
+#include "target/background.h" /* background commands on the target */
 #include "target/target.h"
 
 #include <cjson/cJSON.h>
@@ -179,21 +180,6 @@ void kvb_probe_cmd_release(struct kvb_probe_cmd *c);
 /* ": FIRST LINE" of the command's stderr (for messages), or "" when it printed nothing. */
 void kvb_probe_cmd_stderr_line(const struct kvb_probe_cmd *c, char *line, size_t n);
 
-/*
- * A command started in the background ON THE TARGET through
- * `sh -c '"$@" </dev/null >OUT 2>ERR & echo $!'`, argv passed as positional
- * parameters (quoted by the target backend). *pid receives its pid.
- */
-int kvb_target_bg_start(struct kvb_target *t, const char *const *argv, const char *out, const char *errf, long *pid,
-			struct kvb_error *err);
-/*
- * Sends signal name sig ("TERM", "INT") to pid and waits up to wait_ms (timed on the target's
- * /proc/uptime) for it to exit, then KILL: *killed = 1 then (killed NULL: a warning instead).
- */
-int kvb_target_bg_stop(struct kvb_target *t, long pid, const char *sig, unsigned wait_ms, int *killed,
-		       struct kvb_error *err);
-/* Cleanup path: SIGKILLs *pid when it is > 0 (no wait, errors ignored) and sets *pid to 0. */
-void kvb_target_bg_kill(struct kvb_target *t, long *pid);
 
 
 

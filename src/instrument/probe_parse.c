@@ -667,7 +667,8 @@ out:
 
 /*
  * The registry: one row a format. A meter with its own raw format adds its row here and its
- * header reader above (or in its own file); import, usage and help list the rows.
+ * header reader above (or in its own file); import's --format values, its usage, help and man
+ * page list the rows (cli/cmd_import.c), what caps says included.
  */
 const struct kvb_probe_format kvb_probe_formats[] = {
 	{ "csv", "a header naming a time column (time, time_ms/_us/_ns, timestamp...; s unless named), W unless name(mW)",
@@ -676,9 +677,9 @@ const struct kvb_probe_format kvb_probe_formats[] = {
 	  aep_header },
 	{ "acme", "BayLibre ACME: iio-capture's own CSV or devlib's post-processed one", ',',
 	  KVB_PROBE_FILE_PER_CHANNEL, acme_columns },
-	{ "monsoon", "monsoon.py's stdout: samples, one line each, no time (give --rate)", 'm', KVB_PROBE_NEEDS_RATE,
+	{ "monsoon", "monsoon.py's stdout: samples, one line each", 'm', KVB_PROBE_NEEDS_RATE,
 	  monsoon_header },
-	{ "devlib", "a devlib CSV without time (its monsoon and energy probe CSVs, power columns kept; give --rate)",
+	{ "devlib", "a devlib CSV without time (its monsoon and energy probe CSVs, power columns kept)",
 	  'm', KVB_PROBE_NEEDS_RATE, monsoon_header },
 	{ NULL, NULL, 0, 0, NULL },
 };

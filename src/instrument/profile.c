@@ -116,9 +116,10 @@ static int profile_setup(struct kvb_instr_ctx *c, struct kvb_error *err)
 	return KVB_OK;
 }
 
-/* perf record's complaint (first line of its stderr), for messages. */
-static char *record_stderr(struct kvb_instr_ctx *c)
+/* perf record's complaint (first line of its stderr), for messages; arg is the instrument's context. */
+static char *record_stderr(void *arg)
 {
+	struct kvb_instr_ctx *c = arg;
 	struct priv *p = c->priv;
 	char *text = NULL;
 	struct kvb_error ignore;
@@ -139,18 +140,9 @@ static char *record_stderr(struct kvb_instr_ctx *c)
 
 static int profile_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 {
-	/* ready when the placeholder command printed its mark; perf gone = failed */
-	static const char wait_ready[] =
-		"cs() { read u x </proc/uptime; f=${u#*.}; echo $(( ${u%.*} * 100 + 1$f - 100 )); }; "
-		"end=$(( $(cs) + $3 )); while ! grep -q '" READY_MARK "' \"$1\" 2>/dev/null; do "
-		"kill -0 \"$2\" 2>/dev/null || exit 3; "
-		"case \"$(cat /proc/$2/stat 2>/dev/null)\" in *') Z '*) exit 3;; esac; "
-		"[ \"$(cs)\" -ge $end ] && exit 4; sleep 0.05; done";
 	struct priv *p = c->priv;
 	struct kvb_strv a = KVB_STRV_INIT;
-	struct kvb_exec_result r;
 	long long pages = kvb_get_int(c->conf, "mmap_pages", 0);
-	char pid[32];
 	int rc;
 
 	if (p->count)
@@ -174,26 +166,10 @@ static int profile_start(struct kvb_instr_ctx *c, struct kvb_error *err)
 	kvb_strv_push(&a, "sh");
 	kvb_strv_push(&a, "-c");
 	kvb_strv_push(&a, "echo " READY_MARK "; exec sleep 2147483");
-	rc = kvb_target_bg_start(c->target, kvb_strv_argv(&a), p->out, p->errlog, &p->pid, err);
+	/* ready when the placeholder command printed its mark; perf gone = failed */
+	rc = kvb_target_bg_start_ready(c->target, kvb_strv_argv(&a), p->out, p->errlog, "perf record", READY_MARK,
+				       60000, record_stderr, c, &p->pid, err);
 	kvb_strv_release(&a);
-	if (rc)
-		return rc;
-	snprintf(pid, sizeof(pid), "%ld", p->pid);
-	{
-		const char *argv[] = { "sh", "-c", wait_ready, "sh", p->out, pid, "6000", NULL };
-		kvb_exec_result_init(&r);
-		rc = kvb_target_exec(c->target, argv, 120000, &r, err);
-		if (!rc && r.exit_code) {
-			char *why = record_stderr(c);
-			rc = kvb_error_set(err, KVB_ETARGET, "perf record %s%s%s",
-					   r.exit_code == 4 ? "did not start recording within 60 s" : "exited at start",
-					   why[0] ? ": " : "", why);
-			free(why);
-		}
-		kvb_exec_result_release(&r);
-	}
-	if (rc)
-		kvb_target_bg_kill(c->target, &p->pid);
 	return rc;
 }
 

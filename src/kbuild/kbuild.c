@@ -25,23 +25,6 @@ char *kvb_build_cache_root(const char *override)
 	return kvb_xasprintf("%s/.cache/kvbench", h && *h ? h : "/tmp");
 }
 
-int have_program(const char *name)
-{
-	const char *path = getenv("PATH");
-	char *copy, *save = NULL;
-	int found = 0;
-	if (strchr(name, '/'))
-		return access(name, X_OK) == 0;
-	copy = kvb_xstrdup(path ? path : "/usr/bin:/bin");
-	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *f = kvb_xasprintf("%s/%s", d, name);
-		found = access(f, X_OK) == 0;
-		free(f);
-	}
-	free(copy);
-	return found;
-}
-
 /* The C compiler the make args select (CC=, LLVM=1, CROSS_COMPILE=), as kbuild picks it. Owned. */
 static char *compiler_of(const struct kvb_build_spec *s)
 {
@@ -332,7 +315,7 @@ static int patch_first(const char *repo, const char *sha, const struct kvb_strv 
 {
 	char *src = kvb_xasprintf("%s/src", pair), newsha[41];
 	int rc;
-	if ((rc = lock_take(lockp, lockfd, err)) || (rc = checkout(repo, src, sha, err)))
+	if ((rc = lock_take(lockp, lockfd, err)) || (rc = kvb_kbuild_checkout(repo, src, sha, err)))
 		goto out;
 	memcpy(r->base_sha, sha, 40);
 	r->base_sha[40] = '\0';
@@ -402,13 +385,13 @@ int kvb_build_rev_patched(const struct kvb_build_spec *spec, const char *repo, c
 	if (cached(spec, r))
 		goto out;
 	tmpdir = kvb_xasprintf("%s/.tmp-%.12s-%s-%d", imgs, sha, r->key, (int)getpid());
-	rm_rf(tmpdir);
+	kvb_kbuild_rm_rf(tmpdir);
 	if (kvb_mkdir_p(tmpdir, 0755)) {
 		rc = kvb_error_set(err, KVB_EINPUT, "cannot create %s: %s", tmpdir, strerror(errno));
 		goto out;
 	}
 	kvb_info("build %.12s (%s) %s: building in %s", sha, r->describe, r->subject, pair);
-	rc = do_build(spec, repo, cc, pair, tmpdir, o, r, &fail, err);
+	rc = kvb_kbuild_do_build(spec, repo, cc, pair, tmpdir, o, r, &fail, err);
 	if (rc)
 		goto out;
 	if (fail) {
@@ -430,7 +413,7 @@ out:
 			free(r->log);
 			r->log = NULL;
 		}
-		rm_rf(tmpdir);
+		kvb_kbuild_rm_rf(tmpdir);
 	}
 	lock_drop(lockp, lockfd);
 	free(root);

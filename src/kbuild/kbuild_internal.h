@@ -32,13 +32,10 @@ struct build {
 
 /* kbuild_steps.c */
 /* Checks out sha from repo into src (kvbench's own worktree of the pair); KVB_E* with git's words. */
-int checkout(const char *repo, const char *src, const char *sha, struct kvb_error *err);
-void rm_rf(const char *dir);
-int do_build(const struct kvb_build_spec *s, const char *repo, const char *cc, const char *pair,
+int kvb_kbuild_checkout(const char *repo, const char *src, const char *sha, struct kvb_error *err);
+void kvb_kbuild_rm_rf(const char *dir);
+int kvb_kbuild_do_build(const struct kvb_build_spec *s, const char *repo, const char *cc, const char *pair,
 	     const char *tmpdir, const struct kvb_build_opts *o, struct kvb_build_result *r, char **fail,
 	     struct kvb_error *err);
-
-/* kbuild.c */
-int have_program(const char *name);
 
 #endif

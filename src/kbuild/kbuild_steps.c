@@ -220,7 +220,7 @@ static char *config_mismatches(const struct kvb_build_spec *s, const char *dotco
 	return kvb_buf_detach(&bad);
 }
 
-void rm_rf(const char *dir)
+void kvb_kbuild_rm_rf(const char *dir)
 {
 	const char *argv[] = { "rm", "-rf", "--", dir, NULL };
 	struct kvb_spawn_opts o = { .argv = argv, .timeout_ms = 600000 };
@@ -232,14 +232,14 @@ void rm_rf(const char *dir)
 }
 
 /* The source checkout of the pair at sha: cloned once (--shared: objects stay in repo), then checkout. */
-int checkout(const char *repo, const char *src, const char *sha, struct kvb_error *err)
+int kvb_kbuild_checkout(const char *repo, const char *src, const char *sha, struct kvb_error *err)
 {
 	struct kvb_exec_result r;
 	int rc;
 	if (!kvb_is_dir(src)) {
 		char *tmp = kvb_xasprintf("%s.tmp", src);
 		const char *argv2[] = { "clone", "--quiet", "--shared", "--no-checkout", repo, tmp, NULL };
-		rm_rf(tmp);
+		kvb_kbuild_rm_rf(tmp);
 		kvb_exec_result_init(&r);
 		rc = kvb_git(repo, argv2, &r, NULL, err);
 		kvb_exec_result_release(&r);
@@ -393,14 +393,33 @@ static void join_logs(const char *log, const char *errlog, const struct kvb_buil
 	unlink(errlog);
 }
 
-int do_build(const struct kvb_build_spec *s, const char *repo, const char *cc, const char *pair,
+/* 1 when name is an executable: a path, or found in $PATH. */
+static int kvb_kbuild_have_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL;
+	int found = 0;
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0;
+	copy = kvb_xstrdup(path ? path : "/usr/bin:/bin");
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *f = kvb_xasprintf("%s/%s", d, name);
+		found = access(f, X_OK) == 0;
+		free(f);
+	}
+	free(copy);
+	return found;
+}
+
+
+int kvb_kbuild_do_build(const struct kvb_build_spec *s, const char *repo, const char *cc, const char *pair,
 	     const char *tmpdir, const struct kvb_build_opts *o, struct kvb_build_result *r, char **fail,
 	     struct kvb_error *err)
 {
 	char *log = kvb_xasprintf("%s/build.log", tmpdir), *errlog = kvb_xasprintf("%s/build.stderr", tmpdir);
 	char title[64];
 	struct build b = { .s = s, .st = { .title = title, .log = log, .errlog = errlog, .o = o } };
-	int rc, code = 0, ccache = have_program("ccache");
+	int rc, code = 0, ccache = kvb_kbuild_have_program("ccache");
 	char *root = kvb_build_cache_root(o->cache_root);
 
 	b.src = kvb_xasprintf("%s/src", pair);
@@ -411,7 +430,7 @@ int do_build(const struct kvb_build_spec *s, const char *repo, const char *cc, c
 	b.st.t0_ns = kvb_mono_ns();
 	b.st.deadline_ns = b.st.t0_ns + (uint64_t)s->timeout_s * 1000000000ull;
 	*fail = NULL;
-	if ((rc = checkout(repo, b.src, r->sha, err)))
+	if ((rc = kvb_kbuild_checkout(repo, b.src, r->sha, err)))
 		goto out;
 	if (kvb_mkdir_p(b.out, 0755)) {
 		rc = kvb_error_set(err, KVB_EINPUT, "cannot create %s: %s", b.out, strerror(errno));

@@ -44,7 +44,7 @@ static const struct kvb_keydef adb_conn_keys[] = {
 };
 
 /* Runs `adb [-P PORT] [-s SERIAL] ARGS...`; r is reset first. Returns kvb_spawn_run's code. */
-int adb_run(struct kvb_target *t, int with_serial, const char *const *args, uint64_t timeout_ms,
+int kvb_adb_run(struct kvb_target *t, int with_serial, const char *const *args, uint64_t timeout_ms,
 	    struct kvb_exec_result *r, struct kvb_error *err)
 {
 	struct adb_priv *p = t->priv;
@@ -80,7 +80,7 @@ int adb_run(struct kvb_target *t, int with_serial, const char *const *args, uint
 }
 
 /* First non-empty line of stderr, else of stdout, else how adb ended; into buf. */
-const char *adb_why(const struct kvb_exec_result *r, char *buf, size_t n)
+const char *kvb_adb_why(const struct kvb_exec_result *r, char *buf, size_t n)
 {
 	const struct kvb_buf *bs[2] = { &r->err, &r->out };
 	for (int i = 0; i < 2; i++) {
@@ -113,7 +113,7 @@ static int last_line(const struct kvb_buf *b, char *buf, size_t n)
 	return 1;
 }
 
-void trim(struct kvb_buf *b)
+void kvb_adb_trim(struct kvb_buf *b)
 {
 	size_t start = 0;
 	while (b->len && strchr(" \t\r\n", b->data[b->len - 1]))
@@ -161,7 +161,7 @@ static int take_marker(struct kvb_buf *b, int *code)
 }
 
 /* `adb connect SERIAL`; adb 29 exits 0 even when it failed, so the answer text decides. */
-int adb_connect_once(struct kvb_target *t, struct kvb_error *err)
+int kvb_adb_connect_once(struct kvb_target *t, struct kvb_error *err)
 {
 	struct adb_priv *p = t->priv;
 	const char *args[] = { "connect", p->serial, NULL };
@@ -169,9 +169,9 @@ int adb_connect_once(struct kvb_target *t, struct kvb_error *err)
 	char why[400];
 	int rc;
 	kvb_exec_result_init(&r);
-	rc = adb_run(t, 0, args, ADB_SHORT_MS, &r, err);
+	rc = kvb_adb_run(t, 0, args, ADB_SHORT_MS, &r, err);
 	if (!rc && (r.exit_code != 0 || !strstr(r.out.data, "connected to")))
-		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", kvb_adb_why(&r, why, sizeof(why)));
 	if (rc)
 		kvb_error_prefix(err, "cannot connect to '%s'", p->serial);
 	kvb_exec_result_release(&r);
@@ -179,31 +179,31 @@ int adb_connect_once(struct kvb_target *t, struct kvb_error *err)
 }
 
 /* `adb -s SERIAL get-state` into state ("device", "offline", ... or adb's error line). */
-void adb_state(struct kvb_target *t, char *state, size_t n)
+void kvb_adb_state(struct kvb_target *t, char *state, size_t n)
 {
 	const char *args[] = { "get-state", NULL };
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	kvb_exec_result_init(&r);
-	if (adb_run(t, 1, args, ADB_SHORT_MS, &r, &e)) {
+	if (kvb_adb_run(t, 1, args, ADB_SHORT_MS, &r, &e)) {
 		snprintf(state, n, "%.*s", (int)(n > 0 ? n - 1 : 0), e.msg);
 	} else if (r.exit_code == 0) {
-		trim(&r.out);
+		kvb_adb_trim(&r.out);
 		snprintf(state, n, "%s", r.out.data);
 	} else {
-		adb_why(&r, state, n);
+		kvb_adb_why(&r, state, n);
 	}
 	kvb_exec_result_release(&r);
 }
 
-void adb_disconnect(struct kvb_target *t)
+void kvb_adb_disconnect(struct kvb_target *t)
 {
 	struct adb_priv *p = t->priv;
 	const char *args[] = { "disconnect", p->serial, NULL };
 	struct kvb_exec_result r;
 	struct kvb_error e;
 	kvb_exec_result_init(&r);
-	adb_run(t, 0, args, ADB_SHORT_MS, &r, &e);
+	kvb_adb_run(t, 0, args, ADB_SHORT_MS, &r, &e);
 	kvb_exec_result_release(&r);
 }
 
@@ -245,16 +245,16 @@ static int adb_open(struct kvb_target *t, struct kvb_error *err)
 
 	/* Start the server now so its "* daemon started" lines never mix with a command's stderr. */
 	kvb_exec_result_init(&r);
-	rc = adb_run(t, 0, start, ADB_SHORT_MS, &r, err);
+	rc = kvb_adb_run(t, 0, start, ADB_SHORT_MS, &r, err);
 	if (!rc && r.exit_code != 0)
-		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", kvb_adb_why(&r, why, sizeof(why)));
 	kvb_exec_result_release(&r);
 	if (rc) {
 		kvb_error_prefix(err, "cannot start the adb server%s%s", p->server_port ? " on port " : "",
 				 p->server_port ? p->server_port : "");
 		goto out;
 	}
-	if (p->connect && (rc = adb_connect_once(t, err)))
+	if (p->connect && (rc = kvb_adb_connect_once(t, err)))
 		goto out;
 	/* the shell protocol now, while nothing waits on a deadline (asked again at the first exec if unanswered) */
 	adb_probe_shell(t);
@@ -291,7 +291,7 @@ static void adb_probe_shell(struct kvb_target *t)
 	struct kvb_exec_result r;
 	struct kvb_error ignore;
 	kvb_exec_result_init(&r);
-	if (!adb_run(t, 1, args, ADB_SHORT_MS, &r, &ignore) && r.exit_code == 0 && !r.term_signal && !r.timed_out) {
+	if (!kvb_adb_run(t, 1, args, ADB_SHORT_MS, &r, &ignore) && r.exit_code == 0 && !r.term_signal && !r.timed_out) {
 		p->shell_v2 = kvb_adb_features_have_shell_v2(r.out.data);
 		if (!p->shell_v2)
 			kvb_debug("adb: '%s' has no shell_v2: legacy shell (CRLF, merged stderr, no exit status)", p->serial);
@@ -395,7 +395,7 @@ static int adb_exec_as(struct kvb_target *t, const char *const *argv, uint64_t t
 	}
 	{
 		const char *args[] = { "shell", "--", cmd.data, NULL };
-		rc = adb_run(t, 1, args, timeout_ms, r, err);
+		rc = kvb_adb_run(t, 1, args, timeout_ms, r, err);
 	}
 	if (rc) {
 		kvb_error_prefix(err, "'%s' on '%s'", argv[0], p->serial);
@@ -436,9 +436,9 @@ static int adb_copy(struct kvb_target *t, const char *verb, const char *from, co
 	char why[400];
 	int rc;
 	kvb_exec_result_init(&r);
-	rc = adb_run(t, 1, args, ADB_COPY_MS, &r, err);
+	rc = kvb_adb_run(t, 1, args, ADB_COPY_MS, &r, err);
 	if (!rc && r.exit_code != 0)
-		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", kvb_adb_why(&r, why, sizeof(why)));
 	if (rc)
 		kvb_error_prefix(err, "cannot %s '%s' to '%s' on '%s'", verb, from, to, p->serial);
 	kvb_exec_result_release(&r);
@@ -591,7 +591,7 @@ const struct kvb_target_ops kvb_target_adb = {
 	.exec = adb_exec,
 	.push = adb_push,
 	.pull = adb_pull,
-	.reboot = adb_reboot,
-	.wait_ready = adb_wait_ready,
+	.reboot = kvb_adb_reboot,
+	.wait_ready = kvb_adb_wait_ready,
 	.close = adb_close,
 };

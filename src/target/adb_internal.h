@@ -25,16 +25,16 @@ struct adb_priv {
 };
 
 /* adb_ready.c */
-int adb_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err);
-int adb_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err);
+int kvb_adb_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err);
+int kvb_adb_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err);
 
 /* adb.c */
-int adb_run(struct kvb_target *t, int with_serial, const char *const *args, uint64_t timeout_ms,
+int kvb_adb_run(struct kvb_target *t, int with_serial, const char *const *args, uint64_t timeout_ms,
 	    struct kvb_exec_result *r, struct kvb_error *err);
-const char *adb_why(const struct kvb_exec_result *r, char *buf, size_t n);
-void trim(struct kvb_buf *b);
-int adb_connect_once(struct kvb_target *t, struct kvb_error *err);
-void adb_state(struct kvb_target *t, char *state, size_t n);
-void adb_disconnect(struct kvb_target *t);
+const char *kvb_adb_why(const struct kvb_exec_result *r, char *buf, size_t n);
+void kvb_adb_trim(struct kvb_buf *b);
+int kvb_adb_connect_once(struct kvb_target *t, struct kvb_error *err);
+void kvb_adb_state(struct kvb_target *t, char *state, size_t n);
+void kvb_adb_disconnect(struct kvb_target *t);
 
 #endif

@@ -18,7 +18,7 @@ static int adb_wait_down(struct kvb_target *t, uint64_t ms, struct kvb_error *er
 	uint64_t end = kvb_mono_ns() + ms * 1000000ull;
 	char state[256];
 	for (;;) {
-		adb_state(t, state, sizeof(state));
+		kvb_adb_state(t, state, sizeof(state));
 		if (strcmp(state, "device"))
 			break;
 		if (kvb_mono_ns() >= end || (t->cancel && *t->cancel))
@@ -29,11 +29,11 @@ static int adb_wait_down(struct kvb_target *t, uint64_t ms, struct kvb_error *er
 	/* A tcp transport the server keeps "offline" only comes back on the server's slow
 	 * reconnect timer; forget it so wait_ready's `adb connect` gets a fresh one. */
 	if (p->connect)
-		adb_disconnect(t);
+		kvb_adb_disconnect(t);
 	return KVB_OK;
 }
 
-int adb_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err)
+int kvb_adb_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err)
 {
 	struct adb_priv *p = t->priv;
 	const char *args[] = { "reboot", mode, NULL };
@@ -41,9 +41,9 @@ int adb_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err)
 	char why[400];
 	int rc;
 	kvb_exec_result_init(&r);
-	rc = adb_run(t, 1, args, ADB_SHORT_MS, &r, err);
+	rc = kvb_adb_run(t, 1, args, ADB_SHORT_MS, &r, err);
 	if (!rc && r.exit_code != 0)
-		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", kvb_adb_why(&r, why, sizeof(why)));
 	kvb_exec_result_release(&r);
 	if (!rc)
 		rc = adb_wait_down(t, ADB_DOWN_MS, err);
@@ -67,20 +67,20 @@ static int adb_wait_online(struct kvb_target *t, uint64_t left_ms, struct kvb_er
 	uint64_t slice = p->connect && left_ms > 3000 ? 3000 : left_ms, t0 = kvb_mono_ns();
 	int rc;
 
-	if (p->connect && adb_connect_once(t, err)) {
+	if (p->connect && kvb_adb_connect_once(t, err)) {
 		kvb_sleep_ms(left_ms < 250 ? left_ms : 250); /* refused: the device is still down */
 		return KVB_ETARGET;
 	}
 	kvb_exec_result_init(&r);
-	rc = adb_run(t, 1, args, slice, &r, err);
+	rc = kvb_adb_run(t, 1, args, slice, &r, err);
 	if (!rc && r.exit_code != 0)
-		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", kvb_adb_why(&r, why, sizeof(why)));
 	kvb_exec_result_release(&r);
 	if (rc) {
 		char state[256];
-		adb_state(t, state, sizeof(state));
+		kvb_adb_state(t, state, sizeof(state));
 		if (p->connect && strstr(state, "offline"))
-			adb_disconnect(t);
+			kvb_adb_disconnect(t);
 		kvb_error_set(err, KVB_ETARGET, "adb says '%s'", state);
 	}
 	if (rc && kvb_mono_ns() - t0 < 200000000ull) /* adb failed at once: do not spin */
@@ -88,7 +88,7 @@ static int adb_wait_online(struct kvb_target *t, uint64_t left_ms, struct kvb_er
 	return rc;
 }
 
-int adb_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err)
+int kvb_adb_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err)
 {
 	struct adb_priv *p = t->priv;
 	const struct kvb_platform *plat = t->plat;
@@ -126,7 +126,7 @@ int adb_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *
 			continue;
 		}
 		answered = 1;
-		trim(&r.out);
+		kvb_adb_trim(&r.out);
 		if (r.exit_code == 0 && !strcmp(r.out.data, expect)) {
 			kvb_debug("'%s' ready after %.1f s", p->serial, (double)(kvb_mono_ns() - t0) / 1e9);
 			kvb_exec_result_release(&r);
@@ -181,7 +181,7 @@ int kvb_adb_root(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *er
 	char why[400];
 	int rc;
 	kvb_exec_result_init(&r);
-	rc = adb_run(t, 1, args, ADB_SHORT_MS, &r, err);
+	rc = kvb_adb_run(t, 1, args, ADB_SHORT_MS, &r, err);
 	if (rc)
 		goto out;
 	if (answer_line(&r, "already running as root", why, sizeof(why))) {
@@ -193,14 +193,14 @@ int kvb_adb_root(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *er
 		struct kvb_error e;
 		rc = kvb_error_set(err, KVB_ETARGET, "device did not come back after adbd restarted");
 		if (r.exit_code != 0 && p->connect)
-			adb_disconnect(t); /* adb gave up on it: a tcp transport left offline waits for the server's 10 s timer */
+			kvb_adb_disconnect(t); /* adb gave up on it: a tcp transport left offline waits for the server's 10 s timer */
 		while (rc && kvb_mono_ns() < end && !(t->cancel && *t->cancel))
 			if (!(rc = adb_wait_online(t, (end - kvb_mono_ns()) / 1000000ull + 1, &e)))
 				break;
 	} else if (answer_line(&r, "cannot run as root", why, sizeof(why))) {
 		rc = kvb_error_set(err, KVB_ETARGET, "%s (a user build: connection.root su uses the device's su)", why);
 	} else if (r.exit_code != 0) {
-		rc = kvb_error_set(err, KVB_ETARGET, "%s", adb_why(&r, why, sizeof(why)));
+		rc = kvb_error_set(err, KVB_ETARGET, "%s", kvb_adb_why(&r, why, sizeof(why)));
 	}
 out:
 	if (rc)

@@ -94,7 +94,7 @@ static void cmds_clear(struct lava_state *st)
 }
 
 /* Forgets what a run of the commands gave (a new submission starts afresh). */
-void outputs_clear(struct lava_state *st)
+void kvb_lava_outputs_clear(struct lava_state *st)
 {
 	for (size_t i = 0; i < st->n; i++) {
 		free(st->v[i].out);
@@ -117,7 +117,7 @@ void kvb_lava_sleep_ms(long ms)
 }
 
 /* The job's files and results are no longer served (its downloads are over). */
-void withdraw_all(struct lava_state *st)
+void kvb_lava_withdraw_all(struct lava_state *st)
 {
 	for (size_t i = 0; i < st->noffered; i++) {
 		unsigned n = kvb_lava_serve_withdraw(st->offered[i]);
@@ -132,7 +132,7 @@ void withdraw_all(struct lava_state *st)
 }
 
 /* Waits (at most wait_s) for job id to be Finished. */
-void wait_finished(struct lava_state *st, int64_t id, long wait_s)
+void kvb_lava_wait_finished(struct lava_state *st, int64_t id, long wait_s)
 {
 	long poll_ms = (long)kvb_get_int(st->conn, "poll_s", 2) * 1000;
 	uint64_t t0 = kvb_mono_ns();
@@ -144,7 +144,7 @@ void wait_finished(struct lava_state *st, int64_t id, long wait_s)
 	}
 }
 
-void cancel_job(struct lava_state *st, int64_t id)
+void kvb_lava_cancel_job(struct lava_state *st, int64_t id)
 {
 	struct kvb_error e2;
 	if (st->cancelled)
@@ -162,11 +162,11 @@ static void lava_close(struct kvb_target *t)
 		return;
 	if (st->in_flight && st->job_id > 0) {
 		/* kvbench gives up this target with its job still running (a failure of its own): no orphan */
-		cancel_job(st, st->job_id);
-		wait_finished(st, st->job_id, CLOSE_WAIT_S);
+		kvb_lava_cancel_job(st, st->job_id);
+		kvb_lava_wait_finished(st, st->job_id, CLOSE_WAIT_S);
 		st->in_flight = 0;
 	}
-	withdraw_all(st);
+	kvb_lava_withdraw_all(st);
 	kvb_buf_release(&st->results);
 	kvb_lava_reader_release(&st->rd);
 	cmds_clear(st);
@@ -263,7 +263,7 @@ static int lava_open(struct kvb_target *t, struct kvb_error *err)
 }
 
 /* Joins kvbench's file server, preferring port (a resumed job's, 0: the platform's). */
-int ensure_server(struct lava_state *st, long port, struct kvb_error *err)
+int kvb_lava_ensure_server(struct lava_state *st, long port, struct kvb_error *err)
 {
 	const char *addr = kvb_get_str(st->conn, "serve_address", "127.0.0.1"), *host = kvb_get_str(st->conn, "serve_host", NULL);
 	long conf = (long)kvb_get_int(st->conn, "serve_port", 0);
@@ -409,11 +409,11 @@ static int lava_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb
 static const struct kvb_target_batch_ops lava_batch = {
 	.record = lava_record,
 	.mark = lava_mark,
-	.run = lava_run,
-	.describe = lava_describe,
-	.report = lava_report,
-	.span = lava_span,
-	.finish = lava_finish,
+	.run = kvb_lava_run,
+	.describe = kvb_lava_describe,
+	.report = kvb_lava_report,
+	.span = kvb_lava_span,
+	.finish = kvb_lava_finish,
 };
 
 const struct kvb_target_ops kvb_target_lava = {
@@ -422,7 +422,7 @@ const struct kvb_target_ops kvb_target_lava = {
 	.conn_keys = lava_keys,
 	.block = "lava",
 	.block_keys = kvb_lava_block_keys,
-	.check = lava_check,
+	.check = kvb_lava_check,
 	.open = lava_open,
 	.exec = lava_exec,
 	.push = lava_push,

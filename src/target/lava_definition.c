@@ -21,7 +21,7 @@ static char *base_url(const char *host, unsigned port)
 	return kvb_xasprintf(strchr(host, ':') && host[0] != '[' ? "http://[%s]:%u" : "http://%s:%u", host, port);
 }
 
-void parts_release(struct def_parts *p)
+void kvb_lava_parts_release(struct def_parts *p)
 {
 	for (int i = 0; i < KVB_LV_N; i++)
 		free(p->owned[i]);
@@ -296,7 +296,7 @@ static cJSON *test_action(const struct lava_state *st, const struct kvb_batch_un
  * the unit's nonce and file token; port: kvbench's server (0 offline: local files
  * as file:// URLs). Files to serve go to parts. Owned; NULL + err.
  */
-char *build_definition(struct lava_state *st, const struct kvb_batch_unit *u, unsigned port,
+char *kvb_lava_build_definition(struct lava_state *st, const struct kvb_batch_unit *u, unsigned port,
 		       struct def_parts *parts, struct kvb_error *err)
 {
 	const cJSON *c = st->conn, *tmpl;

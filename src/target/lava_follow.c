@@ -98,7 +98,7 @@ static int follow(struct lava_state *st, const struct kvb_batch_unit *u, int unt
 			if (++misses > FOLLOW_MISSES) {
 				char why[KVB_ERRMSG_MAX];
 				snprintf(why, sizeof(why), "%s", err->msg);
-				cancel_job(st, st->job_id);
+				kvb_lava_cancel_job(st, st->job_id);
 				return kvb_error_set(err, KVB_ETARGET, "%s (LAVA job %lld cancelled: kvbench cannot follow it)",
 						     why, (long long)st->job_id);
 			}
@@ -116,7 +116,7 @@ static int follow(struct lava_state *st, const struct kvb_batch_unit *u, int unt
 			return KVB_OK;
 		}
 		if (u && u->stop && *u->stop)
-			cancel_job(st, st->job_id);
+			kvb_lava_cancel_job(st, st->job_id);
 		if (!until_end && !st->cancelled && commands_in(st))
 			return KVB_OK; /* still running: the test shell waits for kvbench's results */
 		kvb_lava_sleep_ms(st->cancelled ? 500 : poll_ms);
@@ -158,14 +158,14 @@ static void follow_start(struct lava_state *st, int64_t id)
 	memset(&st->j, 0, sizeof(st->j));
 	kvb_lava_reader_release(&st->rd);
 	kvb_lava_reader_init(&st->rd, st->nonce, on_command, st);
-	outputs_clear(st);
+	kvb_lava_outputs_clear(st);
 }
 
 /* Offers the job's files and its results document on kvbench's server. */
 static int offer_files(struct lava_state *st, const struct def_parts *parts, struct kvb_error *err)
 {
 	int rc;
-	withdraw_all(st);
+	kvb_lava_withdraw_all(st);
 	for (size_t i = 0; i < parts->nfiles; i++) {
 		char *url;
 		if ((rc = kvb_lava_serve_offer_at(st->ftoken, parts->files[i], &url, err)))
@@ -231,8 +231,8 @@ static void decide_reattach(struct lava_state *st, const struct kvb_batch_unit *
 				 "definition differs): cancelling it and submitting anew",
 				 (long long)id, u->name, j.state);
 			st->cancelled = 0;
-			cancel_job(st, id);
-			wait_finished(st, id, CLOSE_WAIT_S);
+			kvb_lava_cancel_job(st, id);
+			kvb_lava_wait_finished(st, id, CLOSE_WAIT_S);
 			if (u->ended)
 				u->ended(u->arg, id, "Canceled");
 		} else {
@@ -269,7 +269,7 @@ static void cancel_strays(struct lava_state *st, const struct kvb_batch_unit *u)
 		kvb_warn("LAVA job %lld of %s was submitted by an earlier kvbench that did not live to store it: "
 			 "cancelling it", (long long)ids[i], u->name);
 		st->cancelled = 0;
-		cancel_job(st, ids[i]);
+		kvb_lava_cancel_job(st, ids[i]);
 		if (u->ended)
 			u->ended(u->arg, ids[i], "Canceled");
 	}
@@ -353,7 +353,7 @@ static int after_job(struct lava_state *st, const struct kvb_batch_unit *u, int6
 	return 0;
 }
 
-int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
+int kvb_lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
 	     struct kvb_error *err)
 {
 	struct lava_state *st = t->priv;
@@ -378,21 +378,21 @@ int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_ba
 			return rc ? rc : kvb_error_set(err, KVB_ETARGET, "getrandom: %s", strerror(errno));
 		}
 	}
-	if ((rc = ensure_server(st, want_port, err))) {
+	if ((rc = kvb_lava_ensure_server(st, want_port, err))) {
 		res->final = 1;
 		return rc;
 	}
 	port = kvb_lava_serve_port();
 	if (u->reattach_id && sha[0]) {
 		/* what this run would submit, with the job's nonce, token and server port: the same job? */
-		char *then = build_definition(st, u, (unsigned)(want_port ? want_port : port), &parts, err);
+		char *then = kvb_lava_build_definition(st, u, (unsigned)(want_port ? want_port : port), &parts, err);
 		if (!then) {
 			res->final = 1;
 			return err->code;
 		}
 		decide_reattach(st, u, then, sha, &attach);
 		free(then);
-		parts_release(&parts);
+		kvb_lava_parts_release(&parts);
 		if (!attach) /* submitted anew: to this board's device */
 			board_tag(st, dev);
 		if (!attach && (kvb_lava_nonce(st->nonce) || (rc = kvb_lava_serve_token(st->ftoken, err)))) {
@@ -400,7 +400,7 @@ int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_ba
 			return rc ? rc : KVB_ETARGET;
 		}
 	}
-	if (!(def = build_definition(st, u, port, &parts, err))) {
+	if (!(def = kvb_lava_build_definition(st, u, port, &parts, err))) {
 		res->final = 1;
 		return err->code;
 	}
@@ -425,7 +425,7 @@ int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_ba
 			break;
 	}
 	free(def);
-	parts_release(&parts);
+	kvb_lava_parts_release(&parts);
 	if (!rc && st->ended[0]) {
 		/* the boot itself never produced output: nothing to replay */
 		int any = 0;
@@ -439,7 +439,7 @@ int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_ba
 	return rc; /* finish() withdraws the files once the job is over */
 }
 
-char *lava_describe(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_error *err)
+char *kvb_lava_describe(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_error *err)
 {
 	struct lava_state *st = t->priv;
 	struct def_parts parts;
@@ -454,8 +454,8 @@ char *lava_describe(struct kvb_target *t, const struct kvb_batch_unit *u, struct
 	board_tag(st, kvb_get_str(st->conn, "device", NULL));
 	free(st->boot_image);
 	st->boot_image = NULL;
-	def = build_definition(st, u, 0, &parts, err);
-	parts_release(&parts);
+	def = kvb_lava_build_definition(st, u, 0, &parts, err);
+	kvb_lava_parts_release(&parts);
 	return def;
 }
 
@@ -469,7 +469,7 @@ static void add_word(struct kvb_buf *b, const char *s)
 				: '_');
 }
 
-void lava_report(struct kvb_target *t, const char *key, const char *status, const cJSON *metrics)
+void kvb_lava_report(struct kvb_target *t, const char *key, const char *status, const cJSON *metrics)
 {
 	struct lava_state *st = t->priv;
 	char *label = kvb_lava_label_of(key);
@@ -498,7 +498,7 @@ void lava_report(struct kvb_target *t, const char *key, const char *status, cons
 	free(label);
 }
 
-void lava_span(struct kvb_target *t, const char *key, int64_t *begin_ns, int64_t *end_ns)
+void kvb_lava_span(struct kvb_target *t, const char *key, int64_t *begin_ns, int64_t *end_ns)
 {
 	struct lava_state *st = t->priv;
 	*begin_ns = *end_ns = 0;
@@ -512,7 +512,7 @@ void lava_span(struct kvb_target *t, const char *key, int64_t *begin_ns, int64_t
 	}
 }
 
-int lava_finish(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
+int kvb_lava_finish(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
 		struct kvb_error *err)
 {
 	struct lava_state *st = t->priv;
@@ -524,7 +524,7 @@ int lava_finish(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb
 	snprintf(res->url, sizeof(res->url), "%sscheduler/job/%lld", st->api.url, (long long)st->job_id);
 	if (st->in_flight) {
 		if (stop) {
-			cancel_job(st, st->job_id);
+			kvb_lava_cancel_job(st, st->job_id);
 		} else if (st->results_url) {
 			/* what kvbench made of the unit, for the test shell to file as LAVA test cases */
 			struct kvb_buf doc = KVB_BUF_INIT;
@@ -534,7 +534,7 @@ int lava_finish(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb
 		}
 		/* its files and results are served until it is over */
 		if ((rc = follow(st, u, 1, err))) {
-			withdraw_all(st);
+			kvb_lava_withdraw_all(st);
 			return rc;
 		}
 		if (u->ended)
@@ -542,7 +542,7 @@ int lava_finish(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb
 	}
 	snprintf(res->device, sizeof(res->device), "%s", st->j.device);
 	keep_log(st, u, res);
-	withdraw_all(st);
+	kvb_lava_withdraw_all(st);
 	/* a job that ended badly inside run() said so there; one that ends badly after its commands
 	 * were read (the results stand) says so here */
 	if (ran && !stop && strcmp(st->j.health, "Complete"))
@@ -554,7 +554,7 @@ int lava_finish(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb
 }
 
 /* The lava: block has a template for every device type the connections ask for; the job timeout outlasts its actions. */
-void lava_check(const struct kvb_platform *p, struct kvb_diag *d)
+void kvb_lava_check(const struct kvb_platform *p, struct kvb_diag *d)
 {
 	const cJSON *lava = cJSON_GetObjectItemCaseSensitive(p->doc.root, "lava");
 	struct kvb_strv dts = KVB_STRV_INIT;

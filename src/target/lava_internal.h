@@ -75,27 +75,27 @@ struct def_parts {
 };
 
 /* lava_definition.c */
-void parts_release(struct def_parts *p);
-char *build_definition(struct lava_state *st, const struct kvb_batch_unit *u, unsigned port,
+void kvb_lava_parts_release(struct def_parts *p);
+char *kvb_lava_build_definition(struct lava_state *st, const struct kvb_batch_unit *u, unsigned port,
 		       struct def_parts *parts, struct kvb_error *err);
 
 /* lava_follow.c */
-int lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
+int kvb_lava_run(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
 	     struct kvb_error *err);
-char *lava_describe(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_error *err);
-void lava_report(struct kvb_target *t, const char *key, const char *status, const cJSON *metrics);
-void lava_span(struct kvb_target *t, const char *key, int64_t *begin_ns, int64_t *end_ns);
-int lava_finish(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
+char *kvb_lava_describe(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_error *err);
+void kvb_lava_report(struct kvb_target *t, const char *key, const char *status, const cJSON *metrics);
+void kvb_lava_span(struct kvb_target *t, const char *key, int64_t *begin_ns, int64_t *end_ns);
+int kvb_lava_finish(struct kvb_target *t, const struct kvb_batch_unit *u, struct kvb_batch_result *res,
 		struct kvb_error *err);
-void lava_check(const struct kvb_platform *p, struct kvb_diag *d);
+void kvb_lava_check(const struct kvb_platform *p, struct kvb_diag *d);
 
 /* lava.c */
-void outputs_clear(struct lava_state *st);
+void kvb_lava_outputs_clear(struct lava_state *st);
 void kvb_lava_sleep_ms(long ms);
-void withdraw_all(struct lava_state *st);
-void wait_finished(struct lava_state *st, int64_t id, long wait_s);
-void cancel_job(struct lava_state *st, int64_t id);
-int ensure_server(struct lava_state *st, long port, struct kvb_error *err);
+void kvb_lava_withdraw_all(struct lava_state *st);
+void kvb_lava_wait_finished(struct lava_state *st, int64_t id, long wait_s);
+void kvb_lava_cancel_job(struct lava_state *st, int64_t id);
+int kvb_lava_ensure_server(struct lava_state *st, long port, struct kvb_error *err);
 char *kvb_lava_label_of(const char *key);
 
 #endif

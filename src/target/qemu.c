@@ -56,7 +56,7 @@ char *kvb_qemu_default_board_dir(void)
 	return board_cache_dir("qemu-x86_64");
 }
 
-struct qemu_priv *priv_of(const struct kvb_target *t)
+struct qemu_priv *kvb_qemu_priv_of(const struct kvb_target *t)
 {
 	if (!t || t->ops != &kvb_target_qemu)
 		return NULL;
@@ -64,7 +64,7 @@ struct qemu_priv *priv_of(const struct kvb_target *t)
 }
 
 /* QEMU option values separate suboptions with ','; a literal comma is written ",,". */
-char *qemu_escape(const char *s)
+char *kvb_qemu_escape(const char *s)
 {
 	struct kvb_buf b = KVB_BUF_INIT;
 	for (; *s; s++) {
@@ -96,7 +96,7 @@ static void priv_free(struct qemu_priv *p)
 	free(p->res_vmlinuz);
 	free(p->res_initrd);
 	cJSON_Delete(p->ssh_conn);
-	qemu_counter_free(p);
+	kvb_qemu_counter_free(p);
 	free(p->run_dir);
 	free(p);
 }
@@ -197,7 +197,7 @@ static int qemu_open(struct kvb_target *t, struct kvb_error *err)
 	p->run_dir = kvb_xstrdup(tmpl);
 	p->proc.out_fd = -1;
 	t->priv = p;
-	qemu_counter_open(t, p);
+	kvb_qemu_counter_open(t, p);
 
 	kernel = kvb_get_str(conn, "kernel", NULL);
 	if (kernel) {
@@ -222,7 +222,7 @@ static int need_guest(struct qemu_priv *p, struct kvb_error *err)
 static int qemu_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
 		     struct kvb_error *err)
 {
-	struct qemu_priv *p = priv_of(t);
+	struct qemu_priv *p = kvb_qemu_priv_of(t);
 	int rc = need_guest(p, err);
 	if (rc)
 		return rc;
@@ -232,14 +232,14 @@ static int qemu_exec(struct kvb_target *t, const char *const *argv, uint64_t tim
 
 static int qemu_push(struct kvb_target *t, const char *local, const char *remote, struct kvb_error *err)
 {
-	struct qemu_priv *p = priv_of(t);
+	struct qemu_priv *p = kvb_qemu_priv_of(t);
 	int rc = need_guest(p, err);
 	return rc ? rc : kvb_target_push(&p->ssh, local, remote, err);
 }
 
 static int qemu_pull(struct kvb_target *t, const char *remote, const char *local, struct kvb_error *err)
 {
-	struct qemu_priv *p = priv_of(t);
+	struct qemu_priv *p = kvb_qemu_priv_of(t);
 	int rc = need_guest(p, err);
 	return rc ? rc : kvb_target_pull(&p->ssh, remote, local, err);
 }
@@ -247,7 +247,7 @@ static int qemu_pull(struct kvb_target *t, const char *remote, const char *local
 /* A reboot is a new QEMU process on the same kernel, initrd and cmdline. */
 static int qemu_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err)
 {
-	struct qemu_priv *p = priv_of(t);
+	struct qemu_priv *p = kvb_qemu_priv_of(t);
 	char *kernel, *initrd, *cmdline, *console;
 	uint64_t timeout_ms;
 	int rc;
@@ -271,7 +271,7 @@ static int qemu_reboot(struct kvb_target *t, const char *mode, struct kvb_error 
 
 static int qemu_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb_error *err)
 {
-	struct qemu_priv *p = priv_of(t);
+	struct qemu_priv *p = kvb_qemu_priv_of(t);
 	const char *argv[] = { "true", NULL };
 	struct kvb_exec_result r;
 	int rc = need_guest(p, err);
@@ -286,7 +286,7 @@ static int qemu_wait_ready(struct kvb_target *t, uint64_t timeout_ms, struct kvb
 
 static void qemu_close(struct kvb_target *t)
 {
-	struct qemu_priv *p = priv_of(t);
+	struct qemu_priv *p = kvb_qemu_priv_of(t);
 	struct kvb_error ignored = { 0 };
 	const char *files[] = { "known_hosts", "qemu.log", "console.log", "tbcount.sock" };
 	if (!p)
@@ -305,7 +305,7 @@ static void qemu_close(struct kvb_target *t)
 /* The guest's CPUs are QEMU's threads on this host: the host witness reads them (engine/hostwatch.h). */
 static int qemu_host(struct kvb_target *t, struct kvb_target_host *h)
 {
-	struct qemu_priv *p = priv_of(t);
+	struct qemu_priv *p = kvb_qemu_priv_of(t);
 	memset(h, 0, sizeof(*h));
 	if (!p || !p->proc.pid)
 		return 0;
@@ -330,5 +330,5 @@ const struct kvb_target_ops kvb_target_qemu = {
 	.close = qemu_close,
 	.host = qemu_host,
 	.check = kvb_qemu_check,
-	.insn_counter = qemu_insn_counter,
+	.insn_counter = kvb_qemu_insn_counter,
 };

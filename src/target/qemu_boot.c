@@ -36,14 +36,14 @@ static int start_attempt(struct qemu_priv *p, const char *kh, const char *initrd
 {
 	int rc;
 	p->port = (int)p->conf_port;
-	if (!p->port && (p->port = free_port(err)) < 0) {
+	if (!p->port && (p->port = kvb_qemu_free_port(err)) < 0) {
 		rc = -p->port;
 		p->port = 0;
 		return rc;
 	}
-	rc = write_known_hosts(p, kh, err);
+	rc = kvb_qemu_write_known_hosts(p, kh, err);
 	if (!rc)
-		rc = qemu_start(p, w->vmlinuz, initrd_path, cmdline, w->console, err);
+		rc = kvb_qemu_start(p, w->vmlinuz, initrd_path, cmdline, w->console, err);
 	if (rc)
 		return rc;
 	w->t0 = kvb_mono_ns();
@@ -57,15 +57,15 @@ static enum boot_state check_console(struct qemu_priv *p, struct boot_watch *w, 
 {
 	int status = 0;
 	if (strstr(w->con.data, PANIC_TEXT)) {
-		char *line = console_line(&w->con, PANIC_TEXT);
-		qemu_stop(p, 0);
+		char *line = kvb_qemu_console_line(&w->con, PANIC_TEXT);
+		kvb_qemu_stop(p, 0);
 		w->rc = kvb_error_set(err, KVB_ETARGET, "kernel '%s' panicked %.1f s into the boot: %s (console: %s)",
 				      w->vmlinuz, (double)(now - w->t0) / 1e9, line, w->console);
 		free(line);
 		return BOOT_FAILED;
 	}
-	if (qemu_exited(p, &status)) {
-		char *why = exit_reason(p, &w->con);
+	if (kvb_qemu_exited(p, &status)) {
+		char *why = kvb_qemu_exit_reason(p, &w->con);
 		/* Another process took the port between our check and QEMU's bind: pick again. */
 		if (!p->conf_port && strstr(why, "host forwarding") && ++w->tries < 3) {
 			free(why);
@@ -93,7 +93,7 @@ static enum boot_state check_ssh(struct kvb_target *t, struct qemu_priv *p, stru
 		w->probe_ms = PROBE_TIMEOUT_MS;
 	if (!w->marker)
 		return BOOT_WAITING;
-	if (!sshd_answers(p->port, (int)w->probe_ms)) {
+	if (!kvb_qemu_sshd_answers(p->port, (int)w->probe_ms)) {
 		w->probe_ms = w->probe_ms * 2 > PROBE_MAX_MS ? PROBE_MAX_MS : w->probe_ms * 2;
 		return BOOT_WAITING;
 	}
@@ -102,7 +102,7 @@ static enum boot_state check_ssh(struct kvb_target *t, struct qemu_priv *p, stru
 		w->banner_ns = kvb_mono_ns();
 	kvb_exec_result_init(&r);
 	kvb_error_clear(&w->serr);
-	if (!ssh_attach(t, p, &w->serr) && !kvb_target_run_ok(&p->ssh, argv, SSH_CHECK_TIMEOUT_MS, &r, &w->serr)) {
+	if (!kvb_qemu_ssh_attach(t, p, &w->serr) && !kvb_target_run_ok(&p->ssh, argv, SSH_CHECK_TIMEOUT_MS, &r, &w->serr)) {
 		kvb_exec_result_release(&r);
 		p->ready_ms = (kvb_mono_ns() - w->t0) / 1000000;
 		kvb_debug("qemu: ready after %llu ms (marker at %llu ms)", (unsigned long long)p->ready_ms,
@@ -110,9 +110,9 @@ static enum boot_state check_ssh(struct kvb_target *t, struct qemu_priv *p, stru
 		return BOOT_READY;
 	}
 	kvb_exec_result_release(&r);
-	ssh_detach(p);
+	kvb_qemu_ssh_detach(p);
 	if (kvb_mono_ns() - w->banner_ns > LOGIN_GRACE_MS * 1000000ull) {
-		qemu_stop(p, 0);
+		kvb_qemu_stop(p, 0);
 		w->rc = kvb_error_set(err, KVB_ETARGET,
 				      "the board's sshd answers but ssh fails after %d attempts over %u s: %s "
 				      "(console: %s)",
@@ -127,14 +127,14 @@ static enum boot_state check_limits(struct kvb_target *t, struct qemu_priv *p, s
 				    struct kvb_error *err)
 {
 	if (t->cancel && *t->cancel) {
-		qemu_stop(p, 0);
+		kvb_qemu_stop(p, 0);
 		w->rc = kvb_error_set(err, KVB_ETARGET, "boot of '%s' cancelled", w->vmlinuz);
 		return BOOT_FAILED;
 	}
 	if (kvb_mono_ns() < w->deadline)
 		return BOOT_WAITING;
-	char *line = console_line(&w->con, NULL);
-	qemu_stop(p, 0);
+	char *line = kvb_qemu_console_line(&w->con, NULL);
+	kvb_qemu_stop(p, 0);
 	if (!w->marker)
 		w->rc = kvb_error_set(err, KVB_ETARGET,
 				      "board did not come up within %llu ms (no \"%s\" on the console; last line: %s; "
@@ -170,7 +170,7 @@ static enum boot_state poll_boot(struct kvb_target *t, struct qemu_priv *p, stru
 int kvb_qemu_boot(struct kvb_target *t, const char *kernel, const char *initrd, const char *cmdline,
 		  uint64_t timeout_ms, const char *console_log_path, struct kvb_error *err)
 {
-	struct qemu_priv *p = priv_of(t);
+	struct qemu_priv *p = kvb_qemu_priv_of(t);
 	struct kvb_error serr = { 0 };
 	struct boot_watch w = { .timeout_ms = timeout_ms, .con = KVB_BUF_INIT };
 	char *vmlinuz = NULL, *initrd_path = NULL, *console = NULL, *kh = NULL;
@@ -186,17 +186,17 @@ int kvb_qemu_boot(struct kvb_target *t, const char *kernel, const char *initrd, 
 	if (initrd && !kvb_is_file(initrd))
 		return kvb_error_set(err, KVB_EINPUT, "no initrd '%s'", initrd);
 	kvb_qemu_poweroff(t, &serr);
-	rc = ensure_board(p, err);
+	rc = kvb_qemu_ensure_board(p, err);
 	if (!rc)
-		rc = resolve_boot_files(p, kernel, initrd, &vmlinuz, &initrd_path, err);
+		rc = kvb_qemu_resolve_boot_files(p, kernel, initrd, &vmlinuz, &initrd_path, err);
 	if (rc)
 		goto out;
 	console = console_log_path ? kvb_xstrdup(console_log_path) : kvb_xasprintf("%s/console.log", p->run_dir);
 	kh = kvb_xasprintf("%s/known_hosts", p->run_dir);
-	set_last(&p->kernel, vmlinuz);
-	set_last(&p->initrd, initrd_path);
-	set_last(&p->cmdline, cmdline);
-	set_last(&p->console, console);
+	kvb_qemu_set_last(&p->kernel, vmlinuz);
+	kvb_qemu_set_last(&p->initrd, initrd_path);
+	kvb_qemu_set_last(&p->cmdline, cmdline);
+	kvb_qemu_set_last(&p->console, console);
 	p->marker_ms = p->ready_ms = 0;
 	w.vmlinuz = vmlinuz;
 	w.console = console;
@@ -218,7 +218,7 @@ int kvb_qemu_boot(struct kvb_target *t, const char *kernel, const char *initrd, 
 out:
 	kvb_progress_end(&pr);
 	if (rc && p->proc.pid)
-		qemu_stop(p, 0);
+		kvb_qemu_stop(p, 0);
 	kvb_buf_release(&w.con);
 	free(title);
 	free(vmlinuz);
@@ -237,11 +237,11 @@ out:
  */
 int kvb_qemu_poweroff(struct kvb_target *t, struct kvb_error *err)
 {
-	struct qemu_priv *p = priv_of(t);
+	struct qemu_priv *p = kvb_qemu_priv_of(t);
 	int killed = 0;
 	if (!p)
 		return kvb_error_set(err, KVB_EINPUT, "kvb_qemu_poweroff: target is not an open qemu target");
-	ssh_detach(p);
+	kvb_qemu_ssh_detach(p);
 	if (!p->proc.pid)
 		return KVB_OK;
 	kvb_spawn_stop_killed(&p->proc, SIGTERM, POWEROFF_WAIT_MS, &killed);
@@ -253,14 +253,14 @@ int kvb_qemu_poweroff(struct kvb_target *t, struct kvb_error *err)
 
 void kvb_qemu_set_label(struct kvb_target *t, const char *label)
 {
-	struct qemu_priv *p = priv_of(t);
+	struct qemu_priv *p = kvb_qemu_priv_of(t);
 	if (p)
-		set_last(&p->label, label);
+		kvb_qemu_set_last(&p->label, label);
 }
 
 int kvb_qemu_status(const struct kvb_target *t, struct kvb_qemu_status *st)
 {
-	const struct qemu_priv *p = priv_of(t);
+	const struct qemu_priv *p = kvb_qemu_priv_of(t);
 	memset(st, 0, sizeof(*st));
 	if (!p)
 		return KVB_EINPUT;

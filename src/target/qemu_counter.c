@@ -36,7 +36,7 @@ static char *find_plugin(void)
 	return NULL;
 }
 
-void qemu_counter_open(struct kvb_target *t, struct qemu_priv *p)
+void kvb_qemu_counter_open(struct kvb_target *t, struct qemu_priv *p)
 {
 	if (!(t->wants & KVB_TARGET_WANT_INSN_COUNTER))
 		p->counter_why = kvb_xstrdup("no instrument of the run asked the board to count instructions");
@@ -53,20 +53,20 @@ void qemu_counter_open(struct kvb_target *t, struct qemu_priv *p)
 		p->counter_sock = kvb_xasprintf("%s/tbcount.sock", p->run_dir);
 }
 
-void qemu_counter_args(struct qemu_priv *p, struct kvb_strv *a)
+void kvb_qemu_counter_args(struct qemu_priv *p, struct kvb_strv *a)
 {
 	char *so, *sock;
 	if (!p->counter_sock)
 		return;
-	so = qemu_escape(p->counter_so);
-	sock = qemu_escape(p->counter_sock);
+	so = kvb_qemu_escape(p->counter_so);
+	sock = kvb_qemu_escape(p->counter_sock);
 	kvb_strv_push(a, "-plugin");
 	kvb_strv_pushf(a, "file=%s,sock=%s", so, sock);
 	free(so);
 	free(sock);
 }
 
-void qemu_counter_free(struct qemu_priv *p)
+void kvb_qemu_counter_free(struct qemu_priv *p)
 {
 	if (p->counter_sock)
 		unlink(p->counter_sock);
@@ -75,9 +75,9 @@ void qemu_counter_free(struct qemu_priv *p)
 	free(p->counter_why);
 }
 
-int qemu_insn_counter(struct kvb_target *t, const char *dump_path, struct kvb_insn_count *c, struct kvb_error *err)
+int kvb_qemu_insn_counter(struct kvb_target *t, const char *dump_path, struct kvb_insn_count *c, struct kvb_error *err)
 {
-	struct qemu_priv *p = priv_of(t);
+	struct qemu_priv *p = kvb_qemu_priv_of(t);
 	memset(c, 0, sizeof(*c));
 	if (!p)
 		return kvb_error_set(err, KVB_ETARGET, "qemu target is not open");

@@ -76,29 +76,29 @@ struct qemu_priv {
 };
 
 /* qemu_vm.c */
-int ensure_board(struct qemu_priv *p, struct kvb_error *err);
-int free_port(struct kvb_error *err);
-int sshd_answers(int port, int timeout_ms);
-int qemu_exited(struct qemu_priv *p, int *status);
-void ssh_detach(struct qemu_priv *p);
-int qemu_stop(struct qemu_priv *p, uint64_t wait_ms);
-int write_known_hosts(struct qemu_priv *p, const char *path, struct kvb_error *err);
-int ssh_attach(struct kvb_target *t, struct qemu_priv *p, struct kvb_error *err);
-char *console_line(const struct kvb_buf *c, const char *needle);
-void set_last(char **slot, const char *v);
-int qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *initrd, const char *cmdline,
+int kvb_qemu_ensure_board(struct qemu_priv *p, struct kvb_error *err);
+int kvb_qemu_free_port(struct kvb_error *err);
+int kvb_qemu_sshd_answers(int port, int timeout_ms);
+int kvb_qemu_exited(struct qemu_priv *p, int *status);
+void kvb_qemu_ssh_detach(struct qemu_priv *p);
+int kvb_qemu_stop(struct qemu_priv *p, uint64_t wait_ms);
+int kvb_qemu_write_known_hosts(struct qemu_priv *p, const char *path, struct kvb_error *err);
+int kvb_qemu_ssh_attach(struct kvb_target *t, struct qemu_priv *p, struct kvb_error *err);
+char *kvb_qemu_console_line(const struct kvb_buf *c, const char *needle);
+void kvb_qemu_set_last(char **slot, const char *v);
+int kvb_qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *initrd, const char *cmdline,
 	       const char *console, struct kvb_error *err);
-char *exit_reason(struct qemu_priv *p, const struct kvb_buf *console);
-int resolve_boot_files(struct qemu_priv *p, const char *kernel, const char *initrd, char **vmlinuz,
+char *kvb_qemu_exit_reason(struct qemu_priv *p, const struct kvb_buf *console);
+int kvb_qemu_resolve_boot_files(struct qemu_priv *p, const char *kernel, const char *initrd, char **vmlinuz,
 		       char **initrd_path, struct kvb_error *err);
 
 /* qemu_counter.c: the instruction counter (target.h ops->insn_counter) */
-void qemu_counter_open(struct kvb_target *t, struct qemu_priv *p);
-void qemu_counter_args(struct qemu_priv *p, struct kvb_strv *a);
-void qemu_counter_free(struct qemu_priv *p);
-int qemu_insn_counter(struct kvb_target *t, const char *dump_path, struct kvb_insn_count *c, struct kvb_error *err);
+void kvb_qemu_counter_open(struct kvb_target *t, struct qemu_priv *p);
+void kvb_qemu_counter_args(struct qemu_priv *p, struct kvb_strv *a);
+void kvb_qemu_counter_free(struct qemu_priv *p);
+int kvb_qemu_insn_counter(struct kvb_target *t, const char *dump_path, struct kvb_insn_count *c, struct kvb_error *err);
 /* qemu.c */
-struct qemu_priv *priv_of(const struct kvb_target *t);
-char *qemu_escape(const char *s);
+struct qemu_priv *kvb_qemu_priv_of(const struct kvb_target *t);
+char *kvb_qemu_escape(const char *s);
 
 #endif

@@ -68,7 +68,7 @@ static int run_script(struct qemu_priv *p, const char *const *args, uint64_t tim
 	return rc;
 }
 
-int ensure_board(struct qemu_priv *p, struct kvb_error *err)
+int kvb_qemu_ensure_board(struct qemu_priv *p, struct kvb_error *err)
 {
 	const char *args[] = { "build", NULL };
 	char *img;
@@ -87,7 +87,7 @@ int ensure_board(struct qemu_priv *p, struct kvb_error *err)
 }
 
 /* A port on 127.0.0.1 that nobody listens on right now (the kernel picks it). */
-int free_port(struct kvb_error *err)
+int kvb_qemu_free_port(struct kvb_error *err)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = 0 };
 	socklen_t len = sizeof(a);
@@ -107,7 +107,7 @@ int free_port(struct kvb_error *err)
  * the "SSH-" identification line (RFC 4253 §4.2). QEMU accepts the TCP
  * connection itself before the guest listens, so only the banner proves sshd.
  */
-int sshd_answers(int port, int timeout_ms)
+int kvb_qemu_sshd_answers(int port, int timeout_ms)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	struct pollfd pf;
@@ -145,7 +145,7 @@ out:
 }
 
 /* Reaps QEMU if it exited; returns 1 (and fills *status) when it is gone. */
-int qemu_exited(struct qemu_priv *p, int *status)
+int kvb_qemu_exited(struct qemu_priv *p, int *status)
 {
 	pid_t w;
 	if (!p->proc.pid)
@@ -163,7 +163,7 @@ int qemu_exited(struct qemu_priv *p, int *status)
 	return 0;
 }
 
-void ssh_detach(struct qemu_priv *p)
+void kvb_qemu_ssh_detach(struct qemu_priv *p)
 {
 	if (p->ssh_open)
 		kvb_target_close(&p->ssh);
@@ -171,12 +171,12 @@ void ssh_detach(struct qemu_priv *p)
 }
 
 /* Waits up to wait_ms for QEMU to exit by itself, then stops it. Returns 1 if it had to be killed. */
-int qemu_stop(struct qemu_priv *p, uint64_t wait_ms)
+int kvb_qemu_stop(struct qemu_priv *p, uint64_t wait_ms)
 {
 	uint64_t t0 = kvb_mono_ns();
 	int status;
-	ssh_detach(p);
-	while (!qemu_exited(p, &status)) {
+	kvb_qemu_ssh_detach(p);
+	while (!kvb_qemu_exited(p, &status)) {
 		if (kvb_mono_ns() - t0 >= wait_ms * 1000000ull) {
 			kvb_spawn_stop(&p->proc, SIGTERM, 3000);
 			return 1;
@@ -187,7 +187,7 @@ int qemu_stop(struct qemu_priv *p, uint64_t wait_ms)
 }
 
 /* Writes the per-boot known_hosts: the board's host key for [127.0.0.1]:port only. */
-int write_known_hosts(struct qemu_priv *p, const char *path, struct kvb_error *err)
+int kvb_qemu_write_known_hosts(struct qemu_priv *p, const char *path, struct kvb_error *err)
 {
 	struct kvb_buf key = KVB_BUF_INIT;
 	char *pub = kvb_xasprintf("%s/ssh_host_ed25519_key.pub", p->board_dir);
@@ -216,12 +216,12 @@ out:
 }
 
 /* Opens the inner ssh target on the synthesised connection to the forwarded port. */
-int ssh_attach(struct kvb_target *t, struct qemu_priv *p, struct kvb_error *err)
+int kvb_qemu_ssh_attach(struct kvb_target *t, struct qemu_priv *p, struct kvb_error *err)
 {
 	char *key = kvb_xasprintf("%s/id_ed25519", p->board_dir), *kh = kvb_xasprintf("%s/known_hosts", p->run_dir);
 	int rc;
 
-	ssh_detach(p);
+	kvb_qemu_ssh_detach(p);
 	if (!kvb_target_find("ssh")) {
 		rc = kvb_error_set(err, KVB_ETARGET, "the qemu target needs the ssh target, which this build lacks");
 		goto out;
@@ -271,7 +271,7 @@ out:
 }
 
 /* The console line holding needle (or the last non-empty line if needle is NULL), for messages. Owned. */
-char *console_line(const struct kvb_buf *c, const char *needle)
+char *kvb_qemu_console_line(const struct kvb_buf *c, const char *needle)
 {
 	const char *s = NULL, *e;
 	if (needle)
@@ -291,7 +291,7 @@ char *console_line(const struct kvb_buf *c, const char *needle)
 	return kvb_xstrndup(s, (size_t)(e - s) > 300 ? 300 : (size_t)(e - s));
 }
 
-void set_last(char **slot, const char *v)
+void kvb_qemu_set_last(char **slot, const char *v)
 {
 	char *c = v ? kvb_xstrdup(v) : NULL;
 	free(*slot);
@@ -299,12 +299,12 @@ void set_last(char **slot, const char *v)
 }
 
 /* Starts QEMU for one boot attempt. */
-int qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *initrd, const char *cmdline,
+int kvb_qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *initrd, const char *cmdline,
 	       const char *console, struct kvb_error *err)
 {
 	struct kvb_strv a = KVB_STRV_INIT;
 	char *img = kvb_xasprintf("%s/rootfs.ext4", p->board_dir);
-	char *eimg = qemu_escape(img), *econs = qemu_escape(console);
+	char *eimg = kvb_qemu_escape(img), *econs = kvb_qemu_escape(console);
 	char *log = kvb_xasprintf("%s/qemu.log", p->run_dir);
 	struct kvb_spawn_opts o = { 0 };
 	int rc;
@@ -346,7 +346,7 @@ int qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *initrd, con
 	kvb_strv_push(&a, "-monitor");
 	kvb_strv_push(&a, "none");
 	kvb_strv_push(&a, "-no-reboot");
-	qemu_counter_args(p, &a);
+	kvb_qemu_counter_args(p, &a);
 	for (size_t i = 0; i < p->extra.n; i++)
 		kvb_strv_push(&a, p->extra.v[i]);
 
@@ -368,12 +368,12 @@ int qemu_start(struct qemu_priv *p, const char *vmlinuz, const char *initrd, con
 }
 
 /* Why QEMU exited early: its own last message (qemu.log), else the console's. Owned. */
-char *exit_reason(struct qemu_priv *p, const struct kvb_buf *console)
+char *kvb_qemu_exit_reason(struct qemu_priv *p, const struct kvb_buf *console)
 {
 	struct kvb_buf l = KVB_BUF_INIT;
 	char *log = kvb_xasprintf("%s/qemu.log", p->run_dir), *why;
 	kvb_buf_read_file(&l, log);
-	why = console_line(l.len ? &l : console, NULL);
+	why = kvb_qemu_console_line(l.len ? &l : console, NULL);
 	kvb_buf_release(&l);
 	free(log);
 	return why;
@@ -429,16 +429,16 @@ static int resolve_by_script(struct qemu_priv *p, const char *kernel, char **vml
 		*vmlinuz = NULL;
 		return rc;
 	}
-	set_last(&p->res_kernel, stamped ? kernel : NULL);
-	set_last(&p->res_vmlinuz, *vmlinuz);
-	set_last(&p->res_initrd, *initrd_path);
+	kvb_qemu_set_last(&p->res_kernel, stamped ? kernel : NULL);
+	kvb_qemu_set_last(&p->res_vmlinuz, *vmlinuz);
+	kvb_qemu_set_last(&p->res_initrd, *initrd_path);
 	p->res_size = size;
 	p->res_mtime_ns = mtime_ns;
 	return KVB_OK;
 }
 
 /* The kernel to boot (a Debian kernel directory's vmlinuz, found by the board script) and its initrd. */
-int resolve_boot_files(struct qemu_priv *p, const char *kernel, const char *initrd, char **vmlinuz,
+int kvb_qemu_resolve_boot_files(struct qemu_priv *p, const char *kernel, const char *initrd, char **vmlinuz,
 		       char **initrd_path, struct kvb_error *err)
 {
 	int rc;

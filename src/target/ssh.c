@@ -71,7 +71,7 @@ static const struct kvb_keydef ssh_conn_keys[] = {
 
 /* ---- helpers ------------------------------------------------------------------------------------- */
 
-uint64_t deadline_after(uint64_t ms)
+uint64_t kvb_ssh_deadline_after(uint64_t ms)
 {
 	return ms ? kvb_mono_ns() + ms * SSH_NS_PER_MS : UINT64_MAX;
 }
@@ -152,7 +152,7 @@ static const char *last_error(struct ssh_state *st, int *code)
  * Waits until the socket is ready in the direction libssh2 is blocked on,
  * sending keepalives meanwhile. W_RETRY means: call libssh2 again.
  */
-enum ssh_wait ssh_wait(struct ssh_state *st, uint64_t deadline_ns)
+enum kvb_ssh_wait kvb_ssh_wait(struct ssh_state *st, uint64_t deadline_ns)
 {
 	uint64_t now = kvb_mono_ns(), slice_ns = 200 * SSH_NS_PER_MS; /* re-check cancel this often */
 	int dirs = libssh2_session_block_directions(st->s), next_s = 0;
@@ -182,7 +182,7 @@ enum ssh_wait ssh_wait(struct ssh_state *st, uint64_t deadline_ns)
 	return W_RETRY;
 }
 
-void op_begin(struct ssh_state *st)
+void kvb_ssh_op_begin(struct ssh_state *st)
 {
 	st->op_ns = kvb_mono_ns();
 }
@@ -192,7 +192,7 @@ void op_begin(struct ssh_state *st)
  * broken when the transport is gone. w is the wait outcome (W_RETRY when the
  * call itself failed), ms the time limit that applied, for the message.
  */
-int ssh_fail(struct ssh_state *st, enum ssh_wait w, uint64_t ms, const char *what, struct kvb_error *err)
+int kvb_ssh_fail(struct ssh_state *st, enum kvb_ssh_wait w, uint64_t ms, const char *what, struct kvb_error *err)
 {
 	int code = 0;
 	const char *msg;
@@ -345,8 +345,8 @@ static void session_drop(struct ssh_state *st)
 {
 	if (st->s) {
 		int rc = 0, w = W_RETRY;
-		uint64_t dl = deadline_after(1000);
-		op_begin(st);
+		uint64_t dl = kvb_ssh_deadline_after(1000);
+		kvb_ssh_op_begin(st);
 		if (st->sftp && !st->broken) {
 			SSH_CALL(st, rc, libssh2_sftp_shutdown(st->sftp), dl, w);
 			if (!rc)
@@ -387,7 +387,7 @@ static int authenticate(struct ssh_state *st, uint64_t deadline_ns, uint64_t ms,
 		if (!rc)
 			return KVB_OK;
 		if (rc == LIBSSH2_ERROR_EAGAIN || transport_error(rc))
-			return ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, ms, "login", err);
+			return kvb_ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, ms, "login", err);
 		return kvb_error_set(err, KVB_ETARGET, "cannot log in as '%s' on '%s' port %d with key '%s': %s", u,
 				     st->c.host, st->c.port, st->c.key, last_error(st, NULL));
 	}
@@ -430,7 +430,7 @@ static int authenticate(struct ssh_state *st, uint64_t deadline_ns, uint64_t ms,
 	}
 	if (rc == LIBSSH2_ERROR_EAGAIN || transport_error(rc)) {
 		kvb_buf_release(&tried);
-		return ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, ms, "login", err);
+		return kvb_ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, ms, "login", err);
 	}
 	kvb_error_set(err, KVB_ETARGET,
 		      "cannot log in as '%s' on '%s' port %d: no key was accepted (tried %s); set connection.key", u,
@@ -446,13 +446,13 @@ static int authenticate(struct ssh_state *st, uint64_t deadline_ns, uint64_t ms,
  */
 static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanent, struct kvb_error *err)
 {
-	uint64_t dl = deadline_after(timeout_ms), banner_dl;
+	uint64_t dl = kvb_ssh_deadline_after(timeout_ms), banner_dl;
 	char prefs[256], what[300];
 	int rc, w = W_RETRY;
 
 	*permanent = 0;
 	session_drop(st);
-	op_begin(st);
+	kvb_ssh_op_begin(st);
 	rc = tcp_connect(&st->c, dl, &st->fd, err);
 	if (rc)
 		return rc;
@@ -473,9 +473,9 @@ static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanen
 	 * banner_timeout_s ends so that the caller can try a fresh one; once the server speaks the
 	 * handshake has the whole timeout.
 	 */
-	banner_dl = min_u64(dl, deadline_after(st->c.banner_ms));
+	banner_dl = min_u64(dl, kvb_ssh_deadline_after(st->c.banner_ms));
 	while ((rc = libssh2_session_handshake(st->s, st->fd)) == LIBSSH2_ERROR_EAGAIN &&
-	       (w = ssh_wait(st, st->rx_ns > st->op_ns ? dl : banner_dl)) == W_RETRY)
+	       (w = kvb_ssh_wait(st, st->rx_ns > st->op_ns ? dl : banner_dl)) == W_RETRY)
 		;
 	if (rc == LIBSSH2_ERROR_EAGAIN && w == W_DEADLINE && st->rx_ns <= st->op_ns) {
 		uint64_t waited = (kvb_mono_ns() - st->op_ns) / SSH_NS_PER_MS;
@@ -485,7 +485,7 @@ static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanen
 				     (unsigned long long)waited);
 	}
 	if (rc) {
-		rc = ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, timeout_ms, what, err);
+		rc = kvb_ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, timeout_ms, what, err);
 		session_drop(st);
 		return rc;
 	}
@@ -523,7 +523,7 @@ static int session_open(struct ssh_state *st, uint64_t timeout_ms, int *permanen
  */
 static int connect_retrying(struct ssh_state *st, uint64_t total_ms, int *attempts, struct kvb_error *err)
 {
-	uint64_t dl = deadline_after(total_ms), backoff_ms = 250;
+	uint64_t dl = kvb_ssh_deadline_after(total_ms), backoff_ms = 250;
 	int permanent = 0, rc;
 	for (*attempts = 1;; (*attempts)++) {
 		uint64_t now = kvb_mono_ns();
@@ -544,7 +544,7 @@ static int connect_retrying(struct ssh_state *st, uint64_t total_ms, int *attemp
  * Makes sure a working session exists. After a lost one, retries with
  * exponential backoff (0.25 s .. 5 s) until reconnect_deadline_s.
  */
-int ssh_ensure(struct ssh_state *st, struct kvb_error *err)
+int kvb_ssh_ensure(struct ssh_state *st, struct kvb_error *err)
 {
 	uint64_t t0 = kvb_mono_ns();
 	char why[sizeof(st->lost)];
@@ -601,16 +601,24 @@ static int ssh_open(struct kvb_target *t, struct kvb_error *err)
 static int ssh_reboot(struct kvb_target *t, const char *mode, struct kvb_error *err)
 {
 	struct ssh_state *st = t->priv;
-	static const char *const boot_id[] = { "cat", "/proc/sys/kernel/random/boot_id", NULL };
+	static const char proc_boot_id[] = "/proc/sys/kernel/random/boot_id";
 	static const char *const reboot[] = { "sh", "-c", "(sleep 1; reboot) </dev/null >/dev/null 2>&1 &", NULL };
+	const char *root = kvb_target_sysfs_root(t), *boot_id[] = { "cat", st->boot_id_path, NULL };
 	struct kvb_error ignored;
 	int rc;
 	st->cancel = t->cancel;
 	if (mode)
 		return kvb_error_set(err, KVB_ETARGET, "the ssh target cannot reboot into '%s'", mode);
-	if (run_check(st, "cat boot_id", boot_id, 15000, st->boot_id, sizeof(st->boot_id), 1, &ignored))
+	/* under the platform's sysfs_root when its tree holds it (a simulated board's), else the kernel's */
+	snprintf(st->boot_id_path, sizeof(st->boot_id_path), "%s%s", root, proc_boot_id);
+	rc = kvb_ssh_run_check(st, "cat boot_id", boot_id, 15000, st->boot_id, sizeof(st->boot_id), 1, &ignored);
+	if (rc && *root) {
+		snprintf(st->boot_id_path, sizeof(st->boot_id_path), "%s", proc_boot_id);
+		rc = kvb_ssh_run_check(st, "cat boot_id", boot_id, 15000, st->boot_id, sizeof(st->boot_id), 1, &ignored);
+	}
+	if (rc)
 		st->boot_id[0] = '\0';
-	rc = run_check(st, "reboot", reboot, 15000, NULL, 0, 1, err);
+	rc = kvb_ssh_run_check(st, "reboot", reboot, 15000, NULL, 0, 1, err);
 	if (rc)
 		return kvb_error_prefix(err, "cannot reboot '%s'", st->c.host);
 	kvb_info("ssh: rebooting '%s' (boot_id %s)", st->c.host, st->boot_id[0] ? st->boot_id : "unknown");
@@ -623,7 +631,7 @@ static int ssh_reboot(struct kvb_target *t, const char *mode, struct kvb_error *
 static int probe_ready(struct ssh_state *st, uint64_t dl, int *permanent, struct kvb_error *err)
 {
 	uint64_t now = kvb_mono_ns(), left_ms = now >= dl ? 1 : (dl - now) / SSH_NS_PER_MS + 1;
-	static const char *const boot_id[] = { "cat", "/proc/sys/kernel/random/boot_id", NULL };
+	const char *const boot_id[] = { "cat", st->boot_id_path, NULL }; /* as reboot() read it */
 	char out[4096];
 	int rc;
 	int fresh = 0;
@@ -635,7 +643,7 @@ static int probe_ready(struct ssh_state *st, uint64_t dl, int *permanent, struct
 		fresh = 1;
 	}
 	if (st->boot_id[0]) {
-		rc = run_check(st, "cat boot_id", boot_id, min_u64(left_ms, 30000), out, sizeof(out), 0, err);
+		rc = kvb_ssh_run_check(st, "cat boot_id", boot_id, min_u64(left_ms, 30000), out, sizeof(out), 0, err);
 		if (rc)
 			return rc;
 		if (!strcmp(out, st->boot_id)) {
@@ -648,7 +656,7 @@ static int probe_ready(struct ssh_state *st, uint64_t dl, int *permanent, struct
 	}
 	if (st->c.ready) {
 		const char *argv[] = { "sh", "-c", st->c.ready, NULL };
-		rc = run_check(st, st->c.ready, argv, min_u64(left_ms, 30000), out, sizeof(out), 0, err);
+		rc = kvb_ssh_run_check(st, st->c.ready, argv, min_u64(left_ms, 30000), out, sizeof(out), 0, err);
 		if (rc)
 			return rc;
 		if (st->c.expect && strcmp(out, st->c.expect))
@@ -657,7 +665,7 @@ static int probe_ready(struct ssh_state *st, uint64_t dl, int *permanent, struct
 	} else if (!fresh) {
 		/* an old session may be dead without knowing it: one round trip proves it is not */
 		static const char *const t[] = { "true", NULL };
-		return run_check(st, "true", t, min_u64(left_ms, 30000), NULL, 0, 0, err);
+		return kvb_ssh_run_check(st, "true", t, min_u64(left_ms, 30000), NULL, 0, 0, err);
 	}
 	return KVB_OK;
 }
@@ -717,9 +725,9 @@ const struct kvb_target_ops kvb_target_ssh = {
 	.summary = "a board over ssh (libssh2): one session, a channel per command, SFTP for files",
 	.conn_keys = ssh_conn_keys,
 	.open = ssh_open,
-	.exec = ssh_exec,
-	.push = ssh_push,
-	.pull = ssh_pull,
+	.exec = kvb_ssh_exec,
+	.push = kvb_ssh_push,
+	.pull = kvb_ssh_pull,
 	.reboot = ssh_reboot,
 	.wait_ready = ssh_wait_ready,
 	.close = ssh_close,

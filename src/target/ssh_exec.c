@@ -26,7 +26,7 @@ enum pump { PUMP_EOF, PUMP_STOPPED, PUMP_ERROR };
 static void chan_free(struct ssh_state *st, LIBSSH2_CHANNEL *ch)
 {
 	int rc, w = W_RETRY;
-	uint64_t dl = deadline_after(st->broken ? 1 : 2000);
+	uint64_t dl = kvb_ssh_deadline_after(st->broken ? 1 : 2000);
 	if (!ch)
 		return;
 	SSH_CALL(st, rc, libssh2_channel_free(ch), dl, w);
@@ -42,10 +42,10 @@ static int chan_start(struct ssh_state *st, const char *cmd, uint64_t dl, uint64
 	int rc, w = W_RETRY;
 	SSH_CALLP(st, ch, libssh2_channel_open_session(st->s), dl, w);
 	if (!ch)
-		return ssh_fail(st, w, ms, "cannot open an ssh channel", err);
+		return kvb_ssh_fail(st, w, ms, "cannot open an ssh channel", err);
 	SSH_CALL(st, rc, libssh2_channel_exec(ch, cmd), dl, w);
 	if (rc) {
-		rc = ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, ms, "cannot start the command", err);
+		rc = kvb_ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, ms, "cannot start the command", err);
 		chan_free(st, ch);
 		return rc;
 	}
@@ -59,7 +59,7 @@ static int chan_start(struct ssh_state *st, const char *cmd, uint64_t dl, uint64
  * failed (PUMP_ERROR, err set).
  */
 static enum pump chan_pump(struct ssh_state *st, LIBSSH2_CHANNEL *ch, struct kvb_buf *out, struct kvb_buf *errb,
-			   uint64_t dl, enum ssh_wait *w, const char *what, struct kvb_error *err)
+			   uint64_t dl, enum kvb_ssh_wait *w, const char *what, struct kvb_error *err)
 {
 	char buf[32768];
 	for (;;) {
@@ -67,23 +67,23 @@ static enum pump chan_pump(struct ssh_state *st, LIBSSH2_CHANNEL *ch, struct kvb
 		while ((n = libssh2_channel_read(ch, buf, sizeof(buf))) > 0)
 			kvb_buf_add(out, buf, (size_t)n);
 		if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
-			return ssh_fail(st, W_RETRY, 0, what, err), PUMP_ERROR;
+			return kvb_ssh_fail(st, W_RETRY, 0, what, err), PUMP_ERROR;
 		while ((n = libssh2_channel_read_stderr(ch, buf, sizeof(buf))) > 0)
 			kvb_buf_add(errb, buf, (size_t)n);
 		if (n < 0 && n != LIBSSH2_ERROR_EAGAIN)
-			return ssh_fail(st, W_RETRY, 0, what, err), PUMP_ERROR;
+			return kvb_ssh_fail(st, W_RETRY, 0, what, err), PUMP_ERROR;
 		if (libssh2_channel_eof(ch))
 			return PUMP_EOF;
-		*w = ssh_wait(st, dl);
+		*w = kvb_ssh_wait(st, dl);
 		if (*w == W_SILENT)
-			return ssh_fail(st, W_SILENT, 0, what, err), PUMP_ERROR;
+			return kvb_ssh_fail(st, W_SILENT, 0, what, err), PUMP_ERROR;
 		if (*w != W_RETRY)
 			return PUMP_STOPPED;
 	}
 }
 
 /* Waits for the server's close after EOF (the exit status comes just before it). Same results as chan_pump. */
-static enum pump chan_wait_closed(struct ssh_state *st, LIBSSH2_CHANNEL *ch, uint64_t dl, enum ssh_wait *w,
+static enum pump chan_wait_closed(struct ssh_state *st, LIBSSH2_CHANNEL *ch, uint64_t dl, enum kvb_ssh_wait *w,
 				  const char *what, struct kvb_error *err)
 {
 	int rc;
@@ -95,7 +95,7 @@ static enum pump chan_wait_closed(struct ssh_state *st, LIBSSH2_CHANNEL *ch, uin
 		return PUMP_EOF;
 	if (rc == LIBSSH2_ERROR_EAGAIN && *w != W_SILENT)
 		return PUMP_STOPPED;
-	ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? *w : W_RETRY, 0, what, err);
+	kvb_ssh_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? *w : W_RETRY, 0, what, err);
 	return PUMP_ERROR;
 }
 
@@ -159,8 +159,8 @@ static int run_quick(struct ssh_state *st, const char *cmd, uint64_t ms)
 	struct kvb_buf o = KVB_BUF_INIT, e = KVB_BUF_INIT;
 	struct kvb_error err;
 	LIBSSH2_CHANNEL *ch = NULL;
-	enum ssh_wait w = W_RETRY;
-	uint64_t dl = deadline_after(ms);
+	enum kvb_ssh_wait w = W_RETRY;
+	uint64_t dl = kvb_ssh_deadline_after(ms);
 	int rc = chan_start(st, cmd, dl, ms, &ch, &err);
 	if (!rc && chan_pump(st, ch, &o, &e, dl, &w, "kill", &err) != PUMP_EOF)
 		rc = KVB_ETARGET;
@@ -176,16 +176,16 @@ static void stop_remote(struct ssh_state *st, LIBSSH2_CHANNEL *ch, struct kvb_ex
 	long pid = take_pid(&r->out, 0);
 	static const char *const sigs[] = { "TERM", "KILL" };
 	struct kvb_error err;
-	enum ssh_wait w;
+	enum kvb_ssh_wait w;
 	if (pid <= 0) {
 		snprintf(how, n, "could not kill it: its pid is unknown");
 		return;
 	}
 	for (size_t i = 0; i < KVB_ARRAY_SIZE(sigs); i++) {
 		char cmd[160];
-		uint64_t dl = deadline_after(SSH_KILL_GRACE_MS);
+		uint64_t dl = kvb_ssh_deadline_after(SSH_KILL_GRACE_MS);
 		snprintf(cmd, sizeof(cmd), "kill -s %s -- -%ld 2>/dev/null || kill -s %s %ld", sigs[i], pid, sigs[i], pid);
-		op_begin(st);
+		kvb_ssh_op_begin(st);
 		if (run_quick(st, cmd, 5000)) {
 			snprintf(how, n, "could not kill its process group %ld (%s)", pid,
 				 st->broken ? "connection lost" : "kill failed");
@@ -211,15 +211,15 @@ static void stop_remote(struct ssh_state *st, LIBSSH2_CHANNEL *ch, struct kvb_ex
 static int exec_once(struct ssh_state *st, const char *cmd, const char *argv0, uint64_t timeout_ms,
 		     struct kvb_exec_result *r, int *started, struct kvb_error *err)
 {
-	uint64_t t0 = kvb_mono_ns(), dl = deadline_after(timeout_ms);
+	uint64_t t0 = kvb_mono_ns(), dl = kvb_ssh_deadline_after(timeout_ms);
 	LIBSSH2_CHANNEL *ch = NULL;
-	enum ssh_wait w = W_RETRY;
+	enum kvb_ssh_wait w = W_RETRY;
 	enum pump p;
 	char what[200], how[200];
 	int rc;
 
 	*started = 0;
-	op_begin(st);
+	kvb_ssh_op_begin(st);
 	snprintf(what, sizeof(what), "'%.100s' on '%s'", argv0, st->c.host);
 	rc = chan_start(st, cmd, dl, timeout_ms, &ch, err);
 	if (rc)
@@ -269,7 +269,7 @@ static int exec_argv(struct ssh_state *st, const char *const *argv, uint64_t tim
 	int rc, started = 0;
 	if (!argv || !argv[0])
 		return kvb_error_set(err, KVB_ETARGET, "empty command");
-	rc = ssh_ensure(st, err);
+	rc = kvb_ssh_ensure(st, err);
 	if (rc)
 		return rc;
 	cmd = remote_command(argv);
@@ -277,7 +277,7 @@ static int exec_argv(struct ssh_state *st, const char *const *argv, uint64_t tim
 	/* a cancel (Ctrl-C) is not a lost connection: no warning (it became a diff footnote), no reconnect */
 	if (rc && !started && st->broken && !(st->cancel && *st->cancel)) {
 		kvb_warn("ssh: %s; reconnecting", err->msg);
-		rc = ssh_ensure(st, err);
+		rc = kvb_ssh_ensure(st, err);
 		if (!rc)
 			rc = exec_once(st, cmd, argv[0], timeout_ms, r, &started, err);
 	}
@@ -285,7 +285,7 @@ static int exec_argv(struct ssh_state *st, const char *const *argv, uint64_t tim
 	return rc;
 }
 
-int ssh_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+int kvb_ssh_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
 	     struct kvb_error *err)
 {
 	struct ssh_state *st = t->priv;
@@ -294,7 +294,7 @@ int ssh_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms,
 }
 
 /* Runs argv (label names it in messages); KVB_OK only when it exited 0. stdout (trailing whitespace trimmed) goes to out if non-NULL. */
-int run_check(struct ssh_state *st, const char *label, const char *const *argv, uint64_t timeout_ms, char *out,
+int kvb_ssh_run_check(struct ssh_state *st, const char *label, const char *const *argv, uint64_t timeout_ms, char *out,
 	      size_t n, int reconnect, struct kvb_error *err)
 {
 	struct kvb_exec_result r;

@@ -51,36 +51,37 @@ struct ssh_state {
 	uint64_t rx_ns;           /* when bytes last arrived (recv callback) */
 	uint64_t op_ns;           /* when the current operation started (silence is counted from here) */
 	char boot_id[64];         /* boot_id before reboot(); wait_ready() waits for another */
+	char boot_id_path[512];   /* where boot_id was read: under the platform's sysfs_root when it holds it */
 	volatile int *cancel;
 };
 
 /* Outcomes of waiting on the socket besides "retry the call". */
-enum ssh_wait { W_RETRY = 0, W_DEADLINE, W_CANCEL, W_SILENT };
+enum kvb_ssh_wait { W_RETRY = 0, W_DEADLINE, W_CANCEL, W_SILENT };
 
 /* Runs an int-returning libssh2 call until it stops saying EAGAIN or the wait gives up (w != 0). */
 #define SSH_CALL(st, rc, call, deadline, w) \
-	while (((rc) = (call)) == LIBSSH2_ERROR_EAGAIN && ((w) = ssh_wait((st), (deadline))) == W_RETRY)
+	while (((rc) = (call)) == LIBSSH2_ERROR_EAGAIN && ((w) = kvb_ssh_wait((st), (deadline))) == W_RETRY)
 
 /* Same for calls returning a pointer, NULL with EAGAIN as the session's last error. */
 #define SSH_CALLP(st, p, call, deadline, w)                                                   \
 	while (!((p) = (call)) && libssh2_session_last_errno((st)->s) == LIBSSH2_ERROR_EAGAIN && \
-	       ((w) = ssh_wait((st), (deadline))) == W_RETRY)
+	       ((w) = kvb_ssh_wait((st), (deadline))) == W_RETRY)
 
 /* ssh_exec.c */
-int ssh_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
+int kvb_ssh_exec(struct kvb_target *t, const char *const *argv, uint64_t timeout_ms, struct kvb_exec_result *r,
 	     struct kvb_error *err);
-int run_check(struct ssh_state *st, const char *label, const char *const *argv, uint64_t timeout_ms, char *out,
+int kvb_ssh_run_check(struct ssh_state *st, const char *label, const char *const *argv, uint64_t timeout_ms, char *out,
 	      size_t n, int reconnect, struct kvb_error *err);
 
 /* ssh_sftp.c */
-int ssh_push(struct kvb_target *t, const char *local, const char *remote, struct kvb_error *err);
-int ssh_pull(struct kvb_target *t, const char *remote, const char *local, struct kvb_error *err);
+int kvb_ssh_push(struct kvb_target *t, const char *local, const char *remote, struct kvb_error *err);
+int kvb_ssh_pull(struct kvb_target *t, const char *remote, const char *local, struct kvb_error *err);
 
 /* ssh.c */
-uint64_t deadline_after(uint64_t ms);
-enum ssh_wait ssh_wait(struct ssh_state *st, uint64_t deadline_ns);
-void op_begin(struct ssh_state *st);
-int ssh_fail(struct ssh_state *st, enum ssh_wait w, uint64_t ms, const char *what, struct kvb_error *err);
-int ssh_ensure(struct ssh_state *st, struct kvb_error *err);
+uint64_t kvb_ssh_deadline_after(uint64_t ms);
+enum kvb_ssh_wait kvb_ssh_wait(struct ssh_state *st, uint64_t deadline_ns);
+void kvb_ssh_op_begin(struct ssh_state *st);
+int kvb_ssh_fail(struct ssh_state *st, enum kvb_ssh_wait w, uint64_t ms, const char *what, struct kvb_error *err);
+int kvb_ssh_ensure(struct ssh_state *st, struct kvb_error *err);
 
 #endif

@@ -50,7 +50,7 @@ static unsigned long sftp_status(struct ssh_state *st)
 	return libssh2_session_last_errno(st->s) == LIBSSH2_ERROR_SFTP_PROTOCOL ? libssh2_sftp_last_error(st->sftp) : 0;
 }
 
-static int sftp_fail(struct ssh_state *st, enum ssh_wait w, const char *what, const char *path,
+static int sftp_fail(struct ssh_state *st, enum kvb_ssh_wait w, const char *what, const char *path,
 		     struct kvb_error *err)
 {
 	char buf[600];
@@ -58,29 +58,29 @@ static int sftp_fail(struct ssh_state *st, enum ssh_wait w, const char *what, co
 	snprintf(buf, sizeof(buf), "cannot %s '%s' on '%s'", what, path, st->c.host);
 	if (fx)
 		return kvb_error_set(err, KVB_ETARGET, "%s: %s", buf, fx_text(fx));
-	return ssh_fail(st, w, SSH_IO_TIMEOUT_MS, buf, err);
+	return kvb_ssh_fail(st, w, SSH_IO_TIMEOUT_MS, buf, err);
 }
 
 static int sftp_ready(struct ssh_state *st, struct kvb_error *err)
 {
-	enum ssh_wait w = W_RETRY;
-	int rc = ssh_ensure(st, err);
+	enum kvb_ssh_wait w = W_RETRY;
+	int rc = kvb_ssh_ensure(st, err);
 	if (rc || st->sftp)
 		return rc;
-	op_begin(st);
-	SSH_CALLP(st, st->sftp, libssh2_sftp_init(st->s), deadline_after(SSH_IO_TIMEOUT_MS), w);
+	kvb_ssh_op_begin(st);
+	SSH_CALLP(st, st->sftp, libssh2_sftp_init(st->s), kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS), w);
 	if (!st->sftp)
-		return ssh_fail(st, w, SSH_IO_TIMEOUT_MS, "cannot start sftp", err);
+		return kvb_ssh_fail(st, w, SSH_IO_TIMEOUT_MS, "cannot start sftp", err);
 	return KVB_OK;
 }
 
 /* Remote stat (follows symlinks). Returns 0, or the SFTP status / -1 on other failures. */
-static long sftp_stat(struct ssh_state *st, const char *path, LIBSSH2_SFTP_ATTRIBUTES *a, enum ssh_wait *w)
+static long sftp_stat(struct ssh_state *st, const char *path, LIBSSH2_SFTP_ATTRIBUTES *a, enum kvb_ssh_wait *w)
 {
 	int rc;
 	*w = W_RETRY;
 	SSH_CALL(st, rc, libssh2_sftp_stat_ex(st->sftp, path, (unsigned)strlen(path), LIBSSH2_SFTP_STAT, a),
-		 deadline_after(SSH_IO_TIMEOUT_MS), *w);
+		 kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS), *w);
 	if (!rc)
 		return 0;
 	return rc == LIBSSH2_ERROR_EAGAIN ? -1 : sftp_status(st) ? (long)sftp_status(st) : -1;
@@ -90,10 +90,10 @@ static long sftp_stat(struct ssh_state *st, const char *path, LIBSSH2_SFTP_ATTRI
 static int sftp_mkdir(struct ssh_state *st, const char *path, long mode, struct kvb_error *err)
 {
 	LIBSSH2_SFTP_ATTRIBUTES a;
-	enum ssh_wait w = W_RETRY;
+	enum kvb_ssh_wait w = W_RETRY;
 	int rc;
 	SSH_CALL(st, rc, libssh2_sftp_mkdir_ex(st->sftp, path, (unsigned)strlen(path), mode),
-		 deadline_after(SSH_IO_TIMEOUT_MS), w);
+		 kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS), w);
 	if (!rc)
 		return KVB_OK;
 	if (rc == LIBSSH2_ERROR_EAGAIN || !sftp_status(st))
@@ -122,7 +122,7 @@ static int push_file(struct ssh_state *st, const char *local, const char *remote
 {
 	LIBSSH2_SFTP_HANDLE *h = NULL;
 	LIBSSH2_SFTP_ATTRIBUTES a = { .flags = LIBSSH2_SFTP_ATTR_PERMISSIONS, .permissions = mode & 07777 };
-	enum ssh_wait w = W_RETRY;
+	enum kvb_ssh_wait w = W_RETRY;
 	char *buf = NULL;
 	ssize_t n;
 	int fd = open(local, O_RDONLY | O_CLOEXEC), rc = KVB_OK, tries;
@@ -133,7 +133,7 @@ static int push_file(struct ssh_state *st, const char *local, const char *remote
 	for (tries = 0; tries < 2; tries++) {
 		SSH_CALLP(st, h, libssh2_sftp_open_ex(st->sftp, remote, (unsigned)strlen(remote), flags, mode & 0777,
 						      LIBSSH2_SFTP_OPENFILE),
-			  deadline_after(SSH_IO_TIMEOUT_MS), w);
+			  kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS), w);
 		if (h || tries || w != W_RETRY || sftp_status(st) != LIBSSH2_FX_NO_SUCH_FILE)
 			break;
 		rc = sftp_mkdir_parents(st, remote, err); /* the parent is missing: create it, once */
@@ -177,7 +177,7 @@ static int push_file(struct ssh_state *st, const char *local, const char *remote
 				break;
 			w = W_RETRY;
 			m = libssh2_sftp_write(h, buf + head, tail - head);
-			if (m == LIBSSH2_ERROR_EAGAIN && (w = ssh_wait(st, deadline_after(SSH_IO_TIMEOUT_MS))) == W_RETRY)
+			if (m == LIBSSH2_ERROR_EAGAIN && (w = kvb_ssh_wait(st, kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS))) == W_RETRY)
 				continue;
 			if (m < 0) {
 				rc = sftp_fail(st, m == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, "write", remote, err);
@@ -187,13 +187,13 @@ static int push_file(struct ssh_state *st, const char *local, const char *remote
 		}
 	}
 	/* The server applies its umask on create and keeps the mode of an existing file: set it exactly. */
-	SSH_CALL(st, rc, libssh2_sftp_fsetstat(h, &a), deadline_after(SSH_IO_TIMEOUT_MS), w);
+	SSH_CALL(st, rc, libssh2_sftp_fsetstat(h, &a), kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS), w);
 	if (rc)
 		rc = sftp_fail(st, rc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, "set the mode of", remote, err);
 out:
 	if (h) {
 		int crc;
-		SSH_CALL(st, crc, libssh2_sftp_close_handle(h), deadline_after(SSH_IO_TIMEOUT_MS), w);
+		SSH_CALL(st, crc, libssh2_sftp_close_handle(h), kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS), w);
 		if (crc && !rc)
 			rc = sftp_fail(st, crc == LIBSSH2_ERROR_EAGAIN ? w : W_RETRY, "close", remote, err);
 	}
@@ -208,7 +208,7 @@ static int push_tree(struct ssh_state *st, const char *local, const char *remote
 	DIR *d;
 	struct dirent *e;
 	int rc;
-	op_begin(st);
+	kvb_ssh_op_begin(st);
 	if (stat(local, &sb))
 		return kvb_error_set(err, KVB_ETARGET, "cannot push '%s': %s", local, strerror(errno));
 	if (S_ISREG(sb.st_mode))
@@ -239,13 +239,13 @@ static int pull_file(struct ssh_state *st, const char *remote, const char *local
 		     struct kvb_error *err)
 {
 	LIBSSH2_SFTP_HANDLE *h = NULL;
-	enum ssh_wait w = W_RETRY;
+	enum kvb_ssh_wait w = W_RETRY;
 	char *buf = NULL;
 	int fd = -1, rc = KVB_OK;
 
 	SSH_CALLP(st, h, libssh2_sftp_open_ex(st->sftp, remote, (unsigned)strlen(remote), LIBSSH2_FXF_READ, 0,
 					      LIBSSH2_SFTP_OPENFILE),
-		  deadline_after(SSH_IO_TIMEOUT_MS), w);
+		  kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS), w);
 	if (!h)
 		return sftp_fail(st, w, "open", remote, err);
 	fd = open(local, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)(mode & 0777));
@@ -258,7 +258,7 @@ static int pull_file(struct ssh_state *st, const char *remote, const char *local
 	buf = kvb_xmalloc(SSH_IO_CHUNK);
 	for (;;) {
 		ssize_t n;
-		SSH_CALL(st, n, libssh2_sftp_read(h, buf, SSH_IO_CHUNK), deadline_after(SSH_IO_TIMEOUT_MS), w);
+		SSH_CALL(st, n, libssh2_sftp_read(h, buf, SSH_IO_CHUNK), kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS), w);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -279,7 +279,7 @@ static int pull_file(struct ssh_state *st, const char *remote, const char *local
 out:
 	{
 		int crc;
-		SSH_CALL(st, crc, libssh2_sftp_close_handle(h), deadline_after(SSH_IO_TIMEOUT_MS), w);
+		SSH_CALL(st, crc, libssh2_sftp_close_handle(h), kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS), w);
 		(void)crc;
 	}
 	if (fd >= 0 && close(fd) && !rc)
@@ -292,16 +292,16 @@ out:
 static int sftp_list(struct ssh_state *st, const char *remote, struct kvb_strv *names, struct kvb_error *err)
 {
 	LIBSSH2_SFTP_HANDLE *h;
-	enum ssh_wait w = W_RETRY;
+	enum kvb_ssh_wait w = W_RETRY;
 	char name[4096];
 	int rc = KVB_OK, n, crc;
 	SSH_CALLP(st, h, libssh2_sftp_open_ex(st->sftp, remote, (unsigned)strlen(remote), 0, 0, LIBSSH2_SFTP_OPENDIR),
-		  deadline_after(SSH_IO_TIMEOUT_MS), w);
+		  kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS), w);
 	if (!h)
 		return sftp_fail(st, w, "open directory", remote, err);
 	for (;;) {
 		LIBSSH2_SFTP_ATTRIBUTES a;
-		SSH_CALL(st, n, libssh2_sftp_readdir_ex(h, name, sizeof(name), NULL, 0, &a), deadline_after(SSH_IO_TIMEOUT_MS),
+		SSH_CALL(st, n, libssh2_sftp_readdir_ex(h, name, sizeof(name), NULL, 0, &a), kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS),
 			 w);
 		if (n == 0)
 			break;
@@ -312,7 +312,7 @@ static int sftp_list(struct ssh_state *st, const char *remote, struct kvb_strv *
 		if (strcmp(name, ".") && strcmp(name, ".."))
 			kvb_strv_push(names, name);
 	}
-	SSH_CALL(st, crc, libssh2_sftp_close_handle(h), deadline_after(SSH_IO_TIMEOUT_MS), w);
+	SSH_CALL(st, crc, libssh2_sftp_close_handle(h), kvb_ssh_deadline_after(SSH_IO_TIMEOUT_MS), w);
 	(void)crc;
 	return rc;
 }
@@ -321,9 +321,9 @@ static int pull_tree(struct ssh_state *st, const char *remote, const char *local
 {
 	LIBSSH2_SFTP_ATTRIBUTES a;
 	struct kvb_strv names = KVB_STRV_INIT;
-	enum ssh_wait w;
+	enum kvb_ssh_wait w;
 	int rc;
-	op_begin(st);
+	kvb_ssh_op_begin(st);
 	if (sftp_stat(st, remote, &a, &w))
 		return sftp_fail(st, w, "read", remote, err);
 	if (LIBSSH2_SFTP_S_ISREG(a.permissions))
@@ -345,7 +345,7 @@ static int pull_tree(struct ssh_state *st, const char *remote, const char *local
 	return rc;
 }
 
-int ssh_push(struct kvb_target *t, const char *local, const char *remote, struct kvb_error *err)
+int kvb_ssh_push(struct kvb_target *t, const char *local, const char *remote, struct kvb_error *err)
 {
 	struct ssh_state *st = t->priv;
 	int rc;
@@ -356,7 +356,7 @@ int ssh_push(struct kvb_target *t, const char *local, const char *remote, struct
 	return rc;
 }
 
-int ssh_pull(struct kvb_target *t, const char *remote, const char *local, struct kvb_error *err)
+int kvb_ssh_pull(struct kvb_target *t, const char *remote, const char *local, struct kvb_error *err)
 {
 	struct ssh_state *st = t->priv;
 	int rc;

@@ -165,6 +165,10 @@ char *kvb_sshd_platform_file(const struct kvb_sshd *s, const char *name, const c
 	cJSON_AddNumberToObject(conn, "connect_timeout_s", 5);
 	for (size_t i = 0; kv && kv[i]; i += 2) {
 		int64_t num;
+		if (!strcmp(kv[i], "sysfs_root")) { /* a platform key, not a connection one */
+			cJSON_AddStringToObject(root, kv[i], kv[i + 1] ? kv[i + 1] : "");
+			continue;
+		}
 		cJSON_DeleteItemFromObjectCaseSensitive(conn, kv[i]);
 		if (!kv[i + 1])
 			continue;

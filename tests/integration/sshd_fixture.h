@@ -55,7 +55,8 @@ int kvb_sshd_log_count(const struct kvb_sshd *s, const char *needle);
  * Writes DIR/NAME.json, a platform whose connection reaches this server, and
  * returns its path (free() it). kv: NULL-terminated key, value pairs that
  * override or add connection keys; a NULL value removes the key. Values that
- * are whole integers are written as numbers.
+ * are whole integers are written as numbers. "sysfs_root" is the platform's
+ * own key (a fake /sys and /proc tree), written beside connection.
  */
 char *kvb_sshd_platform_file(const struct kvb_sshd *s, const char *name, const char *const *kv);
 /* Runs argv locally (ssh-keygen, ssh-add ...); returns its exit status or -1. Output to stderr. */

@@ -828,6 +828,39 @@ static void test_ssh__reboot_runs_detached_and_closes_session(void)
 	env_release(&e);
 }
 
+/*
+ * A board whose /proc lives under the platform's sysfs_root (a simulated board's tree): the reboot
+ * changes that tree's boot_id, not the kernel's, and wait_ready must read it there to see the new boot.
+ */
+static void test_ssh__reboot_reads_boot_id_under_sysfs_root(void)
+{
+	struct env e;
+	struct kvb_error err = { 0 };
+	char tmpl[] = "/tmp/kvb-sshd-XXXXXX", root[KVB_SSHD_PATH_MAX + 32], conf[KVB_SSHD_PATH_MAX + 64],
+		script[4 * KVB_SSHD_PATH_MAX];
+	static const char first[] = "11111111-2222-3333-4444-555555555555\n";
+	const char *kv[] = { "sysfs_root", NULL, NULL };
+	memset(&e, 0, sizeof(e));
+	CHECK(mkdtemp(tmpl) != NULL);
+	snprintf(root, sizeof(root), "%s/tree", tmpl);
+	CHECK(put(root, "proc/sys/kernel/random/boot_id", first, strlen(first), 0644) == 0);
+	/* the fake reboot starts a new boot of the fake tree only: the machine's boot_id stays */
+	snprintf(script, sizeof(script), "#!/bin/sh\necho 66666666-7777-8888-9999-000000000000 > '%s/proc/sys/kernel/random/boot_id'\n",
+		 root);
+	CHECK(put(tmpl, "bin/reboot", script, strlen(script), 0755) == 0);
+	snprintf(conf, sizeof(conf), "PATH=%s/bin:/usr/bin:/bin", tmpl);
+	CHECK(kvb_sshd_start_in(&e.s, tmpl, conf, NULL) == 0);
+	kv[1] = root;
+	CHECK(env_open(&e, "p", kv, &err) == KVB_OK);
+	if (e.opened) {
+		CHECK(kvb_target_reboot(&e.t, NULL, &err) == KVB_OK);
+		CHECK(kvb_target_wait_ready(&e.t, 20000, &err) == KVB_OK);
+		if (err.msg[0])
+			fprintf(stderr, "wait_ready: %s\n", err.msg);
+	}
+	env_release(&e);
+}
+
 static void test_ssh__platform_validates_connection_keys(void)
 {
 	struct kvb_platform p;
@@ -882,5 +915,6 @@ static void test_ssh__platform_validates_connection_keys(void)
 	T(test_ssh__first_connection_is_retried_while_the_board_closes_before_its_banner) \
 	T(test_ssh__first_connection_gives_up_at_connect_timeout_with_the_last_reason) \
 	T(test_ssh__first_connection_is_made_again_when_no_banner_comes)           \
-	T(test_ssh__reboot_runs_detached_and_closes_session)
+	T(test_ssh__reboot_runs_detached_and_closes_session)                \
+	T(test_ssh__reboot_reads_boot_id_under_sysfs_root)
 #include "test_main.h"

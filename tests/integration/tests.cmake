@@ -97,6 +97,7 @@ kvb_script_test(it_paths integration/paths.sh integration 120)
 kvb_script_test(it_utf8 integration/utf8.sh integration 60)
 kvb_script_test(it_taskset_old integration/taskset_old.sh integration 60)
 kvb_script_test(it_cpufreq_ns integration/cpufreq_ns.sh integration 60)
+kvb_script_test(it_cpufreq_root integration/cpufreq_root.sh integration 60)
 
 # report: the format registry and `kvbench report` (text checks, bad input); the page in
 # Debian's headless chromium has its own label (browser: about 1-2 min, a real rt-app run).

@@ -222,6 +222,46 @@ static void test_cli_options__value_sets_are_the_owners_lists(void)
 	kvb_strv_release(&v);
 }
 
+/* import's usage, help and man page list the probe formats from their registry, each with its
+ * summary and what its caps ask (--rate, --channel); the typed text names none of them. */
+static void test_cli_options__import_help_lists_the_probe_formats_from_their_registry(void)
+{
+	const struct kvb_cmd *imp = kvb_cmd_find("import");
+	char *u = kvb_help_usage(imp), *man = NULL, *text = kvb_usage_text(imp->usage);
+	size_t n = 0, rows = 0;
+	FILE *f = open_memstream(&man, &n);
+	CHECK(f != NULL);
+	if (f) {
+		kvb_help_man(f);
+		fclose(f);
+	}
+	for (const struct kvb_probe_format *p = kvb_probe_formats; p->name; p++, rows++) {
+		char *row = kvb_xasprintf("\n  %-9s", p->name), *head = kvb_xstrndup(p->summary, 30);
+		char *word = kvb_xstrndup(p->summary, strcspn(p->summary, " -'")); /* roff escapes - and ' */
+		const char *at = strstr(u, row);
+		CHECK(at != NULL);
+		CHECK(at && !strncmp(at + strlen(row), head, strlen(head)));
+		CHECK(man && strstr(man, row) && strstr(strstr(man, row), word));
+		CHECK(text && strstr(text, head));
+		if (at && (p->caps & KVB_PROBE_NEEDS_RATE)) {
+			char *nrow = p[1].name ? kvb_xasprintf("\n  %-9s", p[1].name) : NULL;
+			const char *next = nrow ? strstr(at, nrow) : NULL, *rate = strstr(at, "give --rate");
+			CHECK(rate && (!next || rate < next));
+			free(nrow);
+		}
+		/* the typed text names no format but csv (also a subcommand): the registry says them */
+		if (strcmp(p->name, "csv") && imp->usage->text)
+			CHECK(!strstr(imp->usage->text, p->name));
+		free(row);
+		free(head);
+		free(word);
+	}
+	CHECK(rows >= 5);
+	free(u);
+	free(man);
+	free(text);
+}
+
 /* Every parser goes through the tables: a struct option array or a getopt_long call beside them
  * would be an option the help does not know. */
 static void test_cli_options__no_command_parses_around_the_tables(void)
@@ -257,5 +297,6 @@ static void test_cli_options__no_command_parses_around_the_tables(void)
 	T(test_cli_options__spelling_and_values_render_as_git_does)                                    \
 	T(test_cli_options__a_bad_option_names_the_command_and_prints_its_usage)                       \
 	T(test_cli_options__value_sets_are_the_owners_lists)                                           \
+	T(test_cli_options__import_help_lists_the_probe_formats_from_their_registry)                   \
 	T(test_cli_options__no_command_parses_around_the_tables)
 #include "test_main.h"
