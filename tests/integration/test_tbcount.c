@@ -162,5 +162,14 @@ int main(void)
 	unlink(fifo);
 	unlink(sock);
 	rmdir(dir);
+
+	free(so);
+	free(prog);
+	free(sock);
+	free(fifo);
+	free(out);
+	free(d0);
+	free(d1);
+	free(plug);
 	return kvb_test_failures ? 1 : 0;
 }
