@@ -88,7 +88,13 @@ cat >"$T/g.yaml" <<YAML
 workloads:
   - {name: hackbench, params: {groups: 1, fds: 2, loops: 10}, runtime_params: {sysctl: {kernel.no_such_knob: 1}}}
 YAML
-"$KVB" run "$T/g.yaml" -p local -d "$T/g.db" --rounds 1 --no-diff 2>/dev/null; rc=$?
+# on local (no kernel flashed) the preflight finds it before anything runs: exit 3, no results
+"$KVB" run "$T/g.yaml" -p local -d "$T/g.db" --rounds 1 --no-diff 2>"$T/gerr"; rc=$?
+check "the preflight refuses a missing knob (rc $rc)" test "$rc" -eq 3
+check "and names it" grep -q "runtime knob sysctl.kernel.no_such_knob: /proc/sys/kernel/no_such_knob does not exist" "$T/gerr"
+check "and writes no results database" test ! -e "$T/g.db"
+# run anyway (--keep-going), as on a board whose flashed kernel the preflight cannot see
+"$KVB" run "$T/g.yaml" -p local -d "$T/g.db" --rounds 1 --no-diff --keep-going 2>/dev/null; rc=$?
 check "missing knob fails the run (rc $rc)" test "$rc" -eq 1
 check "no retries for a missing knob" test "$(q "$T/g.db" "select attempts from job")" = "1"
 check "the error names the knob" test "$(q "$T/g.db" "select count(*) from job where error like 'runtime knobs: runtime knob /proc/sys/kernel/no_such_knob%'")" = "1"
