@@ -45,6 +45,12 @@ int kvb_event_notes_load(struct kvb_store *s, const int64_t *runs, size_t nruns,
 		}
 	}
 	kvb_rows_close(st);
+	for (size_t i = 0; i < en->n; i++) {
+		size_t j = 0;
+		while (j < i && (strcmp(en->v[j].level, en->v[i].level) || strcmp(en->v[j].message, en->v[i].message)))
+			j++;
+		en->v[i].note = j < i ? en->v[j].note : ++en->nnotes;
+	}
 	(void)err;
 	return KVB_OK;
 }
@@ -71,24 +77,102 @@ const char *kvb_event_notes_mark(const struct kvb_event_notes *en, const struct 
 				 char *buf, size_t n)
 {
 	struct kvb_buf b = KVB_BUF_INIT;
+	unsigned char *hit = kvb_xcalloc(en ? en->nnotes + 1 : 1, 1);
 	for (size_t i = 0; en && i < en->n; i++) {
 		const struct kvb_event_note *e = &en->v[i];
-		if (strcmp(e->variant, variant) || strcmp(e->workload, g->workload) || !in_group(en, e, g))
-			continue;
-		kvb_buf_addf(&b, "%s%zu", b.len ? "," : " [", i + 1);
+		if (!strcmp(e->variant, variant) && !strcmp(e->workload, g->workload) && in_group(en, e, g))
+			hit[e->note] = 1;
 	}
+	for (size_t k = 1; en && k <= en->nnotes; k++)
+		if (hit[k])
+			kvb_buf_addf(&b, "%s%zu", b.len ? "," : " [", k);
 	snprintf(buf, n, "%s%s", b.data, b.len ? "]" : "");
 	kvb_buf_release(&b);
+	free(hit);
 	return buf;
+}
+
+/* Pushes s onto v unless v already holds it. */
+static void add_once(struct kvb_strv *v, const char *s)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->v[i], s))
+			return;
+	kvb_strv_push(v, s);
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Footnote k's jobs: "(one jobs 1-4,9, two jobs 5-8; hackbench, sched_pipe)" into b (when b is
+ * not NULL); returns how many distinct jobs it has.
+ */
+static size_t shared_jobs(const struct kvb_event_notes *en, size_t k, struct kvb_buf *b)
+{
+	struct kvb_strv variants = KVB_STRV_INIT, workloads = KVB_STRV_INIT;
+	int64_t *ids = kvb_xcalloc(en->n + 1, sizeof(*ids));
+	size_t total = 0;
+	for (size_t i = 0; i < en->n; i++)
+		if (en->v[i].note == k) {
+			add_once(&variants, en->v[i].variant);
+			add_once(&workloads, en->v[i].workload);
+		}
+	if (b)
+		kvb_buf_addf(b, "(");
+	for (size_t vi = 0; vi < variants.n; vi++) {
+		size_t n = 0, m = 0;
+		for (size_t i = 0; i < en->n; i++)
+			if (en->v[i].note == k && !strcmp(en->v[i].variant, variants.v[vi]))
+				ids[n++] = en->v[i].job_id;
+		qsort(ids, n, sizeof(*ids), cmp_id);
+		for (size_t i = 0; i < n; i++) /* one job's event on two attempts is one job */
+			if (!m || ids[i] != ids[m - 1])
+				ids[m++] = ids[i];
+		total += m;
+		if (b)
+			kvb_buf_addf(b, "%s%s jobs ", vi ? ", " : "", variants.v[vi]);
+		for (size_t i = 0; b && i < m;) {
+			size_t j = i;
+			while (j + 1 < m && ids[j + 1] == ids[j] + 1)
+				j++;
+			kvb_buf_addf(b, "%s%lld", i ? "," : "", (long long)ids[i]);
+			if (j > i)
+				kvb_buf_addf(b, "-%lld", (long long)ids[j]);
+			i = j + 1;
+		}
+	}
+	for (size_t wi = 0; b && wi < workloads.n; wi++)
+		kvb_buf_addf(b, "%s%s", wi ? ", " : "; ", workloads.v[wi]);
+	if (b)
+		kvb_buf_addf(b, ")");
+	free(ids);
+	kvb_strv_release(&variants);
+	kvb_strv_release(&workloads);
+	return total;
 }
 
 void kvb_event_notes_print(const struct kvb_event_notes *en, const struct kvb_format *fmt, FILE *out)
 {
 	int md = !!(fmt->caps & KVB_FMT_MARKUP);
-	for (size_t i = 0; en && i < en->n; i++) {
-		const struct kvb_event_note *e = &en->v[i];
-		fprintf(out, "%s[%zu] %s: %s, %s, job %lld: %s\n", md ? "- " : "", i + 1, e->level, e->variant,
-			e->workload, (long long)e->job_id, e->message);
+	for (size_t k = 1; en && k <= en->nnotes; k++) {
+		const struct kvb_event_note *e = NULL;
+		size_t jobs = shared_jobs(en, k, NULL);
+		for (size_t i = 0; i < en->n && !e; i++)
+			if (en->v[i].note == k)
+				e = &en->v[i];
+		if (jobs == 1) {
+			fprintf(out, "%s[%zu] %s: %s, %s, job %lld: %s\n", md ? "- " : "", k, e->level, e->variant,
+				e->workload, (long long)e->job_id, e->message);
+		} else {
+			struct kvb_buf b = KVB_BUF_INIT;
+			shared_jobs(en, k, &b);
+			fprintf(out, "%s[%zu] %s, %zu jobs %s: %s\n", md ? "- " : "", k, e->level, jobs, b.data, e->message);
+			kvb_buf_release(&b);
+		}
 	}
 }
 

@@ -87,6 +87,16 @@ check "diff: the footnote mark and its note" sh -c "grep -q '| patch \[1\] ' '$T
 check "report --format markdown without -o: to stdout (rc $rc)" sh -c "test $rc -eq 0 && grep -q '^## Comparison' '$T/r1'"
 check "report: its diff table carries the footnote mark" grep -q "| patch \[1\] |" "$T/r1"
 check "report: and the note under it" grep -q "\[1\] warning: patch, sched_pipe, job $job: thermal throttling seen" "$T/r1"
+# one message on many jobs is one footnote naming them, not one per job (16 jobs without cpufreq
+# gave 16 identical lines): every base sched_pipe job gets the same warning
+sqlite3 "$T/s.db" "INSERT INTO event (run_id, t_ns, level, message, job_id)
+  SELECT 1, 2, 'warning', 'meter missing', j.id FROM job j JOIN variant v ON v.id = j.variant_id
+  WHERE v.name = 'base' AND j.workload = 'sched_pipe' AND j.status = 'ok'"
+nbase=$(sqlite3 "$T/s.db" "SELECT count(*) FROM job j JOIN variant v ON v.id = j.variant_id WHERE v.name = 'base' AND j.workload = 'sched_pipe' AND j.status = 'ok'")
+"$KVB" diff -d "$T/s.db" --metric ops_per_sec >"$T/d4" 2>/dev/null
+check "diff: $nbase jobs' one message is one footnote" test "$(grep -c 'meter missing' "$T/d4")" = 1
+check "diff: it counts and names the jobs" grep -Eq "^\[2\] warning, $nbase jobs \(base jobs [0-9,-]+; sched_pipe\): meter missing$" "$T/d4"
+check "diff: every base cell carries its mark once" sh -c "! grep '| base ' '$T/d4' | grep -qv '\[2\]' && ! grep -q '\[2,2' '$T/d4'"
 check "report: the disturbance banner before the comparison" \
   test "$(grep -n '^## ' "$T/r1" | head -2 | cut -d' ' -f2- | tr '\n' '/')" = "Host disturbance/Comparison/"
 check "report: the banner says how many jobs" grep -q "1 of 1 job(s) disturbed by the host (cpu pressure 42 %): 1 re-run clean" "$T/r1"
