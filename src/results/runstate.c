@@ -29,7 +29,8 @@ int kvb_run_state_load(struct kvb_store *s, const int64_t *runs, size_t nruns, s
 		 * (status disturbed: measured and left out, counted in diff's disturbance line) */
 		" (SELECT count(*) FROM job j WHERE j.variant_id = v.id AND j.status NOT IN ('warmup', 'disturbed') AND NOT "
 		KVB_SQL_JOB_NOT_NEEDED("j") "),"
-		" (SELECT count(*) FROM job j WHERE j.variant_id = v.id AND j.status = 'ok')"
+		" (SELECT count(*) FROM job j WHERE j.variant_id = v.id AND j.status = 'ok'),"
+		" (SELECT count(*) FROM job j WHERE j.variant_id = v.id AND j.status = 'instrument-failed')"
 		" FROM variant v JOIN run r ON r.id = v.run_id WHERE v.run_id = ? ORDER BY v.position";
 	memset(rs, 0, sizeof(*rs));
 	if (kvb_rows_open(s, sql, &q, NULL, NULL) != KVB_OK)
@@ -47,6 +48,7 @@ int kvb_run_state_load(struct kvb_store *s, const int64_t *runs, size_t nruns, s
 			v->error = col(q, 3);
 			v->jobs = (int)kvb_rows_int(q, 4);
 			v->jobs_ok = (int)kvb_rows_int(q, 5);
+			v->jobs_instr_failed = (int)kvb_rows_int(q, 6);
 		}
 	}
 	kvb_rows_close(q);
@@ -82,9 +84,16 @@ static char *why(const struct kvb_variant_state *v)
 	if (v->jobs_ok < v->jobs && !strcmp(v->run_status, "running"))
 		return kvb_xasprintf("%d of %d jobs done (run %lld still running)", v->jobs_ok, v->jobs,
 				     (long long)v->run_id);
-	if (v->jobs_ok < v->jobs)
-		return kvb_xasprintf("%d of %d jobs ok (run %lld %s)%s%s", v->jobs_ok, v->jobs, (long long)v->run_id,
+	if (v->jobs_ok < v->jobs) {
+		/* an instrument-failed job's workload numbers are in the table: say so, or "0 of 16 ok" beside
+		   n=4 cells reads as a contradiction */
+		char ifail[96] = "";
+		if (v->jobs_instr_failed)
+			snprintf(ifail, sizeof(ifail), ", %d more compared without an instrument that failed",
+				 v->jobs_instr_failed);
+		return kvb_xasprintf("%d of %d jobs ok%s (run %lld %s)%s%s", v->jobs_ok, v->jobs, ifail, (long long)v->run_id,
 				     v->run_status, v->error ? "; first error: " : "", v->error ? v->error : "");
+	}
 	return kvb_xasprintf("%s", v->status);
 }
 

@@ -20,6 +20,7 @@ struct kvb_variant_state {
 	char *status;       /* pending | ok | failed | incomplete (store/status.h) */
 	char *error;        /* the variant's error, or the first failed job's, or NULL */
 	int jobs, jobs_ok;  /* planned jobs (not those --until-decided found not needed) and how many finished ok */
+	int jobs_instr_failed; /* of jobs, those whose workload ran but an instrument failed: compared, without it */
 };
 
 struct kvb_run_state {

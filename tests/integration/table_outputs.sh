@@ -97,6 +97,13 @@ nbase=$(sqlite3 "$T/s.db" "SELECT count(*) FROM job j JOIN variant v ON v.id = j
 check "diff: $nbase jobs' one message is one footnote" test "$(grep -c 'meter missing' "$T/d4")" = 1
 check "diff: it counts and names the jobs" grep -Eq "^\[2\] warning, $nbase jobs \(base jobs [0-9,-]+; sched_pipe\): meter missing$" "$T/d4"
 check "diff: every base cell carries its mark once" sh -c "! grep '| base ' '$T/d4' | grep -qv '\[2\]' && ! grep -q '\[2,2' '$T/d4'"
+# a job whose instrument failed is compared on its workload's numbers: the variant's note says so
+ijob=$(sqlite3 "$T/s.db" "SELECT j.id FROM job j JOIN variant v ON v.id = j.variant_id WHERE v.name = 'base' AND j.status = 'ok' LIMIT 1")
+sqlite3 "$T/s.db" "UPDATE job SET status = 'instrument-failed', error = 'instrument ''energy'': gone' WHERE id = $ijob"
+"$KVB" diff -d "$T/s.db" --metric ops_per_sec >"$T/d5" 2>&1
+check "diff: the note counts the job compared without its instrument" \
+  grep -Eq "^note: variant 'base' [0-9]+ of [0-9]+ jobs ok, 1 more compared without an instrument that failed \(run 1 [a-z]+\); first error: instrument 'energy': gone" "$T/d5"
+sqlite3 "$T/s.db" "UPDATE job SET status = 'ok', error = NULL WHERE id = $ijob"
 check "report: the disturbance banner before the comparison" \
   test "$(grep -n '^## ' "$T/r1" | head -2 | cut -d' ' -f2- | tr '\n' '/')" = "Host disturbance/Comparison/"
 check "report: the banner says how many jobs" grep -q "1 of 1 job(s) disturbed by the host (cpu pressure 42 %): 1 re-run clean" "$T/r1"
