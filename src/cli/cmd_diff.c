@@ -25,7 +25,7 @@ static const struct kvb_option options[] = {
 	KVB_OPT_VALUE('a', "alpha", "a", "significance level (default 0.05)"),
 	KVB_OPT_VALUE('M', "margin", "pct", "\"same\" when the change's 95% CI is within +-PCT %\n"
 					    "(default the agenda's config.margins, else 1)"),
-	KVB_OPT_CHOICE('f', "format", "format", kvb_values_formats, "output format: @values@ (default table)"),
+	KVB_OPT_SHORT_CHOICE('f', "format", "format", kvb_values_formats, "output format: @values@ (default table)"),
 	KVB_OPT_CHOICE('l', "layout", "layout", kvb_values_layouts, "table layout: @values@ (default long)"),
 	KVB_OPT_FLAG('S', "series", "a run made with `run --series`: each commit against the first and\nagainst its parent"),
 	KVB_OPT_FLAG('A', "all", "every metric group, the instruments' too (table, markdown: without\n--metric or --workload the table is a front page of the workloads' metrics and energy)"),

@@ -97,6 +97,9 @@ nbase=$(sqlite3 "$T/s.db" "SELECT count(*) FROM job j JOIN variant v ON v.id = j
 check "diff: $nbase jobs' one message is one footnote" test "$(grep -c 'meter missing' "$T/d4")" = 1
 check "diff: it counts and names the jobs" grep -Eq "^\[2\] warning, $nbase jobs \(base jobs [0-9,-]+; sched_pipe\): meter missing$" "$T/d4"
 check "diff: every base cell carries its mark once" sh -c "! grep '| base ' '$T/d4' | grep -qv '\[2\]' && ! grep -q '\[2,2' '$T/d4'"
+# -f is --format, as in show and query
+"$KVB" diff -d "$T/s.db" -f json >"$T/d6" 2>/dev/null
+check "diff -f json: the JSON document" python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['schema_version'] >= 1" "$T/d6"
 # a job whose instrument failed is compared on its workload's numbers: the variant's note says so
 ijob=$(sqlite3 "$T/s.db" "SELECT j.id FROM job j JOIN variant v ON v.id = j.variant_id WHERE v.name = 'base' AND j.status = 'ok' LIMIT 1")
 sqlite3 "$T/s.db" "UPDATE job SET status = 'instrument-failed', error = 'instrument ''energy'': gone' WHERE id = $ijob"
