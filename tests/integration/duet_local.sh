@@ -71,7 +71,7 @@ check "the legend says what a pair is" grep -q "the runs are duets" "$T/diff.txt
 # 3. every job of one side fails: the other side is not held up
 mk "$T/bad.yaml" '  - {name: one, cpus: "0"}
   - {name: nocpu, sysfs: {/sys/kernel/kvbench_no_such_knob: 1}}'
-timeout 300 "$KVB" run "$T/bad.yaml" -p "$L" -p "$L" -d "$T/bad.db" --no-diff >/dev/null 2>"$T/err"; rc=$?
+timeout 300 "$KVB" run "$T/bad.yaml" -p "$L" -p "$L" -d "$T/bad.db" --no-diff --keep-going >/dev/null 2>"$T/err"; rc=$?
 check "a failing side does not hang the duet (rc $rc)" test "$rc" -ne 124
 check "the good side ran all its jobs" test "$(q "$T/bad.db" "select count(*) from job j join variant v on v.id = j.variant_id where v.name = 'one' and j.status = 'ok'")" -eq 8
 check "the failing side's jobs are failed, not ok" test "$(q "$T/bad.db" "select count(*) from job j join variant v on v.id = j.variant_id where v.name = 'nocpu' and j.status = 'ok'")" -eq 0

@@ -30,7 +30,7 @@ workloads:
 variants: [{name: one, cpus: "0"}, {name: two, cpus: "0-1"}]
 YAML
 db=$T/r.db
-"$KVB" run "$T/a.yaml" -p local -d "$db" --no-diff >/dev/null 2>&1
+"$KVB" run "$T/a.yaml" -p local -d "$db" --no-diff --keep-going >/dev/null 2>&1
 "$KVB" export kcidb -d "$db" >"$T/k.json" 2>"$T/err"; rc=$?
 check "export kcidb exits 0 (rc $rc)" test "$rc" -eq 0
 r=$(validate "$T/k.json")

@@ -39,7 +39,8 @@ mkdir -p "$T/empty"
 (cd "$T/empty" && "$P/bin/kvbench" platform show nosuch) >/dev/null 2>"$T/e1"
 check "not found: the search path names P/share/kvbench/platforms" grep -q "./platforms, $P/share/kvbench/platforms;" "$T/e1"
 check "not found: the source tree is not searched" bash -c "! grep -q '$SRC' '$T/e1'"
-(cd "$T/empty" && "$P/bin/kvbench" platform list) >"$T/list"
+# (a user's own platforms in ~/.config/kvbench come first: a fresh HOME lists only the shipped ones)
+(cd "$T/empty" && HOME=$T/empty XDG_CONFIG_HOME=$T/empty/.config "$P/bin/kvbench" platform list) >"$T/list"
 check "platform list from elsewhere: the shipped platforms" test "$(awk '{print $1}' "$T/list" | tr '\n' ' ')" = "hikey960 juno-r2 lava-hikey960 lava-juno local localhost-ssh qemu-x86_64 qemu-x86_64-icount qemu-x86_64-icount-smp2 "
 # search order: KVB_PLATFORM_PATH, then ./platforms, then the shipped ones
 mkdir -p "$T/pp/local" "$T/empty/platforms/local"

@@ -74,7 +74,7 @@ check "each job's cpus classifier is what it ran with" \
   test "$(q "$T/v.db" "select group_concat(c, ' ') from (select distinct variant || '=' || json_extract(classifiers, '\$.cpus') c from results order by 1)")" = "v1=0 v2=1"
 "$KVB" diff -d "$T/v.db" --metric usecs_per_op --format csv >"$T/vdiff" 2>&1
 check "diff: v2 compared with v1 in one cell (a verdict, not a second baseline)" \
-  grep -qE '^sched_pipe,usecs_per_op [^,]*,v2,2,1,.*,(better|worse|same|undecided)' "$T/vdiff"
+  grep -qE '^sched_pipe,usecs_per_op [^,]*,v2,2,1,.*,"?(better|worse|same|undecided)' "$T/vdiff"
 check "diff: one cell per variant, no cpus= label splitting them" test "$(grep -c '^sched_pipe,usecs_per_op' "$T/vdiff")" = 2
 # jobs that set the knob differently (a sweep, two entries) while a variant sets it: refused
 # before anything runs, also when the variant comes from -V
