@@ -84,6 +84,8 @@ struct kvb_build_opts {
 	const char *cache_root;      /* NULL = ${XDG_CACHE_HOME:-$HOME/.cache}/kvbench */
 	volatile int *cancel;        /* set to 1 (Ctrl-C) to stop the build; it then fails "interrupted" */
 	int quiet;                   /* no progress line */
+	const char *label;           /* what is built, for the progress line ("uclamp-off 1/4": the variant and
+					its place among the agenda's variants), or NULL (then the commit says) */
 };
 
 /*

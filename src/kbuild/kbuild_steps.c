@@ -417,7 +417,7 @@ int kvb_kbuild_do_build(const struct kvb_build_spec *s, const char *repo, const 
 	     struct kvb_error *err)
 {
 	char *log = kvb_xasprintf("%s/build.log", tmpdir), *errlog = kvb_xasprintf("%s/build.stderr", tmpdir);
-	char title[64];
+	char title[160];
 	struct build b = { .s = s, .st = { .title = title, .log = log, .errlog = errlog, .o = o } };
 	int rc, code = 0, ccache = kvb_kbuild_have_program("ccache");
 	char *root = kvb_build_cache_root(o->cache_root);
@@ -426,7 +426,11 @@ int kvb_kbuild_do_build(const struct kvb_build_spec *s, const char *repo, const 
 	b.out = kvb_xasprintf("%s/out", pair);
 	b.stamp = kvb_xasprintf("%s/.kvb-config-key", b.out);
 	b.dotconfig = kvb_xasprintf("%s/.config", b.out);
-	snprintf(title, sizeof(title), "build %.12s (%.40s)", r->sha, r->describe ? r->describe : "");
+	/* several variants may build one commit (the thread's kernels differ in config only): say which */
+	if (o->label)
+		snprintf(title, sizeof(title), "build %.60s (%.12s %.40s)", o->label, r->sha, r->describe ? r->describe : "");
+	else
+		snprintf(title, sizeof(title), "build %.12s (%.40s)", r->sha, r->describe ? r->describe : "");
 	b.st.t0_ns = kvb_mono_ns();
 	b.st.deadline_ns = b.st.t0_ns + (uint64_t)s->timeout_s * 1000000000ull;
 	*fail = NULL;
