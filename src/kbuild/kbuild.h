@@ -18,7 +18,8 @@
  *                                modules), build.log and info.json; a
  *                                directory there is complete (written under
  *                                a temporary name, renamed at the end)
- *   ccache/                      CCACHE_DIR when ccache is installed
+ *   ccache/                      CCACHE_DIR when ccache is installed (CCACHE_DEPEND=1: a miss
+ *                                is not preprocessed twice)
  * KEY16: 16 hex digits of sha256 over the config targets, the contents of
  * the fragment files, the make args, the command and the toolchain version.
  *

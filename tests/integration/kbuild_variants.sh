@@ -106,5 +106,9 @@ variants:
 EOY
 XDG_CACHE_HOME=$T/cache2 script -qefc "'$KVB' run '$T/a/two.yaml' -p '$P' --repo '$R' -d '$T/c.db'" /dev/null >"$T/tty" 2>&1
 check "a build's progress line names its variant and place" grep -q "build uclamp 2/2 (${base:0:12} " "$T/tty"
+if command -v ccache >/dev/null; then
+  check "ccache runs in depend mode (a miss is not preprocessed twice)" \
+    grep -q "ccache depend mode: 1" "$T/cache2/kvbench/images/${base:0:12}-$(q "$T/c.db" "SELECT config_hash FROM variant_build b JOIN variant v ON v.id = b.variant_id WHERE v.name = 'plain'")/build.log"
+fi
 check "no object directory lock left" [ -z "$(find "$T/cache/kvbench/obj" -maxdepth 1 -name '*.lock')" ]
 cat "$T/err1" >&2; finish
