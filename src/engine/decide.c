@@ -32,7 +32,7 @@ int kvb_decide_save(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 {
 	cJSON *m = cJSON_CreateArray();
 	struct kvb_decide_row row = { .margin = d->margin, .alpha = d->alpha, .max_rounds = d->max_rounds,
-				      .max_time_s = d->max_time_s };
+				      .max_time_s = d->max_time_s, .add_rounds = d->add_rounds };
 	int rc;
 	for (size_t i = 0; i < d->metrics.n; i++)
 		cJSON_AddItemToArray(m, cJSON_CreateString(d->metrics.v[i]));
@@ -54,6 +54,7 @@ int kvb_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide_opts 
 	d->alpha = row.alpha;
 	d->max_rounds = row.max_rounds;
 	d->max_time_s = row.max_time_s;
+	d->add_rounds = row.add_rounds;
 	{
 		cJSON *m = cJSON_Parse(row.metrics_json), *x;
 		cJSON_ArrayForEach(x, m)
@@ -170,7 +171,7 @@ static int skip_disturbed(struct kvb_store *s, int64_t run_id, const struct kvb_
 }
 
 int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, int round, int paired,
-		    double elapsed_s, int *stop, struct kvb_error *err)
+		    double elapsed_s, double next_round_s, int *stop, struct kvb_error *err)
 {
 	struct kvb_report r;
 	/* the first `round` rounds only: a resumed run looks again after a round it had already
@@ -244,11 +245,12 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 		*stop = 1;
 		kvb_store_event(s, run_id, "info", "until-decided: all %d comparisons decided after round %d", compared, round);
 		rc = kvb_store_decide_outcome(s, run_id, round, "decided", err);
-	} else if (d->max_time_s > 0 && elapsed_s >= d->max_time_s) {
+	} else if (d->max_time_s > 0 && look < d->max_rounds && elapsed_s + next_round_s >= d->max_time_s) {
 		*stop = 1;
-		kvb_store_event(s, run_id, "warning", "until-decided: time budget %.0f s spent after round %d, %d of %d decided",
-				d->max_time_s, round, decided, compared);
-		kvb_warn("--max-time spent after round %d: %d of %d comparisons decided", round, decided, compared);
+		kvb_store_event(s, run_id, "warning", "until-decided: time budget %.0f s spent after round %d (%.0f s, "
+				"a round ~%.0f s), %d of %d decided", d->max_time_s, round, elapsed_s, next_round_s, decided, compared);
+		kvb_warn("--max-time %.0f s spent after round %d (%.0f s run, another round ~%.0f s): %d of %d comparisons "
+			 "decided", d->max_time_s, round, elapsed_s, next_round_s, decided, compared);
 		rc = kvb_store_decide_outcome(s, run_id, round, "budget", err);
 	} else if (look == d->max_rounds) {
 		/* the spare rounds left, if any, are not needed: the looks are spent */
