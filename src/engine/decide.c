@@ -250,12 +250,14 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 		kvb_store_event(s, run_id, "warning", "until-decided: time budget %.0f s spent after round %d (%.0f s, "
 				"a round ~%.0f s), %d of %d decided", d->max_time_s, round, elapsed_s, next_round_s, decided, compared);
 		kvb_warn("--max-time %.0f s spent after round %d (%.0f s run, another round ~%.0f s): %d of %d comparisons "
-			 "decided", d->max_time_s, round, elapsed_s, next_round_s, decided, compared);
+			 "decided; the table says what would decide the others", d->max_time_s, round, elapsed_s, next_round_s,
+			 decided, compared);
 		rc = kvb_store_decide_outcome(s, run_id, round, "budget", err);
 	} else if (look == d->max_rounds) {
 		/* the spare rounds left, if any, are not needed: the looks are spent */
 		*stop = round < d->max_rounds + d->spare_rounds;
-		kvb_warn("--max-rounds %d spent: %d of %d comparisons decided", look, decided, compared);
+		kvb_warn("--max-rounds %d spent: %d of %d comparisons decided%s", look, decided, compared,
+			 decided < compared ? "; the table says what would decide the others" : "");
 		rc = kvb_store_decide_outcome(s, run_id, round, "budget", err);
 	}
 	return rc;
