@@ -233,6 +233,48 @@ static void test_decide__zero_against_zero_is_same_and_stops(void)
 	cleanup(st);
 }
 
+/*
+ * Runs of one boot (local) are the units, as in diff, whose verdict then needs Welch and
+ * Mann-Whitney both: 5 runs a side 20 % apart have Welch p ~1e-10 but an exact Mann-Whitney p of
+ * 0.0079 at best, so look 1 of 2 (level 0.0052) is undecided (it called "worse" and stopped a run
+ * whose table said undecided), and look 2 (0.048) decides.
+ */
+static void test_decide__runs_of_one_boot_need_mann_whitney_too(void)
+{
+	struct kvb_store *st = NULL;
+	struct kvb_error err;
+	struct kvb_decide_opts d = { .margin = 0.01, .alpha = 0.05, .max_rounds = 2, .add_rounds = 1 };
+	int64_t run = 0;
+	int stop = -1;
+	char csv[128], db[128];
+	const double base[5] = { 100, 101, 99, 100.5, 99.5 };
+	snprintf(dir, sizeof(dir), "/tmp/kvb-test-decide-XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(csv, sizeof(csv), "%s/in.csv", dir);
+	snprintf(db, sizeof(db), "%s/r.db", dir);
+	FILE *f = fopen(csv, "w");
+	fputs("variant,workload,metric,value,units,lower_is_better,iteration,boot\n", f);
+	for (int v = 0; v < 2; v++)
+		for (int i = 0; i < 5; i++)
+			fprintf(f, "%s,w,m,%g,s,1,%d,1\n", v ? "new" : "base", base[i] * (v ? 1.2 : 1), i + 1);
+	fclose(f);
+	CHECK(kvb_store_open(&st, db, 0, &err) == KVB_OK);
+	CHECK(kvb_csv_import(st, csv, &run, &err) == KVB_OK);
+	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 1, 0, 1, 0, &stop, &err) == KVB_OK);
+	CHECK(stop == 0);
+	CHECK(kvb_decide_look(st, run, &d, 2, 0, 1, 0, &stop, &err) == KVB_OK);
+	CHECK(stop == 1);
+	sqlite3_stmt *s;
+	CHECK(sqlite3_prepare_v2(st->db, "SELECT outcome FROM run_decide", -1, &s, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(s) == SQLITE_ROW);
+	CHECK_STR((const char *)sqlite3_column_text(s, 0), "decided");
+	sqlite3_finalize(s);
+	kvb_decide_opts_release(&d);
+	cleanup(st);
+}
+
 static void test_seq_bounds__family_wise_rate_is_alpha(void)
 {
 	double nominal[10];
@@ -275,5 +317,6 @@ static void test_seq_bounds__family_wise_rate_is_alpha(void)
 	T(test_decide__duet_look_pairs_the_rounds)                                                                     \
 	T(test_decide__cold_first_runs_do_not_hide_a_change)                                                           \
 	T(test_decide__look_sees_only_the_rounds_up_to_it)                                                             \
+	T(test_decide__runs_of_one_boot_need_mann_whitney_too)                                                      \
 	T(test_seq_bounds__family_wise_rate_is_alpha)
 #include "test_main.h"
