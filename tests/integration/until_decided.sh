@@ -90,6 +90,9 @@ else
   check "A/A: the host too noisy to show it within 6 rounds: all 12 runs" test "$aa_runs" = 12
 fi
 
+# --dry-run shows the same rounds, the spare ones marked
+"$KVB" run "$T/a.yaml" -p local -d "$T/x.db" --until-decided --max-rounds 2 --max-disturbed 1 --dry-run >"$T/dry" 2>/dev/null
+check "--dry-run: 2 rounds of 4 jobs and a spare one, marked" sh -c "[ \"\$(grep -c 'round [12] ' '$T/dry')\" = 8 ] && [ \"\$(grep -c 'round 3 .*#[56]  (spare round)' '$T/dry')\" = 4 ]"
 "$KVB" run "$T/a.yaml" -p local -d "$T/x.db" --until-decided --rounds 2 >/dev/null 2>&1; rc=$?
 check "--until-decided with --rounds is a usage error" test "$rc" -eq 2
 "$KVB" run "$T/a.yaml" -p local -d "$T/x.db" --until-decided --max-time 5d >/dev/null 2>&1; rc=$?
