@@ -167,7 +167,9 @@ static int run_engine(struct kvb_cli *cli, struct run_args *r, struct run_setup 
 		const struct kvb_target_ops *t = kvb_target_find(s->p.conn_type);
 		if (!t || !t->host)
 			r->dec.spare_rounds = 0;
-		r->dec.add_rounds = !kvb_flasher_boots_each_round(kvb_flasher_find(s->p.flash_method));
+		/* a pool of boards that is no duet runs its rounds without looks (engine/pool.h): no rounds to add */
+		r->dec.add_rounds = !kvb_flasher_boots_each_round(kvb_flasher_find(s->p.flash_method)) &&
+				    (!r->plats.n || s->a.order == KVB_ORDER_DUET);
 		ro.rounds = r->dec.max_rounds + r->dec.spare_rounds;
 	}
 	rc = kvb_engine_run(&ro, run_id, err);
