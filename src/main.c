@@ -45,6 +45,16 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	/* getopt's own "unrecognized option" would come before ours, which names the option meant */
 	opterr = 0;
+	/* KVB_LOG=debug shows what the backends say they did (ssh's kex, QEMU's pid and port, ...) */
+	const char *lvl = getenv("KVB_LOG");
+	if (lvl && *lvl) {
+		int l = kvb_log_level_parse(lvl);
+		if (l < 0) {
+			fprintf(stderr, "kvbench: error: KVB_LOG='%s' is not a level (error, warn, info, debug)\n", lvl);
+			return KVB_EUSAGE;
+		}
+		kvb_log_level = l;
+	}
 	if (argc < 2) {
 		kvb_help_list(stderr);
 		return KVB_EUSAGE;

@@ -149,6 +149,8 @@ void kvb_help_man(FILE *f)
 	fputs(".SH ENVIRONMENT\n.TP\n.B KVB_DB\nresults database when \\fB\\-d\\fR is not given (default "
 	      "\\fI./kvbench.db\\fR)\n.TP\n.B KVB_PLATFORM_PATH\ncolon-separated directories searched for platforms "
 	      "before \\fI./platforms\\fR and the shipped ones\n.TP\n.B KVB_CACHE_DIR\ncache of fetched variant files\n"
+	      ".TP\n.B KVB_LOG\ndiagnostics shown on stderr: \\fBerror\\fR, \\fBwarn\\fR, \\fBinfo\\fR (the default) or "
+	      "\\fBdebug\\fR (what the backends did: ssh's key exchange, QEMU's pid and port, ...)\n"
 	      ".SH FILES\n.TP\n.I PREFIX/share/kvbench/platforms\nthe shipped platforms (local, qemu-x86_64, hikey960, ...)\n"
 	      ".TP\n.I PREFIX/share/kvbench/agendas\nthe shipped agendas, also found by name "
 	      "(\\fBkvbench run quickstart-local -p local\\fR)\n"

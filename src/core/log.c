@@ -3,8 +3,22 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int kvb_log_level = KVB_LOG_INFO;
+
+int kvb_log_level_parse(const char *s)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	if (!s)
+		return -1;
+	if (!strcmp(s, "warning"))
+		return KVB_LOG_WARN;
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
 
 static void (*g_hook)(void *arg, enum kvb_log_level lvl, const char *msg);
 static void *g_hook_arg;

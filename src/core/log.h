@@ -7,8 +7,16 @@
 
 enum kvb_log_level { KVB_LOG_ERROR, KVB_LOG_WARN, KVB_LOG_INFO, KVB_LOG_DEBUG };
 
-/* Messages above this level are dropped. Default KVB_LOG_INFO; -q/-v change it. */
+/* Messages above this level are dropped. Default KVB_LOG_INFO; the environment's KVB_LOG
+ * (kvb_log_level_parse) changes it for the whole command. */
 extern int kvb_log_level;
+
+/*
+ * The level named by s: "error", "warn" (or "warning"), "info" or "debug", case as written.
+ * Returns the level, or -1 for NULL, "" or any other word (main names the variable and the
+ * words it takes).
+ */
+int kvb_log_level_parse(const char *s);
 
 /*
  * A hook that also receives every error and warning (whatever kvb_log_level

@@ -7,6 +7,13 @@ trap 'bash "$fx" stop "$T/sshd" >/dev/null 2>&1; rm -rf "$T"' EXIT
 "$KVB" platform check "$T/sshd/platform.yaml" >"$T/check" 2>&1; rc=$?
 check "platform check reaches the board (rc $rc)" test "$rc" -eq 0
 check "platform check prints the kernel release" grep -q "reachable: kernel $(uname -r)" "$T/check"
+# KVB_LOG: the backends' debug lines only when asked (ssh says how it logged in), a bad level refused
+check "no debug line by default" sh -c "! grep -q 'debug:' '$T/check'"
+KVB_LOG=debug "$KVB" platform check "$T/sshd/platform.yaml" >"$T/checkd" 2>&1
+check "KVB_LOG=debug shows how ssh logged in" grep -q "kvbench: debug: ssh: logged in as .* (kex " "$T/checkd"
+KVB_LOG=loud "$KVB" platform check "$T/sshd/platform.yaml" >"$T/checkl" 2>&1; rc=$?
+check "KVB_LOG=loud is refused with exit 2 (rc $rc)" test "$rc" -eq 2
+check "and the message names the variable and its levels" grep -q "KVB_LOG='loud' is not a level (error, warn, info, debug)" "$T/checkl"
 "$KVB" run "$SRC/agendas/quickstart-local.yaml" -p "$T/sshd/platform.yaml" -d "$T/s.db" >"$T/out" 2>"$T/err"; rc=$?
 check "run over ssh exits 0 (rc $rc)" test "$rc" -eq 0
 check "all 20 jobs ok over ssh" test "$(q "$T/s.db" "select count(*) from job where status='ok'")" = "20"

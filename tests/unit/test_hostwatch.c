@@ -325,7 +325,9 @@ static void test_hostwatch__wait_quiet_waits_out_a_burst_and_gives_up_on_a_busy_
 	put("pressure/cpu", "some avg10=90.00 avg60=90.00 avg300=90.00 total=0\n");
 	CHECK(kvb_host_wait_quiet(root, &lim, 0, 0, 2000, psi_tick, &waited, NULL) == 0);
 	CHECK(waited >= 2000);
-	CHECK(g_ticks >= 20);
+	/* it kept looking until then: more than one look (not "20 looks in 2 s": a loaded host
+	 * oversleeps the 100 ms between looks, and a count of looks in wall time is a timing test) */
+	CHECK(g_ticks >= 2);
 	/* no PSI on this host: nothing to wait for */
 	done();
 	fresh();
