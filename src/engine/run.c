@@ -220,6 +220,7 @@ static void say_plan(struct engine *e)
 	if (last < e->plan.rounds)
 		snprintf(spare, sizeof(spare), " + %d spare round%s (%zu jobs, run only in place of a round the host "
 			 "disturbs)", e->plan.rounds - last, e->plan.rounds - last == 1 ? "" : "s", todo_spare);
+	e->todo = todo; /* the progress counts a spare round's jobs when it runs (run_rounds) */
 	kvb_info("run %lld: %zu jobs to run (planned: %s), %zu variants, %s%d round%s%s%s, db %s", (long long)e->run_id,
 		 todo, kvb_plan_describe_rounds(&e->plan, last, planned, sizeof(planned)), e->a->nvariants,
 		 d ? "up to " : "", last, last == 1 ? "" : "s",
@@ -231,6 +232,9 @@ static void say_plan(struct engine *e)
 static void run_rounds(struct engine *e, struct run_outcome *out, struct kvb_error *err)
 {
 	for (int r = 1; r <= e->plan.rounds && !out->interrupted && !out->store_failed; r++) {
+		if (e->o->decide && r > e->o->decide->max_rounds) /* a spare round: its jobs join the count */
+			for (size_t i = 0; i < e->plan.n; i++)
+				e->todo += e->plan.jobs[i].round == r && !kvb_run_is_final(e->rows[i].status);
 		for (size_t v = 0; v < e->a->nvariants && !out->interrupted && !out->store_failed; v++)
 			run_variant_round(e, v, r, out, err);
 		if (e->o->decide && !out->interrupted && !out->store_failed && kvb_run_until_decided_stop(e, r))
