@@ -359,10 +359,17 @@ static char *probe_knob_file(struct kvb_target *t, const char *knob, const char 
 	struct kvb_error err;
 	char *body = NULL;
 	kvb_exec_result_init(&r);
-	if (!kvb_target_exec(t, argv, 10000, &r, &err) && r.exit_code)
-		body = kvb_xasprintf("runtime knob %s: %s does not exist on %s, so every job with it would fail "
-				     "(a typo in the name, or a kernel without it)",
-				     knob, path, p->name);
+	if (!kvb_target_exec(t, argv, 10000, &r, &err) && r.exit_code) {
+		/* uclamp's files are there only in a kernel built with it (kernel/sched/core.c, init/Kconfig) */
+		const char *why = strstr(path, "/sched_util_clamp_min_rt_default")
+					  ? "a kernel without CONFIG_UCLAMP_TASK, or one older than this sysctl (added in 2020, after uclamp)"
+				  : strstr(path, "/sched_util_clamp_") ? "a kernel without CONFIG_UCLAMP_TASK (Linux 5.3+)"
+				  : strstr(path, "/cpu.uclamp.")      ? "a kernel without CONFIG_UCLAMP_TASK_GROUP, or a "
+									"group without the cpu controller"
+								      : "a typo in the name, or a kernel without it";
+		body = kvb_xasprintf("runtime knob %s: %s does not exist on %s, so every job with it would fail (%s)", knob,
+				     path, p->name, why);
+	}
 	kvb_exec_result_release(&r);
 	return body;
 }

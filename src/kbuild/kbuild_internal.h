@@ -34,6 +34,14 @@ struct build {
 /* Checks out sha from repo into src (kvbench's own worktree of the pair); KVB_E* with git's words. */
 int kvb_kbuild_checkout(const char *repo, const char *src, const char *sha, struct kvb_error *err);
 void kvb_kbuild_rm_rf(const char *dir);
+/*
+ * What the fragments among config (file paths; make targets are skipped) asked that the final
+ * .config at dotconfig does not hold, as Kconfig reads a fragment (CRLF line ends, "=n" as "not
+ * set"); a symbol a later fragment sets again is checked at its last value only (a variant's
+ * fragment overrides the agenda's, as merge_config.sh merges it). NULL when all hold, else the
+ * unmet lines (at most 8, then "and N more"; owned).
+ */
+char *kvb_kbuild_config_unmet(const struct kvb_strv *config, const char *dotconfig);
 int kvb_kbuild_do_build(const struct kvb_build_spec *s, const char *repo, const char *cc, const char *pair,
 	     const char *tmpdir, const struct kvb_build_opts *o, struct kvb_build_result *r, char **fail,
 	     struct kvb_error *err);

@@ -147,64 +147,67 @@ static void log_cmd(const char *log, const char *const *argv)
 	fclose(f);
 }
 
-/* The symbol a fragment line sets ("CONFIG_X=..." or "# CONFIG_X is not set") into sym; 0 when none. */
-static int fragment_symbol(const char *l, char sym[256])
+/*
+ * One fragment line as Kconfig reads it (scripts/kconfig/confdata.c conf_read_simple, Linux 6.1):
+ * a trailing '\r' is dropped (a fragment saved with CRLF line ends works), and a bool or tristate
+ * "CONFIG_X=n" means what "# CONFIG_X is not set" means (the final .config then says the latter).
+ * The symbol goes to sym; *val gets the value asked ("y", "m", "\"str\"", ...), or NULL for
+ * "not set" and "=n". Returns 0 for a line that sets nothing (a comment, "CONFIG_X=" with no value).
+ */
+static int fragment_line(char *l, char sym[256], const char **val)
 {
+	size_t n = strlen(l);
 	int off = 0;
+	while (n && (l[n - 1] == '\r' || l[n - 1] == ' ' || l[n - 1] == '\t'))
+		l[--n] = '\0';
+	*val = NULL;
 	if (!strncmp(l, "CONFIG_", 7)) {
-		size_t n = strcspn(l + 7, "=");
-		if (!l[7 + n] || n >= 256)
+		size_t k = strcspn(l + 7, "=");
+		if (!l[7 + k] || k >= 256 || !l[7 + k + 1])
 			return 0;
-		memcpy(sym, l + 7, n);
-		sym[n] = '\0';
+		memcpy(sym, l + 7, k);
+		sym[k] = '\0';
+		if (strcmp(l + 7 + k + 1, "n"))
+			*val = l + 7 + k + 1;
 		return 1;
 	}
 	return sscanf(l, "# CONFIG_%255s is not set%n", sym, &off) == 1 && off;
 }
 
-/*
- * Every CONFIG_ line of the fragments must hold in the final .config (Kconfig drops what it
- * cannot set). A symbol a later fragment sets again is checked at its last value only: a
- * variant's fragment (`build: {config}` of a variant) overrides the agenda's, as
- * merge_config.sh merges it.
- */
-static char *config_mismatches(const struct kvb_build_spec *s, const char *dotconfig)
+char *kvb_kbuild_config_unmet(const struct kvb_strv *config, const char *dotconfig)
 {
 	struct kvb_buf final = KVB_BUF_INIT, bad = KVB_BUF_INIT;
 	struct kvb_strv later = KVB_STRV_INIT;  /* symbols the fragments after this one set */
 	int nbad = 0;
 	kvb_buf_read_file(&final, dotconfig);
-	for (size_t i = s->config.n; i-- > 0;) {
+	for (size_t i = config->n; i-- > 0;) {
 		struct kvb_buf f = KVB_BUF_INIT;
 		size_t nlater = later.n;
-		if (!kvb_build_is_fragment(s->config.v[i]))
+		if (!kvb_build_is_fragment(config->v[i]))
 			continue;
-		kvb_buf_read_file(&f, s->config.v[i]);
+		kvb_buf_read_file(&f, config->v[i]);
 		for (char *save = NULL, *l = strtok_r(f.data, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-			char want[512], sym[256];
-			int off = 0, overridden = 0;
-			if (fragment_symbol(l, sym)) {
-				for (size_t j = 0; j < nlater && !overridden; j++)
-					overridden = !strcmp(later.v[j], sym);
-				if (overridden)
-					continue;
-				kvb_strv_push(&later, sym);
-			}
-			if (!strncmp(l, "CONFIG_", 7)) {
-				snprintf(want, sizeof(want), "\n%s\n", l);
-			} else if (sscanf(l, "# CONFIG_%255s is not set%n", sym, &off) == 1 && off) {
-				/* "not set" holds when the symbol is absent or says so */
-				char *has = kvb_xasprintf("\nCONFIG_%s=", sym);
-				int set = final.data && strstr(final.data, has);
-				free(has);
-				if (set && nbad++ < 8)
-					kvb_buf_addf(&bad, "%s%s", bad.len ? ", " : "", l);
+			char sym[256], *want;
+			const char *val;
+			int overridden = 0, held;
+			if (!fragment_line(l, sym, &val))
 				continue;
-			} else {
+			for (size_t j = 0; j < nlater && !overridden; j++)
+				overridden = !strcmp(later.v[j], sym);
+			if (overridden)
 				continue;
-			}
+			kvb_strv_push(&later, sym);
 			/* the first line of .config is a comment, so every entry is preceded by '\n' */
-			if ((!final.data || !strstr(final.data, want)) && nbad++ < 8)
+			if (val) {
+				want = kvb_xasprintf("\nCONFIG_%s=%s\n", sym, val);
+				held = final.data && strstr(final.data, want);
+			} else {
+				/* "not set" holds when the symbol is absent or says so */
+				want = kvb_xasprintf("\nCONFIG_%s=", sym);
+				held = !(final.data && strstr(final.data, want));
+			}
+			free(want);
+			if (!held && nbad++ < 8)
 				kvb_buf_addf(&bad, "%s%s", bad.len ? ", " : "", l);
 		}
 		kvb_buf_release(&f);
@@ -356,7 +359,7 @@ static int configure(struct build *b, const struct kvb_build_result *r, int *cod
 	if (!kvb_is_file(b->dotconfig))
 		return kvb_error_set(err, KVB_EINPUT, "build: no .config after the config steps (config: give a "
 						      "make target such as defconfig or tinyconfig first)");
-	if ((bad = config_mismatches(s, b->dotconfig))) {
+	if ((bad = kvb_kbuild_config_unmet(&s->config, b->dotconfig))) {
 		rc = kvb_error_set(err, KVB_EINPUT,
 				   "build: the kernel's Kconfig did not take these fragment options (unmet "
 				   "dependencies?): %s (see %s)",

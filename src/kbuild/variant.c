@@ -2,6 +2,7 @@
 #include "kbuild/variant.h"
 #include "kbuild/git.h"
 #include "core/buf.h"
+#include "core/log.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -125,6 +126,50 @@ static char *am_words(const struct kvb_exec_result *r)
 	return b.data ? kvb_buf_detach(&b) : kvb_xstrdup("git am failed");
 }
 
+/* git am with a fixed committer and no hooks or signing: the same base and patches give the same commit id. */
+static void am_prefix(struct kvb_strv *a)
+{
+	kvb_strv_push(a, "-c");
+	kvb_strv_push(a, "user.name=kvbench");
+	kvb_strv_push(a, "-c");
+	kvb_strv_push(a, "user.email=kvbench@localhost");
+	kvb_strv_push(a, "-c");
+	kvb_strv_push(a, "commit.gpgsign=false");
+	kvb_strv_push(a, "-c");
+	kvb_strv_push(a, "core.hooksPath=/dev/null");
+	kvb_strv_push(a, "am");
+	kvb_strv_push(a, "--quiet");
+}
+
+/* 1 when git am stopped at a mail with no diff in it (git 2.39: "Patch is empty."). */
+static int am_stopped_empty(const struct kvb_exec_result *r)
+{
+	return (r->out.data && strstr(r->out.data, "Patch is empty.")) ||
+	       (r->err.data && strstr(r->err.data, "Patch is empty."));
+}
+
+/* The Subject line of the mail git am stopped at in src (its raw mail), or "(no subject)". Owned. */
+static char *current_subject(const char *src)
+{
+	const char *argv[] = { "am", "--show-current-patch=raw", NULL };
+	struct kvb_exec_result r;
+	struct kvb_error e;
+	char *out = NULL;
+	kvb_exec_result_init(&r);
+	if (!kvb_git(src, argv, &r, NULL, &e) && r.out.data) {
+		for (const char *p = r.out.data; *p && !out;) {
+			size_t n = strcspn(p, "\n");
+			if (n == 0)
+				break; /* the end of the headers */
+			if (n > 9 && !strncmp(p, "Subject: ", 9))
+				out = kvb_xstrndup(p + 9, n - 9);
+			p += n + (p[n] ? 1 : 0);
+		}
+	}
+	kvb_exec_result_release(&r);
+	return out ? out : kvb_xstrdup("(no subject)");
+}
+
 int kvb_patches_apply(const char *src, const char *sha, const struct kvb_strv *patches, char out_sha[41],
 		      struct kvb_strv *applied, char **fail, struct kvb_error *err)
 {
@@ -149,17 +194,7 @@ int kvb_patches_apply(const char *src, const char *sha, const struct kvb_strv *p
 		if (rc)
 			return rc;
 	}
-	/* a fixed committer and the author's date: the same base and patches give the same commit id */
-	kvb_strv_push(&a, "-c");
-	kvb_strv_push(&a, "user.name=kvbench");
-	kvb_strv_push(&a, "-c");
-	kvb_strv_push(&a, "user.email=kvbench@localhost");
-	kvb_strv_push(&a, "-c");
-	kvb_strv_push(&a, "commit.gpgsign=false");
-	kvb_strv_push(&a, "-c");
-	kvb_strv_push(&a, "core.hooksPath=/dev/null");
-	kvb_strv_push(&a, "am");
-	kvb_strv_push(&a, "--quiet");
+	am_prefix(&a);
 	kvb_strv_push(&a, "--committer-date-is-author-date");
 	kvb_strv_push(&a, "--");
 	for (size_t i = 0; i < patches->n; i++)
@@ -168,6 +203,21 @@ int kvb_patches_apply(const char *src, const char *sha, const struct kvb_strv *p
 	{
 		struct kvb_error e2;
 		rc = kvb_git(src, kvb_strv_argv(&a), &r, NULL, &e2);
+		/* a mail without a diff (a series' cover letter "[PATCH 0/N]", a reply in a thread's
+		 * mbox) stops git am with "Patch is empty."; it changes no code: skipped, said */
+		for (size_t guard = 0; rc && r.exit_code != 0 && guard < 10000 && am_stopped_empty(&r); guard++) {
+			char *subj = current_subject(src);
+			struct kvb_strv sk = KVB_STRV_INIT;
+			kvb_info("git am: skipped a mail without a diff (a cover letter or a reply): %s", subj);
+			free(subj);
+			am_prefix(&sk);
+			kvb_strv_push(&sk, "--committer-date-is-author-date");
+			kvb_strv_push(&sk, "--skip");
+			kvb_exec_result_release(&r);
+			kvb_exec_result_init(&r);
+			rc = kvb_git(src, kvb_strv_argv(&sk), &r, NULL, &e2);
+			kvb_strv_release(&sk);
+		}
 		if (rc && r.exit_code == 0) {
 			/* git could not be run at all */
 			*err = e2;

@@ -163,11 +163,16 @@ int kvb_target_read(struct kvb_target *t, const char *path, char **out, struct k
 int kvb_target_write(struct kvb_target *t, const char *path, const char *value, struct kvb_error *err)
 {
 	/*
-	 * printf where the shell has it; Android 4.4/5.x mksh has no printf builtin and its toolbox
-	 * no printf program, but mksh's own `print -r` writes the value as it is (echo would
-	 * interpret its backslashes); echo on a shell with neither.
+	 * Through tee where the board has it and printf: tee says what the kernel said when it refuses
+	 * the value ("tee: PATH: Invalid argument", "... Device or resource busy"), where dash's printf
+	 * builtin says "I/O error" whatever the errno. Else printf where the shell has it; Android
+	 * 4.4/5.x mksh has no printf builtin and its toolbox no printf program, but mksh's own
+	 * `print -r` writes the value as it is (echo would interpret its backslashes); echo on a
+	 * shell with neither. One write(2) either way (a value is short: tee reads the pipe at once).
 	 */
 	const char *argv[] = { "sh", "-c",
+			       "if command -v tee >/dev/null 2>&1 && command -v printf >/dev/null 2>&1; then "
+			       "printf '%s' \"$1\" | tee \"$2\" >/dev/null; exit; fi; "
 			       "if command -v printf >/dev/null 2>&1; then printf '%s' \"$1\"; "
 			       "elif command -v print >/dev/null 2>&1; then print -rn -- \"$1\"; "
 			       "else echo \"$1\"; fi > \"$2\"",

@@ -213,6 +213,11 @@ static int validate_task(const cJSON *t, const char *path, struct kvb_diag *d)
 			errors++;
 		}
 	}
+	/* rt-app's set_thread_param() clamps no SCHED_DEADLINE thread: it would run unclamped, unsaid */
+	if ((umin || umax) && !strcmp(kvb_get_str(t, "policy", ""), "SCHED_DEADLINE")) {
+		kvb_diag_at(d, path, "rt-app sets no util_min/util_max for SCHED_DEADLINE tasks (they would run unclamped)");
+		errors++;
+	}
 	if (umin && umax && umin->valuedouble > umax->valuedouble) {
 		kvb_diag_at(d, path, "util_min %g is above util_max %g", umin->valuedouble, umax->valuedouble);
 		errors++;
@@ -707,6 +712,8 @@ static int rtapp_run(struct kvb_job_ctx *ctx, struct kvb_error *err)
 	for (const cJSON *t = cJSON_GetObjectItemCaseSensitive(cfg, "tasks")->child; t; t = t->next)
 		kvb_strv_push(&tasks, t->string);
 	classify_use_case(ctx, duration_s);
+	if ((rc = kvb_rtapp_uclamp_check(ctx, cfg, err)))
+		goto out;
 	if ((rc = apply_pload(ctx, cfg, err)) || (rc = put_config(ctx, cfg, local_cfg, remote_cfg, err)) ||
 	    (rc = remove_old_logs(ctx, err)))
 		goto out;

@@ -193,6 +193,13 @@ long kvb_rtapp_parse_pload(const char *text);
 struct kvb_job_ctx;
 int kvb_rtapp_pload(struct kvb_job_ctx *ctx, const char *cpu, long *pload_ns, struct kvb_error *err);
 /*
+ * When cfg (an rt-app use case) sets util_min/util_max on any task or phase, checks that the
+ * board's rt-app reads them (rt_app_uclamp.c: Debian's rt-app 1.0 ignores them and runs the tasks
+ * unclamped). KVB_OK when no clamp is asked or the rt-app has it; KVB_ETARGET naming the binary.
+ */
+int kvb_rtapp_uclamp_check(struct kvb_job_ctx *ctx, const cJSON *cfg, struct kvb_error *err);
+
+/*
  * The end of a (variant, round): rt-app's calibration run again on the CPU the board calibrated on,
  * compared with the board's pLoad. Appends one `pload` witness to out: ok, or `changed` when it moved
  * by more than drift_pct % ("pLoad 264 ns at start, 301 ns at end": thermal capping or a frequency

@@ -12,6 +12,8 @@ R=$T/repo
 mkdir -p "$R" && cp -r "$SRC/tests/kbuild/mini/." "$R/"
 uname -r >"$R/VERSION"
 echo "int uclamp;" >"$R/core.c"
+# the file picosh/git-pr's with-cover.patch changes (its blob 586bc0d: tests/fixtures/field/git-am)
+printf '# test\n\ntesting git pr\n' >"$R/README.md"
 git init -q -b main "$R"
 git -C "$R" add -A && git -C "$R" commit -q -m "base"
 base=$(git -C "$R" rev-parse HEAD)
@@ -45,6 +47,7 @@ variants:
   - {name: patched, git: {rev: main, patches: [$(ls "$T"/p/0001-*.patch), $(ls "$T"/p/0002-*.patch)]}, build: {config: [uclamp.config]}}
   - {name: mbox, git: {rev: main, patches: [$T/p/series.mbox]}, build: {config: [uclamp.config]}}
   - {name: nope, git: {rev: main, patches: [$(ls "$T"/bad/*.patch)]}}
+  - {name: cover, git: {rev: main, patches: [$SRC/tests/fixtures/field/git-am/git-pr-with-cover.patch]}}
 EOY
 head_before=$(git -C "$R" rev-parse main)
 # the fake board does not install kernels, so the identity check fails every variant (exit 1):
@@ -70,6 +73,12 @@ check "the patched kernel was built from the patched commit (its image says so)"
   grep -q "#${pc:0:12} SMP" "$T/cache/kvbench/images/${pc:0:12}-$(vb config_hash patched)/kernel"
 check "a patch that does not apply fails its variant with git's words" \
   [ "$(q "$T/a.db" "SELECT count(*) FROM variant WHERE name = 'nope' AND status = 'failed' AND error LIKE '%do not apply onto ${base:0:12} (git am)%sched: needs other%patch does not apply%'")" = 1 ]
+check "README.md of the base is the blob the field's patch was made against" \
+  [ "$(git -C "$R" rev-parse main:README.md | cut -c1-7)" = 586bc0d ]
+check "a series mbox with its cover letter (git-pr's with-cover.patch): the cover letter skipped, both patches applied" \
+  [ "$(q "$T/a.db" "SELECT group_concat(subject, '|') FROM (SELECT subject FROM variant_patch p JOIN variant v ON v.id = p.variant_id WHERE v.name = 'cover' ORDER BY pos)")" = \
+    "feat: lets build an rnn|chore: add torch to requirements" ] && \
+  grep -q "git am: skipped a mail without a diff (a cover letter or a reply): \[PATCH 0/2\] Add torch deps" "$T/err1"
 check "the user's repository is untouched: main where it was, no patched commit in it" \
   [ "$(git -C "$R" rev-parse main)" = "$head_before" ] && ! git -C "$R" cat-file -e "$pc^{commit}" 2>/dev/null && \
   [ -z "$(git -C "$R" status --porcelain --untracked-files=no)" ] && [ "$(git -C "$R" symbolic-ref --short HEAD)" = main ]

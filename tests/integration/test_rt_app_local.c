@@ -198,6 +198,38 @@ static void test_rtapp_local__bad_config_fails_with_rt_app_message(void)
 	unlink(cfg);
 }
 
+/* rt-app#114's use case (util_min per phase) on Debian's rt-app 1.0, which has no uclamp support:
+ * refused before rt-app runs, rather than stored as a clamped run (fixtures/field/rt-app-config) */
+static void test_rtapp_local__uclamp_needs_an_rt_app_that_reads_it(void)
+{
+	struct job j;
+	struct kvb_error err;
+	const struct kvb_workload_ops *ops = kvb_workload_find("rt-app");
+	const char *src = getenv("KVB_SOURCE_DIR") ? getenv("KVB_SOURCE_DIR") : ".";
+	char *params = kvb_xasprintf("{\"config\": \"%s/tests/fixtures/field/rt-app-config/issues/"
+				     "rt-app-114-uclamp-phases.json\"}", src);
+	const char *grep[] = { "sh", "-c", "grep -q util_min \"$(command -v rt-app)\"", NULL };
+	struct kvb_spawn_opts o = { .argv = grep, .timeout_ms = 10000 };
+	struct kvb_exec_result r;
+	int rc, reads;
+	kvb_exec_result_init(&r);
+	CHECK(kvb_spawn_run(&o, &r, &err) == 0);
+	reads = r.exit_code == 0;
+	kvb_exec_result_release(&r);
+	job_init(&j, params);
+	rc = ops->run(&j.ctx, &err);
+	if (!reads) {
+		CHECK(rc == KVB_ETARGET);
+		CHECK_CONTAINS(err.msg, "does not read them");
+		CHECK(j.m.n == 0);
+	} else {
+		/* an rt-app with uclamp: it applies the clamp or, on a kernel without uclamp, fails */
+		CHECK(rc == KVB_OK || strstr(err.msg, "rt-app failed") != NULL);
+	}
+	job_release(&j);
+	free(params);
+}
+
 /* calibration "CPU0": rt-app calibrates once per run, every job gets that pLoad as a number and a classifier. */
 static void test_rtapp_local__calibrates_once_and_reuses_pload(void)
 {
@@ -246,5 +278,6 @@ static void test_rtapp_local__calibrates_once_and_reuses_pload(void)
 	T(test_rtapp_local__calibrates_once_and_reuses_pload) \
 	T(test_rtapp_local__periodic_tasks_meet_their_period)        \
 	T(test_rtapp_local__config_file_runs_with_instances_pooled)  \
-	T(test_rtapp_local__bad_config_fails_with_rt_app_message)
+	T(test_rtapp_local__bad_config_fails_with_rt_app_message)  \
+	T(test_rtapp_local__uclamp_needs_an_rt_app_that_reads_it)
 #include "test_main.h"

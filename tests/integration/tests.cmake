@@ -22,6 +22,7 @@ kvb_script_test(it_host_witness integration/host_witness.sh integration 600)
 kvb_script_test(it_bisect_busy integration/bisect_busy.sh integration 900)
 kvb_script_test(it_warmup integration/warmup.sh integration 300)
 kvb_test(test_rt_app_local integration/test_rt_app_local.c integration 120)
+kvb_test(test_write_refused integration/test_write_refused.c integration 60)
 
 # The sshd fixture: a real OpenSSH server on loopback, for every test that needs an ssh board.
 add_library(kvb_sshd_fixture STATIC ${CMAKE_CURRENT_LIST_DIR}/sshd_fixture.c)

@@ -1,5 +1,6 @@
 /* Tests reading a `build:` block (src/kbuild/kbuild.c): types, fragments, make args, outputs. */
 #include "kbuild/kbuild.h"
+#include "kbuild/kbuild_internal.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -82,8 +83,45 @@ static void test_kbuild_spec__outputs_required_and_command_excludes_config(void)
 	kvb_diag_release(&d);
 }
 
+/* What Linux 6.1's Kconfig made of two fragments (tests/fixtures/field/kconfig/PROVENANCE): "=n" and
+ * a CRLF line end are taken by Kconfig, so the check must not call them dropped; the check still
+ * refuses what the .config does not hold. */
+static const char *fx(const char *name)
+{
+	static char buf[4][1024];
+	static int k;
+	const char *src = getenv("KVB_SOURCE_DIR") ? getenv("KVB_SOURCE_DIR") : ".";
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/tests/fixtures/field/kconfig/%s", src, name);
+	return buf[k];
+}
+
+static void test_kbuild_spec__fragments_read_as_kconfig_reads_them(void)
+{
+	struct kvb_strv cfg = KVB_STRV_INIT;
+	char *bad;
+	kvb_strv_push(&cfg, "tinyconfig");
+	kvb_strv_push(&cfg, fx("uclamp-n.config"));
+	CHECK((bad = kvb_kbuild_config_unmet(&cfg, fx("linux-6.1-after-n.config"))) == NULL);
+	free(bad);
+	/* the same "=n" against a .config that has the option: unmet */
+	bad = kvb_kbuild_config_unmet(&cfg, fx("linux-6.1-after-crlf.config"));
+	CHECK(bad && !strcmp(bad, "CONFIG_UCLAMP_TASK=n"));
+	free(bad);
+	kvb_strv_release(&cfg);
+	kvb_strv_push(&cfg, fx("uclamp-crlf.config"));
+	CHECK((bad = kvb_kbuild_config_unmet(&cfg, fx("linux-6.1-after-crlf.config"))) == NULL);
+	free(bad);
+	/* the CRLF fragment against the .config without the option: unmet, named without its '\r' */
+	bad = kvb_kbuild_config_unmet(&cfg, fx("linux-6.1-after-n.config"));
+	CHECK(bad && !strcmp(bad, "CONFIG_UCLAMP_TASK=y"));
+	free(bad);
+	kvb_strv_release(&cfg);
+}
+
 #define TESTS                                                                                                   \
 	T(test_kbuild_spec__targets_fragments_and_outputs)                                                     \
 	T(test_kbuild_spec__every_mistake_reported)                                                            \
-	T(test_kbuild_spec__outputs_required_and_command_excludes_config)
+	T(test_kbuild_spec__outputs_required_and_command_excludes_config)                                      \
+	T(test_kbuild_spec__fragments_read_as_kconfig_reads_them)
 #include "test_main.h"
