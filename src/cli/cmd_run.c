@@ -10,6 +10,7 @@
 #include "kbuild/prepare.h"
 #include "engine/engine.h"
 #include "engine/hostwatch.h"
+#include "flash/flash.h"
 #include "target/target.h"
 #include "engine/preflight.h"
 #include "engine/repair.h"
@@ -157,13 +158,18 @@ static int run_engine(struct kvb_cli *cli, struct run_args *r, struct run_setup 
 		.more_plats = s->more, .nmore_plats = s->nmore, .host_limit_pct = r->host_limit_pct,
 		.dry_run_dir = dry_dir,
 	};
-	/* one look after every round: the rounds are the looks (iterations split over them as --rounds),
-	 * and, on a board on this host (the only one the host can disturb), a spare round for each
-	 * disturbed one the look will not count (decide.h) */
+	/* one look after every round: the rounds are the looks and, on a board on this host (the only
+	 * one the host can disturb), a spare round for each disturbed one the look will not count. On
+	 * a board that reboots the iterations are split over the rounds (each adds a boot, the unit);
+	 * where every job shares one boot the runs are the units and each round runs the agenda's
+	 * iterations again (decide.h) */
 	if (r->until && !r->resume) {
 		const struct kvb_target_ops *t = kvb_target_find(s->p.conn_type);
 		if (!t || !t->host)
 			r->dec.spare_rounds = 0;
+		/* a pool of boards that is no duet runs its rounds without looks (engine/pool.h): no rounds to add */
+		r->dec.add_rounds = !kvb_flasher_boots_each_round(kvb_flasher_find(s->p.flash_method)) &&
+				    (!r->plats.n || s->a.order == KVB_ORDER_DUET);
 		ro.rounds = r->dec.max_rounds + r->dec.spare_rounds;
 	}
 	rc = kvb_engine_run(&ro, run_id, err);

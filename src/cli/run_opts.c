@@ -52,10 +52,13 @@ static const struct kvb_option options[] = {
 					"tool not on the board ...): the variants that can run, run"),
 	KVB_OPT_GROUP("until decided (alpha spending: Lan-DeMets O'Brien-Fleming type):"),
 	KVB_OPT_FLAG('u', "until-decided", "after every round re-judge and stop when every comparison is\n"
-					   "better, worse or same"),
-	KVB_OPT_VALUE('x', "max-rounds", "n", "iterations are split over N rounds (default 10)"),
+					   "better, worse or same; where every job shares one boot (local)\n"
+					   "each round runs the agenda's iterations again"),
+	KVB_OPT_VALUE('x', "max-rounds", "n", "at most N rounds, a look after each (default 10); on a board\n"
+					      "that reboots the iterations are split over them"),
 	KVB_OPT_VALUE('g', "margin", "pct", "\"same\" within +-PCT % (default 1)"),
-	KVB_OPT_VALUE('t', "max-time", "dur", "stop deciding after DUR (90s, 30m, 2h)"),
+	KVB_OPT_VALUE('t', "max-time", "dur", "stop deciding after DUR (90s, 30m, 2h): no round is started\n"
+					      "that would end past it (by the rounds so far)"),
 	KVB_OPT_VALUE('m', "metric", "workload/metric", "decide on this metric (repeatable; default every metric)"),
 	KVB_OPT_VALUE('X', "max-disturbed", "n", "a round with a job the host disturbed is not counted: up to N\n"
 						 "(default 3) spare rounds run in its place"),

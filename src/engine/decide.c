@@ -32,7 +32,7 @@ int kvb_decide_save(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 {
 	cJSON *m = cJSON_CreateArray();
 	struct kvb_decide_row row = { .margin = d->margin, .alpha = d->alpha, .max_rounds = d->max_rounds,
-				      .max_time_s = d->max_time_s };
+				      .max_time_s = d->max_time_s, .add_rounds = d->add_rounds };
 	int rc;
 	for (size_t i = 0; i < d->metrics.n; i++)
 		cJSON_AddItemToArray(m, cJSON_CreateString(d->metrics.v[i]));
@@ -54,6 +54,7 @@ int kvb_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide_opts 
 	d->alpha = row.alpha;
 	d->max_rounds = row.max_rounds;
 	d->max_time_s = row.max_time_s;
+	d->add_rounds = row.add_rounds;
 	{
 		cJSON *m = cJSON_Parse(row.metrics_json), *x;
 		cJSON_ArrayForEach(x, m)
@@ -97,9 +98,9 @@ static int cmp_boot_value(const void *pa, const void *pb)
 /*
  * The units of a cell: with >= 2 boots each boot's robust level (stats.h kvb_stats_boot_level:
  * 20 % trimmed mean, as diff's mean test judges boots, so a cold first run cannot decide a look
- * diff would not), else its runs. Returns the count; *u owned.
+ * diff would not), else its runs (*runs set). Returns the count; *u owned.
  */
-static size_t units(const struct kvb_cell *c, double **u)
+static size_t units(const struct kvb_cell *c, double **u, int *runs)
 {
 	int *ids = kvb_xcalloc(c->n + 1, sizeof(*ids));
 	size_t nb = kvb_stats_dense_ids(c->boot, c->n, ids);
@@ -124,6 +125,7 @@ static size_t units(const struct kvb_cell *c, double **u)
 	} else {
 		memcpy(*u, c->v, c->n * sizeof(double));
 		nb = c->n;
+		*runs = 1;
 	}
 	free(ids);
 	return nb;
@@ -144,6 +146,27 @@ static void paired_look(const struct kvb_cell *b, const struct kvb_cell *c, doub
 				     .lower_is_better = lower_is_better, .diff_ci_zero = pr.ci_lo == 0 && pr.ci_hi == 0,
 				     .no_ci = pr.mean_b == 0 ? KVB_WHY_ZERO_BASE : KVB_WHY_UNBOUNDED };
 	kvb_verdict_judge(&in, vd);
+}
+
+/*
+ * A look on the units of both sides (kvb_seq_judge). Where they are runs of one boot, a change
+ * also needs Mann-Whitney below the look's level, as diff's verdict with one boot a side needs
+ * both tests below alpha (stats.h kvb_compare.significant): a look that called a change diff's
+ * table then left undecided (Welch p 0.03 on 20 runs a side, Mann-Whitney 0.063) stopped a run
+ * as decided whose table said it was not.
+ */
+static void judge_look(const double *ub, size_t nb, const double *uv, size_t nv, int runs, double nominal,
+		       double margin, int lower_is_better, struct kvb_verdict *vd)
+{
+	struct kvb_mannwhitney mw;
+	kvb_seq_judge(ub, nb, uv, nv, nominal, margin, lower_is_better, vd, NULL);
+	if (!runs || (vd->kind != KVB_VERDICT_BETTER && vd->kind != KVB_VERDICT_WORSE &&
+		      vd->kind != KVB_VERDICT_CHANGED))
+		return;
+	if (kvb_stats_mannwhitney(ub, nb, uv, nv, &mw, NULL) || !(mw.p < nominal)) {
+		vd->kind = KVB_VERDICT_UNDECIDED;
+		vd->name = "undecided";
+	}
 }
 
 /*
@@ -170,7 +193,7 @@ static int skip_disturbed(struct kvb_store *s, int64_t run_id, const struct kvb_
 }
 
 int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, int round, int paired,
-		    double elapsed_s, int *stop, struct kvb_error *err)
+		    double elapsed_s, double next_round_s, int *stop, struct kvb_error *err)
 {
 	struct kvb_report r;
 	/* the first `round` rounds only: a resumed run looks again after a round it had already
@@ -220,13 +243,14 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 			continue;
 		for (size_t v = 1; v < r.variants.n; v++) {
 			double *ub, *uv;
-			size_t nb = units(&g->cells[0], &ub), nv = units(&g->cells[v], &uv);
+			int runs = 0;
+			size_t nb = units(&g->cells[0], &ub, &runs), nv = units(&g->cells[v], &uv, &runs);
 			struct kvb_verdict vd = { .kind = KVB_VERDICT_UNDECIDED, .name = "undecided", .boots_needed = NAN };
 			compared++;
 			if (paired && r.paired)
 				paired_look(&g->cells[0], &g->cells[v], nominal[look - 1], d->margin, g->lower_is_better, &vd);
 			else if (nb >= 2 && nv >= 2)
-				kvb_seq_judge(ub, nb, uv, nv, nominal[look - 1], d->margin, g->lower_is_better, &vd, NULL);
+				judge_look(ub, nb, uv, nv, runs, nominal[look - 1], d->margin, g->lower_is_better, &vd);
 			decided += vd.kind != KVB_VERDICT_UNDECIDED;
 			char lk[32] = "";
 			if (look != round) /* disturbed rounds before it were not counted */
@@ -244,16 +268,19 @@ int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide
 		*stop = 1;
 		kvb_store_event(s, run_id, "info", "until-decided: all %d comparisons decided after round %d", compared, round);
 		rc = kvb_store_decide_outcome(s, run_id, round, "decided", err);
-	} else if (d->max_time_s > 0 && elapsed_s >= d->max_time_s) {
+	} else if (d->max_time_s > 0 && look < d->max_rounds && elapsed_s + next_round_s >= d->max_time_s) {
 		*stop = 1;
-		kvb_store_event(s, run_id, "warning", "until-decided: time budget %.0f s spent after round %d, %d of %d decided",
-				d->max_time_s, round, decided, compared);
-		kvb_warn("--max-time spent after round %d: %d of %d comparisons decided", round, decided, compared);
+		kvb_store_event(s, run_id, "warning", "until-decided: time budget %.0f s spent after round %d (%.0f s, "
+				"a round ~%.0f s), %d of %d decided", d->max_time_s, round, elapsed_s, next_round_s, decided, compared);
+		kvb_warn("--max-time %.0f s spent after round %d (%.0f s run, another round ~%.0f s): %d of %d comparisons "
+			 "decided; the table says what would decide the others", d->max_time_s, round, elapsed_s, next_round_s,
+			 decided, compared);
 		rc = kvb_store_decide_outcome(s, run_id, round, "budget", err);
 	} else if (look == d->max_rounds) {
 		/* the spare rounds left, if any, are not needed: the looks are spent */
 		*stop = round < d->max_rounds + d->spare_rounds;
-		kvb_warn("--max-rounds %d spent: %d of %d comparisons decided", look, decided, compared);
+		kvb_warn("--max-rounds %d spent: %d of %d comparisons decided%s", look, decided, compared,
+			 decided < compared ? "; the table says what would decide the others" : "");
 		rc = kvb_store_decide_outcome(s, run_id, round, "budget", err);
 	}
 	return rc;

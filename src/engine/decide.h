@@ -11,7 +11,14 @@
  * kvb_stats_boot_level, as diff's mean test; Fieller's CI for "same").
  * Where boots cannot be told apart (a platform whose flash method is none:
  * results.boot is 1) runs are the units, as in `kvbench diff`.
- * The rule is stored with the run (results-schema/0008) so --resume keeps it.
+ * The rule is stored with the run (results-schema/0008, 0031) so --resume keeps it.
+ *
+ * What a round holds: on a board that reboots, a round is a boot and the agenda's iterations
+ * are split over max_rounds rounds (each look has one more boot a variant, the unit there). Where
+ * every job shares one boot (flash: none; add_rounds), the runs are the units, so each round
+ * runs the agenda's iterations again (plan.h): every look has as many more runs, the looks are
+ * equally spaced in information as the boundaries assume, and the rule adds runs until decided
+ * or the budget is spent (without it, iterations 5 over 10 rounds left 5 rounds empty).
  *
  * A round in which the host disturbed a job (a `host` witness with verdict disturbed,
  * engine/hostwatch.h) is not counted: its results are left out of every look and the
@@ -32,6 +39,7 @@ struct kvb_decide_opts {
 	int max_rounds;         /* >= 2: looks that count */
 	int spare_rounds;       /* planned rounds beyond max_rounds, run in place of disturbed ones */
 	double max_time_s;      /* 0 = no budget */
+	int add_rounds;         /* 1: each round runs the agenda's iterations again (above), 0: split */
 	struct kvb_strv metrics; /* "WORKLOAD/METRIC" (or "METRIC"); empty = every metric */
 };
 
@@ -50,13 +58,15 @@ int kvb_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide_opts 
  * The look after `round` (1-based) of run_id: judges every chosen comparison
  * on the results of rounds 1..round (a later round's jobs, stored before an
  * interruption, are left for the next look), logs one line each, records an event, and
- * sets *stop when all are decided or elapsed_s >= max_time_s (outcome stored).
+ * sets *stop when all are decided or the time budget is spent: elapsed_s (s since the run started
+ * or resumed) plus next_round_s (what the next round is expected to take, 0 if unknown) would
+ * pass max_time_s, so a run does not start a round it cannot finish in the budget (outcome stored).
  * Comparisons with fewer than 2 units a side stay undecided. paired: the run is a duet
  * (execution_order: duet): each comparison is the paired test on the rounds both variants
  * finished, and a round the host disturbed still counts (it disturbed both sides of each pair
  * at once, which the pairing cancels: Bulej et al., ICPE 2020). Errors: KVB_ESTORE.
  */
 int kvb_decide_look(struct kvb_store *s, int64_t run_id, const struct kvb_decide_opts *d, int round, int paired,
-		    double elapsed_s, int *stop, struct kvb_error *err);
+		    double elapsed_s, double next_round_s, int *stop, struct kvb_error *err);
 
 #endif

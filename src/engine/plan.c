@@ -39,10 +39,16 @@ static void push(struct kvb_plan *p, size_t *alloc, size_t var, const struct kvb
 	p->n++;
 }
 
-/* Pushes iteration it of s in round r when the round's split holds it. */
-static void push_if(struct kvb_plan *p, size_t *alloc, size_t var, const struct kvb_spec *s, int it, int r, int R)
+/* Pushes iteration it of s in round r when the round's split holds it; with add_rounds every round
+ * holds every iteration, numbered on from the round before. */
+static void push_if(struct kvb_plan *p, size_t *alloc, size_t var, const struct kvb_spec *s, int it, int r, int R,
+		    int add_rounds)
 {
 	int lo, hi, split, mult;
+	if (add_rounds) {
+		push(p, alloc, var, s, it + (r - 1) * s->iterations, r);
+		return;
+	}
 	split_of(r, R, &split, &mult);
 	round_range(s->iterations, split, R, &lo, &hi);
 	if (it >= lo && it <= hi)
@@ -102,7 +108,7 @@ void kvb_plan_build_opts(struct kvb_plan *p, const struct kvb_agenda *a, const s
 			case KVB_ORDER_BY_WORKLOAD:
 				for (size_t i = 0; i < a->nspecs; i++)
 					for (int it = 1; it <= a->specs[i].iterations; it++)
-						push_if(p, &alloc, v, &a->specs[i], it, r, rounds);
+						push_if(p, &alloc, v, &a->specs[i], it, r, rounds, o->add_rounds);
 				break;
 			case KVB_ORDER_BY_SECTION: {
 				/* sections in order of first appearance; within a section, spec order */
@@ -122,7 +128,7 @@ void kvb_plan_build_opts(struct kvb_plan *p, const struct kvb_agenda *a, const s
 						for (size_t i = 0; i < a->nspecs; i++) {
 							const char *sec = a->specs[i].section ? a->specs[i].section : "";
 							if (!strcmp(sec, secs[k]) && it <= a->specs[i].iterations)
-								push_if(p, &alloc, v, &a->specs[i], it, r, rounds);
+								push_if(p, &alloc, v, &a->specs[i], it, r, rounds, o->add_rounds);
 						}
 				free(secs);
 				break;
@@ -131,7 +137,7 @@ void kvb_plan_build_opts(struct kvb_plan *p, const struct kvb_agenda *a, const s
 				for (int it = 1; it <= maxit; it++)
 					for (size_t i = 0; i < a->nspecs; i++)
 						if (it <= a->specs[i].iterations)
-							push_if(p, &alloc, v, &a->specs[i], it, r, rounds);
+							push_if(p, &alloc, v, &a->specs[i], it, r, rounds, o->add_rounds);
 				break;
 			}
 			if (a->order == KVB_ORDER_RANDOM && p->n - first > 1) {
@@ -156,13 +162,21 @@ void kvb_plan_release(struct kvb_plan *p)
 
 const char *kvb_plan_describe(const struct kvb_plan *p, char *buf, size_t n)
 {
-	size_t warm = 0;
+	return kvb_plan_describe_rounds(p, p->rounds, buf, n);
+}
+
+const char *kvb_plan_describe_rounds(const struct kvb_plan *p, int last_round, char *buf, size_t n)
+{
+	size_t warm = 0, all = 0;
 	for (size_t i = 0; i < p->n; i++)
-		warm += p->jobs[i].warmup != 0;
+		if (p->jobs[i].round <= last_round) {
+			all++;
+			warm += p->jobs[i].warmup != 0;
+		}
 	if (warm)
-		snprintf(buf, n, "%zu job%s + %zu warm-up%s", p->n - warm, p->n - warm == 1 ? "" : "s", warm,
+		snprintf(buf, n, "%zu job%s + %zu warm-up%s", all - warm, all - warm == 1 ? "" : "s", warm,
 			 warm == 1 ? "" : "s");
 	else
-		snprintf(buf, n, "%zu job%s", p->n, p->n == 1 ? "" : "s");
+		snprintf(buf, n, "%zu job%s", all, all == 1 ? "" : "s");
 	return buf;
 }

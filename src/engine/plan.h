@@ -36,6 +36,7 @@ struct kvb_plan_opts {
 	int rounds;                  /* >= 1: rounds whose split of the iterations is planned */
 	int spare_rounds;            /* more rounds after them (see above), >= 0 */
 	int default_warmup;          /* warm-up jobs of a spec whose warmup is -1 (unset) */
+	int add_rounds;              /* 1: every round runs every iteration (above), 0: they are split */
 };
 
 struct kvb_plan {
@@ -53,5 +54,7 @@ void kvb_plan_release(struct kvb_plan *p);
 /* "24 jobs + 24 warm-ups" (or "24 jobs" without warm-ups) for p into buf (n bytes): what
  * `agenda check` and `run` both say of a plan (issue 41). Returns buf. */
 const char *kvb_plan_describe(const struct kvb_plan *p, char *buf, size_t n);
+/* The same for the jobs of rounds 1..last_round only (the planned rounds without the spare ones). */
+const char *kvb_plan_describe_rounds(const struct kvb_plan *p, int last_round, char *buf, size_t n);
 
 #endif

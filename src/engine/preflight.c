@@ -343,14 +343,21 @@ static void probe_agenda_instruments(const struct kvb_agenda *a, const struct kv
 	kvb_instr_set_release(&set);
 }
 
-/* One file a sysctl or sysfs knob writes: missing on the board, every job with the knob fails. */
-static void probe_knob_file(struct kvb_target *t, const char *knob, const char *path,
-			    const char *who, const struct kvb_platform *p, struct kvb_strv *seen, struct kvb_preflight *pf)
+/* A knob file missing on the board: who sets it (platform setup, variants) and the specs that do. */
+struct knob_miss {
+	char *body;                /* "runtime knob K: PATH does not exist on P, ..." (owned) */
+	struct kvb_strv others;    /* "platform setup", "variant 'x'" */
+	size_t *specs, nspecs;     /* 0-based spec indices, ascending */
+};
+
+/* One file a sysctl or sysfs knob writes: NULL when it is on the board (or cannot be asked), else
+ * what is wrong (owned). Every job with the knob would fail. */
+static char *probe_knob_file(struct kvb_target *t, const char *knob, const char *path, const struct kvb_platform *p)
 {
 	const char *argv[] = { "sh", "-c", "test -e \"$1\"", "kvb-check", path, NULL };
 	struct kvb_exec_result r;
 	struct kvb_error err;
-	char *body;
+	char *body = NULL;
 	kvb_exec_result_init(&r);
 	if (!kvb_target_exec(t, argv, 10000, &r, &err) && r.exit_code) {
 		/* uclamp's files are there only in a kernel built with it (kernel/sched/core.c, init/Kconfig) */
@@ -362,13 +369,66 @@ static void probe_knob_file(struct kvb_target *t, const char *knob, const char *
 								      : "a typo in the name, or a kernel without it";
 		body = kvb_xasprintf("runtime knob %s: %s does not exist on %s, so every job with it would fail (%s)", knob,
 				     path, p->name, why);
-		if (!strv_has(seen, body)) {
-			kvb_strv_push(seen, body);
-			kvb_strv_pushf(&pf->problems, "%s: %s", who, body);
-		}
-		free(body);
 	}
 	kvb_exec_result_release(&r);
+	return body;
+}
+
+/* Records that runtime i (0 platform setup, then the variants, then the specs) sets a knob whose file is missing. */
+static void knob_missed(struct knob_miss **m, size_t *n, const char *body, const struct kvb_agenda *a, size_t i)
+{
+	size_t k;
+	for (k = 0; k < *n && strcmp((*m)[k].body, body); k++)
+		;
+	if (k == *n) {
+		*m = kvb_xrealloc(*m, (*n + 1) * sizeof(**m));
+		(*m)[k] = (struct knob_miss){ .body = kvb_xstrdup(body), .others = KVB_STRV_INIT,
+					      .specs = kvb_xcalloc(a->nspecs + 1, sizeof(size_t)) };
+		(*n)++;
+	}
+	if (i == 0)
+		kvb_strv_push(&(*m)[k].others, "platform setup");
+	else if (i <= a->nvariants)
+		kvb_strv_pushf(&(*m)[k].others, "variant '%s'", a->variants[i - 1].name);
+	else if (!(*m)[k].nspecs || (*m)[k].specs[(*m)[k].nspecs - 1] != i - 1 - a->nvariants)
+		(*m)[k].specs[(*m)[k].nspecs++] = i - 1 - a->nvariants;
+}
+
+/*
+ * Who sets a missing knob, in one line: "job 'p2'", or "4 jobs (specs 2-5 of 5: 'hb;cgroup_depth=0',
+ * 'hb;cgroup_depth=1', 'hb;cgroup_depth=2', 'p2')": counted, the agenda's spec numbers (agenda check's
+ * order) as ranges, as diff's footnotes give job ids; past four, the first three names and the last.
+ */
+static void knob_miss_report(const struct knob_miss *m, const struct kvb_agenda *a, struct kvb_preflight *pf)
+{
+	struct kvb_buf b = KVB_BUF_INIT;
+	for (size_t i = 0; i < m->others.n; i++)
+		kvb_buf_addf(&b, "%s%s", i ? ", " : "", m->others.v[i]);
+	if (m->nspecs == 1) {
+		kvb_buf_addf(&b, "%sjob '%s'", b.len ? ", " : "", a->specs[m->specs[0]].id);
+	} else if (m->nspecs > 1) {
+		kvb_buf_addf(&b, "%s%zu jobs (specs ", b.len ? ", " : "", m->nspecs);
+		for (size_t i = 0; i < m->nspecs;) {
+			size_t j = i;
+			while (j + 1 < m->nspecs && m->specs[j + 1] == m->specs[j] + 1)
+				j++;
+			kvb_buf_addf(&b, "%s%zu", i ? "," : "", m->specs[i] + 1);
+			if (j > i)
+				kvb_buf_addf(&b, "-%zu", m->specs[j] + 1);
+			i = j + 1;
+		}
+		kvb_buf_addf(&b, " of %zu:", a->nspecs);
+		for (size_t i = 0; i < m->nspecs; i++) {
+			if (m->nspecs > 4 && i == 3) {
+				kvb_buf_addf(&b, " ... '%s'", a->specs[m->specs[m->nspecs - 1]].id);
+				break;
+			}
+			kvb_buf_addf(&b, "%s '%s'", i ? "," : "", a->specs[m->specs[i]].id);
+		}
+		kvb_buf_addf(&b, ")");
+	}
+	kvb_strv_pushf(&pf->problems, "%s: %s", b.data, m->body);
+	kvb_buf_release(&b);
 }
 
 /*
@@ -381,36 +441,51 @@ static void probe_knob_files(const struct kvb_agenda *a, const struct kvb_platfo
 {
 	const struct kvb_flasher_ops *fl = kvb_flasher_find(p->flash_method);
 	const char *root = kvb_target_sysfs_root(t);
-	struct kvb_strv seen = KVB_STRV_INIT;
-	size_t nrt = 1 + a->nvariants + a->nspecs;
+	struct kvb_strv asked = KVB_STRV_INIT, answers = KVB_STRV_INIT; /* each knob asked once; "": its file is there */
+	struct knob_miss *miss = NULL;
+	size_t nmiss = 0, nrt = 1 + a->nvariants + a->nspecs;
 	if (!fl || (fl->caps & KVB_FLASH_INSTALLS_KERNEL))
 		return;
 	for (size_t i = 0; i < nrt; i++) {
 		const struct kvb_runtime *rt = i == 0 ? &p->setup
 					       : i <= a->nvariants ? &a->variants[i - 1].rt : &a->specs[i - 1 - a->nvariants].rt;
-		char *who = i == 0 ? kvb_xstrdup("platform setup")
-			    : i <= a->nvariants ? kvb_xasprintf("variant '%s'", a->variants[i - 1].name)
-						: kvb_xasprintf("job '%s'", a->specs[i - 1 - a->nvariants].id);
-		for (const cJSON *kv = rt->sysctl ? rt->sysctl->child : NULL; kv; kv = kv->next) {
-			char *path = kvb_xasprintf("%s/proc/sys/%s", root, kv->string), *knob;
-			for (char *c = path + strlen(root) + 10; *c; c++)
-				if (*c == '.')
-					*c = '/';
-			knob = kvb_xasprintf("sysctl.%s", kv->string);
-			if (!strstr(kv->string, ".."))
-				probe_knob_file(t, knob, path, who, p, &seen, pf);
-			free(knob);
-			free(path);
-		}
-		for (const cJSON *kv = rt->sysfs ? rt->sysfs->child : NULL; kv; kv = kv->next) {
-			char *path = kvb_xasprintf("%s%s", root, kv->string), *knob = kvb_xasprintf("sysfs.%s", kv->string);
-			probe_knob_file(t, knob, path, who, p, &seen, pf);
-			free(knob);
-			free(path);
-		}
-		free(who);
+		for (int sysfs = 0; sysfs < 2; sysfs++)
+			for (const cJSON *kv = sysfs ? (rt->sysfs ? rt->sysfs->child : NULL)
+						     : (rt->sysctl ? rt->sysctl->child : NULL);
+			     kv; kv = kv->next) {
+				char *path, *knob, *body;
+				size_t k;
+				if (!sysfs && strstr(kv->string, ".."))
+					continue;
+				path = sysfs ? kvb_xasprintf("%s%s", root, kv->string)
+					     : kvb_xasprintf("%s/proc/sys/%s", root, kv->string);
+				for (char *c = path + strlen(root) + 10; !sysfs && *c; c++)
+					if (*c == '.')
+						*c = '/';
+				knob = kvb_xasprintf("%s.%s", sysfs ? "sysfs" : "sysctl", kv->string);
+				for (k = 0; k < asked.n && strcmp(asked.v[k], knob); k++)
+					;
+				if (k == asked.n) {
+					body = probe_knob_file(t, knob, path, p);
+					kvb_strv_push(&asked, knob);
+					kvb_strv_push(&answers, body ? body : "");
+					free(body);
+				}
+				if (*answers.v[k])
+					knob_missed(&miss, &nmiss, answers.v[k], a, i);
+				free(knob);
+				free(path);
+			}
 	}
-	kvb_strv_release(&seen);
+	for (size_t k = 0; k < nmiss; k++) {
+		knob_miss_report(&miss[k], a, pf);
+		free(miss[k].body);
+		kvb_strv_release(&miss[k].others);
+		free(miss[k].specs);
+	}
+	free(miss);
+	kvb_strv_release(&asked);
+	kvb_strv_release(&answers);
 }
 
 /*

@@ -203,10 +203,38 @@ static void run_variant_round(struct engine *e, size_t v, int r, struct run_outc
 		recheck_round(e, v, r);
 }
 
+/*
+ * The run's first line: its jobs and rounds; with --until-decided the rounds it may look after
+ * and, apart, the spare ones that run only in place of rounds the host disturbed (not counted in
+ * the jobs to run: most runs never need them).
+ */
+static void say_plan(struct engine *e)
+{
+	const struct kvb_decide_opts *d = e->o->decide;
+	char planned[96], spare[160] = "";
+	int last = d && d->max_rounds < e->plan.rounds ? d->max_rounds : e->plan.rounds;
+	size_t todo = 0, todo_spare = 0;
+	for (size_t i = 0; i < e->plan.n; i++)
+		if (!kvb_run_is_final(e->rows[i].status))
+			*(e->plan.jobs[i].round > last ? &todo_spare : &todo) += 1;
+	if (last < e->plan.rounds)
+		snprintf(spare, sizeof(spare), " + %d spare round%s (%zu jobs, run only in place of a round the host "
+			 "disturbs)", e->plan.rounds - last, e->plan.rounds - last == 1 ? "" : "s", todo_spare);
+	e->todo = todo; /* the progress counts a spare round's jobs when it runs (run_rounds) */
+	kvb_info("run %lld: %zu jobs to run (planned: %s), %zu variants, %s%d round%s%s%s, db %s", (long long)e->run_id,
+		 todo, kvb_plan_describe_rounds(&e->plan, last, planned, sizeof(planned)), e->a->nvariants,
+		 d ? "up to " : "", last, last == 1 ? "" : "s",
+		 !d ? "" : d->add_rounds ? " of the agenda's iterations each, a look after each" : " with a look after each",
+		 spare, e->st->path);
+}
+
 /* One board: round by round, variant by variant, until done, interrupted, failed to store or decided. */
 static void run_rounds(struct engine *e, struct run_outcome *out, struct kvb_error *err)
 {
 	for (int r = 1; r <= e->plan.rounds && !out->interrupted && !out->store_failed; r++) {
+		if (e->o->decide && r > e->o->decide->max_rounds) /* a spare round: its jobs join the count */
+			for (size_t i = 0; i < e->plan.n; i++)
+				e->todo += e->plan.jobs[i].round == r && !kvb_run_is_final(e->rows[i].status);
 		for (size_t v = 0; v < e->a->nvariants && !out->interrupted && !out->store_failed; v++)
 			run_variant_round(e, v, r, out, err);
 		if (e->o->decide && !out->interrupted && !out->store_failed && kvb_run_until_decided_stop(e, r))
@@ -426,12 +454,7 @@ enum kvb_err kvb_engine_run(const struct kvb_run_opts *o, int64_t *run_id, struc
 	for (size_t i = 0; i < e.plan.n; i++)
 		if (!kvb_run_is_final(e.rows[i].status))
 			e.todo++;
-	{
-		char planned[96];
-		kvb_info("run %lld: %zu jobs to run (planned: %s), %zu variants, %d rounds, db %s", (long long)e.run_id,
-			 e.todo, kvb_plan_describe(&e.plan, planned, sizeof(planned)), e.a->nvariants, e.plan.rounds,
-			 e.st->path);
-	}
+	say_plan(&e);
 
 	kvb_run_signals = 0;
 	g_last_signal = 0;

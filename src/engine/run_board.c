@@ -68,8 +68,11 @@ int kvb_run_until_decided_stop(struct engine *e, int r)
 	struct kvb_error err;
 	int stop = 0;
 	char why[96];
-	if (kvb_decide_look(e->st, e->run_id, e->o->decide, r, e->a->order == KVB_ORDER_DUET,
-			    (double)(kvb_mono_ns() - e->t0_ns) / 1e9, &stop, &err))
+	double elapsed = (double)(kvb_mono_ns() - e->t0_ns) / 1e9;
+	/* the rounds run since t0 took this long each, on average: so will the next (--max-time) */
+	e->looks++;
+	if (kvb_decide_look(e->st, e->run_id, e->o->decide, r, e->a->order == KVB_ORDER_DUET, elapsed,
+			    elapsed / e->looks, &stop, &err))
 		kvb_err("%s", err.msg);
 	if (!stop)
 		return 0;

@@ -91,12 +91,14 @@ int kvb_run_print_plan(struct engine *e, struct kvb_error *err)
 	kvb_plan_build_opts(&e->plan, e->a, &po);
 	for (size_t i = 0; i < e->plan.n; i++) {
 		const struct kvb_plan_job *j = &e->plan.jobs[i];
+		/* --until-decided's spare rounds run only in place of a round the host disturbed */
+		const char *spare = po.spare_rounds > 0 && j->round > po.rounds ? "  (spare round)" : "";
 		if (j->warmup)
-			printf("%4d  round %d  %-16s %-24s warm-up\n", j->seq, j->round, e->a->variants[j->variant].name,
-			       j->spec->id);
+			printf("%4d  round %d  %-16s %-24s warm-up%s\n", j->seq, j->round, e->a->variants[j->variant].name,
+			       j->spec->id, spare);
 		else
-			printf("%4d  round %d  %-16s %-24s #%d\n", j->seq, j->round, e->a->variants[j->variant].name,
-			       j->spec->id, j->iteration);
+			printf("%4d  round %d  %-16s %-24s #%d%s\n", j->seq, j->round, e->a->variants[j->variant].name,
+			       j->spec->id, j->iteration, spare);
 	}
 	rc = dry_run_batch(e, err);
 	kvb_plan_release(&e->plan);

@@ -63,6 +63,7 @@ struct engine {
 	size_t todo, done;
 	size_t warmups_done;  /* of done: warm-up jobs (the run's summary counts the measured ones) */
 	uint64_t t0_ns;
+	int looks;            /* --until-decided looks made since t0_ns (the rounds' mean time: the next one's) */
 	int tty;
 	char tag[32];
 	char store_err[KVB_ERRMSG_MAX / 2]; /* why the last job could not be stored */

@@ -136,6 +136,8 @@ struct kvb_plan_opts kvb_run_plan_opts(struct engine *e)
 		po.spare_rounds = o->decide->spare_rounds;
 		po.rounds = rounds - po.spare_rounds;
 	}
+	/* where every job shares one boot, each round runs the iterations again (decide.h) */
+	po.add_rounds = o->decide && o->decide->add_rounds;
 	return po;
 }
 

@@ -9,10 +9,10 @@
 int kvb_store_decide_save(struct kvb_store *s, int64_t run_id, const struct kvb_decide_row *d, struct kvb_error *err)
 {
 	return kvb_store_write(s, err, NULL,
-			       "INSERT INTO run_decide(run_id, margin, alpha, max_rounds, max_time_s, metrics_json)"
-			       " VALUES(?,?,?,?,nullif(?, 0),?)",
-			       "iddidt", run_id, d->margin, d->alpha, (int64_t)d->max_rounds,
-			       d->max_time_s > 0 ? d->max_time_s : 0.0, d->metrics_json);
+			       "INSERT INTO run_decide(run_id, margin, alpha, max_rounds, max_time_s, metrics_json, add_rounds)"
+			       " VALUES(?,?,?,?,nullif(?, 0),?,?)",
+			       "iddidti", run_id, d->margin, d->alpha, (int64_t)d->max_rounds,
+			       d->max_time_s > 0 ? d->max_time_s : 0.0, d->metrics_json, (int64_t)(d->add_rounds != 0));
 }
 
 int kvb_store_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide_row *d, int *found,
@@ -23,7 +23,7 @@ int kvb_store_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide
 	memset(d, 0, sizeof(*d));
 	*found = 0;
 	if (sqlite3_prepare_v2(s->db,
-			       "SELECT margin, alpha, max_rounds, coalesce(max_time_s, 0), metrics_json FROM run_decide"
+			       "SELECT margin, alpha, max_rounds, coalesce(max_time_s, 0), metrics_json, add_rounds FROM run_decide"
 			       " WHERE run_id = ?",
 			       -1, &q, NULL) != SQLITE_OK)
 		return kvb_store_read_failed(s, q, "the --until-decided rule", err);
@@ -36,6 +36,7 @@ int kvb_store_decide_load(struct kvb_store *s, int64_t run_id, struct kvb_decide
 		d->max_rounds = sqlite3_column_int(q, 2);
 		d->max_time_s = sqlite3_column_double(q, 3);
 		d->metrics_json = kvb_xstrdup(mj ? (const char *)mj : "[]");
+		d->add_rounds = sqlite3_column_int(q, 5);
 	} else if (src != SQLITE_DONE) {
 		return kvb_store_read_failed(s, q, "the --until-decided rule", err);
 	}

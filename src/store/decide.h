@@ -16,6 +16,7 @@ struct kvb_decide_row {
 	double alpha;
 	int max_rounds;
 	double max_time_s;   /* 0 = no budget */
+	int add_rounds;      /* 1: each round runs the agenda's iterations again (plan.h), 0: split over the rounds */
 	char *metrics_json;
 };
 

@@ -170,6 +170,19 @@ check "  names the agenda's key and the missing file" grep -qF "$T/aug.yaml: ins
 check "  names the job, the sysctl knob and its missing file" grep -qF "job 'hackbench': runtime knob sysctl.kernel.sched_rr_timeslice_msx: $T/kroot/proc/sys/kernel/sched_rr_timeslice_msx does not exist on knobby" "$T/e25"
 check "  a uclamp sysctl on a kernel without uclamp says what it needs (as this machine's 6.18 without UCLAMP_TASK)" grep -qF "runtime knob sysctl.kernel.sched_util_clamp_min_rt_default: $T/kroot/proc/sys/kernel/sched_util_clamp_min_rt_default does not exist on knobby, so every job with it would fail (a kernel without CONFIG_UCLAMP_TASK, or one older than this sysctl (added in 2020, after uclamp))" "$T/e25"
 check "  and the sysfs knob" grep -qF "runtime knob sysfs./sys/devices/system/cpu/cpu0/cpufreq/scaling_governors: $T/kroot/sys/devices/system/cpu/cpu0/cpufreq/scaling_governors does not exist on knobby" "$T/e25"
+# every job with the knob, in one line: counted, the specs as a range (a sweep of three and one more
+# used to name only the first: job 'hb;cgroup_depth=0')
+cat >"$T/many.yaml" <<'YAML'
+config: {iterations: 1}
+workloads:
+  - {name: sched_pipe, params: {loops: 100}}
+  - {name: hackbench, id: hb, params: {loops: 10}, sweep: {cgroup_depth: [0, 1, 2]}, runtime_params: {sysctl: {kernel.sched_rr_timeslice_msx: 10}}}
+  - {name: sched_pipe, id: p2, runtime_params: {sysctl: {kernel.sched_rr_timeslice_msx: 10}}}
+YAML
+"$KVB" agenda check "$T/many.yaml" -p "$T/kplat" >/dev/null 2>"$T/e27"; rc=$?
+check "agenda check: a knob missing for 4 jobs is exit 3 (rc $rc)" test "$rc" -eq 3
+check "  one line counts them and names them all" grep -qF "preflight: 4 jobs (specs 2-5 of 5: 'hb;cgroup_depth=0', 'hb;cgroup_depth=1', 'hb;cgroup_depth=2', 'p2'): runtime knob sysctl.kernel.sched_rr_timeslice_msx: " "$T/e27"
+check "  and once" test "$(grep -c "sched_rr_timeslice_msx" "$T/e27")" = 1
 "$KVB" run "$T/aug.yaml" -p "$T/kplat" -d "$T/aug.db" --no-diff >/dev/null 2>"$T/e26"; rc=$?
 check "run stops before any job (rc $rc)" sh -c "[ $rc -eq 3 ] && [ ! -e '$T/aug.db' ]"
 # the same agenda spelled right, on a board that has the files: no problem

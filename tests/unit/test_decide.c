@@ -65,16 +65,17 @@ static void test_decide__stops_when_every_chosen_metric_is_decided(void)
 {
 	int64_t run = 0;
 	struct kvb_store *st = open_db(&run);
-	struct kvb_decide_opts d = { .margin = 0.01, .alpha = 0.05, .max_rounds = 4 }, back;
+	struct kvb_decide_opts d = { .margin = 0.01, .alpha = 0.05, .max_rounds = 4, .add_rounds = 1 }, back;
 	struct kvb_error err;
 	int stop = -1, found = 0;
 	kvb_strv_push(&d.metrics, "w/m_worse");
 	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
 	CHECK(kvb_decide_load(st, run, &back, &found, &err) == KVB_OK);
 	CHECK(found && back.max_rounds == 4 && back.margin == 0.01 && back.metrics.n == 1);
+	CHECK(back.add_rounds == 1); /* --resume rebuilds the rounds as they were planned */
 	CHECK_STR(back.metrics.v[0], "w/m_worse");
 	/* look 4 of 4 tests at ~0.041: +10 % with 4 boots a side is decided */
-	CHECK(kvb_decide_look(st, run, &d, 4, 0, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 1, 0, &stop, &err) == KVB_OK);
 	CHECK(stop == 1);
 	sqlite3_stmt *s;
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT decided_round, outcome FROM run_decide WHERE run_id = ?", -1, &s, NULL) == SQLITE_OK);
@@ -84,7 +85,7 @@ static void test_decide__stops_when_every_chosen_metric_is_decided(void)
 	CHECK_STR((const char *)sqlite3_column_text(s, 1), "decided");
 	sqlite3_finalize(s);
 	/* no look outside 1..max_rounds */
-	CHECK(kvb_decide_look(st, run, &d, 5, 0, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 5, 0, 1, 0, &stop, &err) == KVB_OK);
 	CHECK(stop == 0);
 	kvb_decide_opts_release(&d);
 	kvb_decide_opts_release(&back);
@@ -100,9 +101,15 @@ static void test_decide__undecided_metric_runs_on_until_the_time_budget(void)
 	int stop = -1;
 	/* every metric: m_undec (a 0.75 % difference under 3 % boot noise) keeps the run going */
 	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
-	CHECK(kvb_decide_look(st, run, &d, 4, 0, 10, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 10, 0, &stop, &err) == KVB_OK);
 	CHECK(stop == 0);
-	CHECK(kvb_decide_look(st, run, &d, 4, 0, 61, &stop, &err) == KVB_OK);
+	/* 40 s run, rounds of ~15 s: the next one ends within the 60 s */
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 40, 15, &stop, &err) == KVB_OK);
+	CHECK(stop == 0);
+	/* rounds of ~25 s: the next one would end at 65 s, past the budget, so it is not started */
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 40, 25, &stop, &err) == KVB_OK);
+	CHECK(stop == 1);
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 61, 0, &stop, &err) == KVB_OK);
 	CHECK(stop == 1); /* budget spent */
 	double sec;
 	CHECK(kvb_decide_parse_duration("30m", &sec) == 0 && sec == 1800);
@@ -133,11 +140,11 @@ static void test_decide__duet_look_pairs_the_rounds(void)
 	kvb_strv_push(&d.metrics, "w/m_pair");
 	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
 	/* not a duet: the independent boots cannot tell */
-	CHECK(kvb_decide_look(st, run, &d, 4, 0, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 1, 0, &stop, &err) == KVB_OK);
 	CHECK(stop == 0);
 	/* stored as a duet and looked at as one: decided (worse, lower is better) */
 	CHECK(sqlite3_exec(st->db, "UPDATE run SET exec_order = 'duet'", NULL, NULL, NULL) == SQLITE_OK);
-	CHECK(kvb_decide_look(st, run, &d, 4, 1, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 4, 1, 1, 0, &stop, &err) == KVB_OK);
 	CHECK(stop == 1);
 	kvb_decide_opts_release(&d);
 	cleanup(st);
@@ -152,10 +159,10 @@ static void test_decide__look_sees_only_the_rounds_up_to_it(void)
 	int stop = -1;
 	kvb_strv_push(&d.metrics, "w/m_late");
 	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
-	CHECK(kvb_decide_look(st, run, &d, 1, 0, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 1, 0, 1, 0, &stop, &err) == KVB_OK);
 	CHECK(stop == 0);
 	/* the final look sees rounds 1-2: boot means 100, 100 vs 120, 120 */
-	CHECK(kvb_decide_look(st, run, &d, 2, 0, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 2, 0, 1, 0, &stop, &err) == KVB_OK);
 	CHECK(stop == 1);
 	sqlite3_stmt *s;
 	CHECK(sqlite3_prepare_v2(st->db, "SELECT decided_round, outcome FROM run_decide", -1, &s, NULL) == SQLITE_OK);
@@ -177,7 +184,7 @@ static void test_decide__cold_first_runs_do_not_hide_a_change(void)
 	int stop = -1;
 	kvb_strv_push(&d.metrics, "w/m_cold");
 	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
-	CHECK(kvb_decide_look(st, run, &d, 4, 0, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 4, 0, 1, 0, &stop, &err) == KVB_OK);
 	CHECK(stop == 1);
 	kvb_decide_opts_release(&d);
 	cleanup(st);
@@ -216,12 +223,54 @@ static void test_decide__zero_against_zero_is_same_and_stops(void)
 	int stop = -1;
 	kvb_strv_push(&d.metrics, "w/m_zero");
 	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
-	CHECK(kvb_decide_look(st, run, &d, 2, 0, 1, &stop, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 2, 0, 1, 0, &stop, &err) == KVB_OK);
 	CHECK(stop == 1);
 	const double z[] = { 0, 0, 0 };
 	struct kvb_verdict v;
 	CHECK(kvb_seq_judge(z, 3, z, 3, 0.01, 0.01, 1, &v, NULL) == KVB_OK);
 	CHECK_STR(v.name, "same");
+	kvb_decide_opts_release(&d);
+	cleanup(st);
+}
+
+/*
+ * Runs of one boot (local) are the units, as in diff, whose verdict then needs Welch and
+ * Mann-Whitney both: 5 runs a side 20 % apart have Welch p ~1e-10 but an exact Mann-Whitney p of
+ * 0.0079 at best, so look 1 of 2 (level 0.0052) is undecided (it called "worse" and stopped a run
+ * whose table said undecided), and look 2 (0.048) decides.
+ */
+static void test_decide__runs_of_one_boot_need_mann_whitney_too(void)
+{
+	struct kvb_store *st = NULL;
+	struct kvb_error err;
+	struct kvb_decide_opts d = { .margin = 0.01, .alpha = 0.05, .max_rounds = 2, .add_rounds = 1 };
+	int64_t run = 0;
+	int stop = -1;
+	char csv[128], db[128];
+	const double base[5] = { 100, 101, 99, 100.5, 99.5 };
+	snprintf(dir, sizeof(dir), "/tmp/kvb-test-decide-XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(csv, sizeof(csv), "%s/in.csv", dir);
+	snprintf(db, sizeof(db), "%s/r.db", dir);
+	FILE *f = fopen(csv, "w");
+	fputs("variant,workload,metric,value,units,lower_is_better,iteration,boot\n", f);
+	for (int v = 0; v < 2; v++)
+		for (int i = 0; i < 5; i++)
+			fprintf(f, "%s,w,m,%g,s,1,%d,1\n", v ? "new" : "base", base[i] * (v ? 1.2 : 1), i + 1);
+	fclose(f);
+	CHECK(kvb_store_open(&st, db, 0, &err) == KVB_OK);
+	CHECK(kvb_csv_import(st, csv, &run, &err) == KVB_OK);
+	CHECK(kvb_decide_save(st, run, &d, &err) == KVB_OK);
+	CHECK(kvb_decide_look(st, run, &d, 1, 0, 1, 0, &stop, &err) == KVB_OK);
+	CHECK(stop == 0);
+	CHECK(kvb_decide_look(st, run, &d, 2, 0, 1, 0, &stop, &err) == KVB_OK);
+	CHECK(stop == 1);
+	sqlite3_stmt *s;
+	CHECK(sqlite3_prepare_v2(st->db, "SELECT outcome FROM run_decide", -1, &s, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(s) == SQLITE_ROW);
+	CHECK_STR((const char *)sqlite3_column_text(s, 0), "decided");
+	sqlite3_finalize(s);
 	kvb_decide_opts_release(&d);
 	cleanup(st);
 }
@@ -268,5 +317,6 @@ static void test_seq_bounds__family_wise_rate_is_alpha(void)
 	T(test_decide__duet_look_pairs_the_rounds)                                                                     \
 	T(test_decide__cold_first_runs_do_not_hide_a_change)                                                           \
 	T(test_decide__look_sees_only_the_rounds_up_to_it)                                                             \
+	T(test_decide__runs_of_one_boot_need_mann_whitney_too)                                                      \
 	T(test_seq_bounds__family_wise_rate_is_alpha)
 #include "test_main.h"

@@ -81,7 +81,38 @@ static void test_plan__spare_rounds_repeat_the_split_with_new_iteration_numbers(
 	kvb_diag_release(&d);
 }
 
+/* --until-decided where every job shares one boot: each round runs the agenda's iterations again
+ * (iterations 2 over 3 rounds and a spare: 8 runs a variant, not 2 split over rounds left empty) */
+static void test_plan__added_rounds_run_every_iteration_again(void)
+{
+	struct kvb_agenda a;
+	struct kvb_diag d;
+	struct kvb_plan p;
+	struct kvb_plan_opts o = { .rounds = 3, .spare_rounds = 1, .add_rounds = 1 };
+	char buf[64];
+	CHECK(!load(&a, &d,
+		    "config: {iterations: 2}\nworkloads: [sched_pipe, {name: hackbench, iterations: 1}]\n"
+		    "variants: [{name: a}, {name: b}]\n"));
+	kvb_plan_build_opts(&p, &a, &o);
+	CHECK(p.rounds == 4);
+	CHECK(p.n == 4 * 2 * 3); /* every round: pipe #1 #2 and hackbench #1 of each variant */
+	/* round 1 of a: pipe 1, hackbench 1, pipe 2; of b alike; round 2 numbers on: pipe 3, hackbench 2, pipe 4 */
+	CHECK(p.jobs[0].round == 1 && p.jobs[0].iteration == 1 && !strcmp(p.jobs[0].spec->id, "sched_pipe"));
+	CHECK(p.jobs[1].iteration == 1 && !strcmp(p.jobs[1].spec->id, "hackbench") && p.jobs[2].iteration == 2);
+	CHECK(p.jobs[3].variant == 1 && p.jobs[3].round == 1);
+	CHECK(p.jobs[6].round == 2 && p.jobs[6].variant == 0 && p.jobs[6].iteration == 3);
+	CHECK(!strcmp(p.jobs[7].spec->id, "hackbench") && p.jobs[7].iteration == 2 && p.jobs[8].iteration == 4);
+	CHECK(p.jobs[18].round == 4 && p.jobs[18].iteration == 7 && p.jobs[19].iteration == 4);
+	/* what the run's header says: the planned rounds' jobs, the spare's apart */
+	CHECK_STR(kvb_plan_describe_rounds(&p, 3, buf, sizeof(buf)), "18 jobs");
+	CHECK_STR(kvb_plan_describe(&p, buf, sizeof(buf)), "24 jobs");
+	kvb_plan_release(&p);
+	kvb_agenda_release(&a);
+	kvb_diag_release(&d);
+}
+
 #define TESTS                                                                                                          \
 	T(test_plan__warmup_before_each_specs_first_job_of_every_round)                                               \
-	T(test_plan__spare_rounds_repeat_the_split_with_new_iteration_numbers)
+	T(test_plan__spare_rounds_repeat_the_split_with_new_iteration_numbers)                                         \
+	T(test_plan__added_rounds_run_every_iteration_again)
 #include "test_main.h"
