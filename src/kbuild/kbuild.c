@@ -405,7 +405,7 @@ int kvb_build_rev_patched(const struct kvb_build_spec *spec, const char *repo, c
 		goto out;
 	free(tmpdir);
 	tmpdir = NULL;
-	kvb_info("build %.12s: done in %.0f s", sha, r->build_s);
+	kvb_info("build %.12s%s%s: done in %.0f s", sha, o->label ? " for " : "", o->label ? o->label : "", r->build_s);
 out:
 	if (tmpdir) {
 		/* a log of a build that could not finish is still worth keeping */

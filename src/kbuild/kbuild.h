@@ -18,7 +18,8 @@
  *                                modules), build.log and info.json; a
  *                                directory there is complete (written under
  *                                a temporary name, renamed at the end)
- *   ccache/                      CCACHE_DIR when ccache is installed
+ *   ccache/                      CCACHE_DIR when ccache is installed (CCACHE_DEPEND=1: a miss
+ *                                is not preprocessed twice)
  * KEY16: 16 hex digits of sha256 over the config targets, the contents of
  * the fragment files, the make args, the command and the toolchain version.
  *
@@ -84,6 +85,8 @@ struct kvb_build_opts {
 	const char *cache_root;      /* NULL = ${XDG_CACHE_HOME:-$HOME/.cache}/kvbench */
 	volatile int *cancel;        /* set to 1 (Ctrl-C) to stop the build; it then fails "interrupted" */
 	int quiet;                   /* no progress line */
+	const char *label;           /* what is built, for the progress line ("uclamp-off 1/4": the variant and
+					its place among the agenda's variants), or NULL (then the commit says) */
 };
 
 /*

@@ -26,7 +26,7 @@ struct build {
 	const struct kvb_build_spec *s;
 	struct step st;
 	char *src, *out, *stamp, *dotconfig;  /* PAIR/src, PAIR/out, out's config key and .config */
-	struct kvb_strv env;                  /* KBUILD_BUILD_VERSION, ccache's, KVB_SRC, KVB_OUT */
+	struct kvb_strv env;                  /* KBUILD_BUILD_VERSION, ccache's (depend mode), KVB_SRC, KVB_OUT */
 	struct kvb_strv base;                 /* make -C SRC O=OUT -jN MAKE_ARGS [CC=ccache CC] */
 };
 

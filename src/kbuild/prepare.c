@@ -371,7 +371,13 @@ int kvb_build_prepare(struct kvb_agenda *a, const struct kvb_prepare_opts *o, st
 			break;
 		kvb_info("variant %s: %s at %.12s%s (%zu/%zu)", v->name, top, sha, it->patches.n ? " with patches" : "",
 			 set->n, a->nvariants);
-		rc = kvb_build_rev_patched(&it->spec, top, sha, &it->patches, &bo, &it->res, err);
+		{
+			char label[160];
+			snprintf(label, sizeof(label), "%.120s %zu/%zu", v->name, set->n, a->nvariants);
+			bo.label = label;
+			rc = kvb_build_rev_patched(&it->spec, top, sha, &it->patches, &bo, &it->res, err);
+			bo.label = NULL;
+		}
 		if (rc) {
 			kvb_error_prefix(err, "variant '%s'", v->name);
 			break;

@@ -1,5 +1,6 @@
 /* Implements the qemu target's VM: the board image built, QEMU started and stopped, its console read, and its sshd reached over a forwarded port. */
 #include "target/qemu_internal.h"
+#include "core/progress.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
@@ -15,6 +16,85 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+/* The last non-empty line of buf (at most 100 bytes) into line: the script's latest word. */
+static void last_line_of(const struct kvb_buf *b, char line[128])
+{
+	size_t n = b->len, s;
+	line[0] = '\0';
+	while (n && (b->data[n - 1] == '\n' || b->data[n - 1] == '\r' || b->data[n - 1] == ' '))
+		n--;
+	for (s = n; s && b->data[s - 1] != '\n'; s--)
+		;
+	if (n > s)
+		snprintf(line, 128, "%.*s", (int)(n - s > 100 ? 100 : n - s), b->data + s);
+}
+
+/*
+ * Runs the script with its output in files under run_dir and, while it runs, a progress
+ * line (core/progress.h: each second on a terminal, every 30 s in a log after the first 30 s,
+ * so quick calls print nothing): building a board on a fresh machine is minutes of
+ * mmdebstrap. Fills r as kvb_spawn_run would (exit code, stdout, stderr, timed_out).
+ */
+static int run_with_progress(struct qemu_priv *p, const char *const *argv, const char *what, uint64_t timeout_ms,
+			     struct kvb_exec_result *r, struct kvb_error *err)
+{
+	struct kvb_spawn_opts o = { 0 };
+	struct kvb_bgproc bg;
+	struct kvb_progress pr;
+	char *outp = kvb_xasprintf("%s/board-script.out", p->run_dir);
+	char *errp = kvb_xasprintf("%s/board-script.err", p->run_dir);
+	char *title = kvb_xasprintf("board %s: %s", strrchr(p->board_dir, '/') ? strrchr(p->board_dir, '/') + 1
+										  : p->board_dir, what);
+	uint64_t t0 = kvb_mono_ns();
+	int rc, status = 0;
+	o.argv = argv;
+	o.stdout_path = outp;
+	o.stderr_path = errp;
+	if ((rc = kvb_spawn_bg(&o, &bg, err)))
+		goto out;
+	kvb_progress_start(&pr, title, 30, 0);
+	for (;;) {
+		pid_t w = waitpid(bg.pid, &status, WNOHANG);
+		if (w == bg.pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			rc = kvb_error_set(err, KVB_ETARGET, "waiting for %s: %s", argv[0], strerror(errno));
+			kvb_spawn_stop(&bg, SIGTERM, 5000);
+			break;
+		}
+		if (timeout_ms && kvb_mono_ns() - t0 > timeout_ms * 1000000ull) {
+			kvb_spawn_stop(&bg, SIGTERM, 5000);
+			r->timed_out = 1;
+			r->exit_code = -1;
+			break;
+		}
+		if (kvb_progress_due(&pr)) {
+			struct kvb_buf e = KVB_BUF_INIT;
+			char line[128];
+			kvb_buf_read_file(&e, errp);
+			last_line_of(&e, line);
+			kvb_progress_tick(&pr, line[0] ? line : "starting");
+			kvb_buf_release(&e);
+		}
+		kvb_sleep_ms(100);
+	}
+	kvb_progress_end(&pr);
+	r->elapsed_ns = kvb_mono_ns() - t0;
+	if (!rc && !r->timed_out) {
+		r->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		r->term_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	}
+	kvb_buf_read_file(&r->out, outp);
+	kvb_buf_read_file(&r->err, errp);
+out:
+	unlink(outp);
+	unlink(errp);
+	free(outp);
+	free(errp);
+	free(title);
+	return rc;
+}
 
 /* Runs the board script with args; on success *out (if non-NULL) gets its last stdout line. */
 static int run_script(struct qemu_priv *p, const char *const *args, uint64_t timeout_ms, char **out,
@@ -33,7 +113,13 @@ static int run_script(struct qemu_priv *p, const char *const *args, uint64_t tim
 	o.argv = kvb_strv_argv(&argv);
 	o.timeout_ms = timeout_ms;
 	kvb_exec_result_init(&r);
-	rc = kvb_spawn_run(&o, &r, err);
+	if (p->run_dir && kvb_is_dir(p->run_dir))
+		rc = run_with_progress(p, o.argv, args[0], timeout_ms, &r, err);
+	else
+		rc = kvb_spawn_run(&o, &r, err);
+	if (!rc && r.timed_out)
+		rc = kvb_error_set(err, KVB_ETARGET, "'%s %s' timed out after %llu s", p->script, args[0],
+				   (unsigned long long)(timeout_ms / 1000));
 	if (!rc && r.exit_code != 0) {
 		char how[64];
 		const char *e = r.err.len ? r.err.data : r.out.data;

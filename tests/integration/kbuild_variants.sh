@@ -103,5 +103,21 @@ check "missing patch file: exit 3 naming the variant's key" [ "$rc" = 3 ] && gre
 sed 's/git: {rev: main}, //' "$T/a/drop.yaml" >"$T/a/nogit.yaml"
 "$KVB" run "$T/a/nogit.yaml" -p "$P" -d "$T/b.db" >/dev/null 2>"$T/e"; rc=$?
 check "build: without git: exit 3" [ "$rc" = 3 ] && grep -q "variant 'u': build: settings need a kernel built from git" "$T/e"
+# on a terminal the build's progress line says which variant it builds (the thread's four share
+# one commit): a build in a fresh cache, under script(1)'s pseudo-terminal (a line at once)
+cat >"$T/a/two.yaml" <<EOY
+config: {iterations: 1}
+workloads: [sched_pipe]
+build: {config: [tinyconfig, base.config], outputs: {kernel: Image}}
+variants:
+  - {name: plain, git: {rev: main}}
+  - {name: uclamp, git: {rev: main}, build: {config: [uclamp.config]}}
+EOY
+XDG_CACHE_HOME=$T/cache2 script -qefc "'$KVB' run '$T/a/two.yaml' -p '$P' --repo '$R' -d '$T/c.db'" /dev/null >"$T/tty" 2>&1
+check "a build's progress line names its variant and place" grep -q "build uclamp 2/2 (${base:0:12} " "$T/tty"
+if command -v ccache >/dev/null; then
+  check "ccache runs in depend mode (a miss is not preprocessed twice)" \
+    grep -q "ccache depend mode: 1" "$T/cache2/kvbench/images/${base:0:12}-$(q "$T/c.db" "SELECT config_hash FROM variant_build b JOIN variant v ON v.id = b.variant_id WHERE v.name = 'plain'")/build.log"
+fi
 check "no object directory lock left" [ -z "$(find "$T/cache/kvbench/obj" -maxdepth 1 -name '*.lock')" ]
 cat "$T/err1" >&2; finish

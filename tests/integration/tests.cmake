@@ -110,6 +110,8 @@ kvb_script_test(it_report_browser integration/report_browser.sh browser 1500)
 kvb_script_test(it_quickstart_android integration/quickstart_android.sh browser 1500)
 kvb_script_test(it_kbuild_inputs integration/kbuild_inputs.sh integration 180)
 kvb_script_test(it_kbuild_variants integration/kbuild_variants.sh integration 180)
+# a board built on first use shows its progress (issue 39 item 5)
+kvb_script_test(it_board_progress integration/board_progress.sh integration 120)
 # Kernels built from Debian's linux-source-6.1 (cold: one full tinyconfig build, then
 # incremental steps) and bisected on the QEMU board: label kbuild-ci, in scripts/test.
 # The series run and the swapped endpoints on the same kernels: label kbuild, on request.
