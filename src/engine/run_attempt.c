@@ -240,7 +240,7 @@ static void profile_ops(const struct kvb_plan_job *j, const struct kvb_job_ctx *
 
 /*
  * The workload's run with what watches it: the instruments, the host and thermal witnesses, and the
- * knobs' recheck after it. A thermal: limit that refuses the job fails it (e->knob_failed: not retried).
+ * knobs' recheck after it. A thermal: limit that refuses the job fails it (e->no_retry: not retried).
  */
 static int measure_job(struct engine *e, const struct kvb_plan_job *j, struct kvb_job_ctx *ctx,
 		       struct kvb_knob_state *ks, struct kvb_metrics *m, struct kvb_error *err)
@@ -275,7 +275,7 @@ static int measure_job(struct engine *e, const struct kvb_plan_job *j, struct kv
 			/* refused by the board's own state: an attempt right away finds the same board */
 			rc = trc;
 			*err = terr;
-			e->knob_failed = 1;
+			e->no_retry = 1;
 		}
 	}
 	return rc;
@@ -303,7 +303,7 @@ int kvb_run_attempt_job(struct engine *e, const struct kvb_plan_job *j, int atte
 	e->knob_recorded = NULL;
 	rc = kvb_knobs_apply(&e->target, &rt, e->tag, &ks, err);
 	/* a knob the board does not have fails the same way every time: no retry */
-	e->knob_failed = rc != KVB_OK;
+	e->no_retry = rc != KVB_OK;
 	if (rc)
 		kvb_error_prefix(err, "runtime knobs");
 	if (!rc) {
@@ -321,9 +321,11 @@ int kvb_run_attempt_job(struct engine *e, const struct kvb_plan_job *j, int atte
 		rc = prepare_workload(j, &ctx, err);
 		if (!rc)
 			rc = measure_job(e, j, &ctx, &ks, m, err);
+		if (rc && ctx.no_retry)
+			e->no_retry = 1; /* the workload says the board refuses it whatever the attempt */
 		/* a number stored under cgroup_depth=N must have run N deep: checked, not assumed */
 		if (!rc && (rc = kvb_knobs_check_cgroup(&e->target, &ks, &e->job_cgroup, err)))
-			e->knob_failed = 1;
+			e->no_retry = 1;
 		struct kvb_error rerr;
 		if (kvb_knobs_restore(&e->target, &ks, &rerr))
 			kvb_warn("restoring knobs after job %d: %s", j->seq, rerr.msg);

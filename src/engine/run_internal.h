@@ -51,8 +51,8 @@ struct engine {
 	int64_t *variant_ids;
 	int *variant_failed;
 	char **variant_why;   /* per variant: why its files could not be had, or NULL */
-	int knob_failed;      /* the last attempt failed applying knobs, or a thermal limit refused it
-			       * (deterministic: not retried) */
+	int no_retry;         /* the last attempt failed applying knobs, a thermal limit refused it, or
+			       * the workload refused the board (kvb_job_ctx.no_retry): not retried */
 	struct kvb_target target;
 	int target_open;
 	int failures;

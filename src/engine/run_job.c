@@ -333,7 +333,7 @@ enum kvb_err kvb_run_job(struct engine *e, size_t idx)
 			abandon = KVB_EBOARD;
 			break;
 		}
-		if (kvb_run_signals || e->knob_failed)
+		if (kvb_run_signals || e->no_retry)
 			break;
 		/* a retry follows: this attempt gets its own row (the last one is written with the job) */
 		if (jr.attempt < max_attempts + jr.reruns) {

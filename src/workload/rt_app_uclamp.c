@@ -39,6 +39,7 @@ static int check_uclamp_support(struct kvb_job_ctx *ctx, struct kvb_error *err)
 				   "them (no 'util_min' in it: an rt-app older than its uclamp support, as Debian's 1.0): "
 				   "its tasks would run unclamped; install rt-app from scheduler-tools/rt-app",
 				   bin);
+		ctx->no_retry = 1; /* the same binary answers the same at every attempt */
 		free(bin);
 	} else if (!rc && r.exit_code != 0) {
 		char how[64];

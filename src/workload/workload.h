@@ -46,6 +46,12 @@ struct kvb_job_ctx {
 	 * state_free hook frees it. NULL: nothing is kept between jobs (each job starts afresh).
 	 */
 	void **state;
+	/*
+	 * Set by the workload when it refuses the job for what the board is, not for what happened
+	 * (a tool without a feature the job asks: rt-app without util_min): an attempt right away
+	 * finds the same board, so the engine fails the job without its retries. 0 on entry.
+	 */
+	int no_retry;
 };
 
 /* What a workload needs of its target besides the tools in needs[]: asked by `platform

@@ -55,4 +55,19 @@ check "the jobs keep their metrics" test "$(q "$cdb" "select count(*) from job w
 check "diff footnotes the cells with it" grep -q "pLoad $first ns at start, .* ns at end" "$T/diff"
 "$KVB" show witnesses -d "$cdb" >"$T/w" 2>&1
 check "show witnesses lists it" grep -q "changed" "$T/w"
+# a use case with util_min on an rt-app that does not read it (Debian's 1.0; rt-app#114): the job
+# fails once, not max_retries + 1 times (the same binary answers the same at every attempt)
+if ! grep -q util_min "$(command -v rt-app)"; then
+  cat >"$T/u.yaml" <<YAML
+config: {iterations: 1, max_retries: 2}
+workloads:
+  - name: rt-app
+    params: {config: "$(cd "$SRC" && pwd)/tests/fixtures/field/rt-app-config/issues/rt-app-114-uclamp-phases.json"}
+YAML
+  "$KVB" run "$T/u.yaml" -p local -d "$T/u.db" --no-diff >/dev/null 2>"$T/uerr"; rc=$?
+  check "util_min on an rt-app without it: the run fails (rc $rc)" test "$rc" -eq 1
+  check "its job failed after 1 attempt, not 3 ($(q "$T/u.db" "select attempts from job"))" \
+    test "$(q "$T/u.db" "select attempts || ' ' || status from job")" = "1 failed"
+  check "and says why" grep -q "does not read them" "$T/uerr"
+fi
 finish

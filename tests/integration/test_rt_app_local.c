@@ -222,6 +222,8 @@ static void test_rtapp_local__uclamp_needs_an_rt_app_that_reads_it(void)
 		CHECK(rc == KVB_ETARGET);
 		CHECK_CONTAINS(err.msg, "does not read them");
 		CHECK(j.m.n == 0);
+		/* the same binary at every attempt: the engine is told not to retry */
+		CHECK(j.ctx.no_retry == 1);
 	} else {
 		/* an rt-app with uclamp: it applies the clamp or, on a kernel without uclamp, fails */
 		CHECK(rc == KVB_OK || strstr(err.msg, "rt-app failed") != NULL);
