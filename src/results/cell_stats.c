@@ -42,10 +42,13 @@ static size_t boot_ids(const struct kvb_cell *c, int *ids)
 
 /*
  * An undecided cell of a metric the tool prints in steps of g->resolution (perf bench's "Total
- * time: 0.230 [sec]"): when the difference is within KVB_COARSE_STEPS such steps, or one step is
- * half the "same" margin or more and the change is within KVB_COARSE_STEPS steps of the margin
- * (only "same" could come of it, and the steps cannot show a CI within the margin), the values
- * cannot decide it however many boots run (a change of many steps still asks for boots):
+ * time: 0.230 [sec]") that its steps, not its boots, leave undecided: the change is within
+ * KVB_COARSE_STEPS steps and one step is a quarter of the "same" margin or more (the values
+ * dither between a few steps of the margin: perf's 0.297 s at 0.34 % a step), or one step is half
+ * the margin or more and the change is within KVB_COARSE_STEPS steps of the margin (the steps
+ * cannot show a CI within it). A change of many steps still asks for boots, and so does one under
+ * a step when the step is a small share of the margin (hackbench's 1 ms of a 1 s run, 0.1 %:
+ * "same" needs boots there, not finer steps, 2026-12-07):
  * out->coarse says so, with the step as a share of the baseline and the finer sibling (issue 39:
  * total_time read "undecided" beside its decided usecs_per_op).
  */
@@ -57,8 +60,9 @@ static void kvb_cell_coarse(const struct kvb_group *g, struct kvb_cell_stats *ou
 	if (!(g->resolution > 0) || out->v3.kind != KVB_VERDICT_UNDECIDED || !isfinite(base) || base == 0)
 		return;
 	step = g->resolution / fabs(base);
-	if (fabs(out->diff) >= KVB_COARSE_STEPS * g->resolution &&
-	    (step < margin / 2 || fabs(out->diff_pct) / 100 > margin + KVB_COARSE_STEPS * step))
+	int within_steps = fabs(out->diff) < KVB_COARSE_STEPS * g->resolution && step >= margin / 4;
+	int near_margin = step >= margin / 2 && fabs(out->diff_pct) / 100 <= margin + KVB_COARSE_STEPS * step;
+	if (!within_steps && !near_margin)
 		return;
 	snprintf(out->coarse, sizeof(out->coarse), "printed in %g %s steps (%.2g %%): too coarse%s%s", g->resolution,
 		 g->units ? g->units : "", step * 100, g->finer ? "; see " : "", g->finer ? g->finer : "");

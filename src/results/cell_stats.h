@@ -66,8 +66,8 @@ struct kvb_cell_stats {
 	struct kvb_paired pr;      /* per-(run, round) means paired with the baseline's (paired_ok) */
 	size_t left_out;           /* this cell's values the host disturbed in every attempt (kvb_cell.left_out) */
 	size_t base_left_out;      /* the baseline cell's (a compared cell's; 0 for the baseline itself) */
-	/* an undecided cell whose difference is within a few of the steps the tool prints the metric in
-	 * (kvb_group.resolution): why more boots cannot decide it, "" otherwise (kvb_cell_coarse) */
+	/* an undecided cell the steps the tool prints the metric in (kvb_group.resolution) leave
+	 * undecided, not its boots: why more boots cannot decide it, "" otherwise (kvb_cell_coarse) */
 	char coarse[128];
 };
 

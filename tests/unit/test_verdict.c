@@ -298,6 +298,15 @@ static void test_cell_verdict__coarse_metric_says_more_boots_cannot_decide(void)
 	CHECK(cs.diff_pct < -10);
 	CHECK_STR(cs.verdict, "undecided");
 	CHECK_STR(cs.coarse, "");
+	/* steps of 0.1 % (hackbench's 1 s at 1000 loops, 2026-12-07: uclamp-unused +0.12 %, one step)
+	 * with boot levels 1 % apart: "same" needs boots, not finer steps, and the cell says so */
+	static const double fine[] = { 1.000, 1.001, 1.010, 1.011, 1.002, 1.001, 1.011, 1.012 };
+	two_boot_cells(cells, x, b, fine);
+	kvb_cell_compute(&r, &g, 1, KVB_STAT_MEAN, 0.05, &cs);
+	CHECK(fabs(cs.diff) < 0.002);
+	CHECK_STR(cs.verdict, "undecided");
+	CHECK_STR(cs.coarse, "");
+	CHECK(cs.v3.boots_needed > 2);
 }
 
 #define TESTS                                                                                                          \
