@@ -2,7 +2,8 @@
 # The uclamp thread reproduced end to end (scripts/thread, docs/thread.md; on request: ctest -L
 # thread): four kernels built from linux-source-6.1 in one run, pipe and hackbench at root and
 # levels 1-3 on the deterministic board. Asserts what the thread argued about: every pipe cell
-# decided (hackbench: what 2 boots can decide, decided), uclamp in use costs instructions at every level, uclamp built but unused costs
+# decided (hackbench: no false verdict, each undecided cell saying why), uclamp in use costs
+# instructions at every level, uclamp built but unused costs
 # (almost) none, FAIR_GROUP_SCHED costs more; and that each variant's config difference came
 # from its final .config, the static key's witness (the sysctl read back) is stored.
 . "$(dirname "$0")/lib.sh"
@@ -26,23 +27,28 @@ check "uclamp-used: it has ok jobs" [ "$(q "$db" "SELECT count(*) FROM jobs WHER
 # the pipe table: ops_per_sec rows root, level1-3; every variant's cell decided
 pipe=$(sed -n '/ops_per_sec/,/^$/p' "$T/out")
 check "pipe: no undecided cell" sh -c "! echo '$pipe' | grep -q undecided"
-# the hackbench table (time, s; docs/thread.md#deciding-hackbenchs-cells-in-2-boots-measured): the
-# cells a change of 2 % or more makes decided in 2 boots are decided (FAIR_GROUP_SCHED off at levels
-# 1-3: -12..-25 %); uclamp in use is slower at every level (+2..+4 %: every run, not yet every
-# boot level, decided). Not asserted: uclamp-unused's +-0.2 % decided (measured: ~16 runs of
-# 1000 loops a boot would be needed; that section)
+# the hackbench table (time, s; docs/thread.md#the-kernel-heap-hackbench-measured-under-slob): on
+# SLUB kernels uclamp's cost is tens of instructions in a message's ~3800 (context switches are
+# a fraction of the messages), under hackbench's 2-3 % spread a run, and no cell of 2 boots can
+# decide it; FAIR_GROUP_SCHED off reads -1..-4 %. So what is asserted is what must hold whatever
+# 2 boots draw: no false verdict (uclamp built but unused runs the same path: no cell of it reads
+# better or worse), every undecided cell says what would decide it, and the kernels allocate with
+# SLUB (SLOB's first-fit search took 8400-10800 instructions a message, and hid the scheduler)
 hb=$(sed -n '/^hackbench time/,/^$/p' "$T/out")
-hcol() { # hcol LEVEL N: field N of the hackbench row LEVEL (| level | 4 means | 4 pairs of diff, verdict |)
+hcol() { # hcol LEVEL N: field N of the hackbench row LEVEL (| level | 4 means | 3 pairs of diff, verdict |)
   echo "$hb" | grep -E "^\| $1 " | awk -F'|' -v n="$2" '{gsub(/^ +| +$/, "", $n); print $n}'
 }
 check "hackbench: the table has every level" sh -c "echo '$hb' | grep -q '^| level3 '"
 for lvl in root level1 level2 level3; do
-  d=$(hcol $lvl 9 | tr -d '%*+')
-  check "hackbench $lvl: uclamp in use is slower ($(hcol $lvl 9))" awk -v d="$d" 'BEGIN { exit !(d > 0.5) }'
+  check "hackbench $lvl: uclamp built but unused is not called better or worse ($(hcol $lvl 7) $(hcol $lvl 8))" \
+    sh -c "! echo '$(hcol $lvl 8)' | grep -qE '^(better|worse)'"
+  for f in 8 10 12; do
+    v=$(hcol $lvl $f)
+    case $v in undecided*) check "hackbench $lvl: '$v' says what would decide it" sh -c "echo '$v' | grep -qE 'boots|too coarse'" ;; esac
+  done
 done
-for lvl in level1 level2 level3; do
-  check "hackbench $lvl: FAIR_GROUP_SCHED off decided better ($(hcol $lvl 12))" [ "$(hcol $lvl 12)" = better ]
-done
+hi=$(sed -n '/^hackbench: instructions/,/^$/p' "$T/out" | grep '^| root ' | awk -F'|' '{gsub(/ /, "", $3); print $3}')
+check "hackbench root: uclamp-off's ${hi:-?} instructions a message are SLUB's (< 6000; SLOB: 8400)" [ "${hi:-99999}" -lt 6000 ]
 itab=$(sed -n '/^sched_pipe: instructions/,/^$/p' "$T/out")
 for lvl in root level1 level2 level3; do
   used=$(echo "$itab" | grep "^| $lvl " | awk -F'|' '{print $5}' | sed 's/.*(\([-+0-9]*\)).*/\1/')

@@ -3,9 +3,11 @@
 # path `ctest -L thread` runs whole): tests/fixtures/thread/thread-run.csv is `kvbench export csv`
 # of one complete scripts/thread run (docs/thread.md, README there). Imported into a fresh DB,
 # `diff --layout wide --by cgroup_depth` must render the thread's table as measured: every pipe
-# cell decided, uclamp in use worse at every level, uclamp built but unused within 1 %, the
-# millisecond-printed totals (perf's total_time, hackbench's time) undecided *because* of their
-# step and saying so; and scripts/thread-table's instructions per round trip from the same rows.
+# cell decided, uclamp in use worse at every level; perf's millisecond-printed total_time decided
+# only where each side's runs print one value (else "too coarse; see usecs_per_op") and then in
+# ops_per_sec's direction; hackbench's cells (SLUB kernels, 2000 loops: 1-4 % a run) undecided,
+# each naming its CI and the boots that would decide it; and scripts/thread-table's
+# instructions per round trip from the same rows.
 . "$(dirname "$0")/lib.sh"
 db=$T/thread.db
 "$KVB" import csv "$SRC/tests/fixtures/thread/thread-run.csv" -d "$db" >"$T/imp" 2>&1
@@ -24,12 +26,18 @@ done
 tt=$(sed -n '/total_time/,/^$/p' "$T/out")
 check "total_time: an undecided cell says the tool's step is too coarse, and names usecs_per_op" \
   sh -c "! echo '$tt' | grep 'undecided' | grep -qv 'too coarse; see usecs_per_op'"
-hb=$(sed -n '/hackbench/,/^$/p' "$T/out")
-r=$(echo "$hb" | grep -E "^\| root ")
-check "hackbench root: both undecided cells (1.5 steps of 1 ms) say the step is too coarse, none asks for boots" \
-  sh -c "[ \$(echo '$r' | grep -o 'too coarse' | wc -l) = 2 ] && ! echo '$r' | grep -q 'boots)'"
-r=$(echo "$hb" | grep -E "^\| level3 ")
-check "hackbench level3: uclamp-unused's +4.8 % (4 steps) still asks for boots" sh -c "echo '$r' | grep -q 'boots)'"
+for lvl in root level1 level2 level3; do
+  t=$(row total_time $lvl | awk -F'|' '{print $8 $10 $12}' | tr -s ' ')
+  o=$(row ops_per_sec $lvl | awk -F'|' '{print $8 $10 $12}' | tr -s ' ')
+  # a decided total_time reads the same way as ops_per_sec (lower time is better, more ops better)
+  check "total_time $lvl: its verdicts are ops_per_sec's ($t / $o)" [ "$(echo $t | sed 's/undecided[^|]*//g')" = "$(echo $o | sed 's/undecided[^|]*//g')" ]
+done
+hb=$(sed -n '/^hackbench time/,/^$/p' "$T/out")
+check "hackbench: the table has its 4 levels" [ "$(echo "$hb" | grep -cE '^\| (root|level[123]) ')" = 4 ]
+check "hackbench: none of its 12 cells is decided by 2 boots of 1-4 % runs" \
+  sh -c "! echo '$hb' | grep -E '^\| (root|level)' | grep -qE '\| (better|worse|same) '"
+check "hackbench: each of the 12 names its CI and the boots that would decide it" \
+  [ "$(echo "$hb" | grep -oE 'undecided \(CI [^)]*(boots|runs)\)' | wc -l)" = 12 ]
 "$SRC/scripts/thread-table" "$db" >"$T/itab"
 cat "$T/itab"
 for lvl in root level1 level2 level3; do
