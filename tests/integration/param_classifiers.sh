@@ -18,8 +18,9 @@ check "datasize stored as each job's classifier" test "$(q "$T/a.db" "select gro
 check "diff: two cells, one per datasize" test "$(grep -c '^hackbench,time (s),datasize=[0-9]*,default,' "$T/diff")" = 2
 check "each of n = 2, none pooling the four jobs" test "$(grep -c '^hackbench,time (s),datasize=[0-9]*,default,2,' "$T/diff")" = 2
 # hackbench's mode and ipc reach hackbench: rt-tests 2.4 refused `--datasize=100 --process --pipe`
-# ("--datasize|-s requires an integer > 0": its getopt_long writes the global optind), so every
-# `ipc: pipe` job failed (docs/field-files.md#hackbench-long-options); the four shapes run now
+# ("--datasize|-s requires an integer > 0": its value check reads argv[long-option index]), so
+# every `ipc: pipe` job failed (docs/field-files.md#field-reports-replayed-for-the-uclamp-threads-path);
+# the four shapes run now
 cat >"$T/m.yaml" <<'YAML'
 workloads:
   - {name: hackbench, params: {groups: 1, fds: 2, loops: 10, mode: process, ipc: socket}}
